@@ -1,0 +1,1 @@
+//! Mutations, get and scan specifications, filters.

@@ -1,0 +1,78 @@
+//! A borrowed view of one cell, as iterators and decoders hand them out.
+
+use bytes::Bytes;
+use strata_model::cell::{compare_keys, Cell, CellKey, CellType, Timestamp};
+use std::cmp::Ordering;
+
+/// One cell borrowed from a block (or a decoder's key buffer). The family is the file's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CellRef<'a> {
+    /// Row key.
+    pub row: &'a [u8],
+    /// Column qualifier.
+    pub qualifier: &'a [u8],
+    /// Version timestamp.
+    pub timestamp: Timestamp,
+    /// Value or delete marker.
+    pub cell_type: CellType,
+    /// Sequence id (0 when not kept).
+    pub seq: u64,
+    /// Value bytes.
+    pub value: &'a [u8],
+}
+
+impl<'a> CellRef<'a> {
+    /// Borrows an owned cell.
+    pub fn from_cell(cell: &'a Cell) -> CellRef<'a> {
+        CellRef {
+            row: &cell.row,
+            qualifier: &cell.qualifier,
+            timestamp: cell.timestamp,
+            cell_type: cell.cell_type,
+            seq: cell.seq,
+            value: &cell.value,
+        }
+    }
+
+    /// The key parts, for [`compare_keys`].
+    #[inline]
+    pub fn key_parts(&self) -> (&'a [u8], &'a [u8], Timestamp, CellType, u64) {
+        (
+            self.row,
+            self.qualifier,
+            self.timestamp,
+            self.cell_type,
+            self.seq,
+        )
+    }
+
+    /// Compares this cell's key with `key` in store order.
+    #[inline]
+    pub fn cmp_key(&self, key: &CellKey) -> Ordering {
+        compare_keys(self.key_parts(), key.parts())
+    }
+
+    /// Copies the cell out, with `family` attached.
+    pub fn to_cell(&self, family: &Bytes) -> Cell {
+        Cell {
+            row: Bytes::copy_from_slice(self.row),
+            family: family.clone(),
+            qualifier: Bytes::copy_from_slice(self.qualifier),
+            timestamp: self.timestamp,
+            cell_type: self.cell_type,
+            seq: self.seq,
+            value: Bytes::copy_from_slice(self.value),
+        }
+    }
+
+    /// Copies the key out.
+    pub fn to_key(&self) -> CellKey {
+        CellKey {
+            row: Bytes::copy_from_slice(self.row),
+            qualifier: Bytes::copy_from_slice(self.qualifier),
+            timestamp: self.timestamp,
+            cell_type: self.cell_type,
+            seq: self.seq,
+        }
+    }
+}

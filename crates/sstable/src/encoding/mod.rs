@@ -1,0 +1,116 @@
+//! Data-block encodings: how the cells of one data block are laid out before compression.
+//!
+//! Every encoding provides a streaming [`Encoder`] (cells arrive in store order) and a streaming
+//! [`Decoder`] (a cursor over the encoded bytes). The byte layouts are in
+//! `docs/format/sstable.md`. A store file holds one family, so no encoding stores the family.
+//!
+//! Decoders never trust their input: every length is bounds-checked and a malformed block is a
+//! [`DecodeError`], never a panic. (Blocks are checksummed, so a decode error means a bug or a
+//! crafted file.)
+
+mod diff;
+mod fast_diff;
+pub(crate) mod none;
+mod prefix;
+mod row_index;
+
+use bytes::Bytes;
+use strata_model::cell::CellKey;
+use strata_model::schema::DataBlockEncoding;
+
+use crate::cell_ref::CellRef;
+
+/// A malformed encoded block: what is wrong and where, as an offset inside the block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecodeError {
+    /// Offset inside the (decompressed) block where decoding failed.
+    pub offset: usize,
+    /// What was wrong.
+    pub reason: &'static str,
+}
+
+impl DecodeError {
+    pub(crate) fn new(offset: usize, reason: &'static str) -> DecodeError {
+        DecodeError { offset, reason }
+    }
+}
+
+/// Builds one data block at a time.
+pub(crate) trait Encoder: Send {
+    /// Appends a cell.
+    ///
+    /// Requires: cells arrive in store order within the block.
+    fn add(&mut self, cell: &CellRef<'_>);
+
+    /// Bytes the block would take if finished now.
+    fn encoded_len(&self) -> usize;
+
+    /// Cells added since the last finish.
+    fn cell_count(&self) -> usize;
+
+    /// Appends the finished block to `out` and resets for the next block.
+    fn finish_into(&mut self, out: &mut Vec<u8>);
+}
+
+/// A cursor over one encoded block. It starts before the first cell.
+pub(crate) trait Decoder: Send {
+    /// Moves to the next cell; `Ok(false)` once past the last.
+    ///
+    /// # Errors
+    /// The block is malformed.
+    fn advance(&mut self) -> Result<bool, DecodeError>;
+
+    /// The current cell.
+    ///
+    /// Requires: the last call to `advance` or `seek` returned `Ok(true)`.
+    fn current(&self) -> CellRef<'_>;
+
+    /// Positions on the first cell whose key is ≥ `target`; `Ok(false)` if there is none.
+    /// May restart from the beginning of the block.
+    ///
+    /// # Errors
+    /// The block is malformed.
+    fn seek(&mut self, target: &CellKey) -> Result<bool, DecodeError> {
+        self.reset();
+        while self.advance()? {
+            if self.current().cmp_key(target).is_ge() {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Goes back to before the first cell.
+    fn reset(&mut self);
+}
+
+/// A fresh encoder for `encoding`.
+pub(crate) fn encoder(encoding: DataBlockEncoding) -> Box<dyn Encoder> {
+    match encoding {
+        DataBlockEncoding::None => Box::new(none::NoneEncoder::default()),
+        DataBlockEncoding::Prefix => Box::new(prefix::PrefixEncoder::default()),
+        DataBlockEncoding::Diff => Box::new(diff::DiffEncoder::default()),
+        DataBlockEncoding::FastDiff => Box::new(fast_diff::FastDiffEncoder::default()),
+        DataBlockEncoding::RowIndex => Box::new(row_index::RowIndexEncoder::default()),
+    }
+}
+
+/// A decoder over `block` (decompressed bytes as the encoder wrote them).
+///
+/// # Errors
+/// The block's header or footer is malformed.
+pub(crate) fn decoder(
+    encoding: DataBlockEncoding,
+    block: Bytes,
+) -> Result<Box<dyn Decoder>, DecodeError> {
+    Ok(match encoding {
+        DataBlockEncoding::None => Box::new(none::NoneDecoder::new(block)),
+        DataBlockEncoding::Prefix => Box::new(prefix::PrefixDecoder::new(block)?),
+        DataBlockEncoding::Diff => Box::new(diff::DiffDecoder::new(block)?),
+        DataBlockEncoding::FastDiff => Box::new(fast_diff::FastDiffDecoder::new(block)?),
+        DataBlockEncoding::RowIndex => Box::new(row_index::RowIndexDecoder::new(block)?),
+    })
+}
+
+#[cfg(test)]
+pub(crate) mod tests;
