@@ -1,8 +1,8 @@
 //! A borrowed view of one cell, as iterators and decoders hand them out.
 
 use bytes::Bytes;
-use strata_model::cell::{compare_keys, Cell, CellKey, CellType, Timestamp};
 use std::cmp::Ordering;
+use strata_model::cell::{compare_keys, Cell, CellKey, CellType, Timestamp};
 
 /// One cell borrowed from a block (or a decoder's key buffer). The family is the file's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -17,6 +17,7 @@ pub fn put_u32(out: &mut Vec<u8>, v: u32) {
 }
 
 /// Bytes `v` takes as a varint.
+#[cfg(test)]
 #[inline]
 pub fn len_u64(mut v: u64) -> usize {
     let mut n = 1;
@@ -92,7 +93,13 @@ mod tests {
         let mut pos = 0;
         assert_eq!(get_u64(&[0xff; 11], &mut pos), None);
         let mut pos = 0;
-        assert_eq!(get_u64(&[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02], &mut pos), None);
+        assert_eq!(
+            get_u64(
+                &[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02],
+                &mut pos
+            ),
+            None
+        );
         let mut pos = 0;
         assert_eq!(get_u64(&[0x80], &mut pos), None);
     }

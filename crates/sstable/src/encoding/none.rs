@@ -38,27 +38,14 @@ pub(crate) fn write_cell(out: &mut Vec<u8>, cell: &CellRef<'_>) {
     out.extend_from_slice(cell.value);
 }
 
-/// Bytes `cell` takes in the NONE layout.
-#[inline]
-pub(crate) fn cell_len(cell: &CellRef<'_>) -> usize {
-    varint::len_u64(cell.row.len() as u64)
-        + varint::len_u64(cell.qualifier.len() as u64)
-        + varint::len_u64(cell.value.len() as u64)
-        + cell.row.len()
-        + cell.qualifier.len()
-        + 9
-        + if cell.seq == 0 { 0 } else { varint::len_u64(cell.seq) }
-        + cell.value.len()
-}
-
 /// Parses a type-and-flags byte.
 #[inline]
 pub(crate) fn parse_flags(flags: u8, at: usize) -> Result<(CellType, bool), DecodeError> {
     if flags & !(TYPE_MASK | FLAG_SEQ) != 0 {
         return Err(DecodeError::new(at, "unknown cell flag bits"));
     }
-    let cell_type = CellType::from_code(flags & TYPE_MASK)
-        .ok_or(DecodeError::new(at, "unknown cell type"))?;
+    let cell_type =
+        CellType::from_code(flags & TYPE_MASK).ok_or(DecodeError::new(at, "unknown cell type"))?;
     Ok((cell_type, flags & FLAG_SEQ != 0))
 }
 
@@ -76,7 +63,9 @@ pub(crate) fn read_cell(buf: &[u8], pos: usize) -> Result<(CellRef<'_>, usize), 
     let value_len = varint::get_len(buf, &mut p, MAX_VALUE_LEN).ok_or(err("bad value length"))?;
     let row = buf.get(p..p + row_len).ok_or(err("row past block end"))?;
     p += row_len;
-    let qualifier = buf.get(p..p + qual_len).ok_or(err("qualifier past block end"))?;
+    let qualifier = buf
+        .get(p..p + qual_len)
+        .ok_or(err("qualifier past block end"))?;
     p += qual_len;
     let ts_bytes: [u8; 8] = buf
         .get(p..p + 8)
@@ -91,7 +80,9 @@ pub(crate) fn read_cell(buf: &[u8], pos: usize) -> Result<(CellRef<'_>, usize), 
     } else {
         0
     };
-    let value = buf.get(p..p + value_len).ok_or(err("value past block end"))?;
+    let value = buf
+        .get(p..p + value_len)
+        .ok_or(err("value past block end"))?;
     p += value_len;
     Ok((
         CellRef {

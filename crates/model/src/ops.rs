@@ -1,1 +1,0 @@
-//! Mutations, get and scan specifications, filters.

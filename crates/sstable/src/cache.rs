@@ -1,0 +1,217 @@
+//! The block cache shared by every reader of a process.
+//!
+//! Two partitions of one byte budget: *meta* (index and bloom blocks, a quarter of the budget,
+//! like HBase's in-memory priority) and *data*. Meta blocks are small and touched by every
+//! lookup; giving them their own partition means a large scan can never evict them.
+//!
+//! Data blocks are cached in the form each family chooses (`CachedForm`):
+//! - decoded: cells in the NONE layout with an offsets array (fastest access, largest);
+//! - encoded: decompressed but still encoded (decoded on access; equal to decoded for NONE);
+//! - compressed: the bytes as on disk (smallest; decompressed and decoded on every access).
+//!
+//! Eviction is quick_cache's CLOCK-Pro-like policy, which resists scan pollution better than LRU.
+//!
+//! Thread safety: all methods take `&self`; the cache is sharded internally.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use bytes::Bytes;
+use quick_cache::sync::Cache;
+use quick_cache::{DefaultHashBuilder, Lifecycle, Weighter};
+
+use crate::block::RawBlock;
+use crate::bloom::BloomChunk;
+use crate::decoded::DecodedBlock;
+use crate::index::IndexBlock;
+
+/// A block's identity: the reader's file id and the block's offset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct CacheKey {
+    pub file: u64,
+    pub offset: u64,
+}
+
+/// What the cache holds for one block.
+#[derive(Clone)]
+pub(crate) enum CachedBlock {
+    Decoded(Arc<DecodedBlock>),
+    Encoded(Bytes),
+    Compressed(Arc<RawBlock>),
+    Index(Arc<IndexBlock>),
+    Bloom(Arc<BloomChunk>),
+}
+
+/// Fixed per-entry overhead charged on top of the block's bytes.
+const ENTRY_OVERHEAD: u64 = 64;
+
+impl CachedBlock {
+    fn weight(&self) -> u64 {
+        ENTRY_OVERHEAD
+            + match self {
+                CachedBlock::Decoded(b) => b.memory_size() as u64,
+                CachedBlock::Encoded(b) => b.len() as u64,
+                CachedBlock::Compressed(b) => b.payload.len() as u64,
+                CachedBlock::Index(b) => b.memory_size() as u64,
+                CachedBlock::Bloom(b) => b.memory_size() as u64,
+            }
+    }
+}
+
+#[derive(Clone)]
+struct ByteWeighter;
+
+impl Weighter<CacheKey, CachedBlock> for ByteWeighter {
+    fn weight(&self, _key: &CacheKey, val: &CachedBlock) -> u64 {
+        val.weight()
+    }
+}
+
+#[derive(Default)]
+struct Counters {
+    data_hits: AtomicU64,
+    data_misses: AtomicU64,
+    meta_hits: AtomicU64,
+    meta_misses: AtomicU64,
+    evictions: AtomicU64,
+    inserts: AtomicU64,
+}
+
+#[derive(Clone)]
+struct CountEvictions(Arc<Counters>);
+
+impl Lifecycle<CacheKey, CachedBlock> for CountEvictions {
+    type RequestState = ();
+
+    fn begin_request(&self) -> Self::RequestState {}
+
+    fn on_evict(&self, _state: &mut (), _key: CacheKey, _val: CachedBlock) {
+        self.0.evictions.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+type Partition = Cache<CacheKey, CachedBlock, ByteWeighter, DefaultHashBuilder, CountEvictions>;
+
+/// A byte-bounded cache of blocks, shared by all readers.
+pub struct BlockCache {
+    data: Partition,
+    meta: Partition,
+    counters: Arc<Counters>,
+    capacity: u64,
+}
+
+/// A snapshot of cache counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CacheStats {
+    /// Budget in bytes.
+    pub capacity: u64,
+    /// Bytes held now.
+    pub used: u64,
+    /// Entries held now.
+    pub entries: u64,
+    /// Data-block lookups that hit.
+    pub data_hits: u64,
+    /// Data-block lookups that missed.
+    pub data_misses: u64,
+    /// Index and bloom lookups that hit.
+    pub meta_hits: u64,
+    /// Index and bloom lookups that missed.
+    pub meta_misses: u64,
+    /// Entries evicted to make room.
+    pub evictions: u64,
+    /// Entries inserted.
+    pub inserts: u64,
+}
+
+impl CacheStats {
+    /// Hits over lookups, data and meta together (0 when there were none).
+    pub fn hit_ratio(&self) -> f64 {
+        let hits = self.data_hits + self.meta_hits;
+        let total = hits + self.data_misses + self.meta_misses;
+        if total == 0 {
+            0.0
+        } else {
+            hits as f64 / total as f64
+        }
+    }
+}
+
+fn partition(capacity: u64, counters: &Arc<Counters>) -> Partition {
+    // Assume ~16 KiB per entry for sizing the hash table; it grows as needed.
+    let items = (capacity / (16 * 1024)).max(16) as usize;
+    Cache::with(
+        items,
+        capacity.max(1),
+        ByteWeighter,
+        DefaultHashBuilder::default(),
+        CountEvictions(counters.clone()),
+    )
+}
+
+impl BlockCache {
+    /// A cache holding at most `capacity` bytes.
+    pub fn new(capacity: u64) -> BlockCache {
+        let counters = Arc::new(Counters::default());
+        let meta = capacity / 4;
+        BlockCache {
+            data: partition(capacity - meta, &counters),
+            meta: partition(meta, &counters),
+            counters,
+            capacity,
+        }
+    }
+
+    fn is_meta(block: &CachedBlock) -> bool {
+        matches!(block, CachedBlock::Index(_) | CachedBlock::Bloom(_))
+    }
+
+    pub(crate) fn get(&self, key: &CacheKey, meta: bool) -> Option<CachedBlock> {
+        let (part, hits, misses) = if meta {
+            (
+                &self.meta,
+                &self.counters.meta_hits,
+                &self.counters.meta_misses,
+            )
+        } else {
+            (
+                &self.data,
+                &self.counters.data_hits,
+                &self.counters.data_misses,
+            )
+        };
+        let found = part.get(key);
+        if found.is_some() { hits } else { misses }.fetch_add(1, Ordering::Relaxed);
+        found
+    }
+
+    pub(crate) fn insert(&self, key: CacheKey, block: CachedBlock) {
+        self.counters.inserts.fetch_add(1, Ordering::Relaxed);
+        if Self::is_meta(&block) {
+            self.meta.insert(key, block);
+        } else {
+            self.data.insert(key, block);
+        }
+    }
+
+    /// Drops every block of `file` (call when a file is deleted).
+    pub fn evict_file(&self, file: u64) {
+        self.data.retain(|k, _| k.file != file);
+        self.meta.retain(|k, _| k.file != file);
+    }
+
+    /// Current counters.
+    pub fn stats(&self) -> CacheStats {
+        let c = &self.counters;
+        CacheStats {
+            capacity: self.capacity,
+            used: self.data.weight() + self.meta.weight(),
+            entries: (self.data.len() + self.meta.len()) as u64,
+            data_hits: c.data_hits.load(Ordering::Relaxed),
+            data_misses: c.data_misses.load(Ordering::Relaxed),
+            meta_hits: c.meta_hits.load(Ordering::Relaxed),
+            meta_misses: c.meta_misses.load(Ordering::Relaxed),
+            evictions: c.evictions.load(Ordering::Relaxed),
+            inserts: c.inserts.load(Ordering::Relaxed),
+        }
+    }
+}

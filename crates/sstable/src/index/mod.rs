@@ -1,0 +1,143 @@
+//! The multi-level block index.
+//!
+//! Every index block (root, intermediate, leaf) has the same layout:
+//! ```text
+//! entry* | entry_offset u32 LE × n | n u32 LE
+//! entry = key (key_codec layout) | child offset varint | child size varint
+//! ```
+//! The key of an entry is a separator: greater than every key of the previous child and at most
+//! the first key of its own child (data-block separators are shortened, see [`separator`]).
+//! A search for `target` follows the last entry whose key is ≤ `target` (or the first entry).
+
+mod builder;
+mod cursor;
+pub(crate) mod separator;
+
+pub(crate) use builder::IndexBuilder;
+pub(crate) use cursor::{IndexCursor, IndexLoader};
+
+use bytes::Bytes;
+use strata_model::cell::{compare_keys, CellKey};
+
+use crate::block::BlockHandle;
+use crate::key_codec::{self, KeyView};
+
+/// Most levels a file may declare (a 64 KiB index block holds ~1000 entries, so 4 levels
+/// address 10^12 data blocks).
+pub const MAX_INDEX_LEVELS: u8 = 8;
+
+/// One parsed index block; every entry was validated when it was parsed.
+#[derive(Debug)]
+pub struct IndexBlock {
+    data: Bytes,
+    offsets: Vec<u32>,
+}
+
+impl IndexBlock {
+    /// Parses and validates an index block.
+    ///
+    /// # Errors
+    /// A static reason when the layout is malformed.
+    pub(crate) fn parse(data: Bytes) -> Result<IndexBlock, &'static str> {
+        let len = data.len();
+        if len < 4 {
+            return Err("index block too short");
+        }
+        let n = u32::from_le_bytes([data[len - 4], data[len - 3], data[len - 2], data[len - 1]])
+            as usize;
+        let table = n
+            .checked_mul(4)
+            .and_then(|t| t.checked_add(4))
+            .filter(|t| *t <= len)
+            .ok_or("index entry count too large")?;
+        let entries_end = len - table;
+        let mut offsets = Vec::with_capacity(n);
+        let mut expected = 0usize;
+        for i in 0..n {
+            let at = entries_end + i * 4;
+            let off =
+                u32::from_le_bytes([data[at], data[at + 1], data[at + 2], data[at + 3]]) as usize;
+            // Entries are contiguous and in order.
+            if off != expected {
+                return Err("index entry offsets out of order");
+            }
+            let mut pos = off;
+            let key = key_codec::get_key(&data[..entries_end], &mut pos).ok_or("bad index key")?;
+            BlockHandle::decode(&data[..entries_end], &mut pos).ok_or("bad index handle")?;
+            if i > 0 {
+                let prev = Self::entry_at(&data[..entries_end], offsets[i - 1] as usize)
+                    .ok_or("bad index entry")?;
+                if compare_keys(prev.0.parts(), key.parts()).is_ge() {
+                    return Err("index keys out of order");
+                }
+            }
+            offsets.push(off as u32);
+            expected = pos;
+        }
+        if expected != entries_end {
+            return Err("index block has trailing bytes");
+        }
+        Ok(IndexBlock { data, offsets })
+    }
+
+    fn entry_at(buf: &[u8], off: usize) -> Option<(KeyView<'_>, BlockHandle)> {
+        let mut pos = off;
+        let key = key_codec::get_key(buf, &mut pos)?;
+        let handle = BlockHandle::decode(buf, &mut pos)?;
+        Some((key, handle))
+    }
+
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        self.offsets.len()
+    }
+
+    /// True when there are no entries (only the root of an empty file).
+    pub fn is_empty(&self) -> bool {
+        self.offsets.is_empty()
+    }
+
+    /// Bytes held in memory (for cache weighting).
+    pub fn memory_size(&self) -> usize {
+        self.data.len() + self.offsets.len() * 4 + std::mem::size_of::<Self>()
+    }
+
+    /// Entry `i`: its separator key and the child's handle.
+    ///
+    /// Requires: `i < self.len()`.
+    pub(crate) fn entry(&self, i: usize) -> (KeyView<'_>, BlockHandle) {
+        match Self::entry_at(&self.data, self.offsets[i] as usize) {
+            Some(e) => e,
+            None => unreachable!("index entries were validated by parse"),
+        }
+    }
+
+    /// Entry `i`'s key, owned.
+    pub fn key(&self, i: usize) -> CellKey {
+        self.entry(i).0.to_key()
+    }
+
+    /// Entry `i`'s child handle.
+    pub fn handle(&self, i: usize) -> BlockHandle {
+        self.entry(i).1
+    }
+
+    /// The entry to follow for `target`: the last whose key is ≤ `target`, or 0.
+    ///
+    /// Requires: the block is not empty.
+    pub(crate) fn find(&self, target: &CellKey) -> usize {
+        let (mut lo, mut hi) = (0, self.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if compare_keys(self.entry(mid).0.parts(), target.parts()).is_le() {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo.saturating_sub(1)
+    }
+}
+
+#[cfg(test)]
+mod tests;

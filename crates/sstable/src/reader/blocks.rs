@@ -1,0 +1,155 @@
+//! Fetching blocks: cache first, then the source, verifying and decoding on the way.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use strata_model::schema::CachedForm;
+
+use super::Inner;
+use crate::block::{self, BlockHandle, BlockType, RawBlock};
+use crate::bloom::BloomChunk;
+use crate::cache::{CacheKey, CachedBlock};
+use crate::decoded::DecodedBlock;
+use crate::error::{Error, Result};
+use crate::index::{IndexBlock, IndexLoader};
+
+/// A data block ready to iterate: decoded (random access) or encoded (streamed).
+pub(crate) enum DataBlock {
+    Decoded(Arc<DecodedBlock>),
+    Encoded(Bytes),
+}
+
+impl Inner {
+    fn key(&self, handle: BlockHandle) -> CacheKey {
+        CacheKey {
+            file: self.file_id,
+            offset: handle.offset,
+        }
+    }
+
+    /// Reads a block from the source (no cache), counting it.
+    pub(crate) fn read_raw(&self, handle: BlockHandle, expected: BlockType) -> Result<RawBlock> {
+        if handle
+            .offset
+            .checked_add(handle.disk_len())
+            .is_none_or(|end| end > self.trailer_start())
+        {
+            return Err(Error::corruption(
+                &self.name,
+                handle.offset,
+                "block handle points past the data",
+            ));
+        }
+        let raw = block::read(self.source.as_ref(), &self.name, handle, expected)?;
+        self.counters.blocks_read.fetch_add(1, Ordering::Relaxed);
+        self.counters
+            .bytes_read
+            .fetch_add(handle.disk_len(), Ordering::Relaxed);
+        Ok(raw)
+    }
+
+    fn trailer_start(&self) -> u64 {
+        self.len - crate::trailer::TRAILER_LEN as u64
+    }
+
+    pub(crate) fn decode(&self, handle: BlockHandle, bytes: Bytes) -> Result<DecodedBlock> {
+        DecodedBlock::decode(self.info.encoding, bytes).map_err(|e| {
+            Error::corruption(
+                &self.name,
+                handle.offset,
+                format!(
+                    "{} (at byte {} of the decompressed block)",
+                    e.reason, e.offset
+                ),
+            )
+        })
+    }
+
+    /// The data block at `handle`, in the cached form, or decoded when `decoded` is asked for.
+    pub(crate) fn data_block(&self, handle: BlockHandle, want_decoded: bool) -> Result<DataBlock> {
+        let cache = self
+            .options
+            .cache
+            .as_ref()
+            .filter(|_| self.options.cache_data);
+        let key = self.key(handle);
+        let found = cache.and_then(|c| c.get(&key, false));
+        let encoded = match found {
+            Some(CachedBlock::Decoded(b)) => return Ok(DataBlock::Decoded(b)),
+            Some(CachedBlock::Encoded(b)) => b,
+            Some(CachedBlock::Compressed(raw)) => raw.decompress(&self.name, handle.offset)?,
+            _ => {
+                let raw = self.read_raw(handle, BlockType::Data)?;
+                match (cache, self.options.cached_form) {
+                    (Some(c), CachedForm::Decoded) => {
+                        let bytes = raw.decompress(&self.name, handle.offset)?;
+                        let decoded = Arc::new(self.decode(handle, bytes)?);
+                        c.insert(key, CachedBlock::Decoded(decoded.clone()));
+                        return Ok(DataBlock::Decoded(decoded));
+                    }
+                    (Some(c), CachedForm::Encoded) => {
+                        let bytes = raw.decompress(&self.name, handle.offset)?;
+                        c.insert(key, CachedBlock::Encoded(bytes.clone()));
+                        bytes
+                    }
+                    (Some(c), CachedForm::Compressed) => {
+                        let bytes = raw.decompress(&self.name, handle.offset)?;
+                        c.insert(key, CachedBlock::Compressed(Arc::new(raw)));
+                        bytes
+                    }
+                    (None, _) => raw.decompress(&self.name, handle.offset)?,
+                }
+            }
+        };
+        if want_decoded {
+            Ok(DataBlock::Decoded(Arc::new(self.decode(handle, encoded)?)))
+        } else {
+            Ok(DataBlock::Encoded(encoded))
+        }
+    }
+
+    /// The bloom chunk at `handle` (cached with priority).
+    pub(crate) fn bloom_chunk(&self, handle: BlockHandle) -> Result<Arc<BloomChunk>> {
+        let key = self.key(handle);
+        if let Some(CachedBlock::Bloom(b)) =
+            self.options.cache.as_ref().and_then(|c| c.get(&key, true))
+        {
+            return Ok(b);
+        }
+        let raw = self.read_raw(handle, BlockType::BloomChunk)?;
+        let chunk = BloomChunk::parse(raw.decompress(&self.name, handle.offset)?)
+            .map_err(|r| Error::corruption(&self.name, handle.offset, r))?;
+        let chunk = Arc::new(chunk);
+        if let Some(c) = &self.options.cache {
+            c.insert(key, CachedBlock::Bloom(chunk.clone()));
+        }
+        Ok(chunk)
+    }
+}
+
+impl IndexLoader for Inner {
+    fn load_index(&self, handle: BlockHandle, block_type: BlockType) -> Result<Arc<IndexBlock>> {
+        let key = self.key(handle);
+        if let Some(CachedBlock::Index(b)) =
+            self.options.cache.as_ref().and_then(|c| c.get(&key, true))
+        {
+            return Ok(b);
+        }
+        let raw = self.read_raw(handle, block_type)?;
+        let block = IndexBlock::parse(raw.decompress(&self.name, handle.offset)?)
+            .map_err(|r| Error::corruption(&self.name, handle.offset, r))?;
+        if block.is_empty() {
+            return Err(Error::corruption(
+                &self.name,
+                handle.offset,
+                "empty non-root index block",
+            ));
+        }
+        let block = Arc::new(block);
+        if let Some(c) = &self.options.cache {
+            c.insert(key, CachedBlock::Index(block.clone()));
+        }
+        Ok(block)
+    }
+}
