@@ -2,8 +2,11 @@
 //!
 //! - [`cell`]: the [`Cell`], its [`CellType`] and the order of cells in a store.
 //! - [`limits`]: size limits on rows, families, qualifiers and values.
-//! - [`schema`]: table and column-family descriptors with HBase's setting names.
-//! - [`ops`]: mutations, get and scan specifications, filters.
+//! - [`schema`]: [`schema::TableDescriptor`] and [`schema::FamilyDescriptor`], typed settings
+//!   with HBase's names and defaults, parsed from the shell's strings by `set(key, value)`.
+//! - [`ops`]: mutations ([`ops::Mutation`], [`ops::RowMutations`]), [`ops::Get`],
+//!   [`ops::Scan`], [`ops::Filter`] and [`ops::CheckAndMutate`], as plain data with
+//!   `validate()`.
 
 pub mod cell;
 pub mod limits;

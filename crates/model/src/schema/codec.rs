@@ -218,11 +218,19 @@ mod tests {
             assert_eq!(Compression::from_id(c.id()), Some(c));
             assert_eq!(Compression::parse(&c.name().to_lowercase()), Some(c));
         }
-        for b in [BloomType::None, BloomType::Row, BloomType::RowCol, BloomType::RowPrefixFixedLength(4)] {
+        for b in [
+            BloomType::None,
+            BloomType::Row,
+            BloomType::RowCol,
+            BloomType::RowPrefixFixedLength(4),
+        ] {
             assert_eq!(BloomType::from_id(b.id(), b.prefix_len()), Some(b));
         }
         assert_eq!(Compression::parse("gzip"), Some(Compression::Gz));
-        assert_eq!(DataBlockEncoding::parse("row_index"), Some(DataBlockEncoding::RowIndex));
+        assert_eq!(
+            DataBlockEncoding::parse("row_index"),
+            Some(DataBlockEncoding::RowIndex)
+        );
         assert_eq!(DataBlockEncoding::parse("LZO"), None);
     }
 }

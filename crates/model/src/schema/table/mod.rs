@@ -1,0 +1,160 @@
+//! [`TableDescriptor`]: a table's name, its column families and its settings (DESIGN §6).
+
+mod keys;
+mod name;
+mod settings;
+#[cfg(test)]
+mod tests;
+
+use std::collections::HashSet;
+use std::ops::RangeInclusive;
+
+pub use name::TableName;
+pub use settings::{Durability, SplitPolicy};
+
+use super::family::FamilyDescriptor;
+use super::value::check_range;
+use super::SchemaError;
+
+/// A table's schema, with HBase's setting names and defaults.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TableDescriptor {
+    /// The table's name.
+    pub name: TableName,
+    /// The column families, in declaration order. Requires: at least one, names unique.
+    pub families: Vec<FamilyDescriptor>,
+    /// `DURABILITY`: the default for the table's mutations. Default `SYNC_WAL`.
+    pub durability: Durability,
+    /// `MAX_FILESIZE`: the split size (the upper bound for `INCREASING_TO_UPPER_BOUND`), in
+    /// bytes. Default 10 GiB; at least 2 MiB.
+    pub max_filesize: u64,
+    /// `MEMSTORE_FLUSHSIZE`: a region's memtables are flushed at this size, in bytes.
+    /// Default 128 MiB; at least 1 MiB.
+    pub memstore_flushsize: u64,
+    /// `SPLIT_POLICY`. Default `INCREASING_TO_UPPER_BOUND`.
+    pub split_policy: SplitPolicy,
+    /// `READONLY`: reject every mutation. Default false.
+    pub read_only: bool,
+}
+
+impl TableDescriptor {
+    /// `MAX_FILESIZE` default (HBase's `hbase.hregion.max.filesize`).
+    pub const DEFAULT_MAX_FILESIZE: u64 = 10 << 30;
+    /// Allowed `MAX_FILESIZE` (HBase's sanity check rejects less than 2 MiB).
+    pub const MAX_FILESIZE_RANGE: RangeInclusive<u64> = 2 << 20..=i64::MAX as u64;
+    /// `MEMSTORE_FLUSHSIZE` default (HBase's `hbase.hregion.memstore.flush.size`).
+    pub const DEFAULT_MEMSTORE_FLUSHSIZE: u64 = 128 << 20;
+    /// Allowed `MEMSTORE_FLUSHSIZE` (HBase's sanity check rejects less than 1 MiB).
+    pub const MEMSTORE_FLUSHSIZE_RANGE: RangeInclusive<u64> = 1 << 20..=i64::MAX as u64;
+
+    /// A table with no families yet and default settings.
+    pub fn new(name: TableName) -> TableDescriptor {
+        TableDescriptor {
+            name,
+            ..TableDescriptor::default()
+        }
+    }
+
+    /// Adds a column family.
+    #[must_use]
+    pub fn with_family(mut self, family: FamilyDescriptor) -> Self {
+        self.families.push(family);
+        self
+    }
+
+    /// Sets `DURABILITY`.
+    #[must_use]
+    pub fn with_durability(mut self, durability: Durability) -> Self {
+        self.durability = durability;
+        self
+    }
+
+    /// Sets `MAX_FILESIZE`.
+    #[must_use]
+    pub fn with_max_filesize(mut self, bytes: u64) -> Self {
+        self.max_filesize = bytes;
+        self
+    }
+
+    /// Sets `MEMSTORE_FLUSHSIZE`.
+    #[must_use]
+    pub fn with_memstore_flushsize(mut self, bytes: u64) -> Self {
+        self.memstore_flushsize = bytes;
+        self
+    }
+
+    /// Sets `SPLIT_POLICY`.
+    #[must_use]
+    pub fn with_split_policy(mut self, policy: SplitPolicy) -> Self {
+        self.split_policy = policy;
+        self
+    }
+
+    /// Sets `READONLY`.
+    #[must_use]
+    pub fn with_read_only(mut self, read_only: bool) -> Self {
+        self.read_only = read_only;
+        self
+    }
+
+    /// The family named `name`, if declared.
+    pub fn family(&self, name: &[u8]) -> Option<&FamilyDescriptor> {
+        self.families.iter().find(|f| f.name.as_bytes() == name)
+    }
+
+    /// The family named `name`, mutably.
+    pub fn family_mut(&mut self, name: &[u8]) -> Option<&mut FamilyDescriptor> {
+        self.families.iter_mut().find(|f| f.name.as_bytes() == name)
+    }
+
+    /// The size at which a region of this table splits, given its split generation (see
+    /// [`SplitPolicy::split_size`]); `None` if it never splits by size.
+    pub fn split_size(&self, generation: u32) -> Option<u64> {
+        self.split_policy
+            .split_size(self.max_filesize, self.memstore_flushsize, generation)
+    }
+
+    /// Checks the name, the settings, and every family.
+    ///
+    /// # Errors
+    /// The first problem found, naming the setting or the family.
+    pub fn validate(&self) -> Result<(), SchemaError> {
+        self.name.validate()?;
+        check_range("MAX_FILESIZE", self.max_filesize, Self::MAX_FILESIZE_RANGE)?;
+        check_range(
+            "MEMSTORE_FLUSHSIZE",
+            self.memstore_flushsize,
+            Self::MEMSTORE_FLUSHSIZE_RANGE,
+        )?;
+        if self.families.is_empty() {
+            return Err(SchemaError::NoFamilies {
+                table: self.name.to_string(),
+            });
+        }
+        let mut seen = HashSet::new();
+        for family in &self.families {
+            family.validate()?;
+            if !seen.insert(family.name.as_str()) {
+                return Err(SchemaError::DuplicateFamily {
+                    table: self.name.to_string(),
+                    family: family.name.clone(),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Default for TableDescriptor {
+    fn default() -> Self {
+        TableDescriptor {
+            name: TableName::default(),
+            families: Vec::new(),
+            durability: Durability::SyncWal,
+            max_filesize: Self::DEFAULT_MAX_FILESIZE,
+            memstore_flushsize: Self::DEFAULT_MEMSTORE_FLUSHSIZE,
+            split_policy: SplitPolicy::IncreasingToUpperBound,
+            read_only: false,
+        }
+    }
+}
