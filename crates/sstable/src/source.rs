@@ -21,7 +21,7 @@ pub trait Source: Send + Sync {
     ///
     /// # Errors
     /// I/O errors.
-    fn len(&self) -> io::Result<u64>;
+    fn size(&self) -> io::Result<u64>;
 }
 
 impl Source for File {
@@ -32,7 +32,7 @@ impl Source for File {
         Ok(Bytes::from(buf))
     }
 
-    fn len(&self) -> io::Result<u64> {
+    fn size(&self) -> io::Result<u64> {
         Ok(self.metadata()?.len())
     }
 }
@@ -47,7 +47,7 @@ impl Source for Bytes {
         Ok(self.slice(start..end))
     }
 
-    fn len(&self) -> io::Result<u64> {
+    fn size(&self) -> io::Result<u64> {
         Ok(Bytes::len(self) as u64)
     }
 }

@@ -279,6 +279,10 @@ impl Iter {
     ///
     /// # Errors
     /// I/O or corruption.
+    #[expect(
+        clippy::should_implement_trait,
+        reason = "a cursor: cells borrow the iterator, so std's Iterator cannot hand them out"
+    )]
     pub fn next(&mut self) -> Result<bool> {
         let r = self.next_inner();
         self.guard(r)

@@ -122,7 +122,7 @@ impl Reader {
         name: String,
         options: ReaderOptions,
     ) -> Result<Reader> {
-        let len = source.len().map_err(|e| Error::io(&name, e))?;
+        let len = source.size().map_err(|e| Error::io(&name, e))?;
         if len < TRAILER_LEN as u64 {
             return Err(Error::corruption(
                 &name,

@@ -1,0 +1,10 @@
+//! Strata's benchmarks, shared by `strata bench` and `strata demo`.
+//!
+//! - [`phoenix`]: the data set of seed 003 (a Phoenix table `(pk integer, v1 float, v2 float)`).
+//! - [`encoding`]: seed 003's experiment on store files: footprint per encoding × compression,
+//!   one- and multi-threaded scans per cached form, random gets.
+//! - [`table`]: plain-text result tables.
+
+pub mod encoding;
+pub mod phoenix;
+pub mod table;

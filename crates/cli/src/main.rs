@@ -1,0 +1,46 @@
+//! `strata`: Strata's command-line entry point.
+
+mod bench_cmd;
+mod demo;
+mod escape;
+mod sst;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Strata: a Bigtable-class wide-column database.
+#[derive(Parser)]
+#[command(name = "strata", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Writes a store file from generated data (seed 003's table) and reads it back with figures.
+    Demo(demo::Args),
+    /// Offline store-file tools.
+    #[command(subcommand)]
+    Sst(sst::Command),
+    /// Benchmarks.
+    #[command(subcommand)]
+    Bench(bench_cmd::Command),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Demo(args) => demo::run(&args),
+        Command::Sst(cmd) => sst::run(&cmd),
+        Command::Bench(cmd) => bench_cmd::run(&cmd),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("strata: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
