@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 use strata_bench::encoding::{self, Config};
+use strata_model::schema::{Compression, DataBlockEncoding};
 
 /// Benchmarks.
 #[derive(Subcommand)]
@@ -30,6 +31,32 @@ pub struct EncodingArgs {
     /// Timed passes per scan (best reported).
     #[arg(long, default_value_t = 3)]
     passes: usize,
+    /// Codecs to run, comma-separated: `NONE`, `FAST_DIFF`, `SNAPPY`, `FAST_DIFF+ZSTD`, ...
+    /// (default: all).
+    #[arg(long, value_delimiter = ',')]
+    codecs: Vec<String>,
+}
+
+/// Parses `ENCODING`, `COMPRESSION` or `ENCODING+COMPRESSION`.
+fn parse_codec(s: &str) -> Result<(DataBlockEncoding, Compression), String> {
+    let bad = || {
+        format!(
+            "unknown codec '{s}'; use ENCODING, COMPRESSION or ENCODING+COMPRESSION with \
+             encodings NONE, PREFIX, DIFF, FAST_DIFF, ROW_INDEX and compressions NONE, SNAPPY, \
+             LZ4, ZSTD, GZ"
+        )
+    };
+    match s.split_once('+') {
+        Some((e, c)) => Ok((
+            DataBlockEncoding::parse(e).ok_or_else(bad)?,
+            Compression::parse(c).ok_or_else(bad)?,
+        )),
+        None => match (DataBlockEncoding::parse(s), Compression::parse(s)) {
+            (Some(e), _) => Ok((e, Compression::None)),
+            (None, Some(c)) => Ok((DataBlockEncoding::None, c)),
+            (None, None) => Err(bad()),
+        },
+    }
 }
 
 /// Runs one benchmark.
@@ -44,7 +71,14 @@ pub fn run(cmd: &Command) -> Result<(), String> {
                 dir: a.dir.clone(),
                 threads: a.threads,
                 gets: a.gets,
-                codecs: Config::all_codecs(),
+                codecs: if a.codecs.is_empty() {
+                    Config::all_codecs()
+                } else {
+                    a.codecs
+                        .iter()
+                        .map(|c| parse_codec(c))
+                        .collect::<Result<_, _>>()?
+                },
                 passes: a.passes,
             };
             encoding::run(&cfg, &mut std::io::stdout())

@@ -119,10 +119,12 @@ impl DecodedCursor {
         DecodedCursor { block, index: 0 }
     }
 
+    #[inline]
     pub(crate) fn valid(&self) -> bool {
         self.index < self.block.len()
     }
 
+    #[inline]
     pub(crate) fn current(&self) -> CellRef<'_> {
         self.block.cell(self.index)
     }
@@ -136,6 +138,7 @@ impl DecodedCursor {
     }
 
     /// Steps forward; false when past the end.
+    #[inline]
     pub(crate) fn next(&mut self) -> bool {
         if self.index < self.block.len() {
             self.index += 1;

@@ -12,7 +12,7 @@ pub enum DataBlockEncoding {
     Prefix,
     /// Prefix plus field-wise deltas (lengths, timestamp, type).
     Diff,
-    /// Like DIFF but with byte prefixes instead of arithmetic, and repeated values elided.
+    /// Like DIFF with fewer flag bytes: same-length, same-timestamp and repeated values cost no bytes.
     FastDiff,
     /// Cells written whole plus per-row offsets, so a seek binary-searches inside the block.
     RowIndex,

@@ -55,45 +55,63 @@ pub(crate) fn parse_flags(flags: u8, at: usize) -> Result<(CellType, bool), Deco
 /// The bytes at `pos` are not a whole, valid cell.
 #[inline]
 pub(crate) fn read_cell(buf: &[u8], pos: usize) -> Result<(CellRef<'_>, usize), DecodeError> {
+    // Fast path: all three lengths fit in one varint byte each (small cells, the common case).
+    if let Some(&[r, q, v]) = buf.get(pos..pos + 3) {
+        if (r | q | v) < 0x80 {
+            return read_body(buf, pos, pos + 3, r as usize, q as usize, v as usize);
+        }
+    }
     let err = |reason| DecodeError::new(pos, reason);
     let mut p = pos;
     let row_len = varint::get_len(buf, &mut p, MAX_ROW_LEN).ok_or(err("bad row length"))?;
     let qual_len =
         varint::get_len(buf, &mut p, MAX_QUALIFIER_LEN).ok_or(err("bad qualifier length"))?;
     let value_len = varint::get_len(buf, &mut p, MAX_VALUE_LEN).ok_or(err("bad value length"))?;
-    let row = buf.get(p..p + row_len).ok_or(err("row past block end"))?;
-    p += row_len;
-    let qualifier = buf
-        .get(p..p + qual_len)
-        .ok_or(err("qualifier past block end"))?;
-    p += qual_len;
-    let ts_bytes: [u8; 8] = buf
-        .get(p..p + 8)
-        .and_then(|s| s.try_into().ok())
-        .ok_or(err("timestamp past block end"))?;
-    p += 8;
-    let flags = *buf.get(p).ok_or(err("flags past block end"))?;
-    let (cell_type, has_seq) = parse_flags(flags, p)?;
-    p += 1;
-    let seq = if has_seq {
+    read_body(buf, pos, p, row_len, qual_len, value_len)
+}
+
+/// Reads a cell's body at `p` given its lengths; `pos` is the cell start, for errors.
+#[inline(always)]
+fn read_body(
+    buf: &[u8],
+    pos: usize,
+    p: usize,
+    row_len: usize,
+    qual_len: usize,
+    value_len: usize,
+) -> Result<(CellRef<'_>, usize), DecodeError> {
+    let err = |reason| DecodeError::new(pos, reason);
+    // Row, qualifier, timestamp and flags in one bounds check.
+    let fixed_end = p + row_len + qual_len + 9;
+    let head = buf.get(p..fixed_end).ok_or(err("cell past block end"))?;
+    let (row, rest) = head.split_at(row_len);
+    let (qualifier, rest) = rest.split_at(qual_len);
+    let mut ts = [0u8; 8];
+    ts.copy_from_slice(&rest[..8]);
+    let flags = rest[8];
+    let mut p = fixed_end;
+    let seq = if flags & FLAG_SEQ != 0 {
         varint::get_u64(buf, &mut p).ok_or(err("bad sequence id"))?
     } else {
         0
     };
+    let cell_type = match flags & !FLAG_SEQ {
+        4 => CellType::Put,
+        code => parse_flags(code, fixed_end - 1)?.0,
+    };
     let value = buf
         .get(p..p + value_len)
         .ok_or(err("value past block end"))?;
-    p += value_len;
     Ok((
         CellRef {
             row,
             qualifier,
-            timestamp: i64::from_le_bytes(ts_bytes),
+            timestamp: i64::from_le_bytes(ts),
             cell_type,
             seq,
             value,
         },
-        p,
+        p + value_len,
     ))
 }
 
@@ -128,49 +146,74 @@ impl Encoder for NoneEncoder {
 /// Walks a NONE block cell by cell.
 pub(crate) struct NoneDecoder {
     block: Bytes,
-    /// Offset of the current cell, and of the next one.
-    cur: usize,
+    /// The current cell, parsed once by `advance`.
+    cur: Parsed,
+    /// Offset of the next cell.
     next: usize,
-    started: bool,
+}
+
+/// A parsed cell as ranges into the block.
+#[derive(Default, Clone, Copy)]
+struct Parsed {
+    row: (usize, usize),
+    qualifier: (usize, usize),
+    value: (usize, usize),
+    timestamp: i64,
+    code: u8,
+    seq: u64,
 }
 
 impl NoneDecoder {
     pub(crate) fn new(block: Bytes) -> NoneDecoder {
         NoneDecoder {
             block,
-            cur: 0,
+            cur: Parsed::default(),
             next: 0,
-            started: false,
         }
     }
 }
 
 impl Decoder for NoneDecoder {
+    #[inline]
     fn advance(&mut self) -> Result<bool, DecodeError> {
         if self.next >= self.block.len() {
-            self.started = false;
-            self.cur = self.block.len();
+            self.next = usize::MAX;
             return Ok(false);
         }
-        let (_, end) = read_cell(&self.block, self.next)?;
-        self.cur = self.next;
+        let base = self.block.as_ptr() as usize;
+        let (cell, end) = read_cell(&self.block, self.next)?;
+        let range = |s: &[u8]| {
+            let start = s.as_ptr() as usize - base;
+            (start, start + s.len())
+        };
+        self.cur = Parsed {
+            row: range(cell.row),
+            qualifier: range(cell.qualifier),
+            value: range(cell.value),
+            timestamp: cell.timestamp,
+            code: cell.cell_type.code(),
+            seq: cell.seq,
+        };
         self.next = end;
-        self.started = true;
         Ok(true)
     }
 
+    #[inline]
     fn current(&self) -> CellRef<'_> {
-        debug_assert!(self.started);
-        // Validated by `advance`.
-        match read_cell(&self.block, self.cur) {
-            Ok((cell, _)) => cell,
-            Err(_) => unreachable!("current() on a cell advance() validated"),
+        let c = &self.cur;
+        CellRef {
+            row: &self.block[c.row.0..c.row.1],
+            qualifier: &self.block[c.qualifier.0..c.qualifier.1],
+            timestamp: c.timestamp,
+            // The code came from a valid CellType in `advance`.
+            cell_type: CellType::from_code(c.code).unwrap_or(CellType::Put),
+            seq: c.seq,
+            value: &self.block[c.value.0..c.value.1],
         }
     }
 
     fn reset(&mut self) {
-        self.cur = 0;
+        self.cur = Parsed::default();
         self.next = 0;
-        self.started = false;
     }
 }

@@ -422,39 +422,3 @@ fn phoenix_like_bytes_per_cell() {
         }
     }
 }
-
-/// One-thread decode throughput in raw (HBase KeyValue) bytes per second. Run with
-/// `cargo test -p strata-sstable --release decode_speed -- --ignored --nocapture`.
-#[test]
-#[ignore = "timing; run in release"]
-fn decode_speed() {
-    let cells = phoenix_like_cells(500_000, 3);
-    let raw: usize = cells.iter().map(Cell::raw_size).sum();
-    for encoding in DataBlockEncoding::ALL {
-        let blocks: Vec<Bytes> = encode_blocks(encoding, &cells)
-            .into_iter()
-            .map(Bytes::from)
-            .collect();
-        let rounds = 5;
-        let start = std::time::Instant::now();
-        let mut n = 0usize;
-        for _ in 0..rounds {
-            for block in &blocks {
-                let mut dec = decoder(encoding, block.clone()).expect("valid block");
-                while dec.advance().expect("valid block") {
-                    let cell = dec.current();
-                    std::hint::black_box(&cell);
-                    n += 1;
-                }
-            }
-        }
-        let secs = start.elapsed().as_secs_f64();
-        assert_eq!(n, cells.len() * rounds);
-        println!(
-            "{:<12} {:>6.0} MB/s raw, {:>5.1} ns/cell",
-            encoding.name(),
-            (raw * rounds) as f64 / secs / 1e6,
-            secs * 1e9 / n as f64
-        );
-    }
-}

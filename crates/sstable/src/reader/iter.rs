@@ -53,6 +53,7 @@ impl Iter {
     }
 
     /// True when positioned on a cell.
+    #[inline]
     pub fn valid(&self) -> bool {
         self.block.as_ref().is_some_and(BlockIter::valid)
     }
@@ -61,6 +62,7 @@ impl Iter {
     ///
     /// # Panics
     /// When not [`valid`](Iter::valid).
+    #[inline]
     pub fn current(&self) -> CellRef<'_> {
         match &self.block {
             Some(BlockIter::Decoded(c)) if c.valid() => c.current(),
@@ -283,7 +285,28 @@ impl Iter {
         clippy::should_implement_trait,
         reason = "a cursor: cells borrow the iterator, so std's Iterator cannot hand them out"
     )]
+    #[inline]
     pub fn next(&mut self) -> Result<bool> {
+        // Fast path: the next cell is in the same decoded block.
+        match &mut self.block {
+            Some(BlockIter::Decoded(c)) => {
+                if c.next() {
+                    return Ok(true);
+                }
+            }
+            Some(BlockIter::Stream { decoder, valid, .. }) => {
+                let r = decoder.advance();
+                if let Ok(true) = r {
+                    return Ok(true);
+                }
+                *valid = false;
+                let r = r
+                    .map_err(|e| self.corruption(e))
+                    .and_then(|_| self.forward_from_block(false));
+                return self.guard(r);
+            }
+            None => return Ok(false),
+        }
         let r = self.next_inner();
         self.guard(r)
     }
