@@ -14,7 +14,7 @@ use std::path::Path;
 use bytes::Bytes;
 use strata_model::cell::{compare_keys, CellKey, CellType};
 use strata_model::limits::{MAX_QUALIFIER_LEN, MAX_ROW_LEN, MAX_VALUE_LEN};
-use strata_model::schema::{BloomType, Compression, DataBlockEncoding};
+use strata_model::schema::{BloomType, Compression, DataBlockEncoding, FamilyDescriptor};
 
 use crate::block::{self, BlockHandle, BlockType};
 use crate::bloom::{self, BloomIndexBuilder, BloomKey, ChunkBuilder, ChunkEntry};
@@ -69,6 +69,20 @@ impl Default for WriterOptions {
 }
 
 impl WriterOptions {
+    /// Options from a family's settings (`BLOCKSIZE`, `DATA_BLOCK_ENCODING`, `COMPRESSION`,
+    /// `BLOOMFILTER`, `BLOOMFILTER_FP_RATE`); the caller sets the rest per file.
+    pub fn for_family(family: &FamilyDescriptor) -> WriterOptions {
+        WriterOptions {
+            family: Bytes::copy_from_slice(family.name.as_bytes()),
+            block_size: family.block_size as usize,
+            encoding: family.data_block_encoding,
+            compression: family.compression,
+            bloom: family.bloom_filter,
+            bloom_fp_rate: family.bloom_fp_rate,
+            ..WriterOptions::default()
+        }
+    }
+
     fn validate(&self) -> Result<()> {
         let bad = |m: &str| Err(Error::InvalidArgument(m.to_owned()));
         if !(1024..=16 << 20).contains(&self.block_size) {
@@ -79,6 +93,9 @@ impl WriterOptions {
         }
         if !(self.bloom_fp_rate > 0.0 && self.bloom_fp_rate <= 0.5) {
             return bad("bloom false-positive rate must be in (0, 0.5]");
+        }
+        if let BloomType::RowPrefixFixedLength(0) = self.bloom {
+            return bad("ROWPREFIX_FIXED_LENGTH needs a prefix length of at least 1");
         }
         if self.family.is_empty() || self.family.len() > 255 {
             return bad("family name must be 1 to 255 bytes");
@@ -100,12 +117,47 @@ struct Totals {
     data_blocks: u64,
 }
 
+/// The last key added, in buffers reused from cell to cell (no allocation per cell).
+#[derive(Default)]
+struct LastKey {
+    row: Vec<u8>,
+    qualifier: Vec<u8>,
+    timestamp: i64,
+    cell_type: Option<CellType>,
+    seq: u64,
+}
+
+impl LastKey {
+    fn set(&mut self, cell: &CellRef<'_>) {
+        self.row.clear();
+        self.row.extend_from_slice(cell.row);
+        self.qualifier.clear();
+        self.qualifier.extend_from_slice(cell.qualifier);
+        self.timestamp = cell.timestamp;
+        self.cell_type = Some(cell.cell_type);
+        self.seq = cell.seq;
+    }
+
+    /// The key as a cell view; `None` before the first cell.
+    fn as_cell(&self) -> Option<CellRef<'_>> {
+        Some(CellRef {
+            row: &self.row,
+            qualifier: &self.qualifier,
+            timestamp: self.timestamp,
+            cell_type: self.cell_type?,
+            seq: self.seq,
+            value: &[],
+        })
+    }
+}
+
 /// Bloom state while writing.
 struct BloomWriter {
     bloom_type: BloomType,
     per_chunk: usize,
     chunk: ChunkBuilder,
     chunk_first: Option<(Vec<u8>, Vec<u8>)>,
+    /// The last key added (row part, qualifier part), to skip consecutive duplicates.
     last: Option<(Vec<u8>, Vec<u8>)>,
     index: BloomIndexBuilder,
 }
@@ -120,7 +172,7 @@ pub struct Writer<W: Write> {
     scratch: Vec<u8>,
     frame: Vec<u8>,
     /// Key of the last cell added (order check and separators).
-    last: Option<CellKey>,
+    last: LastKey,
     /// Last key of the previous data block, and the pending separator of the current one.
     prev_block_last: Option<CellKey>,
     pending_separator: Option<CellKey>,
@@ -186,7 +238,7 @@ impl<W: Write> Writer<W> {
             offset: 0,
             scratch: Vec::new(),
             frame: Vec::new(),
-            last: None,
+            last: LastKey::default(),
             prev_block_last: None,
             pending_separator: None,
             block_first_keys: Vec::new(),
@@ -228,7 +280,7 @@ impl<W: Write> Writer<W> {
         if self.encoder.cell_count() == 0 {
             let key = cell.to_key();
             self.pending_separator = Some(match &self.prev_block_last {
-                Some(prev) => separator(&key_ref(prev), cell),
+                Some(prev) => separator(&prev_ref(prev), cell),
                 None => key.clone(),
             });
             if self.first_key.is_none() {
@@ -239,10 +291,7 @@ impl<W: Write> Writer<W> {
         self.encoder.add(cell);
         self.account(cell);
         self.add_bloom_key(cell)?;
-        match &mut self.last {
-            Some(last) => set_key(last, cell),
-            None => self.last = Some(cell.to_key()),
-        }
+        self.last.set(cell);
         if self.encoder.encoded_len() >= self.options.block_size {
             self.flush_data_block()?;
         }
@@ -269,12 +318,12 @@ impl<W: Write> Writer<W> {
                 cell.value.len()
             ));
         }
-        if let Some(last) = &self.last {
-            if compare_keys(last.parts(), cell.key_parts()).is_ge() {
+        if let Some(last) = self.last.as_cell() {
+            if compare_keys(last.key_parts(), cell.key_parts()).is_ge() {
                 return bad(format!(
                     "cells out of order: {:?} after {:?}",
                     cell.to_key(),
-                    last
+                    last.to_key()
                 ));
             }
         }
@@ -314,17 +363,22 @@ impl<W: Write> Writer<W> {
         let Some(key) = BloomKey::of(b.bloom_type, cell.row, cell.qualifier) else {
             return Ok(());
         };
-        if let Some((row, qual)) = &b.last {
-            if row.as_slice() == key.row && qual.as_slice() == key.qualifier {
+        match &mut b.last {
+            Some((row, qual)) if row.as_slice() == key.row && qual.as_slice() == key.qualifier => {
                 return Ok(());
             }
+            Some((row, qual)) => {
+                row.clear();
+                row.extend_from_slice(key.row);
+                qual.clear();
+                qual.extend_from_slice(key.qualifier);
+            }
+            None => b.last = Some((key.row.to_vec(), key.qualifier.to_vec())),
         }
-        let owned = (key.row.to_vec(), key.qualifier.to_vec());
         if b.chunk_first.is_none() {
-            b.chunk_first = Some(owned.clone());
+            b.chunk_first = Some((key.row.to_vec(), key.qualifier.to_vec()));
         }
         b.chunk.add(key.hash());
-        b.last = Some(owned);
         if b.chunk.len() >= b.per_chunk {
             self.flush_bloom_chunk()?;
         }
@@ -364,7 +418,7 @@ impl<W: Write> Writer<W> {
         if let Some(sep) = self.pending_separator.take() {
             self.leaf.add(&sep, handle);
         }
-        self.prev_block_last = self.last.clone();
+        self.prev_block_last = self.last.as_cell().map(|c| c.to_key());
         if self.leaf.size() >= self.options.index_block_size {
             self.flush_leaf()?;
         }
@@ -491,7 +545,7 @@ impl<W: Write> Writer<W> {
             delete_family_count: self.totals.delete_family,
             delete_count: self.totals.deletes,
             first_key: self.first_key.take(),
-            last_key: self.last.take(),
+            last_key: self.last.as_cell().map(|c| c.to_key()),
             mid_key: (n > 0).then(|| self.block_first_keys.swap_remove((n - 1) / 2)),
             major_compaction: self.options.major_compaction,
             encoding: self.options.encoding,
@@ -527,7 +581,7 @@ impl<W: Write> Writer<W> {
 }
 
 /// Borrows an owned key as a cell (no value), for separator computation.
-fn key_ref(key: &CellKey) -> CellRef<'_> {
+fn prev_ref(key: &CellKey) -> CellRef<'_> {
     CellRef {
         row: &key.row,
         qualifier: &key.qualifier,
@@ -536,9 +590,4 @@ fn key_ref(key: &CellKey) -> CellRef<'_> {
         seq: key.seq,
         value: &[],
     }
-}
-
-/// Overwrites `key` with `cell`'s key.
-fn set_key(key: &mut CellKey, cell: &CellRef<'_>) {
-    *key = cell.to_key();
 }

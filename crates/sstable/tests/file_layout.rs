@@ -103,3 +103,40 @@ fn writer_options_are_validated() {
         assert!(e.to_string().contains("invalid argument"), "{e}");
     }
 }
+
+#[test]
+fn options_follow_the_family_settings() {
+    use strata_model::schema::{CachedForm, FamilyDescriptor};
+    let mut family = FamilyDescriptor::new("cf");
+    for (k, v) in [
+        ("BLOCKSIZE", "4096"),
+        ("DATA_BLOCK_ENCODING", "FAST_DIFF"),
+        ("COMPRESSION", "ZSTD"),
+        ("BLOOMFILTER", "ROWCOL"),
+        ("BLOOMFILTER_FP_RATE", "0.001"),
+        ("BLOCK_CACHE_FORM", "COMPRESSED"),
+        ("BLOCKCACHE", "false"),
+    ] {
+        family.set(k, v).unwrap();
+    }
+    let w = strata_sstable::WriterOptions::for_family(&family);
+    assert_eq!(
+        (w.block_size, w.encoding, w.compression),
+        (4096, DataBlockEncoding::FastDiff, Compression::Zstd)
+    );
+    assert_eq!((w.bloom, w.bloom_fp_rate), (BloomType::RowCol, 0.001));
+    let model = many_rows(2000);
+    let reader = strata_sstable::Reader::from_bytes(
+        write(&model, w),
+        "f",
+        strata_sstable::ReaderOptions::for_family(&family, None),
+    )
+    .unwrap();
+    assert_eq!(reader.info().encoding, DataBlockEncoding::FastDiff);
+    assert_eq!(reader.bloom_summary().unwrap().fp_rate, 0.001);
+    let r = strata_sstable::ReaderOptions::for_family(&family, None);
+    assert_eq!(
+        (r.cache_data, r.cached_form),
+        (false, CachedForm::Compressed)
+    );
+}

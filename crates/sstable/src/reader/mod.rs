@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use bytes::Bytes;
-use strata_model::schema::CachedForm;
+use strata_model::schema::{CachedForm, FamilyDescriptor};
 
 use crate::block::{self, BlockType};
 use crate::bloom::BloomIndex;
@@ -47,6 +47,18 @@ impl Default for ReaderOptions {
             cache: None,
             cache_data: true,
             cached_form: CachedForm::default(),
+        }
+    }
+}
+
+impl ReaderOptions {
+    /// Options from a family's settings (`BLOCKCACHE`, `BLOCK_CACHE_FORM`) and the process's
+    /// cache.
+    pub fn for_family(family: &FamilyDescriptor, cache: Option<Arc<BlockCache>>) -> Self {
+        ReaderOptions {
+            cache,
+            cache_data: family.block_cache,
+            cached_form: family.block_cache_form,
         }
     }
 }
