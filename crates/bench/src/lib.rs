@@ -3,8 +3,10 @@
 //! - [`phoenix`]: the data set of seed 003 (a Phoenix table `(pk integer, v1 float, v2 float)`).
 //! - [`encoding`]: seed 003's experiment on store files: footprint per encoding × compression,
 //!   one- and multi-threaded scans per cached form, random gets.
+//! - [`bloom`]: measured false-positive rates of the bloom filters.
 //! - [`table`]: plain-text result tables.
 
+pub mod bloom;
 pub mod encoding;
 pub mod phoenix;
 pub mod table;

@@ -1,8 +1,9 @@
-//! Seed 003's data set: `create table test (pk integer primary key, v1 float, v2 float)` filled
-//! by Phoenix. Each row has three cells in family `0`: Phoenix's bookkeeping cell `_0` (value
-//! `x`) and the two random floats `V1`, `V2`. The row key is the integer in Phoenix's encoding
-//! (big-endian with the sign bit flipped), so keys increase. Timestamps advance one millisecond
-//! per thousand rows, as a bulk upsert would stamp them.
+//! Seed 003's data set: a Phoenix table keyed by an increasing integer, 4 cells per row (the
+//! post's 128m cells for 32m rows), exactly as the HBase peer's `seeds.sh encoding` loads it so
+//! that footprints compare byte for byte: family `0` (Phoenix's default), random 4-byte floats in
+//! `V1`, `V2`, `V3`, and Phoenix's bookkeeping cell `_0` with an empty value. The row key is the
+//! 4-byte big-endian integer. Timestamps advance one millisecond per 74 rows, the rate at which
+//! the peer's single-threaded loader stamped them.
 
 use bytes::Bytes;
 use rand::rngs::SmallRng;
@@ -10,13 +11,13 @@ use rand::{Rng, SeedableRng};
 use strata_model::cell::{Cell, CellType};
 
 /// Cells per row.
-pub const CELLS_PER_ROW: u64 = 3;
+pub const CELLS_PER_ROW: u64 = 4;
 
 /// The family Phoenix uses by default.
 pub const FAMILY: &[u8] = b"0";
 
-/// The seed's HBase footprint for 32M rows, in MB, by codec name.
-pub const HBASE_FOOTPRINT_MB: [(&str, f64); 5] = [
+/// The seed's HBase footprint for 128m cells, in MB, by codec name.
+pub const SEED_FOOTPRINT_MB: [(&str, f64); 5] = [
     ("NONE", 2922.0),
     ("PREFIX", 1739.0),
     ("FAST_DIFF", 875.0),
@@ -24,20 +25,42 @@ pub const HBASE_FOOTPRINT_MB: [(&str, f64); 5] = [
     ("GZ", 595.0),
 ];
 
-/// Rows of the seed's table.
-pub const HBASE_ROWS: f64 = 32.0 * 1024.0 * 1024.0;
+/// HBase 2.6.4 on the reference machine (`../shared/peers/hbase`, `seeds.sh encoding`, 2M rows
+/// of this data set, one major-compacted HFile): store-file bytes per cell by codec name.
+pub const PEER_BYTES_PER_CELL: [(&str, f64); 7] = [
+    ("NONE", 32.97),
+    ("PREFIX", 20.22),
+    ("FAST_DIFF", 11.23),
+    ("SNAPPY", 10.41),
+    ("GZ", 6.70),
+    ("FAST_DIFF+SNAPPY", 6.85),
+    ("ZSTD", 4.96),
+];
 
-/// HBase's bytes per row for a codec name, from the seed.
-pub fn hbase_bytes_per_row(codec: &str) -> Option<f64> {
-    HBASE_FOOTPRINT_MB
+/// The seed's HBase bytes per cell for a codec name (128m cells).
+pub fn seed_bytes_per_cell(codec: &str) -> Option<f64> {
+    SEED_FOOTPRINT_MB
         .iter()
         .find(|(n, _)| *n == codec)
-        .map(|(_, mb)| mb * 1024.0 * 1024.0 / HBASE_ROWS)
+        .map(|(_, mb)| mb * 1024.0 * 1024.0 / (128.0 * 1024.0 * 1024.0))
 }
 
-/// Phoenix's INTEGER key encoding.
+/// The peer's measured HBase bytes per cell for a codec name.
+pub fn peer_bytes_per_cell(codec: &str) -> Option<f64> {
+    PEER_BYTES_PER_CELL
+        .iter()
+        .find(|(n, _)| *n == codec)
+        .map(|(_, b)| *b)
+}
+
+/// The row key of row `i`: 4 bytes big-endian.
 pub fn row_key(i: u32) -> [u8; 4] {
-    (i ^ 0x8000_0000).to_be_bytes()
+    i.to_be_bytes()
+}
+
+/// The peer's "raw payload" of a cell: row + family + qualifier + 8-byte timestamp + value.
+pub fn payload_bytes(cell: &Cell) -> u64 {
+    (cell.row.len() + cell.family.len() + cell.qualifier.len() + 8 + cell.value.len()) as u64
 }
 
 /// Generates the cells of rows `0..rows`, in store order.
@@ -61,16 +84,16 @@ impl Rows {
 }
 
 impl Iterator for Rows {
-    type Item = [Cell; 3];
+    type Item = [Cell; 4];
 
-    fn next(&mut self) -> Option<[Cell; 3]> {
+    fn next(&mut self) -> Option<[Cell; 4]> {
         if self.next >= self.end {
             return None;
         }
         let i = self.next;
         self.next += 1;
         let row = Bytes::copy_from_slice(&row_key(i));
-        let ts = self.base_ts + i64::from(i / 1000);
+        let ts = self.base_ts + i64::from(i / 74);
         let family = Bytes::from_static(FAMILY);
         let cell = |q: &'static [u8], v: Bytes| Cell {
             row: row.clone(),
@@ -81,12 +104,12 @@ impl Iterator for Rows {
             seq: 0,
             value: v,
         };
-        let v1: f32 = self.rng.gen();
-        let v2: f32 = self.rng.gen();
+        let mut float = || Bytes::copy_from_slice(&self.rng.gen::<f32>().to_be_bytes());
         Some([
-            cell(b"V1", Bytes::copy_from_slice(&v1.to_be_bytes())),
-            cell(b"V2", Bytes::copy_from_slice(&v2.to_be_bytes())),
-            cell(b"_0", Bytes::from_static(b"x")),
+            cell(b"V1", float()),
+            cell(b"V2", float()),
+            cell(b"V3", float()),
+            cell(b"_0", Bytes::new()),
         ])
     }
 }
@@ -98,13 +121,16 @@ mod tests {
     #[test]
     fn rows_are_in_store_order() {
         let cells: Vec<Cell> = Rows::new(3000, 1).flatten().collect();
-        assert_eq!(cells.len(), 9000);
+        assert_eq!(cells.len(), 12_000);
+        let payload: u64 = cells[..4].iter().map(payload_bytes).sum();
+        assert_eq!(payload, 72);
         assert!(cells.windows(2).all(|w| w[0] < w[1]));
     }
 
     #[test]
-    fn hbase_figures_per_row() {
-        let none = hbase_bytes_per_row("NONE").unwrap_or_default();
-        assert!((none - 91.3).abs() < 0.1, "{none}");
+    fn hbase_figures_per_cell() {
+        let none = seed_bytes_per_cell("NONE").unwrap_or_default();
+        assert!((none - 22.8).abs() < 0.1, "{none}");
+        assert_eq!(peer_bytes_per_cell("ZSTD"), Some(4.96));
     }
 }

@@ -11,13 +11,15 @@ use strata_model::schema::{Compression, DataBlockEncoding};
 pub enum Command {
     /// Seed 003: footprint, scans and gets per encoding × compression × cached form.
     Encoding(EncodingArgs),
+    /// Bloom filters: configured vs measured false-positive rate, bits per key.
+    Bloom,
 }
 
 /// Arguments of `bench encoding`.
 #[derive(Args)]
 pub struct EncodingArgs {
-    /// Rows of the table (three cells each).
-    #[arg(long, default_value_t = 1_000_000)]
+    /// Rows of the table (four cells each).
+    #[arg(long, default_value_t = 2_000_000)]
     rows: u32,
     /// Directory for the files.
     #[arg(long, default_value = "data/bench")]
@@ -65,6 +67,9 @@ fn parse_codec(s: &str) -> Result<(DataBlockEncoding, Compression), String> {
 /// A message for the user.
 pub fn run(cmd: &Command) -> Result<(), String> {
     match cmd {
+        Command::Bloom => {
+            strata_bench::bloom::run(&mut std::io::stdout()).map_err(|e| e.to_string())
+        }
         Command::Encoding(a) => {
             let cfg = Config {
                 rows: a.rows,

@@ -14,7 +14,7 @@ pub struct Args {
     /// Data directory.
     #[arg(long, default_value = "data")]
     data_dir: PathBuf,
-    /// Rows to generate (three cells each).
+    /// Rows to generate (four cells each).
     #[arg(long, default_value_t = 300_000)]
     rows: u32,
 }
