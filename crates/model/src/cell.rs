@@ -88,6 +88,21 @@ impl std::fmt::Display for CellType {
     }
 }
 
+/// Compares byte strings as unsigned bytes. Keys are usually short, where a plain loop beats
+/// a call to `memcmp` (which `<[u8]>::cmp` always makes).
+#[inline]
+pub fn compare_bytes(a: &[u8], b: &[u8]) -> Ordering {
+    if a.len() <= 16 && b.len() <= 16 {
+        for (x, y) in a.iter().zip(b) {
+            if x != y {
+                return x.cmp(y);
+            }
+        }
+        return a.len().cmp(&b.len());
+    }
+    a.cmp(b)
+}
+
 /// Compares two cell keys given as parts, in store order. Family is not part of it: within a
 /// store every cell has the same family; [`Cell::cmp`] adds it for multi-family merges.
 #[inline]
@@ -95,8 +110,8 @@ pub fn compare_keys(
     a: (&[u8], &[u8], Timestamp, CellType, u64),
     b: (&[u8], &[u8], Timestamp, CellType, u64),
 ) -> Ordering {
-    a.0.cmp(b.0)
-        .then_with(|| a.1.cmp(b.1))
+    compare_bytes(a.0, b.0)
+        .then_with(|| compare_bytes(a.1, b.1))
         .then_with(|| b.2.cmp(&a.2))
         .then_with(|| b.3.code().cmp(&a.3.code()))
         .then_with(|| b.4.cmp(&a.4))
@@ -307,6 +322,25 @@ mod tests {
             assert!(first < key("r", "a", i64::MIN, t, 0));
         }
         assert!(key("q", "zz", 0, CellType::Put, 0) < first);
+    }
+
+    #[test]
+    fn byte_comparison_matches_slices() {
+        let samples: [&[u8]; 8] = [
+            b"",
+            b"a",
+            b"ab",
+            b"b",
+            b"\xff",
+            b"abcdefghijklmnopq",
+            b"abcdefghijklmnop",
+            b"abcdefghijklmnoz",
+        ];
+        for a in samples {
+            for b in samples {
+                assert_eq!(compare_bytes(a, b), a.cmp(b), "{a:?} {b:?}");
+            }
+        }
     }
 
     #[test]

@@ -12,7 +12,7 @@ use std::io::{BufWriter, Write};
 use std::path::Path;
 
 use bytes::Bytes;
-use strata_model::cell::{compare_keys, CellKey, CellType};
+use strata_model::cell::{compare_bytes, compare_keys, CellKey, CellType};
 use strata_model::limits::{MAX_QUALIFIER_LEN, MAX_ROW_LEN, MAX_VALUE_LEN};
 use strata_model::schema::{BloomType, Compression, DataBlockEncoding, FamilyDescriptor};
 
@@ -364,7 +364,10 @@ impl<W: Write> Writer<W> {
             return Ok(());
         };
         match &mut b.last {
-            Some((row, qual)) if row.as_slice() == key.row && qual.as_slice() == key.qualifier => {
+            Some((row, qual))
+                if compare_bytes(row, key.row).is_eq()
+                    && compare_bytes(qual, key.qualifier).is_eq() =>
+            {
                 return Ok(());
             }
             Some((row, qual)) => {
