@@ -18,7 +18,7 @@ use std::time::Instant;
 use bytes::Bytes;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use strata_model::cell::CellKey;
+use strata_model::cell::{compare_bytes, CellKey};
 use strata_model::schema::{BloomType, CachedForm, Compression, DataBlockEncoding};
 use strata_sstable::{BlockCache, CellRef, Reader, ReaderOptions, Writer, WriterOptions};
 
@@ -167,7 +167,7 @@ fn scan(reader: &Reader, range: Option<(u32, u32)>) -> io::Result<(u64, u64)> {
     while ok {
         let c: CellRef<'_> = it.current();
         if let Some(stop) = &stop {
-            if c.row >= stop.as_slice() {
+            if compare_bytes(c.row, stop).is_ge() {
                 break;
             }
         }

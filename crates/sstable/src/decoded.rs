@@ -25,19 +25,43 @@ impl DecodedBlock {
     /// # Errors
     /// The block is malformed.
     pub(crate) fn decode(encoding: DataBlockEncoding, block: Bytes) -> Result<Self, DecodeError> {
-        if encoding == DataBlockEncoding::None {
-            // Already in our layout: only index it (and validate every cell on the way).
-            let mut offsets = Vec::new();
-            let mut pos = 0;
-            while pos < block.len() {
-                offsets.push(pos as u32);
-                pos = none::read_cell(&block, pos)?.1;
+        let block = match encoding {
+            DataBlockEncoding::None => block,
+            // NONE-layout cells followed by the row index: index the cells in place.
+            DataBlockEncoding::RowIndex => {
+                let len = block.len();
+                let n = block
+                    .get(len.wrapping_sub(4)..)
+                    .and_then(|b| b.try_into().ok())
+                    .map(u32::from_le_bytes)
+                    .ok_or(DecodeError::new(0, "row-index block too short"))?;
+                let footer = (n as usize)
+                    .checked_mul(4)
+                    .and_then(|f| f.checked_add(4))
+                    .filter(|f| *f <= len)
+                    .ok_or(DecodeError::new(
+                        len.saturating_sub(4),
+                        "row count too large",
+                    ))?;
+                block.slice(..len - footer)
             }
-            return Ok(DecodedBlock {
-                data: block,
-                offsets,
-            });
+            _ => return Self::decode_copy(encoding, block),
+        };
+        // Already in our layout: only index it (and validate every cell on the way).
+        let mut offsets = Vec::new();
+        let mut pos = 0;
+        while pos < block.len() {
+            offsets.push(pos as u32);
+            pos = none::read_cell(&block, pos)?.1;
         }
+        Ok(DecodedBlock {
+            data: block,
+            offsets,
+        })
+    }
+
+    /// Decodes a delta-encoded block into a fresh buffer.
+    fn decode_copy(encoding: DataBlockEncoding, block: Bytes) -> Result<Self, DecodeError> {
         let mut decoder = encoding::decoder(encoding, block.clone())?;
         let mut data = Vec::with_capacity(block.len() * 2);
         let mut offsets = Vec::new();

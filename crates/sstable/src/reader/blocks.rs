@@ -4,7 +4,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use bytes::Bytes;
-use strata_model::schema::CachedForm;
+use strata_model::schema::{CachedForm, DataBlockEncoding};
 
 use super::Inner;
 use crate::block::{self, BlockHandle, BlockType, RawBlock};
@@ -67,12 +67,23 @@ impl Inner {
     }
 
     /// The data block at `handle`, in the cached form, or decoded when `decoded` is asked for.
+    ///
+    /// NONE and ROW_INDEX blocks are already in the decoded layout, so decoding only builds a
+    /// cell-offset array (no copy): their `Encoded` cached form is that decoded block, and NONE
+    /// blocks are always handed out decoded. An uncached ROW_INDEX block is streamed, so a get
+    /// binary-searches its row index instead of indexing every cell.
     pub(crate) fn data_block(&self, handle: BlockHandle, want_decoded: bool) -> Result<DataBlock> {
         let cache = self
             .options
             .cache
             .as_ref()
             .filter(|_| self.options.cache_data);
+        let in_place = match self.info.encoding {
+            DataBlockEncoding::None => true,
+            DataBlockEncoding::RowIndex => cache.is_some(),
+            _ => false,
+        };
+        let want_decoded = want_decoded || in_place;
         let key = self.key(handle);
         let found = cache.and_then(|c| c.get(&key, false));
         let encoded = match found {
@@ -81,7 +92,11 @@ impl Inner {
             Some(CachedBlock::Compressed(raw)) => raw.decompress(&self.name, handle.offset)?,
             _ => {
                 let raw = self.read_raw(handle, BlockType::Data)?;
-                match (cache, self.options.cached_form) {
+                let form = match self.options.cached_form {
+                    CachedForm::Encoded if in_place => CachedForm::Decoded,
+                    form => form,
+                };
+                match (cache, form) {
                     (Some(c), CachedForm::Decoded) => {
                         let bytes = raw.decompress(&self.name, handle.offset)?;
                         let decoded = Arc::new(self.decode(handle, bytes)?);

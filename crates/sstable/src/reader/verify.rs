@@ -83,7 +83,25 @@ impl Reader {
                 let h = block.handle(i);
                 let raw = inner.read_raw(h, BlockType::Data)?;
                 count(BlockType::Data, h.disk_len());
-                let decoded = inner.decode(h, raw.decompress(&inner.name, h.offset)?)?;
+                let bytes = raw.decompress(&inner.name, h.offset)?;
+                let decoded = inner.decode(h, bytes.clone())?;
+                // The streaming decoder too (for ROW_INDEX it also checks the row index).
+                let streamed = crate::encoding::decoder(inner.info.encoding, bytes)
+                    .and_then(|mut d| {
+                        let mut n = 0;
+                        while d.advance()? {
+                            n += 1;
+                        }
+                        Ok(n)
+                    })
+                    .map_err(|e| Error::corruption(&inner.name, h.offset, e.reason))?;
+                if streamed != decoded.len() {
+                    return Err(Error::corruption(
+                        &inner.name,
+                        h.offset,
+                        "decoders disagree on the cell count",
+                    ));
+                }
                 if decoded.is_empty() {
                     return Err(Error::corruption(&inner.name, h.offset, "empty data block"));
                 }
