@@ -69,6 +69,13 @@ impl Reader {
                             "empty index block",
                         ));
                     }
+                    if compare_keys(block.entry(i).0.parts(), child.entry(0).0.parts()).is_gt() {
+                        return Err(Error::corruption(
+                            &inner.name,
+                            h.offset,
+                            "index key above its child's first key",
+                        ));
+                    }
                     count(t, h.disk_len());
                     next.push(std::sync::Arc::new(child));
                 }
@@ -105,7 +112,18 @@ impl Reader {
                 if decoded.is_empty() {
                     return Err(Error::corruption(&inner.name, h.offset, "empty data block"));
                 }
-                if compare_keys(block.entry(i).0.parts(), decoded.cell(0).key_parts()).is_gt() {
+                // Separators must fall between blocks: last(previous) < sep ≤ first(this).
+                let sep = block.entry(i).0;
+                if let Some(prev) = &last {
+                    if compare_keys(prev.parts(), sep.parts()).is_ge() {
+                        return Err(Error::corruption(
+                            &inner.name,
+                            h.offset,
+                            "index key not above the previous block's last cell",
+                        ));
+                    }
+                }
+                if compare_keys(sep.parts(), decoded.cell(0).key_parts()).is_gt() {
                     return Err(Error::corruption(
                         &inner.name,
                         h.offset,

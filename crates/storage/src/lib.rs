@@ -1,0 +1,13 @@
+//! Strata's region engine: a region is a row range of a table with one store per column family.
+//! This crate works as an embedded library; it knows nothing of RPC.
+//!
+//! Module map (DESIGN §3–§9):
+//! - [`wal`]: the write-ahead log shared by the regions of a process.
+//! - [`memtable`]: a store's in-memory write buffer (active segment + immutable segments).
+//! - [`manifest`]: a region's durable list of store files and flushed sequence ids.
+//! - [`compaction`]: policies that choose files to compact (pure functions).
+
+pub mod compaction;
+pub mod manifest;
+pub mod memtable;
+pub mod wal;
