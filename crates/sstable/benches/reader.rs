@@ -36,6 +36,12 @@ fn open(file: bytes::Bytes, form: CachedForm) -> Reader {
         reader.count_cells().expect("scan"),
         reader.info().cell_count
     );
+    // A row's values: three 4-byte floats and "x".
+    assert_eq!(
+        scan(&reader),
+        13 * ROWS as usize,
+        "a scan visits every cell"
+    );
     for i in (0..ROWS).step_by(97) {
         let _ = reader.get_row(&common::row_key(i));
     }
