@@ -14,6 +14,8 @@ pub(crate) mod none;
 mod prefix;
 mod row_index;
 
+pub(crate) use row_index::check_row_starts;
+
 use bytes::Bytes;
 use strata_model::cell::CellKey;
 use strata_model::schema::DataBlockEncoding;

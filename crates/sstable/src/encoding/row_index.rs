@@ -242,3 +242,35 @@ impl Decoder for RowIndexDecoder {
         self.positioned = false;
     }
 }
+
+/// Checks that a block's row index lists exactly the offsets where the row changes (a full
+/// walk of the block; `verify` runs it, reads trust the checksum instead).
+///
+/// # Errors
+/// The footer or a cell is malformed, or the row index disagrees with the cells.
+pub(crate) fn check_row_starts(block: Bytes) -> Result<(), DecodeError> {
+    let decoder = RowIndexDecoder::new(block)?;
+    let buf = &decoder.block;
+    let mut pos = 0;
+    let mut row = 0;
+    let mut prev_row: Option<&[u8]> = None;
+    while pos < decoder.data_end {
+        let (cell, end) = read_cell(&buf[..decoder.data_end], pos)?;
+        if prev_row != Some(cell.row) {
+            let listed = u32_at(buf, decoder.data_end + 4 * row).map(|o| o as usize);
+            if row >= decoder.n_rows || listed != Some(pos) {
+                return Err(DecodeError::new(pos, "row index misses a row start"));
+            }
+            row += 1;
+            prev_row = Some(cell.row);
+        }
+        pos = end;
+    }
+    if row != decoder.n_rows {
+        return Err(DecodeError::new(
+            decoder.data_end,
+            "row index lists extra rows",
+        ));
+    }
+    Ok(())
+}

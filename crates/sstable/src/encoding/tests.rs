@@ -422,3 +422,25 @@ fn phoenix_like_bytes_per_cell() {
         }
     }
 }
+
+#[test]
+fn row_index_check_catches_a_footer_that_misses_a_row() {
+    use super::check_row_starts;
+    let cells: Vec<Cell> = ["a", "a", "b", "c"]
+        .iter()
+        .enumerate()
+        .map(|(i, r)| Cell::put(*r, "f", format!("q{i}"), 1, "v"))
+        .collect();
+    let mut enc = super::encoder(DataBlockEncoding::RowIndex);
+    for c in &cells {
+        enc.add(&CellRef::from_cell(c));
+    }
+    let mut block = Vec::new();
+    enc.finish_into(&mut block);
+    check_row_starts(Bytes::from(block.clone())).unwrap();
+    // Rename row "b" to "a" in place (same length, still sorted): the footer now lists a row
+    // start that is no longer one.
+    let at = block.iter().rposition(|&b| b == b'b').unwrap();
+    block[at] = b'a';
+    assert!(check_row_starts(Bytes::from(block)).is_err());
+}

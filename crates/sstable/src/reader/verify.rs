@@ -93,6 +93,10 @@ impl Reader {
                 let bytes = raw.decompress(&inner.name, h.offset)?;
                 let decoded = inner.decode(h, bytes.clone())?;
                 // The streaming decoder too (for ROW_INDEX it also checks the row index).
+                if inner.info.encoding == strata_model::schema::DataBlockEncoding::RowIndex {
+                    crate::encoding::check_row_starts(bytes.clone())
+                        .map_err(|e| Error::corruption(&inner.name, h.offset, e.reason))?;
+                }
                 let streamed = crate::encoding::decoder(inner.info.encoding, bytes)
                     .and_then(|mut d| {
                         let mut n = 0;
