@@ -25,8 +25,8 @@ pub const SEED_FOOTPRINT_MB: [(&str, f64); 5] = [
     ("GZ", 595.0),
 ];
 
-/// HBase 2.6.4 on the reference machine (`../shared/peers/hbase`, `seeds.sh encoding`, 2M rows
-/// of this data set, one major-compacted HFile): store-file bytes per cell by codec name.
+/// HBase 2.6.4 standalone on the reference machine (2 vCPU, 24 GiB), 2M rows of this data set
+/// loaded and major-compacted into one HFile: store-file bytes per cell by codec name.
 pub const PEER_BYTES_PER_CELL: [(&str, f64); 7] = [
     ("NONE", 32.97),
     ("PREFIX", 20.22),
