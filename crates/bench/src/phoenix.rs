@@ -1,9 +1,9 @@
 //! Seed 003's data set: a Phoenix table keyed by an increasing integer, 4 cells per row (the
-//! post's 128m cells for 32m rows), exactly as the HBase peer's `seeds.sh encoding` loads it so
-//! that footprints compare byte for byte: family `0` (Phoenix's default), random 4-byte floats in
+//! post's 128m cells for 32m rows), exactly as it is loaded into HBase for the side-by-side
+//! figures, so that footprints compare byte for byte: family `0` (Phoenix's default), random 4-byte floats in
 //! `V1`, `V2`, `V3`, and Phoenix's bookkeeping cell `_0` with an empty value. The row key is the
 //! 4-byte big-endian integer. Timestamps advance one millisecond per 74 rows, the rate at which
-//! the peer's single-threaded loader stamped them.
+//! HBase's single-threaded loader stamped them.
 
 use bytes::Bytes;
 use rand::rngs::SmallRng;
