@@ -1,1 +1,240 @@
-//! Placeholder: being written.
+//! A store's in-memory write buffer (HBase's MemStore; `IN_MEMORY_COMPACTION => NONE`).
+//!
+//! ```text
+//!   insert ──▶ active segment ──seal_active──▶ pipeline (immutable segments, newest first)
+//!                                                  │ snapshot()
+//!                                                  ▼
+//!                      pending FlushSnapshot ──(flush writes a store file)──▶ release()
+//!   iter(read_point): active + pipeline + pending snapshot, merged in store order
+//! ```
+//!
+//! A segment is a lock-free skiplist whose 64-byte nodes live in slabs and link by `u32` ids,
+//! over cells copied into 2 MiB arena chunks (see `docs/rfcs/0003-memtable.md`). The classic
+//! memtable seals its active segment only when snapshotting (or when its index is full); the
+//! in-memory compaction policies will seal it at a threshold and then flatten or merge
+//! pipeline segments.
+//!
+//! # Thread safety
+//! `Memtable` is `Sync`: any number of threads insert, read and take stats at once; one
+//! flusher calls `snapshot` and `release`. Inserts run concurrently inside the active segment
+//! (lock-free index; a short mutex per cell copy in the arena). They take the state read lock,
+//! so `snapshot` waits only for inserts in flight (microseconds), never for a flush, and an
+//! insert waits only while `snapshot` swaps segments. Iterators hold their segments, not the
+//! lock.
+//!
+//! # Invariants
+//! 1. Only the active segment takes inserts, and it stops being active only under the state
+//!    write lock, after every insert into it has returned. A pipeline or snapshot segment never
+//!    changes again.
+//! 2. `view` lists every segment readers must see, newest first: active, pipeline, snapshot.
+//! 3. At most one snapshot is pending.
+
+mod arena;
+mod iter;
+mod key;
+mod segment;
+mod skiplist;
+mod slab;
+mod snapshot;
+mod stats;
+
+use std::sync::Arc;
+
+use parking_lot::RwLock;
+use strata_model::cell::Cell;
+use strata_sstable::CellRef;
+
+pub use iter::Iter;
+pub use key::MAX_SEQ;
+pub use snapshot::FlushSnapshot;
+pub use stats::{InsertError, Options, ReleaseError, Stats};
+
+use segment::Segment;
+use skiplist::Insert;
+
+/// The memtable of one store (one column family).
+pub struct Memtable {
+    chunk_size: usize,
+    /// Lock order: taken before an arena chunk mutex (inserts copy cells under the read guard);
+    /// nothing else is taken while it is held.
+    state: RwLock<State>,
+}
+
+struct State {
+    active: Arc<Segment>,
+    /// Sealed segments not yet snapshotted, newest first.
+    pipeline: Vec<Arc<Segment>>,
+    pending: Option<FlushSnapshot>,
+    /// Active, pipeline, pending snapshot's segments: newest first.
+    view: Arc<[Arc<Segment>]>,
+    /// Next segment or snapshot id.
+    next_id: u64,
+}
+
+impl State {
+    fn rebuild_view(&mut self) {
+        let snapshot = self.pending.iter().flat_map(|p| p.segments().iter());
+        self.view = std::iter::once(&self.active)
+            .chain(&self.pipeline)
+            .chain(snapshot)
+            .cloned()
+            .collect();
+    }
+
+    fn take_id(&mut self) -> u64 {
+        self.next_id += 1;
+        self.next_id
+    }
+
+    /// Pushes a non-empty active segment onto the pipeline and starts a new one.
+    fn seal_active(&mut self, chunk_size: usize) {
+        if self.active.is_empty() {
+            return;
+        }
+        let fresh = Arc::new(Segment::new(self.take_id(), chunk_size));
+        let sealed = std::mem::replace(&mut self.active, fresh);
+        self.pipeline.insert(0, sealed);
+        self.rebuild_view();
+    }
+}
+
+impl Memtable {
+    /// An empty memtable; allocates no chunk until the first insert.
+    pub fn new(options: Options) -> Memtable {
+        let chunk_size = options.chunk_size.max(64);
+        let active = Arc::new(Segment::new(1, chunk_size));
+        let view = Arc::from([Arc::clone(&active)]);
+        Memtable {
+            chunk_size,
+            state: RwLock::new(State {
+                active,
+                pipeline: Vec::new(),
+                pending: None,
+                view,
+                next_id: 1,
+            }),
+        }
+    }
+
+    /// Adds a cell (its `seq` is the mutation's sequence id). Returns `false`, storing nothing,
+    /// when the active segment already holds the same key (sequence id included), as when
+    /// an edit is replayed twice.
+    ///
+    /// # Errors
+    /// [`InsertError::SeqTooLarge`] when `cell.seq > MAX_SEQ`.
+    pub fn insert(&self, cell: &CellRef<'_>) -> Result<bool, InsertError> {
+        if cell.seq > MAX_SEQ {
+            return Err(InsertError::SeqTooLarge { seq: cell.seq });
+        }
+        loop {
+            let full = {
+                let state = self.state.read();
+                match state.active.insert(cell) {
+                    Insert::Inserted { .. } => return Ok(true),
+                    Insert::Duplicate => return Ok(false),
+                    Insert::Full => state.active.id(),
+                }
+            };
+            // The active index ran out of node ids (2²⁶ cells): seal it, unless a racing
+            // writer already did.
+            let mut state = self.state.write();
+            if state.active.id() == full {
+                state.seal_active(self.chunk_size);
+            }
+        }
+    }
+
+    /// [`insert`](Memtable::insert) for an owned cell (its family is ignored).
+    ///
+    /// # Errors
+    /// As [`insert`](Memtable::insert).
+    pub fn insert_cell(&self, cell: &Cell) -> Result<bool, InsertError> {
+        self.insert(&CellRef::from_cell(cell))
+    }
+
+    /// Cell bytes plus index bytes over every segment (active, pipeline, pending snapshot):
+    /// what flush decisions compare with the flush size. Grows with inserts; drops on
+    /// [`release`](Memtable::release).
+    pub fn size_bytes(&self) -> u64 {
+        self.view().iter().map(|s| s.size_bytes()).sum()
+    }
+
+    /// Cells, bytes, chunks and segments over every segment.
+    pub fn stats(&self) -> Stats {
+        let mut stats = Stats::default();
+        for segment in self.view().iter() {
+            segment.add_to(&mut stats);
+        }
+        stats
+    }
+
+    /// True when no segment holds a cell.
+    pub fn is_empty(&self) -> bool {
+        self.view().iter().all(|s| s.is_empty())
+    }
+
+    /// A cursor over every cell with sequence id ≤ `read_point`, unpositioned.
+    pub fn iter(&self, read_point: u64) -> Iter {
+        Iter::new(&self.view(), read_point)
+    }
+
+    /// In-memory flush: makes the active segment immutable and pushes it onto the pipeline
+    /// (nothing if it is empty). New inserts go to a fresh active segment.
+    pub fn seal_active(&self) {
+        self.state.write().seal_active(self.chunk_size);
+    }
+
+    /// Takes the flush snapshot: seals the active segment and hands over the whole pipeline.
+    /// Inserts continue into a fresh active segment meanwhile; readers keep seeing the
+    /// snapshot until [`release`](Memtable::release).
+    ///
+    /// While a snapshot is pending (its flush failed or is running), returns that same
+    /// snapshot again, so a retried flush writes the same cells. Returns an empty snapshot
+    /// (id 0, nothing pending) when there is nothing to flush.
+    pub fn snapshot(&self) -> FlushSnapshot {
+        let mut state = self.state.write();
+        if let Some(pending) = &state.pending {
+            return pending.clone();
+        }
+        state.seal_active(self.chunk_size);
+        if state.pipeline.is_empty() {
+            return FlushSnapshot::new(0, Arc::from([]));
+        }
+        let segments = std::mem::take(&mut state.pipeline).into();
+        let snapshot = FlushSnapshot::new(state.take_id(), segments);
+        state.pending = Some(snapshot.clone());
+        state.rebuild_view();
+        snapshot
+    }
+
+    /// Drops the pending snapshot once its store file is installed: readers stop seeing it
+    /// and its memory is freed when the last iterator over it is dropped.
+    ///
+    /// # Errors
+    /// [`ReleaseError::NotPending`] when `snapshot` is not the pending one (releasing an
+    /// empty snapshot always succeeds).
+    pub fn release(&self, snapshot: FlushSnapshot) -> Result<(), ReleaseError> {
+        if snapshot.id() == 0 {
+            return Ok(());
+        }
+        let mut state = self.state.write();
+        match &state.pending {
+            Some(p) if p.id() == snapshot.id() => {
+                state.pending = None;
+                state.rebuild_view();
+                Ok(())
+            }
+            _ => Err(ReleaseError::NotPending { id: snapshot.id() }),
+        }
+    }
+
+    fn view(&self) -> Arc<[Arc<Segment>]> {
+        Arc::clone(&self.state.read().view)
+    }
+}
+
+impl Default for Memtable {
+    fn default() -> Memtable {
+        Memtable::new(Options::default())
+    }
+}

@@ -1,0 +1,239 @@
+//! A cell as a segment keeps it: its bytes in an arena chunk, its order fields in the node.
+//!
+//! Chunk layout of one cell: `varint(row_len) varint(qualifier_len) row qualifier value`
+//! (LEB128; one byte each for lengths below 128). The value length is what remains.
+//!
+//! The type code and the sequence id share one `u64` *tag*, `code << 56 | seq` (RocksDB packs
+//! its internal keys the same way): store order wants type descending then sequence id
+//! descending, which is exactly the tag descending. So sequence ids are limited to 56 bits.
+
+use std::cmp::Ordering;
+
+use bytes::{BufMut, Bytes, BytesMut};
+use strata_model::cell::{compare_bytes, CellKey, CellType, Timestamp};
+use strata_sstable::CellRef;
+
+/// The largest sequence id a memtable stores (2⁵⁶ − 2): the tag's top byte is the type code.
+pub const MAX_SEQ: u64 = SEQ_MASK - 1;
+
+/// The 56 sequence-id bits of a tag. A probe's sequence id is clamped to it, one above any
+/// stored id, so the clamp never changes how a probe compares with a stored key.
+const SEQ_MASK: u64 = (1 << 56) - 1;
+
+/// Packs a type and a sequence id into a tag (sequence ids above 56 bits are clamped).
+#[inline]
+pub(crate) fn tag(cell_type: CellType, seq: u64) -> u64 {
+    (u64::from(cell_type.code()) << 56) | seq.min(SEQ_MASK)
+}
+
+/// The type of a tag. Stored tags are made by [`tag`] from a real [`CellType`].
+#[inline]
+fn tag_type(tag: u64) -> CellType {
+    // The top byte always fits; an unknown code cannot be stored, Put is a placeholder.
+    CellType::from_code((tag >> 56) as u8).unwrap_or(CellType::Put)
+}
+
+/// The key of a skiplist node: the cell's bytes (shared with an arena chunk), timestamp and tag.
+#[derive(Clone, Debug)]
+pub(crate) struct Key {
+    data: Bytes,
+    timestamp: Timestamp,
+    tag: u64,
+}
+
+/// A search key: a cell key's parts, borrowed, with the type and sequence id as a tag.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Probe<'a> {
+    row: &'a [u8],
+    qualifier: &'a [u8],
+    timestamp: Timestamp,
+    tag: u64,
+}
+
+impl<'a> Probe<'a> {
+    /// The probe for a cell key.
+    pub(crate) fn of_key(key: &'a CellKey) -> Probe<'a> {
+        Probe {
+            row: &key.row,
+            qualifier: &key.qualifier,
+            timestamp: key.timestamp,
+            tag: tag(key.cell_type, key.seq),
+        }
+    }
+
+    /// The probe for a borrowed cell.
+    pub(crate) fn of_cell(cell: &CellRef<'a>) -> Probe<'a> {
+        Probe {
+            row: cell.row,
+            qualifier: cell.qualifier,
+            timestamp: cell.timestamp,
+            tag: tag(cell.cell_type, cell.seq),
+        }
+    }
+}
+
+impl Key {
+    /// Bytes the chunk layout takes for `cell` (lengths header included).
+    pub(crate) fn encoded_len(cell: &CellRef<'_>) -> usize {
+        varint_len(cell.row.len())
+            + varint_len(cell.qualifier.len())
+            + cell.row.len()
+            + cell.qualifier.len()
+            + cell.value.len()
+    }
+
+    /// Appends `cell`'s chunk layout to `out`.
+    pub(crate) fn encode(cell: &CellRef<'_>, out: &mut BytesMut) {
+        put_varint(out, cell.row.len());
+        put_varint(out, cell.qualifier.len());
+        out.put_slice(cell.row);
+        out.put_slice(cell.qualifier);
+        out.put_slice(cell.value);
+    }
+
+    /// The key of `cell`, whose chunk layout is `data`.
+    pub(crate) fn new(data: Bytes, cell: &CellRef<'_>) -> Key {
+        Key {
+            data,
+            timestamp: cell.timestamp,
+            tag: tag(cell.cell_type, cell.seq),
+        }
+    }
+
+    /// Row, qualifier and value.
+    #[inline]
+    fn split(&self) -> (&[u8], &[u8], &[u8]) {
+        let data: &[u8] = &self.data;
+        let (row_len, a) = get_varint(data);
+        let (qualifier_len, b) = get_varint(data.get(a..).unwrap_or_default());
+        let rest = data.get(a + b..).unwrap_or_default();
+        let (row, rest) = rest.split_at(row_len.min(rest.len()));
+        let (qualifier, value) = rest.split_at(qualifier_len.min(rest.len()));
+        (row, qualifier, value)
+    }
+
+    /// The sequence id.
+    #[inline]
+    pub(crate) fn seq(&self) -> u64 {
+        self.tag & SEQ_MASK
+    }
+
+    /// This key as a probe, to search for it or its neighbours.
+    #[inline]
+    pub(crate) fn probe(&self) -> Probe<'_> {
+        let (row, qualifier, _) = self.split();
+        Probe {
+            row,
+            qualifier,
+            timestamp: self.timestamp,
+            tag: self.tag,
+        }
+    }
+
+    /// The cell, borrowed from the chunk.
+    #[inline]
+    pub(crate) fn cell(&self) -> CellRef<'_> {
+        let (row, qualifier, value) = self.split();
+        CellRef {
+            row,
+            qualifier,
+            timestamp: self.timestamp,
+            cell_type: tag_type(self.tag),
+            seq: self.seq(),
+            value,
+        }
+    }
+
+    /// Compares this key with `probe` in store order.
+    #[inline]
+    pub(crate) fn cmp_probe(&self, probe: &Probe<'_>) -> Ordering {
+        let (row, qualifier, _) = self.split();
+        compare_bytes(row, probe.row)
+            .then_with(|| compare_bytes(qualifier, probe.qualifier))
+            .then_with(|| probe.timestamp.cmp(&self.timestamp))
+            .then_with(|| probe.tag.cmp(&self.tag))
+    }
+}
+
+fn varint_len(mut v: usize) -> usize {
+    let mut n = 1;
+    while v >= 0x80 {
+        v >>= 7;
+        n += 1;
+    }
+    n
+}
+
+fn put_varint(out: &mut BytesMut, mut v: usize) {
+    while v >= 0x80 {
+        out.put_u8((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.put_u8(v as u8);
+}
+
+/// Decodes a varint written by [`put_varint`]: (value, bytes read).
+#[inline]
+fn get_varint(data: &[u8]) -> (usize, usize) {
+    match data.first() {
+        Some(&b) if b < 0x80 => (usize::from(b), 1),
+        _ => {
+            let mut v = 0usize;
+            for (i, &b) in data.iter().enumerate().take(10) {
+                v |= usize::from(b & 0x7f) << (7 * i);
+                if b < 0x80 {
+                    return (v, i + 1);
+                }
+            }
+            (v, data.len())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cell<'a>(row: &'a [u8], q: &'a [u8], v: &'a [u8], t: CellType, seq: u64) -> CellRef<'a> {
+        CellRef {
+            row,
+            qualifier: q,
+            timestamp: 7,
+            cell_type: t,
+            seq,
+            value: v,
+        }
+    }
+
+    #[test]
+    fn layout_round_trips_short_and_long_lengths() {
+        let long = vec![b'x'; 300];
+        for (row, q, v) in [
+            (&b"r"[..], &b"q"[..], &b"v"[..]),
+            (&b""[..], &b""[..], &b""[..]),
+            (&long[..], &long[..20], &long[..]),
+        ] {
+            let c = cell(row, q, v, CellType::DeleteColumn, MAX_SEQ);
+            let mut out = BytesMut::new();
+            Key::encode(&c, &mut out);
+            assert_eq!(out.len(), Key::encoded_len(&c));
+            let key = Key::new(out.freeze(), &c);
+            assert_eq!(key.cell(), c);
+            assert_eq!(key.cmp_probe(&Probe::of_cell(&c)), Ordering::Equal);
+        }
+    }
+
+    #[test]
+    fn tags_sort_like_type_then_seq() {
+        let a = tag(CellType::Delete, 1);
+        assert!(tag(CellType::DeleteFamily, 0) > a);
+        assert!(tag(CellType::Delete, 2) > a);
+        assert!(tag(CellType::Put, MAX_SEQ) < a);
+        assert_eq!(
+            tag_type(tag(CellType::DeleteFamilyVersion, 9)),
+            CellType::DeleteFamilyVersion
+        );
+        // A probe with the largest u64 sorts before every stored key of its type.
+        assert!(tag(CellType::Put, u64::MAX) > tag(CellType::Put, MAX_SEQ));
+    }
+}

@@ -1,0 +1,260 @@
+//! A lock-free, insert-only skiplist of cell keys, its nodes in slabs addressed by `u32` ids.
+//!
+//! A node is 64 bytes: the key (`Bytes` into an arena chunk, timestamp, tag) in a `OnceLock`,
+//! the level-0 link, and the index of its upper links in a separate tower slab. Heights follow
+//! p = 1/4 (one upper link per three nodes on average), drawn from a hash of the node id so runs
+//! are reproducible. Ids instead of pointers keep links at 4 bytes and let cursors hold a
+//! position without borrowing the list.
+//!
+//! # Thread safety
+//! Any number of threads may insert and read at once; nothing blocks except the one-time
+//! creation of a slab. A node's key and upper-link index are written before the node is
+//! published by a `Release` compare-exchange on its predecessor's link; readers follow links
+//! with `Acquire` loads.
+//!
+//! # Invariants
+//! - Level 0 is strictly increasing in store order; nodes are never removed or moved.
+//! - A node reachable at level `l` is reachable at every level below `l`.
+//! - Two nodes never hold the same key: the level-0 link is set only if its predecessor still
+//!   points at the successor the search found, and the search stops on an equal key.
+
+use std::cmp::Ordering::{Equal, Greater, Less};
+use std::sync::atomic::Ordering::Release;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Acquire, Ordering::Relaxed};
+use std::sync::OnceLock;
+
+use super::key::{Key, Probe};
+use super::slab::Slabs;
+
+/// No node: the end of a level.
+pub(crate) const NIL: u32 = u32::MAX;
+/// The head sentinel, before every node.
+pub(crate) const HEAD: u32 = u32::MAX - 1;
+/// Levels; 4¹³ is far above the node capacity.
+const MAX_HEIGHT: usize = 13;
+/// 4096 nodes (256 KiB) a slab, 16384 slabs: 2²⁶ nodes at most.
+const NODE_SLAB_BITS: u32 = 12;
+const NODE_DIR_BITS: u32 = 14;
+/// 16384 links (64 KiB) a tower slab.
+const TOWER_SLAB_BITS: u32 = 14;
+const TOWER_DIR_BITS: u32 = 15;
+
+/// One cell's entry.
+#[derive(Default)]
+pub(crate) struct Node {
+    key: OnceLock<Key>,
+    next: AtomicU32,
+    /// Where links for levels 1.. start in the tower slabs (unused at height 1).
+    tower: AtomicU32,
+}
+
+/// Bytes a node takes in its slab.
+pub(crate) const NODE_BYTES: usize = size_of::<Node>();
+/// Bytes an upper link takes in the tower slabs.
+pub(crate) const LINK_BYTES: usize = size_of::<AtomicU32>();
+
+/// What an insert did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Insert {
+    /// Linked, with this many upper links.
+    Inserted { upper_links: u32 },
+    /// A node with the same key (sequence id included) was already there.
+    Duplicate,
+    /// No node id left; nothing was stored.
+    Full,
+}
+
+/// The skiplist.
+pub(crate) struct SkipList {
+    head: [AtomicU32; MAX_HEIGHT],
+    nodes: Slabs<Node>,
+    towers: Slabs<AtomicU32>,
+    next_node: AtomicU64,
+    next_tower: AtomicU64,
+}
+
+impl SkipList {
+    /// An empty list; allocates nothing until the first insert.
+    pub(crate) fn new() -> SkipList {
+        SkipList {
+            head: std::array::from_fn(|_| AtomicU32::new(NIL)),
+            nodes: Slabs::new(NODE_SLAB_BITS, NODE_DIR_BITS),
+            towers: Slabs::new(TOWER_SLAB_BITS, TOWER_DIR_BITS),
+            next_node: AtomicU64::new(0),
+            next_tower: AtomicU64::new(0),
+        }
+    }
+
+    /// Inserts the key `make_key` builds (called at most once, only if the key is new).
+    pub(crate) fn insert(&self, probe: &Probe<'_>, make_key: impl FnOnce() -> Key) -> Insert {
+        let mut preds = [HEAD; MAX_HEIGHT];
+        let mut succs = [NIL; MAX_HEIGHT];
+        if self.find_splice(probe, 0, &mut preds, &mut succs) {
+            return Insert::Duplicate;
+        }
+        let id = self.next_node.fetch_add(1, Relaxed);
+        let Some(node) = self.nodes.get_or_create(id) else {
+            return Insert::Full;
+        };
+        let id = id as u32; // below the capacity, 2²⁶
+        let mut height = height(id);
+        match self.alloc_tower(height - 1) {
+            Some(start) => node.tower.store(start, Relaxed),
+            None => height = 1,
+        }
+        // A fresh slot: this is its only `set`.
+        let _ = node.key.set(make_key());
+        'levels: for level in 0..height {
+            loop {
+                let (Some(own), Some(pred)) =
+                    (self.link(id, level), self.link(preds[level], level))
+                else {
+                    // Unreachable by construction; the node stays linked below `level`.
+                    break 'levels;
+                };
+                own.store(succs[level], Relaxed);
+                if pred
+                    .compare_exchange(succs[level], id, Release, Relaxed)
+                    .is_ok()
+                {
+                    break;
+                }
+                // Someone linked a node in between: search this level again. Above level 0
+                // an equal key is impossible (the node is not linked there yet).
+                if self.find_splice(probe, level, &mut preds, &mut succs) {
+                    if level == 0 {
+                        return Insert::Duplicate; // lost a race with the same key
+                    }
+                    break 'levels;
+                }
+            }
+        }
+        // Upper links reserved, whether or not every level got linked.
+        Insert::Inserted {
+            upper_links: height as u32 - 1,
+        }
+    }
+
+    /// Fills `preds[l]`/`succs[l]` for levels `l ≥ bottom` with the nodes around `probe`;
+    /// true (and stops) if a node at those levels has exactly the probe's key.
+    fn find_splice(
+        &self,
+        probe: &Probe<'_>,
+        bottom: usize,
+        preds: &mut [u32; MAX_HEIGHT],
+        succs: &mut [u32; MAX_HEIGHT],
+    ) -> bool {
+        let mut pred = HEAD;
+        for level in (bottom..MAX_HEIGHT).rev() {
+            let mut next = self.next(pred, level);
+            while let Some(key) = self.key(next) {
+                match key.cmp_probe(probe) {
+                    Less => {
+                        pred = next;
+                        next = self.next(pred, level);
+                    }
+                    Equal => return true,
+                    Greater => break,
+                }
+            }
+            preds[level] = pred;
+            succs[level] = next;
+        }
+        false
+    }
+
+    /// Reserves `links` contiguous tower links within one slab; `Some(0)` for none.
+    fn alloc_tower(&self, links: usize) -> Option<u32> {
+        if links == 0 {
+            return Some(0);
+        }
+        let (links, slab) = (links as u64, self.towers.slab_len());
+        let mut cur = self.next_tower.load(Relaxed);
+        let start = loop {
+            let start = if cur % slab + links > slab {
+                cur.next_multiple_of(slab)
+            } else {
+                cur
+            };
+            if start + links > self.towers.capacity() {
+                return None;
+            }
+            match self
+                .next_tower
+                .compare_exchange_weak(cur, start + links, Relaxed, Relaxed)
+            {
+                Ok(_) => break start,
+                Err(now) => cur = now,
+            }
+        };
+        self.towers.get_or_create(start)?;
+        Some(start as u32)
+    }
+
+    /// The link of node `id` (or the head) at `level`.
+    #[inline]
+    fn link(&self, id: u32, level: usize) -> Option<&AtomicU32> {
+        if id == HEAD {
+            return self.head.get(level);
+        }
+        let node = self.nodes.get(id)?;
+        match level {
+            0 => Some(&node.next),
+            _ => self.towers.get(node.tower.load(Relaxed) + level as u32 - 1),
+        }
+    }
+
+    /// The node after `id` (or the head) at `level`, or [`NIL`].
+    #[inline]
+    fn next(&self, id: u32, level: usize) -> u32 {
+        self.link(id, level).map_or(NIL, |l| l.load(Acquire))
+    }
+
+    /// The node after `id` (or the head) in order, or [`NIL`].
+    #[inline]
+    pub(crate) fn successor(&self, id: u32) -> u32 {
+        self.next(id, 0)
+    }
+
+    /// The key of node `id`; `None` for [`NIL`] and [`HEAD`].
+    #[inline]
+    pub(crate) fn key(&self, id: u32) -> Option<&Key> {
+        self.nodes.get(id)?.key.get()
+    }
+
+    /// The last node whose key satisfies `before`, or [`HEAD`] if none does.
+    ///
+    /// Requires: `before` holds for a prefix of the list (for example "key < k").
+    pub(crate) fn last_where(&self, before: impl Fn(&Key) -> bool) -> u32 {
+        let mut pred = HEAD;
+        for level in (0..MAX_HEIGHT).rev() {
+            loop {
+                let next = self.next(pred, level);
+                match self.key(next) {
+                    Some(key) if before(key) => pred = next,
+                    _ => break,
+                }
+            }
+        }
+        pred
+    }
+
+    /// Bytes reserved for nodes and links (whole slabs).
+    pub(crate) fn reserved_bytes(&self) -> u64 {
+        self.nodes.reserved_bytes() + self.towers.reserved_bytes()
+    }
+}
+
+/// A node's height: 1 + one level per two trailing zero bits of a hash of its id (p = 1/4).
+fn height(id: u32) -> usize {
+    // SplitMix64 finaliser.
+    let mut z = u64::from(id).wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    (z.trailing_zeros() as usize / 2 + 1).min(MAX_HEIGHT)
+}
+
+#[cfg(test)]
+#[path = "skiplist_test.rs"]
+mod skiplist_test;

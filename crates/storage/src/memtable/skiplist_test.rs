@@ -1,0 +1,109 @@
+use std::sync::Arc;
+
+use bytes::BytesMut;
+use strata_model::cell::CellType;
+use strata_sstable::CellRef;
+
+use super::*;
+
+fn cell(row: &[u8], seq: u64) -> CellRef<'_> {
+    CellRef {
+        row,
+        qualifier: b"q",
+        timestamp: 1,
+        cell_type: CellType::Put,
+        seq,
+        value: b"v",
+    }
+}
+
+fn insert(list: &SkipList, c: &CellRef<'_>) -> Insert {
+    list.insert(&Probe::of_cell(c), || {
+        let mut out = BytesMut::new();
+        Key::encode(c, &mut out);
+        Key::new(out.freeze(), c)
+    })
+}
+
+fn rows(list: &SkipList) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut id = list.successor(HEAD);
+    while let Some(key) = list.key(id) {
+        out.push(key.cell().row.to_vec());
+        id = list.successor(id);
+    }
+    out
+}
+
+#[test]
+fn level_zero_is_sorted_and_duplicates_are_refused() {
+    let list = SkipList::new();
+    let mut expect = Vec::new();
+    for i in 0..5000u32 {
+        let row = (i.wrapping_mul(2_654_435_761) % 10_007).to_be_bytes();
+        let first = !expect.contains(&row.to_vec());
+        let r = insert(&list, &cell(&row, 1));
+        assert_eq!(r == Insert::Duplicate, !first);
+        if first {
+            expect.push(row.to_vec());
+        }
+    }
+    expect.sort();
+    assert_eq!(rows(&list), expect);
+    // Same key with another sequence id is another cell.
+    assert!(matches!(
+        insert(&list, &cell(&expect[0], 2)),
+        Insert::Inserted { .. }
+    ));
+}
+
+#[test]
+fn last_where_finds_predecessors() {
+    let list = SkipList::new();
+    assert_eq!(list.last_where(|_| true), HEAD);
+    for i in (0..100u8).step_by(2) {
+        insert(&list, &cell(&[i], 0));
+    }
+    let below = |row: u8| {
+        let id = list.last_where(|k| k.cell().row < &[row][..]);
+        list.key(id).map(|k| k.cell().row[0])
+    };
+    assert_eq!(below(0), None);
+    assert_eq!(below(1), Some(0));
+    assert_eq!(below(51), Some(50));
+    assert_eq!(below(200), Some(98));
+}
+
+#[test]
+fn about_one_upper_link_per_three_nodes() {
+    let links: usize = (0..30_000u32).map(|id| height(id) - 1).sum();
+    let per_node = links as f64 / 30_000.0;
+    assert!((0.28..0.39).contains(&per_node), "{per_node}");
+}
+
+#[test]
+fn concurrent_inserts_all_land_in_order() {
+    let list = Arc::new(SkipList::new());
+    let threads: Vec<_> = (0..4u32)
+        .map(|t| {
+            let list = Arc::clone(&list);
+            std::thread::spawn(move || {
+                for i in 0..3000u32 {
+                    let row = (i * 4 + t).to_be_bytes();
+                    assert!(matches!(
+                        insert(&list, &cell(&row, 0)),
+                        Insert::Inserted { .. }
+                    ));
+                    // Every thread also races on a shared key.
+                    insert(&list, &cell(b"shared", u64::from(i % 7)));
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().expect("writer");
+    }
+    let got = rows(&list);
+    assert_eq!(got.len(), 12_000 + 7);
+    assert!(got.windows(2).all(|w| w[0] <= w[1]));
+}
