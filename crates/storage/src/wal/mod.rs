@@ -1,1 +1,46 @@
-//! Placeholder: being written.
+//! The write-ahead log shared by all regions of a process (DESIGN §3, §9; RFC 0002).
+//!
+//! A region logs each row mutation as one [`Entry`] (region id, sequence id, cells) with
+//! [`Wal::append`] before inserting it into its memtables; after a crash, [`Wal::replay`]
+//! gives back every entry not yet flushed to store files. Durability is chosen per append:
+//! `SKIP_WAL`, `ASYNC_WAL`, `SYNC_WAL` (the default) or `FSYNC_WAL`.
+//!
+//! ```text
+//!   region threads ──append──▶ group commit ──one write (+ one fdatasync)──▶ active segment
+//!                                   ▲                                          │ ≥ segment_size
+//!   wal-flusher (ASYNC_WAL) ────────┘                                          ▼
+//!   mark_flushed / forget_region ──▶ segment set ──▶ delete obsolete    closed segments
+//! ```
+//!
+//! Module map:
+//! - `log`: [`Wal`] (append, sync, flush marks, stats, close); `open`: recovery on open;
+//!   [`Replay`]: entries for recovery.
+//! - `group_commit`: leader/follower batching; `writer`: the active segment (write, sync,
+//!   roll, rewind after a failure); `segments`: which segments may be deleted.
+//! - `entry`: the payload of a record; `record`: framing of segments and records;
+//!   [`SegmentReader`]: reads one segment, telling a torn tail from corruption.
+//! - [`FileSystem`] / [`SegmentFile`]: the seam for writes (tests inject `ENOSPC` here).
+//! - [`Error`] / [`ErrorKind`], [`WalOptions`], [`WalStats`].
+
+mod entry;
+mod error;
+mod fs;
+mod group_commit;
+mod log;
+mod open;
+mod options;
+mod reader;
+mod record;
+mod replay;
+mod segments;
+mod stats;
+mod writer;
+
+pub use entry::Entry;
+pub use error::{Error, ErrorKind, Result};
+pub use fs::{FileSystem, LocalFileSystem, SegmentFile};
+pub use log::Wal;
+pub use options::WalOptions;
+pub use reader::{ReadOptions, SegmentReader};
+pub use replay::Replay;
+pub use stats::WalStats;

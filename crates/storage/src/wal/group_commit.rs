@@ -1,0 +1,218 @@
+//! Group commit: appenders queue their framed records; one of them, the *leader*, takes the
+//! whole queue as a batch and writes it with one append and at most one sync while the others
+//! (followers) wait on a condition variable and new appenders fill the next batch.
+//!
+//! ```text
+//!  appender ─▶ queue.buf (batch n+1 filling) ─┐
+//!  appender ─▶                                 ├─ leader takes it ─▶ Writer::write ─▶ done_through = n+1
+//!  flusher (ASYNC_WAL, after the interval) ───┘                          notify_all ─▶ followers return
+//! ```
+//!
+//! Invariants:
+//! - At most one leader at a time (`Queue::leading`); batches are written in id order, so
+//!   `done_through` says which batches are finished.
+//! - A caller waiting on batch `b` that finds `done_through < b` and no leader is in batch
+//!   `b == open_batch`, and leads it: every queued record is written by its own batch.
+//! - A failed batch's error is kept in `failures` until each of its waiters took a copy.
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use parking_lot::MutexGuard;
+
+use super::error::{Error, Result};
+use super::log::Shared;
+use super::stats::Counters;
+use super::writer::Batch;
+
+/// Buffers larger than this are not kept for reuse after a burst.
+const MAX_SPARE_CAPACITY: usize = 4 << 20;
+
+/// What an appender needs before it returns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Need {
+    /// Nothing: the flusher or the next writer writes the records (`ASYNC_WAL`).
+    Buffered,
+    /// The records reached the OS (`SYNC_WAL`).
+    Written,
+    /// The records are fsync'd (`FSYNC_WAL`).
+    Synced,
+}
+
+/// The batch being filled and the state of the one being written. Guarded by
+/// `Shared::queue`.
+#[derive(Debug, Default)]
+pub(crate) struct Queue {
+    /// The open batch: framed records, their (region, seq), their count.
+    buf: Vec<u8>,
+    regions: Vec<(u64, u64)>,
+    entries: u64,
+    sync: bool,
+    waiters: usize,
+    /// Id of the open batch (the first is 1).
+    open_batch: u64,
+    /// Every batch with an id up to this one is finished.
+    done_through: u64,
+    /// A leader is writing a batch.
+    leading: bool,
+    /// Failed batch id → (its error, waiters yet to take it).
+    failures: HashMap<u64, (Error, usize)>,
+    /// When the oldest `ASYNC_WAL` record of the open batch was queued.
+    pub oldest_async: Option<Instant>,
+    /// No more appends are accepted.
+    pub closed: bool,
+    /// The flusher thread should exit.
+    pub shutdown: bool,
+    /// An emptied buffer kept to be the next `buf`.
+    spare: Vec<u8>,
+}
+
+impl Queue {
+    /// An empty queue whose first batch is 1.
+    pub fn new() -> Queue {
+        Queue {
+            open_batch: 1,
+            ..Queue::default()
+        }
+    }
+
+    fn take_batch(&mut self) -> Batch {
+        let buf = std::mem::replace(&mut self.buf, std::mem::take(&mut self.spare));
+        let batch = Batch {
+            id: self.open_batch,
+            buf,
+            regions: std::mem::take(&mut self.regions),
+            entries: std::mem::take(&mut self.entries),
+            sync: std::mem::take(&mut self.sync),
+            waiters: std::mem::take(&mut self.waiters),
+        };
+        self.open_batch += 1;
+        self.oldest_async = None;
+        self.leading = true;
+        batch
+    }
+}
+
+impl Shared {
+    /// Queues framed `records` holding `regions.len()` entries and returns once `need` is met.
+    ///
+    /// # Errors
+    /// [`Error::Closed`] after close; the batch's error if the batch holding the records
+    /// failed (the records are then not in the log).
+    pub(crate) fn submit(&self, records: &[u8], regions: &[(u64, u64)], need: Need) -> Result<()> {
+        let mut q = self.queue.lock();
+        if q.closed {
+            return Err(Error::Closed);
+        }
+        q.buf.extend_from_slice(records);
+        q.regions.extend_from_slice(regions);
+        q.entries += regions.len() as u64;
+        match need {
+            Need::Buffered if q.buf.len() < self.options.async_buffer_limit => {
+                if q.oldest_async.is_none() {
+                    q.oldest_async = Some(Instant::now());
+                    self.flusher_wake.notify_one();
+                }
+                return Ok(());
+            }
+            Need::Synced => q.sync = true,
+            Need::Buffered | Need::Written => {}
+        }
+        self.wait_open_batch(&mut q)
+    }
+
+    /// Writes everything queued so far, fsync'd if `sync`, and waits for it.
+    ///
+    /// # Errors
+    /// The error of the batch that carried the queued records.
+    pub(crate) fn flush(&self, q: &mut MutexGuard<'_, Queue>, sync: bool) -> Result<()> {
+        q.sync |= sync;
+        self.wait_open_batch(q)
+    }
+
+    /// The flusher thread: writes `ASYNC_WAL` records once the oldest has waited the flush
+    /// interval, until shutdown.
+    pub(crate) fn run_flusher(&self) {
+        let mut q = self.queue.lock();
+        while !q.shutdown {
+            match q.oldest_async {
+                None => self.flusher_wake.wait(&mut q),
+                Some(since) => {
+                    let due = since + self.options.async_flush_interval;
+                    if Instant::now() < due {
+                        self.flusher_wake.wait_until(&mut q, due);
+                    } else {
+                        // Failures are counted in the stats; nobody waits for async records.
+                        let _ = self.flush(&mut q, false);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Registers as a waiter of the open batch and waits until it is finished, leading it if
+    /// no one else writes.
+    fn wait_open_batch(&self, q: &mut MutexGuard<'_, Queue>) -> Result<()> {
+        q.waiters += 1;
+        let batch = q.open_batch;
+        loop {
+            if q.done_through >= batch {
+                return take_result(q, batch);
+            }
+            if !q.leading {
+                return self.lead(q);
+            }
+            self.batch_done.wait(q);
+        }
+    }
+
+    /// Takes the open batch, writes it with the queue unlocked, publishes the outcome.
+    fn lead(&self, q: &mut MutexGuard<'_, Queue>) -> Result<()> {
+        let mut batch = q.take_batch();
+        let outcome = MutexGuard::unlocked(q, || {
+            self.writer
+                .lock()
+                .write(&batch, &self.segments, &self.counters)
+        });
+        q.leading = false;
+        q.done_through = batch.id;
+        if batch.buf.capacity() <= MAX_SPARE_CAPACITY {
+            batch.buf.clear();
+            q.spare = std::mem::take(&mut batch.buf);
+        }
+        let result = match outcome {
+            Ok(rolled) => {
+                if rolled {
+                    self.batch_done.notify_all();
+                    // Deleting files is not the followers' business: they are released first.
+                    // A failure leaves the segment for the next attempt.
+                    let _ = MutexGuard::unlocked(q, || self.delete_obsolete());
+                }
+                Ok(())
+            }
+            Err(e) => {
+                Counters::add(&self.counters.failed_batches, 1);
+                Counters::add(&self.counters.failed_entries, batch.entries);
+                if batch.waiters > 1 {
+                    q.failures.insert(batch.id, (e.clone(), batch.waiters - 1));
+                }
+                Err(e)
+            }
+        };
+        self.batch_done.notify_all();
+        result
+    }
+}
+
+/// A follower's outcome for finished batch `batch`.
+fn take_result(q: &mut Queue, batch: u64) -> Result<()> {
+    let Some((error, left)) = q.failures.get_mut(&batch) else {
+        return Ok(());
+    };
+    let error = error.clone();
+    *left -= 1;
+    if *left == 0 {
+        q.failures.remove(&batch);
+    }
+    Err(error)
+}

@@ -1,0 +1,238 @@
+//! [`Wal`]: the write-ahead log of a process, shared by all its regions.
+//!
+//! Thread safety: `Wal` is `Send + Sync`; share it (`Arc<Wal>`) across every region and
+//! writer thread. Appends from many threads are group-committed (`group_commit`). One
+//! background thread writes `ASYNC_WAL` records; it stops on [`Wal::close`] or drop.
+//!
+//! Lock order: `queue` → `writer` → `segments`. The group-commit leader releases `queue`
+//! before it takes `writer`, so appenders keep queueing while a batch is written; nothing
+//! takes `queue` or `writer` while holding `segments`.
+//!
+//! Invariants:
+//! - Entries appear in the log in the order their appends were queued; one entry is one
+//!   record, written whole or (after a failure, or torn by a crash) not at all on replay.
+//! - An acknowledged `SYNC_WAL` entry has reached the OS; an acknowledged `FSYNC_WAL` entry,
+//!   and every entry before it, is on stable storage.
+//! - A segment file is deleted only when it is not active and every region with entries in
+//!   it has flushed (or been forgotten) past its largest sequence id there.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use parking_lot::{Condvar, Mutex};
+use strata_model::schema::Durability;
+
+use super::entry::{self, Entry};
+use super::error::{Error, Result};
+use super::fs::FileSystem;
+use super::group_commit::{Need, Queue};
+use super::options::WalOptions;
+use super::record;
+use super::replay::Replay;
+use super::segments::SegmentSet;
+use super::stats::{Counters, WalStats};
+use super::writer::Writer;
+
+/// The write-ahead log: a directory of segment files `NNNNNNNNNNNNNNNNNNNN.wal`.
+///
+/// See the module documentation for thread safety and invariants.
+pub struct Wal {
+    pub(crate) shared: Arc<Shared>,
+    /// Segments found on open, oldest first: what [`Wal::replay`] reads.
+    pub(crate) recovered: Vec<(u64, PathBuf)>,
+    flusher: Mutex<Option<JoinHandle<()>>>,
+}
+
+/// State shared by the WAL's callers and its flusher thread.
+pub(crate) struct Shared {
+    pub options: WalOptions,
+    pub dir: PathBuf,
+    pub fs: Arc<dyn FileSystem>,
+    /// The batch being filled. Taken first (lock order).
+    pub queue: Mutex<Queue>,
+    /// Signalled when a batch is finished.
+    pub batch_done: Condvar,
+    /// Wakes the flusher: `ASYNC_WAL` records queued, or shutdown.
+    pub flusher_wake: Condvar,
+    /// The active segment. Held only by the group-commit leader while it writes.
+    pub writer: Mutex<Writer>,
+    /// Live segments and flushed sequence ids. Taken last.
+    pub segments: Mutex<SegmentSet>,
+    pub counters: Counters,
+}
+
+impl Wal {
+    pub(crate) fn from_parts(shared: Arc<Shared>, recovered: Vec<(u64, PathBuf)>) -> Result<Wal> {
+        let flusher_shared = Arc::clone(&shared);
+        let flusher = std::thread::Builder::new()
+            .name("wal-flusher".into())
+            .spawn(move || flusher_shared.run_flusher())
+            .map_err(|e| Error::io("create", Path::new("wal-flusher thread"), e))?;
+        Ok(Wal {
+            shared,
+            recovered,
+            flusher: Mutex::new(Some(flusher)),
+        })
+    }
+
+    /// Logs one row mutation with `durability` (`USE_DEFAULT` means `SYNC_WAL`). Returns when
+    /// the durability is met: at once for `SKIP_WAL` (nothing written) and `ASYNC_WAL`
+    /// (written within `async_flush_interval`), after the OS has the bytes for `SYNC_WAL`,
+    /// after `fdatasync` for `FSYNC_WAL`.
+    ///
+    /// Requires: `entry.seq` is the sequence id the region assigned; it is stored as given.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for an entry over 1 GiB encoded; [`Error::Closed`] after
+    /// close; [`Error::Io`] when the write or sync of the batch holding the entry failed (for
+    /// example a full disk): the entry is then not in the log, and later appends work again
+    /// once the cause is gone.
+    pub fn append(&self, entry: &Entry, durability: Durability) -> Result<()> {
+        self.append_batch(std::slice::from_ref(entry), durability)
+    }
+
+    /// Logs several row mutations (each its own atomic entry) with one wait: what a
+    /// multi-row batch needs. Entries of one call are contiguous in the log.
+    ///
+    /// # Errors
+    /// As [`append`](Self::append); on error none of the entries are in the log.
+    pub fn append_batch(&self, entries: &[Entry], durability: Durability) -> Result<()> {
+        let need = match durability.resolve(Durability::UseDefault) {
+            Durability::SkipWal => {
+                Counters::add(&self.shared.counters.skipped_appends, entries.len() as u64);
+                return Ok(());
+            }
+            Durability::AsyncWal => Need::Buffered,
+            Durability::FsyncWal => Need::Synced,
+            Durability::SyncWal | Durability::UseDefault => Need::Written,
+        };
+        if entries.is_empty() {
+            return Ok(());
+        }
+        let mut records = Vec::with_capacity(entries.len() * 128);
+        let mut payload = Vec::with_capacity(128);
+        let mut regions = Vec::with_capacity(entries.len());
+        for e in entries {
+            payload.clear();
+            entry::encode(e, &mut payload).map_err(Error::InvalidArgument)?;
+            record::put_record(&mut records, &payload);
+            regions.push((e.region, e.seq));
+        }
+        Counters::add(&self.shared.counters.appends, entries.len() as u64);
+        self.shared.submit(&records, &regions, need)
+    }
+
+    /// Writes every queued entry and fsyncs the active segment: afterwards everything
+    /// appended before the call is on stable storage.
+    ///
+    /// # Errors
+    /// [`Error::Closed`] after close; [`Error::Io`] if the write or sync failed.
+    pub fn sync(&self) -> Result<()> {
+        let mut q = self.shared.queue.lock();
+        if q.closed {
+            return Err(Error::Closed);
+        }
+        self.shared.flush(&mut q, true)
+    }
+
+    /// Records that `region`'s edits with sequence ids up to `seq` are in store files, and
+    /// deletes segments no longer needed. Sequence ids only move forward: a lower `seq` than
+    /// before is ignored.
+    ///
+    /// Requires: `seq` is the smallest flushed sequence id over all the region's families.
+    ///
+    /// # Errors
+    /// [`Error::Io`] if an obsolete segment could not be deleted; it is retried next time.
+    pub fn mark_flushed(&self, region: u64, seq: u64) -> Result<()> {
+        self.shared.segments.lock().mark_flushed(region, seq);
+        self.shared.delete_obsolete()
+    }
+
+    /// Forgets `region` for good (closed, dropped, or moved away after its edits were
+    /// flushed): its entries no longer keep segments alive. Later appends for it count again.
+    ///
+    /// # Errors
+    /// As [`mark_flushed`](Self::mark_flushed).
+    pub fn forget_region(&self, region: u64) -> Result<()> {
+        self.shared.segments.lock().forget_region(region);
+        self.shared.delete_obsolete()
+    }
+
+    /// Reads the entries of the segments found on open, in log order, keeping those of
+    /// regions for which `flushed(region)` is `Some(s)` with a sequence id above `s`; entries
+    /// of regions mapped to `None` are passed over. Entries appended since open are not
+    /// included. Torn tails were cut on open; with `skip_corrupt`, bad records are skipped.
+    pub fn replay<F: FnMut(u64) -> Option<u64>>(&self, flushed: F) -> Replay<F> {
+        Replay::new(
+            self.recovered.clone(),
+            self.shared.options.skip_corrupt,
+            flushed,
+        )
+    }
+
+    /// The directory of the segment files.
+    pub fn dir(&self) -> &Path {
+        &self.shared.dir
+    }
+
+    /// A snapshot of the counters.
+    pub fn stats(&self) -> WalStats {
+        let (segments, bytes) = self.shared.segments.lock().count_and_bytes();
+        self.shared.counters.snapshot(segments, bytes)
+    }
+
+    /// Stops accepting appends, writes and fsyncs everything queued, and stops the flusher.
+    /// Later calls return `Ok` and do nothing.
+    ///
+    /// # Errors
+    /// [`Error::Io`] if the final write or sync failed: queued `ASYNC_WAL` entries may be lost.
+    pub fn close(&self) -> Result<()> {
+        let result = {
+            let mut q = self.shared.queue.lock();
+            if q.closed {
+                Ok(())
+            } else {
+                q.closed = true;
+                let result = self.shared.flush(&mut q, true);
+                q.shutdown = true;
+                self.shared.flusher_wake.notify_all();
+                result
+            }
+        };
+        if let Some(handle) = self.flusher.lock().take() {
+            // The flusher has no panicking paths; a panic would already have been reported.
+            let _ = handle.join();
+        }
+        result
+    }
+}
+
+impl Drop for Wal {
+    fn drop(&mut self) {
+        // Errors here have no one to go to; callers who care call close() first.
+        let _ = self.close();
+    }
+}
+
+impl Shared {
+    /// Deletes obsolete segment files; segments that could not be deleted stay listed.
+    ///
+    /// # Errors
+    /// The first [`Error::Io`] met.
+    pub(crate) fn delete_obsolete(&self) -> Result<()> {
+        let obsolete = self.segments.lock().take_obsolete();
+        let mut first_error = None;
+        for (id, segment) in obsolete {
+            match self.fs.remove(&segment.path) {
+                Ok(()) => Counters::add(&self.counters.deleted_segments, 1),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => {
+                    first_error.get_or_insert(Error::io("remove", &segment.path, e));
+                    self.segments.lock().restore(id, segment);
+                }
+            }
+        }
+        first_error.map_or(Ok(()), Err)
+    }
+}

@@ -1,0 +1,235 @@
+//! The active segment: appends batches, syncs, rolls to a new segment, and puts the file back
+//! to its last good length when a write or sync fails.
+//!
+//! Invariants:
+//! - `len` is the offset just past the last record of a successful batch; bytes a failed batch
+//!   left past it are cut off (now, or through `truncate_to` before anything else is written).
+//! - A segment is closed (a newer one created) only when it ends at a record boundary and has
+//!   been fsync'd, so every segment but the newest is complete and durable.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+
+use super::error::{Error, Result};
+use super::fs::{FileSystem, SegmentFile};
+use super::record::{self, SEGMENT_HEADER_LEN};
+use super::segments::SegmentSet;
+use super::stats::Counters;
+
+/// Records taken off the queue by a group-commit leader, written with one append.
+#[derive(Debug, Default)]
+pub(crate) struct Batch {
+    /// Batch number; batches are written in this order.
+    pub id: u64,
+    /// Framed records.
+    pub buf: Vec<u8>,
+    /// (region, sequence id) of every entry in `buf`.
+    pub regions: Vec<(u64, u64)>,
+    /// Entries in `buf`.
+    pub entries: u64,
+    /// Some waiter needs the batch fsync'd (`FSYNC_WAL`, `Wal::sync`, close).
+    pub sync: bool,
+    /// Callers waiting for this batch, the leader included.
+    pub waiters: usize,
+}
+
+/// The file name of segment `id`: its id in 20 decimal digits, so names sort as ids do.
+pub(crate) fn segment_path(dir: &Path, id: u64) -> PathBuf {
+    dir.join(format!("{id:020}.wal"))
+}
+
+/// The segment id a file name gives, if it is a segment's name.
+pub(crate) fn parse_segment_name(name: &str) -> Option<u64> {
+    let digits = name.strip_suffix(".wal")?;
+    if digits.len() != 20 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+/// Appends to the active segment. Owned by whoever holds the WAL's writer lock: the current
+/// group-commit leader.
+pub(crate) struct Writer {
+    fs: Arc<dyn FileSystem>,
+    dir: PathBuf,
+    segment_size: u64,
+    id: u64,
+    file: Box<dyn SegmentFile>,
+    len: u64,
+    /// Bytes were appended since the last successful sync.
+    dirty: bool,
+    /// A failed batch may have left bytes past this offset; cut them before the next write.
+    truncate_to: Option<u64>,
+    /// A sync failed: the page cache of this file is not to be trusted for later syncs, so
+    /// the next batch starts a new segment.
+    must_roll: bool,
+}
+
+impl Writer {
+    /// Creates segment `id` in `dir` (header written and synced) and returns its writer.
+    ///
+    /// # Errors
+    /// [`Error::Io`] if the file cannot be created, written or synced; it is then removed.
+    pub fn create(
+        fs: Arc<dyn FileSystem>,
+        dir: &Path,
+        id: u64,
+        segment_size: u64,
+        counters: &Counters,
+    ) -> Result<Writer> {
+        let file = create_segment(fs.as_ref(), dir, id, counters)?;
+        Ok(Writer {
+            fs,
+            dir: dir.to_owned(),
+            segment_size,
+            id,
+            file,
+            len: SEGMENT_HEADER_LEN as u64,
+            dirty: false,
+            truncate_to: None,
+            must_roll: false,
+        })
+    }
+
+    /// Writes `batch` (and syncs if it asks); returns whether a new segment was started.
+    ///
+    /// # Errors
+    /// [`Error::Io`] if the write, sync or a needed roll fails. Nothing of the batch is then
+    /// in the log, and the segment is left (or will be, before the next write) at its last
+    /// good length.
+    pub fn write(
+        &mut self,
+        batch: &Batch,
+        segments: &Mutex<SegmentSet>,
+        counters: &Counters,
+    ) -> Result<bool> {
+        if let Some(len) = self.truncate_to {
+            self.file
+                .truncate(len)
+                .map_err(|e| Error::io("truncate", &self.path(), e))?;
+            self.truncate_to = None;
+        }
+        let mut rolled = false;
+        if self.must_roll || (self.len >= self.segment_size && !batch.buf.is_empty()) {
+            match self.roll(segments, counters) {
+                Ok(()) => rolled = true,
+                Err(e) if self.must_roll => return Err(e),
+                // A size roll can wait (the disk may be full): keep appending here.
+                Err(_) => {}
+            }
+        }
+        let start = self.len;
+        if !batch.buf.is_empty() {
+            if let Err(e) = self.file.append(&batch.buf) {
+                self.rewind(start);
+                return Err(Error::io("write", &self.path(), e));
+            }
+            self.len += batch.buf.len() as u64;
+            self.dirty = true;
+        }
+        if batch.sync && self.dirty {
+            if let Err(e) = self.file.sync() {
+                if !batch.buf.is_empty() {
+                    self.rewind(start);
+                }
+                self.must_roll = true;
+                return Err(Error::io("sync", &self.path(), e));
+            }
+            Counters::add(&counters.syncs, 1);
+            self.dirty = false;
+        }
+        if batch.entries > 0 {
+            segments
+                .lock()
+                .record_batch(self.id, &batch.regions, self.len);
+            counters.batch_written(batch.entries);
+        }
+        Ok(rolled)
+    }
+
+    /// The active segment's file.
+    pub fn path(&self) -> PathBuf {
+        segment_path(&self.dir, self.id)
+    }
+
+    /// Cuts a failed batch off: now if possible, else before the next write.
+    fn rewind(&mut self, to: u64) {
+        self.len = to;
+        if self.file.truncate(to).is_err() {
+            self.truncate_to = Some(to);
+        }
+    }
+
+    /// Closes the active segment (fsync'd) and starts the next one. On failure the current
+    /// segment stays active; a retry reuses the same new id, replacing any partial file.
+    fn roll(&mut self, segments: &Mutex<SegmentSet>, counters: &Counters) -> Result<()> {
+        if self.dirty {
+            if let Err(e) = self.file.sync() {
+                self.must_roll = true;
+                return Err(Error::io("sync", &self.path(), e));
+            }
+            Counters::add(&counters.syncs, 1);
+            self.dirty = false;
+        }
+        let id = self.id + 1;
+        self.file = create_segment(self.fs.as_ref(), &self.dir, id, counters)?;
+        self.id = id;
+        self.len = SEGMENT_HEADER_LEN as u64;
+        self.must_roll = false;
+        segments.lock().activate(id, self.path(), self.len);
+        Counters::add(&counters.rolls, 1);
+        Ok(())
+    }
+}
+
+/// Creates segment `id`: header written and synced, directory synced.
+fn create_segment(
+    fs: &dyn FileSystem,
+    dir: &Path,
+    id: u64,
+    counters: &Counters,
+) -> Result<Box<dyn SegmentFile>> {
+    let path = segment_path(dir, id);
+    let mut file = fs
+        .create(&path)
+        .map_err(|e| Error::io("create", &path, e))?;
+    let written = file
+        .append(&record::segment_header(id))
+        .map_err(|e| Error::io("write", &path, e))
+        .and_then(|()| file.sync().map_err(|e| Error::io("sync", &path, e)))
+        .and_then(|()| fs.sync_dir(dir).map_err(|e| Error::io("sync", dir, e)));
+    if let Err(e) = written {
+        // Best effort: a partial file left behind is replaced by the retry, or on open found
+        // to be an empty trailing segment.
+        let _ = fs.remove(&path);
+        return Err(e);
+    }
+    Counters::add(&counters.syncs, 2);
+    Ok(file)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn segment_names_sort_as_ids_and_parse_back() {
+        let p = segment_path(Path::new("/w"), 42);
+        assert_eq!(p, Path::new("/w/00000000000000000042.wal"));
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap();
+        assert_eq!(parse_segment_name(name), Some(42));
+        assert_eq!(
+            parse_segment_name(&format!("{:020}.wal", u64::MAX)),
+            Some(u64::MAX)
+        );
+        for bad in [
+            "42.wal",
+            "0000000000000000004x.wal",
+            "00000000000000000042.log",
+        ] {
+            assert_eq!(parse_segment_name(bad), None, "{bad}");
+        }
+    }
+}
