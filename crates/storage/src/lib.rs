@@ -6,8 +6,10 @@
 //! - [`memtable`]: a store's in-memory write buffer (active segment + immutable segments).
 //! - [`manifest`]: a region's durable list of store files and flushed sequence ids.
 //! - [`compaction`]: policies that choose files to compact (pure functions).
+//! - [`read`]: merging a store's sources and deciding which cells a read sees.
 
 pub mod compaction;
 pub mod manifest;
 pub mod memtable;
+pub mod read;
 pub mod wal;
