@@ -196,3 +196,60 @@ fn write_version_1_fixture() {
     std::fs::create_dir_all(&dir).expect("mkdir");
     std::fs::write(dir.join(file_name(2)), encode(&sample(), 2)).expect("write");
 }
+
+/// The annotated example in `docs/format/manifest.md` is what the encoder writes.
+#[test]
+fn format_document_example_matches_the_encoder() {
+    let doc = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/format/manifest.md");
+    let text = std::fs::read_to_string(doc).expect("format document");
+    let example = text
+        .split("## Example")
+        .nth(1)
+        .and_then(|s| s.split("```text").nth(1))
+        .and_then(|s| s.split("```").next())
+        .expect("example block");
+    let bytes: Vec<u8> = example
+        .lines()
+        .flat_map(|line| {
+            line.split_whitespace()
+                .map_while(|t| {
+                    (t.len() == 2)
+                        .then(|| u8::from_str_radix(t, 16).ok())
+                        .flatten()
+                })
+                .collect::<Vec<u8>>()
+        })
+        .collect();
+
+    let region = RegionInfo {
+        table: "t".to_owned(),
+        region_id: 1,
+        start_row: Bytes::new(),
+        end_row: Bytes::new(),
+    };
+    let f1 = StoreFile {
+        name: "f1".to_owned(),
+        size: 100,
+        max_seq_id: 7,
+        min_timestamp: 1,
+        max_timestamp: 2,
+        cell_count: 3,
+        created_at_ms: 4,
+        major: false,
+        tier: String::new(),
+        reference: None,
+    };
+    let v = Version::new(region, [Bytes::from_static(b"cf")])
+        .and_then(|v| {
+            v.apply(
+                &VersionEdit::new()
+                    .add_file("cf", f1)
+                    .set_flushed_seq_id("cf", 7),
+            )
+            .map_err(|e| e.to_string())
+        })
+        .expect("valid");
+    assert_eq!(bytes.len(), 171);
+    assert_eq!(bytes, encode(&v, 1));
+    assert_eq!(decode("example", &bytes).expect("decodes"), (1, v));
+}

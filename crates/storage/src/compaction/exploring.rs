@@ -177,8 +177,11 @@ pub fn select(files: &[FileMeta], config: &ExploringConfig, mode: Mode) -> Optio
     })
 }
 
-/// The exploring search over contiguous runs of `files` (HBase's
+/// The exploring search over contiguous runs of `files`, given in store order (HBase's
 /// `ExploringCompactionPolicy.applyCompactionPolicy`). Empty when no run qualifies.
+///
+/// This is the step date-tiered compaction reuses inside each window, with its own
+/// `min_files` (HBase's `setMinThreshold`).
 pub fn explore<'a>(
     files: &[&'a FileMeta],
     config: &ExploringConfig,
