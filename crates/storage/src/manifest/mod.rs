@@ -6,7 +6,7 @@
 //! - [`VersionEdit`]: changes applied all together or not at all.
 //! - [`Manifest`]: applies edits durably; after a crash at any instant, reopening finds exactly
 //!   the old or the new version. Design: `docs/rfcs/0004-manifest.md`.
-//! - [`format`]: the byte format of a manifest file (`docs/format/manifest.md`).
+//! - [`format`](mod@format): the byte format of a manifest file (`docs/format/manifest.md`).
 //! - [`Fs`]: the file operations the manifest uses, with [`LocalFs`] for a local directory
 //!   and [`SimFs`], an in-memory double that simulates crashes.
 //!
