@@ -4,8 +4,9 @@
 
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 use strata_model::cell::{Cell, CellType};
 use strata_storage::wal::{Entry, FileSystem, LocalFileSystem, SegmentFile, Wal, WalOptions};
@@ -85,6 +86,10 @@ pub struct Faults {
     pub truncates: AtomicBool,
     /// Creating a segment fails.
     pub creates: AtomicBool,
+    /// Appends wait while this is set (to pile appenders up behind a leader).
+    pub paused: AtomicBool,
+    /// Appends waiting at the pause.
+    pub waiting: AtomicUsize,
 }
 
 impl Faults {
@@ -130,6 +135,13 @@ struct FaultyFile {
 
 impl SegmentFile for FaultyFile {
     fn append(&mut self, buf: &[u8]) -> io::Result<()> {
+        if self.faults.paused.load(Ordering::SeqCst) {
+            self.faults.waiting.fetch_add(1, Ordering::SeqCst);
+            while self.faults.paused.load(Ordering::SeqCst) {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            self.faults.waiting.fetch_sub(1, Ordering::SeqCst);
+        }
         if self.faults.writes.load(Ordering::SeqCst) {
             // A partial write, as a filling disk gives.
             self.inner.append(&buf[..buf.len() / 2])?;
