@@ -2,14 +2,21 @@
 //! This crate works as an embedded library; it knows nothing of RPC.
 //!
 //! Module map (DESIGN §3–§9):
+//! - [`region`]: a region: writes, reads, flush, recovery — the engine's entry point.
 //! - [`wal`]: the write-ahead log shared by the regions of a process.
 //! - [`memtable`]: a store's in-memory write buffer (active segment + immutable segments).
 //! - [`manifest`]: a region's durable list of store files and flushed sequence ids.
 //! - [`compaction`]: policies that choose files to compact (pure functions).
 //! - [`read`]: merging a store's sources and deciding which cells a read sees.
 
+pub mod clock;
 pub mod compaction;
+pub mod error;
 pub mod manifest;
 pub mod memtable;
 pub mod read;
+pub mod region;
 pub mod wal;
+
+pub use error::{Error, ErrorKind, Result};
+pub use region::{Region, RegionConfig};

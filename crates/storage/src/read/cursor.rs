@@ -27,6 +27,18 @@ pub trait Cursor {
     /// I/O or corruption in the source.
     fn seek_to_first(&mut self) -> Result<bool>;
 
+    /// Positions on the last cell.
+    ///
+    /// # Errors
+    /// I/O or corruption in the source.
+    fn seek_to_last(&mut self) -> Result<bool>;
+
+    /// Positions on the last cell with key ≤ `target`.
+    ///
+    /// # Errors
+    /// I/O or corruption in the source.
+    fn seek_for_prev(&mut self, target: &CellKey) -> Result<bool>;
+
     /// Moves to the next cell.
     ///
     /// # Errors
@@ -49,6 +61,14 @@ impl Cursor for Iter {
 
     fn seek_to_first(&mut self) -> Result<bool> {
         Iter::seek_to_first(self)
+    }
+
+    fn seek_to_last(&mut self) -> Result<bool> {
+        Iter::seek_to_last(self)
+    }
+
+    fn seek_for_prev(&mut self, target: &CellKey) -> Result<bool> {
+        Iter::seek_for_prev(self, target)
     }
 
     fn next(&mut self) -> Result<bool> {

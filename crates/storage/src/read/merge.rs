@@ -80,11 +80,55 @@ impl<C: Cursor> Cursor for MergeCursor<C> {
         Ok(self.pick())
     }
 
+    /// Positions every source on its last cell and returns the largest (see `seek_for_prev`).
+    fn seek_to_last(&mut self) -> Result<bool> {
+        for s in &mut self.sources {
+            s.seek_to_last()?;
+        }
+        Ok(self.pick_last())
+    }
+
+    /// Positions every source on its last cell ≤ `target` and returns the largest of those:
+    /// the last cell ≤ `target` over all sources. The cursor is then unpositioned for forward
+    /// moves; seek before calling `next`. (Reversed scans find each previous row this way and
+    /// read it forward.)
+    fn seek_for_prev(&mut self, target: &CellKey) -> Result<bool> {
+        for s in &mut self.sources {
+            s.seek_for_prev(target)?;
+        }
+        Ok(self.pick_last())
+    }
+
     fn next(&mut self) -> Result<bool> {
         if let Some(i) = self.current {
             self.sources[i].next()?;
         }
         Ok(self.pick())
+    }
+}
+
+impl<C: Cursor> MergeCursor<C> {
+    /// Marks the source with the largest current cell as current.
+    fn pick_last(&mut self) -> bool {
+        let mut best: Option<usize> = None;
+        for (i, s) in self.sources.iter().enumerate() {
+            if !s.valid() {
+                continue;
+            }
+            best = match best {
+                Some(b)
+                    if compare_keys(
+                        s.current().key_parts(),
+                        self.sources[b].current().key_parts(),
+                    ) != Ordering::Greater =>
+                {
+                    Some(b)
+                }
+                _ => Some(i),
+            };
+        }
+        self.current = best;
+        best.is_some()
     }
 }
 
@@ -116,8 +160,17 @@ mod tests {
             self.pos = 0;
             Ok(self.valid())
         }
+        fn seek_to_last(&mut self) -> Result<bool> {
+            self.pos = self.cells.len().checked_sub(1).unwrap_or(usize::MAX);
+            Ok(self.valid())
+        }
+        fn seek_for_prev(&mut self, target: &CellKey) -> Result<bool> {
+            let n = self.cells.partition_point(|c| c.key() <= *target);
+            self.pos = if n == 0 { usize::MAX } else { n - 1 };
+            Ok(self.valid())
+        }
         fn next(&mut self) -> Result<bool> {
-            self.pos += 1;
+            self.pos = self.pos.saturating_add(1);
             Ok(self.valid())
         }
     }

@@ -1,0 +1,179 @@
+//! Creating and opening a region: manifest, store files, WAL replay.
+
+use std::collections::{BTreeMap, HashSet};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use parking_lot::{Mutex, RwLock};
+
+use super::store::{FileHandle, Store};
+use super::{Counters, Inner, Mvcc, Region, RegionConfig, RowLocks};
+use crate::error::{Error, Result};
+use crate::manifest::{self, LocalFs, Manifest, Version, VersionEdit};
+
+/// The directory name of region `id` inside its table's directory. A split daughter finds its
+/// parent's files through it.
+pub fn region_dir_name(id: u64) -> String {
+    format!("{id:016x}")
+}
+
+impl Region {
+    /// Opens the region in `config.dir`, creating it if it does not exist, and replays the
+    /// WAL entries of this region that its manifest has not flushed.
+    ///
+    /// # Errors
+    /// An invalid schema, I/O, a corrupt manifest or store file, or a WAL replay error.
+    pub fn open(config: RegionConfig) -> Result<Region> {
+        config
+            .table
+            .validate()
+            .map_err(|e| Error::InvalidArgument(e.to_string()))?;
+        let dir = &config.dir;
+        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        let fs: Arc<dyn manifest::Fs> = Arc::new(LocalFs::new(dir.clone()));
+        let families: Vec<Bytes> = config
+            .table
+            .families
+            .iter()
+            .map(|f| Bytes::copy_from_slice(f.name.as_bytes()))
+            .collect();
+        let mut manifest = match Manifest::open(fs.clone()) {
+            Ok(m) => m,
+            Err(manifest::Error::NotFound) => {
+                let version = Version::new(config.info.clone(), families.clone())
+                    .map_err(Error::InvalidArgument)?;
+                Manifest::create(fs, version)?
+            }
+            Err(e) => return Err(e.into()),
+        };
+        // Families added to the schema since the manifest was written.
+        let missing: Vec<&Bytes> = families
+            .iter()
+            .filter(|f| manifest.current().family(f).is_none())
+            .collect();
+        if !missing.is_empty() {
+            let edit = missing
+                .into_iter()
+                .fold(VersionEdit::new(), |e, f| e.add_family(f.clone()));
+            manifest.apply(&edit)?;
+        }
+
+        let version = manifest.current().clone();
+        let mut stores = BTreeMap::new();
+        for family in &config.table.families {
+            let store = Store::new(family.clone(), dir, config.cache.clone());
+            std::fs::create_dir_all(&store.dir).map_err(|e| Error::io(&store.dir, e))?;
+            let listed = version.family(&store.name);
+            let mut handles = Vec::new();
+            let mut names = HashSet::new();
+            for meta in listed.into_iter().flat_map(|f| f.files()) {
+                names.insert(meta.name.clone());
+                handles.push(open_file(&store, &config, meta.clone())?);
+            }
+            remove_unlisted(&store, &names)?;
+            store.set_files(handles);
+            stores.insert(store.name.clone(), store);
+        }
+
+        let flushed: BTreeMap<Bytes, u64> = stores
+            .keys()
+            .map(|f| {
+                (
+                    f.clone(),
+                    version.family(f).map_or(0, |ff| ff.flushed_seq_id()),
+                )
+            })
+            .collect();
+        let max_file_seq = stores
+            .values()
+            .flat_map(|s| {
+                s.files()
+                    .iter()
+                    .map(|f| f.meta.max_seq_id)
+                    .collect::<Vec<_>>()
+            })
+            .max()
+            .unwrap_or(0);
+        let mut last_seq = flushed
+            .values()
+            .copied()
+            .max()
+            .unwrap_or(0)
+            .max(max_file_seq);
+
+        // Replay what the files do not hold yet.
+        let region_id = config.info.region_id;
+        let from = flushed.values().copied().min().unwrap_or(0);
+        for entry in config.wal.replay(|r| (r == region_id).then_some(from)) {
+            let entry = entry?;
+            last_seq = last_seq.max(entry.seq);
+            for cell in &entry.cells {
+                let Some(store) = stores.get(&cell.family) else {
+                    // A family dropped from the schema since: its edits are gone with it.
+                    continue;
+                };
+                if entry.seq <= flushed.get(&cell.family).copied().unwrap_or(0) {
+                    continue;
+                }
+                let mut cell = cell.clone();
+                cell.seq = entry.seq;
+                store
+                    .memtable
+                    .insert_cell(&cell)
+                    .map_err(|e| Error::InvalidArgument(e.to_string()))?;
+            }
+        }
+
+        Ok(Region {
+            inner: Arc::new(Inner {
+                mvcc: Mvcc::new(last_seq),
+                row_locks: RowLocks::default(),
+                updates: RwLock::new(()),
+                stores,
+                manifest: Mutex::new(manifest),
+                flush_lock: Mutex::new(()),
+                closed: AtomicBool::new(false),
+                counters: Counters::default(),
+                config,
+            }),
+        })
+    }
+}
+
+/// Opens a listed file: the store's own, or for a split daughter's reference, the parent's.
+fn open_file(
+    store: &Store,
+    config: &RegionConfig,
+    meta: manifest::StoreFile,
+) -> Result<Arc<FileHandle>> {
+    match &meta.reference {
+        None => Ok(store.open_file(meta)?),
+        Some(r) => {
+            let parent_dir = config
+                .dir
+                .parent()
+                .unwrap_or(&config.dir)
+                .join(region_dir_name(r.parent_region_id))
+                .join(store.dir.file_name().unwrap_or_default());
+            let path = parent_dir.join(&r.parent_file);
+            let reader = strata_sstable::Reader::open(&path, store.reader_options())?;
+            Ok(Arc::new(FileHandle { meta, reader }))
+        }
+    }
+}
+
+/// Deletes store files the manifest does not list (left by an interrupted flush or
+/// compaction).
+fn remove_unlisted(store: &Store, listed: &HashSet<String>) -> Result<()> {
+    let entries = std::fs::read_dir(&store.dir).map_err(|e| Error::io(&store.dir, e))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| Error::io(&store.dir, e))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !listed.contains(&name) {
+            let path = entry.path();
+            std::fs::remove_file(&path).map_err(|e| Error::io(&path, e))?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,388 @@
+//! Reads: get and scan, merging each family's memtable and files and applying visibility.
+
+use std::collections::BTreeSet;
+use std::sync::atomic::Ordering;
+
+use bytes::Bytes;
+use strata_model::cell::{compare_bytes, Cell, CellKey};
+use strata_model::ops::{Columns, Filter, Get, Scan, TimeRange};
+use strata_model::schema::Ttl;
+
+use super::store::{SourceCursor, Store};
+use super::Region;
+use crate::error::{Error, Result};
+use crate::read::{Cursor, MergeCursor, ReadSpec, Verdict, Visibility};
+
+/// What to read of one family.
+struct FamilyRead {
+    family: Bytes,
+    /// `None`: every qualifier.
+    qualifiers: Option<BTreeSet<Bytes>>,
+    cursor: MergeCursor<SourceCursor>,
+    visibility: Visibility,
+}
+
+impl Region {
+    /// The cells of one row, as a get at the current read point.
+    ///
+    /// # Errors
+    /// Invalid input, an unknown family, a row outside the region, or a store-file error.
+    pub fn get(&self, get: &Get) -> Result<Vec<Cell>> {
+        self.check_open()?;
+        get.validate()?;
+        check_filter(get.filter.as_ref())?;
+        self.check_row(&get.row)?;
+        self.get_unlocked(get, self.inner.mvcc.read_point())
+    }
+
+    /// A get at `read_point` (`u64::MAX` under a row lock: every completed write to the row).
+    pub(crate) fn get_unlocked(&self, get: &Get, read_point: u64) -> Result<Vec<Cell>> {
+        let mut families = self.family_reads(
+            &get.columns,
+            get.time_range,
+            get.max_versions,
+            read_point,
+            Some(get),
+        )?;
+        let start = CellKey::first_on_row(get.row.clone());
+        let mut out = Vec::new();
+        for f in &mut families {
+            f.cursor.seek(&start)?;
+            read_row_of(f, &get.row, &mut out)?;
+        }
+        Ok(apply_filter(get.filter.as_ref(), out))
+    }
+
+    /// A scanner over rows of the region, at the current read point.
+    ///
+    /// # Errors
+    /// Invalid input, an unknown family, or a store-file error.
+    pub fn scan(&self, scan: &Scan) -> Result<RegionScanner> {
+        self.check_open()?;
+        scan.validate()?;
+        check_filter(scan.filter.as_ref())?;
+        let read_point = self.inner.mvcc.read_point();
+        let families = self.family_reads(
+            &scan.columns,
+            scan.time_range,
+            scan.max_versions,
+            read_point,
+            None,
+        )?;
+        let (lower, upper) = scan.bounds();
+        Ok(RegionScanner {
+            families,
+            lower: bound_row(lower),
+            upper: bound_row(upper),
+            reversed: scan.reversed,
+            filter: scan.filter.clone(),
+            limit: scan.limit,
+            batch: scan.batch.map(|b| b.max(1) as usize),
+            returned: 0,
+            position: None,
+            pending: Vec::new(),
+            done: false,
+        })
+    }
+
+    fn family_reads(
+        &self,
+        columns: &Columns,
+        time_range: TimeRange,
+        max_versions: u32,
+        read_point: u64,
+        get: Option<&Get>,
+    ) -> Result<Vec<FamilyRead>> {
+        let now = self.inner.config.clock.now_ms();
+        let chosen: Vec<(&Store, Option<BTreeSet<Bytes>>)> = if columns.is_all() {
+            self.inner.stores.values().map(|s| (s, None)).collect()
+        } else {
+            let mut v = Vec::new();
+            for (family, qualifiers) in &columns.families {
+                self.check_family(family)?;
+                if let Some(store) = self.inner.stores.get(family) {
+                    v.push((store, qualifiers.clone()));
+                }
+            }
+            v
+        };
+        let mut reads = Vec::new();
+        for (store, qualifiers) in chosen {
+            let spec = ReadSpec {
+                time_range,
+                max_versions: max_versions.min(store.family.versions).max(1),
+                min_versions: store.family.min_versions,
+                expired_before: match store.family.ttl {
+                    Ttl::Forever => i64::MIN,
+                    ttl => ttl.millis().map_or(i64::MIN, |ms| now.saturating_sub(ms)),
+                },
+                keep_deleted: store.family.keep_deleted_cells,
+                read_point,
+            };
+            let sources = self.sources(store, &time_range, read_point, get, qualifiers.as_ref())?;
+            reads.push(FamilyRead {
+                family: store.name.clone(),
+                qualifiers,
+                cursor: MergeCursor::new(sources),
+                visibility: Visibility::new(spec),
+            });
+        }
+        Ok(reads)
+    }
+
+    /// The memtable and the files a read must consult, newest first.
+    fn sources(
+        &self,
+        store: &Store,
+        time_range: &TimeRange,
+        read_point: u64,
+        get: Option<&Get>,
+        qualifiers: Option<&BTreeSet<Bytes>>,
+    ) -> Result<Vec<SourceCursor>> {
+        let counters = &self.inner.counters;
+        let mut sources = vec![SourceCursor::Memtable(store.memtable.iter(read_point))];
+        for file in store.files().iter() {
+            let info = file.reader.info();
+            // A file entirely older than the range holds nothing the read sees, not even a
+            // delete marker that matters; a file entirely newer may still hold markers that
+            // mask cells in range.
+            let older = info.max_timestamp < time_range.min;
+            let newer = info.min_timestamp >= time_range.max && info.delete_count == 0;
+            if info.cell_count == 0 || older || newer {
+                counters
+                    .files_skipped_time_range
+                    .fetch_add(1, Ordering::Relaxed);
+                continue;
+            }
+            if let Some(get) = get {
+                let may = match qualifiers {
+                    Some(qs) if !qs.is_empty() => {
+                        let mut any = false;
+                        for q in qs {
+                            if file.reader.may_contain_column(&get.row, q)? {
+                                any = true;
+                                break;
+                            }
+                        }
+                        any
+                    }
+                    _ => file.reader.may_contain_row(&get.row)?,
+                };
+                if !may {
+                    counters.files_skipped_bloom.fetch_add(1, Ordering::Relaxed);
+                    continue;
+                }
+            }
+            counters.files_read.fetch_add(1, Ordering::Relaxed);
+            sources.push(SourceCursor::File(file.reader.iter()));
+        }
+        Ok(sources)
+    }
+}
+
+/// Appends the visible cells of `row` from `f` (positioned at or before the row's first cell)
+/// to `out`, leaving the cursor on the first cell after the row.
+fn read_row_of(f: &mut FamilyRead, row: &[u8], out: &mut Vec<Cell>) -> Result<()> {
+    while f.cursor.valid() {
+        let c = f.cursor.current();
+        if compare_bytes(c.row, row).is_ne() {
+            break;
+        }
+        let verdict = f.visibility.decide(&c);
+        let wanted = f
+            .qualifiers
+            .as_ref()
+            .is_none_or(|qs| qs.contains(c.qualifier));
+        if verdict == Verdict::Include && wanted {
+            out.push(c.to_cell(&f.family));
+        }
+        f.cursor.next()?;
+    }
+    Ok(())
+}
+
+/// Applies a server-side filter to one row's visible cells.
+fn apply_filter(filter: Option<&Filter>, cells: Vec<Cell>) -> Vec<Cell> {
+    match filter {
+        None => cells,
+        Some(_) => cells,
+    }
+}
+
+/// Refuses filters until the evaluation engine is wired in.
+fn check_filter(filter: Option<&Filter>) -> Result<()> {
+    match filter {
+        None => Ok(()),
+        Some(_) => Err(Error::InvalidArgument(
+            "server-side filters are not evaluated by this engine yet".into(),
+        )),
+    }
+}
+
+fn bound_row(b: std::ops::Bound<Bytes>) -> Option<(Bytes, bool)> {
+    match b {
+        std::ops::Bound::Included(r) => Some((r, true)),
+        std::ops::Bound::Excluded(r) => Some((r, false)),
+        std::ops::Bound::Unbounded => None,
+    }
+}
+
+/// Rows of a scan, one at a time, in row order (or reversed).
+///
+/// Holds cursors on the files it started with: files compacted away meanwhile stay readable
+/// until the scanner is dropped.
+pub struct RegionScanner {
+    families: Vec<FamilyRead>,
+    /// Lowest row and whether it is included.
+    lower: Option<(Bytes, bool)>,
+    /// Highest row and whether it is included.
+    upper: Option<(Bytes, bool)>,
+    reversed: bool,
+    filter: Option<Filter>,
+    limit: Option<u64>,
+    batch: Option<usize>,
+    returned: u64,
+    /// The last row read (the next one is after it, or before it when reversed).
+    position: Option<Bytes>,
+    /// Cells of the current row not yet handed out (with `batch`).
+    pending: Vec<Cell>,
+    done: bool,
+}
+
+impl RegionScanner {
+    /// The next row's cells (or the next `batch` of them), or `None` at the end.
+    ///
+    /// # Errors
+    /// A store-file error; the scanner should be dropped after one.
+    pub fn next_row(&mut self) -> Result<Option<Vec<Cell>>> {
+        if let Some(batch) = self.batch {
+            if !self.pending.is_empty() {
+                let n = batch.min(self.pending.len());
+                return Ok(Some(self.pending.drain(..n).collect()));
+            }
+        }
+        loop {
+            if self.done || self.limit.is_some_and(|l| self.returned >= l) {
+                return Ok(None);
+            }
+            let Some(row) = self.next_row_key()? else {
+                self.done = true;
+                return Ok(None);
+            };
+            self.position = Some(row.clone());
+            let mut cells = Vec::new();
+            let start = CellKey::first_on_row(row.clone());
+            for f in &mut self.families {
+                if self.reversed {
+                    f.cursor.seek(&start)?;
+                }
+                read_row_of(f, &row, &mut cells)?;
+            }
+            let cells = apply_filter(self.filter.as_ref(), cells);
+            if cells.is_empty() {
+                continue;
+            }
+            self.returned += 1;
+            match self.batch {
+                Some(batch) if cells.len() > batch => {
+                    self.pending = cells;
+                    let first: Vec<Cell> = self.pending.drain(..batch).collect();
+                    return Ok(Some(first));
+                }
+                _ => return Ok(Some(cells)),
+            }
+        }
+    }
+
+    /// The next row to read, positioning the cursors at or before its first cell.
+    fn next_row_key(&mut self) -> Result<Option<Bytes>> {
+        if self.reversed {
+            return self.prev_row_key();
+        }
+        if self.position.is_none() {
+            for f in &mut self.families {
+                match &self.lower {
+                    Some((row, _)) => f.cursor.seek(&CellKey::first_on_row(row.clone()))?,
+                    None => f.cursor.seek_to_first()?,
+                };
+            }
+        }
+        let mut next: Option<Bytes> = None;
+        for f in &self.families {
+            if f.cursor.valid() {
+                let r = f.cursor.current().row;
+                if next.as_ref().is_none_or(|n| compare_bytes(r, n).is_lt()) {
+                    next = Some(Bytes::copy_from_slice(r));
+                }
+            }
+        }
+        let Some(row) = next else { return Ok(None) };
+        if let Some((lower, false)) = &self.lower {
+            if row == *lower {
+                // An excluded lower bound: skip its cells and look again.
+                for f in &mut self.families {
+                    let mut sink = Vec::new();
+                    read_row_of(f, &row, &mut sink)?;
+                }
+                self.position = Some(row);
+                return self.next_row_key();
+            }
+        }
+        if let Some((upper, inclusive)) = &self.upper {
+            let past = if *inclusive {
+                row > *upper
+            } else {
+                row >= *upper
+            };
+            if past {
+                return Ok(None);
+            }
+        }
+        Ok(Some(row))
+    }
+
+    /// Reversed scans: the largest row below the last one read (or at most the upper bound).
+    fn prev_row_key(&mut self) -> Result<Option<Bytes>> {
+        let mut prev: Option<Bytes> = None;
+        for f in &mut self.families {
+            let found = match (&self.position, &self.upper) {
+                (Some(row), _) => f
+                    .cursor
+                    .seek_for_prev(&CellKey::first_on_row(row.clone()))?,
+                (None, Some((row, _))) => {
+                    let mut next = row.to_vec();
+                    next.push(0);
+                    f.cursor
+                        .seek_for_prev(&CellKey::first_on_row(Bytes::from(next)))?
+                }
+                (None, None) => f.cursor.seek_to_last()?,
+            };
+            if found {
+                let r = f.cursor.current().row;
+                if prev.as_ref().is_none_or(|p| compare_bytes(r, p).is_gt()) {
+                    prev = Some(Bytes::copy_from_slice(r));
+                }
+            }
+        }
+        let Some(row) = prev else { return Ok(None) };
+        if self.position.is_none() {
+            if let Some((upper, false)) = &self.upper {
+                if row == *upper {
+                    self.position = Some(row);
+                    return self.prev_row_key();
+                }
+            }
+        }
+        if let Some((lower, inclusive)) = &self.lower {
+            let past = if *inclusive {
+                row < *lower
+            } else {
+                row <= *lower
+            };
+            if past {
+                return Ok(None);
+            }
+        }
+        Ok(Some(row))
+    }
+}

@@ -1,0 +1,89 @@
+//! Helpers for region tests: a region in a temporary directory with its own WAL.
+#![allow(dead_code, clippy::unwrap_used)]
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use bytes::Bytes;
+use strata_model::cell::Cell;
+use strata_model::ops::{Get, Put};
+use strata_model::schema::{FamilyDescriptor, TableDescriptor, TableName};
+use strata_storage::clock::ManualClock;
+use strata_storage::manifest::RegionInfo;
+use strata_storage::wal::{Wal, WalOptions};
+use strata_storage::{Region, RegionConfig};
+
+pub struct Env {
+    pub root: PathBuf,
+    pub clock: Arc<ManualClock>,
+    pub table: TableDescriptor,
+    pub info: RegionInfo,
+}
+
+pub fn table(families: &[&str]) -> TableDescriptor {
+    let mut t = TableDescriptor::new(TableName::parse("t").unwrap());
+    for f in families {
+        let mut fd = FamilyDescriptor::new(*f);
+        fd.versions = 3;
+        t = t.with_family(fd);
+    }
+    t
+}
+
+impl Env {
+    pub fn new(root: &Path, table: TableDescriptor) -> Env {
+        Env {
+            root: root.to_owned(),
+            clock: Arc::new(ManualClock::new(1_000_000)),
+            table,
+            info: RegionInfo {
+                table: "t".into(),
+                region_id: 1,
+                start_row: Bytes::new(),
+                end_row: Bytes::new(),
+            },
+        }
+    }
+
+    /// Opens (or reopens) the WAL and the region.
+    pub fn open(&self) -> Region {
+        let wal = Arc::new(Wal::open(self.root.join("wal"), WalOptions::default()).unwrap());
+        Region::open(RegionConfig {
+            dir: self
+                .root
+                .join("t")
+                .join(strata_storage::region::region_dir_name(1)),
+            table: self.table.clone(),
+            info: self.info.clone(),
+            wal,
+            cache: None,
+            clock: self.clock.clone(),
+        })
+        .unwrap()
+    }
+}
+
+pub fn put(region: &Region, row: &str, family: &str, q: &str, ts: i64, v: &str) {
+    region
+        .put(&Put::new(Bytes::copy_from_slice(row.as_bytes())).add_at(
+            Bytes::copy_from_slice(family.as_bytes()),
+            Bytes::copy_from_slice(q.as_bytes()),
+            ts,
+            Bytes::copy_from_slice(v.as_bytes()),
+        ))
+        .unwrap();
+}
+
+/// (family, qualifier, ts, value) of a get's cells.
+pub fn get(region: &Region, g: Get) -> Vec<(String, String, i64, String)> {
+    region.get(&g).unwrap().into_iter().map(show).collect()
+}
+
+pub fn show(c: Cell) -> (String, String, i64, String) {
+    (
+        String::from_utf8_lossy(&c.family).into_owned(),
+        String::from_utf8_lossy(&c.qualifier).into_owned(),
+        c.timestamp,
+        String::from_utf8_lossy(&c.value).into_owned(),
+    )
+}
