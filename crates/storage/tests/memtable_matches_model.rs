@@ -224,7 +224,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
     #[test]
-    fn cursor_moves_match_the_model(ops in prop::collection::vec(op(), 1..120)) {
+    fn memtable_cursor_moves_match_the_model(ops in prop::collection::vec(op(), 1..200)) {
         run(ops)?;
     }
 }

@@ -1,7 +1,8 @@
 //! A cell as a segment keeps it: its bytes in an arena chunk, its order fields in the node.
 //!
-//! Chunk layout of one cell: `varint(row_len) varint(qualifier_len) row qualifier value`
-//! (LEB128; one byte each for lengths below 128). The value length is what remains.
+//! Chunk layout of one cell: `varint(row_len) row varint(qualifier_len) qualifier value`
+//! (LEB128; one byte each for lengths below 128). The value length is what remains. Rows come
+//! first so that comparing two rows decodes one length.
 //!
 //! The type code and the sequence id share one `u64` *tag*, `code << 56 | seq` (RocksDB packs
 //! its internal keys the same way): store order wants type descending then sequence id
@@ -85,8 +86,8 @@ impl Key {
     /// Appends `cell`'s chunk layout to `out`.
     pub(crate) fn encode(cell: &CellRef<'_>, out: &mut BytesMut) {
         put_varint(out, cell.row.len());
-        put_varint(out, cell.qualifier.len());
         out.put_slice(cell.row);
+        put_varint(out, cell.qualifier.len());
         out.put_slice(cell.qualifier);
         out.put_slice(cell.value);
     }
@@ -100,15 +101,17 @@ impl Key {
         }
     }
 
+    /// Row, and the bytes after it.
+    #[inline]
+    fn row(&self) -> (&[u8], &[u8]) {
+        take_prefixed(&self.data)
+    }
+
     /// Row, qualifier and value.
     #[inline]
     fn split(&self) -> (&[u8], &[u8], &[u8]) {
-        let data: &[u8] = &self.data;
-        let (row_len, a) = get_varint(data);
-        let (qualifier_len, b) = get_varint(data.get(a..).unwrap_or_default());
-        let rest = data.get(a + b..).unwrap_or_default();
-        let (row, rest) = rest.split_at(row_len.min(rest.len()));
-        let (qualifier, value) = rest.split_at(qualifier_len.min(rest.len()));
+        let (row, rest) = self.row();
+        let (qualifier, value) = take_prefixed(rest);
         (row, qualifier, value)
     }
 
@@ -147,9 +150,9 @@ impl Key {
     /// Compares this key with `probe` in store order.
     #[inline]
     pub(crate) fn cmp_probe(&self, probe: &Probe<'_>) -> Ordering {
-        let (row, qualifier, _) = self.split();
+        let (row, rest) = self.row();
         compare_bytes(row, probe.row)
-            .then_with(|| compare_bytes(qualifier, probe.qualifier))
+            .then_with(|| compare_bytes(take_prefixed(rest).0, probe.qualifier))
             .then_with(|| probe.timestamp.cmp(&self.timestamp))
             .then_with(|| probe.tag.cmp(&self.tag))
     }
@@ -170,6 +173,14 @@ fn put_varint(out: &mut BytesMut, mut v: usize) {
         v >>= 7;
     }
     out.put_u8(v as u8);
+}
+
+/// Splits `data` into a length-prefixed part and the rest.
+#[inline]
+fn take_prefixed(data: &[u8]) -> (&[u8], &[u8]) {
+    let (len, skip) = get_varint(data);
+    let rest = data.get(skip..).unwrap_or_default();
+    rest.split_at(len.min(rest.len()))
 }
 
 /// Decodes a varint written by [`put_varint`]: (value, bytes read).

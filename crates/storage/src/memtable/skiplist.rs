@@ -32,15 +32,16 @@ pub(crate) const NIL: u32 = u32::MAX;
 pub(crate) const HEAD: u32 = u32::MAX - 1;
 /// Levels; 4¹³ is far above the node capacity.
 const MAX_HEIGHT: usize = 13;
-/// 4096 nodes (256 KiB) a slab, 16384 slabs: 2²⁶ nodes at most.
+/// 4096 nodes (256 KiB) a slab, 256 slabs a directory block: 2²⁶ nodes at most.
 const NODE_SLAB_BITS: u32 = 12;
-const NODE_DIR_BITS: u32 = 14;
-/// 16384 links (64 KiB) a tower slab.
-const TOWER_SLAB_BITS: u32 = 14;
-const TOWER_DIR_BITS: u32 = 15;
+const NODE_BLOCK_BITS: u32 = 8;
+/// 4096 links (16 KiB) a tower slab, 1024 slabs a block: 2²⁸ links.
+const TOWER_SLAB_BITS: u32 = 12;
+const TOWER_BLOCK_BITS: u32 = 10;
 
-/// One cell's entry.
+/// One cell's entry: exactly one cache line, so a search step touches one line per node.
 #[derive(Default)]
+#[repr(align(64))]
 pub(crate) struct Node {
     key: OnceLock<Key>,
     next: AtomicU32,
@@ -78,8 +79,8 @@ impl SkipList {
     pub(crate) fn new() -> SkipList {
         SkipList {
             head: std::array::from_fn(|_| AtomicU32::new(NIL)),
-            nodes: Slabs::new(NODE_SLAB_BITS, NODE_DIR_BITS),
-            towers: Slabs::new(TOWER_SLAB_BITS, TOWER_DIR_BITS),
+            nodes: Slabs::new(NODE_SLAB_BITS, NODE_BLOCK_BITS),
+            towers: Slabs::new(TOWER_SLAB_BITS, TOWER_BLOCK_BITS),
             next_node: AtomicU64::new(0),
             next_tower: AtomicU64::new(0),
         }

@@ -107,3 +107,9 @@ fn concurrent_inserts_all_land_in_order() {
     assert_eq!(got.len(), 12_000 + 7);
     assert!(got.windows(2).all(|w| w[0] <= w[1]));
 }
+
+#[test]
+#[cfg(target_pointer_width = "64")]
+fn a_node_is_one_cache_line() {
+    assert_eq!((NODE_BYTES, align_of::<Node>()), (64, 64));
+}
