@@ -3,12 +3,14 @@
 //!
 //! Module map (DESIGN §3–§9):
 //! - [`region`]: a region: writes, reads, flush, recovery — the engine's entry point.
+//! - [`background`]: worker threads for flushes and the process-wide memtable budget.
 //! - [`wal`]: the write-ahead log shared by the regions of a process.
 //! - [`memtable`]: a store's in-memory write buffer (active segment + immutable segments).
 //! - [`manifest`]: a region's durable list of store files and flushed sequence ids.
 //! - [`compaction`]: policies that choose files to compact (pure functions).
 //! - [`read`]: merging a store's sources and deciding which cells a read sees.
 
+pub mod background;
 pub mod clock;
 pub mod compaction;
 pub mod error;

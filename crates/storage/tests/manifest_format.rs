@@ -21,8 +21,8 @@ fn file(name: &str, seq: u64) -> StoreFile {
         max_timestamp: 1_700_000_000_000,
         cell_count: 12,
         created_at_ms: 1_700_000_000_123,
-        major: seq % 2 == 0,
-        tier: if seq % 3 == 0 {
+        major: seq.is_multiple_of(2),
+        tier: if seq.is_multiple_of(3) {
             String::new()
         } else {
             "HDD".to_owned()

@@ -48,6 +48,7 @@ use parking_lot::{Mutex, RwLock};
 use strata_model::schema::TableDescriptor;
 use strata_sstable::BlockCache;
 
+use crate::background::{Background, Job, MemoryBudget};
 use crate::clock::Clock;
 use crate::error::{Error, Result};
 use crate::manifest::{Manifest, RegionInfo};
@@ -69,6 +70,10 @@ pub struct RegionConfig {
     pub cache: Option<Arc<BlockCache>>,
     /// The clock for server-side timestamps and TTL.
     pub clock: Arc<dyn Clock>,
+    /// Worker threads for flushes; `None` flushes on the writing thread.
+    pub background: Option<Arc<Background>>,
+    /// The process's memtable budget, shared by its regions.
+    pub budget: Option<Arc<MemoryBudget>>,
 }
 
 /// Counters of one region.
@@ -105,6 +110,10 @@ pub(crate) struct Inner {
     pub(crate) flush_lock: Mutex<()>,
     pub(crate) closed: AtomicBool,
     pub(crate) counters: Counters,
+    /// A flush was asked for and not yet started.
+    pub(crate) flush_requested: AtomicBool,
+    /// Memtable bytes last reported to the budget.
+    pub(crate) accounted: AtomicU64,
 }
 
 impl Region {
@@ -149,7 +158,79 @@ impl Region {
     pub fn close(&self) -> Result<()> {
         self.flush()?;
         self.inner.closed.store(true, Ordering::SeqCst);
+        self.account_memory();
+        if let Some(budget) = &self.inner.config.budget {
+            budget.unregister(self.inner.config.info.region_id);
+        }
         Ok(())
+    }
+
+    /// Asks for a flush: queued on the background pool, or run now without one. Repeated
+    /// requests before the flush starts are merged.
+    pub fn request_flush(&self) {
+        if self.inner.flush_requested.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        match &self.inner.config.background {
+            Some(bg) => bg.submit(Job::Flush(self.clone())),
+            None => {
+                // Errors leave the data in the memtable; the next request retries.
+                let _ = self.run_requested_flush();
+            }
+        }
+    }
+
+    /// Runs a requested flush (the background pool calls this).
+    ///
+    /// # Errors
+    /// As [`Region::flush`].
+    pub fn run_requested_flush(&self) -> Result<u64> {
+        self.inner.flush_requested.store(false, Ordering::SeqCst);
+        if self.inner.closed.load(Ordering::SeqCst) {
+            return Ok(0);
+        }
+        let r = self.flush();
+        self.account_memory();
+        r
+    }
+
+    /// Reports the memtables' size change to the budget.
+    pub(crate) fn account_memory(&self) {
+        let Some(budget) = &self.inner.config.budget else {
+            return;
+        };
+        let now = if self.inner.closed.load(Ordering::SeqCst) {
+            0
+        } else {
+            self.memtable_bytes()
+        };
+        let before = self.inner.accounted.swap(now, Ordering::SeqCst);
+        if now > before {
+            if budget.add(now - before) {
+                budget.relieve();
+            }
+        } else {
+            budget.release(before - now);
+        }
+    }
+
+    /// After a write: flush when the memtables passed the flush size.
+    pub(crate) fn after_write(&self) {
+        self.account_memory();
+        if self.needs_flush() {
+            self.request_flush();
+        }
+    }
+
+    /// Before a write: while the process is over its memtable budget, wait (bounded) for
+    /// flushes to free memory.
+    pub(crate) fn throttle(&self) {
+        if let Some(budget) = &self.inner.config.budget {
+            if budget.used() > budget.limit() {
+                budget.relieve();
+                budget.wait_below_limit(std::time::Duration::from_secs(10));
+            }
+        }
     }
 
     fn check_open(&self) -> Result<()> {

@@ -1,7 +1,7 @@
 //! Creating and opening a region: manifest, store files, WAL replay.
 
 use std::collections::{BTreeMap, HashSet};
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -125,7 +125,7 @@ impl Region {
             }
         }
 
-        Ok(Region {
+        let region = Region {
             inner: Arc::new(Inner {
                 mvcc: Mvcc::new(last_seq),
                 row_locks: RowLocks::default(),
@@ -135,9 +135,16 @@ impl Region {
                 flush_lock: Mutex::new(()),
                 closed: AtomicBool::new(false),
                 counters: Counters::default(),
+                flush_requested: AtomicBool::new(false),
+                accounted: AtomicU64::new(0),
                 config,
             }),
-        })
+        };
+        if let Some(budget) = &region.inner.config.budget {
+            budget.register(region.clone());
+        }
+        region.account_memory();
+        Ok(region)
     }
 }
 

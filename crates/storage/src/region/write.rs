@@ -66,8 +66,13 @@ impl Region {
         self.check_open()?;
         rm.validate()?;
         self.check_row(&rm.row)?;
-        let _lock = self.inner.row_locks.lock(vec![rm.row.clone()]);
-        self.apply_locked(rm)
+        self.throttle();
+        let result = {
+            let _lock = self.inner.row_locks.lock(vec![rm.row.clone()]);
+            self.apply_locked(rm)
+        };
+        self.after_write();
+        result
     }
 
     /// Applies many row mutations; each row is atomic on its own, and each gets its own result.
@@ -83,7 +88,7 @@ impl Region {
         self.check_open()?;
         cam.validate()?;
         self.check_row(&cam.row)?;
-        let _lock = self.inner.row_locks.lock(vec![cam.row.clone()]);
+        let lock = self.inner.row_locks.lock(vec![cam.row.clone()]);
         let holds = match &cam.condition {
             Condition::Column {
                 family,
@@ -114,6 +119,8 @@ impl Region {
         if holds {
             self.apply_locked(&cam.mutations)?;
         }
+        drop(lock);
+        self.after_write();
         Ok(holds)
     }
 

@@ -58,6 +58,8 @@ impl Env {
             wal,
             cache: None,
             clock: self.clock.clone(),
+            background: None,
+            budget: None,
         })
         .unwrap()
     }

@@ -1,0 +1,180 @@
+//! Background work shared by the regions of a process: a bounded pool of threads for flushes,
+//! and the global memtable budget.
+//!
+//! A region asks for a flush when its memtables pass `MEMSTORE_FLUSHSIZE`; the budget asks the
+//! largest regions to flush when all memtables together pass its limit, and makes writers wait
+//! (bounded) while they stay above it — backpressure instead of running out of memory.
+//!
+//! Thread safety: everything takes `&self`; jobs run on the pool's threads. A region's flush
+//! lock keeps two flushes of one region from overlapping.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{mpsc, Arc, Weak};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use parking_lot::{Condvar, Mutex};
+
+use crate::region::Region;
+
+/// Work the pool runs.
+pub enum Job {
+    /// Flush a region's memtables.
+    Flush(Region),
+}
+
+/// A fixed set of worker threads.
+pub struct Background {
+    sender: Mutex<Option<mpsc::Sender<Job>>>,
+    threads: Mutex<Vec<JoinHandle<()>>>,
+    /// Jobs that failed (the region keeps its data and the job is asked for again later).
+    pub failures: AtomicU64,
+}
+
+impl Background {
+    /// Starts `threads` workers (at least one).
+    pub fn new(threads: usize) -> Arc<Background> {
+        let (tx, rx) = mpsc::channel::<Job>();
+        let rx = Arc::new(Mutex::new(rx));
+        let bg = Arc::new(Background {
+            sender: Mutex::new(Some(tx)),
+            threads: Mutex::new(Vec::new()),
+            failures: AtomicU64::new(0),
+        });
+        for i in 0..threads.max(1) {
+            let rx = rx.clone();
+            let weak = Arc::downgrade(&bg);
+            let handle = std::thread::Builder::new()
+                .name(format!("strata-bg-{i}"))
+                .spawn(move || worker(&rx, &weak))
+                .ok();
+            if let Some(h) = handle {
+                bg.threads.lock().push(h);
+            }
+        }
+        bg
+    }
+
+    /// Queues a job; dropped silently after [`shutdown`](Background::shutdown).
+    pub fn submit(&self, job: Job) {
+        if let Some(tx) = self.sender.lock().as_ref() {
+            let _ = tx.send(job);
+        }
+    }
+
+    /// Stops taking jobs, lets queued ones finish, and joins the threads.
+    pub fn shutdown(&self) {
+        self.sender.lock().take();
+        let threads = std::mem::take(&mut *self.threads.lock());
+        for t in threads {
+            let _ = t.join();
+        }
+    }
+}
+
+fn worker(rx: &Mutex<mpsc::Receiver<Job>>, bg: &Weak<Background>) {
+    loop {
+        let job = match rx.lock().recv() {
+            Ok(job) => job,
+            Err(_) => return,
+        };
+        let ok = match job {
+            Job::Flush(region) => region.run_requested_flush().is_ok(),
+        };
+        if !ok {
+            if let Some(bg) = bg.upgrade() {
+                bg.failures.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+}
+
+/// The memory all memtables of a process may hold.
+pub struct MemoryBudget {
+    limit: u64,
+    used: AtomicU64,
+    regions: Mutex<Vec<Region>>,
+    freed: Condvar,
+    freed_lock: Mutex<()>,
+}
+
+impl MemoryBudget {
+    /// A budget of `limit` bytes.
+    pub fn new(limit: u64) -> Arc<MemoryBudget> {
+        Arc::new(MemoryBudget {
+            limit,
+            used: AtomicU64::new(0),
+            regions: Mutex::new(Vec::new()),
+            freed: Condvar::new(),
+            freed_lock: Mutex::new(()),
+        })
+    }
+
+    /// The limit in bytes.
+    pub fn limit(&self) -> u64 {
+        self.limit
+    }
+
+    /// Bytes accounted now.
+    pub fn used(&self) -> u64 {
+        self.used.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn register(&self, region: Region) {
+        self.regions.lock().push(region);
+    }
+
+    pub(crate) fn unregister(&self, region_id: u64) {
+        self.regions
+            .lock()
+            .retain(|r| r.info().region_id != region_id);
+    }
+
+    pub(crate) fn add(&self, bytes: u64) -> bool {
+        self.used.fetch_add(bytes, Ordering::Relaxed) + bytes > self.limit
+    }
+
+    pub(crate) fn release(&self, bytes: u64) {
+        let _ = self
+            .used
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |u| {
+                Some(u.saturating_sub(bytes))
+            });
+        let _g = self.freed_lock.lock();
+        self.freed.notify_all();
+    }
+
+    /// Asks the largest regions to flush until the requests cover the excess.
+    pub(crate) fn relieve(&self) {
+        let used = self.used();
+        if used <= self.limit {
+            return;
+        }
+        let mut regions: Vec<(u64, Region)> = self
+            .regions
+            .lock()
+            .iter()
+            .map(|r| (r.memtable_bytes(), r.clone()))
+            .collect();
+        regions.sort_by_key(|(b, _)| std::cmp::Reverse(*b));
+        let mut covered = 0;
+        for (bytes, region) in regions {
+            if covered >= used - self.limit / 2 || bytes == 0 {
+                break;
+            }
+            region.request_flush();
+            covered += bytes;
+        }
+    }
+
+    /// Waits (at most `timeout`) while the budget is over its limit.
+    pub(crate) fn wait_below_limit(&self, timeout: Duration) {
+        let deadline = std::time::Instant::now() + timeout;
+        let mut g = self.freed_lock.lock();
+        while self.used() > self.limit {
+            if self.freed.wait_until(&mut g, deadline).timed_out() {
+                return;
+            }
+        }
+    }
+}

@@ -1,0 +1,90 @@
+//! Flushes start on their own: at the flush size, and when the process's memtable budget is
+//! exceeded (on the background pool or the writing thread).
+#![allow(clippy::unwrap_used)]
+
+mod region_support;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use region_support::*;
+use strata_model::ops::{Get, Put};
+use strata_storage::background::{Background, MemoryBudget};
+use strata_storage::wal::{Wal, WalOptions};
+use strata_storage::{Region, RegionConfig};
+
+fn fill(r: &Region, rows: u32, prefix: &str) {
+    for i in 0..rows {
+        r.put(&Put::new(format!("{prefix}{i:06}")).add("f", "q", vec![b'v'; 1000]))
+            .unwrap();
+    }
+}
+
+fn wait_for(mut cond: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !cond() {
+        assert!(Instant::now() < deadline, "timed out");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[test]
+fn the_flush_size_triggers_a_flush_on_the_writer_without_a_pool() {
+    let dir = tempfile::tempdir().unwrap();
+    let env = Env::new(dir.path(), table(&["f"]).with_memstore_flushsize(1 << 20));
+    let r = env.open();
+    fill(&r, 3000, "r");
+    assert!(
+        r.counters()
+            .flushes
+            .load(std::sync::atomic::Ordering::Relaxed)
+            >= 1
+    );
+    assert!(r.memtable_bytes() < 1 << 20);
+    assert_eq!(r.get(&Get::new("r000001")).unwrap().len(), 1);
+}
+
+#[test]
+fn the_budget_flushes_the_largest_regions_in_the_background() {
+    let dir = tempfile::tempdir().unwrap();
+    let bg = Background::new(2);
+    let budget = MemoryBudget::new(2 << 20);
+    let wal = Arc::new(Wal::open(dir.path().join("wal"), WalOptions::default()).unwrap());
+    let open = |id: u64| {
+        let env = Env::new(dir.path(), table(&["f"]));
+        let mut info = env.info.clone();
+        info.region_id = id;
+        Region::open(RegionConfig {
+            dir: dir
+                .path()
+                .join("t")
+                .join(strata_storage::region::region_dir_name(id)),
+            table: env.table.clone(),
+            info,
+            wal: wal.clone(),
+            cache: None,
+            clock: env.clock.clone(),
+            background: Some(bg.clone()),
+            budget: Some(budget.clone()),
+        })
+        .unwrap()
+    };
+    let (a, b) = (open(1), open(2));
+    // Each region stays below its own 128 MiB flush size; together they pass the budget.
+    fill(&a, 1500, "a");
+    fill(&b, 1500, "b");
+    wait_for(|| budget.used() <= budget.limit());
+    let flushes = |r: &Region| {
+        r.counters()
+            .flushes
+            .load(std::sync::atomic::Ordering::Relaxed)
+    };
+    assert!(flushes(&a) + flushes(&b) >= 1);
+    assert_eq!(a.get(&Get::new("a000001")).unwrap().len(), 1);
+    assert_eq!(b.get(&Get::new("b001499")).unwrap().len(), 1);
+    a.close().unwrap();
+    b.close().unwrap();
+    assert_eq!(budget.used(), 0);
+    bg.shutdown();
+    assert_eq!(bg.failures.load(std::sync::atomic::Ordering::Relaxed), 0);
+}
