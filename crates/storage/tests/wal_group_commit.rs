@@ -3,11 +3,13 @@
 
 mod wal_support;
 
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Barrier};
+use std::time::Duration;
 
 use strata_model::schema::Durability;
 use strata_storage::wal::{Wal, WalOptions, WalStats};
-use wal_support::{check, entry, replay_dir};
+use wal_support::{check, entry, replay_dir, Faults, FaultyFs};
 
 /// `threads` threads each append `per_thread` entries of their own region (seq 1, 2, …).
 fn hammer(
@@ -108,4 +110,37 @@ fn mixed_durabilities_from_many_threads_all_replay() {
     }
     wal.close().unwrap();
     check_replay(dir.path(), 4, 300);
+}
+
+#[test]
+fn appenders_arriving_during_a_write_share_the_next_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let fs = FaultyFs::default();
+    let faults = Arc::clone(&fs.faults);
+    let wal = Wal::open_with(dir.path(), WalOptions::default(), Arc::new(fs)).unwrap();
+    let wal = Arc::new(wal);
+    let append = |region: u64| {
+        let wal = Arc::clone(&wal);
+        std::thread::spawn(move || wal.append(&entry(region, 1, 100), Durability::FsyncWal))
+    };
+    // The first appender leads and stops inside its write; seven more queue behind it.
+    Faults::set(&faults.paused, true);
+    let mut handles = vec![append(0)];
+    while faults.waiting.load(Ordering::SeqCst) == 0 {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    handles.extend((1..8).map(append));
+    while wal.stats().appends < 8 {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    Faults::set(&faults.paused, false);
+    for h in handles {
+        h.join().unwrap().unwrap();
+    }
+    let stats = wal.stats();
+    assert_eq!((stats.writes, stats.max_batch_entries), (2, 7), "{stats:?}");
+    // Two fdatasyncs for eight FSYNC_WAL appends (plus the two of opening the segment).
+    assert_eq!(stats.syncs, 2 + 2, "{stats:?}");
+    wal.close().unwrap();
+    check_replay(dir.path(), 8, 1);
 }

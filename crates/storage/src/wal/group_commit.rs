@@ -18,7 +18,7 @@
 use std::collections::HashMap;
 use std::time::Instant;
 
-use parking_lot::MutexGuard;
+use parking_lot::{Condvar, MutexGuard};
 
 use super::error::{Error, Result};
 use super::log::Shared;
@@ -107,6 +107,7 @@ impl Shared {
         q.buf.extend_from_slice(records);
         q.regions.extend_from_slice(regions);
         q.entries += regions.len() as u64;
+        Counters::add(&self.counters.appends, regions.len() as u64);
         match need {
             Need::Buffered if q.buf.len() < self.options.async_buffer_limit => {
                 if q.oldest_async.is_none() {
@@ -162,7 +163,7 @@ impl Shared {
             if !q.leading {
                 return self.lead(q);
             }
-            self.batch_done.wait(q);
+            self.batch_done(batch).wait(q);
         }
     }
 
@@ -181,15 +182,7 @@ impl Shared {
             q.spare = std::mem::take(&mut batch.buf);
         }
         let result = match outcome {
-            Ok(rolled) => {
-                if rolled {
-                    self.batch_done.notify_all();
-                    // Deleting files is not the followers' business: they are released first.
-                    // A failure leaves the segment for the next attempt.
-                    let _ = MutexGuard::unlocked(q, || self.delete_obsolete());
-                }
-                Ok(())
-            }
+            Ok(rolled) => Ok(rolled),
             Err(e) => {
                 Counters::add(&self.counters.failed_batches, 1);
                 Counters::add(&self.counters.failed_entries, batch.entries);
@@ -199,8 +192,21 @@ impl Shared {
                 Err(e)
             }
         };
-        self.batch_done.notify_all();
-        result
+        // Release this batch's followers, and wake one waiter of the next batch to lead it.
+        self.batch_done(batch.id).notify_all();
+        self.batch_done(batch.id + 1).notify_one();
+        if matches!(result, Ok(true)) {
+            // Deleting files is not the followers' business: they are released first. A
+            // failure leaves the segment for the next attempt.
+            let _ = MutexGuard::unlocked(q, || self.delete_obsolete());
+        }
+        result.map(|_| ())
+    }
+
+    /// The condition variable the waiters of `batch` wait on. Batches alternate between two,
+    /// so finishing a batch wakes its own waiters, not those of the batch filling behind it.
+    fn batch_done(&self, batch: u64) -> &Condvar {
+        &self.batch_done[(batch % 2) as usize]
     }
 }
 

@@ -51,8 +51,8 @@ pub(crate) struct Shared {
     pub fs: Arc<dyn FileSystem>,
     /// The batch being filled. Taken first (lock order).
     pub queue: Mutex<Queue>,
-    /// Signalled when a batch is finished.
-    pub batch_done: Condvar,
+    /// Signalled when a batch is finished; waiters of batch `b` wait on `batch_done[b % 2]`.
+    pub batch_done: [Condvar; 2],
     /// Wakes the flusher: `ASYNC_WAL` records queued, or shutdown.
     pub flusher_wake: Condvar,
     /// The active segment. Held only by the group-commit leader while it writes.
@@ -119,7 +119,6 @@ impl Wal {
             record::put_record(&mut records, &payload);
             regions.push((e.region, e.seq));
         }
-        Counters::add(&self.shared.counters.appends, entries.len() as u64);
         self.shared.submit(&records, &regions, need)
     }
 

@@ -93,7 +93,7 @@ impl Wal {
             dir,
             fs,
             queue: Mutex::new(Queue::new()),
-            batch_done: Condvar::new(),
+            batch_done: [Condvar::new(), Condvar::new()],
             flusher_wake: Condvar::new(),
             writer: Mutex::new(writer),
             segments: Mutex::new(segments),
