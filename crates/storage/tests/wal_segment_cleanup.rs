@@ -51,7 +51,13 @@ fn a_forgotten_region_keeps_no_segment_alive() {
     wal.mark_flushed(1, 100).unwrap();
     let before = segment_files(dir.path()).len();
     assert!(before > 2);
+    assert_eq!(wal.regions(), vec![1, 2]);
     wal.forget_region(2).unwrap();
+    assert_eq!(
+        wal.regions(),
+        vec![1],
+        "region 1's entries are in the active segment"
+    );
     assert_eq!(segment_files(dir.path()).len(), 1);
 }
 

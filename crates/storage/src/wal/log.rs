@@ -1,20 +1,9 @@
-//! [`Wal`]: the write-ahead log of a process, shared by all its regions.
-//!
-//! Thread safety: `Wal` is `Send + Sync`; share it (`Arc<Wal>`) across every region and
-//! writer thread. Appends from many threads are group-committed (`group_commit`). One
-//! background thread writes `ASYNC_WAL` records; it stops on [`Wal::close`] or drop.
+//! [`Wal`]: the write-ahead log of a process, shared by all its regions. Thread safety and
+//! invariants are documented on the type.
 //!
 //! Lock order: `queue` → `writer` → `segments`. The group-commit leader releases `queue`
 //! before it takes `writer`, so appenders keep queueing while a batch is written; nothing
 //! takes `queue` or `writer` while holding `segments`.
-//!
-//! Invariants:
-//! - Entries appear in the log in the order their appends were queued; one entry is one
-//!   record, written whole or (after a failure, or torn by a crash) not at all on replay.
-//! - An acknowledged `SYNC_WAL` entry has reached the OS; an acknowledged `FSYNC_WAL` entry,
-//!   and every entry before it, is on stable storage.
-//! - A segment file is deleted only when it is not active and every region with entries in
-//!   it has flushed (or been forgotten) past its largest sequence id there.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -36,7 +25,19 @@ use super::writer::Writer;
 
 /// The write-ahead log: a directory of segment files `NNNNNNNNNNNNNNNNNNNN.wal`.
 ///
-/// See the module documentation for thread safety and invariants.
+/// Thread safety: `Wal` is `Send + Sync`; share one (`Arc<Wal>`) across every region and
+/// writer thread of a process. Concurrent appends are group-committed: one appender writes
+/// the queued entries of all with one `write` and at most one `fdatasync` while the others
+/// wait. One background thread (`wal-flusher`) writes `ASYNC_WAL` entries; it stops on
+/// [`close`](Self::close) or drop.
+///
+/// Invariants:
+/// - Entries appear in the log in the order their appends were queued; an entry is one
+///   record, replayed whole or (after a failed write, or torn by a crash) not at all.
+/// - An acknowledged `SYNC_WAL` entry has reached the OS; an acknowledged `FSYNC_WAL` entry,
+///   and every entry logged before it, is on stable storage.
+/// - A segment file is deleted only when it is not the active one and every region with
+///   entries in it has flushed (or been forgotten) past its largest sequence id there.
 pub struct Wal {
     pub(crate) shared: Arc<Shared>,
     /// Segments found on open, oldest first: what [`Wal::replay`] reads.
@@ -156,6 +157,13 @@ impl Wal {
     pub fn forget_region(&self, region: u64) -> Result<()> {
         self.shared.segments.lock().forget_region(region);
         self.shared.delete_obsolete()
+    }
+
+    /// The regions with entries in live segments. After opening the regions it hosts, a
+    /// server [forgets](Self::forget_region) the others (dropped tables, regions moved away
+    /// and recovered elsewhere), or their entries keep segments forever.
+    pub fn regions(&self) -> Vec<u64> {
+        self.shared.segments.lock().regions()
     }
 
     /// Reads the entries of the segments found on open, in log order, keeping those of

@@ -99,8 +99,9 @@ impl Wal {
             segments: Mutex::new(segments),
             counters,
         });
-        // Segments without entries are not needed by anyone.
-        shared.delete_obsolete()?;
+        // Segments without entries are not needed by anyone. Best effort: one that cannot be
+        // deleted now is retried at the next flush mark.
+        let _ = shared.delete_obsolete();
         Wal::from_parts(shared, recovered)
     }
 }

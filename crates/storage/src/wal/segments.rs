@@ -93,6 +93,18 @@ impl SegmentSet {
         self.segments.insert(id, segment);
     }
 
+    /// The regions with entries in live segments, ascending.
+    pub fn regions(&self) -> Vec<u64> {
+        let mut regions: Vec<u64> = self
+            .segments
+            .values()
+            .flat_map(|s| s.max_seq.keys().copied())
+            .collect();
+        regions.sort_unstable();
+        regions.dedup();
+        regions
+    }
+
     /// Number of live segments and their total bytes.
     pub fn count_and_bytes(&self) -> (u64, u64) {
         let bytes = self.segments.values().map(|s| s.bytes).sum();
@@ -123,6 +135,7 @@ mod tests {
         set.activate(2, "2".into(), 24);
         set.record_batch(2, &[(7, 20)], 50);
         assert_eq!(set.count_and_bytes(), (2, 150));
+        assert_eq!(set.regions(), vec![7, 8]);
         assert!(set.take_obsolete().is_empty());
         set.mark_flushed(7, 12);
         assert!(set.take_obsolete().is_empty(), "region 8 has not flushed");
