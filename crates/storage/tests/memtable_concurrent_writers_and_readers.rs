@@ -182,3 +182,12 @@ fn memtable_flushes_lose_nothing_while_writers_insert() {
     assert_eq!(flushed.len(), distinct.len(), "a cell was flushed twice");
     assert_eq!(flushed.len() as u64, WRITERS * MUTATIONS * 3);
 }
+
+#[test]
+fn memtable_iterators_and_snapshots_cross_threads() {
+    fn shared<T: Send + Sync>() {}
+    fn sent<T: Send>() {}
+    shared::<Memtable>();
+    sent::<Iter>();
+    sent::<strata_storage::memtable::FlushSnapshot>();
+}
