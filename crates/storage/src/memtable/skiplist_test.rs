@@ -106,6 +106,35 @@ fn concurrent_inserts_all_land_in_order() {
     let got = rows(&list);
     assert_eq!(got.len(), 12_000 + 7);
     assert!(got.windows(2).all(|w| w[0] <= w[1]));
+    check_levels(&list);
+}
+
+/// Every level is strictly increasing and a subsequence of the level below.
+fn check_levels(list: &SkipList) {
+    let mut above: Option<Vec<u32>> = None;
+    for level in (0..MAX_HEIGHT).rev() {
+        let mut ids = Vec::new();
+        let mut id = list.next(HEAD, level);
+        while let Some(key) = list.key(id) {
+            if let Some(&last) = ids.last() {
+                let prev = list.key(last).expect("linked node");
+                assert_eq!(prev.cmp_probe(&key.probe()), Less, "level {level}");
+            }
+            ids.push(id);
+            id = list.next(id, level);
+        }
+        if let Some(upper) = &above {
+            let set: std::collections::HashSet<u32> = ids.iter().copied().collect();
+            assert!(upper.iter().all(|id| set.contains(id)), "level {level}");
+        }
+        above = Some(ids);
+    }
+    // Every node is found by a search.
+    for id in above.unwrap_or_default() {
+        let key = list.key(id).expect("linked node");
+        let (mut p, mut s) = ([HEAD; MAX_HEIGHT], [NIL; MAX_HEIGHT]);
+        assert!(list.find_splice(&key.probe(), 0, &mut p, &mut s));
+    }
 }
 
 #[test]
