@@ -7,6 +7,7 @@
 //!   delete kinds and the MVCC read point, applied cell by cell (HBase's ScanQueryMatcher).
 
 mod cursor;
+pub mod filter;
 mod merge;
 mod visibility;
 

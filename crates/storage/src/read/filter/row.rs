@@ -1,0 +1,144 @@
+//! [`RowFilter`]: runs a read's filter over its rows, as HBase's region scanner does.
+
+use bytes::Bytes;
+use strata_model::cell::Cell;
+use strata_model::ops::Filter;
+use strata_sstable::CellRef;
+
+use super::compile::CompiledFilter;
+use super::{Advance, FilterError};
+
+/// The filter of one get or scan, applied row by row. Without a filter every call is a no-op
+/// that hands the cells back untouched.
+///
+/// # How a reader drives it
+/// Create one per read (`Page` counts and "done" flags span rows), then for each row in read
+/// order:
+///
+/// ```text
+/// let mut filter = RowFilter::new(scan.filter.as_ref(), scan.reversed)?;
+/// while let Some(row) = next_row_key() {
+///     if filter.is_done() { break }              // 1. no later row can pass: end the scan
+///     if filter.skip_row(&row) { continue }      // 2. skip the row, unread (move past it)
+///     let cells = visible_cells(&row);           // 3. every family's visible cells
+///     if let Some(cells) = filter.finish_row(cells) {
+///         emit(cells)                            // 4. count it toward the scan's limit
+///     }
+/// }
+/// ```
+///
+/// A get does steps 2–4 at once with [`RowFilter::apply`]. The cells handed to
+/// [`RowFilter::finish_row`] must be the row's cells that [`Visibility`](crate::read::Visibility)
+/// included (and that the read's column selection asked for), grouped by family with each
+/// family's cells in store order: qualifier ascending, then timestamp descending; families in
+/// ascending order. The result is what to return: cells in the same order, `KeyOnly` applied,
+/// or `None` if the row is filtered out or empty. With a filter that
+/// [needs whole rows](RowFilter::has_filter_row), never split a row before `finish_row`; batch
+/// its result instead.
+#[derive(Clone, Debug, Default)]
+pub struct RowFilter {
+    filter: Option<CompiledFilter>,
+}
+
+impl RowFilter {
+    /// The driver for a read's filter; `None` passes everything at no cost. `reversed`: rows
+    /// come in descending order.
+    ///
+    /// # Errors
+    /// The filter does not compile ([`CompiledFilter::compile`]).
+    pub fn new(filter: Option<&Filter>, reversed: bool) -> Result<RowFilter, FilterError> {
+        Ok(RowFilter {
+            filter: filter
+                .map(|f| CompiledFilter::compile(f, reversed))
+                .transpose()?,
+        })
+    }
+
+    /// True if there is no filter.
+    pub fn is_pass_all(&self) -> bool {
+        self.filter.is_none()
+    }
+
+    /// True if rows must reach [`RowFilter::finish_row`] whole (`SingleColumnValue`, `Page`).
+    pub fn has_filter_row(&self) -> bool {
+        self.filter
+            .as_ref()
+            .is_some_and(CompiledFilter::has_filter_row)
+    }
+
+    /// True once no later row can pass (HBase's `filterAllRemaining`): stop reading. Check it
+    /// before each row.
+    #[inline]
+    pub fn is_done(&self) -> bool {
+        self.filter
+            .as_ref()
+            .is_some_and(CompiledFilter::filter_all_remaining)
+    }
+
+    /// Starts `row`: resets the per-row state and asks the row-key filters. True: skip the row
+    /// without reading its cells (and do not call [`RowFilter::finish_row`] for it).
+    #[inline]
+    pub fn skip_row(&mut self, row: &[u8]) -> bool {
+        match &mut self.filter {
+            None => false,
+            Some(f) => {
+                f.reset();
+                f.filter_row_key(row)
+            }
+        }
+    }
+
+    /// Filters the visible cells of the row last started with [`RowFilter::skip_row`] (which
+    /// answered false): the cells to return, or `None` if the row is dropped or has none.
+    pub fn finish_row(&mut self, mut cells: Vec<Cell>) -> Option<Vec<Cell>> {
+        let Some(f) = &mut self.filter else {
+            return (!cells.is_empty()).then_some(cells);
+        };
+        // What the last answer skips: the rest of a column, or of a family (qualifier `None`).
+        let mut skipping: Option<(Bytes, Option<Bytes>)> = None;
+        let mut kept = 0;
+        for i in 0..cells.len() {
+            let cell = &cells[i];
+            if let Some((family, qualifier)) = &skipping {
+                let same_family = cell.family == family;
+                if same_family && qualifier.as_ref().is_none_or(|q| cell.qualifier == q) {
+                    continue;
+                }
+                skipping = None;
+            }
+            let rc = f.filter_cell(&CellRef::from_cell(cell), &cell.family);
+            match rc.advance() {
+                Advance::Cell => {}
+                Advance::Column => {
+                    skipping = Some((cell.family.clone(), Some(cell.qualifier.clone())));
+                }
+                Advance::Row => skipping = Some((cell.family.clone(), None)),
+            }
+            if rc.includes() {
+                f.transform_cell(&mut cells[i]);
+                cells.swap(kept, i);
+                kept += 1;
+            }
+        }
+        cells.truncate(kept);
+        f.filter_row_cells(&mut cells);
+        if cells.is_empty() || f.filter_row() {
+            return None;
+        }
+        Some(cells)
+    }
+
+    /// One row at once, for a get or a simple scan: `cells` are the row's visible cells
+    /// (as for [`RowFilter::finish_row`]). Returns `None` for no cells, a finished filter or a
+    /// row filtered out.
+    pub fn apply(&mut self, cells: Vec<Cell>) -> Option<Vec<Cell>> {
+        let row = cells.first()?.row.clone();
+        if self.filter.is_none() {
+            return Some(cells);
+        }
+        if self.is_done() || self.skip_row(&row) {
+            return None;
+        }
+        self.finish_row(cells)
+    }
+}
