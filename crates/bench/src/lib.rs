@@ -4,9 +4,11 @@
 //! - [`encoding`]: seed 003's experiment on store files: footprint per encoding × compression,
 //!   one- and multi-threaded scans per cached form, random gets.
 //! - [`bloom`]: measured false-positive rates of the bloom filters.
+//! - [`engine`]: seed 002's random writes and reads against an embedded region.
 //! - [`table`]: plain-text result tables.
 
 pub mod bloom;
 pub mod encoding;
+pub mod engine;
 pub mod phoenix;
 pub mod table;

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 use strata_bench::encoding::{self, Config};
-use strata_model::schema::{Compression, DataBlockEncoding};
+use strata_model::schema::{Compression, DataBlockEncoding, Durability};
 
 /// Benchmarks.
 #[derive(Subcommand)]
@@ -13,6 +13,53 @@ pub enum Command {
     Encoding(EncodingArgs),
     /// Bloom filters: configured vs measured false-positive rate, bits per key.
     Bloom,
+    /// Seed 002's random writes (10 B to 10 KB values) against an embedded region.
+    EngineWrite(EngineWriteArgs),
+    /// Seed 002's zipfian and uniform random reads of 1 KB values against an embedded region.
+    EngineRead(EngineReadArgs),
+}
+
+/// Arguments of `bench engine-write`.
+#[derive(Args)]
+pub struct EngineWriteArgs {
+    /// Directory for the engines (emptied per run).
+    #[arg(long, default_value = "data/bench-engine")]
+    dir: PathBuf,
+    /// Value sizes, comma-separated.
+    #[arg(long, value_delimiter = ',', default_values_t = vec![10000usize, 1000, 100, 10])]
+    sizes: Vec<usize>,
+    /// Payload bytes per size (keys + values), capped by --max-cells.
+    #[arg(long, default_value_t = 1_000_000_000)]
+    bytes: u64,
+    /// Most cells per size.
+    #[arg(long, default_value_t = 2_000_000)]
+    max_cells: u64,
+    /// Writer threads.
+    #[arg(long, default_value_t = 8)]
+    threads: usize,
+    /// Durabilities, comma-separated (SYNC_WAL, ASYNC_WAL, FSYNC_WAL, SKIP_WAL).
+    #[arg(long, value_delimiter = ',', default_values_t = vec!["SYNC_WAL".to_string(), "ASYNC_WAL".to_string()])]
+    durability: Vec<String>,
+}
+
+/// Arguments of `bench engine-read`.
+#[derive(Args)]
+pub struct EngineReadArgs {
+    /// Directory for the engine (emptied first).
+    #[arg(long, default_value = "data/bench-engine")]
+    dir: PathBuf,
+    /// Rows of 1 KB values.
+    #[arg(long, default_value_t = 1_000_000)]
+    rows: u64,
+    /// Reader threads.
+    #[arg(long, default_value_t = 8)]
+    threads: usize,
+    /// Seconds per distribution.
+    #[arg(long, default_value_t = 60)]
+    seconds: u64,
+    /// Zipf exponent.
+    #[arg(long, default_value_t = 0.8)]
+    zipf: f64,
 }
 
 /// Arguments of `bench encoding`.
@@ -67,6 +114,38 @@ fn parse_codec(s: &str) -> Result<(DataBlockEncoding, Compression), String> {
 /// A message for the user.
 pub fn run(cmd: &Command) -> Result<(), String> {
     match cmd {
+        Command::EngineWrite(a) => {
+            let durabilities = a
+                .durability
+                .iter()
+                .map(|d| {
+                    Durability::parse(d).ok_or_else(|| {
+                        format!("unknown durability '{d}'; use SKIP_WAL, ASYNC_WAL, SYNC_WAL or FSYNC_WAL")
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let cfg = strata_bench::engine::write::Config {
+                dir: a.dir.clone(),
+                sizes: a.sizes.clone(),
+                bytes: a.bytes,
+                max_cells: a.max_cells,
+                threads: a.threads,
+                durabilities,
+            };
+            strata_bench::engine::write::run(&cfg, &mut std::io::stdout())
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        }
+        Command::EngineRead(a) => {
+            let cfg = strata_bench::engine::read::Config {
+                dir: a.dir.clone(),
+                rows: a.rows,
+                threads: a.threads,
+                seconds: a.seconds,
+                zipf: a.zipf,
+            };
+            strata_bench::engine::read::run(&cfg, &mut std::io::stdout()).map_err(|e| e.to_string())
+        }
         Command::Bloom => {
             strata_bench::bloom::run(&mut std::io::stdout()).map_err(|e| e.to_string())
         }
