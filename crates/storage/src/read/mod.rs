@@ -6,11 +6,13 @@
 //! - [`Visibility`]: versions, time range, TTL, MIN_VERSIONS, KEEP_DELETED_CELLS, the four
 //!   delete kinds and the MVCC read point, applied cell by cell (HBase's ScanQueryMatcher).
 
+mod compaction;
 mod cursor;
 pub mod filter;
 mod merge;
 mod visibility;
 
+pub use compaction::{CompactionSpec, Decision, Dropped, DroppedCells, Retention};
 pub use cursor::Cursor;
 pub use merge::MergeCursor;
 pub use visibility::{ReadSpec, Verdict, Visibility};

@@ -23,14 +23,18 @@
 //! 3. Store files listed by the manifest exist; files not listed are garbage from an
 //!    interrupted flush or compaction and are deleted on open.
 
+mod compact;
 mod flush;
+mod half;
 mod mvcc;
 mod open;
 mod read;
 mod row_locks;
+mod split;
 mod store;
 mod write;
 
+pub use compact::{CompactionCounters, CompactionOptions, CompactionReport};
 pub use mvcc::Mvcc;
 pub use open::region_dir_name;
 pub use read::RegionScanner;
@@ -114,6 +118,8 @@ pub(crate) struct Inner {
     pub(crate) flush_requested: AtomicBool,
     /// Memtable bytes last reported to the budget.
     pub(crate) accounted: AtomicU64,
+    /// Compactions, write throttling, and their exclusion of splits (region/compact.rs).
+    pub(crate) compactions: compact::CompactionState,
 }
 
 impl Region {

@@ -137,6 +137,7 @@ impl Region {
                 counters: Counters::default(),
                 flush_requested: AtomicBool::new(false),
                 accounted: AtomicU64::new(0),
+                compactions: Default::default(),
                 config,
             }),
         };

@@ -114,6 +114,8 @@ impl Store {
 pub(crate) enum SourceCursor {
     Memtable(memtable::Iter),
     File(strata_sstable::Iter),
+    /// A split daughter's reference: half of a parent file.
+    Half(super::half::HalfCursor),
 }
 
 impl Cursor for SourceCursor {
@@ -121,6 +123,7 @@ impl Cursor for SourceCursor {
         match self {
             SourceCursor::Memtable(it) => it.valid(),
             SourceCursor::File(it) => it.valid(),
+            SourceCursor::Half(it) => it.valid(),
         }
     }
 
@@ -128,6 +131,7 @@ impl Cursor for SourceCursor {
         match self {
             SourceCursor::Memtable(it) => it.current(),
             SourceCursor::File(it) => it.current(),
+            SourceCursor::Half(it) => it.current(),
         }
     }
 
@@ -135,6 +139,7 @@ impl Cursor for SourceCursor {
         match self {
             SourceCursor::Memtable(it) => Ok(it.seek(target)),
             SourceCursor::File(it) => it.seek(target),
+            SourceCursor::Half(it) => it.seek(target),
         }
     }
 
@@ -142,6 +147,7 @@ impl Cursor for SourceCursor {
         match self {
             SourceCursor::Memtable(it) => Ok(it.seek_to_first()),
             SourceCursor::File(it) => it.seek_to_first(),
+            SourceCursor::Half(it) => it.seek_to_first(),
         }
     }
 
@@ -149,6 +155,7 @@ impl Cursor for SourceCursor {
         match self {
             SourceCursor::Memtable(it) => Ok(it.seek_to_last()),
             SourceCursor::File(it) => it.seek_to_last(),
+            SourceCursor::Half(it) => it.seek_to_last(),
         }
     }
 
@@ -156,6 +163,7 @@ impl Cursor for SourceCursor {
         match self {
             SourceCursor::Memtable(it) => Ok(it.seek_for_prev(target)),
             SourceCursor::File(it) => it.seek_for_prev(target),
+            SourceCursor::Half(it) => it.seek_for_prev(target),
         }
     }
 
@@ -163,6 +171,7 @@ impl Cursor for SourceCursor {
         match self {
             SourceCursor::Memtable(it) => Ok(it.next()),
             SourceCursor::File(it) => it.next(),
+            SourceCursor::Half(it) => it.next(),
         }
     }
 }

@@ -67,6 +67,7 @@ impl Region {
         rm.validate()?;
         self.check_row(&rm.row)?;
         self.throttle();
+        self.throttle_writes()?;
         let result = {
             let _lock = self.inner.row_locks.lock(vec![rm.row.clone()]);
             self.apply_locked(rm)
@@ -88,6 +89,7 @@ impl Region {
         self.check_open()?;
         cam.validate()?;
         self.check_row(&cam.row)?;
+        self.throttle_writes()?;
         let lock = self.inner.row_locks.lock(vec![cam.row.clone()]);
         let holds = match &cam.condition {
             Condition::Column {
@@ -239,6 +241,8 @@ impl Region {
     fn log_and_apply(&self, mut cells: Vec<Cell>, durability: Durability) -> Result<u64> {
         let inner = &self.inner;
         let _updates = inner.updates.read();
+        // A split or close sets `closed` before its flush takes `updates` exclusively.
+        self.check_open()?;
         let seq = inner.mvcc.begin();
         for c in &mut cells {
             c.seq = seq;

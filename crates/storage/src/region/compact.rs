@@ -1,0 +1,551 @@
+//! The compactor: runs a compaction policy's [`Plan`] over one store (DESIGN §7).
+//!
+//! ```text
+//!  select: files ─▶ FileMeta (compacting marked) ─▶ exploring::select ─▶ Plan ─▶ mark inputs
+//!  merge:  inputs' cursors ─▶ MergeCursor ─▶ Retention (versions, deletes, TTL) ─▶ Writer
+//!  write:  <name>.tmp ─fsync─▶ rename <name> ─▶ sync dir
+//!  install (flush_lock, manifest): ONE VersionEdit { remove inputs, add output } ─▶ file list
+//!  finish: delete inputs (not a reference's parent file) ─▶ unmark ─▶ wake throttled writers
+//! ```
+//!
+//! # Thread safety
+//! Compactions of one store may run concurrently: selection and marking happen under one
+//! lock, so a later selection skips the files a running one holds (and, as HBase does, every
+//! file older than them). Installing takes `flush_lock` then `manifest` (the region's lock
+//! order), because a flush adds its file to the store's list by read-modify-write outside the
+//! manifest lock. `running` is held shared by every compaction and exclusively by a split, so
+//! no compaction deletes a file a split is about to reference.
+//!
+//! # Invariants
+//! 1. The output is durable and named before the manifest lists it; a crash before the edit
+//!    leaves an unlisted file that opening the region deletes.
+//! 2. Inputs are deleted only after the edit that removes them is durable; a crash before
+//!    that leaves unlisted files, deleted on open.
+//! 3. A reader keeps the file list it started with (`Arc`), and with it the inputs' open
+//!    readers: on Linux (POSIX) an unlinked file stays readable through an open descriptor, so
+//!    a scan running across a compaction reads on undisturbed. (Object stores will need
+//!    deferred deletion instead.)
+//! 4. A split daughter's reference is rewritten into a real file, but the parent's file is
+//!    never deleted here: the other daughter may still reference it.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use parking_lot::{Condvar, Mutex, RwLock};
+use strata_model::cell::{compare_keys, CellType};
+use strata_model::schema::Ttl;
+use strata_sstable::{CellRef, FileInfo, Writer, WriterOptions};
+
+use super::flush::sync_dir;
+use super::store::{FileHandle, Store};
+use super::Region;
+use crate::compaction::exploring::{self, ExploringConfig, MajorRequest, Mode};
+use crate::compaction::{too_many_files, FileMeta, Plan};
+use crate::error::{Error, Result};
+use crate::manifest::{StoreFile, VersionEdit};
+use crate::read::{
+    CompactionSpec, Cursor, Decision, Dropped, DroppedCells, MergeCursor, Retention,
+};
+
+/// How a region compacts and throttles. Settings, not components: plain data with defaults.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CompactionOptions {
+    /// The exploring policy's settings, used for every family (date-tiered families too,
+    /// until that policy has a compactor). Its `blocking_file_count` also throttles writers,
+    /// and its `major.ttl_ms` is replaced by each family's TTL.
+    pub exploring: ExploringConfig,
+    /// HBase's `hbase.hstore.blockingWaitTime`: how long a write waits for compactions while
+    /// a store has more than `blocking_file_count` files, before going ahead anyway. Default
+    /// 90 s.
+    pub blocking_wait: Duration,
+}
+
+impl Default for CompactionOptions {
+    fn default() -> Self {
+        CompactionOptions {
+            exploring: ExploringConfig::default(),
+            blocking_wait: Duration::from_secs(90),
+        }
+    }
+}
+
+/// What one compaction of one store did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompactionReport {
+    /// The family.
+    pub family: Bytes,
+    /// A major compaction: all files, delete markers dropped (unless KEEP_DELETED_CELLS).
+    pub major: bool,
+    /// The inputs included split references, now rewritten into a real file.
+    pub after_split: bool,
+    /// Input file names, oldest first.
+    pub inputs: Vec<String>,
+    /// The output file, or `None` when nothing was left to keep.
+    pub output: Option<String>,
+    /// Bytes of the inputs (a reference counts its parent file's bytes).
+    pub bytes_in: u64,
+    /// Bytes of the output.
+    pub bytes_out: u64,
+    /// Cells read.
+    pub cells_in: u64,
+    /// Cells written.
+    pub cells_out: u64,
+    /// Cells left out, by reason.
+    pub dropped: DroppedCells,
+}
+
+/// Counters of a region's compactions and write throttling.
+#[derive(Debug, Default)]
+pub struct CompactionCounters {
+    /// Compactions completed.
+    pub compactions: AtomicU64,
+    /// Of which major.
+    pub majors: AtomicU64,
+    /// Writes that waited because a store had too many files.
+    pub writes_delayed: AtomicU64,
+    /// Of which went ahead after `blocking_wait` with the store still over the limit.
+    pub writes_delay_timeouts: AtomicU64,
+}
+
+/// A region's compaction state.
+#[derive(Debug, Default)]
+pub(crate) struct CompactionState {
+    options: Mutex<CompactionOptions>,
+    /// Files of each store that a running compaction holds, by family. Throttled writers
+    /// wait on `files_changed` with this lock.
+    compacting: Mutex<HashMap<Bytes, HashSet<String>>>,
+    /// Notified whenever a compaction ends.
+    files_changed: Condvar,
+    /// Shared by running compactions, exclusive for a split.
+    pub(crate) running: RwLock<()>,
+    /// Makes output names unique.
+    nonce: AtomicU64,
+    counters: CompactionCounters,
+}
+
+/// A chosen plan, its inputs marked compacting until this is dropped.
+struct Selection<'a> {
+    state: &'a CompactionState,
+    family: Bytes,
+    plan: Plan,
+    /// Oldest first, as the plan lists them.
+    inputs: Vec<Arc<FileHandle>>,
+    /// The store's other files at selection time.
+    others: Vec<Arc<FileHandle>>,
+}
+
+impl Drop for Selection<'_> {
+    fn drop(&mut self) {
+        let mut compacting = self.state.compacting.lock();
+        if let Some(marked) = compacting.get_mut(&self.family) {
+            for f in &self.inputs {
+                marked.remove(&f.meta.name);
+            }
+        }
+        self.state.files_changed.notify_all();
+    }
+}
+
+impl Region {
+    /// Compacts every store that its policy (or `major`) says should be; returns one report
+    /// per store compacted.
+    ///
+    /// # Errors
+    /// As [`Region::compact_store`]; stores compacted before the error stay compacted.
+    pub fn compact(&self, major: MajorRequest) -> Result<Vec<CompactionReport>> {
+        let mut reports = Vec::new();
+        for family in self.inner.stores.keys() {
+            reports.extend(self.compact_store(family, major)?);
+        }
+        Ok(reports)
+    }
+
+    /// Compacts one store if the exploring policy selects files (a periodic major when one is
+    /// due, with HBase's jitter; every file, when `major` asks); `None` when it selects none.
+    ///
+    /// # Errors
+    /// An unknown family, a closed region, or I/O and manifest errors. The store is unchanged
+    /// then, except that an output file may remain until the region is next opened.
+    pub fn compact_store(
+        &self,
+        family: &[u8],
+        major: MajorRequest,
+    ) -> Result<Option<CompactionReport>> {
+        let state = &self.inner.compactions;
+        let _running = state.running.read();
+        self.check_open()?;
+        self.check_family(family)?;
+        let Some(store) = self.inner.stores.get(family) else {
+            return Ok(None);
+        };
+        let now = self.inner.config.clock.now_ms();
+        let Some(selection) = self.select(store, now, major) else {
+            return Ok(None);
+        };
+        let report = self.run(store, &selection, now)?;
+        state.counters.compactions.fetch_add(1, Ordering::Relaxed);
+        if report.major {
+            state.counters.majors.fetch_add(1, Ordering::Relaxed);
+        }
+        Ok(Some(report))
+    }
+
+    /// The compaction settings.
+    pub fn compaction_options(&self) -> CompactionOptions {
+        *self.inner.compactions.options.lock()
+    }
+
+    /// Replaces the compaction settings (until the region's config carries them).
+    ///
+    /// # Errors
+    /// Invalid exploring settings; nothing changes then.
+    pub fn set_compaction_options(&self, options: CompactionOptions) -> Result<()> {
+        options
+            .exploring
+            .validate()
+            .map_err(Error::InvalidArgument)?;
+        *self.inner.compactions.options.lock() = options;
+        Ok(())
+    }
+
+    /// Compaction and throttling counters since open.
+    pub fn compaction_counters(&self) -> &CompactionCounters {
+        &self.inner.compactions.counters
+    }
+
+    /// True when some store has more files than the blocking count.
+    pub fn has_too_many_files(&self) -> bool {
+        self.crowded_store().is_some()
+    }
+
+    /// The first store with more files than the blocking count.
+    fn crowded_store(&self) -> Option<&Bytes> {
+        let blocking = self.compaction_options().exploring.blocking_file_count;
+        self.inner
+            .stores
+            .iter()
+            .find(|(_, s)| too_many_files(s.files.read().len(), blocking))
+            .map(|(name, _)| name)
+    }
+
+    /// Waits until no store has more files than the blocking count, or `timeout`. Returns
+    /// whether the pressure is gone. Compactions wake the waiters when they end.
+    ///
+    /// # Errors
+    /// The region was closed.
+    pub fn wait_for_compaction_pressure(&self, timeout: Duration) -> Result<bool> {
+        let state = &self.inner.compactions;
+        let deadline = Instant::now() + timeout;
+        // Checked under the lock compactions notify with, so no wake-up falls between the
+        // check and the wait.
+        let mut guard = state.compacting.lock();
+        loop {
+            self.check_open()?;
+            if !self.has_too_many_files() {
+                return Ok(true);
+            }
+            if state
+                .files_changed
+                .wait_until(&mut guard, deadline)
+                .timed_out()
+            {
+                return Ok(!self.has_too_many_files());
+            }
+        }
+    }
+
+    /// The write path's backpressure (HBase's blocking store files): while a store has too
+    /// many files, the writer compacts it itself when no compaction is running there (as a
+    /// flush runs on the writing thread without a background pool), then waits for
+    /// compactions up to `blocking_wait`, then goes ahead: writes are slowed, never failed.
+    ///
+    /// Requires: no row lock held (compactions and other writers must progress).
+    ///
+    /// # Errors
+    /// The region was closed.
+    pub(crate) fn throttle_writes(&self) -> Result<()> {
+        let Some(family) = self.crowded_store() else {
+            return Ok(());
+        };
+        let counters = &self.inner.compactions.counters;
+        counters.writes_delayed.fetch_add(1, Ordering::Relaxed);
+        let idle = {
+            let compacting = self.inner.compactions.compacting.lock();
+            compacting.get(family).is_none_or(HashSet::is_empty)
+        };
+        if idle {
+            // A failed compaction must not fail the write; the wait below bounds the delay.
+            let _ = self.compact_store(family, MajorRequest::None);
+        }
+        let wait = self.compaction_options().blocking_wait;
+        if !self.wait_for_compaction_pressure(wait)? {
+            counters
+                .writes_delay_timeouts
+                .fetch_add(1, Ordering::Relaxed);
+        }
+        Ok(())
+    }
+
+    /// Asks the policy and marks the chosen inputs compacting.
+    fn select(&self, store: &Store, now: i64, major: MajorRequest) -> Option<Selection<'_>> {
+        let state = &self.inner.compactions;
+        let mut config = self.compaction_options().exploring;
+        // HBase's getStoreFileTtl: with MIN_VERSIONS, expired cells stay, so no TTL major.
+        config.major.ttl_ms = match store.family.ttl {
+            Ttl::Forever => None,
+            _ if store.family.min_versions > 0 => None,
+            ttl => ttl.millis(),
+        };
+        let mut compacting = state.compacting.lock();
+        let marked = compacting.entry(store.name.clone()).or_default();
+        let files = store.files();
+        let metas: Vec<FileMeta> = files
+            .iter()
+            .map(|f| FileMeta::from_store_file(&f.meta, marked.contains(&f.meta.name)))
+            .collect();
+        let mode = Mode {
+            now_ms: now,
+            off_peak: false,
+            major,
+        };
+        let plan = exploring::select(&metas, &config, mode)?;
+        let chosen: HashSet<&str> = plan.files.iter().map(|f| f.name.as_str()).collect();
+        let by_name: HashMap<&str, &Arc<FileHandle>> =
+            files.iter().map(|f| (f.meta.name.as_str(), f)).collect();
+        let inputs: Vec<Arc<FileHandle>> = plan
+            .files
+            .iter()
+            .filter_map(|m| by_name.get(m.name.as_str()).map(|f| Arc::clone(f)))
+            .collect();
+        let others = files
+            .iter()
+            .filter(|f| !chosen.contains(f.meta.name.as_str()))
+            .cloned()
+            .collect();
+        for f in &plan.files {
+            marked.insert(f.name.clone());
+        }
+        Some(Selection {
+            state,
+            family: store.name.clone(),
+            plan,
+            inputs,
+            others,
+        })
+    }
+
+    /// Merges, writes and installs one selection.
+    fn run(&self, store: &Store, sel: &Selection<'_>, now: i64) -> Result<CompactionReport> {
+        let family = &store.family;
+        let spec = CompactionSpec {
+            max_versions: family.versions.max(1),
+            min_versions: family.min_versions,
+            expired_before: family
+                .ttl
+                .millis()
+                .map_or(i64::MIN, |ms| now.saturating_sub(ms)),
+            keep_deleted: family.keep_deleted_cells,
+            smallest_read_point: self.inner.mvcc.read_point(),
+            drop_markers: sel.plan.major,
+            trim_versions: sel.plan.all_files
+                || sel.others.iter().all(|f| f.reader.info().delete_count == 0),
+        };
+        let max_seq = sel
+            .inputs
+            .iter()
+            .map(|f| f.meta.max_seq_id)
+            .max()
+            .unwrap_or(0);
+        let name = self.output_name(store, max_seq, now);
+        let tmp = store.dir.join(format!("{name}.tmp"));
+        let options = WriterOptions {
+            created_at_ms: now,
+            max_seq_id: max_seq,
+            major_compaction: sel.plan.major,
+            ..WriterOptions::for_family(family)
+        };
+        let mut report = CompactionReport {
+            family: store.name.clone(),
+            major: sel.plan.major,
+            after_split: sel.plan.after_split,
+            inputs: sel.inputs.iter().map(|f| f.meta.name.clone()).collect(),
+            output: None,
+            bytes_in: sel.inputs.iter().map(|f| f.meta.size).sum(),
+            bytes_out: 0,
+            cells_in: 0,
+            cells_out: 0,
+            dropped: DroppedCells::default(),
+        };
+        let written = merge_into(&tmp, options, &sel.inputs, spec, &mut report);
+        let output = match written {
+            Ok(Some(info)) => {
+                let path = store.dir.join(&name);
+                std::fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))?;
+                sync_dir(&store.dir)?;
+                let size = std::fs::metadata(&path)
+                    .map_err(|e| Error::io(&path, e))?
+                    .len();
+                let meta = StoreFile {
+                    name: name.clone(),
+                    size,
+                    max_seq_id: info.max_seq_id,
+                    min_timestamp: info.min_timestamp,
+                    max_timestamp: info.max_timestamp,
+                    cell_count: info.cell_count,
+                    created_at_ms: now,
+                    major: sel.plan.major,
+                    tier: String::new(),
+                    reference: None,
+                };
+                report.output = Some(name);
+                report.bytes_out = size;
+                Some(store.open_file(meta)?)
+            }
+            Ok(None) => None,
+            Err(e) => {
+                // Best effort: a leftover temporary file is deleted when the region opens.
+                let _ = std::fs::remove_file(&tmp);
+                return Err(e);
+            }
+        };
+        self.install(store, sel, output)?;
+        for f in &sel.inputs {
+            if f.meta.reference.is_none() {
+                // Unlisted now; a failed removal leaves a file the next open deletes.
+                let _ = std::fs::remove_file(store.dir.join(&f.meta.name));
+            }
+        }
+        Ok(report)
+    }
+
+    /// Makes the compaction visible: one manifest edit, then the store's file list.
+    fn install(
+        &self,
+        store: &Store,
+        sel: &Selection<'_>,
+        output: Option<Arc<FileHandle>>,
+    ) -> Result<()> {
+        let inner = &self.inner;
+        let _flush = inner.flush_lock.lock();
+        let mut manifest = inner.manifest.lock();
+        let mut edit = VersionEdit::new();
+        for f in &sel.inputs {
+            edit = edit.remove_file(store.name.clone(), f.meta.name.clone());
+        }
+        if let Some(out) = &output {
+            edit = edit.add_file(store.name.clone(), out.meta.clone());
+        }
+        manifest.apply(&edit)?;
+        let inputs: HashSet<&str> = sel.inputs.iter().map(|f| f.meta.name.as_str()).collect();
+        let mut files: Vec<Arc<FileHandle>> = store
+            .files()
+            .iter()
+            .filter(|f| !inputs.contains(f.meta.name.as_str()))
+            .cloned()
+            .collect();
+        files.extend(output);
+        store.set_files(files);
+        Ok(())
+    }
+
+    /// A file name no flush, compaction or reference of the store uses.
+    fn output_name(&self, store: &Store, max_seq: u64, now: i64) -> String {
+        let listed: HashSet<String> = store.files().iter().map(|f| f.meta.name.clone()).collect();
+        loop {
+            let n = self.inner.compactions.nonce.fetch_add(1, Ordering::Relaxed);
+            let name = format!("{max_seq:016x}-{now:x}-c{n:x}.sst");
+            let taken = listed.contains(&name)
+                || store.dir.join(&name).exists()
+                || store.dir.join(format!("{name}.tmp")).exists();
+            if !taken {
+                return name;
+            }
+        }
+    }
+}
+
+/// Merges `inputs` through [`Retention`] into a new file at `tmp`, synced. Returns the file's
+/// info, or `None` (and no file) when every cell was dropped.
+fn merge_into(
+    tmp: &std::path::Path,
+    options: WriterOptions,
+    inputs: &[Arc<FileHandle>],
+    spec: CompactionSpec,
+    report: &mut CompactionReport,
+) -> Result<Option<FileInfo>> {
+    let _ = std::fs::remove_file(tmp);
+    // Newest first, so identical keys come out newest source first.
+    let cursors = inputs.iter().rev().map(|f| f.cursor()).collect();
+    let mut merged = MergeCursor::new(cursors);
+    let mut retention = Retention::new(spec);
+    let mut writer = None;
+    let mut last = LastKey::default();
+    let mut ok = merged.seek_to_first()?;
+    while ok {
+        let cell = merged.current();
+        report.cells_in += 1;
+        let decision = if last.same(&cell) {
+            Decision::Drop(Dropped::Duplicate)
+        } else {
+            retention.decide(&cell)
+        };
+        last.set(&cell);
+        match decision {
+            Decision::Keep => {
+                let w = match &mut writer {
+                    Some(w) => w,
+                    None => writer.insert(Writer::create(tmp, options.clone())?),
+                };
+                w.add(&cell)?;
+                report.cells_out += 1;
+            }
+            Decision::Drop(reason) => report.dropped.add(reason),
+        }
+        ok = merged.next()?;
+    }
+    match writer {
+        Some(w) => Ok(Some(w.finish_and_sync()?)),
+        None => Ok(None),
+    }
+}
+
+/// The previous cell's key, in reused buffers (the same cell in two inputs comes out twice).
+#[derive(Default)]
+struct LastKey {
+    row: Vec<u8>,
+    qualifier: Vec<u8>,
+    timestamp: i64,
+    cell_type: Option<CellType>,
+    seq: u64,
+}
+
+impl LastKey {
+    fn same(&self, c: &CellRef<'_>) -> bool {
+        self.cell_type.is_some_and(|t| {
+            compare_keys(
+                (
+                    self.row.as_slice(),
+                    self.qualifier.as_slice(),
+                    self.timestamp,
+                    t,
+                    self.seq,
+                ),
+                c.key_parts(),
+            )
+            .is_eq()
+        })
+    }
+
+    fn set(&mut self, c: &CellRef<'_>) {
+        self.row.clear();
+        self.row.extend_from_slice(c.row);
+        self.qualifier.clear();
+        self.qualifier.extend_from_slice(c.qualifier);
+        self.timestamp = c.timestamp;
+        self.cell_type = Some(c.cell_type);
+        self.seq = c.seq;
+    }
+}
