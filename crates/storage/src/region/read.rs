@@ -5,12 +5,13 @@ use std::sync::atomic::Ordering;
 
 use bytes::Bytes;
 use strata_model::cell::{compare_bytes, Cell, CellKey};
-use strata_model::ops::{Columns, Filter, Get, Scan, TimeRange};
+use strata_model::ops::{Columns, Get, Scan, TimeRange};
 use strata_model::schema::Ttl;
 
 use super::store::{SourceCursor, Store};
 use super::Region;
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::read::filter::RowFilter;
 use crate::read::{Cursor, MergeCursor, ReadSpec, Verdict, Visibility};
 
 /// What to read of one family.
@@ -30,7 +31,6 @@ impl Region {
     pub fn get(&self, get: &Get) -> Result<Vec<Cell>> {
         self.check_open()?;
         get.validate()?;
-        check_filter(get.filter.as_ref())?;
         self.check_row(&get.row)?;
         self.get_unlocked(get, self.inner.mvcc.read_point())
     }
@@ -44,13 +44,17 @@ impl Region {
             read_point,
             Some(get),
         )?;
+        let mut filter = RowFilter::new(get.filter.as_ref(), false)?;
+        if filter.skip_row(&get.row) {
+            return Ok(Vec::new());
+        }
         let start = CellKey::first_on_row(get.row.clone());
         let mut out = Vec::new();
         for f in &mut families {
             f.cursor.seek(&start)?;
             read_row_of(f, &get.row, &mut out)?;
         }
-        Ok(apply_filter(get.filter.as_ref(), out))
+        Ok(filter.finish_row(out).unwrap_or_default())
     }
 
     /// A scanner over rows of the region, at the current read point.
@@ -60,7 +64,6 @@ impl Region {
     pub fn scan(&self, scan: &Scan) -> Result<RegionScanner> {
         self.check_open()?;
         scan.validate()?;
-        check_filter(scan.filter.as_ref())?;
         let read_point = self.inner.mvcc.read_point();
         let families = self.family_reads(
             &scan.columns,
@@ -75,7 +78,7 @@ impl Region {
             lower: bound_row(lower),
             upper: bound_row(upper),
             reversed: scan.reversed,
-            filter: scan.filter.clone(),
+            filter: RowFilter::new(scan.filter.as_ref(), scan.reversed)?,
             limit: scan.limit,
             batch: scan.batch.map(|b| b.max(1) as usize),
             returned: 0,
@@ -174,7 +177,7 @@ impl Region {
                 }
             }
             counters.files_read.fetch_add(1, Ordering::Relaxed);
-            sources.push(SourceCursor::File(file.reader.iter()));
+            sources.push(file.cursor());
         }
         Ok(sources)
     }
@@ -201,23 +204,6 @@ fn read_row_of(f: &mut FamilyRead, row: &[u8], out: &mut Vec<Cell>) -> Result<()
     Ok(())
 }
 
-/// Applies a server-side filter to one row's visible cells.
-fn apply_filter(filter: Option<&Filter>, cells: Vec<Cell>) -> Vec<Cell> {
-    match filter {
-        None => cells,
-        Some(_) => cells,
-    }
-}
-
-/// Refuses filters until the evaluation engine is wired in.
-fn check_filter(filter: Option<&Filter>) -> Result<()> {
-    match filter {
-        None => Ok(()),
-        Some(_) => Err(Error::InvalidArgument(
-            "server-side filters are not evaluated by this engine yet".into(),
-        )),
-    }
-}
 
 fn bound_row(b: std::ops::Bound<Bytes>) -> Option<(Bytes, bool)> {
     match b {
@@ -238,7 +224,7 @@ pub struct RegionScanner {
     /// Highest row and whether it is included.
     upper: Option<(Bytes, bool)>,
     reversed: bool,
-    filter: Option<Filter>,
+    filter: RowFilter,
     limit: Option<u64>,
     batch: Option<usize>,
     returned: u64,
@@ -265,11 +251,16 @@ impl RegionScanner {
             if self.done || self.limit.is_some_and(|l| self.returned >= l) {
                 return Ok(None);
             }
+            if self.filter.is_done() {
+                self.done = true;
+                return Ok(None);
+            }
             let Some(row) = self.next_row_key()? else {
                 self.done = true;
                 return Ok(None);
             };
             self.position = Some(row.clone());
+            let skip = self.filter.skip_row(&row);
             let mut cells = Vec::new();
             let start = CellKey::first_on_row(row.clone());
             for f in &mut self.families {
@@ -278,7 +269,12 @@ impl RegionScanner {
                 }
                 read_row_of(f, &row, &mut cells)?;
             }
-            let cells = apply_filter(self.filter.as_ref(), cells);
+            if skip {
+                continue;
+            }
+            let Some(cells) = self.filter.finish_row(cells) else {
+                continue;
+            };
             if cells.is_empty() {
                 continue;
             }
