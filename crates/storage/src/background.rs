@@ -1,5 +1,5 @@
-//! Background work shared by the regions of a process: a bounded pool of threads for flushes,
-//! and the global memtable budget.
+//! Background work shared by the regions of a process: a bounded pool of threads for flushes
+//! and compactions, and the global memtable budget.
 //!
 //! A region asks for a flush when its memtables pass `MEMSTORE_FLUSHSIZE`; the budget asks the
 //! largest regions to flush when all memtables together pass its limit, and makes writers wait
@@ -21,6 +21,8 @@ use crate::region::Region;
 pub enum Job {
     /// Flush a region's memtables.
     Flush(Region),
+    /// Compact a region's stores if a policy finds something to do.
+    Compact(Region),
 }
 
 /// A fixed set of worker threads.
@@ -80,6 +82,7 @@ fn worker(rx: &Mutex<mpsc::Receiver<Job>>, bg: &Weak<Background>) {
         };
         let ok = match job {
             Job::Flush(region) => region.run_requested_flush().is_ok(),
+            Job::Compact(region) => region.run_requested_compaction().is_ok(),
         };
         if !ok {
             if let Some(bg) = bg.upgrade() {

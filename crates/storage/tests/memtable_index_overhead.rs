@@ -2,10 +2,6 @@
 //! row, qualifier and value bytes, and (ignored by default; run with `--release -- --ignored`)
 //! insert throughput. Alone in its test binary so the process's RSS is this test's.
 
-use std::sync::Arc;
-use std::thread;
-use std::time::Instant;
-
 use strata_model::cell::CellType;
 use strata_sstable::CellRef;
 use strata_storage::memtable::{Memtable, Options};
@@ -71,38 +67,6 @@ fn memtable_index_overhead_per_cell_is_reported() {
         println!(
             "  overhead per cell, process RSS growth minus cell bytes: {:.1} B",
             per_cell(b.saturating_sub(a)) - data
-        );
-    }
-}
-
-#[test]
-#[ignore = "timing: run with --release -- --ignored --nocapture"]
-fn memtable_insert_throughput_is_reported() {
-    const CELLS: u64 = 2_000_000;
-    let value = [0x5a; 100];
-    for threads in [1u64, 2] {
-        let table = Arc::new(Memtable::new(Options::default()));
-        let start = Instant::now();
-        let handles: Vec<_> = (0..threads)
-            .map(|t| {
-                let table = Arc::clone(&table);
-                thread::spawn(move || {
-                    for i in (t..CELLS).step_by(threads as usize) {
-                        insert(&table, i, &value);
-                    }
-                })
-            })
-            .collect();
-        for h in handles {
-            h.join().expect("writer");
-        }
-        let secs = start.elapsed().as_secs_f64();
-        let stats = table.stats();
-        assert_eq!(stats.cells, CELLS);
-        println!(
-            "{threads} thread(s): {:.2} M cells/s, {:.0} MB/s of cell bytes ({CELLS} random-order cells, 100 B values)",
-            CELLS as f64 / secs / 1e6,
-            stats.data_bytes as f64 / secs / 1e6
         );
     }
 }

@@ -6,7 +6,7 @@ mod region_support;
 use bytes::Bytes;
 use region_support::*;
 use strata_model::ops::{
-    CheckAndMutate, CompareOp, Comparator, Condition, Filter, Get, Put, RowMutations, Scan,
+    CheckAndMutate, Comparator, CompareOp, Condition, Filter, Get, Put, RowMutations, Scan,
     SingleColumnValue,
 };
 
@@ -24,7 +24,12 @@ fn filters_apply_to_gets_scans_and_conditions() {
     let dir = tempfile::tempdir().unwrap();
     let env = Env::new(dir.path(), table(&["f"]));
     let r = env.open();
-    for (row, colour) in [("a1", "red"), ("a2", "blue"), ("b1", "red"), ("b2", "green")] {
+    for (row, colour) in [
+        ("a1", "red"),
+        ("a2", "blue"),
+        ("b1", "red"),
+        ("b2", "green"),
+    ] {
         put(&r, row, "f", "colour", 1, colour);
         put(&r, row, "f", "size", 1, "big");
     }
@@ -59,17 +64,36 @@ fn filters_apply_to_gets_scans_and_conditions() {
         CompareOp::Equal,
         Comparator::Binary(Bytes::from_static(b"size")),
     ));
-    assert_eq!(get_cells(&r, get), vec![("size".to_owned(), "big".to_owned())]);
+    assert_eq!(
+        get_cells(&r, get),
+        vec![("size".to_owned(), "big".to_owned())]
+    );
 
     let cond = Condition::Filter(Filter::Value(
         CompareOp::Equal,
         Comparator::Substring("gree".into()),
     ));
-    let mutation = |row: &str| RowMutations::new(row.to_owned()).with(Put::new(row.to_owned()).add("f", "seen", "yes")).unwrap();
-    assert!(r.check_and_mutate(&CheckAndMutate::new(cond.clone(), mutation("b2"))).unwrap());
-    assert!(!r.check_and_mutate(&CheckAndMutate::new(cond, mutation("b1"))).unwrap());
-    assert_eq!(r.get(&Get::new("b2").with_column("f", "seen")).unwrap().len(), 1);
-    assert!(r.get(&Get::new("b1").with_column("f", "seen")).unwrap().is_empty());
+    let mutation = |row: &str| {
+        RowMutations::new(row.to_owned())
+            .with(Put::new(row.to_owned()).add("f", "seen", "yes"))
+            .unwrap()
+    };
+    assert!(r
+        .check_and_mutate(&CheckAndMutate::new(cond.clone(), mutation("b2")))
+        .unwrap());
+    assert!(!r
+        .check_and_mutate(&CheckAndMutate::new(cond, mutation("b1")))
+        .unwrap());
+    assert_eq!(
+        r.get(&Get::new("b2").with_column("f", "seen"))
+            .unwrap()
+            .len(),
+        1
+    );
+    assert!(r
+        .get(&Get::new("b1").with_column("f", "seen"))
+        .unwrap()
+        .is_empty());
 }
 
 fn get_cells(r: &strata_storage::Region, g: Get) -> Vec<(String, String)> {

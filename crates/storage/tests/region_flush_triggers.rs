@@ -88,3 +88,62 @@ fn the_budget_flushes_the_largest_regions_in_the_background() {
     bg.shutdown();
     assert_eq!(bg.failures.load(std::sync::atomic::Ordering::Relaxed), 0);
 }
+
+#[test]
+fn an_acknowledged_write_is_visible_to_the_next_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let env = Env::new(dir.path(), table(&["f"]));
+    let r = env.open();
+    let threads: Vec<_> = (0..4)
+        .map(|t| {
+            let r = r.clone();
+            std::thread::spawn(move || {
+                for i in 0..2000 {
+                    let row = format!("t{t}-{i}");
+                    r.put(&Put::new(row.clone()).add("f", "q", "v")).unwrap();
+                    assert_eq!(r.get(&Get::new(row)).unwrap().len(), 1, "read-your-writes");
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+}
+
+#[test]
+fn the_pool_compacts_after_flushes() {
+    let dir = tempfile::tempdir().unwrap();
+    let bg = Background::new(1);
+    let env = Env::new(dir.path(), table(&["f"]).with_memstore_flushsize(1 << 20));
+    let wal = Arc::new(Wal::open(dir.path().join("wal"), WalOptions::default()).unwrap());
+    let r = Region::open(RegionConfig {
+        dir: dir
+            .path()
+            .join("t")
+            .join(strata_storage::region::region_dir_name(1)),
+        table: env.table.clone(),
+        info: env.info.clone(),
+        wal,
+        cache: None,
+        clock: env.clock.clone(),
+        background: Some(bg.clone()),
+        budget: None,
+    })
+    .unwrap();
+    // Each round writes a little over the flush size: one file per round.
+    for round in 0..6 {
+        fill(&r, 1200, &format!("k{round}-"));
+    }
+    let compactions = || {
+        r.compaction_counters()
+            .compactions
+            .load(std::sync::atomic::Ordering::Relaxed)
+    };
+    wait_for(|| compactions() >= 1);
+    wait_for(|| r.store_stats()[0].files < 6);
+    assert_eq!(r.get(&Get::new("k0-000001")).unwrap().len(), 1);
+    assert_eq!(r.get(&Get::new("k5-001199")).unwrap().len(), 1);
+    r.close().unwrap();
+    bg.shutdown();
+}

@@ -8,7 +8,9 @@
 //! ```
 //!
 //! Files: `open` (create, open, WAL replay), `write` (mutations), `read` (get, scan),
-//! `flush`, `store` (one family's memtable and files), `mvcc`, `row_locks`.
+//! `flush`, `compact` (running compaction plans, write throttling), `split` (daughters with
+//! references), `half` (reading half of a parent file), `store` (one family's memtable and
+//! files), `mvcc`, `row_locks`.
 //!
 //! # Thread safety
 //! `Region` is a cheap handle (`Arc`); every method takes `&self` and may run concurrently.
@@ -116,6 +118,8 @@ pub(crate) struct Inner {
     pub(crate) counters: Counters,
     /// A flush was asked for and not yet started.
     pub(crate) flush_requested: AtomicBool,
+    /// A compaction check was asked for and not yet started.
+    pub(crate) compaction_requested: AtomicBool,
     /// Memtable bytes last reported to the budget.
     pub(crate) accounted: AtomicU64,
     /// Compactions, write throttling, and their exclusion of splits (region/compact.rs).
@@ -162,8 +166,12 @@ impl Region {
     /// # Errors
     /// The final flush failed (the region stays open then).
     pub fn close(&self) -> Result<()> {
-        self.flush()?;
+        // Refuse new writes first, so none lands after the final flush's snapshot.
         self.inner.closed.store(true, Ordering::SeqCst);
+        if let Err(e) = self.flush() {
+            self.inner.closed.store(false, Ordering::SeqCst);
+            return Err(e);
+        }
         self.account_memory();
         if let Some(budget) = &self.inner.config.budget {
             budget.unregister(self.inner.config.info.region_id);
@@ -197,7 +205,42 @@ impl Region {
         }
         let r = self.flush();
         self.account_memory();
+        if r.is_ok() {
+            self.request_compaction();
+        }
         r
+    }
+
+    /// Asks for a compaction check of every store: queued on the background pool (merged
+    /// with a pending request), or skipped without a pool (writers over the blocking file
+    /// count compact inline).
+    pub fn request_compaction(&self) {
+        if self.inner.compaction_requested.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        match &self.inner.config.background {
+            Some(bg) => bg.submit(Job::Compact(self.clone())),
+            None => self
+                .inner
+                .compaction_requested
+                .store(false, Ordering::SeqCst),
+        }
+    }
+
+    /// Runs a requested compaction check (the background pool calls this): minor compactions
+    /// the policy selects, and periodic majors when due.
+    ///
+    /// # Errors
+    /// As [`Region::compact`].
+    pub fn run_requested_compaction(&self) -> Result<()> {
+        self.inner
+            .compaction_requested
+            .store(false, Ordering::SeqCst);
+        if self.inner.closed.load(Ordering::SeqCst) {
+            return Ok(());
+        }
+        self.compact(crate::compaction::exploring::MajorRequest::None)
+            .map(|_| ())
     }
 
     /// Reports the memtables' size change to the budget.

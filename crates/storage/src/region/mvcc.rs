@@ -48,6 +48,15 @@ impl Mvcc {
         self.read_point.fetch_max(point, Ordering::SeqCst);
     }
 
+    /// Waits until the read point reaches `seq`: a writer calls it after completing, so that
+    /// once its write is acknowledged every later read sees it (read-your-writes; HBase's
+    /// `completeAndWait`). Ids complete in microseconds, so a yielding spin suffices.
+    pub fn wait_for(&self, seq: u64) {
+        while self.read_point() < seq {
+            std::thread::yield_now();
+        }
+    }
+
     /// What a reader starting now may see.
     pub fn read_point(&self) -> u64 {
         self.read_point.load(Ordering::SeqCst)
@@ -81,6 +90,7 @@ mod tests {
         assert_eq!(m.read_point(), 10);
         m.complete(a);
         assert_eq!(m.read_point(), 12);
+        m.wait_for(12);
         m.wait_for_all();
     }
 }

@@ -136,6 +136,7 @@ impl Region {
                 closed: AtomicBool::new(false),
                 counters: Counters::default(),
                 flush_requested: AtomicBool::new(false),
+                compaction_requested: AtomicBool::new(false),
                 accounted: AtomicU64::new(0),
                 compactions: Default::default(),
                 config,

@@ -204,7 +204,6 @@ fn read_row_of(f: &mut FamilyRead, row: &[u8], out: &mut Vec<Cell>) -> Result<()
     Ok(())
 }
 
-
 fn bound_row(b: std::ops::Bound<Bytes>) -> Option<(Bytes, bool)> {
     match b {
         std::ops::Bound::Included(r) => Some((r, true)),

@@ -266,6 +266,8 @@ impl Region {
             }
         }
         inner.mvcc.complete(seq);
+        // Acknowledge only once readers can see it (an older write may still be in flight).
+        inner.mvcc.wait_for(seq);
         inner.counters.mutations.fetch_add(1, Ordering::Relaxed);
         Ok(seq)
     }
