@@ -40,6 +40,9 @@ pub struct EngineWriteArgs {
     /// Durabilities, comma-separated (SYNC_WAL, ASYNC_WAL, FSYNC_WAL, SKIP_WAL).
     #[arg(long, value_delimiter = ',', default_values_t = vec!["SYNC_WAL".to_string(), "ASYNC_WAL".to_string()])]
     durability: Vec<String>,
+    /// Print each run's per-second throughput and latency percentiles.
+    #[arg(long)]
+    timeline: bool,
 }
 
 /// Arguments of `bench engine-read`.
@@ -131,6 +134,7 @@ pub fn run(cmd: &Command) -> Result<(), String> {
                 max_cells: a.max_cells,
                 threads: a.threads,
                 durabilities,
+                timeline: a.timeline,
             };
             strata_bench::engine::write::run(&cfg, &mut std::io::stdout())
                 .map(|_| ())

@@ -31,6 +31,8 @@ pub struct Config {
     pub threads: usize,
     /// Durabilities to run.
     pub durabilities: Vec<Durability>,
+    /// Print each run's per-second throughput and latency.
+    pub timeline: bool,
 }
 
 /// One measured run.
@@ -50,6 +52,8 @@ pub struct Outcome {
     pub worst_second_p99: u32,
     /// Flushes during the run.
     pub flushes: u64,
+    /// Per second: (second, puts, p99 µs, p99.9 µs, max µs).
+    pub timeline: Vec<(u32, usize, u32, u32, u32)>,
 }
 
 /// Runs every size × durability and prints a table.
@@ -89,6 +93,23 @@ pub fn run(cfg: &Config, out: &mut dyn Write) -> io::Result<Vec<Outcome>> {
                 o.flushes.to_string(),
             ]);
             writeln!(out, "value {size} B, {durability}: done ({:.1} s)", o.secs)?;
+            if cfg.timeline {
+                let mut tl = Table::new(&["second", "puts", "p99 µs", "p99.9 µs", "max µs"]);
+                for (sec, n, p99, p999, max) in &o.timeline {
+                    tl.row(vec![
+                        sec.to_string(),
+                        n.to_string(),
+                        p99.to_string(),
+                        p999.to_string(),
+                        max.to_string(),
+                    ]);
+                }
+                writeln!(
+                    out,
+                    "\n### {size} B, {durability}: per second\n\n{}",
+                    tl.render()
+                )?;
+            }
             outcomes.push(o);
         }
     }
@@ -153,5 +174,6 @@ fn run_one(
         latency: rec.percentiles(),
         worst_second_p99: rec.per_second().iter().map(|s| s.2).max().unwrap_or(0),
         flushes,
+        timeline: rec.per_second(),
     })
 }
