@@ -17,7 +17,7 @@ fi
 mkdir -p "$DIR"
 cargo build --release --locked -q -p strata-cli
 STRATA_OUT=$(./target/release/strata bench engine-write --dir "$DIR" --sizes "$SIZES" \
-  --bytes "$BYTES" --max-cells "$MAX_CELLS" --threads "$THREADS" --durability SYNC_WAL)
+  --bytes "$BYTES" --max-cells "$MAX_CELLS" --threads "$THREADS" --durability SYNC_WAL,ASYNC_WAL)
 echo "$STRATA_OUT"
 ROCKS=""
 for size in ${SIZES//,/ }; do
@@ -40,10 +40,10 @@ for line in sys.argv[1].strip().splitlines():
 strata = {}
 for line in sys.argv[2].splitlines():
     cells = [c.strip() for c in line.strip().strip('|').split('|')]
-    if len(cells) == 9 and cells[0].isdigit():
+    if len(cells) == 9 and cells[0].isdigit() and cells[1] == "SYNC_WAL":
         p = [x.strip() for x in cells[6].split('/')]
         strata[cells[0]] = (float(cells[5]), int(p[1]), int(p[2]), cells[4])
-print("\n## Strata vs RocksDB (db_bench fillrandom), same run\n")
+print("\n## Strata (SYNC_WAL) vs RocksDB (db_bench fillrandom, sync=false), same run\n")
 print("| value B | Strata ops/s | RocksDB ops/s | Strata/RocksDB | Strata MB/s | put p99 / p99.9 µs Strata | RocksDB |")
 print("|---:|---:|---:|---:|---:|---|---|")
 for size, (ops, p99, p999, mb) in strata.items():

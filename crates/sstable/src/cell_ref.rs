@@ -76,3 +76,45 @@ impl<'a> CellRef<'a> {
         }
     }
 }
+
+/// A key held in buffers reused from cell to cell: remembering "the previous cell" without an
+/// allocation per cell (writers, compactions, dedup).
+#[derive(Clone, Debug, Default)]
+pub struct KeyBuf {
+    row: Vec<u8>,
+    qualifier: Vec<u8>,
+    timestamp: Timestamp,
+    cell_type: Option<CellType>,
+    seq: u64,
+}
+
+impl KeyBuf {
+    /// Remembers `cell`'s key.
+    pub fn set(&mut self, cell: &CellRef<'_>) {
+        self.row.clear();
+        self.row.extend_from_slice(cell.row);
+        self.qualifier.clear();
+        self.qualifier.extend_from_slice(cell.qualifier);
+        self.timestamp = cell.timestamp;
+        self.cell_type = Some(cell.cell_type);
+        self.seq = cell.seq;
+    }
+
+    /// The key as a cell view (no value); `None` before the first `set`.
+    pub fn as_cell(&self) -> Option<CellRef<'_>> {
+        Some(CellRef {
+            row: &self.row,
+            qualifier: &self.qualifier,
+            timestamp: self.timestamp,
+            cell_type: self.cell_type?,
+            seq: self.seq,
+            value: &[],
+        })
+    }
+
+    /// True when `cell` has exactly the remembered key.
+    pub fn same(&self, cell: &CellRef<'_>) -> bool {
+        self.as_cell()
+            .is_some_and(|k| compare_keys(k.key_parts(), cell.key_parts()).is_eq())
+    }
+}

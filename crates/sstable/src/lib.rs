@@ -29,7 +29,7 @@ pub(crate) mod varint;
 pub mod writer;
 
 pub use cache::{BlockCache, CacheStats};
-pub use cell_ref::CellRef;
+pub use cell_ref::{CellRef, KeyBuf};
 pub use error::{Error, ErrorKind, Result};
 pub use file_info::FileInfo;
 pub use reader::{Iter, Reader, ReaderOptions, ReaderStats};

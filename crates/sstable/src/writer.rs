@@ -18,7 +18,7 @@ use strata_model::schema::{BloomType, Compression, DataBlockEncoding, FamilyDesc
 
 use crate::block::{self, BlockHandle, BlockType};
 use crate::bloom::{self, BloomIndexBuilder, BloomKey, ChunkBuilder, ChunkEntry};
-use crate::cell_ref::CellRef;
+use crate::cell_ref::{CellRef, KeyBuf};
 use crate::encoding::{self, Encoder};
 use crate::error::{Error, Result};
 use crate::file_info::FileInfo;
@@ -117,40 +117,6 @@ struct Totals {
     data_blocks: u64,
 }
 
-/// The last key added, in buffers reused from cell to cell (no allocation per cell).
-#[derive(Default)]
-struct LastKey {
-    row: Vec<u8>,
-    qualifier: Vec<u8>,
-    timestamp: i64,
-    cell_type: Option<CellType>,
-    seq: u64,
-}
-
-impl LastKey {
-    fn set(&mut self, cell: &CellRef<'_>) {
-        self.row.clear();
-        self.row.extend_from_slice(cell.row);
-        self.qualifier.clear();
-        self.qualifier.extend_from_slice(cell.qualifier);
-        self.timestamp = cell.timestamp;
-        self.cell_type = Some(cell.cell_type);
-        self.seq = cell.seq;
-    }
-
-    /// The key as a cell view; `None` before the first cell.
-    fn as_cell(&self) -> Option<CellRef<'_>> {
-        Some(CellRef {
-            row: &self.row,
-            qualifier: &self.qualifier,
-            timestamp: self.timestamp,
-            cell_type: self.cell_type?,
-            seq: self.seq,
-            value: &[],
-        })
-    }
-}
-
 /// Bloom state while writing.
 struct BloomWriter {
     bloom_type: BloomType,
@@ -172,7 +138,7 @@ pub struct Writer<W: Write> {
     scratch: Vec<u8>,
     frame: Vec<u8>,
     /// Key of the last cell added (order check and separators).
-    last: LastKey,
+    last: KeyBuf,
     /// Last key of the previous data block, and the pending separator of the current one.
     prev_block_last: Option<CellKey>,
     pending_separator: Option<CellKey>,
@@ -238,7 +204,7 @@ impl<W: Write> Writer<W> {
             offset: 0,
             scratch: Vec::new(),
             frame: Vec::new(),
-            last: LastKey::default(),
+            last: KeyBuf::default(),
             prev_block_last: None,
             pending_separator: None,
             block_first_keys: Vec::new(),

@@ -35,9 +35,9 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use parking_lot::{Condvar, Mutex, RwLock};
-use strata_model::cell::{compare_keys, CellType};
+
 use strata_model::schema::Ttl;
-use strata_sstable::{CellRef, FileInfo, Writer, WriterOptions};
+use strata_sstable::{FileInfo, KeyBuf, Writer, WriterOptions};
 
 use super::flush::sync_dir;
 use super::store::{FileHandle, Store};
@@ -482,7 +482,7 @@ fn merge_into(
     let mut merged = MergeCursor::new(cursors);
     let mut retention = Retention::new(spec);
     let mut writer = None;
-    let mut last = LastKey::default();
+    let mut last = KeyBuf::default();
     let mut ok = merged.seek_to_first()?;
     while ok {
         let cell = merged.current();
@@ -509,43 +509,5 @@ fn merge_into(
     match writer {
         Some(w) => Ok(Some(w.finish_and_sync()?)),
         None => Ok(None),
-    }
-}
-
-/// The previous cell's key, in reused buffers (the same cell in two inputs comes out twice).
-#[derive(Default)]
-struct LastKey {
-    row: Vec<u8>,
-    qualifier: Vec<u8>,
-    timestamp: i64,
-    cell_type: Option<CellType>,
-    seq: u64,
-}
-
-impl LastKey {
-    fn same(&self, c: &CellRef<'_>) -> bool {
-        self.cell_type.is_some_and(|t| {
-            compare_keys(
-                (
-                    self.row.as_slice(),
-                    self.qualifier.as_slice(),
-                    self.timestamp,
-                    t,
-                    self.seq,
-                ),
-                c.key_parts(),
-            )
-            .is_eq()
-        })
-    }
-
-    fn set(&mut self, c: &CellRef<'_>) {
-        self.row.clear();
-        self.row.extend_from_slice(c.row);
-        self.qualifier.clear();
-        self.qualifier.extend_from_slice(c.qualifier);
-        self.timestamp = c.timestamp;
-        self.cell_type = Some(c.cell_type);
-        self.seq = c.seq;
     }
 }
