@@ -96,6 +96,7 @@ fn spawn_writers(table: &Arc<Memtable>, mvcc: &Arc<Mvcc>) -> Vec<thread::JoinHan
 fn memtable_readers_see_whole_mutations_in_order_while_writers_insert() {
     let table = Arc::new(Memtable::new(Options {
         chunk_size: 64 << 10,
+        ..Options::default()
     }));
     let mvcc = Arc::new(Mvcc::default());
     let done = Arc::new(AtomicBool::new(false));
@@ -143,6 +144,7 @@ fn memtable_readers_see_whole_mutations_in_order_while_writers_insert() {
 fn memtable_flushes_lose_nothing_while_writers_insert() {
     let table = Arc::new(Memtable::new(Options {
         chunk_size: 64 << 10,
+        ..Options::default()
     }));
     let mvcc = Arc::new(Mvcc::default());
     let done = Arc::new(AtomicBool::new(false));

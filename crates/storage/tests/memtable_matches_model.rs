@@ -123,7 +123,10 @@ impl Model {
 }
 
 fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
-    let table = Memtable::new(Options { chunk_size: 256 });
+    let table = Memtable::new(Options {
+        chunk_size: 256,
+        ..Options::default()
+    });
     let mut model = Model::default();
     for op in ops {
         match op {

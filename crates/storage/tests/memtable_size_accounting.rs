@@ -31,7 +31,10 @@ fn rows(table: &Memtable, read_point: u64) -> Vec<String> {
 
 #[test]
 fn memtable_size_grows_with_inserts_and_drops_on_release() {
-    let table = Memtable::new(Options { chunk_size: 4096 });
+    let table = Memtable::new(Options {
+        chunk_size: 4096,
+        ..Options::default()
+    });
     assert_eq!((table.size_bytes(), table.stats().chunks), (0, 0));
     let mut last = 0;
     for i in 0..500u64 {

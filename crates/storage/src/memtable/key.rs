@@ -115,6 +115,12 @@ impl Key {
         (row, qualifier, value)
     }
 
+    /// Bytes the cell takes in its chunk (lengths header included).
+    #[inline]
+    pub(crate) fn stored_len(&self) -> usize {
+        self.data.len()
+    }
+
     /// The sequence id.
     #[inline]
     pub(crate) fn seq(&self) -> u64 {

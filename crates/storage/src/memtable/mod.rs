@@ -30,24 +30,33 @@
 //! 3. At most one snapshot is pending.
 
 mod arena;
+mod compact;
+mod cursor;
+mod in_memory;
 mod iter;
 mod key;
+mod options;
 mod segment;
 mod skiplist;
 mod slab;
 mod snapshot;
 mod stats;
 
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Release};
 use std::sync::Arc;
 
 use parking_lot::RwLock;
 use strata_model::cell::Cell;
+use strata_model::schema::InMemoryCompaction;
 use strata_sstable::CellRef;
 
+pub use compact::{Action, ADAPTIVE_DROP_SHARE};
+pub use in_memory::Report;
 pub use iter::Iter;
 pub use key::MAX_SEQ;
+pub use options::Options;
 pub use snapshot::FlushSnapshot;
-pub use stats::{InsertError, Options, ReleaseError, Stats};
+pub use stats::{InsertError, ReleaseError, Stats};
 
 use segment::Segment;
 use skiplist::Insert;
@@ -55,6 +64,16 @@ use skiplist::Insert;
 /// The memtable of one store (one column family).
 pub struct Memtable {
     chunk_size: usize,
+    options: Options,
+    /// Pipeline version: bumped (under the state write lock) by every disk-flush snapshot and
+    /// every compaction swap, never by an in-memory flush. A compaction swaps its result in
+    /// only if it is unchanged, and stops building as soon as it changes.
+    version: AtomicU64,
+    /// True while an in-memory compaction builds (one at a time).
+    compacting: AtomicBool,
+    /// The oldest read point a reader may hold, as last told by the region; 0 when unknown
+    /// (then compactions after an in-memory flush only flatten and merge).
+    smallest_read_point: AtomicU64,
     /// Lock order: taken before an arena chunk mutex (inserts copy cells under the read guard);
     /// nothing else is taken while it is held.
     state: RwLock<State>,
@@ -106,6 +125,10 @@ impl Memtable {
         let view = Arc::from([Arc::clone(&active)]);
         Memtable {
             chunk_size,
+            options,
+            version: AtomicU64::new(0),
+            compacting: AtomicBool::new(false),
+            smallest_read_point: AtomicU64::new(0),
             state: RwLock::new(State {
                 active,
                 pipeline: Vec::new(),
@@ -127,21 +150,40 @@ impl Memtable {
             return Err(InsertError::SeqTooLarge { seq: cell.seq });
         }
         loop {
-            let full = {
+            let (full, id) = {
                 let state = self.state.read();
                 match state.active.insert(cell) {
-                    Insert::Inserted { .. } => return Ok(true),
+                    Insert::Inserted { .. } if !self.over_threshold(&state.active) => {
+                        return Ok(true)
+                    }
+                    Insert::Inserted { .. } => (false, state.active.id()),
                     Insert::Duplicate => return Ok(false),
-                    Insert::Full => state.active.id(),
+                    Insert::Full => (true, state.active.id()),
                 }
             };
-            // The active index ran out of node ids (2²⁶ cells): seal it, unless a racing
-            // writer already did.
-            let mut state = self.state.write();
-            if state.active.id() == full {
-                state.seal_active(self.chunk_size);
+            // The active segment passed the in-memory flush threshold, or its index ran out
+            // of node ids (2²⁶ cells): seal it, unless a racing writer already did.
+            let sealed = {
+                let mut state = self.state.write();
+                let same = state.active.id() == id;
+                if same {
+                    state.seal_active(self.chunk_size);
+                }
+                same
+            };
+            if !full {
+                if sealed {
+                    self.compact_after_seal();
+                }
+                return Ok(true);
             }
         }
+    }
+
+    /// True when the policy seals `active` now.
+    fn over_threshold(&self, active: &Segment) -> bool {
+        self.options.policy != InMemoryCompaction::None
+            && active.data_bytes() > self.options.in_memory_flush_size
     }
 
     /// [`insert`](Memtable::insert) for an owned cell (its family is ignored).
@@ -196,6 +238,8 @@ impl Memtable {
         if let Some(pending) = &state.pending {
             return pending.clone();
         }
+        // Interrupts a running in-memory compaction: its result can no longer be swapped in.
+        self.version.fetch_add(1, Release);
         state.seal_active(self.chunk_size);
         if state.pipeline.is_empty() {
             return FlushSnapshot::new(0, Arc::from([]));
@@ -226,6 +270,11 @@ impl Memtable {
             }
             _ => Err(ReleaseError::NotPending { id: snapshot.id() }),
         }
+    }
+
+    /// The settings.
+    pub fn options(&self) -> &Options {
+        &self.options
     }
 
     fn view(&self) -> Arc<[Arc<Segment>]> {

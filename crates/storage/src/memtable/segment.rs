@@ -1,26 +1,47 @@
-//! A segment: a skiplist index over cells stored in arena chunks, and a cursor over it.
+//! A segment: an index over cells stored in arena chunks. The active segment's index is a
+//! lock-free skiplist; an immutable segment's may be flat, a sorted `Box<[Key]>` (flattening).
 //!
 //! # Thread safety
 //! `insert` may run on many threads at once and alongside any number of cursors; see
 //! [`skiplist`](super::skiplist) and [`arena`](super::arena). The memtable decides which
-//! segment takes inserts (only its active one).
+//! segment takes inserts (only its active one, always a skiplist). A flat segment never
+//! changes after it is built.
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::Arc;
 
-use std::cmp::Ordering::{Greater, Less};
 use strata_sstable::CellRef;
 
 use super::arena::Arena;
 use super::key::{Key, Probe};
-use super::skiplist::{Insert, SkipList, HEAD, LINK_BYTES, NIL, NODE_BYTES};
+use super::skiplist::{Insert, SkipList, LINK_BYTES, NODE_BYTES};
 use super::Stats;
+
+/// Index bytes one flat entry takes: the key (cell `Bytes` handle 32, timestamp 8, tag 8).
+pub(crate) const FLAT_ENTRY_BYTES: usize = size_of::<Key>();
+
+/// How a segment finds its cells.
+pub(crate) enum Index {
+    /// The mutable form: lock-free inserts, O(log n) searches, `prev` a search.
+    List(Box<SkipList>),
+    /// The flat form: keys in store order, binary search, O(1) steps both ways.
+    Flat(Box<[Key]>),
+}
+
+/// Arena figures a flat segment inherits from the segments whose cells it references (their
+/// chunks stay allocated as long as its keys hold them).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Carried {
+    pub(crate) chunks: u64,
+    pub(crate) large_cells: u64,
+    pub(crate) reserved_bytes: u64,
+}
 
 /// One part of a memtable: the active segment, or an immutable one in the pipeline.
 pub(crate) struct Segment {
     id: u64,
     arena: Arena,
-    list: SkipList,
+    pub(crate) index: Index,
+    carried: Carried,
     cells: AtomicU64,
     data_bytes: AtomicU64,
     index_bytes: AtomicU64,
@@ -29,18 +50,38 @@ pub(crate) struct Segment {
 }
 
 impl Segment {
-    /// An empty segment whose cells go to `chunk_size`-byte chunks.
+    /// An empty skiplist segment whose cells go to `chunk_size`-byte chunks.
     pub(crate) fn new(id: u64, chunk_size: usize) -> Segment {
+        Segment::with_index(id, Arena::new(chunk_size), Index::List(Box::new(SkipList::new())))
+    }
+
+    fn with_index(id: u64, arena: Arena, index: Index) -> Segment {
         Segment {
             id,
-            arena: Arena::new(chunk_size),
-            list: SkipList::new(),
+            arena,
+            index,
+            carried: Carried::default(),
             cells: AtomicU64::new(0),
             data_bytes: AtomicU64::new(0),
             index_bytes: AtomicU64::new(0),
             min_seq: AtomicU64::new(u64::MAX),
             max_seq: AtomicU64::new(0),
         }
+    }
+
+    /// A flat segment over `keys` (in store order, unique), whose cell bytes live in `arena`
+    /// (copied there) or in the chunks of other segments (`carried` describes those).
+    pub(crate) fn flat(id: u64, keys: Vec<Key>, arena: Arena, carried: Carried) -> Segment {
+        let mut segment = Segment::with_index(id, arena, Index::Flat(Box::from([])));
+        segment.carried = carried;
+        for key in &keys {
+            let cell = key.cell();
+            let data = cell.row.len() + cell.qualifier.len() + cell.value.len();
+            let header = key.stored_len().saturating_sub(data);
+            segment.count(data, FLAT_ENTRY_BYTES + header, cell.seq);
+        }
+        segment.index = Index::Flat(keys.into_boxed_slice());
+        segment
     }
 
     /// The id the memtable gave this segment.
@@ -53,24 +94,56 @@ impl Segment {
         self.cells.load(Relaxed) == 0
     }
 
-    /// Copies `cell` into the arena and indexes it, unless its key is already here.
+    /// True when the index is a sorted array.
+    pub(crate) fn is_flat(&self) -> bool {
+        matches!(self.index, Index::Flat(_))
+    }
+
+    /// Cells held.
+    pub(crate) fn cells(&self) -> u64 {
+        self.cells.load(Relaxed)
+    }
+
+    /// Row, qualifier and value bytes held (what the in-memory flush threshold counts).
+    pub(crate) fn data_bytes(&self) -> u64 {
+        self.data_bytes.load(Relaxed)
+    }
+
+    /// Arena figures of this segment's cells, wherever their chunks came from.
+    pub(crate) fn arena_figures(&self) -> Carried {
+        Carried {
+            chunks: self.carried.chunks + self.arena.chunks(),
+            large_cells: self.carried.large_cells + self.arena.large_cells(),
+            reserved_bytes: self.carried.reserved_bytes + self.arena.reserved_bytes(),
+        }
+    }
+
+    fn count(&self, data: usize, index: usize, seq: u64) {
+        self.cells.fetch_add(1, Relaxed);
+        self.data_bytes.fetch_add(data as u64, Relaxed);
+        self.index_bytes.fetch_add(index as u64, Relaxed);
+        self.min_seq.fetch_min(seq, Relaxed);
+        self.max_seq.fetch_max(seq, Relaxed);
+    }
+
+    /// Copies `cell` into the arena and indexes it, unless its key is already here. A flat
+    /// segment takes no insert ([`Insert::Full`]).
     ///
     /// Requires: `cell.seq <= MAX_SEQ`.
     pub(crate) fn insert(&self, cell: &CellRef<'_>) -> Insert {
+        let Index::List(list) = &self.index else {
+            return Insert::Full;
+        };
         let len = Key::encoded_len(cell);
         let make_key = || {
             let data = self.arena.alloc(len, |out| Key::encode(cell, out));
             Key::new(data, cell)
         };
-        let result = self.list.insert(&Probe::of_cell(cell), make_key);
+        let result = list.insert(&Probe::of_cell(cell), make_key);
         if let Insert::Inserted { upper_links } = result {
             let data = cell.row.len() + cell.qualifier.len() + cell.value.len();
             let index = NODE_BYTES + (len - data) + upper_links as usize * LINK_BYTES;
-            self.cells.fetch_add(1, Relaxed);
-            self.data_bytes.fetch_add(data as u64, Relaxed);
-            self.index_bytes.fetch_add(index as u64, Relaxed);
-            self.min_seq.fetch_min(cell.seq, Relaxed);
-            self.max_seq.fetch_max(cell.seq, Relaxed);
+            self.count(data, index, cell.seq);
         }
         result
     }
@@ -83,133 +156,23 @@ impl Segment {
     /// Adds this segment's figures to `stats`.
     pub(crate) fn add_to(&self, stats: &mut Stats) {
         stats.segments += 1;
+        stats.flat_segments += usize::from(self.is_flat());
         let cells = self.cells.load(Relaxed);
         stats.cells += cells;
         stats.data_bytes += self.data_bytes.load(Relaxed);
         stats.index_bytes += self.index_bytes.load(Relaxed);
-        stats.chunks += self.arena.chunks();
-        stats.large_cells += self.arena.large_cells();
-        stats.reserved_bytes += self.arena.reserved_bytes() + self.list.reserved_bytes();
+        let arena = self.arena_figures();
+        stats.chunks += arena.chunks;
+        stats.large_cells += arena.large_cells;
+        stats.reserved_bytes += arena.reserved_bytes
+            + match &self.index {
+                Index::List(list) => list.reserved_bytes(),
+                Index::Flat(keys) => (keys.len() * FLAT_ENTRY_BYTES) as u64,
+            };
         if cells > 0 {
             let (min, max) = (self.min_seq.load(Relaxed), self.max_seq.load(Relaxed));
             stats.min_seq = Some(stats.min_seq.map_or(min, |s| s.min(min)));
             stats.max_seq = Some(stats.max_seq.map_or(max, |s| s.max(max)));
         }
-    }
-}
-
-/// A position in one segment, skipping cells newer than its read point.
-///
-/// Moves on an unpositioned cursor leave it unpositioned (except seeks).
-pub(crate) struct Cursor {
-    segment: Arc<Segment>,
-    node: u32,
-    read_point: u64,
-}
-
-impl Cursor {
-    /// An unpositioned cursor over `segment` that shows cells with seq ≤ `read_point`.
-    pub(crate) fn new(segment: Arc<Segment>, read_point: u64) -> Cursor {
-        Cursor {
-            segment,
-            node: NIL,
-            read_point,
-        }
-    }
-
-    /// The key under the cursor, if positioned.
-    #[inline]
-    pub(crate) fn key(&self) -> Option<&Key> {
-        self.segment.list.key(self.node)
-    }
-
-    /// The cell under the cursor, if positioned.
-    #[inline]
-    pub(crate) fn current(&self) -> Option<CellRef<'_>> {
-        self.key().map(Key::cell)
-    }
-
-    /// To the first cell ≥ `probe`.
-    pub(crate) fn seek(&mut self, probe: &Probe<'_>) {
-        let pred = self.segment.list.last_where(|k| k.cmp_probe(probe) == Less);
-        self.forward_from(self.segment.list.successor(pred));
-    }
-
-    /// To the first cell > `probe`.
-    pub(crate) fn seek_after(&mut self, probe: &Probe<'_>) {
-        let pred = self
-            .segment
-            .list
-            .last_where(|k| k.cmp_probe(probe) != Greater);
-        self.forward_from(self.segment.list.successor(pred));
-    }
-
-    /// To the last cell ≤ `probe`.
-    pub(crate) fn seek_for_prev(&mut self, probe: &Probe<'_>) {
-        let node = self
-            .segment
-            .list
-            .last_where(|k| k.cmp_probe(probe) != Greater);
-        self.backward_from(node);
-    }
-
-    /// To the last cell < `probe`.
-    pub(crate) fn seek_before(&mut self, probe: &Probe<'_>) {
-        let node = self.segment.list.last_where(|k| k.cmp_probe(probe) == Less);
-        self.backward_from(node);
-    }
-
-    /// To the first cell.
-    pub(crate) fn seek_to_first(&mut self) {
-        self.forward_from(self.segment.list.successor(HEAD));
-    }
-
-    /// To the last cell.
-    pub(crate) fn seek_to_last(&mut self) {
-        let node = self.segment.list.last_where(|_| true);
-        self.backward_from(node);
-    }
-
-    /// To the next cell.
-    pub(crate) fn next(&mut self) {
-        if self.node != NIL {
-            self.forward_from(self.segment.list.successor(self.node));
-        }
-    }
-
-    /// To the previous cell (a search: O(log n)).
-    pub(crate) fn prev(&mut self) {
-        let list = &self.segment.list;
-        if let Some(key) = list.key(self.node) {
-            let probe = key.probe();
-            let node = list.last_where(|k| k.cmp_probe(&probe) == Less);
-            self.backward_from(node);
-        }
-    }
-
-    /// Settles on the first visible cell at or after `node`.
-    fn forward_from(&mut self, mut node: u32) {
-        let list = &self.segment.list;
-        while let Some(key) = list.key(node) {
-            if key.seq() <= self.read_point {
-                break;
-            }
-            node = list.successor(node);
-        }
-        self.node = node;
-    }
-
-    /// Settles on the last visible cell at or before `node` ([`HEAD`] for none).
-    fn backward_from(&mut self, mut node: u32) {
-        let list = &self.segment.list;
-        while let Some(key) = list.key(node) {
-            if key.seq() <= self.read_point {
-                self.node = node;
-                return;
-            }
-            let probe = key.probe();
-            node = list.last_where(|k| k.cmp_probe(&probe) == Less);
-        }
-        self.node = NIL;
     }
 }

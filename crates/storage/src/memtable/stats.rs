@@ -1,22 +1,4 @@
-//! Memtable settings, figures and errors.
-
-/// Memtable settings.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Options {
-    /// Arena chunk size in bytes. Default 2 MiB (HBase's MSLAB chunk). Memory is taken and
-    /// freed a chunk at a time, so every segment that has taken a write holds at least one
-    /// chunk; cells above a quarter chunk get their own allocation. Values below 64 are
-    /// raised to 64.
-    pub chunk_size: usize,
-}
-
-impl Default for Options {
-    fn default() -> Options {
-        Options {
-            chunk_size: 2 << 20,
-        }
-    }
-}
+//! Memtable figures and errors.
 
 /// Figures of a memtable or a flush snapshot.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -35,6 +17,8 @@ pub struct Stats {
     pub reserved_bytes: u64,
     /// Segments (active, pipeline and pending snapshot).
     pub segments: usize,
+    /// Of those, segments with a flat (sorted array) index.
+    pub flat_segments: usize,
     /// Smallest sequence id held, if any cell.
     pub min_seq: Option<u64>,
     /// Largest sequence id held, if any cell.

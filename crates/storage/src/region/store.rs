@@ -69,9 +69,9 @@ impl Store {
         let dir = region_dir.join(family_dir_name(&family.name));
         Store {
             name: Bytes::copy_from_slice(family.name.as_bytes()),
+            memtable: Memtable::new(memtable::Options::for_family(&family)),
             family,
             dir,
-            memtable: Memtable::new(memtable::Options::default()),
             files: RwLock::new(Arc::new(Vec::new())),
             cache,
         }

@@ -1,0 +1,148 @@
+//! In-memory compaction builders: flatten, merge (BASIC), copy-compact (EAGER) and the
+//! ADAPTIVE choice between the last two. They read immutable segments and build new ones
+//! outside any lock; the memtable swaps the result in (see `Memtable::compact_in_memory`).
+//!
+//! # ADAPTIVE's estimator
+//! HBase estimates the unique-key share from the last flatten or merge and then compacts with
+//! a probability it tunes. Here the estimate is exact and free of chance: ADAPTIVE merges the
+//! pipeline's indexes (what BASIC does anyway, no cell bytes copied) and, during that same
+//! pass, runs EAGER's retention decision on every cell, so it knows exactly how many cells an
+//! eager compaction would drop (duplicate versions beyond VERSIONS, masked puts). When that
+//! share reaches [`ADAPTIVE_DROP_SHARE`] (duplicates dominate) it copies the survivors into new
+//! chunks, as EAGER; otherwise it keeps the merged flat index, as BASIC. The extra cost over
+//! BASIC is one retention decision per cell (a few comparisons) and one flag per cell.
+
+use std::sync::atomic::{AtomicU64, Ordering::Acquire};
+use std::sync::Arc;
+
+use crate::read::{CompactionSpec, Decision, Retention};
+
+use super::arena::Arena;
+use super::iter::Iter;
+use super::key::Key;
+use super::segment::{Carried, Segment};
+
+/// ADAPTIVE compacts eagerly when at least this share of the pipeline's cells would be dropped.
+pub const ADAPTIVE_DROP_SHARE: f64 = 0.5;
+
+/// How often (in cells) a build checks whether it was interrupted.
+const CHECK_EVERY: usize = 1024;
+
+/// What an in-memory compaction did to the pipeline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Nothing to do (policy `NONE`, or the pipeline is already in its final form).
+    Noop,
+    /// Skiplist segments replaced by flat ones, one for one (BASIC under the segment limit).
+    Flatten,
+    /// Segment indexes merged into one flat index; no cell bytes copied (BASIC, ADAPTIVE).
+    Merge,
+    /// Surviving cells copied into new chunks under one flat index (EAGER, ADAPTIVE).
+    Compact,
+}
+
+/// How the build ends.
+pub(crate) enum Mode {
+    /// Merge the indexes only.
+    Merge,
+    /// Copy the survivors of `spec`.
+    Compact(CompactionSpec),
+    /// Count what `spec` drops; copy when the dropped share reaches the threshold.
+    Adaptive(CompactionSpec),
+}
+
+/// Signals a build to stop: the pipeline version moved (a disk flush took the pipeline).
+pub(crate) struct Stop<'a> {
+    pub(crate) version: &'a AtomicU64,
+    pub(crate) expected: u64,
+}
+
+impl Stop<'_> {
+    fn stopped(&self) -> bool {
+        self.version.load(Acquire) != self.expected
+    }
+}
+
+/// A built segment and what it took.
+pub(crate) struct Built {
+    pub(crate) segment: Segment,
+    pub(crate) action: Action,
+    pub(crate) cells_in: u64,
+}
+
+/// Merges `inputs` (newest first) into one flat segment, copying survivors into new chunks
+/// when `mode` says so. `None` when interrupted.
+pub(crate) fn build(
+    id: u64,
+    inputs: &[Arc<Segment>],
+    mode: Mode,
+    chunk_size: usize,
+    stop: &Stop<'_>,
+) -> Option<Built> {
+    let cells_in: u64 = inputs.iter().map(|s| s.cells()).sum();
+    let mut keys: Vec<Key> = Vec::with_capacity(usize::try_from(cells_in).unwrap_or(0));
+    let (mut retention, copy_always) = match mode {
+        Mode::Merge => (None, false),
+        Mode::Compact(spec) => (Some(Retention::new(spec)), true),
+        Mode::Adaptive(spec) => (Some(Retention::new(spec)), false),
+    };
+    let mut keep: Vec<bool> = Vec::new();
+    let mut dropped = 0u64;
+    let mut it = Iter::new(inputs, u64::MAX);
+    let mut more = it.seek_to_first();
+    while more {
+        if keys.len().is_multiple_of(CHECK_EVERY) && stop.stopped() {
+            return None;
+        }
+        let key = it.current_key()?;
+        if let Some(retention) = retention.as_mut() {
+            let kept = retention.decide(&key.cell()) == Decision::Keep;
+            dropped += u64::from(!kept);
+            keep.push(kept);
+        }
+        keys.push(key.clone());
+        more = it.next();
+    }
+    let total = keys.len() as u64;
+    let copy = retention.is_some()
+        && (copy_always || (total > 0 && dropped as f64 >= ADAPTIVE_DROP_SHARE * total as f64));
+    if !copy {
+        let carried = inputs.iter().fold(Carried::default(), |acc, s| {
+            let f = s.arena_figures();
+            Carried {
+                chunks: acc.chunks + f.chunks,
+                large_cells: acc.large_cells + f.large_cells,
+                reserved_bytes: acc.reserved_bytes + f.reserved_bytes,
+            }
+        });
+        let action = if inputs.len() == 1 {
+            Action::Flatten
+        } else {
+            Action::Merge
+        };
+        let segment = Segment::flat(id, keys, Arena::new(chunk_size), carried);
+        return Some(Built {
+            segment,
+            action,
+            cells_in,
+        });
+    }
+    let arena = Arena::new(chunk_size);
+    let mut survivors = Vec::with_capacity(keys.len() - dropped as usize);
+    for (i, key) in keys.iter().enumerate() {
+        if i.is_multiple_of(CHECK_EVERY) && stop.stopped() {
+            return None;
+        }
+        if keep.get(i).copied().unwrap_or(true) {
+            let cell = key.cell();
+            let data = arena.alloc(Key::encoded_len(&cell), |out| Key::encode(&cell, out));
+            survivors.push(Key::new(data, &cell));
+        }
+    }
+    drop(keys);
+    Some(Built {
+        segment: Segment::flat(id, survivors, arena, Carried::default()),
+        action: Action::Compact,
+        cells_in,
+    })
+}

@@ -1,0 +1,177 @@
+//! A position in one segment (skiplist or flat), skipping cells newer than its read point.
+
+use std::cmp::Ordering::{Greater, Less};
+use std::sync::Arc;
+
+use strata_sstable::CellRef;
+
+use super::key::{Key, Probe};
+use super::segment::{Index, Segment};
+use super::skiplist::{HEAD, NIL};
+
+/// No position.
+const NONE: usize = usize::MAX;
+
+/// A position in one segment: a skiplist node id or a flat array index.
+///
+/// Moves on an unpositioned cursor leave it unpositioned (except seeks).
+pub(crate) struct Cursor {
+    segment: Arc<Segment>,
+    pos: usize,
+    read_point: u64,
+}
+
+/// A skiplist node id as a position ([`NIL`] and [`HEAD`] stay out of range).
+fn node_pos(node: u32) -> usize {
+    if node == NIL || node == HEAD {
+        NONE
+    } else {
+        node as usize
+    }
+}
+
+/// A position as a skiplist node id.
+fn pos_node(pos: usize) -> u32 {
+    u32::try_from(pos).unwrap_or(NIL)
+}
+
+impl Cursor {
+    /// An unpositioned cursor over `segment` that shows cells with seq ≤ `read_point`.
+    pub(crate) fn new(segment: Arc<Segment>, read_point: u64) -> Cursor {
+        Cursor {
+            segment,
+            pos: NONE,
+            read_point,
+        }
+    }
+
+    /// The key under the cursor, if positioned.
+    #[inline]
+    pub(crate) fn key(&self) -> Option<&Key> {
+        match &self.segment.index {
+            Index::List(list) => list.key(pos_node(self.pos)),
+            Index::Flat(keys) => keys.get(self.pos),
+        }
+    }
+
+    /// The cell under the cursor, if positioned.
+    #[inline]
+    pub(crate) fn current(&self) -> Option<CellRef<'_>> {
+        self.key().map(Key::cell)
+    }
+
+    /// The position after the last key satisfying `before` (a prefix predicate): the first
+    /// key for which it fails, or the end.
+    fn first_not(&self, before: impl Fn(&Key) -> bool) -> usize {
+        match &self.segment.index {
+            Index::List(list) => node_pos(list.successor(list.last_where(before))),
+            Index::Flat(keys) => keys.partition_point(before),
+        }
+    }
+
+    /// The position of the last key satisfying `before`, or [`NONE`].
+    fn last(&self, before: impl Fn(&Key) -> bool) -> usize {
+        match &self.segment.index {
+            Index::List(list) => node_pos(list.last_where(before)),
+            Index::Flat(keys) => keys.partition_point(before).wrapping_sub(1),
+        }
+    }
+
+    /// To the first cell ≥ `probe`.
+    pub(crate) fn seek(&mut self, probe: &Probe<'_>) {
+        let pos = self.first_not(|k| k.cmp_probe(probe) == Less);
+        self.forward_from(pos);
+    }
+
+    /// To the first cell > `probe`.
+    pub(crate) fn seek_after(&mut self, probe: &Probe<'_>) {
+        let pos = self.first_not(|k| k.cmp_probe(probe) != Greater);
+        self.forward_from(pos);
+    }
+
+    /// To the last cell ≤ `probe`.
+    pub(crate) fn seek_for_prev(&mut self, probe: &Probe<'_>) {
+        let pos = self.last(|k| k.cmp_probe(probe) != Greater);
+        self.backward_from(pos);
+    }
+
+    /// To the last cell < `probe`.
+    pub(crate) fn seek_before(&mut self, probe: &Probe<'_>) {
+        let pos = self.last(|k| k.cmp_probe(probe) == Less);
+        self.backward_from(pos);
+    }
+
+    /// To the first cell.
+    pub(crate) fn seek_to_first(&mut self) {
+        let pos = self.first_not(|_| false);
+        self.forward_from(pos);
+    }
+
+    /// To the last cell.
+    pub(crate) fn seek_to_last(&mut self) {
+        let pos = self.last(|_| true);
+        self.backward_from(pos);
+    }
+
+    /// To the next cell.
+    pub(crate) fn next(&mut self) {
+        if self.key().is_some() {
+            let pos = self.step_forward(self.pos);
+            self.forward_from(pos);
+        }
+    }
+
+    /// To the previous cell (a search in a skiplist, a step in a flat index).
+    pub(crate) fn prev(&mut self) {
+        if self.key().is_some() {
+            let pos = self.step_backward(self.pos);
+            self.backward_from(pos);
+        }
+    }
+
+    fn step_forward(&self, pos: usize) -> usize {
+        match &self.segment.index {
+            Index::List(list) => node_pos(list.successor(pos_node(pos))),
+            Index::Flat(_) => pos + 1,
+        }
+    }
+
+    fn step_backward(&self, pos: usize) -> usize {
+        match &self.segment.index {
+            Index::List(list) => match list.key(pos_node(pos)) {
+                Some(key) => {
+                    let probe = key.probe();
+                    node_pos(list.last_where(|k| k.cmp_probe(&probe) == Less))
+                }
+                None => NONE,
+            },
+            Index::Flat(_) => pos.wrapping_sub(1),
+        }
+    }
+
+    /// Settles on the first visible cell at or after `pos`.
+    fn forward_from(&mut self, mut pos: usize) {
+        self.pos = pos;
+        while let Some(key) = self.key() {
+            if key.seq() <= self.read_point {
+                return;
+            }
+            pos = self.step_forward(pos);
+            self.pos = pos;
+        }
+        self.pos = NONE;
+    }
+
+    /// Settles on the last visible cell at or before `pos`.
+    fn backward_from(&mut self, mut pos: usize) {
+        self.pos = pos;
+        while let Some(key) = self.key() {
+            if key.seq() <= self.read_point {
+                return;
+            }
+            pos = self.step_backward(pos);
+            self.pos = pos;
+        }
+        self.pos = NONE;
+    }
+}

@@ -1,0 +1,222 @@
+//! In-memory compaction of the pipeline: choosing the action per policy, and the optimistic
+//! swap.
+//!
+//! # Concurrency
+//! A compaction copies the pipeline's `Arc`s and the pipeline version under the state lock
+//! (a few microseconds), builds its result with no lock held (inserts and reads go on), and
+//! takes the write lock again only to swap: if the version moved (a disk-flush `snapshot()`
+//! took the pipeline, or another compaction swapped), the result is dropped. In-memory flushes
+//! meanwhile only push new segments at the pipeline's head, so the inputs are still its tail
+//! and are replaced in place. `snapshot()` bumps the version, which also makes a running build
+//! stop at its next check (every 1024 cells). One compaction runs at a time per memtable.
+//!
+//! Who runs it: the writer whose insert seals the active segment runs one right after the seal
+//! (outside the lock: other writers go on into the fresh active segment). Without a smallest
+//! read point from the region ([`Memtable::set_smallest_read_point`]) that one only flattens
+//! and merges, since EAGER's drops are safe only for readers at or above it. A background
+//! pool may also call [`Memtable::compact_in_memory`] with the region's smallest read point.
+
+use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, Release};
+use std::sync::Arc;
+
+use strata_model::schema::InMemoryCompaction;
+
+use crate::read::CompactionSpec;
+
+use super::compact::{build, Action, Mode, Stop};
+use super::segment::Segment;
+use super::Memtable;
+
+/// What one in-memory compaction did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Report {
+    /// The action taken (or tried).
+    pub action: Action,
+    /// Pipeline segments taken as input.
+    pub segments_in: usize,
+    /// Cells in those segments.
+    pub cells_in: u64,
+    /// Cells in the segments that replaced them.
+    pub cells_out: u64,
+    /// True when the result replaced its inputs; false when there was nothing to do, another
+    /// compaction was running, or a disk flush interrupted it.
+    pub swapped: bool,
+}
+
+impl Report {
+    fn noop() -> Report {
+        Report {
+            action: Action::Noop,
+            segments_in: 0,
+            cells_in: 0,
+            cells_out: 0,
+            swapped: false,
+        }
+    }
+}
+
+/// What to build.
+enum Plan {
+    /// Flatten each skiplist segment on its own.
+    FlattenEach,
+    /// Build one segment from all inputs.
+    All(Mode),
+}
+
+impl Memtable {
+    /// Tells the memtable the oldest read point any reader of its store may still use, so that
+    /// the compactions it runs after in-memory flushes may drop cells (EAGER, ADAPTIVE).
+    /// Only a larger value is kept.
+    pub fn set_smallest_read_point(&self, read_point: u64) {
+        self.smallest_read_point.fetch_max(read_point, Relaxed);
+    }
+
+    /// True when the policy has work for [`compact_in_memory`](Memtable::compact_in_memory).
+    pub fn needs_in_memory_compaction(&self) -> bool {
+        let inputs = self.state.read().pipeline.clone();
+        self.plan(&inputs, true).is_some()
+    }
+
+    /// Runs one in-memory compaction of the pipeline per the policy, dropping (EAGER, ADAPTIVE)
+    /// only what no reader at `smallest_read_point` or above can see. Never blocks inserts or
+    /// reads; see the module notes for how it interacts with a disk flush.
+    pub fn compact_in_memory(&self, smallest_read_point: u64) -> Report {
+        self.compact_with(smallest_read_point, true)
+    }
+
+    /// The compaction the sealing writer runs.
+    pub(crate) fn compact_after_seal(&self) {
+        let read_point = self.smallest_read_point.load(Relaxed);
+        self.compact_with(read_point, read_point > 0);
+    }
+
+    fn compact_with(&self, smallest_read_point: u64, allow_copy: bool) -> Report {
+        if self
+            .compacting
+            .compare_exchange(false, true, AcqRel, Acquire)
+            .is_err()
+        {
+            return Report::noop();
+        }
+        let report = self.compact_locked_out(smallest_read_point, allow_copy);
+        self.compacting.store(false, Release);
+        report
+    }
+
+    fn compact_locked_out(&self, smallest_read_point: u64, allow_copy: bool) -> Report {
+        let (inputs, expected, first_id) = {
+            let mut state = self.state.write();
+            let inputs = state.pipeline.clone();
+            let first_id = state.next_id + 1;
+            state.next_id += inputs.len() as u64;
+            (inputs, self.version.load(Acquire), first_id)
+        };
+        let Some(plan) = self.plan_with(&inputs, allow_copy, smallest_read_point) else {
+            return Report::noop();
+        };
+        let stop = Stop {
+            version: &self.version,
+            expected,
+        };
+        let cells_in = inputs.iter().map(|s| s.cells()).sum();
+        let mut report = Report {
+            action: Action::Flatten,
+            segments_in: inputs.len(),
+            cells_in,
+            cells_out: 0,
+            swapped: false,
+        };
+        let mut outputs: Vec<Arc<Segment>> = Vec::with_capacity(inputs.len());
+        match plan {
+            Plan::FlattenEach => {
+                for (i, segment) in inputs.iter().enumerate() {
+                    if segment.is_flat() {
+                        outputs.push(Arc::clone(segment));
+                        continue;
+                    }
+                    let id = first_id + i as u64;
+                    let one = std::slice::from_ref(segment);
+                    let Some(built) = build(id, one, Mode::Merge, self.chunk_size, &stop) else {
+                        return report;
+                    };
+                    outputs.push(Arc::new(built.segment));
+                }
+            }
+            Plan::All(mode) => {
+                let Some(built) = build(first_id, &inputs, mode, self.chunk_size, &stop) else {
+                    return report;
+                };
+                report.action = built.action;
+                report.cells_in = built.cells_in;
+                outputs.push(Arc::new(built.segment));
+            }
+        }
+        report.cells_out = outputs.iter().map(|s| s.cells()).sum();
+        report.swapped = self.swap(&inputs, outputs, expected);
+        report
+    }
+
+    /// Replaces `inputs`, the pipeline's tail, by `outputs` if the version is `expected`.
+    fn swap(&self, inputs: &[Arc<Segment>], outputs: Vec<Arc<Segment>>, expected: u64) -> bool {
+        let mut state = self.state.write();
+        if self.version.load(Acquire) != expected {
+            return false;
+        }
+        let keep = state.pipeline.len().saturating_sub(inputs.len());
+        let tail_matches = state.pipeline.len() >= inputs.len()
+            && state.pipeline[keep..]
+                .iter()
+                .zip(inputs)
+                .all(|(a, b)| Arc::ptr_eq(a, b));
+        if !tail_matches {
+            return false;
+        }
+        state.pipeline.truncate(keep);
+        state.pipeline.extend(outputs);
+        self.version.fetch_add(1, Release);
+        state.rebuild_view();
+        true
+    }
+
+    fn plan(&self, inputs: &[Arc<Segment>], allow_copy: bool) -> Option<Plan> {
+        self.plan_with(inputs, allow_copy, self.smallest_read_point.load(Relaxed))
+    }
+
+    /// The policy's decision for a pipeline of `inputs` (newest first).
+    fn plan_with(
+        &self,
+        inputs: &[Arc<Segment>],
+        allow_copy: bool,
+        smallest_read_point: u64,
+    ) -> Option<Plan> {
+        let options = &self.options;
+        let any_list = inputs.iter().any(|s| !s.is_flat());
+        let several = inputs.len() > 1;
+        let spec = || CompactionSpec {
+            max_versions: options.max_versions,
+            min_versions: options.min_versions,
+            expired_before: i64::MIN,
+            keep_deleted: options.keep_deleted,
+            smallest_read_point,
+            drop_markers: false,
+            trim_versions: true,
+        };
+        let basic = || {
+            if inputs.len() > options.pipeline_limit {
+                Some(Plan::All(Mode::Merge))
+            } else if any_list {
+                Some(Plan::FlattenEach)
+            } else {
+                None
+            }
+        };
+        match options.policy {
+            InMemoryCompaction::None => None,
+            InMemoryCompaction::Basic => basic(),
+            InMemoryCompaction::Eager | InMemoryCompaction::Adaptive if !allow_copy => basic(),
+            _ if !(several || any_list) => None,
+            InMemoryCompaction::Eager => Some(Plan::All(Mode::Compact(spec()))),
+            InMemoryCompaction::Adaptive => Some(Plan::All(Mode::Adaptive(spec()))),
+        }
+    }
+}

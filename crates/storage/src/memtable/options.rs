@@ -1,0 +1,58 @@
+//! Memtable settings.
+
+use strata_model::schema::{FamilyDescriptor, InMemoryCompaction, KeepDeletedCells};
+
+/// Memtable settings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Arena chunk size in bytes. Default 2 MiB (HBase's MSLAB chunk). Memory is taken and
+    /// freed a chunk at a time, so every segment that has taken a write holds at least one
+    /// chunk; cells above a quarter chunk get their own allocation. Values below 64 are
+    /// raised to 64.
+    pub chunk_size: usize,
+    /// The family's `IN_MEMORY_COMPACTION`. Default `NONE` here (the classic memtable); a
+    /// region passes its family's setting (whose default is `BASIC`), see
+    /// [`Options::for_family`].
+    pub policy: InMemoryCompaction,
+    /// In-memory flush threshold: once the active segment holds more cell bytes than this,
+    /// the insert that crossed it seals the segment onto the pipeline (never with `NONE`).
+    /// Default 2 MiB (one chunk).
+    pub in_memory_flush_size: u64,
+    /// BASIC merges the pipeline's indexes once it holds more than this many segments
+    /// (HBase's `hbase.hregion.compacting.pipeline.segments.limit`, default 2).
+    pub pipeline_limit: usize,
+    /// The family's VERSIONS: EAGER drops older versions beyond it.
+    pub max_versions: u32,
+    /// The family's MIN_VERSIONS (kept by EAGER along with VERSIONS).
+    pub min_versions: u32,
+    /// The family's KEEP_DELETED_CELLS: EAGER drops no masked put unless it is `FALSE`.
+    pub keep_deleted: KeepDeletedCells,
+}
+
+impl Options {
+    /// The options of a store of `family`: its in-memory compaction policy, VERSIONS,
+    /// MIN_VERSIONS and KEEP_DELETED_CELLS; defaults for the rest.
+    pub fn for_family(family: &FamilyDescriptor) -> Options {
+        Options {
+            policy: family.in_memory_compaction,
+            max_versions: family.versions,
+            min_versions: family.min_versions,
+            keep_deleted: family.keep_deleted_cells,
+            ..Options::default()
+        }
+    }
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            chunk_size: 2 << 20,
+            policy: InMemoryCompaction::None,
+            in_memory_flush_size: 2 << 20,
+            pipeline_limit: 2,
+            max_versions: 1,
+            min_versions: 0,
+            keep_deleted: KeepDeletedCells::False,
+        }
+    }
+}

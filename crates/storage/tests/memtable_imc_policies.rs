@@ -1,0 +1,284 @@
+//! In-memory compaction: each policy's decisions, flat index figures, and a disk flush racing
+//! compactions and writers.
+
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::{Arc, Mutex};
+
+use strata_model::cell::CellType;
+use strata_model::schema::InMemoryCompaction;
+use strata_sstable::CellRef;
+use strata_storage::memtable::{Action, Memtable, Options, MAX_SEQ};
+
+fn options(policy: InMemoryCompaction) -> Options {
+    Options {
+        chunk_size: 64 << 10,
+        policy,
+        in_memory_flush_size: u64::MAX,
+        ..Options::default()
+    }
+}
+
+fn add(m: &Memtable, row: &[u8], q: &[u8], ts: i64, t: CellType, seq: u64, value: &[u8]) {
+    let cell = CellRef {
+        row,
+        qualifier: q,
+        timestamp: ts,
+        cell_type: t,
+        seq,
+        value,
+    };
+    assert_eq!(m.insert(&cell), Ok(true));
+}
+
+/// Row, qualifier, timestamp, type, seq.
+type Shown = (Vec<u8>, Vec<u8>, i64, CellType, u64);
+
+/// Every cell the memtable shows at `read_point`.
+fn cells(m: &Memtable, read_point: u64) -> Vec<Shown> {
+    let mut out = Vec::new();
+    let mut it = m.iter(read_point);
+    let mut more = it.seek_to_first();
+    while more {
+        let c = it.current();
+        out.push((
+            c.row.to_vec(),
+            c.qualifier.to_vec(),
+            c.timestamp,
+            c.cell_type,
+            c.seq,
+        ));
+        more = it.next();
+    }
+    out
+}
+
+#[test]
+fn none_never_seals_on_its_own() {
+    let m = Memtable::new(Options {
+        in_memory_flush_size: 10,
+        ..options(InMemoryCompaction::None)
+    });
+    for i in 0..50u64 {
+        add(
+            &m,
+            &i.to_be_bytes(),
+            b"q",
+            1,
+            CellType::Put,
+            i + 1,
+            &[0; 100],
+        );
+    }
+    assert_eq!(m.stats().segments, 1);
+    assert!(!m.needs_in_memory_compaction());
+    assert_eq!(m.compact_in_memory(MAX_SEQ).action, Action::Noop);
+}
+
+#[test]
+fn basic_seals_at_the_threshold_flattens_and_merges_past_the_limit() {
+    let m = Memtable::new(Options {
+        in_memory_flush_size: 250,
+        ..options(InMemoryCompaction::Basic)
+    });
+    for i in 0..100u64 {
+        add(
+            &m,
+            &i.to_be_bytes(),
+            b"q",
+            1,
+            CellType::Put,
+            i + 1,
+            &[7; 100],
+        );
+        let stats = m.stats();
+        // Active + at most `pipeline_limit` flat segments once each seal's compaction ran.
+        assert!(stats.segments <= 3, "{stats:?}");
+        assert_eq!(stats.flat_segments, stats.segments - 1, "{stats:?}");
+    }
+    assert_eq!(m.stats().cells, 100);
+    assert_eq!(cells(&m, MAX_SEQ).len(), 100);
+}
+
+#[test]
+fn basic_decisions_step_by_step() {
+    let m = Memtable::new(options(InMemoryCompaction::Basic));
+    add(&m, b"a", b"q", 1, CellType::Put, 1, b"v");
+    m.seal_active();
+    let r = m.compact_in_memory(MAX_SEQ);
+    assert_eq!(
+        (r.action, r.swapped, r.cells_out),
+        (Action::Flatten, true, 1)
+    );
+    assert_eq!(m.compact_in_memory(MAX_SEQ).action, Action::Noop);
+    add(&m, b"a", b"q", 2, CellType::Put, 2, b"v");
+    m.seal_active();
+    let r = m.compact_in_memory(MAX_SEQ);
+    assert_eq!(r.action, Action::Flatten); // two segments: within the limit
+    add(&m, b"a", b"q", 3, CellType::Put, 3, b"v");
+    m.seal_active();
+    let r = m.compact_in_memory(MAX_SEQ);
+    // Three segments: merged, nothing dropped (BASIC keeps every version).
+    assert_eq!(
+        (r.action, r.segments_in, r.cells_out),
+        (Action::Merge, 3, 3)
+    );
+    assert_eq!(m.stats().segments, 2);
+    assert_eq!(cells(&m, MAX_SEQ).len(), 3);
+}
+
+#[test]
+fn eager_drops_old_versions_and_masked_puts_but_keeps_markers() {
+    let m = Memtable::new(options(InMemoryCompaction::Eager));
+    for seq in 1..=3 {
+        add(&m, b"r", b"a", seq as i64, CellType::Put, seq, b"v");
+    }
+    m.seal_active();
+    add(&m, b"r", b"b", 5, CellType::Put, 4, b"v");
+    add(&m, b"r", b"b", 10, CellType::DeleteColumn, 5, b"");
+    m.seal_active();
+    let r = m.compact_in_memory(MAX_SEQ);
+    assert_eq!((r.action, r.cells_in, r.cells_out), (Action::Compact, 5, 2));
+    let left = cells(&m, MAX_SEQ);
+    assert_eq!(left[0].2, 3); // the newest version of column a
+    assert_eq!(left[1].3, CellType::DeleteColumn);
+    assert_eq!(m.stats().segments, 2);
+}
+
+#[test]
+fn eager_keeps_what_an_older_reader_may_see() {
+    let m = Memtable::new(options(InMemoryCompaction::Eager));
+    for seq in 1..=3 {
+        add(&m, b"r", b"a", seq as i64, CellType::Put, seq, b"v");
+    }
+    m.seal_active();
+    // A reader at read point 1 sees version 1; versions 2 and 3 are newer than it.
+    let r = m.compact_in_memory(1);
+    assert_eq!(r.cells_out, 3);
+    let r = m.compact_in_memory(3);
+    assert_eq!(r.action, Action::Noop); // one flat segment: nothing left to do
+}
+
+#[test]
+fn adaptive_merges_unique_keys_and_compacts_churn() {
+    let unique = Memtable::new(options(InMemoryCompaction::Adaptive));
+    for i in 0..40u64 {
+        add(
+            &unique,
+            &i.to_be_bytes(),
+            b"q",
+            1,
+            CellType::Put,
+            i + 1,
+            b"v",
+        );
+        if i % 10 == 9 {
+            unique.seal_active();
+        }
+    }
+    let r = unique.compact_in_memory(MAX_SEQ);
+    assert_eq!((r.action, r.cells_out), (Action::Merge, 40));
+
+    let churn = Memtable::new(options(InMemoryCompaction::Adaptive));
+    for i in 0..40u64 {
+        add(
+            &churn,
+            &(i % 4).to_be_bytes(),
+            b"q",
+            i as i64,
+            CellType::Put,
+            i + 1,
+            b"v",
+        );
+        if i % 10 == 9 {
+            churn.seal_active();
+        }
+    }
+    let r = churn.compact_in_memory(MAX_SEQ);
+    assert_eq!((r.action, r.cells_out), (Action::Compact, 4));
+}
+
+#[test]
+fn flat_index_is_smaller_than_the_skiplist() {
+    let m = Memtable::new(Options {
+        chunk_size: 2 << 20,
+        ..options(InMemoryCompaction::Basic)
+    });
+    let n = 100_000u64;
+    for i in 0..n {
+        let row = format!("row-{:012}", (i * 7919) % n);
+        add(
+            &m,
+            row.as_bytes(),
+            b"qual01",
+            1,
+            CellType::Put,
+            i + 1,
+            &[1; 100],
+        );
+    }
+    let list = m.stats();
+    m.seal_active();
+    assert!(m.compact_in_memory(MAX_SEQ).swapped);
+    let flat = m.stats();
+    assert_eq!((flat.cells, flat.flat_segments), (n, 1));
+    let per_cell = |s: u64| s as f64 / n as f64;
+    let (l, f) = (per_cell(list.index_bytes), per_cell(flat.index_bytes));
+    println!("index bytes per cell: skiplist {l:.1}, flat {f:.1} (48-byte key + 2 length bytes)");
+    assert!(f <= 50.0 && l > 60.0, "{l} {f}");
+}
+
+#[test]
+fn disk_flushes_racing_compactions_and_writers_lose_and_duplicate_nothing() {
+    for policy in [InMemoryCompaction::Basic, InMemoryCompaction::Adaptive] {
+        let m = Arc::new(Memtable::new(Options {
+            chunk_size: 4096,
+            in_memory_flush_size: 2_000,
+            ..options(policy)
+        }));
+        let flushed = Arc::new(Mutex::new(Vec::new()));
+        let done = Arc::new(AtomicBool::new(false));
+        let writers: Vec<_> = (0..2u64)
+            .map(|w| {
+                let m = Arc::clone(&m);
+                std::thread::spawn(move || {
+                    for i in 0..5_000u64 {
+                        let seq = w * 10_000 + i + 1;
+                        add(&m, &seq.to_be_bytes(), b"q", 1, CellType::Put, seq, b"v");
+                    }
+                })
+            })
+            .collect();
+        let compactor = {
+            let (m, done) = (Arc::clone(&m), Arc::clone(&done));
+            // Unique keys: ADAPTIVE merges, so nothing may be dropped by either policy.
+            std::thread::spawn(move || {
+                while !done.load(Relaxed) {
+                    m.compact_in_memory(MAX_SEQ);
+                }
+            })
+        };
+        for _ in 0..20 {
+            let snap = m.snapshot();
+            let mut it = snap.iter();
+            let mut more = it.seek_to_first();
+            let mut out = flushed.lock().unwrap_or_else(|e| e.into_inner());
+            while more {
+                out.push(it.current().seq);
+                more = it.next();
+            }
+            drop(out);
+            assert_eq!(m.release(snap), Ok(()));
+            std::thread::yield_now();
+        }
+        writers.into_iter().for_each(|w| w.join().unwrap());
+        done.store(true, Relaxed);
+        compactor.join().unwrap();
+        let mut seqs = flushed.lock().unwrap().clone();
+        seqs.extend(cells(&m, MAX_SEQ).iter().map(|c| c.4));
+        seqs.sort_unstable();
+        let expected: Vec<u64> = (0..2u64)
+            .flat_map(|w| (0..5_000u64).map(move |i| w * 10_000 + i + 1))
+            .collect();
+        assert_eq!(seqs, expected, "{policy:?}");
+    }
+}
