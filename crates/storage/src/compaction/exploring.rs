@@ -19,7 +19,7 @@
 //! Java widens them, so boundary cases select exactly what HBase selects.
 
 use super::major;
-use super::plan::{sorted, total_size, FileMeta, Plan};
+use super::plan::{sorted, total_size, FileMeta, Plan, PlanKind};
 use super::pressure::DEFAULT_BLOCKING_FILE_COUNT;
 use super::MajorConfig;
 
@@ -174,6 +174,8 @@ pub fn select(files: &[FileMeta], config: &ExploringConfig, mode: Mode) -> Optio
         all_files,
         off_peak: !all_files && mode.off_peak,
         after_split,
+        kind: PlanKind::Merge,
+        boundaries: Vec::new(),
     })
 }
 

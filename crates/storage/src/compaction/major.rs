@@ -61,7 +61,7 @@ pub fn jittered_period(files: &[FileMeta], config: &MajorConfig) -> i64 {
     jittered(&sorted(files), config)
 }
 
-fn jittered(files: &[&FileMeta], config: &MajorConfig) -> i64 {
+pub(crate) fn jittered(files: &[&FileMeta], config: &MajorConfig) -> i64 {
     let mut period = config.period_ms;
     let jitter_pct = f64::from(config.jitter);
     if period > 0 && jitter_pct > 0.0 {

@@ -6,6 +6,8 @@
 //! output files, installing them in the manifest) is the compactor's job, elsewhere.
 //!
 //! - [`exploring`]: HBase's `ExploringCompactionPolicy`, the default.
+//! - [`date_tiered`]: HBase's `DateTieredCompactionPolicy` over [`windows`], with exploring
+//!   inside each window, whole-file TTL drops and window-split major compactions.
 //! - [`major`]: when a periodic major compaction is due ([`major_due`]), with HBase's
 //!   deterministic jitter.
 //! - [`pressure`]: the "too many files" signal that throttles writers
@@ -14,11 +16,13 @@
 //! Every function here is deterministic: the same inputs give the same plan, so tests build
 //! file sets by hand and the decision can later move to the master.
 
+pub mod date_tiered;
 pub mod exploring;
 pub mod major;
 mod plan;
 pub mod pressure;
+pub mod windows;
 
 pub use major::{major_due, MajorConfig};
-pub use plan::{FileMeta, Plan};
+pub use plan::{FileMeta, Plan, PlanKind};
 pub use pressure::{too_many_files, DEFAULT_BLOCKING_FILE_COUNT};

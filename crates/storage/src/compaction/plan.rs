@@ -73,6 +73,17 @@ pub(crate) fn total_size(files: &[&FileMeta]) -> u64 {
     files.iter().fold(0u64, |acc, f| acc.saturating_add(f.size))
 }
 
+/// What the compactor does with a plan's files.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PlanKind {
+    /// Merge the inputs into new files.
+    #[default]
+    Merge,
+    /// Every cell of the inputs is past the family's TTL: remove them from the store without
+    /// reading or rewriting them (HBase's expired store file deletion).
+    DropExpired,
+}
+
 /// A compaction to run: which files, and how.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Plan {
@@ -89,6 +100,12 @@ pub struct Plan {
     pub off_peak: bool,
     /// The inputs include split references, which this compaction rewrites into real files.
     pub after_split: bool,
+    /// Merge or drop.
+    pub kind: PlanKind,
+    /// Lower timestamp bounds of the output files, ascending, the first `i64::MIN`: a cell
+    /// goes to the file of the greatest bound not above its timestamp (date-tiered windows,
+    /// HBase's `DateTieredMultiFileWriter`). Empty or one bound: a single output file.
+    pub boundaries: Vec<i64>,
 }
 
 impl Plan {

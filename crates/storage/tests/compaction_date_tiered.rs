@@ -1,0 +1,265 @@
+//! Date-tiered selection as pure functions over hand-built file sets.
+
+use strata_model::schema::DateTiered;
+use strata_storage::compaction::date_tiered::{
+    boundary_index, major_boundaries, major_needed, select, treated_timestamps,
+};
+use strata_storage::compaction::exploring::{ExploringConfig, MajorRequest, Mode};
+use strata_storage::compaction::{FileMeta, MajorConfig, PlanKind};
+
+const H: i64 = 3_600_000;
+
+fn file(seq: u64, min_ts: i64, max_ts: i64) -> FileMeta {
+    FileMeta {
+        name: format!("f{seq:03}"),
+        size: 1000,
+        max_seq_id: seq,
+        min_timestamp: Some(min_ts),
+        max_timestamp: Some(max_ts),
+        created_at_ms: 1,
+        major: false,
+        reference: false,
+        compacting: false,
+        exclude_from_minor: false,
+    }
+}
+
+/// Base window 1 h, 4 per tier, incoming min 3; no periodic major.
+fn dt() -> DateTiered {
+    DateTiered {
+        base_window_ms: H,
+        incoming_window_min: 3,
+        ..DateTiered::default()
+    }
+}
+
+fn cfg() -> ExploringConfig {
+    let mut c = ExploringConfig::default();
+    c.major.period_ms = 0;
+    c
+}
+
+fn minor(now: i64) -> Mode {
+    Mode {
+        now_ms: now,
+        off_peak: false,
+        major: MajorRequest::None,
+    }
+}
+
+fn names(files: &[FileMeta]) -> Vec<u64> {
+    files.iter().map(|f| f.max_seq_id).collect()
+}
+
+#[test]
+fn seed_000_out_of_order_files_take_the_newest_timestamp_seen() {
+    let pairs = [
+        (1, 0),
+        (2, 13),
+        (3, 3),
+        (4, 10),
+        (5, 11),
+        (6, 1),
+        (7, 2),
+        (8, 12),
+        (9, 14),
+        (10, 15),
+    ];
+    let files: Vec<FileMeta> = pairs.iter().map(|&(s, t)| file(s, t, t)).collect();
+    let refs: Vec<&FileMeta> = files.iter().collect();
+    assert_eq!(
+        treated_timestamps(&refs),
+        vec![0, 13, 13, 13, 13, 13, 13, 13, 14, 15]
+    );
+}
+
+#[test]
+fn incoming_window_waits_for_its_minimum() {
+    let now = 100 * H + H / 2;
+    let mut files: Vec<FileMeta> = (1..=2)
+        .map(|s| file(s, 100 * H, 100 * H + s as i64))
+        .collect();
+    assert_eq!(select(&files, &dt(), &cfg(), minor(now)), None);
+    files.push(file(3, 100 * H, 100 * H + 3));
+    let plan = select(&files, &dt(), &cfg(), minor(now)).unwrap();
+    assert_eq!(names(&plan.files), vec![1, 2, 3]);
+    assert_eq!(plan.boundaries, vec![i64::MIN]);
+    assert_eq!(plan.kind, PlanKind::Merge);
+}
+
+#[test]
+fn only_the_newest_eligible_window_compacts() {
+    // Incoming [103h, 104h), then 102, 101, 100 (a multiple of 4), then [96h, 100h).
+    let now = 103 * H + H / 2;
+    let mut files = vec![];
+    for s in 1..=3 {
+        files.push(file(s, 97 * H, 97 * H + s as i64));
+    }
+    for s in 4..=6 {
+        files.push(file(s, 101 * H, 101 * H + s as i64));
+    }
+    for s in 7..=8 {
+        files.push(file(s, 103 * H, 103 * H + s as i64));
+    }
+    let plan = select(&files, &dt(), &cfg(), minor(now)).unwrap();
+    assert_eq!(names(&plan.files), vec![4, 5, 6]);
+    // With one output per window (single output off), the split is at the window start.
+    let d = DateTiered {
+        single_output_for_minor: false,
+        ..dt()
+    };
+    let plan = select(&files, &d, &cfg(), minor(now)).unwrap();
+    assert_eq!(plan.boundaries, vec![i64::MIN, 101 * H]);
+}
+
+#[test]
+fn older_windows_need_min_files_and_tiers_group_them() {
+    let now = 100 * H + H / 2;
+    // Incoming [100h, 101h) is at a multiple of 4, so [96h, 100h) follows, then (96h is a
+    // multiple of 16) the 16 h window [80h, 96h) holding all three files.
+    let files = vec![
+        file(1, 93 * H, 93 * H),
+        file(2, 94 * H, 94 * H),
+        file(3, 95 * H, 95 * H),
+    ];
+    let plan = select(&files, &dt(), &cfg(), minor(now)).unwrap();
+    assert_eq!(names(&plan.files), vec![1, 2, 3]);
+    // Two files only: below min_files 3.
+    assert_eq!(select(&files[1..], &dt(), &cfg(), minor(now)), None);
+}
+
+#[test]
+fn files_past_max_storefile_age_are_left_alone() {
+    let now = 100 * H;
+    let files: Vec<FileMeta> = (1..=4)
+        .map(|s| file(s, 10 * H, 10 * H + s as i64))
+        .collect();
+    assert!(select(&files, &dt(), &cfg(), minor(now)).is_some());
+    let d = DateTiered {
+        max_storefile_age_ms: 24 * H,
+        ..dt()
+    };
+    assert_eq!(select(&files, &d, &cfg(), minor(now)), None);
+}
+
+#[test]
+fn negative_and_future_timestamps() {
+    // Data before the epoch: windows floor correctly and the files compact together.
+    let now = -10 * H + 1;
+    let files: Vec<FileMeta> = (1..=3)
+        .map(|s| file(s, -10 * H, -10 * H + s as i64))
+        .collect();
+    let plan = select(&files, &dt(), &cfg(), minor(now)).unwrap();
+    assert_eq!(names(&plan.files), vec![1, 2, 3]);
+    // Future data joins the incoming window.
+    let now = 50 * H;
+    let files = vec![
+        file(1, 50 * H, 50 * H + 1),
+        file(2, 50 * H, 500 * H),
+        file(3, 50 * H, 50 * H + 3),
+    ];
+    let plan = select(&files, &dt(), &cfg(), minor(now)).unwrap();
+    assert_eq!(names(&plan.files), vec![1, 2, 3]);
+}
+
+#[test]
+fn out_of_order_file_follows_the_newest_before_it() {
+    let now = 100 * H + H / 2;
+    // File 3 holds old data (10 h) but comes after two incoming files: it is treated as
+    // incoming, so the incoming window reaches its minimum.
+    let files = vec![
+        file(1, 100 * H, 100 * H + 1),
+        file(2, 100 * H, 100 * H + 2),
+        file(3, 10 * H, 10 * H),
+    ];
+    let plan = select(&files, &dt(), &cfg(), minor(now)).unwrap();
+    assert_eq!(names(&plan.files), vec![1, 2, 3]);
+}
+
+#[test]
+fn whole_files_past_ttl_are_dropped_never_the_newest() {
+    let now = 100 * H;
+    let mut c = cfg();
+    c.major.ttl_ms = Some(24 * H);
+    let files = vec![
+        file(1, 10 * H, 20 * H),
+        file(2, 30 * H, 80 * H),
+        file(3, 5 * H, 6 * H),
+    ];
+    let plan = select(&files, &dt(), &c, minor(now)).unwrap();
+    assert_eq!(plan.kind, PlanKind::DropExpired);
+    assert_eq!(names(&plan.files), vec![1]);
+    // The newest file (3) is past TTL but carries the max sequence id: kept.
+    let plan = select(&files[2..], &dt(), &c, minor(now));
+    assert_eq!(plan, None);
+}
+
+#[test]
+fn major_boundaries_are_window_starts_down_to_the_oldest_cell() {
+    let now = 10 * H + 1;
+    let files = [file(1, 5 * H, 10 * H)];
+    let refs: Vec<&FileMeta> = files.iter().collect();
+    // Windows: [10h) 9h 8h, then 4 h [4h, 8h) holds 5h.
+    assert_eq!(
+        major_boundaries(&refs, &dt(), now),
+        vec![i64::MIN, 8 * H, 9 * H, 10 * H]
+    );
+    let b = major_boundaries(&refs, &dt(), now);
+    assert_eq!(boundary_index(&b, 5 * H), 0);
+    assert_eq!(boundary_index(&b, 9 * H), 2);
+    assert_eq!(boundary_index(&b, 11 * H), 3);
+}
+
+#[test]
+fn major_triggers() {
+    let now = 10 * H + 1;
+    let major = MajorConfig {
+        period_ms: 1,
+        jitter: 0.0,
+        ttl_ms: None,
+    };
+    let mut a = file(1, 5 * H, 6 * H);
+    let mut b = file(2, 9 * H, 9 * H + 5);
+    a.major = true;
+    b.major = true;
+    let check = |fs: &[FileMeta], m: &MajorConfig| {
+        let refs: Vec<&FileMeta> = fs.iter().collect();
+        major_needed(&refs, &dt(), m, now)
+    };
+    // One major file per window: nothing to do.
+    assert!(!check(&[a.clone(), b.clone()], &major));
+    // A non-major file.
+    let mut c = b.clone();
+    c.major = false;
+    assert!(check(&[a.clone(), c], &major));
+    // A file spanning windows.
+    let mut c = b.clone();
+    c.min_timestamp = Some(8 * H + 5);
+    assert!(check(&[a.clone(), c], &major));
+    // Two files in one window.
+    let mut c = b.clone();
+    c.max_seq_id = 3;
+    c.name = "f003".into();
+    assert!(check(&[a.clone(), b.clone(), c], &major));
+    // TTL.
+    let ttl = MajorConfig {
+        ttl_ms: Some(4 * H),
+        ..major
+    };
+    assert!(check(&[a.clone(), b.clone()], &ttl));
+    // A forced major returns the boundaries in the plan.
+    let files = vec![file(1, 5 * H, 6 * H), file(2, 9 * H, 10 * H)];
+    let plan = select(
+        &files,
+        &dt(),
+        &cfg(),
+        Mode {
+            now_ms: now,
+            off_peak: false,
+            major: MajorRequest::User,
+        },
+    )
+    .unwrap();
+    assert!(plan.major);
+    assert_eq!(plan.boundaries, vec![i64::MIN, 8 * H, 9 * H, 10 * H]);
+}
