@@ -1,10 +1,12 @@
 //! The compactor: runs a compaction policy's [`Plan`] over one store (DESIGN §7).
 //!
 //! ```text
-//!  select: files ─▶ FileMeta (compacting marked) ─▶ exploring::select ─▶ Plan ─▶ mark inputs
-//!  merge:  inputs' cursors ─▶ MergeCursor ─▶ Retention (versions, deletes, TTL) ─▶ Writer
-//!  write:  <name>.tmp ─fsync─▶ rename <name> ─▶ sync dir
-//!  install (flush_lock, manifest): ONE VersionEdit { remove inputs, add output } ─▶ file list
+//!  select: files ─▶ FileMeta (compacting marked) ─▶ exploring / date_tiered ─▶ Plan ─▶ mark
+//!  merge:  inputs' cursors ─▶ MergeCursor ─▶ Retention (versions, deletes, TTL)
+//!          ─▶ one Writer per plan boundary (window) that receives cells
+//!  write:  <name>.tmp ─fsync─▶ rename <name> (each output) ─▶ sync dir
+//!  install (flush_lock, manifest): ONE VersionEdit { remove inputs, add outputs } ─▶ file list
+//!  drop:   a DropExpired plan skips merge and write: the edit only removes the inputs
 //!  finish: delete inputs (not a reference's parent file) ─▶ unmark ─▶ wake throttled writers
 //! ```
 //!
@@ -28,6 +30,9 @@
 //! 4. A split daughter's reference is rewritten into a real file, but the parent's file is
 //!    never deleted here: the other daughter may still reference it.
 
+mod outputs;
+mod types;
+
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -36,79 +41,19 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use parking_lot::{Condvar, Mutex, RwLock};
 
-use strata_model::schema::Ttl;
-use strata_sstable::{FileInfo, KeyBuf, Writer, WriterOptions};
+use strata_model::schema::{CompactionPolicy, Ttl};
+use strata_sstable::WriterOptions;
 
 use super::flush::sync_dir;
 use super::store::{FileHandle, Store};
 use super::Region;
-use crate::compaction::exploring::{self, ExploringConfig, MajorRequest, Mode};
-use crate::compaction::{too_many_files, FileMeta, Plan};
+use crate::compaction::exploring::{self, MajorRequest, Mode};
+use crate::compaction::{date_tiered, too_many_files, FileMeta, Plan, PlanKind};
 use crate::error::{Error, Result};
 use crate::manifest::{StoreFile, VersionEdit};
-use crate::read::{
-    CompactionSpec, Cursor, Decision, Dropped, DroppedCells, MergeCursor, Retention,
-};
+use crate::read::{CompactionSpec, DroppedCells};
 
-/// How a region compacts and throttles. Settings, not components: plain data with defaults.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct CompactionOptions {
-    /// The exploring policy's settings, used for every family (date-tiered families too,
-    /// until that policy has a compactor). Its `blocking_file_count` also throttles writers,
-    /// and its `major.ttl_ms` is replaced by each family's TTL.
-    pub exploring: ExploringConfig,
-    /// HBase's `hbase.hstore.blockingWaitTime`: how long a write waits for compactions while
-    /// a store has more than `blocking_file_count` files, before going ahead anyway. Default
-    /// 90 s.
-    pub blocking_wait: Duration,
-}
-
-impl Default for CompactionOptions {
-    fn default() -> Self {
-        CompactionOptions {
-            exploring: ExploringConfig::default(),
-            blocking_wait: Duration::from_secs(90),
-        }
-    }
-}
-
-/// What one compaction of one store did.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CompactionReport {
-    /// The family.
-    pub family: Bytes,
-    /// A major compaction: all files, delete markers dropped (unless KEEP_DELETED_CELLS).
-    pub major: bool,
-    /// The inputs included split references, now rewritten into a real file.
-    pub after_split: bool,
-    /// Input file names, oldest first.
-    pub inputs: Vec<String>,
-    /// The output file, or `None` when nothing was left to keep.
-    pub output: Option<String>,
-    /// Bytes of the inputs (a reference counts its parent file's bytes).
-    pub bytes_in: u64,
-    /// Bytes of the output.
-    pub bytes_out: u64,
-    /// Cells read.
-    pub cells_in: u64,
-    /// Cells written.
-    pub cells_out: u64,
-    /// Cells left out, by reason.
-    pub dropped: DroppedCells,
-}
-
-/// Counters of a region's compactions and write throttling.
-#[derive(Debug, Default)]
-pub struct CompactionCounters {
-    /// Compactions completed.
-    pub compactions: AtomicU64,
-    /// Of which major.
-    pub majors: AtomicU64,
-    /// Writes that waited because a store had too many files.
-    pub writes_delayed: AtomicU64,
-    /// Of which went ahead after `blocking_wait` with the store still over the limit.
-    pub writes_delay_timeouts: AtomicU64,
-}
+pub use types::{CompactionCounters, CompactionOptions, CompactionReport};
 
 /// A region's compaction state.
 #[derive(Debug, Default)]
@@ -163,8 +108,9 @@ impl Region {
         Ok(reports)
     }
 
-    /// Compacts one store if the exploring policy selects files (a periodic major when one is
-    /// due, with HBase's jitter; every file, when `major` asks); `None` when it selects none.
+    /// Compacts one store if its family's policy (exploring or date-tiered) selects files (a
+    /// periodic major when one is due, with HBase's jitter; every file, when `major` asks);
+    /// `None` when it selects none.
     ///
     /// # Errors
     /// An unknown family, a closed region, or I/O and manifest errors. The store is unchanged
@@ -311,7 +257,10 @@ impl Region {
             off_peak: false,
             major,
         };
-        let plan = exploring::select(&metas, &config, mode)?;
+        let plan = match store.family.compaction_policy {
+            CompactionPolicy::DateTiered(dt) => date_tiered::select(&metas, &dt, &config, mode)?,
+            CompactionPolicy::Exploring => exploring::select(&metas, &config, mode)?,
+        };
         let chosen: HashSet<&str> = plan.files.iter().map(|f| f.name.as_str()).collect();
         let by_name: HashMap<&str, &Arc<FileHandle>> =
             files.iter().map(|f| (f.meta.name.as_str(), f)).collect();
@@ -337,8 +286,45 @@ impl Region {
         })
     }
 
-    /// Merges, writes and installs one selection.
+    /// Merges, writes and installs one selection (or drops its expired inputs).
     fn run(&self, store: &Store, sel: &Selection<'_>, now: i64) -> Result<CompactionReport> {
+        let mut report = CompactionReport {
+            family: store.name.clone(),
+            major: sel.plan.major,
+            after_split: sel.plan.after_split,
+            inputs: sel.inputs.iter().map(|f| f.meta.name.clone()).collect(),
+            output: None,
+            outputs: Vec::new(),
+            dropped_expired: sel.plan.kind == PlanKind::DropExpired,
+            bytes_in: sel.inputs.iter().map(|f| f.meta.size).sum(),
+            bytes_out: 0,
+            cells_in: 0,
+            cells_out: 0,
+            dropped: DroppedCells::default(),
+        };
+        let outputs = if report.dropped_expired {
+            Vec::new()
+        } else {
+            self.write_outputs(store, sel, now, &mut report)?
+        };
+        self.install(store, sel, outputs)?;
+        for f in &sel.inputs {
+            if f.meta.reference.is_none() {
+                // Unlisted now; a failed removal leaves a file the next open deletes.
+                let _ = std::fs::remove_file(store.dir.join(&f.meta.name));
+            }
+        }
+        Ok(report)
+    }
+
+    /// Merges the inputs into durable, named output files, opened.
+    fn write_outputs(
+        &self,
+        store: &Store,
+        sel: &Selection<'_>,
+        now: i64,
+        report: &mut CompactionReport,
+    ) -> Result<Vec<Arc<FileHandle>>> {
         let family = &store.family;
         let spec = CompactionSpec {
             max_versions: family.versions.max(1),
@@ -353,72 +339,69 @@ impl Region {
             trim_versions: sel.plan.all_files
                 || sel.others.iter().all(|f| f.reader.info().delete_count == 0),
         };
+        // Every output carries the inputs' max sequence id, as HBase's multi-file writer.
         let max_seq = sel
             .inputs
             .iter()
             .map(|f| f.meta.max_seq_id)
             .max()
             .unwrap_or(0);
-        let name = self.output_name(store, max_seq, now);
-        let tmp = store.dir.join(format!("{name}.tmp"));
         let options = WriterOptions {
             created_at_ms: now,
             max_seq_id: max_seq,
             major_compaction: sel.plan.major,
             ..WriterOptions::for_family(family)
         };
-        let mut report = CompactionReport {
-            family: store.name.clone(),
-            major: sel.plan.major,
-            after_split: sel.plan.after_split,
-            inputs: sel.inputs.iter().map(|f| f.meta.name.clone()).collect(),
-            output: None,
-            bytes_in: sel.inputs.iter().map(|f| f.meta.size).sum(),
-            bytes_out: 0,
-            cells_in: 0,
-            cells_out: 0,
-            dropped: DroppedCells::default(),
-        };
-        let written = merge_into(&tmp, options, &sel.inputs, spec, &mut report);
-        let output = match written {
-            Ok(Some(info)) => {
-                let path = store.dir.join(&name);
-                std::fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))?;
-                sync_dir(&store.dir)?;
-                let size = std::fs::metadata(&path)
-                    .map_err(|e| Error::io(&path, e))?
-                    .len();
-                let meta = StoreFile {
-                    name: name.clone(),
-                    size,
-                    max_seq_id: info.max_seq_id,
-                    min_timestamp: info.min_timestamp,
-                    max_timestamp: info.max_timestamp,
-                    cell_count: info.cell_count,
-                    created_at_ms: now,
-                    major: sel.plan.major,
-                    tier: String::new(),
-                    reference: None,
-                };
-                report.output = Some(name);
-                report.bytes_out = size;
-                Some(store.open_file(meta)?)
+        let mut new_name = || self.output_name(store, max_seq, now);
+        let written = outputs::merge_into(
+            &store.dir,
+            options,
+            &sel.inputs,
+            spec,
+            &sel.plan.boundaries,
+            &mut new_name,
+            report,
+        )?;
+        let mut metas = Vec::with_capacity(written.len());
+        let mut renamed = Vec::new();
+        let mut pending = written.into_iter();
+        for out in pending.by_ref() {
+            let path = store.dir.join(&out.name);
+            if let Err(e) = std::fs::rename(&out.tmp, &path) {
+                // Best effort: leftovers are unlisted and deleted when the region opens.
+                let _ = std::fs::remove_file(&out.tmp);
+                for rest in pending {
+                    let _ = std::fs::remove_file(rest.tmp);
+                }
+                return Err(Error::io(&path, e));
             }
-            Ok(None) => None,
-            Err(e) => {
-                // Best effort: a leftover temporary file is deleted when the region opens.
-                let _ = std::fs::remove_file(&tmp);
-                return Err(e);
-            }
-        };
-        self.install(store, sel, output)?;
-        for f in &sel.inputs {
-            if f.meta.reference.is_none() {
-                // Unlisted now; a failed removal leaves a file the next open deletes.
-                let _ = std::fs::remove_file(store.dir.join(&f.meta.name));
-            }
+            renamed.push(path.clone());
+            let size = std::fs::metadata(&path)
+                .map_err(|e| Error::io(&path, e))?
+                .len();
+            metas.push(StoreFile {
+                name: out.name.clone(),
+                size,
+                max_seq_id: out.info.max_seq_id,
+                min_timestamp: out.info.min_timestamp,
+                max_timestamp: out.info.max_timestamp,
+                cell_count: out.info.cell_count,
+                created_at_ms: now,
+                major: sel.plan.major,
+                tier: String::new(),
+                reference: None,
+            });
+            report.outputs.push(out.name);
+            report.bytes_out += size;
         }
-        Ok(report)
+        if !renamed.is_empty() {
+            sync_dir(&store.dir)?;
+        }
+        report.output = report.outputs.first().cloned();
+        metas
+            .into_iter()
+            .map(|m| store.open_file(m).map_err(Error::from))
+            .collect()
     }
 
     /// Makes the compaction visible: one manifest edit, then the store's file list.
@@ -426,7 +409,7 @@ impl Region {
         &self,
         store: &Store,
         sel: &Selection<'_>,
-        output: Option<Arc<FileHandle>>,
+        outputs: Vec<Arc<FileHandle>>,
     ) -> Result<()> {
         let inner = &self.inner;
         let _flush = inner.flush_lock.lock();
@@ -435,7 +418,7 @@ impl Region {
         for f in &sel.inputs {
             edit = edit.remove_file(store.name.clone(), f.meta.name.clone());
         }
-        if let Some(out) = &output {
+        for out in &outputs {
             edit = edit.add_file(store.name.clone(), out.meta.clone());
         }
         manifest.apply(&edit)?;
@@ -446,7 +429,7 @@ impl Region {
             .filter(|f| !inputs.contains(f.meta.name.as_str()))
             .cloned()
             .collect();
-        files.extend(output);
+        files.extend(outputs);
         store.set_files(files);
         Ok(())
     }
@@ -464,50 +447,5 @@ impl Region {
                 return name;
             }
         }
-    }
-}
-
-/// Merges `inputs` through [`Retention`] into a new file at `tmp`, synced. Returns the file's
-/// info, or `None` (and no file) when every cell was dropped.
-fn merge_into(
-    tmp: &std::path::Path,
-    options: WriterOptions,
-    inputs: &[Arc<FileHandle>],
-    spec: CompactionSpec,
-    report: &mut CompactionReport,
-) -> Result<Option<FileInfo>> {
-    let _ = std::fs::remove_file(tmp);
-    // Newest first, so identical keys come out newest source first.
-    let cursors = inputs.iter().rev().map(|f| f.cursor()).collect();
-    let mut merged = MergeCursor::new(cursors);
-    let mut retention = Retention::new(spec);
-    let mut writer = None;
-    let mut last = KeyBuf::default();
-    let mut ok = merged.seek_to_first()?;
-    while ok {
-        let cell = merged.current();
-        report.cells_in += 1;
-        let decision = if last.same(&cell) {
-            Decision::Drop(Dropped::Duplicate)
-        } else {
-            retention.decide(&cell)
-        };
-        last.set(&cell);
-        match decision {
-            Decision::Keep => {
-                let w = match &mut writer {
-                    Some(w) => w,
-                    None => writer.insert(Writer::create(tmp, options.clone())?),
-                };
-                w.add(&cell)?;
-                report.cells_out += 1;
-            }
-            Decision::Drop(reason) => report.dropped.add(reason),
-        }
-        ok = merged.next()?;
-    }
-    match writer {
-        Some(w) => Ok(Some(w.finish_and_sync()?)),
-        None => Ok(None),
     }
 }
