@@ -1,0 +1,178 @@
+//! Date-tiered vs exploring compaction on a simulated time series (issue 5's benchmark).
+//!
+//! Several simulated days on a manual clock: `rows` rows a minute (row = sensor and time,
+//! ~100-byte values), 2% of them out of order (up to an hour late), a flush every 30
+//! minutes and a minor compaction round after each flush; periodic majors off for both
+//! policies. Same exploring settings for both (DATE_TIERED uses them per window, with HBase's
+//! defaults otherwise: 6 h base window, 4 per tier, incoming minimum 6), with the minimum
+//! compact size set to one flushed file, as HBase's default (the flush size) does. Prints
+//! bytes flushed, bytes rewritten by compactions, write amplification, files at the end, and
+//! files opened and time for a "last hour" and a "one day last week" scan.
+//!
+//! `cargo run --release -p strata-storage --example dtcp_timeseries -- [days] [rows/min]`
+#![allow(clippy::unwrap_used)]
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Instant;
+
+use bytes::Bytes;
+use strata_model::ops::{Put, Scan, TimeRange};
+use strata_model::schema::{
+    CompactionPolicy, DateTiered, Durability, FamilyDescriptor, TableDescriptor, TableName,
+};
+use strata_storage::clock::{Clock, ManualClock};
+use strata_storage::compaction::exploring::MajorRequest;
+use strata_storage::manifest::RegionInfo;
+use strata_storage::region::{region_dir_name, CompactionOptions};
+use strata_storage::wal::{Wal, WalOptions};
+use strata_storage::{Region, RegionConfig};
+
+const MIN: i64 = 60_000;
+const H: i64 = 60 * MIN;
+const DAY: i64 = 24 * H;
+
+struct Outcome {
+    flushed: u64,
+    rewritten: u64,
+    compactions: u64,
+    files: usize,
+    scans: Vec<(&'static str, u64, f64, usize)>,
+}
+
+fn open(dir: &std::path::Path, policy: CompactionPolicy, clock: Arc<ManualClock>) -> Region {
+    let mut f = FamilyDescriptor::new("f");
+    f.versions = 1;
+    f.compaction_policy = policy;
+    let mut t = TableDescriptor::new(TableName::parse("t").unwrap()).with_family(f);
+    t.durability = Durability::SkipWal;
+    let wal = Arc::new(Wal::open(dir.join("wal"), WalOptions::default()).unwrap());
+    Region::open(RegionConfig {
+        dir: dir.join("t").join(region_dir_name(1)),
+        table: t,
+        info: RegionInfo {
+            table: "t".into(),
+            region_id: 1,
+            start_row: Bytes::new(),
+            end_row: Bytes::new(),
+        },
+        wal,
+        cache: None,
+        clock,
+        background: None,
+        budget: None,
+    })
+    .unwrap()
+}
+
+fn file_bytes(r: &Region) -> u64 {
+    r.store_stats().iter().map(|s| s.file_bytes).sum()
+}
+
+fn run(policy: CompactionPolicy, days: i64, rows: u64) -> Outcome {
+    let dir = tempfile::tempdir().unwrap();
+    let start = 20_000 * DAY;
+    let clock = Arc::new(ManualClock::new(start));
+    let r = open(dir.path(), policy, clock.clone());
+    let mut o = CompactionOptions::default();
+    o.exploring.blocking_file_count = 1000;
+    o.exploring.major.period_ms = 0;
+    r.set_compaction_options(o).unwrap();
+    let mut rng: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut out = Outcome {
+        flushed: 0,
+        rewritten: 0,
+        compactions: 0,
+        files: 0,
+        scans: vec![],
+    };
+    let value = Bytes::from(vec![b'x'; 100]);
+    for minute in 0..days * 24 * 60 {
+        let now = clock.now_ms();
+        for s in 0..rows {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            let ts = if rng % 100 < 2 {
+                now - (rng >> 8) as i64 % H
+            } else {
+                now
+            };
+            let row = format!("s{s:04}-{ts:015}");
+            let put = Put::new(Bytes::from(row)).add_at(
+                Bytes::from_static(b"f"),
+                Bytes::from_static(b"v"),
+                ts,
+                value.clone(),
+            );
+            r.put(&put).unwrap();
+        }
+        clock.advance(MIN);
+        if (minute + 1) % 30 == 0 {
+            let before = file_bytes(&r);
+            r.flush().unwrap();
+            let flushed = file_bytes(&r) - before;
+            out.flushed += flushed;
+            if out.compactions == 0 && o.exploring.min_compact_size == 128 << 20 {
+                o.exploring.min_compact_size = flushed.max(1);
+                r.set_compaction_options(o).unwrap();
+            }
+            while let Some(rep) = r.compact_store(b"f", MajorRequest::None).unwrap() {
+                out.rewritten += rep.bytes_out;
+                out.compactions += 1;
+            }
+        }
+    }
+    out.files = r.store_stats().iter().map(|s| s.files).sum();
+    let now = clock.now_ms();
+    for (name, from, to) in [
+        ("last hour", now - H, now + 1),
+        ("one day last week", now - 7 * DAY, now - 6 * DAY),
+    ] {
+        let read = r.counters().files_read.load(Ordering::Relaxed);
+        let t = Instant::now();
+        let scan = Scan {
+            time_range: TimeRange::new(from, to).unwrap(),
+            ..Scan::new()
+        };
+        let mut sc = r.scan(&scan).unwrap();
+        let mut n = 0;
+        while sc.next_row().unwrap().is_some() {
+            n += 1;
+        }
+        let ms = t.elapsed().as_secs_f64() * 1000.0;
+        let opened = r.counters().files_read.load(Ordering::Relaxed) - read;
+        out.scans.push((name, opened, ms, n));
+    }
+    out
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let days: i64 = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(8);
+    let rows: u64 = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(20);
+    println!("{days} simulated days, {rows} rows/min, flush every 30 min, 2% out of order");
+    for (name, policy) in [
+        ("EXPLORING", CompactionPolicy::Exploring),
+        (
+            "DATE_TIERED",
+            CompactionPolicy::DateTiered(DateTiered::default()),
+        ),
+    ] {
+        let o = run(policy, days, rows);
+        println!(
+            "{name:<12} flushed {:>6.1} MiB  rewritten {:>7.1} MiB  WA {:.2}  compactions {:>4}  files {:>3}",
+            o.flushed as f64 / 1048576.0,
+            o.rewritten as f64 / 1048576.0,
+            (o.flushed + o.rewritten) as f64 / o.flushed.max(1) as f64,
+            o.compactions,
+            o.files
+        );
+        for (scan, opened, ms, n) in o.scans {
+            println!(
+                "{:<12}   scan {scan:<18} files opened {opened:>3}  {ms:>7.2} ms  rows {n}",
+                ""
+            );
+        }
+    }
+}
