@@ -7,10 +7,13 @@
 //! a probability it tunes. Here the estimate is exact and free of chance: ADAPTIVE merges the
 //! pipeline's indexes (what BASIC does anyway, no cell bytes copied) and, during that same
 //! pass, runs EAGER's retention decision on every cell, so it knows exactly how many cells an
-//! eager compaction would drop (duplicate versions beyond VERSIONS, masked puts). When that
-//! share reaches [`ADAPTIVE_DROP_SHARE`] (duplicates dominate) it copies the survivors into new
-//! chunks, as EAGER; otherwise it keeps the merged flat index, as BASIC. The extra cost over
-//! BASIC is one retention decision per cell (a few comparisons) and one flag per cell.
+//! eager compaction would drop (duplicate versions beyond VERSIONS, masked puts). The share is
+//! taken over the *fresh* cells: those not in a segment an earlier eager compaction produced
+//! (such a segment holds nothing droppable, and counting it would dilute the share as the
+//! pipeline grows). When dropped / fresh reaches [`ADAPTIVE_DROP_SHARE`] (duplicates dominate
+//! the new data) it copies the survivors into new chunks, as EAGER; otherwise it keeps the
+//! merged flat index, as BASIC. The extra cost over BASIC is one retention decision per cell
+//! (a few comparisons) and one flag per cell.
 
 use std::sync::atomic::{AtomicU64, Ordering::Acquire};
 use std::sync::Arc;
@@ -103,9 +106,13 @@ pub(crate) fn build(
         keys.push(key.clone());
         more = it.next();
     }
-    let total = keys.len() as u64;
+    let fresh: u64 = inputs
+        .iter()
+        .filter(|s| !s.is_compacted())
+        .map(|s| s.cells())
+        .sum();
     let copy = retention.is_some()
-        && (copy_always || (total > 0 && dropped as f64 >= ADAPTIVE_DROP_SHARE * total as f64));
+        && (copy_always || (dropped > 0 && dropped as f64 >= ADAPTIVE_DROP_SHARE * fresh as f64));
     if !copy {
         let carried = inputs.iter().fold(Carried::default(), |acc, s| {
             let f = s.arena_figures();
@@ -141,7 +148,7 @@ pub(crate) fn build(
     }
     drop(keys);
     Some(Built {
-        segment: Segment::flat(id, survivors, arena, Carried::default()),
+        segment: Segment::flat(id, survivors, arena, Carried::default()).into_compacted(),
         action: Action::Compact,
         cells_in,
     })

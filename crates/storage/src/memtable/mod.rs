@@ -1,4 +1,4 @@
-//! A store's in-memory write buffer (HBase's MemStore; `IN_MEMORY_COMPACTION => NONE`).
+//! A store's in-memory write buffer (HBase's MemStore, and its CompactingMemStore policies).
 //!
 //! ```text
 //!   insert ──▶ active segment ──seal_active──▶ pipeline (immutable segments, newest first)
@@ -10,9 +10,11 @@
 //!
 //! A segment is a lock-free skiplist whose 64-byte nodes live in slabs and link by `u32` ids,
 //! over cells copied into 2 MiB arena chunks (see `docs/rfcs/0003-memtable.md`). The classic
-//! memtable seals its active segment only when snapshotting (or when its index is full); the
-//! in-memory compaction policies will seal it at a threshold and then flatten or merge
-//! pipeline segments.
+//! memtable (`NONE`) seals its active segment only when snapshotting (or when its index is
+//! full). The in-memory compaction policies (`BASIC`, `EAGER`, `ADAPTIVE`, see
+//! [`Options::policy`]) seal it once it passes [`Options::in_memory_flush_size`] and then
+//! compact the pipeline (`in_memory.rs`): flatten segments into sorted key arrays, merge their
+//! indexes, or copy-compact their surviving cells into new chunks.
 //!
 //! # Thread safety
 //! `Memtable` is `Sync`: any number of threads insert, read and take stats at once; one
@@ -28,6 +30,10 @@
 //!    changes again.
 //! 2. `view` lists every segment readers must see, newest first: active, pipeline, snapshot.
 //! 3. At most one snapshot is pending.
+//! 4. An in-memory compaction replaces pipeline segments by segments showing the same cells
+//!    to every reader at or above the smallest read point it was given (EAGER and ADAPTIVE
+//!    drop only what `read::Retention` drops), and only while the pipeline version is the one
+//!    it started from; `snapshot()` bumps the version.
 
 mod arena;
 mod compact;

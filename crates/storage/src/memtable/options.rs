@@ -16,7 +16,8 @@ pub struct Options {
     pub policy: InMemoryCompaction,
     /// In-memory flush threshold: once the active segment holds more cell bytes than this,
     /// the insert that crossed it seals the segment onto the pipeline (never with `NONE`).
-    /// Default 2 MiB (one chunk).
+    /// Default 1.875 MiB: a little less than one 2 MiB chunk (HBase: chunk size minus its
+    /// header), so a sealed segment rarely spills into a second, nearly empty chunk.
     pub in_memory_flush_size: u64,
     /// BASIC merges the pipeline's indexes once it holds more than this many segments
     /// (HBase's `hbase.hregion.compacting.pipeline.segments.limit`, default 2).
@@ -48,7 +49,7 @@ impl Default for Options {
         Options {
             chunk_size: 2 << 20,
             policy: InMemoryCompaction::None,
-            in_memory_flush_size: 2 << 20,
+            in_memory_flush_size: (2 << 20) - (128 << 10),
             pipeline_limit: 2,
             max_versions: 1,
             min_versions: 0,

@@ -42,6 +42,9 @@ pub(crate) struct Segment {
     arena: Arena,
     pub(crate) index: Index,
     carried: Carried,
+    /// Built by an eager copy-compaction: holds nothing such a compaction would drop (at the
+    /// read point it was built for).
+    compacted: bool,
     cells: AtomicU64,
     data_bytes: AtomicU64,
     index_bytes: AtomicU64,
@@ -52,7 +55,11 @@ pub(crate) struct Segment {
 impl Segment {
     /// An empty skiplist segment whose cells go to `chunk_size`-byte chunks.
     pub(crate) fn new(id: u64, chunk_size: usize) -> Segment {
-        Segment::with_index(id, Arena::new(chunk_size), Index::List(Box::new(SkipList::new())))
+        Segment::with_index(
+            id,
+            Arena::new(chunk_size),
+            Index::List(Box::new(SkipList::new())),
+        )
     }
 
     fn with_index(id: u64, arena: Arena, index: Index) -> Segment {
@@ -61,6 +68,7 @@ impl Segment {
             arena,
             index,
             carried: Carried::default(),
+            compacted: false,
             cells: AtomicU64::new(0),
             data_bytes: AtomicU64::new(0),
             index_bytes: AtomicU64::new(0),
@@ -97,6 +105,17 @@ impl Segment {
     /// True when the index is a sorted array.
     pub(crate) fn is_flat(&self) -> bool {
         matches!(self.index, Index::Flat(_))
+    }
+
+    /// Marks the segment as the output of an eager copy-compaction.
+    pub(crate) fn into_compacted(mut self) -> Segment {
+        self.compacted = true;
+        self
+    }
+
+    /// True for the output of an eager copy-compaction.
+    pub(crate) fn is_compacted(&self) -> bool {
+        self.compacted
     }
 
     /// Cells held.
