@@ -5,7 +5,8 @@
 //! minutes and a minor compaction round after each flush; periodic majors off for both
 //! policies. Same exploring settings for both (DATE_TIERED uses them per window, with HBase's
 //! defaults otherwise: 6 h base window, 4 per tier, incoming minimum 6), with the minimum
-//! compact size set to one flushed file, as HBase's default (the flush size) does. Prints
+//! compact size set to one flushed file, as HBase's default (the flush size) does. Two more
+//! DATE_TIERED runs set a max tier age, then a max store file age, of 2 days. Prints
 //! bytes flushed, bytes rewritten by compactions, write amplification, files at the end, and
 //! files opened and time for a "last hour" and a "one day last week" scan.
 //!
@@ -152,12 +153,22 @@ fn main() {
     let days: i64 = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(8);
     let rows: u64 = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(20);
     println!("{days} simulated days, {rows} rows/min, flush every 30 min, 2% out of order");
+    let tier_age = DateTiered {
+        max_tier_age_ms: 2 * DAY,
+        ..DateTiered::default()
+    };
+    let file_age = DateTiered {
+        max_storefile_age_ms: 2 * DAY,
+        ..DateTiered::default()
+    };
     for (name, policy) in [
         ("EXPLORING", CompactionPolicy::Exploring),
         (
             "DATE_TIERED",
             CompactionPolicy::DateTiered(DateTiered::default()),
         ),
+        ("DT tier<=2d", CompactionPolicy::DateTiered(tier_age)),
+        ("DT file<=2d", CompactionPolicy::DateTiered(file_age)),
     ] {
         let o = run(policy, days, rows);
         println!(
