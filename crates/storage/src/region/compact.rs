@@ -31,27 +31,25 @@
 //!    never deleted here: the other daughter may still reference it.
 
 mod outputs;
+mod throttle;
 mod types;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use parking_lot::{Condvar, Mutex, RwLock};
 
 use strata_model::schema::{CompactionPolicy, Ttl};
-use strata_sstable::WriterOptions;
 
-use super::flush::sync_dir;
 use super::store::{FileHandle, Store};
 use super::Region;
 use crate::compaction::exploring::{self, MajorRequest, Mode};
-use crate::compaction::{date_tiered, too_many_files, FileMeta, Plan, PlanKind};
+use crate::compaction::{date_tiered, FileMeta, Plan, PlanKind};
 use crate::error::{Error, Result};
-use crate::manifest::{StoreFile, VersionEdit};
-use crate::read::{CompactionSpec, DroppedCells};
+use crate::manifest::VersionEdit;
+use crate::read::DroppedCells;
 
 pub use types::{CompactionCounters, CompactionOptions, CompactionReport};
 
@@ -162,79 +160,6 @@ impl Region {
         &self.inner.compactions.counters
     }
 
-    /// True when some store has more files than the blocking count.
-    pub fn has_too_many_files(&self) -> bool {
-        self.crowded_store().is_some()
-    }
-
-    /// The first store with more files than the blocking count.
-    fn crowded_store(&self) -> Option<&Bytes> {
-        let blocking = self.compaction_options().exploring.blocking_file_count;
-        self.inner
-            .stores
-            .iter()
-            .find(|(_, s)| too_many_files(s.files.read().len(), blocking))
-            .map(|(name, _)| name)
-    }
-
-    /// Waits until no store has more files than the blocking count, or `timeout`. Returns
-    /// whether the pressure is gone. Compactions wake the waiters when they end.
-    ///
-    /// # Errors
-    /// The region was closed.
-    pub fn wait_for_compaction_pressure(&self, timeout: Duration) -> Result<bool> {
-        let state = &self.inner.compactions;
-        let deadline = Instant::now() + timeout;
-        // Checked under the lock compactions notify with, so no wake-up falls between the
-        // check and the wait.
-        let mut guard = state.compacting.lock();
-        loop {
-            self.check_open()?;
-            if !self.has_too_many_files() {
-                return Ok(true);
-            }
-            if state
-                .files_changed
-                .wait_until(&mut guard, deadline)
-                .timed_out()
-            {
-                return Ok(!self.has_too_many_files());
-            }
-        }
-    }
-
-    /// The write path's backpressure (HBase's blocking store files): while a store has too
-    /// many files, the writer compacts it itself when no compaction is running there (as a
-    /// flush runs on the writing thread without a background pool), then waits for
-    /// compactions up to `blocking_wait`, then goes ahead: writes are slowed, never failed.
-    ///
-    /// Requires: no row lock held (compactions and other writers must progress).
-    ///
-    /// # Errors
-    /// The region was closed.
-    pub(crate) fn throttle_writes(&self) -> Result<()> {
-        let Some(family) = self.crowded_store() else {
-            return Ok(());
-        };
-        let counters = &self.inner.compactions.counters;
-        counters.writes_delayed.fetch_add(1, Ordering::Relaxed);
-        let idle = {
-            let compacting = self.inner.compactions.compacting.lock();
-            compacting.get(family).is_none_or(HashSet::is_empty)
-        };
-        if idle {
-            // A failed compaction must not fail the write; the wait below bounds the delay.
-            let _ = self.compact_store(family, MajorRequest::None);
-        }
-        let wait = self.compaction_options().blocking_wait;
-        if !self.wait_for_compaction_pressure(wait)? {
-            counters
-                .writes_delay_timeouts
-                .fetch_add(1, Ordering::Relaxed);
-        }
-        Ok(())
-    }
-
     /// Asks the policy and marks the chosen inputs compacting.
     fn select(&self, store: &Store, now: i64, major: MajorRequest) -> Option<Selection<'_>> {
         let state = &self.inner.compactions;
@@ -315,93 +240,6 @@ impl Region {
             }
         }
         Ok(report)
-    }
-
-    /// Merges the inputs into durable, named output files, opened.
-    fn write_outputs(
-        &self,
-        store: &Store,
-        sel: &Selection<'_>,
-        now: i64,
-        report: &mut CompactionReport,
-    ) -> Result<Vec<Arc<FileHandle>>> {
-        let family = &store.family;
-        let spec = CompactionSpec {
-            max_versions: family.versions.max(1),
-            min_versions: family.min_versions,
-            expired_before: family
-                .ttl
-                .millis()
-                .map_or(i64::MIN, |ms| now.saturating_sub(ms)),
-            keep_deleted: family.keep_deleted_cells,
-            smallest_read_point: self.inner.mvcc.read_point(),
-            drop_markers: sel.plan.major,
-            trim_versions: sel.plan.all_files
-                || sel.others.iter().all(|f| f.reader.info().delete_count == 0),
-        };
-        // Every output carries the inputs' max sequence id, as HBase's multi-file writer.
-        let max_seq = sel
-            .inputs
-            .iter()
-            .map(|f| f.meta.max_seq_id)
-            .max()
-            .unwrap_or(0);
-        let options = WriterOptions {
-            created_at_ms: now,
-            max_seq_id: max_seq,
-            major_compaction: sel.plan.major,
-            ..WriterOptions::for_family(family)
-        };
-        let mut new_name = || self.output_name(store, max_seq, now);
-        let written = outputs::merge_into(
-            &store.dir,
-            options,
-            &sel.inputs,
-            spec,
-            &sel.plan.boundaries,
-            &mut new_name,
-            report,
-        )?;
-        let mut metas = Vec::with_capacity(written.len());
-        let mut renamed = Vec::new();
-        let mut pending = written.into_iter();
-        for out in pending.by_ref() {
-            let path = store.dir.join(&out.name);
-            if let Err(e) = std::fs::rename(&out.tmp, &path) {
-                // Best effort: leftovers are unlisted and deleted when the region opens.
-                let _ = std::fs::remove_file(&out.tmp);
-                for rest in pending {
-                    let _ = std::fs::remove_file(rest.tmp);
-                }
-                return Err(Error::io(&path, e));
-            }
-            renamed.push(path.clone());
-            let size = std::fs::metadata(&path)
-                .map_err(|e| Error::io(&path, e))?
-                .len();
-            metas.push(StoreFile {
-                name: out.name.clone(),
-                size,
-                max_seq_id: out.info.max_seq_id,
-                min_timestamp: out.info.min_timestamp,
-                max_timestamp: out.info.max_timestamp,
-                cell_count: out.info.cell_count,
-                created_at_ms: now,
-                major: sel.plan.major,
-                tier: String::new(),
-                reference: None,
-            });
-            report.outputs.push(out.name);
-            report.bytes_out += size;
-        }
-        if !renamed.is_empty() {
-            sync_dir(&store.dir)?;
-        }
-        report.output = report.outputs.first().cloned();
-        metas
-            .into_iter()
-            .map(|m| store.open_file(m).map_err(Error::from))
-            .collect()
     }
 
     /// Makes the compaction visible: one manifest edit, then the store's file list.

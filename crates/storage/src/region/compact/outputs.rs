@@ -9,10 +9,103 @@ use std::sync::Arc;
 use strata_sstable::{FileInfo, KeyBuf, Writer, WriterOptions};
 
 use super::types::CompactionReport;
+use super::Selection;
 use crate::compaction::date_tiered::boundary_index;
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::manifest::StoreFile;
 use crate::read::{CompactionSpec, Cursor, Decision, Dropped, MergeCursor, Retention};
-use crate::region::store::FileHandle;
+use crate::region::flush::sync_dir;
+use crate::region::store::{FileHandle, Store};
+use crate::region::Region;
+
+impl Region {
+    /// Merges the inputs into durable, named output files, opened.
+    pub(super) fn write_outputs(
+        &self,
+        store: &Store,
+        sel: &Selection<'_>,
+        now: i64,
+        report: &mut CompactionReport,
+    ) -> Result<Vec<Arc<FileHandle>>> {
+        let family = &store.family;
+        let spec = CompactionSpec {
+            max_versions: family.versions.max(1),
+            min_versions: family.min_versions,
+            expired_before: family
+                .ttl
+                .millis()
+                .map_or(i64::MIN, |ms| now.saturating_sub(ms)),
+            keep_deleted: family.keep_deleted_cells,
+            smallest_read_point: self.inner.mvcc.read_point(),
+            drop_markers: sel.plan.major,
+            trim_versions: sel.plan.all_files
+                || sel.others.iter().all(|f| f.reader.info().delete_count == 0),
+        };
+        // Every output carries the inputs' max sequence id, as HBase's multi-file writer.
+        let max_seq = sel
+            .inputs
+            .iter()
+            .map(|f| f.meta.max_seq_id)
+            .max()
+            .unwrap_or(0);
+        let options = WriterOptions {
+            created_at_ms: now,
+            max_seq_id: max_seq,
+            major_compaction: sel.plan.major,
+            ..WriterOptions::for_family(family)
+        };
+        let mut new_name = || self.output_name(store, max_seq, now);
+        let written = merge_into(
+            &store.dir,
+            options,
+            &sel.inputs,
+            spec,
+            &sel.plan.boundaries,
+            &mut new_name,
+            report,
+        )?;
+        let mut metas = Vec::with_capacity(written.len());
+        let mut renamed = Vec::new();
+        let mut pending = written.into_iter();
+        for out in pending.by_ref() {
+            let path = store.dir.join(&out.name);
+            if let Err(e) = std::fs::rename(&out.tmp, &path) {
+                // Best effort: leftovers are unlisted and deleted when the region opens.
+                let _ = std::fs::remove_file(&out.tmp);
+                for rest in pending {
+                    let _ = std::fs::remove_file(rest.tmp);
+                }
+                return Err(Error::io(&path, e));
+            }
+            renamed.push(path.clone());
+            let size = std::fs::metadata(&path)
+                .map_err(|e| Error::io(&path, e))?
+                .len();
+            metas.push(StoreFile {
+                name: out.name.clone(),
+                size,
+                max_seq_id: out.info.max_seq_id,
+                min_timestamp: out.info.min_timestamp,
+                max_timestamp: out.info.max_timestamp,
+                cell_count: out.info.cell_count,
+                created_at_ms: now,
+                major: sel.plan.major,
+                tier: String::new(),
+                reference: None,
+            });
+            report.outputs.push(out.name);
+            report.bytes_out += size;
+        }
+        if !renamed.is_empty() {
+            sync_dir(&store.dir)?;
+        }
+        report.output = report.outputs.first().cloned();
+        metas
+            .into_iter()
+            .map(|m| store.open_file(m).map_err(Error::from))
+            .collect()
+    }
+}
 
 /// One finished output: its final name, its synced temporary path and its info.
 pub(super) struct Output {
