@@ -257,6 +257,21 @@ fn disk_flushes_racing_compactions_and_writers_lose_and_duplicate_nothing() {
                 }
             })
         };
+        // Readers meanwhile see each cell once, in order, whatever segments hold it.
+        let reader = {
+            let (m, done) = (Arc::clone(&m), Arc::clone(&done));
+            std::thread::spawn(move || {
+                let mut reads = 0u64;
+                loop {
+                    let seqs: Vec<u64> = cells(&m, MAX_SEQ).iter().map(|c| c.4).collect();
+                    assert!(seqs.windows(2).all(|w| w[0] < w[1]), "{seqs:?}");
+                    reads += 1;
+                    if done.load(Relaxed) {
+                        break reads;
+                    }
+                }
+            })
+        };
         for _ in 0..20 {
             let snap = m.snapshot();
             let mut it = snap.iter();
@@ -273,6 +288,7 @@ fn disk_flushes_racing_compactions_and_writers_lose_and_duplicate_nothing() {
         writers.into_iter().for_each(|w| w.join().unwrap());
         done.store(true, Relaxed);
         compactor.join().unwrap();
+        assert!(reader.join().unwrap() > 0);
         let mut seqs = flushed.lock().unwrap().clone();
         seqs.extend(cells(&m, MAX_SEQ).iter().map(|c| c.4));
         seqs.sort_unstable();
