@@ -7,8 +7,9 @@
 //! defaults otherwise: 6 h base window, 4 per tier, incoming minimum 6), with the minimum
 //! compact size set to one flushed file, as HBase's default (the flush size) does. Two more
 //! DATE_TIERED runs set a max tier age, then a max store file age, of 2 days. Prints
-//! bytes flushed, bytes rewritten by compactions, write amplification, files at the end, and
-//! files opened and time for a "last hour" and a "one day last week" scan.
+//! bytes flushed, bytes rewritten by compactions, write amplification, files at the end,
+//! files per window (exploring's files placed in the default date-tiered windows),
+//! and files opened and time for a "last hour" and a "one day last week" scan.
 //!
 //! `cargo run --release -p strata-storage --example dtcp_timeseries -- [days] [rows/min]`
 #![allow(clippy::unwrap_used)]
@@ -22,7 +23,9 @@ use strata_model::ops::{Put, Scan, TimeRange};
 use strata_model::schema::{
     CompactionPolicy, DateTiered, Durability, FamilyDescriptor, TableDescriptor, TableName,
 };
+use strata_sstable::{Reader, ReaderOptions};
 use strata_storage::clock::{Clock, ManualClock};
+use strata_storage::compaction::date_tiered::incoming_window;
 use strata_storage::compaction::exploring::MajorRequest;
 use strata_storage::manifest::RegionInfo;
 use strata_storage::region::{region_dir_name, CompactionOptions};
@@ -38,6 +41,7 @@ struct Outcome {
     rewritten: u64,
     compactions: u64,
     files: usize,
+    windows: String,
     scans: Vec<(&'static str, u64, f64, usize)>,
 }
 
@@ -85,6 +89,7 @@ fn run(policy: CompactionPolicy, days: i64, rows: u64) -> Outcome {
         rewritten: 0,
         compactions: 0,
         files: 0,
+        windows: String::new(),
         scans: vec![],
     };
     let value = Bytes::from(vec![b'x'; 100]);
@@ -126,6 +131,12 @@ fn run(policy: CompactionPolicy, days: i64, rows: u64) -> Outcome {
     }
     out.files = r.store_stats().iter().map(|s| s.files).sum();
     let now = clock.now_ms();
+    let dt = match policy {
+        CompactionPolicy::DateTiered(dt) => dt,
+        CompactionPolicy::Exploring => DateTiered::default(),
+    };
+    let store = dir.path().join("t").join(region_dir_name(1)).join("f");
+    out.windows = files_per_window(&store, &dt, now);
     for (name, from, to) in [
         ("last hour", now - H, now + 1),
         ("one day last week", now - 7 * DAY, now - 6 * DAY),
@@ -146,6 +157,48 @@ fn run(policy: CompactionPolicy, days: i64, rows: u64) -> Outcome {
         out.scans.push((name, opened, ms, n));
     }
     out
+}
+
+/// Files per window of `dt`'s windows at `now`, newest first, as `width:count`, a file
+/// placed by its newest cell; `+k` counts files whose oldest cell lies in an earlier window
+/// (the late cells), as HBase's major trigger would see them.
+fn files_per_window(store: &std::path::Path, dt: &DateTiered, now: i64) -> String {
+    let mut files: Vec<(i64, i64)> = std::fs::read_dir(store)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "sst"))
+        .map(|p| {
+            let info = Reader::open(&p, ReaderOptions::default())
+                .unwrap()
+                .info()
+                .clone();
+            (info.min_timestamp, info.max_timestamp)
+        })
+        .collect();
+    files.sort_by_key(|f| std::cmp::Reverse(f.1));
+    let mut parts: Vec<(i64, i64, usize, usize)> = vec![];
+    for (min, max) in files {
+        let mut w = incoming_window(dt, now);
+        while w.compare_to_timestamp(max) == std::cmp::Ordering::Greater {
+            w = w.next_earlier();
+        }
+        let spans = usize::from(w.compare_to_timestamp(min) != std::cmp::Ordering::Equal);
+        match parts.last_mut() {
+            Some(p) if p.0 == w.start() => {
+                p.2 += 1;
+                p.3 += spans;
+            }
+            _ => parts.push((w.start(), w.width(), 1, spans)),
+        }
+    }
+    parts
+        .iter()
+        .map(|(_, width, n, spans)| match spans {
+            0 => format!("{}h:{n}", width / H),
+            k => format!("{}h:{n}(+{k})", width / H),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn main() {
@@ -178,6 +231,10 @@ fn main() {
             (o.flushed + o.rewritten) as f64 / o.flushed.max(1) as f64,
             o.compactions,
             o.files
+        );
+        println!(
+            "{:<12}   files per window, newest first (+k: with late cells from an older window): {}",
+            "", o.windows
         );
         for (scan, opened, ms, n) in o.scans {
             println!(
