@@ -263,3 +263,23 @@ fn major_triggers() {
     assert!(plan.major);
     assert_eq!(plan.boundaries, vec![i64::MIN, 8 * H, 9 * H, 10 * H]);
 }
+
+#[test]
+fn periodic_major_of_a_lone_file_spanning_windows() {
+    let now = 10 * H + 1;
+    let mut c = cfg();
+    c.major = MajorConfig {
+        period_ms: 60_000,
+        jitter: 0.0,
+        ttl_ms: None,
+    };
+    let mut f = file(1, 5 * H, 9 * H + 5);
+    f.major = true;
+    // Written long enough ago: due, and the file spans [4h, 8h), 8h and 9h.
+    let plan = select(std::slice::from_ref(&f), &dt(), &c, minor(now)).unwrap();
+    assert!(plan.major);
+    assert_eq!(plan.boundaries, vec![i64::MIN, 8 * H, 9 * H, 10 * H]);
+    // Not yet due: the period has not passed since the file was written.
+    f.created_at_ms = now - 1000;
+    assert_eq!(select(&[f], &dt(), &c, minor(now)), None);
+}

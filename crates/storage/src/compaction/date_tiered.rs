@@ -8,9 +8,10 @@
 //!    a rewrite: a [`PlanKind::DropExpired`] plan.
 //! 2. Files sort by (max sequence id, max timestamp, size descending); files up to the newest
 //!    compacting one and leading oversized files are skipped, as in exploring.
-//! 3. A major runs when asked over all files, or when one is due and [`major_needed`] (TTL, a
-//!    file not written by a major, a file spanning windows, two files in one window); its
-//!    output is split at every window start ([`major_boundaries`]).
+//! 3. A major runs when asked over all files, or when [`major_needed`] (the jittered period
+//!    has passed and: TTL, a file not written by a major, a file spanning windows, or two
+//!    files in one window); its output is split at every window start
+//!    ([`major_boundaries`]).
 //! 4. Otherwise a minor: each file is treated as carrying the newest max timestamp seen so far
 //!    ([`treated_timestamps`]); walking windows newest first, the first window with enough
 //!    files (the incoming window: `incoming_window_min`, older ones: `min_files`) whose
@@ -22,7 +23,7 @@ use std::cmp::Ordering;
 use strata_model::schema::DateTiered;
 
 use super::exploring::{explore, ExploringConfig, MajorRequest, Mode};
-use super::major::{due, jittered, MajorConfig};
+use super::major::{jittered, MajorConfig};
 use super::plan::{FileMeta, Plan, PlanKind};
 use super::windows::Window;
 
@@ -82,8 +83,7 @@ pub fn select(
         candidates.drain(..skip);
         all_files = candidates.len() == all.len();
     }
-    let periodic =
-        due(&candidates, &config.major, now) && major_needed(&candidates, dt, &config.major, now);
+    let periodic = major_needed(&candidates, dt, &config.major, now);
     let trying_major = (force_major && all_files && user)
         || (((force_major && all_files) || periodic) && candidates.len() < config.max_files);
     let after_split = candidates.iter().any(|f| f.reference);
@@ -250,11 +250,14 @@ pub fn boundary_index(boundaries: &[i64], ts: i64) -> usize {
     boundaries.partition_point(|b| *b <= ts).saturating_sub(1)
 }
 
-/// HBase's date-tiered `shouldPerformMajorCompaction` after the period check: some file holds
-/// cells past the TTL, was not written by a major compaction, spans a window boundary, or
-/// shares a window with another file.
+/// HBase's date-tiered `shouldPerformMajorCompaction`: the oldest file was written more than
+/// the jittered major period ago, and some file holds cells past the TTL, was not written by
+/// a major compaction, spans a window boundary, or shares a window with another file. (Unlike
+/// exploring's check, a lone file qualifies for any of these reasons, not only the TTL.)
 pub fn major_needed(files: &[&FileMeta], dt: &DateTiered, major: &MajorConfig, now: i64) -> bool {
-    if jittered(files, major) == 0 {
+    let period = jittered(files, major);
+    let lowest = files.iter().map(|f| f.created_at_ms).min().unwrap_or(0);
+    if period == 0 || lowest <= 0 || lowest >= now.saturating_sub(period) {
         return false;
     }
     let boundaries = major_boundaries(files, dt, now);
