@@ -213,3 +213,34 @@ fn files_past_ttl_are_dropped_whole() {
         "expired files remain: {files:?}"
     );
 }
+
+#[test]
+fn minor_with_one_output_per_window_splits_late_cells_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut f = FamilyDescriptor::new("f");
+    f.compaction_policy = CompactionPolicy::DateTiered(DateTiered {
+        single_output_for_minor: false,
+        ..dt()
+    });
+    let t = TableDescriptor::new(TableName::parse("t").unwrap()).with_family(f);
+    let env = Env::new(dir.path(), t);
+    env.clock.set(10 * DAY + 30 * MIN);
+    let r = env.open();
+    options(&r);
+    // Three flushes in the 10 d + [0, 1 h) window, each with one cell an hour late.
+    for i in 0..3 {
+        let now = env.clock.now_ms();
+        put(&r, &format!("on-time-{i}"), "f", "v", now, "x");
+        put(&r, &format!("late-{i}"), "f", "v", now - H, "x");
+        r.flush().unwrap();
+        env.clock.advance(MIN);
+    }
+    let rep = r.compact_store(b"f", MajorRequest::None).unwrap().unwrap();
+    assert!(!rep.major);
+    assert_eq!(rep.outputs.len(), 2, "{rep:?}");
+    let files = infos(&env);
+    assert_eq!(files.len(), 2);
+    let start = 10 * DAY;
+    assert!(files[0].max_timestamp < start && files[0].cell_count == 3);
+    assert!(files[1].min_timestamp >= start && files[1].cell_count == 3);
+}
