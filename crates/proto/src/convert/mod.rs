@@ -1,0 +1,23 @@
+//! Conversions between the data model and the wire messages. `to_pb` never fails; `from_pb`
+//! checks what the wire cannot (enum values, filter text, settings) and returns a
+//! [`ConvertError`] naming the field. Requests are validated again by the model
+//! (`validate`) on the server, so limits live in one place.
+
+mod ops;
+mod schema;
+#[cfg(test)]
+mod tests;
+
+pub use ops::*;
+pub use schema::*;
+
+/// A message that does not describe a valid model value.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ConvertError(pub String);
+
+impl ConvertError {
+    pub(crate) fn new(message: impl Into<String>) -> ConvertError {
+        ConvertError(message.into())
+    }
+}

@@ -1,0 +1,137 @@
+use bytes::Bytes;
+use strata_model::cell::{Cell, CellType};
+use strata_model::ops::{
+    Append, CheckAndMutate, Comparator, CompareOp, Condition, Delete, Filter, Get, Increment, Put,
+    RowMutations, Scan, TimeRange,
+};
+use strata_model::schema::{Durability, FamilyDescriptor, TableDescriptor, TableName};
+
+use super::*;
+use crate::pb;
+
+#[test]
+fn cells_round_trip() {
+    for t in CellType::ALL {
+        let mut c = Cell::put("r", "f", "q", -5, "v");
+        c.cell_type = t;
+        assert_eq!(cell_from_pb(cell_to_pb(&c)).unwrap(), c);
+    }
+    let bad = pb::Cell {
+        r#type: 99,
+        ..Default::default()
+    };
+    assert!(cell_from_pb(bad).is_err());
+}
+
+#[test]
+fn row_mutations_round_trip() {
+    let rm = RowMutations::new("row")
+        .with(Put::new("row").add("f", "a", "1").add_at("f", "b", 7, "2"))
+        .unwrap()
+        .with(Delete::new("row").column("f", "c").family_upto("g", 9))
+        .unwrap()
+        .with(Increment::new("row").add("f", "n", -3))
+        .unwrap()
+        .with(Append {
+            durability: Durability::FsyncWal,
+            ..Append::new("row").add("f", "s", "xy")
+        })
+        .unwrap();
+    assert_eq!(row_mutations_from_pb(row_mutations_to_pb(&rm)).unwrap(), rm);
+    let whole_row = RowMutations::new("r").with(Delete::new("r")).unwrap();
+    assert_eq!(
+        row_mutations_from_pb(row_mutations_to_pb(&whole_row)).unwrap(),
+        whole_row
+    );
+}
+
+#[test]
+fn gets_and_scans_round_trip() {
+    let get = Get::new("r")
+        .with_family("f")
+        .with_column("g", "q")
+        .with_time_range(TimeRange::new(3, 9).unwrap())
+        .with_max_versions(4)
+        .with_filter(Filter::Prefix(Bytes::from_static(b"r")))
+        .with_cache_blocks(false);
+    assert_eq!(get_from_pb(get_to_pb(&get)).unwrap(), get);
+    let plain = Get::new("r");
+    assert_eq!(get_from_pb(get_to_pb(&plain)).unwrap(), plain);
+
+    let mut scan = Scan {
+        start_row: Bytes::from_static(b"a"),
+        stop_row: Bytes::from_static(b"z"),
+        reversed: true,
+        limit: Some(10),
+        caching: Some(5),
+        max_versions: 2,
+        filter: Some(Filter::all(vec![
+            Filter::FirstKeyOnly,
+            Filter::Value(
+                CompareOp::Greater,
+                Comparator::Binary(Bytes::from_static(b"m")),
+            ),
+        ])),
+        ..Scan::default()
+    };
+    scan.columns.add_column("f", "q");
+    assert_eq!(scan_from_pb(scan_to_pb(&scan)).unwrap(), scan);
+    assert_eq!(
+        scan_from_pb(scan_to_pb(&Scan::default())).unwrap(),
+        Scan::default()
+    );
+}
+
+#[test]
+fn bad_filter_text_is_an_error() {
+    let get = pb::Get {
+        row: Bytes::from_static(b"r"),
+        filter: "NoSuchFilter(".into(),
+        ..Default::default()
+    };
+    let err = get_from_pb(get).unwrap_err();
+    assert!(err.0.starts_with("filter:"), "{err}");
+}
+
+#[test]
+fn check_and_mutate_round_trips() {
+    let rm = RowMutations::new("r")
+        .with(Put::new("r").add("f", "q", "v"))
+        .unwrap();
+    for condition in [
+        Condition::equals("f", "q", "old"),
+        Condition::absent("f", "q"),
+        Condition::Filter(Filter::Prefix(Bytes::from_static(b"r"))),
+    ] {
+        let cam = CheckAndMutate::new(condition, rm.clone());
+        assert_eq!(
+            check_and_mutate_from_pb(check_and_mutate_to_pb("t", &cam)).unwrap(),
+            cam
+        );
+    }
+}
+
+#[test]
+fn schemas_round_trip_and_bad_settings_fail() {
+    let mut family = FamilyDescriptor::new("cf");
+    family.set("VERSIONS", "5").unwrap();
+    family.set("MIN_VERSIONS", "2").unwrap();
+    family.set("COMPRESSION", "ZSTD").unwrap();
+    family.set("DATA_BLOCK_ENCODING", "FAST_DIFF").unwrap();
+    family.set("TTL", "86400").unwrap();
+    let table = TableDescriptor::new(TableName::parse("ns:t").unwrap())
+        .with_family(family)
+        .with_family(FamilyDescriptor::new("other"))
+        .with_max_filesize(64 << 20);
+    assert_eq!(table_from_pb(table_to_pb(&table)).unwrap(), table);
+
+    let mut bad = table_to_pb(&table);
+    bad.families[0]
+        .settings
+        .insert("VERSIONS".into(), "many".into());
+    let err = table_from_pb(bad).unwrap_err();
+    assert!(err.0.contains("family 'cf'"), "{err}");
+    let mut unknown = table_to_pb(&table);
+    unknown.settings.insert("NO_SUCH".into(), "1".into());
+    assert!(table_from_pb(unknown).is_err());
+}

@@ -1,0 +1,19 @@
+//! Strata's wire protocol: the gRPC services of `proto/strata.proto` ([`pb`]) and their
+//! conversions to and from the data model ([`convert`]), and the error codes a client acts on
+//! ([`error`]). This is the only crate that sees protobuf (DESIGN §10).
+
+pub mod convert;
+pub mod error;
+
+/// The generated protobuf messages and gRPC service stubs (package `strata.v1`).
+#[allow(missing_docs, clippy::all, clippy::pedantic, clippy::unwrap_used)]
+pub mod pb {
+    tonic::include_proto!("strata.v1");
+}
+
+pub use convert::ConvertError;
+pub use error::{code_of, status, ERROR_METADATA_KEY};
+
+/// Largest message either side accepts (values may be up to the server's maximum, 10 MiB by
+/// default, and a batch holds many).
+pub const MAX_MESSAGE_BYTES: usize = 256 << 20;
