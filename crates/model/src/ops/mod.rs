@@ -5,7 +5,8 @@
 //! - `mutation`: [`Put`], [`Delete`] (the four [`DeleteKind`]s), [`Increment`], [`Append`],
 //!   and [`Mutation`], any of them; [`RowMutations`] groups them atomically on one row.
 //! - [`Get`], [`Scan`] with [`Columns`] and [`TimeRange`].
-//! - `filter`: [`Filter`] with [`CompareOp`] and [`Comparator`].
+//! - `filter`: [`Filter`] with [`CompareOp`] and [`Comparator`]; [`parse_filter`] reads HBase's
+//!   filter language and `Display` writes it.
 //! - [`CheckAndMutate`] with its [`Condition`].
 //!
 //! Durability per mutation is [`Durability`], shared with the table schema.
@@ -26,8 +27,8 @@ pub use check_and_mutate::{CheckAndMutate, Condition};
 pub use columns::Columns;
 pub use error::OpError;
 pub use filter::{
-    ColumnRange, Comparator, CompareOp, Filter, FilterList, ListOp, RowRange, SingleColumnValue,
-    MAX_FILTER_DEPTH,
+    parse_filter, ColumnRange, Comparator, CompareOp, Filter, FilterList, FilterParseError, ListOp,
+    RowRange, SingleColumnValue, MAX_FILTER_DEPTH,
 };
 pub use get::Get;
 pub use mutation::{

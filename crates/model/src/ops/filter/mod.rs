@@ -5,12 +5,17 @@
 //! module only describes filters and checks them cheaply.
 
 mod compare;
+mod display;
+mod parse;
+#[cfg(test)]
+mod parse_tests;
 #[cfg(test)]
 mod tests;
 
 use bytes::Bytes;
 
 pub use compare::{Comparator, CompareOp};
+pub use parse::{parse_filter, FilterParseError};
 
 use super::check::{check_column, check_qualifier, check_row, check_timestamp};
 use super::OpError;

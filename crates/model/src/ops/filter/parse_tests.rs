@@ -1,0 +1,529 @@
+//! The filter language: HBase's examples, every filter name, precedence, errors with
+//! positions, and `Display` round trips.
+
+use bytes::Bytes;
+use proptest::prelude::*;
+
+use super::*;
+
+fn b(s: &str) -> Bytes {
+    Bytes::copy_from_slice(s.as_bytes())
+}
+
+fn bin(s: &str) -> Comparator {
+    Comparator::Binary(b(s))
+}
+
+fn parse(text: &str) -> Filter {
+    match parse_filter(text) {
+        Ok(f) => f,
+        Err(e) => panic!("{text:?}: {e}"),
+    }
+}
+
+/// The error's offset and message.
+fn error(text: &str) -> (usize, String) {
+    match parse_filter(text) {
+        Ok(f) => panic!("{text:?} parsed as {f:?}"),
+        Err(e) => (e.offset(), e.message().to_string()),
+    }
+}
+
+#[test]
+fn reference_guide_examples() {
+    assert_eq!(
+        parse("PrefixFilter ('Row') AND PageFilter (1) AND FirstKeyOnlyFilter ()"),
+        Filter::all(vec![
+            Filter::Prefix(b("Row")),
+            Filter::Page(1),
+            Filter::FirstKeyOnly
+        ])
+    );
+    // The guide's example has one ')' too many and spells TimestampsFilter with a capital S.
+    assert_eq!(
+        parse(
+            "(RowFilter (=, 'binary:Row 1') AND TimestampsFilter (74689, 89734)) \
+             OR ColumnRangeFilter ('abc', true, 'xyz', false)"
+        ),
+        Filter::any(vec![
+            Filter::all(vec![
+                Filter::Row(CompareOp::Equal, bin("Row 1")),
+                Filter::Timestamps(vec![74689, 89734]),
+            ]),
+            Filter::ColumnRange(ColumnRange {
+                min: Some(b("abc")),
+                min_inclusive: true,
+                max: Some(b("xyz")),
+                max_inclusive: false,
+            }),
+        ])
+    );
+    assert_eq!(
+        error("TimeStampsFilter (74689, 89734)"),
+        (
+            0,
+            "unknown filter name 'TimeStampsFilter'; did you mean TimestampsFilter?".into()
+        )
+    );
+    // The guide's SingleColumnValueFilter example gives 'abc' without a comparator type,
+    // which HBase rejects too.
+    let guide = "SingleColumnValueFilter ('FamilyA', 'Column1', <=, 'abc', true, false)";
+    assert!(error(guide).1.contains("expected a comparator"));
+    assert_eq!(
+        parse(&guide.replace("'abc'", "'binary:abc'")),
+        Filter::SingleColumnValue(SingleColumnValue {
+            filter_if_missing: true,
+            latest_version_only: false,
+            ..SingleColumnValue::new("FamilyA", "Column1", CompareOp::LessOrEqual, bin("abc"))
+        })
+    );
+    assert_eq!(
+        parse("QualifierFilter (>=, 'binary:xyz') AND ValueFilter (=, 'substring:abc')"),
+        Filter::all(vec![
+            Filter::Qualifier(CompareOp::GreaterOrEqual, bin("xyz")),
+            Filter::Value(CompareOp::Equal, Comparator::Substring("abc".into())),
+        ])
+    );
+    assert_eq!(
+        parse("RowFilter (<=, 'binary:xyz')"),
+        Filter::Row(CompareOp::LessOrEqual, bin("xyz"))
+    );
+    assert_eq!(
+        parse("FamilyFilter (!=, 'regexstring:ab*')"),
+        Filter::Family(CompareOp::NotEqual, Comparator::Regex("ab*".into()))
+    );
+}
+
+#[test]
+fn every_filter_name() {
+    let cases: Vec<(&str, Filter)> = vec![
+        ("PrefixFilter('r')", Filter::Prefix(b("r"))),
+        ("PrefixFilter('')", Filter::Prefix(Bytes::new())),
+        ("ColumnPrefixFilter('c')", Filter::ColumnPrefix(b("c"))),
+        (
+            "MultipleColumnPrefixFilter('a', 'b')",
+            Filter::MultipleColumnPrefix(vec![b("a"), b("b")]),
+        ),
+        (
+            "MultipleColumnPrefixFilter()",
+            Filter::MultipleColumnPrefix(vec![]),
+        ),
+        (
+            "ColumnRangeFilter('', false, 'm', true)",
+            Filter::ColumnRange(ColumnRange {
+                min: None,
+                min_inclusive: false,
+                max: Some(b("m")),
+                max_inclusive: true,
+            }),
+        ),
+        (
+            "RowFilter(<, 'binary:m')",
+            Filter::Row(CompareOp::Less, bin("m")),
+        ),
+        (
+            "FamilyFilter(=, 'binaryprefix:c')",
+            Filter::Family(CompareOp::Equal, Comparator::BinaryPrefix(b("c"))),
+        ),
+        (
+            "QualifierFilter(>, 'binary:q')",
+            Filter::Qualifier(CompareOp::Greater, bin("q")),
+        ),
+        (
+            "ValueFilter(!=, 'regexstring:^\\d+$')",
+            Filter::Value(CompareOp::NotEqual, Comparator::Regex("^\\d+$".into())),
+        ),
+        (
+            "SingleColumnValueFilter('cf', 'q', >=, 'binary:5')",
+            Filter::SingleColumnValue(SingleColumnValue::new(
+                "cf",
+                "q",
+                CompareOp::GreaterOrEqual,
+                bin("5"),
+            )),
+        ),
+        ("PageFilter(10)", Filter::Page(10)),
+        ("FirstKeyOnlyFilter()", Filter::FirstKeyOnly),
+        (
+            "KeyOnlyFilter()",
+            Filter::KeyOnly {
+                len_as_value: false,
+            },
+        ),
+        (
+            "KeyOnlyFilter(TRUE)",
+            Filter::KeyOnly { len_as_value: true },
+        ),
+        ("TimestampsFilter(0, 9)", Filter::Timestamps(vec![0, 9])),
+        (
+            "MultiRowRangeFilter('a', true, 'c', false, 'x', false, '', true)",
+            Filter::MultiRowRange(vec![
+                RowRange {
+                    start: b("a"),
+                    start_inclusive: true,
+                    stop: b("c"),
+                    stop_inclusive: false,
+                },
+                RowRange {
+                    start: b("x"),
+                    start_inclusive: false,
+                    stop: Bytes::new(),
+                    stop_inclusive: true,
+                },
+            ]),
+        ),
+        ("FilterList(OR)", Filter::any(vec![])),
+        (
+            "FilterList(and, PageFilter(1))",
+            Filter::all(vec![Filter::Page(1)]),
+        ),
+    ];
+    for (text, expected) in cases {
+        assert_eq!(parse(text), expected, "{text}");
+        assert_eq!(parse(&expected.to_string()), expected, "{expected}");
+    }
+}
+
+#[test]
+fn unsupported_filters_say_so() {
+    for name in [
+        "ColumnCountGetFilter(4)",
+        "InclusiveStopFilter('r')",
+        "DependentColumnFilter('cf', 'q')",
+        "ColumnPaginationFilter(2, 1)",
+        "SingleColumnValueExcludeFilter('cf', 'q', =, 'binary:v')",
+    ] {
+        let (offset, message) = error(&format!("PageFilter(1) AND {name}"));
+        assert_eq!(offset, 18, "{name}");
+        assert!(message.ends_with("is not supported by Strata"), "{message}");
+    }
+    assert_eq!(
+        error("PageFilter(1) OR SKIP ValueFilter(=, 'binary:0')"),
+        (
+            17,
+            "SKIP is not supported (Strata has no SkipFilter or WhileMatchFilter)".into()
+        )
+    );
+    assert!(error("WHILE RowFilter(<, 'binary:m')")
+        .1
+        .starts_with("WHILE is not supported"));
+}
+
+#[test]
+fn and_binds_tighter_than_or() {
+    let (p, q, r) = (Filter::Page(1), Filter::Page(2), Filter::Page(3));
+    assert_eq!(
+        parse("PageFilter(1) OR PageFilter(2) AND PageFilter(3)"),
+        Filter::any(vec![p.clone(), Filter::all(vec![q.clone(), r.clone()])])
+    );
+    assert_eq!(
+        parse("PageFilter(1) AND PageFilter(2) or PageFilter(3)"),
+        Filter::any(vec![Filter::all(vec![p.clone(), q.clone()]), r.clone()])
+    );
+    assert_eq!(
+        parse("PageFilter(1) AND (PageFilter(2) OR PageFilter(3))"),
+        Filter::all(vec![p.clone(), Filter::any(vec![q.clone(), r.clone()])])
+    );
+    // A chain is one list; parentheses keep a group as its own list.
+    assert_eq!(
+        parse("(PageFilter(1) AND PageFilter(2)) AND PageFilter(3)"),
+        Filter::all(vec![Filter::all(vec![p.clone(), q.clone()]), r.clone()])
+    );
+    assert_eq!(parse("((PageFilter(1)))"), p);
+}
+
+#[test]
+fn quoted_strings_and_binary_escapes() {
+    assert_eq!(parse("PrefixFilter('it''s')"), Filter::Prefix(b("it's")));
+    assert_eq!(
+        parse("RowFilter(=, 'binary:\\x00\\xffa\\x5C\\xZZ')"),
+        Filter::Row(
+            CompareOp::Equal,
+            Comparator::Binary(Bytes::from_static(b"\x00\xffa\\\\xZZ"))
+        )
+    );
+    // Text comparators keep backslashes: they are regular expressions.
+    assert_eq!(
+        parse("ValueFilter(=, 'regexstring:\\x41\\.')"),
+        Filter::Value(CompareOp::Equal, Comparator::Regex("\\x41\\.".into()))
+    );
+    let f = Filter::Row(
+        CompareOp::Equal,
+        Comparator::Binary(Bytes::from_static(b"a'\\\x00\xff")),
+    );
+    assert_eq!(f.to_string(), "RowFilter(=, 'binary:a''\\x5C\\x00\\xFF')");
+    assert_eq!(parse(&f.to_string()), f);
+}
+
+#[test]
+fn display_is_readable() {
+    let f = Filter::any(vec![
+        Filter::all(vec![Filter::Prefix(b("r")), Filter::Page(2)]),
+        Filter::all(vec![]),
+        Filter::SingleColumnValue(SingleColumnValue {
+            filter_if_missing: true,
+            ..SingleColumnValue::new("cf", "q", CompareOp::Equal, bin("v"))
+        }),
+    ]);
+    assert_eq!(
+        f.to_string(),
+        "(PrefixFilter('r') AND PageFilter(2)) OR FilterList(AND) OR \
+         SingleColumnValueFilter('cf', 'q', =, 'binary:v', true, true)"
+    );
+    assert_eq!(parse(&f.to_string()), f);
+}
+
+#[test]
+fn errors_name_the_position_and_expectation() {
+    let cases: &[(&str, usize, &str)] = &[
+        ("", 0, "expected a filter name or '(', found end of input"),
+        ("Foo()", 0, "unknown filter name 'Foo'"),
+        ("PageFilter(1, 2)", 0, "PageFilter takes 1 argument (page size), found 2 argument(s)"),
+        ("PageFilter('1')", 11, "argument 1 of PageFilter: expected a non-negative page size, found string '1'"),
+        ("PageFilter(-1)", 11, "argument 1 of PageFilter: expected a non-negative page size, found number -1"),
+        ("KeyOnlyFilter(1)", 14, "argument 1 of KeyOnlyFilter: expected true or false, found number 1"),
+        ("RowFilter('binary:a', =)", 10, "argument 1 of RowFilter: expected a comparison operator (<, <=, =, !=, >=, >), found string 'binary:a'"),
+        ("RowFilter(=, 'a')", 13, "argument 2 of RowFilter: expected a comparator"),
+        ("RowFilter(=, 'bin:a')", 13, "unknown comparator type 'bin'"),
+        ("RowFilter(<, 'substring:a')", 0, "invalid filter: substring comparator takes only = and !=, not <"),
+        ("SingleColumnValueFilter('cf', 'q', =, 'binary:v', true)", 0, "SingleColumnValueFilter takes 4 arguments"),
+        ("SingleColumnValueFilter('', 'q', =, 'binary:v')", 0, "column family must not be empty"),
+        ("TimestampsFilter(5, -1)", 0, "timestamp -1 is negative"),
+        ("MultiRowRangeFilter('a', true, 'b')", 0, "MultiRowRangeFilter takes groups of 4"),
+        ("PrefixFilter('abc", 13, "unterminated string: expected a closing '"),
+        ("PrefixFilter 'a'", 13, "expected '(' after filter name PrefixFilter, found string 'a'"),
+        ("(PageFilter(1)", 14, "expected ')' to close '(' at byte 0, found end of input"),
+        ("PageFilter(1))", 13, "')' without matching '('"),
+        ("PageFilter(1 AND", 13, "expected ',' or ')' to close the arguments of PageFilter at byte 10"),
+        ("PageFilter(1) PageFilter(2)", 14, "expected AND, OR or end of input, found 'PageFilter'"),
+        ("PageFilter(1) AND", 17, "expected a filter name or '(', found end of input"),
+        ("AND PageFilter(1)", 0, "expected a filter, found AND"),
+        ("PageFilter(1) & PageFilter(2)", 14, "unexpected character '&'"),
+        ("RowFilter(! 'binary:a')", 10, "expected '!=', found '!'"),
+        ("FilterList(XOR)", 11, "expected AND or OR as FilterList's first argument"),
+        ("ColumnRangeFilter('z', true, 'a', true)", 0, "min column sorts after max column"),
+    ];
+    for &(text, offset, message) in cases {
+        let (at, got) = error(text);
+        assert_eq!(at, offset, "{text}: {got}");
+        assert!(got.contains(message), "{text}: {got:?} lacks {message:?}");
+    }
+    let e = parse_filter("Foo()").unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "filter syntax error at byte 0: unknown filter name 'Foo'"
+    );
+}
+
+#[test]
+fn limits_are_enforced() {
+    let nested =
+        |levels: usize| format!("{}PageFilter(1){}", "(".repeat(levels), ")".repeat(levels));
+    assert_eq!(parse(&nested(MAX_FILTER_DEPTH)), Filter::Page(1));
+    let (offset, message) = error(&nested(MAX_FILTER_DEPTH + 1));
+    assert_eq!(offset, MAX_FILTER_DEPTH);
+    assert!(message.contains("nest deeper than 32"), "{message}");
+    // Very deep input fails cleanly rather than overflowing the stack.
+    assert!(parse_filter(&nested(30_000)).is_err());
+
+    let mut deepest = Filter::FirstKeyOnly;
+    for _ in 0..MAX_FILTER_DEPTH {
+        deepest = Filter::all(vec![deepest]);
+    }
+    assert_eq!(parse(&deepest.to_string()), deepest);
+
+    let long = format!("PrefixFilter('{}')", "a".repeat(64 * 1024));
+    let (offset, message) = error(&long);
+    assert_eq!(offset, 64 * 1024);
+    assert!(message.contains("at most 65536"), "{message}");
+}
+
+/// Bytes that exercise escaping: quotes, backslashes, `\x` look-alikes, non-ASCII.
+fn bytes_strategy() -> impl Strategy<Value = Bytes> {
+    prop::collection::vec(
+        prop_oneof![
+            Just(b'\''),
+            Just(b'\\'),
+            Just(b'x'),
+            Just(b'a'),
+            Just(b'0'),
+            any::<u8>()
+        ],
+        0..6,
+    )
+    .prop_map(Bytes::from)
+}
+
+fn nonempty_bytes() -> impl Strategy<Value = Bytes> {
+    bytes_strategy().prop_filter("non-empty", |b| !b.is_empty())
+}
+
+fn text_strategy() -> impl Strategy<Value = String> {
+    "(['\\\\:x(), ]|[a-z]|\\PC|\\n){0,6}"
+}
+
+fn op_and_comparator() -> impl Strategy<Value = (CompareOp, Comparator)> {
+    let op = prop::sample::select(CompareOp::ALL.to_vec());
+    let eq = prop::sample::select(vec![CompareOp::Equal, CompareOp::NotEqual]);
+    prop_oneof![
+        (op.clone(), bytes_strategy()).prop_map(|(o, v)| (o, Comparator::Binary(v))),
+        (op, bytes_strategy()).prop_map(|(o, v)| (o, Comparator::BinaryPrefix(v))),
+        (eq.clone(), text_strategy()).prop_map(|(o, v)| (o, Comparator::Substring(v))),
+        (eq, text_strategy()).prop_map(|(o, v)| (o, Comparator::Regex(v))),
+    ]
+}
+
+fn ordered(a: Bytes, b: Bytes) -> (Bytes, Bytes) {
+    if a <= b {
+        (a, b)
+    } else {
+        (b, a)
+    }
+}
+
+fn leaf_strategy() -> impl Strategy<Value = Filter> {
+    let column_range = (
+        prop::option::of(nonempty_bytes()),
+        any::<bool>(),
+        prop::option::of(nonempty_bytes()),
+        any::<bool>(),
+    )
+        .prop_map(|(min, min_inclusive, max, max_inclusive)| {
+            let (min, max) = match (min, max) {
+                (Some(a), Some(b)) => {
+                    let (a, b) = ordered(a, b);
+                    (Some(a), Some(b))
+                }
+                other => other,
+            };
+            Filter::ColumnRange(ColumnRange {
+                min,
+                min_inclusive,
+                max,
+                max_inclusive,
+            })
+        });
+    let row_range = (
+        bytes_strategy(),
+        any::<bool>(),
+        bytes_strategy(),
+        any::<bool>(),
+    )
+        .prop_map(|(start, start_inclusive, stop, stop_inclusive)| {
+            let (start, stop) = if start.is_empty() || stop.is_empty() {
+                (start, stop)
+            } else {
+                ordered(start, stop)
+            };
+            RowRange {
+                start,
+                start_inclusive,
+                stop,
+                stop_inclusive,
+            }
+        });
+    let scv = (
+        nonempty_bytes(),
+        bytes_strategy(),
+        op_and_comparator(),
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(|(family, qualifier, (op, comparator), missing, latest)| {
+            Filter::SingleColumnValue(SingleColumnValue {
+                family,
+                qualifier,
+                op,
+                comparator,
+                filter_if_missing: missing,
+                latest_version_only: latest,
+            })
+        });
+    prop_oneof![
+        bytes_strategy().prop_map(Filter::Prefix),
+        bytes_strategy().prop_map(Filter::ColumnPrefix),
+        prop::collection::vec(bytes_strategy(), 0..3).prop_map(Filter::MultipleColumnPrefix),
+        column_range,
+        op_and_comparator().prop_map(|(o, c)| Filter::Row(o, c)),
+        op_and_comparator().prop_map(|(o, c)| Filter::Family(o, c)),
+        op_and_comparator().prop_map(|(o, c)| Filter::Qualifier(o, c)),
+        op_and_comparator().prop_map(|(o, c)| Filter::Value(o, c)),
+        scv,
+        any::<u64>().prop_map(Filter::Page),
+        Just(Filter::FirstKeyOnly),
+        any::<bool>().prop_map(|len_as_value| Filter::KeyOnly { len_as_value }),
+        prop::collection::vec(0..=i64::MAX, 0..3).prop_map(Filter::Timestamps),
+        prop::collection::vec(row_range, 0..3).prop_map(Filter::MultiRowRange),
+    ]
+}
+
+/// Valid filter trees with lists nested at most 4 deep.
+fn filter_strategy() -> impl Strategy<Value = Filter> {
+    leaf_strategy().prop_recursive(4, 32, 4, |inner| {
+        (
+            prop_oneof![Just(ListOp::MustPassAll), Just(ListOp::MustPassOne)],
+            prop::collection::vec(inner, 0..4),
+        )
+            .prop_map(|(op, filters)| Filter::List(FilterList { op, filters }))
+    })
+}
+
+/// Fragments of the language, so random input gets past the lexer.
+fn fragment() -> impl Strategy<Value = &'static str> {
+    prop::sample::select(vec![
+        "(",
+        ")",
+        ",",
+        " ",
+        "'",
+        "''",
+        "AND",
+        "OR",
+        "SKIP",
+        "PageFilter",
+        "RowFilter",
+        "FilterList",
+        "SingleColumnValueFilter",
+        "MultiRowRangeFilter",
+        "'binary:a'",
+        "'substring:",
+        "=",
+        "<=",
+        "!",
+        "true",
+        "-",
+        "1",
+        "99999999999999999999",
+        "\\x",
+    ])
+}
+
+proptest! {
+    #[test]
+    fn display_round_trips(filter in filter_strategy()) {
+        prop_assert_eq!(filter.validate(), Ok(()));
+        let text = filter.to_string();
+        prop_assert_eq!(parse_filter(&text), Ok(filter), "{}", text);
+    }
+
+    #[test]
+    fn arbitrary_text_never_panics(text in "\\PC{0,64}") {
+        let _ = parse_filter(&text);
+    }
+
+    #[test]
+    fn language_like_text_never_panics(parts in prop::collection::vec(fragment(), 0..40)) {
+        let _ = parse_filter(&parts.concat());
+    }
+
+    #[test]
+    fn damaged_filters_never_panic(filter in filter_strategy(), cut in any::<prop::sample::Index>()) {
+        let text = filter.to_string();
+        let chars: Vec<char> = text.chars().collect();
+        let i = cut.index(chars.len() + 1);
+        let prefix: String = chars[..i].iter().collect();
+        let without: String = chars.iter().enumerate().filter(|&(j, _)| j != i).map(|(_, c)| c).collect();
+        let _ = parse_filter(&prefix);
+        let _ = parse_filter(&without);
+    }
+}
