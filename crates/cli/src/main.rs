@@ -3,6 +3,9 @@
 mod bench_cmd;
 mod demo;
 mod escape;
+// The shell's parser; its executor and the `shell` subcommand come next.
+#[allow(dead_code, unused_imports)]
+mod shell;
 mod sst;
 
 use std::process::ExitCode;

@@ -1,0 +1,306 @@
+//! [`Command`]: a shell statement as typed model values, ready for an executor to forward.
+//!
+//! `parse_command` reads the statement (see `value`), looks the command word up in `help`,
+//! and hands the arguments to the command's parser: `data` for reads and writes, `create`,
+//! `alter` and this module for the rest. Every parser validates what it builds with the
+//! model's own checks, so a `Command` that comes out is well-formed.
+
+mod alter;
+mod args;
+mod create;
+mod data;
+mod read;
+mod splits;
+
+use bytes::Bytes;
+use strata_model::ops::{Append, Delete, Get, Increment, Put, Scan};
+use strata_model::schema::{TableDescriptor, TableName};
+
+pub use alter::AlterChange;
+pub use data::{DEFAULT_COUNT_CACHE, DEFAULT_COUNT_INTERVAL};
+pub use splits::SplitAlgorithm;
+
+use self::args::Args;
+use super::help::{self, CommandHelp};
+use super::value::{parse_statement, Value};
+use super::ShellError;
+
+/// One shell statement, parsed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Command {
+    /// `create`: a new table, pre-split at `splits` (sorted, unique, non-empty).
+    Create {
+        /// The table's schema.
+        table: TableDescriptor,
+        /// Region boundaries; empty for one region.
+        splits: Vec<Bytes>,
+    },
+    /// `alter`: edits applied in order (see [`AlterChange::apply_all`]).
+    Alter {
+        /// The table.
+        table: TableName,
+        /// The edits.
+        changes: Vec<AlterChange>,
+    },
+    /// `describe` / `desc`.
+    Describe(TableName),
+    /// `list`: tables, optionally those matching a regular expression.
+    List {
+        /// The pattern as typed (a Java-style regular expression).
+        pattern: Option<String>,
+    },
+    /// `disable`.
+    Disable(TableName),
+    /// `enable`.
+    Enable(TableName),
+    /// `is_enabled`.
+    IsEnabled(TableName),
+    /// `is_disabled`.
+    IsDisabled(TableName),
+    /// `drop`.
+    Drop(TableName),
+    /// `exists`.
+    Exists(TableName),
+    /// `truncate` (`preserve_splits: false`) or `truncate_preserve` (true).
+    Truncate {
+        /// The table.
+        table: TableName,
+        /// Keep the region boundaries.
+        preserve_splits: bool,
+    },
+    /// `flush`.
+    Flush {
+        /// The table.
+        table: TableName,
+        /// Only this family.
+        family: Option<String>,
+    },
+    /// `compact` (`major: false`) or `major_compact` (true).
+    Compact {
+        /// The table.
+        table: TableName,
+        /// Only this family.
+        family: Option<String>,
+        /// A major compaction.
+        major: bool,
+    },
+    /// `split`.
+    Split {
+        /// The table.
+        table: TableName,
+        /// Where to split; `None` splits each region at its midpoint.
+        split_key: Option<Bytes>,
+    },
+    /// `put`.
+    Put {
+        /// The table.
+        table: TableName,
+        /// The write.
+        put: Put,
+    },
+    /// `get`.
+    Get {
+        /// The table.
+        table: TableName,
+        /// The read.
+        get: Get,
+    },
+    /// `scan`.
+    Scan {
+        /// The table.
+        table: TableName,
+        /// The read.
+        scan: Scan,
+    },
+    /// `delete` or `deleteall`.
+    Delete {
+        /// The table.
+        table: TableName,
+        /// The markers (none: the whole row).
+        delete: Delete,
+    },
+    /// `incr`.
+    Increment {
+        /// The table.
+        table: TableName,
+        /// The counter update.
+        increment: Increment,
+    },
+    /// `append`.
+    Append {
+        /// The table.
+        table: TableName,
+        /// The append.
+        append: Append,
+    },
+    /// `get_counter`: `get` reads one column, to be shown as a big-endian `i64`.
+    GetCounter {
+        /// The table.
+        table: TableName,
+        /// A get of exactly the counter's column.
+        get: Get,
+    },
+    /// `count`: the scan already has HBase's count settings (first key only, no block
+    /// caching, `CACHE` default [`DEFAULT_COUNT_CACHE`]).
+    Count {
+        /// The table.
+        table: TableName,
+        /// The rows to count.
+        scan: Scan,
+        /// Report progress every this many rows.
+        interval: u64,
+    },
+    /// `status`.
+    Status(StatusDetail),
+    /// `version`.
+    Version,
+    /// `whoami`.
+    Whoami,
+    /// `help`, about every command or one.
+    Help(Option<&'static CommandHelp>),
+    /// `exit` / `quit`.
+    Exit,
+}
+
+/// How much `status` shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum StatusDetail {
+    /// One line of counts.
+    Simple,
+    /// Servers and load (the default).
+    #[default]
+    Summary,
+    /// Everything, per region.
+    Detailed,
+}
+
+/// Parses one statement into a command; `None` for an empty or comment-only line.
+///
+/// # Errors
+/// [`ShellError::Syntax`] for malformed input, [`ShellError::UnknownCommand`] with a
+/// suggestion, [`ShellError::Usage`] for wrong arguments (with the usage line), and
+/// [`ShellError::Invalid`] for values the model rejects.
+pub fn parse_command(line: &str) -> Result<Option<Command>, ShellError> {
+    let Some(statement) = parse_statement(line)? else {
+        return Ok(None);
+    };
+    let help = help::find(&statement.command).ok_or_else(|| ShellError::UnknownCommand {
+        suggestion: help::suggest(&statement.command),
+        name: statement.command.clone(),
+    })?;
+    let args = Args::new(help, statement.args);
+    let command = match help.name {
+        "create" => create::create(args)?,
+        "alter" => alter::alter(args)?,
+        "put" => data::put(args)?,
+        "get" => data::get(args)?,
+        "scan" => data::scan(args)?,
+        "delete" => data::delete(args)?,
+        "deleteall" => data::deleteall(args)?,
+        "incr" => data::incr(args)?,
+        "append" => data::append(args)?,
+        "get_counter" => data::get_counter(args)?,
+        "count" => data::count(args)?,
+        _ => other(args)?,
+    };
+    Ok(Some(command))
+}
+
+/// Commands with at most a table and one optional simple argument.
+fn other(mut args: Args) -> Result<Command, ShellError> {
+    let one_table = |args: &mut Args| -> Result<TableName, ShellError> {
+        args.arity(1, 1)?;
+        args.table()
+    };
+    let command = match args.name() {
+        "describe" => Command::Describe(one_table(&mut args)?),
+        "disable" => Command::Disable(one_table(&mut args)?),
+        "enable" => Command::Enable(one_table(&mut args)?),
+        "is_enabled" => Command::IsEnabled(one_table(&mut args)?),
+        "is_disabled" => Command::IsDisabled(one_table(&mut args)?),
+        "drop" => Command::Drop(one_table(&mut args)?),
+        "exists" => Command::Exists(one_table(&mut args)?),
+        "truncate" | "truncate_preserve" => Command::Truncate {
+            preserve_splits: args.name() == "truncate_preserve",
+            table: one_table(&mut args)?,
+        },
+        "flush" | "compact" | "major_compact" => {
+            args.arity(1, 2)?;
+            let table = args.table()?;
+            let family = match args.next() {
+                Some(v) => Some(args.text(&v, "column family")?),
+                None => None,
+            };
+            match args.name() {
+                "flush" => Command::Flush { table, family },
+                name => Command::Compact {
+                    table,
+                    family,
+                    major: name == "major_compact",
+                },
+            }
+        }
+        "split" => {
+            args.arity(1, 2)?;
+            let table = args.table()?;
+            let split_key = match args.next() {
+                Some(v) => Some(args.bytes(&v, "split key")?),
+                None => None,
+            };
+            if split_key.as_ref().is_some_and(Bytes::is_empty) {
+                return Err(args.invalid("the split key must not be empty"));
+            }
+            Command::Split { table, split_key }
+        }
+        "list" => {
+            args.arity(0, 1)?;
+            let pattern = match args.next() {
+                Some(v) => Some(args.text(&v, "pattern")?),
+                None => None,
+            };
+            Command::List { pattern }
+        }
+        "status" => {
+            args.arity(0, 1)?;
+            Command::Status(match args.next() {
+                None => StatusDetail::default(),
+                Some(v) => status_detail(&args, &v)?,
+            })
+        }
+        "help" => {
+            args.arity(0, 1)?;
+            match args.next() {
+                None => Command::Help(None),
+                Some(v) => Command::Help(Some(help_topic(&args, &v)?)),
+            }
+        }
+        name => {
+            args.arity(0, 0)?;
+            match name {
+                "version" => Command::Version,
+                "whoami" => Command::Whoami,
+                _ => Command::Exit,
+            }
+        }
+    };
+    Ok(command)
+}
+
+fn status_detail(args: &Args, v: &Value) -> Result<StatusDetail, ShellError> {
+    match args.text(v, "status format")?.as_str() {
+        "simple" => Ok(StatusDetail::Simple),
+        "summary" => Ok(StatusDetail::Summary),
+        "detailed" => Ok(StatusDetail::Detailed),
+        other => Err(args.usage(format!(
+            "unknown status format '{other}'; use 'simple', 'summary' or 'detailed'"
+        ))),
+    }
+}
+
+fn help_topic(args: &Args, v: &Value) -> Result<&'static CommandHelp, ShellError> {
+    let name = args.text(v, "command name")?;
+    help::find(&name).ok_or_else(|| ShellError::UnknownCommand {
+        suggestion: help::suggest(&name),
+        name,
+    })
+}

@@ -1,0 +1,216 @@
+//! Usage lines and descriptions of every shell command, for `help` and for error messages.
+
+/// What `help` says about one command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CommandHelp {
+    /// The command's name.
+    pub name: &'static str,
+    /// Other names for the same command.
+    pub aliases: &'static [&'static str],
+    /// The group it is listed under.
+    pub group: Group,
+    /// One line showing the arguments; `[...]` marks optional ones.
+    pub usage: &'static str,
+    /// A short description.
+    pub description: &'static str,
+    /// Example statements.
+    pub examples: &'static [&'static str],
+}
+
+/// The groups `help` lists commands under, as HBase's shell does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Group {
+    /// Shell and cluster information.
+    General,
+    /// Creating, changing and inspecting tables.
+    Ddl,
+    /// Reading and writing data.
+    Dml,
+    /// Maintenance: flushes, compactions, splits.
+    Tools,
+}
+
+impl Group {
+    /// Every group, in listing order.
+    pub const ALL: [Group; 4] = [Group::General, Group::Ddl, Group::Dml, Group::Tools];
+
+    /// The group's heading.
+    pub fn title(self) -> &'static str {
+        match self {
+            Group::General => "general",
+            Group::Ddl => "ddl",
+            Group::Dml => "dml",
+            Group::Tools => "tools",
+        }
+    }
+}
+
+const fn cmd(
+    name: &'static str,
+    group: Group,
+    usage: &'static str,
+    description: &'static str,
+    examples: &'static [&'static str],
+) -> CommandHelp {
+    CommandHelp {
+        name,
+        aliases: &[],
+        group,
+        usage,
+        description,
+        examples,
+    }
+}
+
+/// Every command, grouped.
+pub const COMMANDS: &[CommandHelp] = &[
+    cmd("status", Group::General, "status ['simple' | 'summary' | 'detailed']",
+        "Shows the cluster's status; 'summary' by default.", &["status", "status 'detailed'"]),
+    cmd("version", Group::General, "version", "Shows the server's version.", &[]),
+    cmd("whoami", Group::General, "whoami", "Shows the current user.", &[]),
+    cmd("help", Group::General, "help ['command']",
+        "Lists the commands, or describes one.", &["help", "help 'scan'"]),
+    CommandHelp {
+        aliases: &["quit"],
+        ..cmd("exit", Group::General, "exit", "Leaves the shell.", &[])
+    },
+    cmd("create", Group::Ddl,
+        "create 'ns:t', 'cf' | {NAME => 'cf', SETTING => value, ...} [, ...] \
+         [, {SPLITS => ['k1', ...] | NUMREGIONS => n, SPLITALGO => 'HexStringSplit' | 'UniformSplit', TABLE_SETTING => value}]",
+        "Creates a table with the given column families, table settings and pre-split regions.",
+        &["create 't1', 'f1', 'f2'",
+          "create 't1', {NAME => 'f1', VERSIONS => 5, TTL => 86400}, {NAME => 'f2'}",
+          "create 't1', 'f1', SPLITS => ['10', '20', '30']",
+          "create 't1', 'f1', {NUMREGIONS => 15, SPLITALGO => 'HexStringSplit'}",
+          "create 't1', 'f1', MAX_FILESIZE => '10GB', DURABILITY => 'ASYNC_WAL'"]),
+    cmd("alter", Group::Ddl,
+        "alter 't', {NAME => 'cf', SETTING => value} | {NAME => 'cf', METHOD => 'delete'} | 'delete' => 'cf' | TABLE_SETTING => value [, ...]",
+        "Adds or changes column families, deletes them, or changes table settings. \
+         Settings not mentioned keep their values.",
+        &["alter 't1', {NAME => 'f1', VERSIONS => 5}",
+          "alter 't1', NAME => 'f1', METHOD => 'delete'",
+          "alter 't1', 'delete' => 'f1'",
+          "alter 't1', MAX_FILESIZE => '134217728'"]),
+    CommandHelp {
+        aliases: &["desc"],
+        ..cmd("describe", Group::Ddl, "describe 't'",
+              "Shows a table's settings and column families.", &["describe 't1'"])
+    },
+    cmd("list", Group::Ddl, "list ['regex']",
+        "Lists tables, optionally those whose names match a regular expression.",
+        &["list", "list 'abc.*'", "list 'ns:.*'"]),
+    cmd("disable", Group::Ddl, "disable 't'", "Takes a table offline.", &[]),
+    cmd("enable", Group::Ddl, "enable 't'", "Brings a disabled table online.", &[]),
+    cmd("is_enabled", Group::Ddl, "is_enabled 't'", "Tells whether a table is enabled.", &[]),
+    cmd("is_disabled", Group::Ddl, "is_disabled 't'", "Tells whether a table is disabled.", &[]),
+    cmd("drop", Group::Ddl, "drop 't'", "Deletes a disabled table and its data.", &[]),
+    cmd("exists", Group::Ddl, "exists 't'", "Tells whether a table exists.", &[]),
+    cmd("put", Group::Dml, "put 't', 'row', 'cf:q', 'value' [, ts]",
+        "Writes one cell; the timestamp (ms) defaults to the server's clock.",
+        &["put 't1', 'r1', 'f1:c1', 'value'", "put 't1', \"\\x00\\x01\", 'f1:c1', 'v', 1700000000000"]),
+    cmd("get", Group::Dml,
+        "get 't', 'row' [, 'cf:q', ... | ['cf:q', ...] | {COLUMN => 'cf:q', COLUMNS => [...], TIMESTAMP => ts, TIMERANGE => [min, max], VERSIONS => n, FILTER => \"...\"}]",
+        "Reads one row, optionally restricted to columns, timestamps and versions.",
+        &["get 't1', 'r1'", "get 't1', 'r1', 'f1:c1', 'f1:c2'",
+          "get 't1', 'r1', {COLUMN => 'f1', VERSIONS => 3, TIMERANGE => [0, 1700000000000]}"]),
+    cmd("scan", Group::Dml,
+        "scan 't' [, {STARTROW => 'r', STOPROW => 'r', ROWPREFIXFILTER => 'p', COLUMNS => [...], LIMIT => n, TIMERANGE => [min, max], TIMESTAMP => ts, VERSIONS => n, FILTER => \"...\", REVERSED => true, CACHE => n, BATCH => n, CACHE_BLOCKS => false}]",
+        "Reads rows in order.",
+        &["scan 't1'", "scan 't1', {STARTROW => 'a', STOPROW => 'b', LIMIT => 10}",
+          "scan 't1', {ROWPREFIXFILTER => \"\\x00\", COLUMNS => ['f1:c1'], REVERSED => true}"]),
+    cmd("delete", Group::Dml, "delete 't', 'row', 'cf:q' [, ts]",
+        "Deletes every version of a column at or before the timestamp (default: now); \
+         a bare 'cf' deletes the whole family.",
+        &["delete 't1', 'r1', 'f1:c1'", "delete 't1', 'r1', 'f1:c1', 1700000000000"]),
+    cmd("deleteall", Group::Dml, "deleteall 't', 'row' [, 'cf:q' | 'cf' | nil [, ts]]",
+        "Deletes a whole row, or one column or family of it, at or before the timestamp.",
+        &["deleteall 't1', 'r1'", "deleteall 't1', 'r1', 'f1:c1', 1700000000000"]),
+    cmd("incr", Group::Dml, "incr 't', 'row', 'cf:q' [, n]",
+        "Adds n (default 1) to a counter column.", &["incr 't1', 'r1', 'f1:hits'", "incr 't1', 'r1', 'f1:hits', -5"]),
+    cmd("append", Group::Dml, "append 't', 'row', 'cf:q', 'value'",
+        "Appends bytes to a column's latest value.", &["append 't1', 'r1', 'f1:c1', 'more'"]),
+    cmd("get_counter", Group::Dml, "get_counter 't', 'row', 'cf:q'",
+        "Reads a counter column as a 64-bit integer.", &["get_counter 't1', 'r1', 'f1:hits'"]),
+    cmd("count", Group::Dml, "count 't' [, {INTERVAL => n, CACHE => n, scan options...}]",
+        "Counts rows, reporting progress every INTERVAL rows (default 1000).",
+        &["count 't1'", "count 't1', INTERVAL => 100000, CACHE => 1000"]),
+    cmd("truncate", Group::Dml, "truncate 't'",
+        "Disables, drops and recreates a table, losing its data and its region boundaries.", &[]),
+    cmd("truncate_preserve", Group::Dml, "truncate_preserve 't'",
+        "Like truncate, but keeps the region boundaries.", &[]),
+    cmd("flush", Group::Tools, "flush 't' [, 'cf']",
+        "Writes a table's (or one family's) memtables to store files.", &[]),
+    cmd("compact", Group::Tools, "compact 't' [, 'cf']",
+        "Requests a minor compaction of a table or one family.", &[]),
+    cmd("major_compact", Group::Tools, "major_compact 't' [, 'cf']",
+        "Requests a major compaction of a table or one family.", &[]),
+    cmd("split", Group::Tools, "split 't' [, 'split_key']",
+        "Splits a table's regions, at their midpoints or at the given key.", &[]),
+];
+
+/// The command named `name` or one of its aliases.
+pub fn find(name: &str) -> Option<&'static CommandHelp> {
+    COMMANDS
+        .iter()
+        .find(|c| c.name == name || c.aliases.contains(&name))
+}
+
+/// Every name and alias, for suggestions.
+pub fn all_names() -> impl Iterator<Item = &'static str> {
+    COMMANDS
+        .iter()
+        .flat_map(|c| std::iter::once(c.name).chain(c.aliases.iter().copied()))
+}
+
+/// The text of `help`: every command by group, with its usage line.
+pub fn overview() -> String {
+    let mut out = String::from("Commands (type help 'name' for details):\n");
+    for group in Group::ALL {
+        out.push_str(&format!("\n  {}:\n", group.title()));
+        for c in COMMANDS.iter().filter(|c| c.group == group) {
+            out.push_str(&format!("    {:<18} {}\n", c.name, c.description));
+        }
+    }
+    out
+}
+
+/// The text of `help 'name'`: usage, aliases, description and examples.
+pub fn detail(help: &CommandHelp) -> String {
+    let mut out = format!("{}\n\n  usage: {}\n", help.description, help.usage);
+    if !help.aliases.is_empty() {
+        out.push_str(&format!("  aliases: {}\n", help.aliases.join(", ")));
+    }
+    if !help.examples.is_empty() {
+        out.push_str("\n  examples:\n");
+        for e in help.examples {
+            out.push_str(&format!("    {e}\n"));
+        }
+    }
+    out
+}
+
+/// The known command name closest to `word` by edit distance, if it is a likely typo.
+pub fn suggest(word: &str) -> Option<&'static str> {
+    let limit = (word.chars().count() / 3).max(2);
+    all_names()
+        .map(|name| (edit_distance(word, name), name))
+        .filter(|&(d, _)| d <= limit)
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, name)| name)
+}
+
+/// Levenshtein distance over characters.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let substitute = diagonal + usize::from(ca != cb);
+            diagonal = row[j + 1];
+            row[j + 1] = substitute.min(row[j] + 1).min(diagonal + 1);
+        }
+    }
+    row[b.len()]
+}
