@@ -1,0 +1,302 @@
+//! [`Admin`]: table DDL and maintenance through the master.
+//!
+//! Reads (list, describe, regions, status) are retried on `UNAVAILABLE` like data reads;
+//! changes are sent once, since a lost answer may hide an applied change. Changes that move
+//! region boundaries drop the table's cached locations.
+
+use std::future::Future;
+
+use bytes::Bytes;
+use strata_model::schema::TableDescriptor;
+use strata_proto::convert;
+use strata_proto::pb::admin_client::AdminClient;
+use strata_proto::pb::{self, ErrorCode};
+use tonic::transport::Channel;
+use tonic::{Response, Status};
+
+use crate::connection::Connection;
+use crate::error::Error;
+use crate::locate::RegionLocation;
+use crate::retry::{Idempotence, Retry};
+
+/// A table's schema, state and regions.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TableInfo {
+    /// The schema.
+    pub descriptor: TableDescriptor,
+    /// False once disabled.
+    pub enabled: bool,
+    /// Every region, by start row.
+    pub regions: Vec<RegionLocation>,
+}
+
+impl TryFrom<pb::TableInfo> for TableInfo {
+    type Error = Error;
+
+    fn try_from(info: pb::TableInfo) -> Result<TableInfo, Error> {
+        let schema = info
+            .schema
+            .ok_or_else(|| Error::bad_response("table info without a schema"))?;
+        Ok(TableInfo {
+            descriptor: convert::table_from_pb(schema).map_err(Error::bad_response)?,
+            enabled: info.state == pb::TableState::Enabled as i32,
+            regions: info.regions.into_iter().map(Into::into).collect(),
+        })
+    }
+}
+
+/// Administration of tables and the cluster. Cheap to clone.
+#[derive(Clone, Debug)]
+pub struct Admin {
+    conn: Connection,
+}
+
+impl Admin {
+    pub(crate) fn new(conn: Connection) -> Admin {
+        Admin { conn }
+    }
+
+    /// Creates a table, pre-split at `split_keys` (sorted, distinct, non-empty).
+    ///
+    /// # Errors
+    /// `INVALID_ARGUMENT` for an invalid descriptor; `TABLE_EXISTS`; the master's error.
+    pub async fn create_table(
+        &self,
+        table: &TableDescriptor,
+        split_keys: &[Bytes],
+    ) -> Result<(), Error> {
+        table.validate().map_err(Error::invalid)?;
+        let request = pb::CreateTableRequest {
+            schema: Some(convert::table_to_pb(table)),
+            split_keys: split_keys.to_vec(),
+        };
+        self.change(|mut m| async move { m.create_table(request).await })
+            .await?;
+        self.conn.invalidate(&table.name.to_string());
+        Ok(())
+    }
+
+    /// Replaces a table's schema (families missing from it are deleted).
+    ///
+    /// # Errors
+    /// `INVALID_ARGUMENT`, `TABLE_NOT_FOUND` or the master's error.
+    pub async fn alter_table(&self, table: &TableDescriptor) -> Result<(), Error> {
+        table.validate().map_err(Error::invalid)?;
+        let request = pb::AlterTableRequest {
+            schema: Some(convert::table_to_pb(table)),
+        };
+        self.change(|mut m| async move { m.alter_table(request).await })
+            .await
+            .map(drop)
+    }
+
+    /// Disables a table (its regions close).
+    ///
+    /// # Errors
+    /// `TABLE_NOT_FOUND`, `TABLE_DISABLED` or the master's error.
+    pub async fn disable_table(&self, name: &str) -> Result<(), Error> {
+        let request = table_request(name);
+        self.change(|mut m| async move { m.disable_table(request).await })
+            .await?;
+        self.conn.invalidate(name);
+        Ok(())
+    }
+
+    /// Enables a disabled table.
+    ///
+    /// # Errors
+    /// `TABLE_NOT_FOUND`, `TABLE_ENABLED` or the master's error.
+    pub async fn enable_table(&self, name: &str) -> Result<(), Error> {
+        let request = table_request(name);
+        self.change(|mut m| async move { m.enable_table(request).await })
+            .await?;
+        self.conn.invalidate(name);
+        Ok(())
+    }
+
+    /// Deletes a (disabled) table and its data.
+    ///
+    /// # Errors
+    /// `TABLE_NOT_FOUND`, `TABLE_ENABLED` or the master's error.
+    pub async fn delete_table(&self, name: &str) -> Result<(), Error> {
+        let request = table_request(name);
+        self.change(|mut m| async move { m.delete_table(request).await })
+            .await?;
+        self.conn.invalidate(name);
+        Ok(())
+    }
+
+    /// Empties a table, keeping its region boundaries if `preserve_splits`.
+    ///
+    /// # Errors
+    /// `TABLE_NOT_FOUND` or the master's error.
+    pub async fn truncate_table(&self, name: &str, preserve_splits: bool) -> Result<(), Error> {
+        let request = pb::TruncateTableRequest {
+            table: name.to_string(),
+            preserve_splits,
+        };
+        self.change(|mut m| async move { m.truncate_table(request).await })
+            .await?;
+        self.conn.invalidate(name);
+        Ok(())
+    }
+
+    /// Every table.
+    ///
+    /// # Errors
+    /// The master's error.
+    pub async fn list_tables(&self) -> Result<Vec<TableInfo>, Error> {
+        let response = self
+            .read(|mut m| async move { m.list_tables(pb::Empty {}).await })
+            .await?;
+        response.tables.into_iter().map(TryInto::try_into).collect()
+    }
+
+    /// One table's schema, state and regions.
+    ///
+    /// # Errors
+    /// `TABLE_NOT_FOUND` or the master's error.
+    pub async fn describe_table(&self, name: &str) -> Result<TableInfo, Error> {
+        let request = table_request(name);
+        self.read(|mut m| {
+            let request = request.clone();
+            async move { m.describe_table(request).await }
+        })
+        .await?
+        .try_into()
+    }
+
+    /// True if the table exists.
+    ///
+    /// # Errors
+    /// The master's error other than `TABLE_NOT_FOUND`.
+    pub async fn table_exists(&self, name: &str) -> Result<bool, Error> {
+        match self.describe_table(name).await {
+            Ok(_) => Ok(true),
+            Err(e) if e.code == ErrorCode::TableNotFound => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Flushes every region's memtables.
+    ///
+    /// # Errors
+    /// `TABLE_NOT_FOUND` or the master's error.
+    pub async fn flush(&self, name: &str) -> Result<(), Error> {
+        let request = table_request(name);
+        self.change(|mut m| async move { m.flush(request).await })
+            .await
+            .map(drop)
+    }
+
+    /// Compacts every region (one family, or all), minor or `major`.
+    ///
+    /// # Errors
+    /// `TABLE_NOT_FOUND`, `NO_SUCH_FAMILY` or the master's error.
+    pub async fn compact(
+        &self,
+        name: &str,
+        family: Option<&str>,
+        major: bool,
+    ) -> Result<(), Error> {
+        let request = pb::CompactRequest {
+            table: name.to_string(),
+            family: family.unwrap_or_default().to_string(),
+            major,
+        };
+        self.change(|mut m| async move { m.compact(request).await })
+            .await
+            .map(drop)
+    }
+
+    /// Splits the region holding `split_row` there, or, without one, every region at its
+    /// middle key.
+    ///
+    /// # Errors
+    /// `TABLE_NOT_FOUND`, `INVALID_ARGUMENT` or the master's error.
+    pub async fn split(&self, name: &str, split_row: Option<Bytes>) -> Result<(), Error> {
+        let request = pb::SplitRequest {
+            table: name.to_string(),
+            split_row,
+        };
+        self.change(|mut m| async move { m.split(request).await })
+            .await?;
+        self.conn.invalidate(name);
+        Ok(())
+    }
+
+    /// Merges two adjacent regions.
+    ///
+    /// # Errors
+    /// `REGION_NOT_FOUND`, `INVALID_ARGUMENT` (not adjacent) or the master's error.
+    pub async fn merge(&self, name: &str, region_a: u64, region_b: u64) -> Result<(), Error> {
+        let request = pb::MergeRequest {
+            table: name.to_string(),
+            region_a,
+            region_b,
+        };
+        self.change(|mut m| async move { m.merge(request).await })
+            .await?;
+        self.conn.invalidate(name);
+        Ok(())
+    }
+
+    /// Every region of the table, by start row, asked afresh (the cache is refreshed too).
+    ///
+    /// # Errors
+    /// `TABLE_NOT_FOUND` or the master's error.
+    pub async fn regions(&self, name: &str) -> Result<Vec<RegionLocation>, Error> {
+        self.conn.invalidate(name);
+        let mut retry = Retry::new(self.conn.options());
+        loop {
+            match retry.run(self.conn.regions(name)).await {
+                Ok(regions) => return Ok(regions.all().to_vec()),
+                Err(e) => retry.back_off(e, Idempotence::Idempotent).await?,
+            }
+        }
+    }
+
+    /// The cluster's servers and counters.
+    ///
+    /// # Errors
+    /// The master's error.
+    pub async fn status(&self) -> Result<pb::StatusResponse, Error> {
+        self.read(|mut m| async move { m.status(pb::Empty {}).await })
+            .await
+    }
+
+    /// Sends a change once.
+    async fn change<T, F, Fut>(&self, send: F) -> Result<T, Error>
+    where
+        F: FnOnce(AdminClient<Channel>) -> Fut,
+        Fut: Future<Output = Result<Response<T>, Status>>,
+    {
+        let retry = Retry::new(self.conn.options());
+        let response = retry
+            .run(async { send(self.conn.master()).await.map_err(Error::from) })
+            .await?;
+        Ok(response.into_inner())
+    }
+
+    /// Sends a read, retrying as a data read would.
+    async fn read<T, F, Fut>(&self, mut send: F) -> Result<T, Error>
+    where
+        F: FnMut(AdminClient<Channel>) -> Fut,
+        Fut: Future<Output = Result<Response<T>, Status>>,
+    {
+        let mut retry = Retry::new(self.conn.options());
+        loop {
+            let attempt = retry.run(async { send(self.conn.master()).await.map_err(Error::from) });
+            match attempt.await {
+                Ok(response) => return Ok(response.into_inner()),
+                Err(e) => retry.back_off(e, Idempotence::Idempotent).await?,
+            }
+        }
+    }
+}
+
+fn table_request(name: &str) -> pb::TableRequest {
+    pb::TableRequest {
+        table: name.to_string(),
+    }
+}

@@ -1,0 +1,238 @@
+//! [`Connection`]: the master's admin channel, one channel per region server, the region
+//! location cache, and the retry loop every single-region request goes through.
+//!
+//! Thread safety: a `Connection` is a handle to shared state; clones share channels and
+//! locations. Locks (`channels`, the location cache) are held only to read or replace a map
+//! entry, never across an `.await`.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use parking_lot::Mutex;
+use strata_model::schema::TableName;
+use strata_proto::pb::admin_client::AdminClient;
+use strata_proto::pb::data_client::DataClient;
+use strata_proto::pb::{self, ErrorCode};
+use strata_proto::MAX_MESSAGE_BYTES;
+use tonic::transport::{Channel, Endpoint};
+use tonic::Status;
+
+use crate::admin::Admin;
+use crate::error::Error;
+use crate::locate::{self, Position, RegionLocation, Regions};
+use crate::options::ClientOptions;
+use crate::retry::{Idempotence, Retry};
+use crate::table::Table;
+
+/// A connection to a Strata cluster. Cheap to clone; clones share everything.
+#[derive(Clone, Debug)]
+pub struct Connection {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    options: ClientOptions,
+    master: AdminClient<Channel>,
+    /// Region server channels by `host:port`, created lazily.
+    channels: Mutex<HashMap<String, Channel>>,
+    locations: locate::Cache,
+}
+
+impl Connection {
+    /// Connects to the master's admin endpoint (`host:port` or a `http://` URI) with default
+    /// options.
+    ///
+    /// # Errors
+    /// `INVALID_ARGUMENT` for a bad address, `UNAVAILABLE` if the master cannot be reached.
+    pub async fn connect(addr: &str) -> Result<Connection, Error> {
+        Connection::connect_with(addr, ClientOptions::default()).await
+    }
+
+    /// Connects to the master's admin endpoint with `options`.
+    ///
+    /// # Errors
+    /// As [`Connection::connect`].
+    pub async fn connect_with(addr: &str, options: ClientOptions) -> Result<Connection, Error> {
+        let endpoint = endpoint(addr, &options)?;
+        let channel = endpoint.connect().await.map_err(|e| {
+            Error::new(
+                ErrorCode::Unavailable,
+                format!("cannot connect to {addr}: {e}"),
+            )
+        })?;
+        let master = AdminClient::new(channel)
+            .max_decoding_message_size(MAX_MESSAGE_BYTES)
+            .max_encoding_message_size(MAX_MESSAGE_BYTES);
+        Ok(Connection {
+            inner: Arc::new(Inner {
+                options,
+                master,
+                channels: Mutex::new(HashMap::new()),
+                locations: locate::Cache::default(),
+            }),
+        })
+    }
+
+    /// A handle to table `name` (`ns:table` or `table`). Only the name is checked; a missing
+    /// table shows up as `TABLE_NOT_FOUND` on first use.
+    ///
+    /// # Errors
+    /// `INVALID_ARGUMENT` for a malformed name.
+    pub fn table(&self, name: &str) -> Result<Table, Error> {
+        let name = TableName::parse(name).map_err(Error::invalid)?;
+        Ok(Table::new(self.clone(), name.to_string()))
+    }
+
+    /// The admin interface (table DDL, flush, compact, split, status).
+    pub fn admin(&self) -> Admin {
+        Admin::new(self.clone())
+    }
+
+    /// The options this connection was made with.
+    pub fn options(&self) -> &ClientOptions {
+        &self.inner.options
+    }
+
+    /// A stub for the master's admin service.
+    pub(crate) fn master(&self) -> AdminClient<Channel> {
+        self.inner.master.clone()
+    }
+
+    /// A stub for the region server at `server` (`host:port`); its channel connects on first
+    /// use and is shared by every later stub.
+    pub(crate) fn data(&self, server: &str) -> Result<DataClient<Channel>, Error> {
+        let channel = {
+            let mut channels = self.inner.channels.lock();
+            match channels.get(server) {
+                Some(c) => c.clone(),
+                None => {
+                    let c = endpoint(server, &self.inner.options)?.connect_lazy();
+                    channels.insert(server.to_string(), c.clone());
+                    c
+                }
+            }
+        };
+        Ok(DataClient::new(channel)
+            .max_decoding_message_size(MAX_MESSAGE_BYTES)
+            .max_encoding_message_size(MAX_MESSAGE_BYTES))
+    }
+
+    /// `table`'s regions, from the cache or else from the master.
+    ///
+    /// # Errors
+    /// The master's error (`TABLE_NOT_FOUND`, `UNAVAILABLE`, ...).
+    pub(crate) async fn regions(&self, table: &str) -> Result<Arc<Regions>, Error> {
+        if let Some(regions) = self.inner.locations.get(table) {
+            return Ok(regions);
+        }
+        let response = self
+            .master()
+            .locate(pb::LocateRequest {
+                table: table.to_string(),
+            })
+            .await?;
+        let regions = response.into_inner().regions;
+        let regions = Arc::new(Regions::new(regions.into_iter().map(Into::into).collect()));
+        self.inner.locations.put(table, regions.clone());
+        Ok(regions)
+    }
+
+    /// Forgets `table`'s regions.
+    pub(crate) fn invalidate(&self, table: &str) {
+        self.inner.locations.invalidate(table);
+    }
+
+    /// The region (with a server) a request at `position` goes to. A cached list that has no
+    /// such region is refreshed once.
+    ///
+    /// # Errors
+    /// `NOT_SERVING_REGION` if the region is unassigned or missing (retry later), or the
+    /// master's error.
+    pub(crate) async fn locate(
+        &self,
+        table: &str,
+        position: &Position,
+        reversed: bool,
+    ) -> Result<RegionLocation, Error> {
+        let mut found = self.regions(table).await?.at(position, reversed).cloned();
+        if found.is_none() {
+            self.invalidate(table);
+            found = self.regions(table).await?.at(position, reversed).cloned();
+        }
+        match found {
+            Some(region) if !region.server.is_empty() => Ok(region),
+            Some(region) => {
+                self.invalidate(table);
+                Err(Error::new(
+                    ErrorCode::NotServingRegion,
+                    format!("region {} of {table} is not assigned", region.region_id),
+                ))
+            }
+            None => Err(Error::new(
+                ErrorCode::NotServingRegion,
+                format!("no region of {table} at {position:?}"),
+            )),
+        }
+    }
+
+    /// Sends a request to the region at `position` with `send`, relocating and retrying as
+    /// the options and `idempotence` allow (see [`crate::retry`]).
+    ///
+    /// # Errors
+    /// The last error when it is not retryable or the retry budget ran out.
+    pub(crate) async fn call_at<T, F, Fut>(
+        &self,
+        table: &str,
+        position: &Position,
+        reversed: bool,
+        idempotence: Idempotence,
+        mut send: F,
+    ) -> Result<T, Error>
+    where
+        F: FnMut(DataClient<Channel>) -> Fut,
+        Fut: Future<Output = Result<T, Status>>,
+    {
+        let mut retry = Retry::new(&self.inner.options);
+        loop {
+            // Nothing was sent yet, so a failed lookup is always safe to retry.
+            let located = retry.run(self.locate(table, position, reversed)).await;
+            let region = match located {
+                Ok(region) => region,
+                Err(e) => {
+                    retry.back_off(e, Idempotence::Idempotent).await?;
+                    continue;
+                }
+            };
+            let client = self.data(&region.server)?;
+            match retry
+                .run(async { send(client).await.map_err(Error::from) })
+                .await
+            {
+                Ok(value) => return Ok(value),
+                Err(e) => {
+                    if matches!(e.code, ErrorCode::NotServingRegion | ErrorCode::Unavailable) {
+                        self.invalidate(table);
+                    }
+                    retry.back_off(e, idempotence).await?;
+                }
+            }
+        }
+    }
+}
+
+/// An endpoint for `addr`, adding `http://` to a bare `host:port`.
+fn endpoint(addr: &str, options: &ClientOptions) -> Result<Endpoint, Error> {
+    let uri = if addr.contains("://") {
+        addr.to_string()
+    } else {
+        format!("http://{addr}")
+    };
+    let endpoint = Endpoint::from_shared(uri)
+        .map_err(|e| Error::invalid(format!("bad address '{addr}': {e}")))?;
+    Ok(endpoint
+        .connect_timeout(options.operation_timeout.min(Duration::from_secs(10)))
+        .tcp_nodelay(true))
+}

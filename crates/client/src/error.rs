@@ -1,0 +1,109 @@
+//! [`Error`]: what every client call returns on failure, an [`ErrorCode`] the caller can act on
+//! and a message for people.
+
+use std::fmt;
+
+use strata_model::ops::OpError;
+use strata_proto::pb::ErrorCode;
+use tonic::Status;
+
+/// A failed client call: the server's (or the client's) error code and a message.
+///
+/// The code says what to do: `NOT_SERVING_REGION`, `REGION_TOO_BUSY` and `UNAVAILABLE` are
+/// worth retrying later (the client already retried them as its options allow); the others
+/// will fail again unchanged.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}: {message}", code_name(*code))]
+pub struct Error {
+    /// What went wrong, as a code.
+    pub code: ErrorCode,
+    /// What went wrong, in words.
+    pub message: String,
+}
+
+impl Error {
+    /// An error with `code` and `message`.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Error {
+        Error {
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// An `INVALID_ARGUMENT` error.
+    pub fn invalid(message: impl fmt::Display) -> Error {
+        Error::new(ErrorCode::InvalidArgument, message.to_string())
+    }
+
+    /// An error from a gRPC status, with the code from its metadata (see
+    /// [`strata_proto::code_of`]).
+    pub fn from_status(status: &Status) -> Error {
+        Error::new(strata_proto::code_of(status), status.message())
+    }
+
+    /// An `UNKNOWN` error for a response the client cannot read.
+    pub(crate) fn bad_response(message: impl fmt::Display) -> Error {
+        Error::new(ErrorCode::Unknown, format!("bad response: {message}"))
+    }
+
+    /// True for `TABLE_NOT_FOUND` and `REGION_NOT_FOUND`.
+    pub fn is_not_found(&self) -> bool {
+        matches!(
+            self.code,
+            ErrorCode::TableNotFound | ErrorCode::RegionNotFound
+        )
+    }
+
+    /// True for `INVALID_ARGUMENT` and `NO_SUCH_FAMILY`: the request itself is wrong.
+    pub fn is_invalid_argument(&self) -> bool {
+        matches!(
+            self.code,
+            ErrorCode::InvalidArgument | ErrorCode::NoSuchFamily
+        )
+    }
+
+    /// True if the same request may succeed later (see [`strata_proto::error::is_retryable`]).
+    pub fn is_retryable(&self) -> bool {
+        strata_proto::error::is_retryable(self.code)
+    }
+}
+
+impl From<Status> for Error {
+    fn from(status: Status) -> Error {
+        Error::from_status(&status)
+    }
+}
+
+impl From<OpError> for Error {
+    fn from(e: OpError) -> Error {
+        Error::invalid(e)
+    }
+}
+
+/// `NOT_SERVING_REGION` for `ERROR_CODE_NOT_SERVING_REGION`.
+fn code_name(code: ErrorCode) -> &'static str {
+    let name = code.as_str_name();
+    name.strip_prefix("ERROR_CODE_").unwrap_or(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_names_the_code() {
+        let e = Error::new(ErrorCode::NotServingRegion, "region 7 moved");
+        assert_eq!(e.to_string(), "NOT_SERVING_REGION: region 7 moved");
+        assert!(e.is_retryable());
+    }
+
+    #[test]
+    fn status_metadata_sets_the_code() {
+        let s = strata_proto::status(ErrorCode::TableNotFound, "no table t");
+        let e = Error::from(s);
+        assert!(e.is_not_found());
+        assert_eq!(e.message, "no table t");
+        let e = Error::from(Status::unavailable("connection refused"));
+        assert_eq!(e.code, ErrorCode::Unavailable);
+    }
+}

@@ -1,0 +1,57 @@
+//! Strata's Rust client.
+//!
+//! ```text
+//! Connection ──▶ Admin ───────────────▶ master (Admin service: DDL, Locate, Status)
+//!     │
+//!     └──▶ Table ──▶ location cache ──▶ region servers (Data service)
+//!            ├─ get / put / mutate_row / check_and_mutate: one region, retried
+//!            ├─ get_many / batch / put_many / BufferedMutator: grouped per region
+//!            └─ Scanner / ParallelScanner: the scan protocol, region by region
+//! ```
+//!
+//! Module map:
+//! - `connection`: channels (one per server, shared), the location cache, and the retry
+//!   loop of single-region requests.
+//! - `locate`: which region holds a row, forward and reversed; the per-table cache.
+//! - `retry`: back-off and the rule for requests that must not apply twice.
+//! - `table` (single-row requests), `multi` (per-region grouping), `scanner`, `parallel`,
+//!   `mutator`, `admin`, `error`, `options`.
+//!
+//! Regions are found with the master's `Locate` and cached per table. A request answered
+//! with `NOT_SERVING_REGION` drops the table's cache, backs off and goes to the region's new
+//! home; `REGION_TOO_BUSY` and `UNAVAILABLE` back off and retry. Increments, appends and
+//! check-and-mutate are retried only when the server says it did not apply them.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), strata_client::Error> {
+//! use strata_client::Connection;
+//! use strata_model::ops::{Get, Put};
+//!
+//! let conn = Connection::connect("127.0.0.1:16000").await?;
+//! let table = conn.table("t")?;
+//! table.put(&Put::new("row1").add("f", "q", "v")).await?;
+//! let cells = table.get(&Get::new("row1")).await?;
+//! # Ok(()) }
+//! ```
+
+mod admin;
+mod connection;
+mod error;
+mod locate;
+mod multi;
+mod mutator;
+mod options;
+mod parallel;
+mod retry;
+mod scanner;
+mod table;
+
+pub use admin::{Admin, TableInfo};
+pub use connection::Connection;
+pub use error::Error;
+pub use locate::RegionLocation;
+pub use mutator::BufferedMutator;
+pub use options::{BufferedMutatorOptions, ClientOptions};
+pub use parallel::ParallelScanner;
+pub use scanner::Scanner;
+pub use table::Table;

@@ -1,0 +1,269 @@
+//! Multi-row requests (`get_many`, `batch`, and through it `put_many` and the buffered
+//! mutator): rows are grouped by region, each group goes out as one RPC, groups run
+//! concurrently, and results are put back in request order.
+//!
+//! A group that fails as a whole with `NOT_SERVING_REGION` (or another retryable code its
+//! rows allow) is relocated and regrouped in the next round; so are single rows the server
+//! reports as not applied (`NOT_SERVING_REGION`, `REGION_TOO_BUSY`). Rounds share one retry
+//! budget.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use strata_model::cell::Cell;
+use strata_model::ops::{Get, RowMutations};
+use strata_proto::convert;
+use strata_proto::pb::data_client::DataClient;
+use strata_proto::pb::{self, ErrorCode};
+use tokio::sync::Semaphore;
+use tokio::task::JoinSet;
+use tonic::transport::Channel;
+use tonic::Status;
+
+use crate::error::Error;
+use crate::locate::{RegionLocation, Regions};
+use crate::retry::{should_retry, Idempotence, Retry};
+use crate::table::{cells_of, idempotence_of, Table};
+
+/// What a group's RPC says of one of its rows.
+pub(crate) enum Outcome<T> {
+    /// Finished, well or badly.
+    Done(Result<T, Error>),
+    /// Not applied; send it again (after relocating).
+    Retry(Error),
+}
+
+/// Row indexes grouped by the region holding them (in region order), and the indexes of rows
+/// no assigned region holds.
+pub(crate) fn group_by_region<'a>(
+    regions: &Regions,
+    rows: impl IntoIterator<Item = (usize, &'a [u8])>,
+) -> (Vec<(RegionLocation, Vec<usize>)>, Vec<usize>) {
+    let mut groups: BTreeMap<&[u8], (RegionLocation, Vec<usize>)> = BTreeMap::new();
+    let mut missing = Vec::new();
+    for (index, row) in rows {
+        match regions.containing(row).filter(|r| !r.server.is_empty()) {
+            Some(region) => groups
+                .entry(region.start_row.as_ref())
+                .or_insert_with(|| (region.clone(), Vec::new()))
+                .1
+                .push(index),
+            None => missing.push(index),
+        }
+    }
+    (groups.into_values().collect(), missing)
+}
+
+/// Reads `gets` grouped per region with `MultiGet`.
+pub(crate) async fn get_many(table: &Table, gets: &[Get]) -> Result<Vec<Vec<Cell>>, Error> {
+    for get in gets {
+        get.validate()?;
+    }
+    let rows: Vec<Bytes> = gets.iter().map(|g| g.row.clone()).collect();
+    let wire: Arc<Vec<pb::Get>> = Arc::new(gets.iter().map(convert::get_to_pb).collect());
+    let name = table.name().to_string();
+    let idempotence = vec![Idempotence::Idempotent; gets.len()];
+    let send = move |mut client: DataClient<Channel>, indexes: Vec<usize>| {
+        let request = pb::MultiGetRequest {
+            table: name.clone(),
+            gets: indexes.iter().map(|&i| wire[i].clone()).collect(),
+        };
+        async move {
+            let response = client.multi_get(request).await?.into_inner();
+            if response.results.len() != indexes.len() {
+                return Err(Status::internal(format!(
+                    "multi-get answered {} of {} gets",
+                    response.results.len(),
+                    indexes.len()
+                )));
+            }
+            Ok(response
+                .results
+                .into_iter()
+                .map(|r| Outcome::Done(cells_of(r)))
+                .collect())
+        }
+    };
+    let results = run(table, rows, idempotence, None, send).await?;
+    results.into_iter().collect()
+}
+
+/// Applies `rows` grouped per region with `Batch`; at most `limit`'s permits of RPCs run at
+/// once when given.
+pub(crate) async fn batch(
+    table: &Table,
+    rows: &[RowMutations],
+    limit: Option<Arc<Semaphore>>,
+) -> Result<Vec<Result<Vec<Cell>, Error>>, Error> {
+    for row in rows {
+        row.validate()?;
+    }
+    let keys: Vec<Bytes> = rows.iter().map(|r| r.row.clone()).collect();
+    let idempotence = rows.iter().map(idempotence_of).collect();
+    let wire: Arc<Vec<pb::RowMutations>> =
+        Arc::new(rows.iter().map(convert::row_mutations_to_pb).collect());
+    let name = table.name().to_string();
+    let send = move |mut client: DataClient<Channel>, indexes: Vec<usize>| {
+        let request = pb::BatchRequest {
+            table: name.clone(),
+            rows: indexes.iter().map(|&i| wire[i].clone()).collect(),
+        };
+        async move {
+            let response = client.batch(request).await?.into_inner();
+            if response.results.len() != indexes.len() {
+                return Err(Status::internal(format!(
+                    "batch answered {} of {} rows",
+                    response.results.len(),
+                    indexes.len()
+                )));
+            }
+            Ok(response.results.into_iter().map(batch_outcome).collect())
+        }
+    };
+    run(table, keys, idempotence, limit, send).await
+}
+
+fn batch_outcome(result: pb::BatchResult) -> Outcome<Vec<Cell>> {
+    match result.outcome {
+        Some(pb::batch_result::Outcome::Ok(r)) => Outcome::Done(cells_of(r)),
+        Some(pb::batch_result::Outcome::Error(detail)) => {
+            let code = ErrorCode::try_from(detail.code).unwrap_or(ErrorCode::Unknown);
+            let e = Error::new(code, detail.message);
+            match code {
+                ErrorCode::NotServingRegion | ErrorCode::RegionTooBusy => Outcome::Retry(e),
+                _ => Outcome::Done(Err(e)),
+            }
+        }
+        None => Outcome::Done(Err(Error::bad_response("a batch result has no outcome"))),
+    }
+}
+
+/// Sends `rows` in per-region groups with `send(client, indexes)` until each has an outcome
+/// or the retry budget runs out (the rows left then carry the last error).
+async fn run<T, S, Fut>(
+    table: &Table,
+    rows: Vec<Bytes>,
+    idempotence: Vec<Idempotence>,
+    limit: Option<Arc<Semaphore>>,
+    send: S,
+) -> Result<Vec<Result<T, Error>>, Error>
+where
+    T: Send + 'static,
+    S: Fn(DataClient<Channel>, Vec<usize>) -> Fut,
+    Fut: Future<Output = Result<Vec<Outcome<T>>, Status>> + Send + 'static,
+{
+    let conn = &table.conn;
+    let name = table.name();
+    let mut results: Vec<Option<Result<T, Error>>> = (0..rows.len()).map(|_| None).collect();
+    let mut pending: Vec<usize> = (0..rows.len()).collect();
+    let mut retry = Retry::new(conn.options());
+    while !pending.is_empty() {
+        let regions = match retry.run(conn.regions(name)).await {
+            Ok(regions) => regions,
+            Err(e) => {
+                retry.back_off(e, Idempotence::Idempotent).await?;
+                continue;
+            }
+        };
+        let (groups, mut next) =
+            group_by_region(&regions, pending.iter().map(|&i| (i, rows[i].as_ref())));
+        let mut last_error = (!next.is_empty()).then(|| {
+            conn.invalidate(name);
+            Error::new(
+                ErrorCode::NotServingRegion,
+                format!("rows of {name} without a region"),
+            )
+        });
+        let mut tasks = JoinSet::new();
+        for (region, indexes) in groups {
+            let client = conn.data(&region.server)?;
+            let request = send(client, indexes.clone());
+            let limit = limit.clone();
+            tasks.spawn(async move {
+                let _permit = match &limit {
+                    Some(l) => l.clone().acquire_owned().await.ok(),
+                    None => None,
+                };
+                (indexes, request.await)
+            });
+        }
+        let finished = retry.run(async { Ok(tasks.join_all().await) }).await?;
+        for (indexes, answer) in finished {
+            match answer {
+                Ok(outcomes) => {
+                    for (i, outcome) in indexes.into_iter().zip(outcomes) {
+                        match outcome {
+                            Outcome::Done(r) => results[i] = Some(r),
+                            Outcome::Retry(e) => {
+                                next.push(i);
+                                last_error = Some(e);
+                            }
+                        }
+                    }
+                }
+                Err(status) => {
+                    let e = Error::from(status);
+                    if matches!(e.code, ErrorCode::NotServingRegion | ErrorCode::Unavailable) {
+                        conn.invalidate(name);
+                    }
+                    for i in indexes {
+                        if should_retry(e.code, idempotence[i]) {
+                            next.push(i);
+                        } else {
+                            results[i] = Some(Err(e.clone()));
+                        }
+                    }
+                    last_error = Some(e);
+                }
+            }
+        }
+        pending = next;
+        if let (false, Some(e)) = (pending.is_empty(), last_error) {
+            if let Err(e) = retry.back_off(e, Idempotence::Idempotent).await {
+                for &i in &pending {
+                    results[i] = Some(Err(e.clone()));
+                }
+                break;
+            }
+        }
+    }
+    Ok(results
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|| Err(Error::bad_response("a row got no outcome"))))
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn region(id: u64, start: &'static [u8], end: &'static [u8], server: &str) -> RegionLocation {
+        RegionLocation {
+            region_id: id,
+            start_row: Bytes::from_static(start),
+            end_row: Bytes::from_static(end),
+            server: server.to_string(),
+            store_bytes: 0,
+            memtable_bytes: 0,
+            store_files: 0,
+        }
+    }
+
+    #[test]
+    fn rows_group_by_region_keeping_request_order_within_a_group() {
+        let regions = Regions::new(vec![
+            region(1, b"", b"f", "a:1"),
+            region(2, b"f", b"m", ""),
+            region(3, b"m", b"", "b:1"),
+        ]);
+        let rows: [&[u8]; 6] = [b"z", b"a", b"g", b"n", b"e", b"m"];
+        let (groups, missing) = group_by_region(&regions, rows.iter().copied().enumerate());
+        let ids: Vec<(u64, Vec<usize>)> =
+            groups.into_iter().map(|(r, i)| (r.region_id, i)).collect();
+        assert_eq!(ids, vec![(1, vec![1, 4]), (3, vec![0, 3, 5])]);
+        // Region 2 is unassigned.
+        assert_eq!(missing, vec![2]);
+    }
+}

@@ -1,0 +1,185 @@
+//! When to retry and how long to wait: exponential back-off with jitter, bounded by a retry
+//! count and an operation deadline.
+//!
+//! The rule for requests that must not be applied twice (increments, appends, row mutations
+//! holding them, check-and-mutate): retry only when the server said it did not apply the
+//! request (`NOT_SERVING_REGION`, `REGION_TOO_BUSY`). Anything else, above all a connection
+//! lost mid-request, may hide an applied write, so it goes back to the caller.
+
+use std::future::Future;
+use std::time::Duration;
+
+use rand::Rng;
+use strata_proto::pb::ErrorCode;
+use tokio::time::Instant;
+
+use crate::error::Error;
+use crate::options::ClientOptions;
+
+/// Whether sending a request twice is harmless.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Idempotence {
+    /// Reads, puts and deletes with explicit or server timestamps: a repeat changes nothing
+    /// a reader can tell apart.
+    Idempotent,
+    /// Increments, appends, check-and-mutate: a repeat may apply twice.
+    NotIdempotent,
+}
+
+/// True if a request that failed with `code` may be sent again.
+pub(crate) fn should_retry(code: ErrorCode, idempotence: Idempotence) -> bool {
+    match code {
+        ErrorCode::NotServingRegion | ErrorCode::RegionTooBusy => true,
+        ErrorCode::Unavailable => idempotence == Idempotence::Idempotent,
+        _ => false,
+    }
+}
+
+/// The pause before retry number `attempt` (0-based): `base * 2^attempt` capped at `max`,
+/// then "equal jitter": half of it fixed, half scaled by `jitter` in `[0, 1)`.
+pub(crate) fn backoff_delay(base: Duration, max: Duration, attempt: u32, jitter: f64) -> Duration {
+    let exp = base
+        .checked_mul(1u32.checked_shl(attempt.min(31)).unwrap_or(u32::MAX))
+        .unwrap_or(max)
+        .min(max);
+    let half = exp / 2;
+    half + half.mul_f64(jitter.clamp(0.0, 1.0))
+}
+
+/// The retry budget of one operation: attempts left and its deadline.
+#[derive(Debug)]
+pub(crate) struct Retry {
+    base: Duration,
+    max: Duration,
+    retries: u32,
+    attempt: u32,
+    timeout: Duration,
+    deadline: Instant,
+}
+
+impl Retry {
+    /// A budget starting now.
+    pub(crate) fn new(options: &ClientOptions) -> Retry {
+        Retry {
+            base: options.retry_base,
+            max: options.retry_max,
+            retries: options.retries,
+            attempt: 0,
+            timeout: options.operation_timeout,
+            deadline: Instant::now() + options.operation_timeout,
+        }
+    }
+
+    /// Runs one attempt, cut off at the deadline.
+    ///
+    /// # Errors
+    /// The attempt's error, or `UNAVAILABLE` if the deadline passed first.
+    pub(crate) async fn run<T, F>(&self, attempt: F) -> Result<T, Error>
+    where
+        F: Future<Output = Result<T, Error>>,
+    {
+        match tokio::time::timeout_at(self.deadline, attempt).await {
+            Ok(result) => result,
+            Err(_) => Err(self.timed_out(None)),
+        }
+    }
+
+    /// Decides on `err`: sleeps and returns `Ok` if the request may be sent again, else
+    /// returns the error to give the caller.
+    ///
+    /// # Errors
+    /// `err` itself when it is not retryable for `idempotence`, or when retries or time ran
+    /// out (then as `UNAVAILABLE` naming `err`).
+    pub(crate) async fn back_off(
+        &mut self,
+        err: Error,
+        idempotence: Idempotence,
+    ) -> Result<(), Error> {
+        if !should_retry(err.code, idempotence) {
+            return Err(err);
+        }
+        if self.attempt >= self.retries {
+            return Err(Error::new(
+                err.code,
+                format!("{} (gave up after {} retries)", err.message, self.retries),
+            ));
+        }
+        let jitter = rand::thread_rng().gen::<f64>();
+        let delay = backoff_delay(self.base, self.max, self.attempt, jitter);
+        self.attempt += 1;
+        if Instant::now() + delay >= self.deadline {
+            return Err(self.timed_out(Some(&err)));
+        }
+        tokio::time::sleep(delay).await;
+        Ok(())
+    }
+
+    fn timed_out(&self, last: Option<&Error>) -> Error {
+        let last = last.map_or(String::new(), |e| format!("; last error: {e}"));
+        Error::new(
+            ErrorCode::Unavailable,
+            format!("operation timed out after {:?}{last}", self.timeout),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: Duration = Duration::from_millis(1);
+
+    #[test]
+    fn backoff_doubles_up_to_the_cap() {
+        let base = 100 * MS;
+        let max = 5000 * MS;
+        assert_eq!(backoff_delay(base, max, 0, 1.0), 100 * MS);
+        assert_eq!(backoff_delay(base, max, 0, 0.0), 50 * MS);
+        assert_eq!(backoff_delay(base, max, 3, 1.0), 800 * MS);
+        assert_eq!(backoff_delay(base, max, 10, 1.0), max);
+        assert_eq!(backoff_delay(base, max, 200, 0.5), 3750 * MS);
+    }
+
+    #[test]
+    fn jitter_stays_in_the_upper_half() {
+        for i in 0..100 {
+            let d = backoff_delay(200 * MS, 10_000 * MS, 1, f64::from(i) / 100.0);
+            assert!(d >= 200 * MS && d <= 400 * MS, "{d:?}");
+        }
+    }
+
+    #[test]
+    fn non_idempotent_requests_retry_only_what_was_not_applied() {
+        use Idempotence::{Idempotent, NotIdempotent};
+        for idem in [Idempotent, NotIdempotent] {
+            assert!(should_retry(ErrorCode::NotServingRegion, idem));
+            assert!(should_retry(ErrorCode::RegionTooBusy, idem));
+            assert!(!should_retry(ErrorCode::TableNotFound, idem));
+            assert!(!should_retry(ErrorCode::InvalidArgument, idem));
+        }
+        assert!(should_retry(ErrorCode::Unavailable, Idempotent));
+        assert!(!should_retry(ErrorCode::Unavailable, NotIdempotent));
+    }
+
+    #[tokio::test]
+    async fn retries_run_out() {
+        let options = ClientOptions {
+            retries: 2,
+            retry_base: MS,
+            retry_max: MS,
+            ..ClientOptions::default()
+        };
+        let mut retry = Retry::new(&options);
+        let busy = || Error::new(ErrorCode::RegionTooBusy, "busy");
+        assert!(retry
+            .back_off(busy(), Idempotence::Idempotent)
+            .await
+            .is_ok());
+        assert!(retry
+            .back_off(busy(), Idempotence::Idempotent)
+            .await
+            .is_ok());
+        let e = retry.back_off(busy(), Idempotence::Idempotent).await;
+        assert_eq!(e.map_err(|e| e.code), Err(ErrorCode::RegionTooBusy));
+    }
+}
