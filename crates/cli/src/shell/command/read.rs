@@ -1,6 +1,6 @@
 //! Options shared by `get`, `scan` and `count`: columns, timestamps, versions, filter.
 
-use strata_model::ops::{Columns, Filter, TimeRange};
+use strata_model::ops::{parse_filter, Columns, Filter, TimeRange};
 
 use super::args::{Args, Column, Options};
 use crate::shell::value::Value;
@@ -94,11 +94,5 @@ fn time_range(args: &Args, v: &Value) -> Result<TimeRange, ShellError> {
 /// `FILTER => "..."` in HBase's filter language.
 fn filter(args: &Args, v: &Value) -> Result<Filter, ShellError> {
     let text = args.text(v, "FILTER")?;
-    parse_filter_text(&text).map_err(|e| args.invalid(format!("FILTER: {e}")))
-}
-
-/// The one call into the filter language.
-fn parse_filter_text(text: &str) -> Result<Filter, String> {
-    let _ = text;
-    Err("filter strings are not supported yet".to_string())
+    parse_filter(&text).map_err(|e| args.invalid(format!("FILTER: {e}")))
 }

@@ -347,3 +347,37 @@ fn count_uses_hbase_defaults() {
         assert!(m.contains(expected), "{line}: {m}");
     }
 }
+
+#[test]
+fn filters_use_the_filter_language() {
+    match parse(r#"scan 't', {FILTER => "PrefixFilter('ab') AND FirstKeyOnlyFilter()"}"#) {
+        Command::Scan { scan, .. } => assert_eq!(
+            scan.filter,
+            Some(Filter::all(vec![
+                Filter::Prefix(Bytes::from_static(b"ab")),
+                Filter::FirstKeyOnly
+            ]))
+        ),
+        other => panic!("{other:?}"),
+    }
+    match parse(r#"get 't', 'r', FILTER => "KeyOnlyFilter()""#) {
+        Command::Get { get, .. } => assert_eq!(
+            get.filter,
+            Some(Filter::KeyOnly {
+                len_as_value: false
+            })
+        ),
+        other => panic!("{other:?}"),
+    }
+    // count keeps the user's filter and adds its own.
+    match parse(r#"count 't', FILTER => "PrefixFilter('a')""#) {
+        Command::Count { scan, .. } => assert_eq!(
+            scan.filter,
+            Some(Filter::all(vec![
+                Filter::Prefix(Bytes::from_static(b"a")),
+                Filter::FirstKeyOnly
+            ]))
+        ),
+        other => panic!("{other:?}"),
+    }
+}

@@ -84,7 +84,9 @@ fn syntax_errors_read_well() {
 }
 
 #[test]
-fn filters_need_the_filter_language() {
-    let m = message(r#"scan 't', {FILTER => "PrefixFilter('a')"}"#);
+fn bad_filters_are_reported_with_the_command() {
+    let m = message(r#"scan 't', {FILTER => "NoSuchFilter('a')"}"#);
     assert!(m.starts_with("scan: FILTER: "), "{m}");
+    let m = message(r#"get 't', 'r', {FILTER => "PrefixFilter('a'"}"#);
+    assert!(m.starts_with("get: FILTER: "), "{m}");
 }
