@@ -28,6 +28,7 @@
 mod compact;
 mod flush;
 mod half;
+mod merge;
 mod mvcc;
 mod open;
 mod read;

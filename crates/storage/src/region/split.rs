@@ -132,7 +132,9 @@ impl Region {
         Ok(true)
     }
 
-    fn has_references(&self) -> bool {
+    /// True while a store still reads a split parent's file through a reference (the region
+    /// cannot split again until a compaction rewrites it).
+    pub fn has_references(&self) -> bool {
         self.inner
             .stores
             .values()
@@ -246,7 +248,12 @@ impl Region {
 }
 
 /// A daughter's reference to `half` of `file`, or `None` when that half holds no cell.
-fn reference(file: &FileHandle, parent_id: u64, half: Half, split: &Bytes) -> Option<StoreFile> {
+pub(super) fn reference(
+    file: &FileHandle,
+    parent_id: u64,
+    half: Half,
+    split: &Bytes,
+) -> Option<StoreFile> {
     let info = file.reader.info();
     let (first, last) = (info.first_key.as_ref()?, info.last_key.as_ref()?);
     let has_cells = match half {

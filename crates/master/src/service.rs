@@ -1,0 +1,276 @@
+//! The gRPC admin service over a [`Master`].
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use strata_proto::convert::table_from_pb;
+use strata_proto::pb::admin_server::Admin;
+use strata_proto::pb::{self, Empty};
+use strata_server::RegionServer;
+use tonic::{Request, Response, Status};
+
+use crate::catalog::RegionEntry;
+use crate::error::MasterError;
+use crate::master::Master;
+
+/// The admin service.
+#[derive(Clone)]
+pub struct AdminService {
+    master: Arc<Master>,
+}
+
+impl AdminService {
+    /// A service over `master`.
+    pub fn new(master: Arc<Master>) -> Self {
+        AdminService { master }
+    }
+
+    /// The tonic server for this service, with Strata's message-size limits.
+    pub fn into_server(self) -> pb::admin_server::AdminServer<AdminService> {
+        pb::admin_server::AdminServer::new(self)
+            .max_decoding_message_size(strata_proto::MAX_MESSAGE_BYTES)
+            .max_encoding_message_size(strata_proto::MAX_MESSAGE_BYTES)
+    }
+
+    async fn run<T, F>(&self, f: F) -> Result<Response<T>, Status>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Master) -> Result<T, MasterError> + Send + 'static,
+    {
+        let master = self.master.clone();
+        tokio::task::spawn_blocking(move || f(&master).map_err(|e| e.to_status()))
+            .await
+            .map_err(strata_server::status::internal)?
+            .map(Response::new)
+    }
+}
+
+fn invalid(e: impl std::fmt::Display) -> Status {
+    strata_server::status::invalid(e)
+}
+
+/// A catalog region as a wire location, with live sizes when the host serves it.
+pub fn location(host: &RegionServer, r: &RegionEntry) -> pb::RegionLocation {
+    let stats = host.region_stats(r.info.region_id).unwrap_or_default();
+    pb::RegionLocation {
+        table: r.info.table.clone(),
+        region_id: r.info.region_id,
+        start_row: r.info.start_row.clone(),
+        end_row: r.info.end_row.clone(),
+        server: r.server.clone(),
+        store_bytes: stats.store_bytes,
+        memtable_bytes: stats.memtable_bytes,
+        store_files: stats.store_files,
+    }
+}
+
+fn table_info(master: &Master, name: &str) -> Result<pb::TableInfo, MasterError> {
+    let catalog = master.catalog();
+    let entry = catalog.table(name)?;
+    Ok(pb::TableInfo {
+        schema: Some(strata_proto::convert::table_to_pb(&entry.descriptor)),
+        state: if entry.enabled {
+            pb::TableState::Enabled
+        } else {
+            pb::TableState::Disabled
+        } as i32,
+        regions: catalog
+            .serving_regions(name)
+            .into_iter()
+            .map(|r| location(master.host(), r))
+            .collect(),
+    })
+}
+
+#[tonic::async_trait]
+impl Admin for AdminService {
+    async fn create_table(
+        &self,
+        request: Request<pb::CreateTableRequest>,
+    ) -> Result<Response<Empty>, Status> {
+        let req = request.into_inner();
+        let schema = req.schema.ok_or_else(|| invalid("request has no schema"))?;
+        let table = table_from_pb(schema).map_err(invalid)?;
+        let keys = req.split_keys;
+        self.run(move |m| m.create_table(table, &keys).map(|()| Empty {}))
+            .await
+    }
+
+    async fn alter_table(
+        &self,
+        request: Request<pb::AlterTableRequest>,
+    ) -> Result<Response<Empty>, Status> {
+        let schema = request
+            .into_inner()
+            .schema
+            .ok_or_else(|| invalid("request has no schema"))?;
+        let table = table_from_pb(schema).map_err(invalid)?;
+        self.run(move |m| m.alter_table(table).map(|()| Empty {}))
+            .await
+    }
+
+    async fn disable_table(
+        &self,
+        request: Request<pb::TableRequest>,
+    ) -> Result<Response<Empty>, Status> {
+        let name = request.into_inner().table;
+        self.run(move |m| m.disable_table(&name).map(|()| Empty {}))
+            .await
+    }
+
+    async fn enable_table(
+        &self,
+        request: Request<pb::TableRequest>,
+    ) -> Result<Response<Empty>, Status> {
+        let name = request.into_inner().table;
+        self.run(move |m| m.enable_table(&name).map(|()| Empty {}))
+            .await
+    }
+
+    async fn truncate_table(
+        &self,
+        request: Request<pb::TruncateTableRequest>,
+    ) -> Result<Response<Empty>, Status> {
+        let req = request.into_inner();
+        self.run(move |m| {
+            m.truncate_table(&req.table, req.preserve_splits)
+                .map(|()| Empty {})
+        })
+        .await
+    }
+
+    async fn delete_table(
+        &self,
+        request: Request<pb::TableRequest>,
+    ) -> Result<Response<Empty>, Status> {
+        let name = request.into_inner().table;
+        self.run(move |m| m.delete_table(&name).map(|()| Empty {}))
+            .await
+    }
+
+    async fn list_tables(
+        &self,
+        _request: Request<Empty>,
+    ) -> Result<Response<pb::ListTablesResponse>, Status> {
+        self.run(|m| {
+            let names: Vec<String> = m.catalog().tables.keys().cloned().collect();
+            let tables = names
+                .iter()
+                .map(|n| table_info(m, n))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(pb::ListTablesResponse { tables })
+        })
+        .await
+    }
+
+    async fn describe_table(
+        &self,
+        request: Request<pb::TableRequest>,
+    ) -> Result<Response<pb::TableInfo>, Status> {
+        let name = request.into_inner().table;
+        self.run(move |m| table_info(m, &name)).await
+    }
+
+    async fn flush(&self, request: Request<pb::TableRequest>) -> Result<Response<Empty>, Status> {
+        let name = request.into_inner().table;
+        self.run(move |m| m.flush_table(&name).map(|()| Empty {}))
+            .await
+    }
+
+    async fn compact(
+        &self,
+        request: Request<pb::CompactRequest>,
+    ) -> Result<Response<Empty>, Status> {
+        let req = request.into_inner();
+        self.run(move |m| {
+            let family = (!req.family.is_empty()).then_some(req.family.as_str());
+            m.compact_table(&req.table, family, req.major)
+                .map(|()| Empty {})
+        })
+        .await
+    }
+
+    async fn split(&self, request: Request<pb::SplitRequest>) -> Result<Response<Empty>, Status> {
+        let req = request.into_inner();
+        self.run(move |m| m.split(&req.table, req.split_row).map(|()| Empty {}))
+            .await
+    }
+
+    async fn merge(&self, request: Request<pb::MergeRequest>) -> Result<Response<Empty>, Status> {
+        let req = request.into_inner();
+        self.run(move |m| {
+            m.merge(&req.table, req.region_a, req.region_b)
+                .map(|()| Empty {})
+        })
+        .await
+    }
+
+    async fn locate(
+        &self,
+        request: Request<pb::LocateRequest>,
+    ) -> Result<Response<pb::LocateResponse>, Status> {
+        let name = request.into_inner().table;
+        self.run(move |m| {
+            // Locations only: sizes are left out to keep the client's hot path cheap.
+            let regions = m
+                .locate(&name)?
+                .into_iter()
+                .map(|r| pb::RegionLocation {
+                    table: r.info.table,
+                    region_id: r.info.region_id,
+                    start_row: r.info.start_row,
+                    end_row: r.info.end_row,
+                    server: r.server,
+                    ..Default::default()
+                })
+                .collect();
+            Ok(pb::LocateResponse { regions })
+        })
+        .await
+    }
+
+    async fn status(
+        &self,
+        _request: Request<Empty>,
+    ) -> Result<Response<pb::StatusResponse>, Status> {
+        self.run(|m| {
+            let host = m.host();
+            let catalog = m.catalog();
+            let cache = host.block_cache().map(|c| c.stats()).unwrap_or_default();
+            let regions = host.hosted_regions();
+            let server = pb::ServerStatus {
+                address: host.config().advertised_address.clone(),
+                regions: regions.len() as u32,
+                requests: host.counters().requests.load(Ordering::Relaxed),
+                memtable_bytes: host.budget().used(),
+                memtable_limit: host.budget().limit(),
+                block_cache_bytes: cache.used,
+                block_cache_hits: cache.data_hits + cache.meta_hits,
+                block_cache_misses: cache.data_misses + cache.meta_misses,
+                wal_bytes: host.wal().stats().bytes,
+                uptime_ms: host.uptime().as_millis() as u64,
+                flushes: regions
+                    .iter()
+                    .map(|h| h.region.counters().flushes.load(Ordering::Relaxed))
+                    .sum(),
+                compactions: regions
+                    .iter()
+                    .map(|h| {
+                        h.region
+                            .compaction_counters()
+                            .compactions
+                            .load(Ordering::Relaxed)
+                    })
+                    .sum(),
+                splits: m.splits(),
+            };
+            Ok(pb::StatusResponse {
+                servers: vec![server],
+                tables: catalog.tables.len() as u32,
+                regions: catalog.regions.values().filter(|r| r.is_serving()).count() as u32,
+                version: env!("CARGO_PKG_VERSION").to_string(),
+            })
+        })
+        .await
+    }
+}

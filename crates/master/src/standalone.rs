@@ -1,0 +1,161 @@
+//! Standalone mode (DESIGN §2): the master, one region server and the gRPC services in one
+//! process on one local data directory, every port on 127.0.0.1 unless configured.
+//!
+//! ```text
+//!  <data-dir>/LOCK      held while running (a second process on the same directory fails)
+//!  <data-dir>/catalog/  the master's catalog (LocalCoordinator)
+//!  <data-dir>/wal/      the region server's write-ahead log
+//!  <data-dir>/tables/   <namespace>/<table>/<region>/ store files and manifests
+//! ```
+
+use std::fs::File;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use strata_server::{DataService, RegionServer, ServerConfig};
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+use crate::coordinator::LocalCoordinator;
+use crate::error::{MasterError, Result};
+use crate::master::Master;
+use crate::service::AdminService;
+
+/// Settings of a standalone process.
+#[derive(Clone, Debug)]
+pub struct StandaloneConfig {
+    /// The data directory.
+    pub data_dir: PathBuf,
+    /// Where the gRPC services listen (port 0 picks a free port).
+    pub listen: SocketAddr,
+    /// How often the master checks for regions to split and parents to clean up.
+    pub upkeep_interval: Duration,
+    /// Region-server settings; `data_dir` and `advertised_address` are filled in.
+    pub server: ServerConfig,
+}
+
+impl StandaloneConfig {
+    /// The default port of the gRPC services (HBase's master port).
+    pub const DEFAULT_PORT: u16 = 16000;
+
+    /// Defaults for `data_dir`: 127.0.0.1:16000, upkeep every second.
+    pub fn new(data_dir: impl Into<PathBuf>) -> StandaloneConfig {
+        let data_dir = data_dir.into();
+        StandaloneConfig {
+            server: ServerConfig::new(data_dir.clone(), String::new()),
+            data_dir,
+            listen: SocketAddr::from(([127, 0, 0, 1], Self::DEFAULT_PORT)),
+            upkeep_interval: Duration::from_secs(1),
+        }
+    }
+}
+
+/// A running standalone process.
+pub struct Standalone {
+    addr: SocketAddr,
+    master: Arc<Master>,
+    stop: Option<oneshot::Sender<()>>,
+    serving: JoinHandle<std::result::Result<(), tonic::transport::Error>>,
+    upkeep: JoinHandle<()>,
+    _lock: File,
+}
+
+impl Standalone {
+    /// Locks the data directory, opens the region server and the master (replaying the WAL
+    /// of every region), and starts serving.
+    ///
+    /// # Errors
+    /// The directory is in use by another process, the port is taken, or recovery failed.
+    pub async fn start(config: StandaloneConfig) -> Result<Standalone> {
+        std::fs::create_dir_all(&config.data_dir)
+            .map_err(|e| MasterError::io(&config.data_dir, e))?;
+        let lock_path = config.data_dir.join("LOCK");
+        let lock = File::create(&lock_path).map_err(|e| MasterError::io(&lock_path, e))?;
+        lock.try_lock().map_err(|_| {
+            MasterError::InvalidArgument(format!(
+                "{} is in use by another Strata process",
+                config.data_dir.display()
+            ))
+        })?;
+        let listener = TcpListener::bind(config.listen)
+            .await
+            .map_err(|e| MasterError::InvalidArgument(format!("{}: {e}", config.listen)))?;
+        let addr = listener
+            .local_addr()
+            .map_err(|e| MasterError::InvalidArgument(e.to_string()))?;
+        let mut server_config = config.server.clone();
+        server_config.data_dir.clone_from(&config.data_dir);
+        server_config.advertised_address = addr.to_string();
+        let catalog_dir = config.data_dir.join("catalog");
+        let master = tokio::task::spawn_blocking(move || -> Result<Master> {
+            let host = RegionServer::open(server_config)?;
+            Master::start(Box::new(LocalCoordinator::new(catalog_dir)?), host)
+        })
+        .await
+        .map_err(|e| MasterError::InvalidArgument(format!("startup task failed: {e}")))??;
+        let master = Arc::new(master);
+
+        let (stop_tx, stop_rx) = oneshot::channel::<()>();
+        let router = tonic::transport::Server::builder()
+            .add_service(DataService::new(master.host().clone()).into_server())
+            .add_service(AdminService::new(master.clone()).into_server());
+        let incoming = tokio_stream::wrappers::TcpListenerStream::new(listener);
+        let serving = tokio::spawn(router.serve_with_incoming_shutdown(incoming, async {
+            let _ = stop_rx.await;
+        }));
+        let upkeep = tokio::spawn(upkeep_loop(master.clone(), config.upkeep_interval));
+        Ok(Standalone {
+            addr,
+            master,
+            stop: Some(stop_tx),
+            serving,
+            upkeep,
+            _lock: lock,
+        })
+    }
+
+    /// The address the services listen on.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The master (and through it the region server).
+    pub fn master(&self) -> &Arc<Master> {
+        &self.master
+    }
+
+    /// Graceful shutdown: stop accepting requests, let running ones finish, flush and close
+    /// every region, close the WAL.
+    ///
+    /// # Errors
+    /// A region failed to flush (its edits stay in the WAL and are replayed at next start).
+    pub async fn shutdown(mut self) -> Result<()> {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        self.upkeep.abort();
+        let _ = (&mut self.serving).await;
+        let master = self.master.clone();
+        tokio::task::spawn_blocking(move || master.shutdown())
+            .await
+            .map_err(|e| MasterError::InvalidArgument(format!("shutdown task failed: {e}")))??;
+        Ok(())
+    }
+}
+
+async fn upkeep_loop(master: Arc<Master>, every: Duration) {
+    let mut tick = tokio::time::interval(every);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        let m = master.clone();
+        match tokio::task::spawn_blocking(move || m.upkeep()).await {
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => eprintln!("strata: upkeep: {e}"),
+            Err(e) => eprintln!("strata: upkeep task failed: {e}"),
+        }
+    }
+}

@@ -1,0 +1,385 @@
+//! The set of regions a server hosts, and routing a (table, row) to one of them.
+//!
+//! # Invariants
+//! 1. Regions of one table hosted here never overlap: `open_region` refuses a range that
+//!    overlaps an open region of the same table.
+//! 2. A request for a row no open region covers gets `NotServingRegion`, so a client with a
+//!    stale location relocates instead of reading the wrong region.
+
+use std::collections::{BTreeMap, HashMap};
+use std::ops::Bound;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use bytes::Bytes;
+use parking_lot::RwLock;
+use strata_model::schema::TableDescriptor;
+use strata_sstable::BlockCache;
+use strata_storage::background::{Background, MemoryBudget};
+use strata_storage::clock::{Clock, SystemClock};
+use strata_storage::compaction::exploring::MajorRequest;
+use strata_storage::manifest::RegionInfo;
+use strata_storage::region::region_dir_name;
+use strata_storage::wal::Wal;
+use strata_storage::{Error, Region, RegionConfig, Result};
+
+use crate::config::ServerConfig;
+
+/// One open region and the schema it was opened with.
+#[derive(Clone)]
+pub struct HostedRegion {
+    /// The region.
+    pub region: Region,
+    /// Its table's schema.
+    pub table: Arc<TableDescriptor>,
+}
+
+/// Sizes of one region, for split decisions and `status`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RegionStats {
+    /// Bytes of store files, all families.
+    pub store_bytes: u64,
+    /// Bytes of the largest family's store files (what the split size is compared with).
+    pub largest_store_bytes: u64,
+    /// Memtable bytes.
+    pub memtable_bytes: u64,
+    /// Store files.
+    pub store_files: u32,
+    /// Some store still reads a split parent's file.
+    pub has_references: bool,
+}
+
+/// Counters of the whole server.
+#[derive(Debug, Default)]
+pub struct ServerCounters {
+    /// Requests served (data service).
+    pub requests: AtomicU64,
+    /// Splits completed.
+    pub splits: AtomicU64,
+}
+
+/// A region server: regions over one WAL, one memtable budget, one block cache and one pool
+/// of background workers.
+pub struct RegionServer {
+    config: ServerConfig,
+    wal: Arc<Wal>,
+    cache: Option<Arc<BlockCache>>,
+    background: Arc<Background>,
+    budget: Arc<MemoryBudget>,
+    clock: Arc<dyn Clock>,
+    regions: RwLock<Regions>,
+    counters: ServerCounters,
+    started: Instant,
+}
+
+#[derive(Default)]
+struct Regions {
+    by_id: HashMap<u64, HostedRegion>,
+    /// table → start row → region id.
+    by_table: HashMap<String, BTreeMap<Bytes, u64>>,
+}
+
+impl RegionServer {
+    /// Opens the server's WAL and shared resources; no region is open yet.
+    ///
+    /// # Errors
+    /// The data directory or the WAL cannot be opened.
+    pub fn open(config: ServerConfig) -> Result<Arc<RegionServer>> {
+        std::fs::create_dir_all(&config.data_dir).map_err(|e| Error::Io {
+            path: config.data_dir.display().to_string(),
+            source: e,
+        })?;
+        let wal = Arc::new(Wal::open(config.wal_dir(), config.wal.clone())?);
+        let cache = (config.block_cache_bytes > 0)
+            .then(|| Arc::new(BlockCache::new(config.block_cache_bytes)));
+        Ok(Arc::new(RegionServer {
+            background: Background::new(config.background_threads.max(1)),
+            budget: MemoryBudget::new(config.memtable_budget_bytes),
+            config,
+            wal,
+            cache,
+            clock: Arc::new(SystemClock),
+            regions: RwLock::new(Regions::default()),
+            counters: ServerCounters::default(),
+            started: Instant::now(),
+        }))
+    }
+
+    /// The server's settings.
+    pub fn config(&self) -> &ServerConfig {
+        &self.config
+    }
+
+    /// Server-wide counters.
+    pub fn counters(&self) -> &ServerCounters {
+        &self.counters
+    }
+
+    /// Time since the server opened.
+    pub fn uptime(&self) -> std::time::Duration {
+        self.started.elapsed()
+    }
+
+    /// The shared WAL.
+    pub fn wal(&self) -> &Arc<Wal> {
+        &self.wal
+    }
+
+    /// The shared block cache, if enabled.
+    pub fn block_cache(&self) -> Option<&Arc<BlockCache>> {
+        self.cache.as_ref()
+    }
+
+    /// The shared memtable budget.
+    pub fn budget(&self) -> &Arc<MemoryBudget> {
+        &self.budget
+    }
+
+    /// The directory of region `region_id` of `table`.
+    pub fn region_dir(&self, table: &TableDescriptor, region_id: u64) -> PathBuf {
+        self.config
+            .table_dir(&table.name)
+            .join(region_dir_name(region_id))
+    }
+
+    /// Opens (or creates) a region and starts serving it; replays its WAL entries first.
+    ///
+    /// # Errors
+    /// The region is already open, overlaps an open region of its table, or fails to open.
+    pub fn open_region(&self, table: &TableDescriptor, info: &RegionInfo) -> Result<()> {
+        {
+            let regions = self.regions.read();
+            if regions.by_id.contains_key(&info.region_id) {
+                return Err(Error::InvalidArgument(format!(
+                    "region {} is already open",
+                    info.region_id
+                )));
+            }
+            if let Some(other) = regions.overlapping(&info.table, &info.start_row, &info.end_row) {
+                return Err(Error::InvalidArgument(format!(
+                    "region {} overlaps open region {other} of {}",
+                    info.region_id, info.table
+                )));
+            }
+        }
+        let region = Region::open(RegionConfig {
+            dir: self.region_dir(table, info.region_id),
+            table: table.clone(),
+            info: info.clone(),
+            wal: self.wal.clone(),
+            cache: self.cache.clone(),
+            clock: self.clock.clone(),
+            background: Some(self.background.clone()),
+            budget: Some(self.budget.clone()),
+        })?;
+        let mut regions = self.regions.write();
+        regions
+            .by_table
+            .entry(info.table.clone())
+            .or_default()
+            .insert(info.start_row.clone(), info.region_id);
+        regions.by_id.insert(
+            info.region_id,
+            HostedRegion {
+                region,
+                table: Arc::new(table.clone()),
+            },
+        );
+        Ok(())
+    }
+
+    /// Stops serving a region; with `flush`, flushes it first (a clean close), else only
+    /// forgets it (its unflushed edits stay in the WAL for the next open).
+    ///
+    /// # Errors
+    /// The region is not open here, or its final flush failed (it stays open then).
+    pub fn close_region(&self, region_id: u64, flush: bool) -> Result<()> {
+        let hosted = self.hosted(region_id)?;
+        if flush {
+            hosted.region.close()?;
+        }
+        self.forget(region_id);
+        Ok(())
+    }
+
+    fn forget(&self, region_id: u64) {
+        let mut regions = self.regions.write();
+        if let Some(h) = regions.by_id.remove(&region_id) {
+            let info = h.region.info();
+            if let Some(t) = regions.by_table.get_mut(&info.table) {
+                t.remove(&info.start_row);
+                if t.is_empty() {
+                    regions.by_table.remove(&info.table);
+                }
+            }
+        }
+    }
+
+    /// The open region with this id.
+    ///
+    /// # Errors
+    /// [`Error::Closed`] if this server does not host it.
+    pub fn hosted(&self, region_id: u64) -> Result<HostedRegion> {
+        self.regions
+            .read()
+            .by_id
+            .get(&region_id)
+            .cloned()
+            .ok_or(Error::Closed(region_id))
+    }
+
+    /// Every open region.
+    pub fn hosted_regions(&self) -> Vec<HostedRegion> {
+        self.regions.read().by_id.values().cloned().collect()
+    }
+
+    /// The open region of `table` whose range holds `row`, if any.
+    pub fn region_for(&self, table: &str, row: &[u8]) -> Option<HostedRegion> {
+        let regions = self.regions.read();
+        let starts = regions.by_table.get(table)?;
+        let (_, id) = starts
+            .range::<[u8], _>((Bound::Unbounded, Bound::Included(row)))
+            .next_back()?;
+        let hosted = regions.by_id.get(id)?;
+        let end = &hosted.region.info().end_row;
+        (end.is_empty() || row < end.as_ref()).then(|| hosted.clone())
+    }
+
+    /// The open region of `table` holding the greatest row below `row` (for reversed scans).
+    pub fn region_before(&self, table: &str, row: &[u8]) -> Option<HostedRegion> {
+        let regions = self.regions.read();
+        let starts = regions.by_table.get(table)?;
+        let (_, id) = starts
+            .range::<[u8], _>((Bound::Unbounded, Bound::Excluded(row)))
+            .next_back()?;
+        let hosted = regions.by_id.get(id)?;
+        let info = hosted.region.info();
+        (info.end_row.is_empty() || row <= info.end_row.as_ref()).then(|| hosted.clone())
+    }
+
+    /// The open region of `table` that ends the table (empty end row).
+    pub fn last_region(&self, table: &str) -> Option<HostedRegion> {
+        let regions = self.regions.read();
+        let starts = regions.by_table.get(table)?;
+        let (_, id) = starts.iter().next_back()?;
+        let hosted = regions.by_id.get(id)?;
+        hosted
+            .region
+            .info()
+            .end_row
+            .is_empty()
+            .then(|| hosted.clone())
+    }
+
+    /// Sizes of an open region.
+    ///
+    /// # Errors
+    /// The region is not open here.
+    pub fn region_stats(&self, region_id: u64) -> Result<RegionStats> {
+        let hosted = self.hosted(region_id)?;
+        let stores = hosted.region.store_stats();
+        Ok(RegionStats {
+            store_bytes: stores.iter().map(|s| s.file_bytes).sum(),
+            largest_store_bytes: stores.iter().map(|s| s.file_bytes).max().unwrap_or(0),
+            memtable_bytes: stores.iter().map(|s| s.memtable_bytes).sum(),
+            store_files: stores.iter().map(|s| s.files as u32).sum(),
+            has_references: hosted.region.has_references(),
+        })
+    }
+
+    /// Flushes a region's memtables.
+    ///
+    /// # Errors
+    /// Not open here, or the flush failed.
+    pub fn flush_region(&self, region_id: u64) -> Result<()> {
+        self.hosted(region_id)?.region.flush().map(|_| ())
+    }
+
+    /// Compacts one family (or all) of a region; `major` compacts every file.
+    ///
+    /// # Errors
+    /// Not open here, an unknown family, or the compaction failed.
+    pub fn compact_region(&self, region_id: u64, family: Option<&str>, major: bool) -> Result<()> {
+        let region = self.hosted(region_id)?.region;
+        let request = if major {
+            MajorRequest::User
+        } else {
+            MajorRequest::None
+        };
+        match family {
+            Some(f) => region.compact_store(f.as_bytes(), request).map(|_| ()),
+            None => region.compact(request).map(|_| ()),
+        }
+    }
+
+    /// Splits a region into two daughters with the given ids and stops serving the parent.
+    /// The daughters are not open yet: the caller (the master) records them in the catalog
+    /// first and then opens them with [`RegionServer::open_region`], so no write reaches a
+    /// daughter the catalog does not know (see `strata_storage::region::split`).
+    ///
+    /// # Errors
+    /// As `Region::split`; the parent keeps serving then.
+    pub fn split_region(
+        &self,
+        region_id: u64,
+        split_row: Option<Bytes>,
+        daughters: (u64, u64),
+    ) -> Result<(RegionInfo, RegionInfo)> {
+        let hosted = self.hosted(region_id)?;
+        let infos = hosted.region.split(split_row, daughters)?;
+        // The parent is closed for writes now; requests that reach it get NotServingRegion
+        // and relocate to the daughters once they are open.
+        self.forget(region_id);
+        self.counters.splits.fetch_add(1, Ordering::Relaxed);
+        Ok(infos)
+    }
+
+    /// Merges two adjacent open regions into a new region `merged_id` and stops serving
+    /// them; as with [`RegionServer::split_region`], the caller records the merged region in
+    /// the catalog and then opens it.
+    ///
+    /// # Errors
+    /// As `Region::merge`; both parents keep serving then.
+    pub fn merge_regions(&self, low: u64, high: u64, merged_id: u64) -> Result<RegionInfo> {
+        let (a, b) = (self.hosted(low)?, self.hosted(high)?);
+        let merged = Region::merge(&a.region, &b.region, merged_id)?;
+        self.forget(low);
+        self.forget(high);
+        Ok(merged)
+    }
+
+    /// Closes every region (flushing each) and the WAL: a graceful shutdown.
+    ///
+    /// # Errors
+    /// The first region that failed to flush or the WAL's close error; every region is tried.
+    pub fn shutdown(&self) -> Result<()> {
+        let mut first = None;
+        for h in self.hosted_regions() {
+            let id = h.region.info().region_id;
+            if let Err(e) = self.close_region(id, true) {
+                first.get_or_insert(e);
+            }
+        }
+        self.background.shutdown();
+        if let Err(e) = self.wal.close() {
+            first.get_or_insert(e.into());
+        }
+        first.map_or(Ok(()), Err)
+    }
+}
+
+impl Regions {
+    fn overlapping(&self, table: &str, start: &Bytes, end: &Bytes) -> Option<u64> {
+        let starts = self.by_table.get(table)?;
+        starts.values().copied().find(|id| {
+            self.by_id.get(id).is_some_and(|h| {
+                let info = h.region.info();
+                let before = !end.is_empty() && end.as_ref() <= info.start_row.as_ref();
+                let after = !info.end_row.is_empty() && info.end_row.as_ref() <= start.as_ref();
+                !(before || after)
+            })
+        })
+    }
+}

@@ -1,0 +1,23 @@
+//! The region server (DESIGN §2–§3, §9): hosts many regions of many tables over one
+//! write-ahead log, one memtable budget with flush priorities, one block cache and shared
+//! flush/compaction workers, and serves them through the gRPC data service.
+//!
+//! ```text
+//!  gRPC Data ─▶ service (decode, validate) ─▶ spawn_blocking ─▶ RegionServer::region_for
+//!            ─▶ Region (storage engine) ─▶ encode ─▶ response
+//!  master ─▶ RegionHost (open / close / flush / compact / split / stats)
+//! ```
+//!
+//! Modules: `config` (settings and defaults), `host` (the set of open regions and routing),
+//! `status` (errors to wire statuses), `service` (the Data service), `scan` (stateless scan
+//! pages).
+
+pub mod config;
+pub mod host;
+pub mod scan;
+pub mod service;
+pub mod status;
+
+pub use config::ServerConfig;
+pub use host::{HostedRegion, RegionServer, RegionStats};
+pub use service::DataService;

@@ -1,0 +1,121 @@
+//! One page of a stateless scan (the protocol is documented in `strata.proto`): find the
+//! region holding the next row in scan direction, read up to the page's row and byte limits,
+//! and tell the client whether that region may hold more.
+
+use std::ops::Bound;
+
+use bytes::{BufMut, Bytes, BytesMut};
+use strata_model::ops::Scan;
+use strata_proto::convert::result_to_pb;
+use strata_proto::pb;
+use tonic::Status;
+
+use crate::host::{HostedRegion, RegionServer};
+use crate::status::{from_storage, invalid, not_serving};
+
+/// Reads one page of `scan` on `table`, resuming strictly after `after_row` if given.
+///
+/// # Errors
+/// An invalid scan, no region here for the next row (`NotServingRegion`), or a read error.
+pub fn scan_page(
+    server: &RegionServer,
+    table: &str,
+    mut scan: Scan,
+    after_row: Option<Bytes>,
+    max_result_bytes: u64,
+) -> Result<pb::ScanResponse, Status> {
+    scan.validate().map_err(invalid)?;
+    let mut skip_row = None;
+    if let Some(after) = after_row {
+        if scan.reversed {
+            // Rows at or below `after`; the row itself was returned already.
+            scan.start_row = after.clone();
+            skip_row = Some(after);
+            scan.limit = scan.limit.map(|l| l.saturating_add(1));
+        } else {
+            let mut next = BytesMut::with_capacity(after.len() + 1);
+            next.put_slice(&after);
+            next.put_u8(0);
+            scan.start_row = next.freeze();
+        }
+        if range_is_empty(&scan) {
+            return Ok(pb::ScanResponse::default());
+        }
+    }
+    let hosted = locate(server, table, &scan)?;
+    let info = hosted.region.info().clone();
+    let rows_wanted = scan
+        .caching
+        .unwrap_or(server.config().scan_default_rows)
+        .max(1) as usize;
+    let byte_limit = match max_result_bytes {
+        0 => server.config().scan_max_result_bytes,
+        n => n.min(server.config().scan_max_result_bytes),
+    };
+    let mut scanner = hosted.region.scan(&scan).map_err(|e| from_storage(&e))?;
+    let mut rows: Vec<pb::Result> = Vec::new();
+    let mut bytes = 0u64;
+    let mut more = false;
+    let mut last_row: Option<Bytes> = None;
+    while let Some(cells) = scanner.next_row().map_err(|e| from_storage(&e))? {
+        let Some(first) = cells.first() else { continue };
+        if skip_row.as_ref() == Some(&first.row) {
+            continue;
+        }
+        let same_row = last_row.as_ref() == Some(&first.row);
+        // A page ends only between rows, so `after_row` resumes at a whole row; a piece of
+        // the next row read here is read again by the next page.
+        if !same_row && (rows.len() >= rows_wanted || bytes >= byte_limit) {
+            more = true;
+            break;
+        }
+        bytes += cells.iter().map(|c| c.raw_size() as u64).sum::<u64>();
+        last_row = Some(first.row.clone());
+        rows.push(result_to_pb(&cells));
+    }
+    Ok(pb::ScanResponse {
+        rows,
+        more_in_region: more,
+        region_id: info.region_id,
+        region_start: info.start_row,
+        region_end: info.end_row,
+    })
+}
+
+fn range_is_empty(scan: &Scan) -> bool {
+    match scan.bounds() {
+        (Bound::Included(lo), Bound::Excluded(hi)) => lo >= hi,
+        (Bound::Included(lo), Bound::Included(hi)) => lo > hi,
+        (Bound::Excluded(lo), Bound::Included(hi) | Bound::Excluded(hi)) => lo >= hi,
+        _ => false,
+    }
+}
+
+/// The region holding the first row of the scan in its direction.
+fn locate(server: &RegionServer, table: &str, scan: &Scan) -> Result<HostedRegion, Status> {
+    let (lower, upper) = scan.bounds();
+    let found = if scan.reversed {
+        match &upper {
+            Bound::Unbounded => server.last_region(table),
+            Bound::Included(row) => server.region_for(table, row),
+            Bound::Excluded(row) => server.region_before(table, row),
+        }
+    } else {
+        match &lower {
+            Bound::Unbounded => server.region_for(table, b""),
+            Bound::Included(row) => server.region_for(table, row),
+            Bound::Excluded(row) => {
+                let mut next = row.to_vec();
+                next.push(0);
+                server.region_for(table, &next)
+            }
+        }
+    };
+    found.ok_or_else(|| {
+        let row = match if scan.reversed { upper } else { lower } {
+            Bound::Included(r) | Bound::Excluded(r) => r,
+            Bound::Unbounded => Bytes::new(),
+        };
+        not_serving(table, &row)
+    })
+}

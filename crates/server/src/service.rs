@@ -1,0 +1,234 @@
+//! The gRPC data service: decode, validate, route to the region, run the engine call on a
+//! blocking worker, encode.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use strata_model::ops::{Mutation, RowMutations};
+use strata_proto::convert::{
+    cell_to_pb, check_and_mutate_from_pb, get_from_pb, result_to_pb, row_mutations_from_pb,
+    scan_from_pb,
+};
+use strata_proto::pb;
+use strata_proto::pb::data_server::Data;
+use tonic::{Request, Response, Status};
+
+use crate::host::RegionServer;
+use crate::scan::scan_page;
+use crate::status::{from_storage, internal, invalid, not_serving};
+
+/// The data service over a [`RegionServer`].
+#[derive(Clone)]
+pub struct DataService {
+    server: Arc<RegionServer>,
+}
+
+impl DataService {
+    /// A service answering from `server`'s regions.
+    pub fn new(server: Arc<RegionServer>) -> Self {
+        DataService { server }
+    }
+
+    /// The tonic server for this service, with Strata's message-size limits.
+    pub fn into_server(self) -> pb::data_server::DataServer<DataService> {
+        pb::data_server::DataServer::new(self)
+            .max_decoding_message_size(strata_proto::MAX_MESSAGE_BYTES)
+            .max_encoding_message_size(strata_proto::MAX_MESSAGE_BYTES)
+    }
+
+    async fn blocking<T, F>(&self, f: F) -> Result<T, Status>
+    where
+        T: Send + 'static,
+        F: FnOnce(&RegionServer) -> Result<T, Status> + Send + 'static,
+    {
+        self.server
+            .counters()
+            .requests
+            .fetch_add(1, Ordering::Relaxed);
+        let server = self.server.clone();
+        tokio::task::spawn_blocking(move || f(&server))
+            .await
+            .map_err(internal)?
+    }
+}
+
+/// Decodes and checks row mutations: the model's limits plus the server's value limit.
+fn decode_mutations(
+    rm: Option<pb::RowMutations>,
+    max_value: usize,
+) -> Result<RowMutations, Status> {
+    let rm = row_mutations_from_pb(rm.ok_or_else(|| invalid("request has no mutations"))?)
+        .map_err(invalid)?;
+    check_mutations(&rm, max_value)?;
+    Ok(rm)
+}
+
+fn check_mutations(rm: &RowMutations, max_value: usize) -> Result<(), Status> {
+    rm.validate().map_err(invalid)?;
+    for m in &rm.mutations {
+        let largest = match m {
+            Mutation::Put(p) => p.cells.iter().map(|c| c.value.len()).max(),
+            Mutation::Append(a) => a.cells.iter().map(|c| c.value.len()).max(),
+            _ => None,
+        };
+        if let Some(len) = largest.filter(|&l| l > max_value) {
+            return Err(invalid(format!(
+                "a value of {len} bytes exceeds the server's maximum of {max_value} bytes"
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn apply_row(
+    server: &RegionServer,
+    table: &str,
+    rm: &RowMutations,
+) -> Result<Vec<pb::Cell>, Status> {
+    let hosted = server
+        .region_for(table, &rm.row)
+        .ok_or_else(|| not_serving(table, &rm.row))?;
+    let result = hosted.region.mutate_row(rm).map_err(|e| from_storage(&e))?;
+    Ok(result.cells.iter().map(cell_to_pb).collect())
+}
+
+#[tonic::async_trait]
+impl Data for DataService {
+    async fn get(
+        &self,
+        request: Request<pb::GetRequest>,
+    ) -> Result<Response<pb::GetResponse>, Status> {
+        let req = request.into_inner();
+        let get =
+            get_from_pb(req.get.ok_or_else(|| invalid("request has no get"))?).map_err(invalid)?;
+        get.validate().map_err(invalid)?;
+        let table = req.table;
+        let result = self
+            .blocking(move |server| {
+                let hosted = server
+                    .region_for(&table, &get.row)
+                    .ok_or_else(|| not_serving(&table, &get.row))?;
+                hosted.region.get(&get).map_err(|e| from_storage(&e))
+            })
+            .await?;
+        Ok(Response::new(pb::GetResponse {
+            result: Some(result_to_pb(&result)),
+        }))
+    }
+
+    async fn multi_get(
+        &self,
+        request: Request<pb::MultiGetRequest>,
+    ) -> Result<Response<pb::MultiGetResponse>, Status> {
+        let req = request.into_inner();
+        let gets = req
+            .gets
+            .into_iter()
+            .map(|g| {
+                let get = get_from_pb(g).map_err(invalid)?;
+                get.validate().map_err(invalid)?;
+                Ok(get)
+            })
+            .collect::<Result<Vec<_>, Status>>()?;
+        let table = req.table;
+        let results = self
+            .blocking(move |server| {
+                gets.iter()
+                    .map(|get| {
+                        let hosted = server
+                            .region_for(&table, &get.row)
+                            .ok_or_else(|| not_serving(&table, &get.row))?;
+                        let cells = hosted.region.get(get).map_err(|e| from_storage(&e))?;
+                        Ok(result_to_pb(&cells))
+                    })
+                    .collect::<Result<Vec<_>, Status>>()
+            })
+            .await?;
+        Ok(Response::new(pb::MultiGetResponse { results }))
+    }
+
+    async fn mutate(
+        &self,
+        request: Request<pb::MutateRequest>,
+    ) -> Result<Response<pb::MutateResponse>, Status> {
+        let req = request.into_inner();
+        let rm = decode_mutations(req.mutations, self.server.config().max_value_bytes)?;
+        let table = req.table;
+        let cells = self
+            .blocking(move |server| apply_row(server, &table, &rm))
+            .await?;
+        Ok(Response::new(pb::MutateResponse { cells }))
+    }
+
+    async fn batch(
+        &self,
+        request: Request<pb::BatchRequest>,
+    ) -> Result<Response<pb::BatchResponse>, Status> {
+        let req = request.into_inner();
+        let max_value = self.server.config().max_value_bytes;
+        let rows: Vec<Result<RowMutations, Status>> = req
+            .rows
+            .into_iter()
+            .map(|rm| decode_mutations(Some(rm), max_value))
+            .collect();
+        let table = req.table;
+        let results = self
+            .blocking(move |server| {
+                Ok(rows
+                    .into_iter()
+                    .map(|rm| rm.and_then(|rm| apply_row(server, &table, &rm)))
+                    .map(|outcome| pb::BatchResult {
+                        outcome: Some(match outcome {
+                            Ok(cells) => pb::batch_result::Outcome::Ok(pb::Result { cells }),
+                            Err(status) => pb::batch_result::Outcome::Error(pb::ErrorDetail {
+                                code: strata_proto::code_of(&status) as i32,
+                                message: status.message().to_string(),
+                            }),
+                        }),
+                    })
+                    .collect())
+            })
+            .await?;
+        Ok(Response::new(pb::BatchResponse { results }))
+    }
+
+    async fn check_and_mutate(
+        &self,
+        request: Request<pb::CheckAndMutateRequest>,
+    ) -> Result<Response<pb::CheckAndMutateResponse>, Status> {
+        let req = request.into_inner();
+        let table = req.table.clone();
+        let cam = check_and_mutate_from_pb(req).map_err(invalid)?;
+        cam.validate().map_err(invalid)?;
+        check_mutations(&cam.mutations, self.server.config().max_value_bytes)?;
+        let processed = self
+            .blocking(move |server| {
+                let hosted = server
+                    .region_for(&table, &cam.row)
+                    .ok_or_else(|| not_serving(&table, &cam.row))?;
+                hosted
+                    .region
+                    .check_and_mutate(&cam)
+                    .map_err(|e| from_storage(&e))
+            })
+            .await?;
+        Ok(Response::new(pb::CheckAndMutateResponse { processed }))
+    }
+
+    async fn scan(
+        &self,
+        request: Request<pb::ScanRequest>,
+    ) -> Result<Response<pb::ScanResponse>, Status> {
+        let req = request.into_inner();
+        let scan = scan_from_pb(req.scan.ok_or_else(|| invalid("request has no scan"))?)
+            .map_err(invalid)?;
+        let after: Option<Bytes> = req.after_row;
+        let table = req.table;
+        let max = req.max_result_bytes;
+        let page = self
+            .blocking(move |server| scan_page(server, &table, scan, after, max))
+            .await?;
+        Ok(Response::new(page))
+    }
+}
