@@ -7,6 +7,7 @@ mod escape;
 #[allow(dead_code, unused_imports)]
 mod shell;
 mod sst;
+mod standalone;
 
 use std::process::ExitCode;
 
@@ -22,6 +23,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Runs master, region server and gRPC services in one process on a local data directory.
+    Standalone(standalone::Args),
     /// Writes a store file from generated data (seed 003's table) and reads it back with figures.
     Demo(demo::Args),
     /// Offline store-file tools.
@@ -35,6 +38,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Standalone(args) => standalone::run(&args),
         Command::Demo(args) => demo::run(&args),
         Command::Sst(cmd) => sst::run(&cmd),
         Command::Bench(cmd) => bench_cmd::run(&cmd),

@@ -1,0 +1,88 @@
+//! `strata standalone`: master, region server and gRPC services in one process on a local
+//! data directory, until Ctrl-C or SIGTERM, then a graceful shutdown (flush, close).
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use strata_master::{Standalone, StandaloneConfig};
+
+/// Arguments of `strata standalone`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The data directory (created if missing; restarting on it keeps all data).
+    #[arg(long, default_value = "data")]
+    data_dir: PathBuf,
+    /// Where the gRPC services listen.
+    #[arg(long, default_value = "127.0.0.1:16000")]
+    listen: SocketAddr,
+    /// Memory all memtables may use together, in MiB.
+    #[arg(long, default_value_t = 512)]
+    memtable_mib: u64,
+    /// Block cache size in MiB (0 disables it).
+    #[arg(long, default_value_t = 256)]
+    block_cache_mib: u64,
+    /// Largest value accepted, in bytes.
+    #[arg(long, default_value_t = 10 << 20)]
+    max_value_bytes: usize,
+}
+
+/// Runs the standalone server until interrupted.
+///
+/// # Errors
+/// Startup failed (directory in use, port taken, recovery error) or shutdown failed.
+pub fn run(args: &Args) -> Result<(), String> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    runtime.block_on(serve(args))
+}
+
+async fn serve(args: &Args) -> Result<(), String> {
+    let started = Instant::now();
+    let mut config = StandaloneConfig::new(&args.data_dir);
+    config.listen = args.listen;
+    config.server.memtable_budget_bytes = args.memtable_mib << 20;
+    config.server.block_cache_bytes = args.block_cache_mib << 20;
+    config.server.max_value_bytes = args.max_value_bytes;
+    let server = Standalone::start(config).await.map_err(|e| e.to_string())?;
+    let catalog = server.master().catalog();
+    println!(
+        "strata standalone serving on {} (data in {}, {} tables, {} regions) after {} ms",
+        server.addr(),
+        args.data_dir.display(),
+        catalog.tables.len(),
+        catalog.regions.values().filter(|r| r.is_serving()).count(),
+        started.elapsed().as_millis()
+    );
+    println!("open a shell with: strata shell --server {}", server.addr());
+    wait_for_signal().await;
+    println!("strata standalone: shutting down (flushing regions)");
+    server.shutdown().await.map_err(|e| e.to_string())?;
+    println!("strata standalone: stopped");
+    Ok(())
+}
+
+async fn wait_for_signal() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = ctrl_c => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = ctrl_c.await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = ctrl_c.await;
+    }
+}
