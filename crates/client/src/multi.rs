@@ -197,6 +197,9 @@ where
                         match outcome {
                             Outcome::Done(r) => results[i] = Some(r),
                             Outcome::Retry(e) => {
+                                if e.code == ErrorCode::NotServingRegion {
+                                    conn.invalidate(name);
+                                }
                                 next.push(i);
                                 last_error = Some(e);
                             }
