@@ -7,6 +7,9 @@
 //! taken from the response, not from the cache, so a split between pages neither skips nor
 //! repeats rows.
 //!
+//! With `batch`, one row may come in several pieces; the server ends pages only between rows,
+//! so resuming after the last row loses no piece.
+//!
 //! Invariants: `lower`/`upper` are the scan's ascending bounds (prefix applied); every row
 //! handed out lies within them, in scan order, once. `limit` is counted here, across
 //! regions; each request asks only for what is left.
@@ -17,6 +20,7 @@ use std::ops::{Bound, RangeBounds};
 use bytes::Bytes;
 use strata_model::cell::Cell;
 use strata_model::ops::Scan;
+use strata_proto::pb::ErrorCode;
 use strata_proto::{convert, pb};
 
 use crate::error::Error;
@@ -170,7 +174,21 @@ impl Scanner {
             )
             .await?
             .into_inner();
-        self.accept(response)
+        let before = self.position.clone();
+        let received = response.rows.len();
+        self.accept(response)?;
+        if !self.done && received == 0 && self.position == before {
+            // The protocol is stateless: the same request would get the same answer forever.
+            return Err(Error::new(
+                ErrorCode::Unknown,
+                format!(
+                    "scan of {} made no progress at {:?} (server returned no rows and no new position)",
+                    self.table.name(),
+                    self.position
+                ),
+            ));
+        }
+        Ok(())
     }
 
     fn accept(&mut self, response: pb::ScanResponse) -> Result<(), Error> {

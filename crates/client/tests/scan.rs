@@ -138,6 +138,17 @@ async fn invalid_scans_fail_without_a_round_trip() {
 }
 
 #[tokio::test]
+async fn a_scan_that_makes_no_progress_fails_instead_of_spinning() {
+    let cluster = Cluster::start(1, &[]).await;
+    cluster.load(numbered(5));
+    cluster.state.lock().stuck_scans = true;
+    let t = table(&cluster).await;
+    let err = t.scan_all(&Scan::new()).await.unwrap_err();
+    assert!(err.message.contains("no progress"), "{err}");
+    assert_eq!(cluster.state.lock().calls("scan"), 1);
+}
+
+#[tokio::test]
 async fn parallel_scans_in_order_and_as_they_come() {
     let cluster = Cluster::start(2, &["r05", "r10", "r20"]).await;
     cluster.load(numbered(30));

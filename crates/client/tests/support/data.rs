@@ -252,8 +252,8 @@ impl pb::data_server::Data for FakeData {
             Box::new(s.rows.keys().filter(|r| in_scan(r)))
         };
         let mut page: Vec<Bytes> = matching.take(wanted + 1).cloned().collect();
-        let more_in_region = page.len() > wanted;
-        page.truncate(wanted);
+        let more_in_region = page.len() > wanted || s.stuck_scans;
+        page.truncate(if s.stuck_scans { 0 } else { wanted });
         let rows = page.iter().map(|row| result_of(&s, row)).collect();
         s.scan_pages += 1;
         let page_number = s.scan_pages;

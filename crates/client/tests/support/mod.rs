@@ -66,6 +66,8 @@ pub struct State {
     /// Calls per RPC name.
     pub calls: HashMap<&'static str, usize>,
     pub scan_pages: usize,
+    /// Scans answer "more in region" with no rows, making no progress.
+    pub stuck_scans: bool,
     /// Hooks run after the scan page with this number (1-based) is read.
     pub page_hooks: Vec<(usize, Hook)>,
 }
