@@ -246,14 +246,7 @@ impl Admin {
     /// # Errors
     /// `TABLE_NOT_FOUND` or the master's error.
     pub async fn regions(&self, name: &str) -> Result<Vec<RegionLocation>, Error> {
-        self.conn.invalidate(name);
-        let mut retry = Retry::new(self.conn.options());
-        loop {
-            match retry.run(self.conn.regions(name)).await {
-                Ok(regions) => return Ok(regions.all().to_vec()),
-                Err(e) => retry.back_off(e, Idempotence::Idempotent).await?,
-            }
-        }
+        Ok(self.conn.fresh_regions(name).await?.all().to_vec())
     }
 
     /// The cluster's servers and counters.

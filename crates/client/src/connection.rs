@@ -140,6 +140,22 @@ impl Connection {
         Ok(regions)
     }
 
+    /// `table`'s regions asked afresh from the master (the cache is refreshed too), retried
+    /// like a read.
+    ///
+    /// # Errors
+    /// `TABLE_NOT_FOUND`, or the master's error once retries run out.
+    pub(crate) async fn fresh_regions(&self, table: &str) -> Result<Arc<Regions>, Error> {
+        self.invalidate(table);
+        let mut retry = Retry::new(&self.inner.options);
+        loop {
+            match retry.run(self.regions(table)).await {
+                Ok(regions) => return Ok(regions),
+                Err(e) => retry.back_off(e, Idempotence::Idempotent).await?,
+            }
+        }
+    }
+
     /// Forgets `table`'s regions.
     pub(crate) fn invalidate(&self, table: &str) {
         self.inner.locations.invalidate(table);

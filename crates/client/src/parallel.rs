@@ -46,8 +46,7 @@ impl ParallelScanner {
         ordered: bool,
     ) -> Result<ParallelScanner, Error> {
         scan.validate()?;
-        table.conn.invalidate(table.name());
-        let regions = table.conn.regions(table.name()).await?;
+        let regions = table.conn.fresh_regions(table.name()).await?;
         let (lower, upper) = scan.bounds();
         let mut ranges = sub_ranges(&lower, &upper, regions.all());
         if scan.reversed {
