@@ -3,8 +3,6 @@
 mod bench_cmd;
 mod demo;
 mod escape;
-// The shell's parser; its executor and the `shell` subcommand come next.
-#[allow(dead_code, unused_imports)]
 mod shell;
 mod sst;
 mod standalone;
@@ -25,6 +23,8 @@ struct Cli {
 enum Command {
     /// Runs master, region server and gRPC services in one process on a local data directory.
     Standalone(standalone::Args),
+    /// The HBase shell: statements against a running server, interactively or from a script.
+    Shell(shell::Args),
     /// Writes a store file from generated data (seed 003's table) and reads it back with figures.
     Demo(demo::Args),
     /// Offline store-file tools.
@@ -39,6 +39,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Standalone(args) => standalone::run(&args),
+        Command::Shell(args) => shell::run(&args),
         Command::Demo(args) => demo::run(&args),
         Command::Sst(cmd) => sst::run(&cmd),
         Command::Bench(cmd) => bench_cmd::run(&cmd),

@@ -7,19 +7,28 @@
 //! - `command`: [`parse_command`] and the [`Command`] it returns, built from the model's types
 //!   and checked by the model's `validate()` and `set()`.
 //! - `help`: usage lines and descriptions, shared by `help` and by error messages.
+//!
+//! Running statements:
+//! - `exec`: [`execute`] one command through the client, printing HBase shell's output
+//!   (`format` holds the shared layout; `pattern` the regular expressions of `list`).
+//! - `statements`: cutting input lines into statements (continuation lines, `;`).
+//! - `script`: a file or piped input, statement by statement; `repl`: `strata shell` itself.
 
 mod command;
 mod error;
+mod exec;
+mod format;
 pub mod help;
 mod lexer;
+mod pattern;
+mod repl;
+mod script;
+mod statements;
 mod value;
 
 #[cfg(test)]
 mod tests;
 
-pub use command::{
-    parse_command, AlterChange, Command, SplitAlgorithm, StatusDetail, DEFAULT_COUNT_CACHE,
-    DEFAULT_COUNT_INTERVAL,
-};
+pub use command::{parse_command, AlterChange, Command, StatusDetail};
 pub use error::ShellError;
-pub use value::{parse_statement, Statement, Value};
+pub use repl::{run, Args};

@@ -17,8 +17,6 @@ use strata_model::ops::{Append, Delete, Get, Increment, Put, Scan};
 use strata_model::schema::{TableDescriptor, TableName};
 
 pub use alter::AlterChange;
-pub use data::{DEFAULT_COUNT_CACHE, DEFAULT_COUNT_INTERVAL};
-pub use splits::SplitAlgorithm;
 
 use self::args::Args;
 use super::help::{self, CommandHelp};
@@ -141,7 +139,7 @@ pub enum Command {
         get: Get,
     },
     /// `count`: the scan already has HBase's count settings (first key only, no block
-    /// caching, `CACHE` default [`DEFAULT_COUNT_CACHE`]).
+    /// caching, `CACHE` default [`data::DEFAULT_COUNT_CACHE`]).
     Count {
         /// The table.
         table: TableName,

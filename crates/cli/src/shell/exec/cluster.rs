@@ -1,0 +1,169 @@
+//! Maintenance and cluster information: flush, compact, split, status, version, whoami, help.
+
+use std::io::Write;
+
+use bytes::Bytes;
+use strata_client::Connection;
+use strata_model::ops::escape;
+use strata_model::schema::TableName;
+use strata_proto::pb;
+
+use super::ExecError;
+use crate::shell::format::size;
+use crate::shell::help::{self, CommandHelp};
+use crate::shell::StatusDetail;
+
+/// `flush`. The admin service flushes whole tables, so `flush 't', 'cf'` checks that the
+/// family exists and then flushes every family of the table.
+pub(super) async fn flush(
+    conn: &Connection,
+    table: &TableName,
+    family: Option<&str>,
+) -> Result<(), ExecError> {
+    let admin = conn.admin();
+    if let Some(family) = family {
+        let info = admin.describe_table(&table.to_string()).await?;
+        if info.descriptor.family(family.as_bytes()).is_none() {
+            return Err(ExecError::Rejected(format!(
+                "table '{table}' has no column family '{family}'"
+            )));
+        }
+    }
+    Ok(admin.flush(&table.to_string()).await?)
+}
+
+/// `compact` / `major_compact`.
+pub(super) async fn compact(
+    conn: &Connection,
+    table: &TableName,
+    family: Option<&str>,
+    major: bool,
+) -> Result<(), ExecError> {
+    Ok(conn
+        .admin()
+        .compact(&table.to_string(), family, major)
+        .await?)
+}
+
+/// `split`.
+pub(super) async fn split(
+    conn: &Connection,
+    table: &TableName,
+    key: Option<Bytes>,
+) -> Result<(), ExecError> {
+    Ok(conn.admin().split(&table.to_string(), key).await?)
+}
+
+/// `status`: one line of counts (`simple`); with a line per server (`summary`); with each
+/// table's regions (`detailed`).
+pub(super) async fn status(
+    conn: &Connection,
+    detail: StatusDetail,
+    out: &mut impl Write,
+) -> Result<(), ExecError> {
+    let admin = conn.admin();
+    let status = admin.status().await?;
+    let servers = status.servers.len();
+    // Precision loss is harmless: an average for display.
+    let load = f64::from(status.regions) / servers.max(1) as f64;
+    writeln!(
+        out,
+        "1 active master, 0 backup masters, {servers} servers, 0 dead, {load:.4} average load, \
+         {} tables, {} regions",
+        status.tables, status.regions
+    )?;
+    if detail == StatusDetail::Simple {
+        return Ok(());
+    }
+    writeln!(out, "version {}", status.version)?;
+    writeln!(out, "{servers} live servers")?;
+    for server in &status.servers {
+        write_server(server, out)?;
+    }
+    if detail == StatusDetail::Detailed {
+        let mut tables = admin.list_tables().await?;
+        tables.sort_by_key(|t| t.descriptor.name.to_string());
+        for table in &tables {
+            let state = if table.enabled { "ENABLED" } else { "DISABLED" };
+            writeln!(out, "table {} ({state})", table.descriptor.name)?;
+            for r in &table.regions {
+                writeln!(
+                    out,
+                    "    region {} ['{}', '{}') on {}: storefiles={}, storefileSize={}, \
+                     memtableSize={}",
+                    r.region_id,
+                    escape(&r.start_row),
+                    escape(&r.end_row),
+                    r.server,
+                    r.store_files,
+                    size(r.store_bytes),
+                    size(r.memtable_bytes)
+                )?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn write_server(s: &pb::ServerStatus, out: &mut impl Write) -> Result<(), ExecError> {
+    let lookups = s.block_cache_hits + s.block_cache_misses;
+    // Precision loss is harmless: a ratio for display.
+    let hit_ratio = if lookups == 0 {
+        0.0
+    } else {
+        100.0 * s.block_cache_hits as f64 / lookups as f64
+    };
+    writeln!(out, "    {} uptime={}s", s.address, s.uptime_ms / 1000)?;
+    writeln!(
+        out,
+        "        regions={}, requests={}, memtableSize={} of {}, blockCacheSize={}, \
+         blockCacheHits={}, blockCacheMisses={}, blockCacheHitRatio={hit_ratio:.1}%, \
+         walSize={}, flushes={}, compactions={}, splits={}",
+        s.regions,
+        s.requests,
+        size(s.memtable_bytes),
+        size(s.memtable_limit),
+        size(s.block_cache_bytes),
+        s.block_cache_hits,
+        s.block_cache_misses,
+        size(s.wal_bytes),
+        s.flushes,
+        s.compactions,
+        s.splits
+    )?;
+    Ok(())
+}
+
+/// `version`: the server's version and the shell's.
+pub(super) async fn version(conn: &Connection, out: &mut impl Write) -> Result<(), ExecError> {
+    let status = conn.admin().status().await?;
+    writeln!(
+        out,
+        "{}, shell {}",
+        status.version,
+        env!("CARGO_PKG_VERSION")
+    )?;
+    Ok(())
+}
+
+/// `whoami`: the local user, as HBase's shell shows it without Kerberos.
+pub(super) fn whoami(out: &mut impl Write) -> Result<(), ExecError> {
+    let user = ["USER", "USERNAME", "LOGNAME"]
+        .iter()
+        .find_map(|k| std::env::var(k).ok().filter(|v| !v.is_empty()))
+        .unwrap_or_else(|| "unknown".to_string());
+    writeln!(out, "{user} (auth:SIMPLE)")?;
+    Ok(())
+}
+
+/// `help` and `help 'command'`.
+pub(super) fn help(
+    topic: Option<&'static CommandHelp>,
+    out: &mut impl Write,
+) -> Result<(), ExecError> {
+    match topic {
+        Some(command) => write!(out, "{}", help::detail(command))?,
+        None => write!(out, "{}", help::overview())?,
+    }
+    Ok(())
+}

@@ -1,0 +1,161 @@
+//! The executor: one parsed [`Command`] in, its effect through the client, and HBase shell's
+//! output written to `out`.
+//!
+//! - `ddl`: create, alter, describe, list, enable/disable, drop, exists, truncate.
+//! - `data`: put, get, scan, delete, incr, append, get_counter, count.
+//! - `cluster`: flush, compact, split, status, version, whoami, help.
+//!
+//! Every command that reaches the server ends with HBase's `Took 0.0123 seconds` line.
+
+mod cluster;
+mod data;
+mod ddl;
+
+#[cfg(test)]
+mod tests;
+
+use std::fmt;
+use std::io::{self, Write};
+use std::time::Instant;
+
+use strata_client::{Connection, Error as ClientError};
+use strata_proto::pb::ErrorCode;
+
+use super::{format, Command, ShellError};
+
+/// What the shell does after a command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flow {
+    /// Read the next statement.
+    Continue,
+    /// Leave the shell (`exit`, `quit`).
+    Exit,
+}
+
+/// Why a statement failed. Printed as `ERROR: <message>`.
+#[derive(Debug)]
+pub enum ExecError {
+    /// The statement did not parse, or its values were rejected before anything was sent.
+    Shell(ShellError),
+    /// The server (or the client) refused the request.
+    Client(ClientError),
+    /// The request is well-formed but cannot apply to this table (e.g. a family it lacks).
+    Rejected(String),
+    /// Writing the output failed.
+    Io(io::Error),
+}
+
+impl fmt::Display for ExecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ExecError::Shell(e) => write!(f, "{e}"),
+            // These messages name the table or family already; the code would only repeat them.
+            ExecError::Client(e)
+                if matches!(
+                    e.code,
+                    ErrorCode::TableNotFound
+                        | ErrorCode::TableExists
+                        | ErrorCode::TableDisabled
+                        | ErrorCode::TableEnabled
+                        | ErrorCode::NoSuchFamily
+                        | ErrorCode::InvalidArgument
+                ) =>
+            {
+                f.write_str(&e.message)
+            }
+            ExecError::Client(e) => write!(f, "{e}"),
+            ExecError::Rejected(message) => f.write_str(message),
+            ExecError::Io(e) => write!(f, "writing output: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for ExecError {}
+
+impl From<ShellError> for ExecError {
+    fn from(e: ShellError) -> ExecError {
+        ExecError::Shell(e)
+    }
+}
+
+impl From<ClientError> for ExecError {
+    fn from(e: ClientError) -> ExecError {
+        ExecError::Client(e)
+    }
+}
+
+impl From<io::Error> for ExecError {
+    fn from(e: io::Error) -> ExecError {
+        ExecError::Io(e)
+    }
+}
+
+/// Writes `ERROR: <message>`; a usage error's message ends with the command's usage line.
+///
+/// # Errors
+/// Writing to `out` failed.
+pub fn report(error: &ExecError, out: &mut impl Write) -> io::Result<()> {
+    writeln!(out, "ERROR: {error}")
+}
+
+/// Runs `cmd` against the cluster behind `conn`, writing its output to `out`.
+///
+/// # Errors
+/// The server's refusal, a value the table cannot take (e.g. an unknown family), or a
+/// failed write to `out`. The connection stays usable whatever happens.
+pub async fn execute(
+    conn: &Connection,
+    cmd: Command,
+    out: &mut impl Write,
+) -> Result<Flow, ExecError> {
+    let started = Instant::now();
+    match cmd {
+        Command::Help(topic) => {
+            cluster::help(topic, out)?;
+            return Ok(Flow::Continue);
+        }
+        Command::Exit => return Ok(Flow::Exit),
+        Command::Create { table, splits } => ddl::create(conn, &table, &splits, out).await?,
+        Command::Alter { table, changes } => ddl::alter(conn, &table, &changes, out).await?,
+        Command::Describe(table) => ddl::describe(conn, &table, out).await?,
+        Command::List { pattern } => ddl::list(conn, pattern.as_deref(), out).await?,
+        Command::Disable(table) => ddl::disable(conn, &table).await?,
+        Command::Enable(table) => ddl::enable(conn, &table).await?,
+        Command::IsEnabled(table) => ddl::is_enabled(conn, &table, true, out).await?,
+        Command::IsDisabled(table) => ddl::is_enabled(conn, &table, false, out).await?,
+        Command::Drop(table) => ddl::drop(conn, &table).await?,
+        Command::Exists(table) => ddl::exists(conn, &table, out).await?,
+        Command::Truncate {
+            table,
+            preserve_splits,
+        } => ddl::truncate(conn, &table, preserve_splits, out).await?,
+        Command::Put { table, put } => data::put(conn, &table, &put).await?,
+        Command::Get { table, get } => data::get(conn, &table, &get, out).await?,
+        Command::Scan { table, scan } => data::scan(conn, &table, &scan, out).await?,
+        Command::Delete { table, delete } => data::delete(conn, &table, &delete).await?,
+        Command::Increment { table, increment } => {
+            data::increment(conn, &table, &increment, out).await?;
+        }
+        Command::Append { table, append } => data::append(conn, &table, &append, out).await?,
+        Command::GetCounter { table, get } => data::get_counter(conn, &table, &get, out).await?,
+        Command::Count {
+            table,
+            scan,
+            interval,
+        } => data::count(conn, &table, &scan, interval, out).await?,
+        Command::Flush { table, family } => {
+            cluster::flush(conn, &table, family.as_deref()).await?;
+        }
+        Command::Compact {
+            table,
+            family,
+            major,
+        } => cluster::compact(conn, &table, family.as_deref(), major).await?,
+        Command::Split { table, split_key } => cluster::split(conn, &table, split_key).await?,
+        Command::Status(detail) => cluster::status(conn, detail, out).await?,
+        Command::Version => cluster::version(conn, out).await?,
+        Command::Whoami => cluster::whoami(out)?,
+    }
+    format::took(out, started.elapsed())?;
+    Ok(Flow::Continue)
+}

@@ -1,0 +1,130 @@
+//! create, describe, alter, list, enable/disable, drop, exists, truncate.
+
+use super::{squeeze, Cluster};
+
+#[tokio::test(flavor = "multi_thread")]
+async fn describe_shows_settings_and_regions() {
+    let c = Cluster::start().await;
+    let out = c
+        .run(
+            "create 't', {NAME => 'f', VERSIONS => 5, COMPRESSION => 'LZ4', \
+             DATA_BLOCK_ENCODING => 'FAST_DIFF'}, {SPLITS => ['g', 'p'], DURABILITY => 'ASYNC_WAL'}\n\
+             describe 't'",
+        )
+        .await;
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "Created table t");
+    assert_eq!(lines[1], "Table t is ENABLED");
+    assert!(lines[2].starts_with("t, {TABLE_ATTRIBUTES => {DURABILITY => 'ASYNC_WAL', "));
+    assert_eq!(lines[3], "COLUMN FAMILIES DESCRIPTION");
+    assert!(
+        lines[4].starts_with("{NAME => 'f', VERSIONS => '5', "),
+        "{out}"
+    );
+    assert!(lines[4].contains("DATA_BLOCK_ENCODING => 'FAST_DIFF', COMPRESSION => 'LZ4'"));
+    assert_eq!(lines[5..8], ["", "1 row(s)", "REGIONS"]);
+    assert!(lines[8].contains("STARTKEY => '', ENDKEY => 'g'"), "{out}");
+    assert!(lines[9].contains("STARTKEY => 'g', ENDKEY => 'p'"));
+    assert!(lines[10].contains("STARTKEY => 'p', ENDKEY => ''"));
+    assert_eq!(lines[11], "3 region(s)");
+    c.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn alter_adds_a_family_and_changes_versions() {
+    let c = Cluster::start().await;
+    let out = c
+        .run(
+            "create 't', 'f'\n\
+             alter 't', {NAME => 'f', VERSIONS => 4}, {NAME => 'g', TTL => 3600}\n\
+             put 't', 'r', 'g:q', 'v', 1000\n\
+             desc 't'\n\
+             alter 't', 'delete' => 'g'\n\
+             describe 't'",
+        )
+        .await;
+    assert!(out.starts_with(
+        "Created table t\nUpdating all regions with the new schema...\nDone.\nTable t is ENABLED\n"
+    ));
+    let families: Vec<&str> = out.lines().filter(|l| l.starts_with("{NAME")).collect();
+    assert_eq!(families.len(), 3, "{out}");
+    assert!(families[0].starts_with("{NAME => 'f', VERSIONS => '4', "));
+    assert!(
+        families[1]
+            .starts_with("{NAME => 'g', VERSIONS => '1', MIN_VERSIONS => '0', TTL => '3600'"),
+        "{}",
+        families[1]
+    );
+    assert!(families[2].starts_with("{NAME => 'f', VERSIONS => '4', "));
+    c.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn table_lifecycle() {
+    let c = Cluster::start().await;
+    let out = c
+        .run(
+            "create 'abc1', 'f'\n\
+             create 'abc2', 'f'\n\
+             create 'ns_x', 'f'\n\
+             list\n\
+             list 'abc.*'\n\
+             list 'ns_[a-z]|zzz'\n\
+             exists 'abc1'\n\
+             exists 'nope'\n\
+             is_enabled 'abc1'\n\
+             disable 'abc1'\n\
+             is_enabled 'abc1'\n\
+             is_disabled 'abc1'\n\
+             enable 'abc1'\n\
+             is_disabled 'abc1'\n\
+             disable 'abc2'\n\
+             drop 'abc2'\n\
+             exists 'abc2'\n\
+             list",
+        )
+        .await;
+    assert_eq!(
+        out,
+        "Created table abc1\nCreated table abc2\nCreated table ns_x\n\
+         TABLE\nabc1\nabc2\nns_x\n3 row(s)\n\
+         TABLE\nabc1\nabc2\n2 row(s)\n\
+         TABLE\nns_x\n1 row(s)\n\
+         Table abc1 does exist\n\
+         Table nope does not exist\n\
+         true\nfalse\ntrue\nfalse\n\
+         Table abc2 does not exist\n\
+         TABLE\nabc1\nns_x\n2 row(s)\n"
+    );
+    c.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn truncate_empties_and_optionally_keeps_regions() {
+    let c = Cluster::start().await;
+    let out = c
+        .run(
+            "create 't', 'f', SPLITS => ['m']\n\
+             put 't', 'a', 'f:q', 'v', 1\n\
+             put 't', 'z', 'f:q', 'v', 1\n\
+             truncate_preserve 't'\n\
+             count 't'\n\
+             put 't', 'a', 'f:q', 'v', 1\n\
+             truncate 't'\n\
+             scan 't'\n\
+             describe 't'",
+        )
+        .await;
+    assert!(
+        out.starts_with(
+            "Created table t\n\
+             Truncating 't' table (preserving its regions) (it may take a while):\nDone.\n\
+             0 row(s)\n\
+             Truncating 't' table (it may take a while):\nDone.\n\
+             ROW                            COLUMN+CELL\n0 row(s)\n"
+        ),
+        "{out}"
+    );
+    assert!(squeeze(&out).ends_with("\n1 region(s)"), "{out}");
+    c.stop().await;
+}

@@ -1,0 +1,76 @@
+//! The executor against a standalone server in a temporary directory, by concern. Each test
+//! runs shell statements and checks the text they print.
+
+mod data;
+mod ddl;
+mod errors;
+mod tools;
+
+use std::time::Duration;
+
+use strata_client::Connection;
+use strata_master::{Standalone, StandaloneConfig};
+use tempfile::TempDir;
+
+use crate::shell::exec::report;
+use crate::shell::script::run_statement;
+use crate::shell::statements::StatementReader;
+
+/// A server, a connection to it, and the directory it lives in.
+pub(super) struct Cluster {
+    pub(super) conn: Connection,
+    server: Option<Standalone>,
+    _dir: TempDir,
+}
+
+impl Cluster {
+    pub(super) async fn start() -> Cluster {
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = StandaloneConfig::new(dir.path());
+        config.listen = "127.0.0.1:0".parse().unwrap();
+        config.upkeep_interval = Duration::from_millis(100);
+        config.server.memtable_budget_bytes = 64 << 20;
+        config.server.block_cache_bytes = 8 << 20;
+        let server = Standalone::start(config).await.unwrap();
+        let conn = Connection::connect(&server.addr().to_string())
+            .await
+            .unwrap();
+        Cluster {
+            conn,
+            server: Some(server),
+            _dir: dir,
+        }
+    }
+
+    /// Runs every statement of `script`; output and `ERROR:` lines are interleaved as a
+    /// user would see them, without the `Took` lines.
+    pub(super) async fn run(&self, script: &str) -> String {
+        let mut out = Vec::new();
+        let mut reader = StatementReader::new();
+        let statements: Vec<_> = script.lines().flat_map(|l| reader.feed(l)).collect();
+        for s in statements.into_iter().chain(reader.finish()) {
+            if let Err(e) = run_statement(&self.conn, &s.text, &mut out).await {
+                report(&e, &mut out).unwrap();
+            }
+        }
+        let text = String::from_utf8(out).unwrap();
+        text.lines()
+            .filter(|l| !l.starts_with("Took "))
+            .map(|l| format!("{}\n", l.trim_end()))
+            .collect()
+    }
+
+    pub(super) async fn stop(mut self) {
+        if let Some(server) = self.server.take() {
+            server.shutdown().await.unwrap();
+        }
+    }
+}
+
+/// The lines of `text` with runs of spaces squeezed to one, for layout-free comparisons.
+pub(super) fn squeeze(text: &str) -> String {
+    text.lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect::<Vec<_>>()
+        .join("\n")
+}

@@ -1,0 +1,128 @@
+//! How the shell prints: HBase shell's two-column tables, cells, timestamps, sizes and the
+//! `Took` line.
+//!
+//! Timestamps print as HBase 2's shell prints them (`2026-11-22T12:00:00.000`), in UTC and
+//! marked so with a trailing `Z`, since the shell does not know the server's time zone.
+//! Values outside years 0..=9999 print as raw milliseconds.
+
+use std::io::{self, Write};
+use std::time::Duration;
+
+use strata_model::cell::Cell;
+use strata_model::ops::escape;
+
+/// Width of the left column (row or column name), as HBase's console formatter pads it.
+pub const LEFT_WIDTH: usize = 30;
+
+/// A table header: `ROW   COLUMN+CELL`, flush left.
+pub fn header(out: &mut impl Write, left: &str, right: &str) -> io::Result<()> {
+    writeln!(out, "{left:<LEFT_WIDTH$} {right}")
+}
+
+/// A table row, inset by one space so the right column lines up with the header's.
+pub fn row(out: &mut impl Write, left: &str, right: &str) -> io::Result<()> {
+    writeln!(out, " {left:<width$} {right}", width = LEFT_WIDTH - 1)
+}
+
+/// `cf:q`, escaped.
+pub fn column(cell: &Cell) -> String {
+    format!("{}:{}", escape(&cell.family), escape(&cell.qualifier))
+}
+
+/// `timestamp=..., value=...`, escaped.
+pub fn timestamp_and_value(cell: &Cell) -> String {
+    format!(
+        "timestamp={}, value={}",
+        timestamp(cell.timestamp),
+        escape(&cell.value)
+    )
+}
+
+/// A cell timestamp in milliseconds since the epoch, as `YYYY-MM-DDTHH:MM:SS.mmmZ` (UTC).
+pub fn timestamp(ms: i64) -> String {
+    let days = ms.div_euclid(86_400_000);
+    let in_day = ms.rem_euclid(86_400_000);
+    let (year, month, day) = civil_from_days(days);
+    if !(0..=9999).contains(&year) {
+        return ms.to_string();
+    }
+    let (h, m, s, milli) = (
+        in_day / 3_600_000,
+        in_day / 60_000 % 60,
+        in_day / 1000 % 60,
+        in_day % 1000,
+    );
+    format!("{year:04}-{month:02}-{day:02}T{h:02}:{m:02}:{s:02}.{milli:03}Z")
+}
+
+/// (year, month, day) of a day count since 1970-01-01, in the proleptic Gregorian calendar
+/// (Howard Hinnant's `civil_from_days`).
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+/// `Took 0.0123 seconds`, HBase's closing line of every command.
+pub fn took(out: &mut impl Write, elapsed: Duration) -> io::Result<()> {
+    writeln!(out, "Took {:.4} seconds", elapsed.as_secs_f64())
+}
+
+/// `N row(s)`.
+pub fn rows(out: &mut impl Write, n: u64) -> io::Result<()> {
+    writeln!(out, "{n} row(s)")
+}
+
+/// A byte count with a binary unit: `512 B`, `1.5 KB`, `128.0 MB`.
+pub fn size(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["KB", "MB", "GB", "TB", "PB"];
+    if bytes < 1024 {
+        return format!("{bytes} B");
+    }
+    // Precision loss is harmless: a displayed size keeps one decimal.
+    let mut value = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_print_as_utc_iso() {
+        assert_eq!(timestamp(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(timestamp(1_700_000_000_123), "2023-11-14T22:13:20.123Z");
+        assert_eq!(timestamp(951_782_400_000), "2000-02-29T00:00:00.000Z");
+        assert_eq!(timestamp(-1), "1969-12-31T23:59:59.999Z");
+        assert_eq!(timestamp(i64::MAX), i64::MAX.to_string());
+    }
+
+    #[test]
+    fn rows_line_up_under_the_header() {
+        let mut out = Vec::new();
+        header(&mut out, "ROW", "COLUMN+CELL").unwrap();
+        row(&mut out, "r1", "column=cf:q").unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0].find("COLUMN"), lines[1].find("column"));
+    }
+
+    #[test]
+    fn sizes_use_binary_units() {
+        assert_eq!(size(512), "512 B");
+        assert_eq!(size(1536), "1.5 KB");
+        assert_eq!(size(128 << 20), "128.0 MB");
+    }
+}
