@@ -29,7 +29,8 @@ pub(super) async fn put(conn: &Connection, name: &TableName, put: &Put) -> Resul
     table(conn, name)?.put(put).await.map_err(in_table(name))
 }
 
-/// `get`: `COLUMN  CELL`, a line per cell (every version, newest first), `N row(s)`.
+/// `get`: `COLUMN  CELL`, a line per cell (every version, newest first), then `N row(s)`
+/// where, as in HBase's shell, N counts the cells (`Result.size()`).
 pub(super) async fn get(
     conn: &Connection,
     name: &TableName,
@@ -45,7 +46,7 @@ pub(super) async fn get(
             &format::timestamp_and_value(cell),
         )?;
     }
-    format::rows(out, u64::from(!cells.is_empty()))?;
+    format::rows(out, cells.len() as u64)?;
     Ok(())
 }
 

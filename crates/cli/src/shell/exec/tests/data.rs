@@ -32,7 +32,7 @@ async fn get_prints_columns_and_cells() {
          f:a                           timestamp=1970-01-01T00:00:01.000Z, value=a1\n \
          f:v                           timestamp=1970-01-01T00:00:00.200Z, value=new\n \
          g:x                           timestamp=1970-01-01T00:00:00.300Z, value=\\x00\\x01\n\
-         1 row(s)\n"
+         3 row(s)\n"
     );
     let out = c
         .run("get 't', 'r1', {COLUMN => 'f:v', VERSIONS => 2}")
@@ -42,7 +42,7 @@ async fn get_prints_columns_and_cells() {
         "COLUMN CELL\n\
          f:v timestamp=1970-01-01T00:00:00.200Z, value=new\n\
          f:v timestamp=1970-01-01T00:00:00.100Z, value=old\n\
-         1 row(s)"
+         2 row(s)"
     );
     let out = c.run("get 't', 'r1', 'g'\nget 't', 'nothing'").await;
     assert_eq!(
@@ -130,7 +130,7 @@ async fn deletes_remove_columns_and_rows() {
         "COLUMN CELL\n\
          f:a timestamp=1970-01-01T00:00:01.000Z, value=a1\n\
          g:x timestamp=1970-01-01T00:00:00.300Z, value=\\x00\\x01\n\
-         1 row(s)\n\
+         2 row(s)\n\
          ROW COLUMN+CELL\n\
          p1 column=f:a, timestamp=1970-01-01T00:00:04.000Z, value=pa\n\
          p2 column=f:a, timestamp=1970-01-01T00:00:05.000Z, value=pb\n\
