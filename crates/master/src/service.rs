@@ -238,6 +238,7 @@ impl Admin for AdminService {
             let catalog = m.catalog();
             let cache = host.block_cache().map(|c| c.stats()).unwrap_or_default();
             let regions = host.hosted_regions();
+            let work = host.work_done();
             let server = pb::ServerStatus {
                 address: host.config().advertised_address.clone(),
                 regions: regions.len() as u32,
@@ -249,19 +250,8 @@ impl Admin for AdminService {
                 block_cache_misses: cache.data_misses + cache.meta_misses,
                 wal_bytes: host.wal().stats().bytes,
                 uptime_ms: host.uptime().as_millis() as u64,
-                flushes: regions
-                    .iter()
-                    .map(|h| h.region.counters().flushes.load(Ordering::Relaxed))
-                    .sum(),
-                compactions: regions
-                    .iter()
-                    .map(|h| {
-                        h.region
-                            .compaction_counters()
-                            .compactions
-                            .load(Ordering::Relaxed)
-                    })
-                    .sum(),
+                flushes: work.0,
+                compactions: work.1,
                 splits: m.splits(),
             };
             Ok(pb::StatusResponse {

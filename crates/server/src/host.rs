@@ -58,6 +58,10 @@ pub struct ServerCounters {
     pub requests: AtomicU64,
     /// Splits completed.
     pub splits: AtomicU64,
+    /// Flushes of regions no longer open here (open regions count their own).
+    pub retired_flushes: AtomicU64,
+    /// Compactions of regions no longer open here.
+    pub retired_compactions: AtomicU64,
 }
 
 /// A region server: regions over one WAL, one memtable budget, one block cache and one pool
@@ -207,6 +211,13 @@ impl RegionServer {
     fn forget(&self, region_id: u64) {
         let mut regions = self.regions.write();
         if let Some(h) = regions.by_id.remove(&region_id) {
+            let (flushes, compactions) = region_work(&h.region);
+            self.counters
+                .retired_flushes
+                .fetch_add(flushes, Ordering::Relaxed);
+            self.counters
+                .retired_compactions
+                .fetch_add(compactions, Ordering::Relaxed);
             let info = h.region.info();
             if let Some(t) = regions.by_table.get_mut(&info.table) {
                 t.remove(&info.start_row);
@@ -271,6 +282,20 @@ impl RegionServer {
             .end_row
             .is_empty()
             .then(|| hosted.clone())
+    }
+
+    /// Flushes and compactions since the server started, all regions.
+    pub fn work_done(&self) -> (u64, u64) {
+        let (mut flushes, mut compactions) = (
+            self.counters.retired_flushes.load(Ordering::Relaxed),
+            self.counters.retired_compactions.load(Ordering::Relaxed),
+        );
+        for h in self.regions.read().by_id.values() {
+            let (f, c) = region_work(&h.region);
+            flushes += f;
+            compactions += c;
+        }
+        (flushes, compactions)
     }
 
     /// Sizes of an open region.
@@ -368,6 +393,16 @@ impl RegionServer {
         }
         first.map_or(Ok(()), Err)
     }
+}
+
+fn region_work(region: &Region) -> (u64, u64) {
+    (
+        region.counters().flushes.load(Ordering::Relaxed),
+        region
+            .compaction_counters()
+            .compactions
+            .load(Ordering::Relaxed),
+    )
 }
 
 impl Regions {

@@ -42,7 +42,14 @@ pub fn scan_page(
             return Ok(pb::ScanResponse::default());
         }
     }
-    let hosted = locate(server, table, &scan)?;
+    let hosted = match &skip_row {
+        // Rows strictly below `after`: when `after` is a region's start (the client moving on
+        // from an exhausted region) they live in the region before it.
+        Some(after) => server
+            .region_before(table, after)
+            .ok_or_else(|| not_serving(table, after))?,
+        None => locate(server, table, &scan)?,
+    };
     let info = hosted.region.info().clone();
     let rows_wanted = scan
         .caching
