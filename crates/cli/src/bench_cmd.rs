@@ -17,6 +17,9 @@ pub enum Command {
     EngineWrite(EngineWriteArgs),
     /// Seed 002's zipfian and uniform random reads of 1 KB values against an embedded region.
     EngineRead(EngineReadArgs),
+    /// Starts `strata standalone` and measures startup time, idle RSS and single-client
+    /// put/get latency through gRPC.
+    Server(crate::bench_rpc::Args),
 }
 
 /// Arguments of `bench engine-write`.
@@ -117,6 +120,7 @@ fn parse_codec(s: &str) -> Result<(DataBlockEncoding, Compression), String> {
 /// A message for the user.
 pub fn run(cmd: &Command) -> Result<(), String> {
     match cmd {
+        Command::Server(a) => crate::bench_rpc::run(a),
         Command::EngineWrite(a) => {
             let durabilities = a
                 .durability

@@ -1,6 +1,7 @@
 //! `strata`: Strata's command-line entry point.
 
 mod bench_cmd;
+mod bench_rpc;
 mod demo;
 mod escape;
 mod shell;

@@ -1,0 +1,169 @@
+//! `strata bench server`: the figures a user sees first. Starts `strata standalone` as a child
+//! process on a fresh data directory and measures the time from launch to the first served
+//! request, idle RSS, single-client put and get latency through gRPC on loopback, and RSS
+//! after the load.
+
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use strata_client::Connection;
+use strata_model::ops::{Get, Put};
+use strata_model::schema::{FamilyDescriptor, TableDescriptor, TableName};
+
+/// Arguments of `bench server`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Data directory for the server (emptied first).
+    #[arg(long, default_value = "data/bench-server")]
+    dir: PathBuf,
+    /// Port for the server.
+    #[arg(long, default_value_t = 16100)]
+    port: u16,
+    /// Sequential puts, then as many gets.
+    #[arg(long, default_value_t = 20_000)]
+    ops: u64,
+    /// Value size in bytes.
+    #[arg(long, default_value_t = 100)]
+    value_bytes: usize,
+}
+
+/// Runs the measurement.
+///
+/// # Errors
+/// The server did not start, or a request failed.
+pub fn run(args: &Args) -> Result<(), String> {
+    let _ = std::fs::remove_dir_all(&args.dir);
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let addr = format!("127.0.0.1:{}", args.port);
+    let launched = Instant::now();
+    let child = Command::new(exe)
+        .args(["standalone", "--listen", &addr, "--data-dir"])
+        .arg(&args.dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .map_err(|e| format!("cannot start strata standalone: {e}"))?;
+    let mut guard = ChildGuard(child);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    let result = runtime.block_on(measure(args, &addr, launched, guard.0.id()));
+    guard.stop();
+    result
+}
+
+struct ChildGuard(Child);
+
+impl ChildGuard {
+    fn stop(&mut self) {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.0.id().to_string()])
+            .status();
+        let _ = self.0.wait();
+    }
+}
+
+impl Drop for ChildGuard {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+async fn measure(args: &Args, addr: &str, launched: Instant, pid: u32) -> Result<(), String> {
+    let conn = loop {
+        if launched.elapsed() > Duration::from_secs(60) {
+            return Err("the server did not answer within 60 s".into());
+        }
+        if let Ok(conn) = Connection::connect(addr).await {
+            if conn.admin().status().await.is_ok() {
+                break conn;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    };
+    let ready = launched.elapsed();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let idle_rss = rss_kib(pid);
+    let table = TableDescriptor::new(TableName::parse("bench").map_err(|e| e.to_string())?)
+        .with_family(FamilyDescriptor::new("f"));
+    conn.admin()
+        .create_table(&table, &[])
+        .await
+        .map_err(|e| e.to_string())?;
+    let t = conn.table("bench").map_err(|e| e.to_string())?;
+    let value = Bytes::from(vec![b'v'; args.value_bytes]);
+    let key = |i: u64| {
+        Bytes::from(format!(
+            "user{:012}",
+            i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 24
+        ))
+    };
+    let mut put_us = Vec::with_capacity(args.ops as usize);
+    for i in 0..args.ops {
+        let start = Instant::now();
+        t.put(&Put::new(key(i)).add("f", "q", value.clone()))
+            .await
+            .map_err(|e| e.to_string())?;
+        put_us.push(start.elapsed().as_secs_f64() * 1e6);
+    }
+    let mut get_us = Vec::with_capacity(args.ops as usize);
+    for i in 0..args.ops {
+        let start = Instant::now();
+        let cells = t.get(&Get::new(key(i))).await.map_err(|e| e.to_string())?;
+        get_us.push(start.elapsed().as_secs_f64() * 1e6);
+        if cells.is_empty() {
+            return Err(format!("row {i} missing"));
+        }
+    }
+    let loaded_rss = rss_kib(pid);
+    println!("| figure | value |");
+    println!("|---|---:|");
+    println!(
+        "| launch to first served request | {} ms |",
+        ready.as_millis()
+    );
+    println!("| idle RSS | {:.1} MiB |", idle_rss as f64 / 1024.0);
+    for (name, samples) in [("put", &mut put_us), ("get", &mut get_us)] {
+        samples.sort_by(f64::total_cmp);
+        let avg = samples.iter().sum::<f64>() / samples.len().max(1) as f64;
+        println!(
+            "| single-client {name} ({} B values, {} ops): avg / p50 / p99 | {avg:.0} / {:.0} / {:.0} µs |",
+            args.value_bytes,
+            samples.len(),
+            percentile(samples, 0.50),
+            percentile(samples, 0.99)
+        );
+    }
+    println!(
+        "| RSS after {} puts and gets | {:.1} MiB |",
+        args.ops,
+        loaded_rss as f64 / 1024.0
+    );
+    Ok(())
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[i.min(sorted.len() - 1)]
+}
+
+/// Resident set size of `pid` in KiB (0 where /proc is not available).
+fn rss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|v| v.parse().ok())
+        })
+        .unwrap_or(0)
+}
