@@ -12,3 +12,4 @@ pub mod encoding;
 pub mod engine;
 pub mod phoenix;
 pub mod table;
+pub mod ycsb;

@@ -20,6 +20,8 @@ pub enum Command {
     /// Starts `strata standalone` and measures startup time, idle RSS and single-client
     /// put/get latency through gRPC.
     Server(crate::bench_rpc::Args),
+    /// YCSB core workloads against a running server, in YCSB's output format.
+    Ycsb(crate::bench_ycsb::Args),
 }
 
 /// Arguments of `bench engine-write`.
@@ -121,6 +123,7 @@ fn parse_codec(s: &str) -> Result<(DataBlockEncoding, Compression), String> {
 pub fn run(cmd: &Command) -> Result<(), String> {
     match cmd {
         Command::Server(a) => crate::bench_rpc::run(a),
+        Command::Ycsb(a) => crate::bench_ycsb::run(a),
         Command::EngineWrite(a) => {
             let durabilities = a
                 .durability

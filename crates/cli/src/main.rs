@@ -2,8 +2,10 @@
 
 mod bench_cmd;
 mod bench_rpc;
+mod bench_ycsb;
 mod demo;
 mod escape;
+mod gateway_cmd;
 mod shell;
 mod sst;
 mod standalone;
@@ -24,6 +26,8 @@ struct Cli {
 enum Command {
     /// Runs master, region server and gRPC services in one process on a local data directory.
     Standalone(standalone::Args),
+    /// HBase's Thrift1 gateway (happybase and other Thrift clients) for a running server.
+    Gateway(gateway_cmd::Args),
     /// The HBase shell: statements against a running server, interactively or from a script.
     Shell(shell::Args),
     /// Writes a store file from generated data (seed 003's table) and reads it back with figures.
@@ -40,6 +44,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Standalone(args) => standalone::run(&args),
+        Command::Gateway(args) => gateway_cmd::run(&args),
         Command::Shell(args) => shell::run(&args),
         Command::Demo(args) => demo::run(&args),
         Command::Sst(cmd) => sst::run(&cmd),

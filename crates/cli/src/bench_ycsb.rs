@@ -1,0 +1,135 @@
+//! `strata bench ycsb load|run`: YCSB core workloads against a running Strata server, printing
+//! YCSB's report format (see `strata_bench::ycsb`).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use strata_bench::ycsb::{self, Options, Workload};
+use strata_client::Connection;
+use strata_model::schema::{FamilyDescriptor, TableDescriptor, TableName};
+
+/// The YCSB phase.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum Phase {
+    /// Insert `recordcount` records.
+    Load,
+    /// Run `operationcount` operations of the workload's mix.
+    Run,
+}
+
+/// Arguments of `bench ycsb`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// load or run.
+    phase: Phase,
+    /// A workload property file, or a core workload name (workloada … workloadf).
+    #[arg(short = 'P', long = "workload", default_value = "workloada")]
+    workload: String,
+    /// Property overrides, `key=value` (repeatable), e.g. `-p recordcount=1000000`.
+    #[arg(short = 'p', long = "prop")]
+    props: Vec<String>,
+    /// Client threads (YCSB's `-threads`; overrides `threadcount`).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Target ops/s in all (YCSB's `-target`).
+    #[arg(long)]
+    target: Option<f64>,
+    /// The server.
+    #[arg(long, default_value = "127.0.0.1:16000")]
+    server: String,
+    /// For load: (re)create the table, pre-split into this many regions as the HBase peer
+    /// does (0 keeps an existing table).
+    #[arg(long, default_value_t = 10)]
+    regions: u32,
+    /// Seconds between progress lines (stderr).
+    #[arg(long, default_value_t = 10)]
+    status_interval: u64,
+    /// Write an SVG of throughput and p99 latency per second.
+    #[arg(long)]
+    plot: Option<PathBuf>,
+}
+
+/// Runs the phase and prints YCSB's report.
+///
+/// # Errors
+/// Bad properties, an unreachable server, or a failed table creation.
+pub fn run(args: &Args) -> Result<(), String> {
+    let mut props = BTreeMap::new();
+    match ycsb::core_workload(&args.workload) {
+        Some(text) => ycsb::parse_properties(text, &mut props),
+        None => {
+            let text = std::fs::read_to_string(&args.workload)
+                .map_err(|e| format!("{}: {e}", args.workload))?;
+            ycsb::parse_properties(&text, &mut props);
+        }
+    }
+    for p in &args.props {
+        let (k, v) = p
+            .split_once('=')
+            .ok_or_else(|| format!("-p {p}: expected key=value"))?;
+        props.insert(k.trim().to_string(), v.trim().to_string());
+    }
+    if let Some(t) = args.threads {
+        props.insert("threadcount".into(), t.to_string());
+    }
+    if let Some(t) = args.target {
+        props.insert("target".into(), t.to_string());
+    }
+    let workload = Workload::from_properties(&props)?;
+    let load = matches!(args.phase, Phase::Load);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    runtime.block_on(async {
+        if load && args.regions > 0 {
+            create_table(&args.server, &workload, args.regions).await?;
+        }
+        let options = Options {
+            server: args.server.clone(),
+            load,
+            workload,
+            status_interval: Duration::from_secs(args.status_interval.max(1)),
+        };
+        let (mut m, took) = ycsb::run(&options).await?;
+        print!("{}", m.report(took));
+        if let Some(path) = &args.plot {
+            let title = format!(
+                "strata {} {}: ops/s (blue), p99 latency (red)",
+                if load { "load" } else { "run" },
+                args.workload
+            );
+            std::fs::write(path, ycsb::plot_svg(&title, &m.timeline()))
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+        if m.errors() > 0 {
+            return Err(format!("{} operations failed", m.errors()));
+        }
+        Ok(())
+    })
+}
+
+async fn create_table(server: &str, w: &Workload, regions: u32) -> Result<(), String> {
+    let conn = Connection::connect(server)
+        .await
+        .map_err(|e| format!("cannot reach {server}: {e}"))?;
+    let admin = conn.admin();
+    if admin
+        .table_exists(&w.table)
+        .await
+        .map_err(|e| e.to_string())?
+    {
+        let _ = admin.disable_table(&w.table).await;
+        admin
+            .delete_table(&w.table)
+            .await
+            .map_err(|e| e.to_string())?;
+    }
+    let table = TableDescriptor::new(TableName::parse(&w.table).map_err(|e| e.to_string())?)
+        .with_family(FamilyDescriptor::new(w.family.clone()));
+    admin
+        .create_table(&table, &ycsb::split_keys(regions))
+        .await
+        .map_err(|e| e.to_string())
+}
