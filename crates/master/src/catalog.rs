@@ -194,11 +194,14 @@ impl Catalog {
     }
 }
 
-/// Region ranges for a new table split at `keys` (sorted, distinct, non-empty).
+/// Region ranges for a new table split at `keys` (sorted first, as HBase's `createTable`
+/// does; they must be distinct and non-empty).
 ///
 /// # Errors
-/// Keys that are empty, unsorted, duplicated or too long.
+/// Keys that are empty, duplicated or too long.
 pub fn ranges_for_splits(keys: &[Bytes]) -> Result<Vec<(Bytes, Bytes)>> {
+    let mut keys = keys.to_vec();
+    keys.sort();
     for (i, k) in keys.iter().enumerate() {
         if k.is_empty() {
             return Err(MasterError::InvalidArgument("a split key is empty".into()));
@@ -209,10 +212,11 @@ pub fn ranges_for_splits(keys: &[Bytes]) -> Result<Vec<(Bytes, Bytes)>> {
                 k.len()
             )));
         }
-        if i > 0 && keys[i - 1] >= *k {
-            return Err(MasterError::InvalidArgument(
-                "split keys must be sorted and distinct".into(),
-            ));
+        if i > 0 && keys[i - 1] == *k {
+            return Err(MasterError::InvalidArgument(format!(
+                "split keys must be distinct; '{}' appears twice",
+                strata_model::ops::escape(k)
+            )));
         }
     }
     let mut bounds = vec![Bytes::new()];
@@ -272,7 +276,11 @@ mod tests {
         ];
         assert_eq!(r, want);
         assert_eq!(ranges_for_splits(&[]).unwrap().len(), 1);
-        assert!(ranges_for_splits(&[Bytes::from("b"), Bytes::from("a")]).is_err());
+        assert_eq!(
+            ranges_for_splits(&[Bytes::from("d"), Bytes::from("b")]).unwrap(),
+            want
+        );
+        assert!(ranges_for_splits(&[Bytes::from("b"), Bytes::from("b")]).is_err());
         assert!(ranges_for_splits(&[Bytes::new()]).is_err());
     }
 }

@@ -239,6 +239,7 @@ impl Admin for AdminService {
             let cache = host.block_cache().map(|c| c.stats()).unwrap_or_default();
             let regions = host.hosted_regions();
             let work = host.work_done();
+            let rows = host.row_cache_stats();
             let server = pb::ServerStatus {
                 address: host.config().advertised_address.clone(),
                 regions: regions.len() as u32,
@@ -253,6 +254,12 @@ impl Admin for AdminService {
                 flushes: work.0,
                 compactions: work.1,
                 splits: m.splits(),
+                row_cache_hits: rows.hits,
+                row_cache_misses: rows.misses,
+                row_cache_evictions: rows.evictions,
+                row_cache_invalidations: rows.invalidations,
+                row_cache_bytes: rows.bytes,
+                row_cache_entries: rows.entries,
             };
             Ok(pb::StatusResponse {
                 servers: vec![server],

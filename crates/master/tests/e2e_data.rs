@@ -225,7 +225,7 @@ async fn bad_input_gets_clear_errors_and_changes_nothing() {
     let err = admin.delete_table("t").await.unwrap_err();
     assert_eq!(err.code, ErrorCode::TableEnabled);
     let err = admin
-        .create_table(&table("u", &["f"]), &[b("b"), b("a")])
+        .create_table(&table("u", &["f"]), &[b("b"), b("b")])
         .await
         .unwrap_err();
     assert_eq!(err.code, ErrorCode::InvalidArgument);

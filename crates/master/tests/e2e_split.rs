@@ -138,7 +138,11 @@ async fn explicit_split_and_merge_keep_every_row() {
     while server.master().catalog().regions.len() > 1 && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    assert_eq!(server.master().catalog().regions.len(), 1, "parents not cleaned up");
+    assert_eq!(
+        server.master().catalog().regions.len(),
+        1,
+        "parents not cleaned up"
+    );
     server.shutdown().await.unwrap();
     let (server, conn) = start(dir.path()).await;
     let t = conn.table("t").unwrap();
