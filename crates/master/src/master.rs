@@ -459,6 +459,7 @@ impl Master {
             .filter(|r| r.is_serving())
             .cloned()
             .ok_or(MasterError::RegionNotFound(region_id))?;
+        self.compact_references(region_id)?;
         let ids = (catalog.allocate_id(), catalog.allocate_id());
         // Ids are reserved durably first, so a crash cannot hand them out twice.
         self.save(&catalog)?;
@@ -511,6 +512,8 @@ impl Master {
         if low.info.start_row > high.info.start_row {
             std::mem::swap(&mut low, &mut high);
         }
+        self.compact_references(low.info.region_id)?;
+        self.compact_references(high.info.region_id)?;
         let merged_id = catalog.allocate_id();
         self.save(&catalog)?;
         let info = self
@@ -532,6 +535,15 @@ impl Master {
         }
         self.save(&catalog)?;
         self.host.open_region(&table, &info)?;
+        Ok(())
+    }
+
+    /// A region that still reads its parent's files through references (a recent split or
+    /// merge) is compacted first, so it can split or merge again.
+    fn compact_references(&self, region_id: u64) -> Result<()> {
+        if self.host.region_stats(region_id)?.has_references {
+            self.host.compact_region(region_id, None, false)?;
+        }
         Ok(())
     }
 
