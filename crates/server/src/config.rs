@@ -1,4 +1,16 @@
 //! Region-server settings and their defaults.
+//!
+//! # Memory
+//! A server's memory budget is shared by three consumers, each sized as a fraction of it
+//! ([`ServerConfig::with_memory_budget`]; the defaults assume 1 GiB):
+//! - memtables, 1/2: write absorption; too little means small flushes and more compaction;
+//! - block cache, 1/4: store-file blocks, serving gets and scans of warm data (the OS page
+//!   cache holds the files too, so a block cache is most useful in a decoded or encoded form
+//!   the OS cannot hold);
+//! - row cache, 1/8: finished results of gets of hot rows, so a repeated get costs a hash
+//!   lookup instead of a merge of memtable and files; only for families with `ROW_CACHE`.
+//!
+//! The remaining 1/8 is headroom for indexes, blooms and requests in flight.
 
 use std::path::PathBuf;
 
@@ -15,6 +27,8 @@ pub struct ServerConfig {
     pub memtable_budget_bytes: u64,
     /// Block cache capacity in bytes (0 disables it).
     pub block_cache_bytes: u64,
+    /// Row cache capacity in bytes (0 disables it); only families with `ROW_CACHE` use it.
+    pub row_cache_bytes: u64,
     /// Threads for flushes and compactions.
     pub background_threads: usize,
     /// Largest value accepted in a put or append (HBase's `hbase.server.keyvalue.maxsize`).
@@ -28,19 +42,35 @@ pub struct ServerConfig {
 }
 
 impl ServerConfig {
-    /// Defaults for a server on `data_dir` reachable at `advertised_address`.
+    /// The memory budget the defaults are derived from.
+    pub const DEFAULT_MEMORY_BUDGET: u64 = 1 << 30;
+
+    /// Defaults for a server on `data_dir` reachable at `advertised_address`, with the
+    /// default memory budget.
     pub fn new(data_dir: impl Into<PathBuf>, advertised_address: impl Into<String>) -> Self {
+        let budget = Self::DEFAULT_MEMORY_BUDGET;
         ServerConfig {
             data_dir: data_dir.into(),
             advertised_address: advertised_address.into(),
-            memtable_budget_bytes: 512 << 20,
-            block_cache_bytes: 256 << 20,
+            memtable_budget_bytes: budget / 2,
+            block_cache_bytes: budget / 4,
+            row_cache_bytes: budget / 8,
             background_threads: 2,
             max_value_bytes: 10 << 20,
             scan_default_rows: 1000,
             scan_max_result_bytes: 4 << 20,
             wal: WalOptions::default(),
         }
+    }
+
+    /// Sizes memtables (1/2), block cache (1/4) and row cache (1/8) from a total memory
+    /// budget in bytes (see the module documentation).
+    #[must_use]
+    pub fn with_memory_budget(mut self, bytes: u64) -> Self {
+        self.memtable_budget_bytes = bytes / 2;
+        self.block_cache_bytes = bytes / 4;
+        self.row_cache_bytes = bytes / 8;
+        self
     }
 
     /// The WAL directory.

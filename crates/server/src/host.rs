@@ -26,14 +26,21 @@ use strata_storage::wal::Wal;
 use strata_storage::{Error, Region, RegionConfig, Result};
 
 use crate::config::ServerConfig;
+use crate::row_cache::{RegionCache, RowCache, RowCacheStats};
 
 /// One open region and the schema it was opened with.
+///
+/// Serve data requests through its methods (`get`, `mutate_row`, `batch`,
+/// `check_and_mutate`, in `row_cache/hosted.rs`), not through `region` directly: a write
+/// that bypasses them leaves the row cache stale.
 #[derive(Clone)]
 pub struct HostedRegion {
     /// The region.
     pub region: Region,
     /// Its table's schema.
     pub table: Arc<TableDescriptor>,
+    /// Its handle on the server's row cache (disabled unless a family sets `ROW_CACHE`).
+    pub row_cache: RegionCache,
 }
 
 /// Sizes of one region, for split decisions and `status`.
@@ -70,6 +77,7 @@ pub struct RegionServer {
     config: ServerConfig,
     wal: Arc<Wal>,
     cache: Option<Arc<BlockCache>>,
+    row_cache: Option<Arc<RowCache>>,
     background: Arc<Background>,
     budget: Arc<MemoryBudget>,
     clock: Arc<dyn Clock>,
@@ -98,13 +106,17 @@ impl RegionServer {
         let wal = Arc::new(Wal::open(config.wal_dir(), config.wal.clone())?);
         let cache = (config.block_cache_bytes > 0)
             .then(|| Arc::new(BlockCache::new(config.block_cache_bytes)));
+        let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+        let row_cache = (config.row_cache_bytes > 0)
+            .then(|| Arc::new(RowCache::new(config.row_cache_bytes, clock.clone())));
         Ok(Arc::new(RegionServer {
             background: Background::new(config.background_threads.max(1)),
             budget: MemoryBudget::new(config.memtable_budget_bytes),
             config,
             wal,
             cache,
-            clock: Arc::new(SystemClock),
+            row_cache,
+            clock,
             regions: RwLock::new(Regions::default()),
             counters: ServerCounters::default(),
             started: Instant::now(),
@@ -134,6 +146,13 @@ impl RegionServer {
     /// The shared block cache, if enabled.
     pub fn block_cache(&self) -> Option<&Arc<BlockCache>> {
         self.cache.as_ref()
+    }
+
+    /// The row cache's counters and sizes (all zero when it is disabled).
+    pub fn row_cache_stats(&self) -> RowCacheStats {
+        self.row_cache
+            .as_ref()
+            .map_or_else(RowCacheStats::default, |c| c.stats())
     }
 
     /// The shared memtable budget.
@@ -189,6 +208,10 @@ impl RegionServer {
             HostedRegion {
                 region,
                 table: Arc::new(table.clone()),
+                row_cache: self
+                    .row_cache
+                    .as_ref()
+                    .map_or_else(RegionCache::disabled, |c| c.region(table)),
             },
         );
         Ok(())
@@ -211,6 +234,7 @@ impl RegionServer {
     fn forget(&self, region_id: u64) {
         let mut regions = self.regions.write();
         if let Some(h) = regions.by_id.remove(&region_id) {
+            h.row_cache.retire();
             let (flushes, compactions) = region_work(&h.region);
             self.counters
                 .retired_flushes

@@ -10,14 +10,16 @@
 //!
 //! Modules: `config` (settings and defaults), `host` (the set of open regions and routing),
 //! `status` (errors to wire statuses), `service` (the Data service), `scan` (stateless scan
-//! pages).
+//! pages), `row_cache` (results of gets of hot rows, invalidated by every write).
 
 pub mod config;
 pub mod host;
+pub mod row_cache;
 pub mod scan;
 pub mod service;
 pub mod status;
 
 pub use config::ServerConfig;
 pub use host::{HostedRegion, RegionServer, RegionStats};
+pub use row_cache::{RowCache, RowCacheStats};
 pub use service::DataService;

@@ -89,7 +89,7 @@ fn apply_row(
     let hosted = server
         .region_for(table, &rm.row)
         .ok_or_else(|| not_serving(table, &rm.row))?;
-    let result = hosted.region.mutate_row(rm).map_err(|e| from_storage(&e))?;
+    let result = hosted.mutate_row(rm).map_err(|e| from_storage(&e))?;
     Ok(result.cells.iter().map(cell_to_pb).collect())
 }
 
@@ -109,7 +109,7 @@ impl Data for DataService {
                 let hosted = server
                     .region_for(&table, &get.row)
                     .ok_or_else(|| not_serving(&table, &get.row))?;
-                hosted.region.get(&get).map_err(|e| from_storage(&e))
+                hosted.get(&get).map_err(|e| from_storage(&e))
             })
             .await?;
         Ok(Response::new(pb::GetResponse {
@@ -139,7 +139,7 @@ impl Data for DataService {
                         let hosted = server
                             .region_for(&table, &get.row)
                             .ok_or_else(|| not_serving(&table, &get.row))?;
-                        let cells = hosted.region.get(get).map_err(|e| from_storage(&e))?;
+                        let cells = hosted.get(get).map_err(|e| from_storage(&e))?;
                         Ok(result_to_pb(&cells))
                     })
                     .collect::<Result<Vec<_>, Status>>()
@@ -207,10 +207,7 @@ impl Data for DataService {
                 let hosted = server
                     .region_for(&table, &cam.row)
                     .ok_or_else(|| not_serving(&table, &cam.row))?;
-                hosted
-                    .region
-                    .check_and_mutate(&cam)
-                    .map_err(|e| from_storage(&e))
+                hosted.check_and_mutate(&cam).map_err(|e| from_storage(&e))
             })
             .await?;
         Ok(Response::new(pb::CheckAndMutateResponse { processed }))

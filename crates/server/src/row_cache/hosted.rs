@@ -1,0 +1,41 @@
+//! The data operations of a hosted region, through the row cache: reads may be answered
+//! from it, and every write invalidates the row before it is acknowledged.
+
+use strata_model::cell::Cell;
+use strata_model::ops::{CheckAndMutate, Get, RowMutations};
+use strata_storage::region::MutationResult;
+use strata_storage::Result;
+
+use crate::host::HostedRegion;
+
+impl HostedRegion {
+    /// A get, from the row cache when it holds a valid result.
+    ///
+    /// # Errors
+    /// As `Region::get`.
+    pub fn get(&self, get: &Get) -> Result<Vec<Cell>> {
+        self.row_cache.get(&self.region, get)
+    }
+
+    /// Applies a row mutation (puts, deletes, increments, appends) and invalidates the row.
+    ///
+    /// # Errors
+    /// As `Region::mutate_row`.
+    pub fn mutate_row(&self, rm: &RowMutations) -> Result<MutationResult> {
+        self.row_cache.write(&rm.row, || self.region.mutate_row(rm))
+    }
+
+    /// Applies row mutations, each row on its own, invalidating each row.
+    pub fn batch(&self, rows: &[RowMutations]) -> Vec<Result<MutationResult>> {
+        rows.iter().map(|rm| self.mutate_row(rm)).collect()
+    }
+
+    /// Check-and-mutate; invalidates the row whether or not the condition held.
+    ///
+    /// # Errors
+    /// As `Region::check_and_mutate`.
+    pub fn check_and_mutate(&self, cam: &CheckAndMutate) -> Result<bool> {
+        self.row_cache
+            .write(&cam.row, || self.region.check_and_mutate(cam))
+    }
+}
