@@ -106,19 +106,15 @@ pub(super) async fn status(
 }
 
 fn write_server(s: &pb::ServerStatus, out: &mut impl Write) -> Result<(), ExecError> {
-    let lookups = s.block_cache_hits + s.block_cache_misses;
-    // Precision loss is harmless: a ratio for display.
-    let hit_ratio = if lookups == 0 {
-        0.0
-    } else {
-        100.0 * s.block_cache_hits as f64 / lookups as f64
-    };
+    let hit_ratio = ratio(s.block_cache_hits, s.block_cache_misses);
     writeln!(out, "    {} uptime={}s", s.address, s.uptime_ms / 1000)?;
     writeln!(
         out,
         "        regions={}, requests={}, memtableSize={} of {}, blockCacheSize={}, \
          blockCacheHits={}, blockCacheMisses={}, blockCacheHitRatio={hit_ratio:.1}%, \
-         walSize={}, flushes={}, compactions={}, splits={}",
+         walSize={}, flushes={}, compactions={}, splits={}, rowCacheSize={}, \
+         rowCacheEntries={}, rowCacheHits={}, rowCacheMisses={}, rowCacheHitRatio={:.1}%, \
+         rowCacheEvictions={}, rowCacheInvalidations={}",
         s.regions,
         s.requests,
         size(s.memtable_bytes),
@@ -129,9 +125,25 @@ fn write_server(s: &pb::ServerStatus, out: &mut impl Write) -> Result<(), ExecEr
         size(s.wal_bytes),
         s.flushes,
         s.compactions,
-        s.splits
+        s.splits,
+        size(s.row_cache_bytes),
+        s.row_cache_entries,
+        s.row_cache_hits,
+        s.row_cache_misses,
+        ratio(s.row_cache_hits, s.row_cache_misses),
+        s.row_cache_evictions,
+        s.row_cache_invalidations
     )?;
     Ok(())
+}
+
+/// Hits as a percentage of lookups (0 when there were none).
+fn ratio(hits: u64, misses: u64) -> f64 {
+    match hits + misses {
+        0 => 0.0,
+        // Precision loss is harmless: a ratio for display.
+        lookups => 100.0 * hits as f64 / lookups as f64,
+    }
 }
 
 /// `version`: the server's version and the shell's.
