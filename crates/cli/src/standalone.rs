@@ -25,6 +25,14 @@ pub struct Args {
     /// Largest value accepted, in bytes.
     #[arg(long, default_value_t = 10 << 20)]
     max_value_bytes: usize,
+    /// Where HBase's Thrift1 gateway listens.
+    #[arg(long, default_value = "127.0.0.1:9090")]
+    thrift_listen: SocketAddr,
+    /// Do not start the Thrift gateway.
+    #[arg(long)]
+    no_thrift: bool,
+    #[command(flatten)]
+    thrift: crate::gateway_cmd::Limits,
 }
 
 /// Runs the standalone server until interrupted.
@@ -56,15 +64,34 @@ async fn serve(args: &Args) -> Result<(), String> {
         catalog.regions.values().filter(|r| r.is_serving()).count(),
         started.elapsed().as_millis()
     );
+    let gateway = if args.no_thrift {
+        None
+    } else {
+        let config = args.thrift.config(args.thrift_listen);
+        match crate::gateway_cmd::start(&server.addr().to_string(), config).await {
+            Ok(gateway) => Some(gateway),
+            Err(e) => {
+                let _ = server.shutdown().await;
+                return Err(e);
+            }
+        }
+    };
+    if let Some(gateway) = &gateway {
+        println!("HBase Thrift1 gateway on {}", gateway.addr());
+    }
     println!("open a shell with: strata shell --server {}", server.addr());
     wait_for_signal().await;
+    if let Some(gateway) = gateway {
+        gateway.shutdown().await;
+    }
     println!("strata standalone: shutting down (flushing regions)");
     server.shutdown().await.map_err(|e| e.to_string())?;
     println!("strata standalone: stopped");
     Ok(())
 }
 
-async fn wait_for_signal() {
+/// Waits for Ctrl-C or SIGTERM.
+pub async fn wait_for_signal() {
     let ctrl_c = tokio::signal::ctrl_c();
     #[cfg(unix)]
     {

@@ -1,0 +1,78 @@
+//! `strata gateway`: HBase's Thrift1 gateway in front of a running Strata server, and the
+//! options `strata standalone` shares to run one in-process.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use strata_gateway::{Gateway, GatewayConfig};
+
+/// Arguments of `strata gateway`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The Strata server (master) to serve, host:port.
+    #[arg(long, default_value = "127.0.0.1:16000")]
+    server: String,
+    /// Where the Thrift service listens.
+    #[arg(long, default_value = "127.0.0.1:9090")]
+    listen: SocketAddr,
+    #[command(flatten)]
+    limits: Limits,
+}
+
+/// Gateway limits, shared with `strata standalone`.
+#[derive(clap::Args, Clone, Debug)]
+pub struct Limits {
+    /// Largest Thrift message or frame accepted, in MiB.
+    #[arg(long, default_value_t = 64)]
+    pub thrift_max_frame_mib: usize,
+    /// Seconds an unused scanner stays open.
+    #[arg(long, default_value_t = 60)]
+    pub thrift_scanner_lease_secs: u64,
+}
+
+impl Limits {
+    /// The gateway settings for `listen`.
+    pub fn config(&self, listen: SocketAddr) -> GatewayConfig {
+        let mut config = GatewayConfig::new(listen);
+        config.max_frame_bytes = self.thrift_max_frame_mib.saturating_mul(1 << 20);
+        config.scanner_lease = Duration::from_secs(self.thrift_scanner_lease_secs);
+        config
+    }
+}
+
+/// Starts a gateway through a client connection to `server`.
+///
+/// # Errors
+/// The server cannot be reached or the address cannot be bound.
+pub async fn start(server: &str, config: GatewayConfig) -> Result<Gateway, String> {
+    let conn = strata_client::Connection::connect(server)
+        .await
+        .map_err(|e| format!("cannot reach {server}: {e}"))?;
+    let listen = config.listen;
+    Gateway::start(config, conn)
+        .await
+        .map_err(|e| format!("Thrift gateway on {listen}: {e}"))
+}
+
+/// Runs the gateway until interrupted.
+///
+/// # Errors
+/// As [`start`].
+pub fn run(args: &Args) -> Result<(), String> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    runtime.block_on(async {
+        let gateway = start(&args.server, args.limits.config(args.listen)).await?;
+        println!(
+            "strata gateway: HBase Thrift1 on {} for {}",
+            gateway.addr(),
+            args.server
+        );
+        crate::standalone::wait_for_signal().await;
+        gateway.shutdown().await;
+        println!("strata gateway: stopped");
+        Ok(())
+    })
+}

@@ -1,0 +1,255 @@
+//! Writes: `mutateRow(s)(Ts)`, `deleteAll*`, `atomicIncrement`, `increment(Rows)`, `append`,
+//! `checkAndPut`.
+//!
+//! A Thrift row's mutations become one atomic [`RowMutations`]: its deletes, then its puts
+//! (HBase's order in `mutateRowTs`). A delete of `family:qualifier` removes every version up
+//! to the timestamp (HBase's `addColumns`), of a bare `family` the whole family. Every row is
+//! built and validated before anything is sent.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use bytes::Bytes;
+use strata_model::cell::Cell;
+use strata_model::ops::{
+    Append, CheckAndMutate, Condition, Delete, Durability, Get, Increment, Mutation as Op, Put,
+    RowMutations,
+};
+
+use super::{split_column, Service};
+use crate::error::{Result, ThriftError};
+use crate::idl::{tcells, AppendSpec, BatchMutation, Fields, Increment as TIncrement, Mutation};
+use crate::protocol::Value;
+
+/// Runs write method `name`.
+pub(super) async fn call(s: &Service, name: &str, f: &Fields<'_>) -> Result<Option<Value>> {
+    match name {
+        "mutateRow" | "mutateRowTs" => {
+            let table = s.table(f, 1)?;
+            let ts = if name == "mutateRowTs" {
+                Some(f.i64(4, "timestamp")?)
+            } else {
+                None
+            };
+            let mutations = read_mutations(f, 3)?;
+            let rm = row_mutations(f.bytes(2, "row")?, &mutations, ts)?;
+            if !rm.mutations.is_empty() {
+                table.mutate_row(&rm).await?;
+            }
+        }
+        "mutateRows" | "mutateRowsTs" => {
+            let table = s.table(f, 1)?;
+            let ts = if name == "mutateRowsTs" {
+                Some(f.i64(3, "timestamp")?)
+            } else {
+                None
+            };
+            let mut rows = Vec::new();
+            for batch in f.struct_list(2, "rowBatches")? {
+                let batch = BatchMutation::read(batch)?;
+                let rm = row_mutations(batch.row, &batch.mutations, ts)?;
+                if !rm.mutations.is_empty() {
+                    rows.push(rm);
+                }
+            }
+            if !rows.is_empty() {
+                for outcome in table.batch(&rows).await? {
+                    outcome?;
+                }
+            }
+        }
+        "atomicIncrement" => {
+            let table = s.table(f, 1)?;
+            let row = f.bytes(2, "row")?;
+            let (family, qualifier) = split_column(&f.bytes(3, "column")?);
+            let qualifier = qualifier.unwrap_or_default();
+            let amount = f.i64(4, "value")?;
+            // An increment by 0 writes nothing in HBase (since 0.98): it is a read here too,
+            // so reading a counter never moves its timestamp.
+            let value = if amount == 0 {
+                let get = Get::new(row).with_column(family, qualifier);
+                match table.get(&get).await?.first() {
+                    Some(cell) => cell.value.clone(),
+                    None => Bytes::from_static(&[0; 8]),
+                }
+            } else {
+                let inc = Increment::new(row).add(family, qualifier, amount);
+                let cells = table.increment(&inc).await?;
+                settle(&cells).await;
+                cells.first().map(|c| c.value.clone()).unwrap_or_default()
+            };
+            let bytes: [u8; 8] = value.as_ref().try_into().map_err(|_| {
+                ThriftError::io(format!("counter holds {} bytes, not 8", value.len()))
+            })?;
+            return Ok(Some(Value::I64(i64::from_be_bytes(bytes))));
+        }
+        "deleteAll" | "deleteAllTs" => {
+            let table = s.table(f, 1)?;
+            let ts = if name == "deleteAllTs" {
+                Some(f.i64(4, "timestamp")?)
+            } else {
+                None
+            };
+            let delete = delete_column(Delete::new(f.bytes(2, "row")?), &f.bytes(3, "column")?, ts);
+            delete.validate()?;
+            table.delete(&delete).await?;
+        }
+        "deleteAllRow" | "deleteAllRowTs" => {
+            let table = s.table(f, 1)?;
+            let mut delete = Delete::new(f.bytes(2, "row")?);
+            if name == "deleteAllRowTs" {
+                delete.timestamp = Some(f.i64(3, "timestamp")?);
+            }
+            delete.validate()?;
+            table.delete(&delete).await?;
+        }
+        "increment" => {
+            let inc = TIncrement::read(f.structure(1, "increment")?)?;
+            increment(s, &[inc]).await?;
+        }
+        "incrementRows" => {
+            let incs = f
+                .struct_list(1, "increments")?
+                .into_iter()
+                .map(TIncrement::read)
+                .collect::<Result<Vec<_>>>()?;
+            increment(s, &incs).await?;
+        }
+        "append" => return append(s, &AppendSpec::read(f.structure(1, "append")?)?).await,
+        "checkAndPut" => return check_and_put(s, f).await.map(|b| Some(Value::Bool(b))),
+        _ => return Err(ThriftError::io(format!("{name} is not a write"))),
+    }
+    Ok(None)
+}
+
+fn read_mutations(f: &Fields<'_>, id: i16) -> Result<Vec<Mutation>> {
+    f.struct_list(id, "mutations")?
+        .into_iter()
+        .map(Mutation::read)
+        .collect()
+}
+
+/// One Thrift row's mutations, deletes first, all at `ts` (or the server's now).
+fn row_mutations(row: Bytes, mutations: &[Mutation], ts: Option<i64>) -> Result<RowMutations> {
+    let mut put = Put::new(row.clone());
+    let mut delete = Delete::new(row.clone());
+    for m in mutations {
+        if !m.write_to_wal {
+            put.durability = Durability::SkipWal;
+            delete.durability = Durability::SkipWal;
+        }
+        if m.is_delete {
+            delete = delete_column(delete, &m.column, ts);
+        } else {
+            let (family, qualifier) = split_column(&m.column);
+            let qualifier = qualifier.unwrap_or_default();
+            put = match ts {
+                Some(ts) => put.add_at(family, qualifier, ts, m.value.clone()),
+                None => put.add(family, qualifier, m.value.clone()),
+            };
+        }
+    }
+    let mut rm = RowMutations::new(row);
+    if !delete.markers.is_empty() {
+        rm.add(Op::Delete(delete))?;
+    }
+    if !put.cells.is_empty() {
+        rm.add(Op::Put(put))?;
+    }
+    if !rm.mutations.is_empty() {
+        rm.validate()?;
+    }
+    Ok(rm)
+}
+
+/// Adds a marker deleting every version of `column` (or its whole family) up to `ts`.
+fn delete_column(delete: Delete, column: &Bytes, ts: Option<i64>) -> Delete {
+    match (split_column(column), ts) {
+        ((family, Some(q)), Some(ts)) => delete.column_upto(family, q, ts),
+        ((family, Some(q)), None) => delete.column(family, q),
+        ((family, None), Some(ts)) => delete.family_upto(family, ts),
+        ((family, None), None) => delete.family(family),
+    }
+}
+
+/// Applies `TIncrement`s, one request per row (counters of one row together).
+async fn increment(s: &Service, incs: &[TIncrement]) -> Result<()> {
+    let mut requests = Vec::with_capacity(incs.len());
+    for inc in incs {
+        let table = s.conn.table(&inc.table)?;
+        let (family, qualifier) = split_column(&inc.column);
+        let request =
+            Increment::new(inc.row.clone()).add(family, qualifier.unwrap_or_default(), inc.amount);
+        request.validate()?;
+        requests.push((table, request));
+    }
+    for (table, request) in requests {
+        settle(&table.increment(&request).await?).await;
+    }
+    Ok(())
+}
+
+async fn append(s: &Service, spec: &AppendSpec) -> Result<Option<Value>> {
+    if spec.columns.len() != spec.values.len() {
+        return Err(ThriftError::illegal(format!(
+            "TAppend has {} columns but {} values",
+            spec.columns.len(),
+            spec.values.len()
+        )));
+    }
+    let table = s.conn.table(&spec.table)?;
+    let mut append = Append::new(spec.row.clone());
+    for (column, value) in spec.columns.iter().zip(&spec.values) {
+        let (family, qualifier) = split_column(column);
+        append = append.add(family, qualifier.unwrap_or_default(), value.clone());
+    }
+    append.validate()?;
+    let cells = table.append(&append).await?;
+    settle(&cells).await;
+    Ok(Some(tcells(&cells)))
+}
+
+/// `checkAndPut(1: tableName, 2: row, 3: column, 5: value, 6: mput)`: without `value`, the
+/// check is that the column has none.
+async fn check_and_put(s: &Service, f: &Fields<'_>) -> Result<bool> {
+    let table = s.table(f, 1)?;
+    let row = f.bytes(2, "row")?;
+    let (family, qualifier) = split_column(&f.bytes(3, "column")?);
+    let qualifier = qualifier.unwrap_or_default();
+    let condition = match f.opt_bytes(5, "value")? {
+        Some(value) => Condition::equals(family, qualifier, value),
+        None => Condition::absent(family, qualifier),
+    };
+    let mput = Mutation::read(f.structure(6, "mput")?)?;
+    let rm = row_mutations(row, &[mput], None)?;
+    let cam = CheckAndMutate::new(condition, rm);
+    cam.validate()?;
+    Ok(table.check_and_mutate(&cam).await?)
+}
+
+/// Longest wait of [`settle`]; a cell further ahead carries a client's own future timestamp.
+const MAX_SETTLE: Duration = Duration::from_millis(50);
+
+/// Waits until the clock has passed the newest of `cells`' timestamps.
+///
+/// Increments and appends stamp their cell `max(now, previous + 1)`, so counters updated
+/// faster than once a millisecond run ahead of the clock. Holding the reply until the clock
+/// catches up keeps a client's next write, stamped with the server's clock, from landing
+/// behind the value it was just told about (e.g. happybase's `counter_inc` then
+/// `counter_set`).
+async fn settle(cells: &[Cell]) {
+    let Some(newest) = cells.iter().map(|c| c.timestamp).max() else {
+        return;
+    };
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+    let ahead = newest.saturating_sub(now);
+    if ahead <= 0 {
+        return;
+    }
+    // A write stamped `newest` itself still wins: equal timestamps go to the later write.
+    let wait = Duration::from_millis(u64::try_from(ahead).unwrap_or(u64::MAX));
+    if wait <= MAX_SETTLE {
+        tokio::time::sleep(wait).await;
+    }
+}
