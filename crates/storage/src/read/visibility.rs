@@ -173,6 +173,18 @@ impl Visibility {
         Verdict::Include
     }
 
+    /// True when no later cell of column `qualifier` in the current row can change the
+    /// result: the column has given its `max_versions`, and later cells of a column are older
+    /// versions or markers that only mask older versions of it. A reader may seek past the
+    /// column's rest. Never true for the empty qualifier, whose column also holds the row's
+    /// family delete markers, which mask cells of every column.
+    pub fn column_done(&self, qualifier: &[u8]) -> bool {
+        !qualifier.is_empty()
+            && self.started
+            && self.returned >= self.spec.max_versions
+            && self.qualifier.as_slice() == qualifier
+    }
+
     fn masked(&self, ts: Timestamp) -> bool {
         self.family_deleted_at.is_some_and(|at| ts <= at)
             || self.column_deleted_at.is_some_and(|at| ts <= at)

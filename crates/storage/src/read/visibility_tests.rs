@@ -291,3 +291,23 @@ proptest! {
         prop_assert_eq!(visible(cells, spec), want);
     }
 }
+
+#[test]
+fn a_column_is_done_once_it_gave_its_versions_but_never_the_family_marker_column() {
+    let mut v = Visibility::new(spec(2));
+    let a1 = put("r", "a", 3, 1);
+    let a2 = put("r", "a", 2, 2);
+    assert_eq!(v.decide(&CellRef::from_cell(&a1)), Verdict::Include);
+    assert!(!v.column_done(b"a"));
+    assert_eq!(v.decide(&CellRef::from_cell(&a2)), Verdict::Include);
+    assert!(v.column_done(b"a"));
+    assert!(!v.column_done(b"b"), "another column is not done");
+
+    // The empty qualifier's column also holds family markers that mask other columns.
+    let mut v = Visibility::new(spec(1));
+    assert_eq!(
+        v.decide(&CellRef::from_cell(&put("r", "", 3, 1))),
+        Verdict::Include
+    );
+    assert!(!v.column_done(b""));
+}

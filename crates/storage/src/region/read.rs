@@ -199,8 +199,36 @@ fn read_row_of(f: &mut FamilyRead, row: &[u8], out: &mut Vec<Cell>) -> Result<()
         if verdict == Verdict::Include && wanted {
             out.push(c.to_cell(&f.family));
         }
-        f.cursor.next()?;
+        if f.visibility.column_done(c.qualifier) {
+            let qualifier = c.qualifier.to_vec();
+            skip_column(f, row, qualifier)?;
+        } else {
+            f.cursor.next()?;
+        }
     }
+    Ok(())
+}
+
+/// Moves past the remaining versions of `qualifier` (a hot column updated many times keeps
+/// every version in the memtable until a flush): a few steps, then one seek to the next
+/// column, as HBase's `SEEK_NEXT_COL` does.
+fn skip_column(f: &mut FamilyRead, row: &[u8], mut qualifier: Vec<u8>) -> Result<()> {
+    const STEPS_BEFORE_SEEK: usize = 4;
+    for _ in 0..STEPS_BEFORE_SEEK {
+        f.cursor.next()?;
+        if !f.cursor.valid() {
+            return Ok(());
+        }
+        let c = f.cursor.current();
+        if c.row != row || c.qualifier != qualifier.as_slice() {
+            return Ok(());
+        }
+    }
+    qualifier.push(0);
+    f.cursor.seek(&CellKey::first_on_column(
+        Bytes::copy_from_slice(row),
+        Bytes::from(qualifier),
+    ))?;
     Ok(())
 }
 
