@@ -6,6 +6,10 @@ use clap::{Args, Subcommand};
 use strata_bench::encoding::{self, Config};
 use strata_model::schema::{Compression, DataBlockEncoding, Durability};
 
+// Declared here rather than in main.rs: it is one of `bench`'s subcommands.
+#[path = "bench_rowcache.rs"]
+mod bench_rowcache;
+
 /// Benchmarks.
 #[derive(Subcommand)]
 pub enum Command {
@@ -20,6 +24,9 @@ pub enum Command {
     /// Starts `strata standalone` and measures startup time, idle RSS and single-client
     /// put/get latency through gRPC.
     Server(crate::bench_rpc::Args),
+    /// Seed 002's zipfian and uniform reads through the region server with the row cache off
+    /// and on, over block-cache sizes and cached forms.
+    RowCache(bench_rowcache::Args),
     /// YCSB core workloads against a running server, in YCSB's output format.
     Ycsb(crate::bench_ycsb::Args),
 }
@@ -123,6 +130,7 @@ fn parse_codec(s: &str) -> Result<(DataBlockEncoding, Compression), String> {
 pub fn run(cmd: &Command) -> Result<(), String> {
     match cmd {
         Command::Server(a) => crate::bench_rpc::run(a),
+        Command::RowCache(a) => bench_rowcache::run(a),
         Command::Ycsb(a) => crate::bench_ycsb::run(a),
         Command::EngineWrite(a) => {
             let durabilities = a

@@ -1,0 +1,288 @@
+//! `strata bench row-cache`: seed 002's random-read test against an in-process standalone
+//! server — 1 KB values under 20-digit keys `0..rows` (every query hits), many concurrent
+//! readers, zipfian and uniform — with the row cache off and on in the same run, for several
+//! block-cache sizes and cached forms. Reads go straight to the region server (no RPC), so
+//! the figures show the caches, not the network stack.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use clap::Args as ClapArgs;
+use strata_bench::engine::latency::Recorder;
+use strata_bench::engine::{key, text};
+use strata_bench::table::Table;
+use strata_master::{Standalone, StandaloneConfig};
+use strata_model::ops::{Get, Put, RowMutations};
+use strata_model::schema::{
+    BloomType, CachedForm, Compression, Durability, FamilyDescriptor, TableDescriptor, TableName,
+};
+
+/// Arguments of `bench row-cache`.
+#[derive(ClapArgs)]
+pub struct Args {
+    /// Data directory (emptied first and removed afterwards).
+    #[arg(long, default_value = "data/bench-rowcache")]
+    dir: PathBuf,
+    /// Rows of 1 KB values.
+    #[arg(long, default_value_t = 200_000)]
+    rows: u64,
+    /// Concurrent readers.
+    #[arg(long, default_value_t = 16)]
+    threads: usize,
+    /// Seconds per measurement (after a warm-up of half as long).
+    #[arg(long, default_value_t = 5)]
+    seconds: u64,
+    /// Zipf exponent.
+    #[arg(long, default_value_t = 0.8)]
+    zipf: f64,
+    /// Row cache size in MiB when on.
+    #[arg(long, default_value_t = 64)]
+    row_cache_mib: u64,
+    /// Block caches to run, comma-separated `MiB:FORM` (FORM: DECODED, ENCODED, COMPRESSED).
+    #[arg(long, value_delimiter = ',', default_values_t = vec![
+        "256:ENCODED".to_string(), "256:DECODED".to_string(),
+        "256:COMPRESSED".to_string(), "32:ENCODED".to_string()])]
+    block_caches: Vec<String>,
+}
+
+const TABLE: &str = "seed";
+
+fn descriptor(form: CachedForm, row_cache: bool) -> Result<TableDescriptor, String> {
+    let mut family = FamilyDescriptor::new("f")
+        .with_block_cache_form(form)
+        .with_row_cache(row_cache);
+    family.compression = Compression::Snappy;
+    family.bloom_filter = BloomType::Row;
+    Ok(
+        TableDescriptor::new(TableName::parse(TABLE).map_err(|e| e.to_string())?)
+            .with_family(family)
+            .with_durability(Durability::AsyncWal),
+    )
+}
+
+fn config(a: &Args, block_mib: u64) -> StandaloneConfig {
+    let mut c = StandaloneConfig::new(&a.dir);
+    c.listen = ([127, 0, 0, 1], 0).into();
+    c.server.block_cache_bytes = block_mib << 20;
+    c.server.row_cache_bytes = a.row_cache_mib << 20;
+    c
+}
+
+fn parse_block_cache(s: &str) -> Result<(u64, CachedForm), String> {
+    let bad = || format!("bad block cache '{s}': use MiB:FORM, e.g. 256:ENCODED");
+    let (mib, form) = s.split_once(':').ok_or_else(bad)?;
+    Ok((
+        mib.parse().map_err(|_| bad())?,
+        CachedForm::parse(form).ok_or_else(bad)?,
+    ))
+}
+
+/// Loads the table, then measures every block cache × row cache × distribution; prints a
+/// table.
+///
+/// # Errors
+/// A message for the user.
+pub fn run(a: &Args) -> Result<(), String> {
+    let specs = a
+        .block_caches
+        .iter()
+        .map(|s| parse_block_cache(s))
+        .collect::<Result<Vec<_>, _>>()?;
+    let rt = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
+    let _ = std::fs::remove_dir_all(&a.dir);
+    load(a, &rt)?;
+    let zipf = Arc::new(Zipf::new(a.rows as usize, a.zipf));
+    let mut t = Table::new(&[
+        "block cache",
+        "row cache",
+        "distribution",
+        "queries/s",
+        "avg µs",
+        "p50 µs",
+        "p99 µs",
+        "row hits",
+    ]);
+    for (mib, form) in specs {
+        let server = rt
+            .block_on(Standalone::start(config(a, mib)))
+            .map_err(|e| e.to_string())?;
+        for row_cache in [false, true] {
+            let master = server.master();
+            master
+                .alter_table(descriptor(form, row_cache)?)
+                .map_err(|e| e.to_string())?;
+            let warm = Duration::from_secs(a.seconds.div_ceil(2));
+            for dist in [Some(zipf.clone()), None] {
+                measure(&server, a, dist.clone(), warm)?;
+                let before = master.host().row_cache_stats();
+                let rec = measure(&server, a, dist.clone(), Duration::from_secs(a.seconds))?;
+                let after = master.host().row_cache_stats();
+                let (hits, misses) = (after.hits - before.hits, after.misses - before.misses);
+                let (p50, p99, _, _) = rec.percentiles();
+                let n = rec.len() as f64;
+                let secs = a.seconds as f64;
+                t.row(vec![
+                    format!("{mib} MiB {form}"),
+                    if row_cache {
+                        format!("{} MiB", a.row_cache_mib)
+                    } else {
+                        "off".into()
+                    },
+                    match dist {
+                        Some(_) => format!("zipfian {}", a.zipf),
+                        None => "uniform".into(),
+                    },
+                    format!("{:.0}", n / secs),
+                    format!("{:.1}", secs * 1e6 * a.threads as f64 / n.max(1.0)),
+                    p50.to_string(),
+                    p99.to_string(),
+                    format!(
+                        "{:.0}%",
+                        100.0 * hits as f64 / (hits + misses).max(1) as f64
+                    ),
+                ]);
+            }
+        }
+        rt.block_on(server.shutdown()).map_err(|e| e.to_string())?;
+    }
+    println!(
+        "\n## Random reads (seed 002) through the region server: {} rows, {} readers, {} s each\n\n{}",
+        a.rows,
+        a.threads,
+        a.seconds,
+        t.render()
+    );
+    let _ = std::fs::remove_dir_all(&a.dir);
+    Ok(())
+}
+
+/// Writes the rows, flushes and major-compacts them into one store file.
+fn load(a: &Args, rt: &tokio::runtime::Runtime) -> Result<(), String> {
+    let server = rt
+        .block_on(Standalone::start(config(a, 32)))
+        .map_err(|e| e.to_string())?;
+    let master = server.master();
+    master
+        .create_table(descriptor(CachedForm::Encoded, false)?, &[])
+        .map_err(|e| e.to_string())?;
+    let buffer = text::buffer(8 << 20, 20_120_207);
+    let mut rng = SplitMix(5);
+    let t0 = Instant::now();
+    for i in 0..a.rows {
+        let k = Bytes::copy_from_slice(&key(i));
+        let off = rng.below(buffer.len() as u64 - 1000) as usize;
+        let put = Put::new(k.clone()).add("f", "c", buffer[off..off + 1000].to_vec());
+        let rm = RowMutations::new(k.clone())
+            .with(put)
+            .map_err(|e| e.to_string())?;
+        let hosted = master
+            .host()
+            .region_for(TABLE, &k)
+            .ok_or("no region for a row")?;
+        hosted.mutate_row(&rm).map_err(|e| e.to_string())?;
+    }
+    master.flush_table(TABLE).map_err(|e| e.to_string())?;
+    master
+        .compact_table(TABLE, None, true)
+        .map_err(|e| e.to_string())?;
+    println!(
+        "loaded {} rows in {:.1} s",
+        a.rows,
+        t0.elapsed().as_secs_f64()
+    );
+    rt.block_on(server.shutdown()).map_err(|e| e.to_string())
+}
+
+fn measure(
+    server: &Standalone,
+    a: &Args,
+    zipf: Option<Arc<Zipf>>,
+    time: Duration,
+) -> Result<Recorder, String> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let start = Instant::now();
+    let handles: Vec<_> = (0..a.threads)
+        .map(|t| {
+            let (host, stop, zipf) = (server.master().host().clone(), stop.clone(), zipf.clone());
+            let rows = a.rows;
+            std::thread::spawn(move || -> Result<Recorder, String> {
+                let mut rng = SplitMix(100 + t as u64);
+                let mut rec = Recorder::default();
+                while !stop.load(Ordering::Relaxed) {
+                    let i = match &zipf {
+                        Some(z) => z.sample(&mut rng),
+                        None => rng.below(rows),
+                    };
+                    let get = Get::new(Bytes::copy_from_slice(&key(i)));
+                    let t0 = Instant::now();
+                    let hosted = host.region_for(TABLE, &get.row).ok_or("no region")?;
+                    let cells = hosted.get(&get).map_err(|e| e.to_string())?;
+                    rec.record(start.elapsed(), t0.elapsed());
+                    if cells.len() != 1 {
+                        return Err(format!("row {i}: {} cells", cells.len()));
+                    }
+                }
+                Ok(rec)
+            })
+        })
+        .collect();
+    std::thread::sleep(time);
+    stop.store(true, Ordering::Relaxed);
+    let mut rec = Recorder::default();
+    for h in handles {
+        rec.merge(h.join().map_err(|_| "reader panicked".to_string())??);
+    }
+    Ok(rec)
+}
+
+/// SplitMix64: a small, fast generator for choosing keys.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `[0, n)` (the modulo bias is negligible for n ≪ 2^64).
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+
+    /// Uniform in `[0, 1)`.
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// Zipfian ranks over `[0, n)` with exponent `s` by exact CDF, scrambled over the keys as
+/// the engine read benchmark does.
+struct Zipf {
+    cdf: Vec<f64>,
+}
+
+impl Zipf {
+    fn new(n: usize, s: f64) -> Zipf {
+        let mut total = 0.0;
+        let mut cdf: Vec<f64> = (1..=n)
+            .map(|r| {
+                total += 1.0 / (r as f64).powf(s);
+                total
+            })
+            .collect();
+        cdf.iter_mut().for_each(|c| *c /= total);
+        Zipf { cdf }
+    }
+
+    fn sample(&self, rng: &mut SplitMix) -> u64 {
+        let u = rng.unit();
+        let rank = self.cdf.partition_point(|c| *c < u) as u64;
+        rank.wrapping_mul(2_654_435_761) % self.cdf.len().max(1) as u64
+    }
+}
