@@ -71,6 +71,12 @@ impl Memtable {
         self.smallest_read_point.fetch_max(read_point, Relaxed);
     }
 
+    /// Sets where compactions after in-memory flushes ask for the oldest reader's read point
+    /// (the region's reader registry). Set once; later calls are ignored.
+    pub fn set_read_point_source(&self, source: super::ReadPointSource) {
+        let _ = self.read_point_source.set(source);
+    }
+
     /// True when the policy has work for [`compact_in_memory`](Memtable::compact_in_memory).
     pub fn needs_in_memory_compaction(&self) -> bool {
         let inputs = self.state.read().pipeline.clone();
@@ -86,7 +92,10 @@ impl Memtable {
 
     /// The compaction the sealing writer runs.
     pub(crate) fn compact_after_seal(&self) {
-        let read_point = self.smallest_read_point.load(Relaxed);
+        let read_point = match self.read_point_source.get() {
+            Some(source) => source(),
+            None => self.smallest_read_point.load(Relaxed),
+        };
         self.compact_with(read_point, read_point > 0);
     }
 

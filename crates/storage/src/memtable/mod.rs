@@ -67,6 +67,9 @@ pub use stats::{InsertError, ReleaseError, Stats};
 use segment::Segment;
 use skiplist::Insert;
 
+/// Answers the oldest read point any reader of the store may still use.
+pub type ReadPointSource = Arc<dyn Fn() -> u64 + Send + Sync>;
+
 /// The memtable of one store (one column family).
 pub struct Memtable {
     chunk_size: usize,
@@ -80,6 +83,9 @@ pub struct Memtable {
     /// The oldest read point a reader may hold, as last told by the region; 0 when unknown
     /// (then compactions after an in-memory flush only flatten and merge).
     smallest_read_point: AtomicU64,
+    /// Where the oldest reader's read point is asked for when a compaction starts (the
+    /// region's reader registry); without one, `smallest_read_point` is used.
+    read_point_source: std::sync::OnceLock<ReadPointSource>,
     /// Lock order: taken before an arena chunk mutex (inserts copy cells under the read guard);
     /// nothing else is taken while it is held.
     state: RwLock<State>,
@@ -135,6 +141,7 @@ impl Memtable {
             version: AtomicU64::new(0),
             compacting: AtomicBool::new(false),
             smallest_read_point: AtomicU64::new(0),
+            read_point_source: std::sync::OnceLock::new(),
             state: RwLock::new(State {
                 active,
                 pipeline: Vec::new(),

@@ -32,6 +32,7 @@ mod merge;
 mod mvcc;
 mod open;
 mod read;
+mod read_points;
 mod row_locks;
 mod split;
 mod store;
@@ -108,6 +109,8 @@ pub(crate) struct Inner {
     pub(crate) config: RegionConfig,
     pub(crate) mvcc: Mvcc,
     pub(crate) row_locks: RowLocks,
+    /// Read points of readers in flight (oldest bounds what compactions may drop).
+    pub(crate) read_points: read_points::ReadPoints,
     /// Writers hold it shared from sequence id to memtable insert; a flush takes it exclusive
     /// for the instant it cuts the memtable snapshots.
     pub(crate) updates: RwLock<()>,
@@ -146,6 +149,12 @@ impl Region {
     /// The MVCC read point: what a reader starting now sees.
     pub fn read_point(&self) -> u64 {
         self.inner.mvcc.read_point()
+    }
+
+    /// The oldest read point a reader in flight may use: compactions keep every version
+    /// visible at it.
+    pub fn smallest_read_point(&self) -> u64 {
+        self.inner.read_points.smallest(&self.inner.mvcc)
     }
 
     /// Figures of every store.

@@ -129,6 +129,7 @@ impl Region {
             inner: Arc::new(Inner {
                 mvcc: Mvcc::new(last_seq),
                 row_locks: RowLocks::default(),
+                read_points: Default::default(),
                 updates: RwLock::new(()),
                 stores,
                 manifest: Mutex::new(manifest),
@@ -142,6 +143,16 @@ impl Region {
                 config,
             }),
         };
+        // In-memory compactions (EAGER, ADAPTIVE) ask for the oldest reader's read point when
+        // they start; a weak reference, as the memtables live inside the region.
+        let weak = Arc::downgrade(&region.inner);
+        for store in region.inner.stores.values() {
+            let weak = weak.clone();
+            store.memtable.set_read_point_source(Arc::new(move || {
+                weak.upgrade()
+                    .map_or(0, |inner| inner.read_points.smallest(&inner.mvcc))
+            }));
+        }
         if let Some(budget) = &region.inner.config.budget {
             budget.register(region.clone());
         }

@@ -8,6 +8,7 @@ use strata_model::cell::{compare_bytes, Cell, CellKey};
 use strata_model::ops::{Columns, Get, Scan, TimeRange};
 use strata_model::schema::Ttl;
 
+use super::read_points::ReadGuard;
 use super::store::{SourceCursor, Store};
 use super::Region;
 use crate::error::Result;
@@ -32,7 +33,8 @@ impl Region {
         self.check_open()?;
         get.validate()?;
         self.check_row(&get.row)?;
-        self.get_unlocked(get, self.inner.mvcc.read_point())
+        let reader = ReadGuard::new(&self.inner);
+        self.get_unlocked(get, reader.read_point())
     }
 
     /// A get at `read_point` (`u64::MAX` under a row lock: every completed write to the row).
@@ -64,7 +66,8 @@ impl Region {
     pub fn scan(&self, scan: &Scan) -> Result<RegionScanner> {
         self.check_open()?;
         scan.validate()?;
-        let read_point = self.inner.mvcc.read_point();
+        let reader = ReadGuard::new(&self.inner);
+        let read_point = reader.read_point();
         let families = self.family_reads(
             &scan.columns,
             scan.time_range,
@@ -85,6 +88,7 @@ impl Region {
             position: None,
             pending: Vec::new(),
             done: false,
+            _reader: reader,
         })
     }
 
@@ -260,6 +264,8 @@ pub struct RegionScanner {
     /// Cells of the current row not yet handed out (with `batch`).
     pending: Vec<Cell>,
     done: bool,
+    /// Keeps the scanner's read point registered while it lives.
+    _reader: ReadGuard,
 }
 
 impl RegionScanner {

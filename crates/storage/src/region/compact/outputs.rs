@@ -36,7 +36,7 @@ impl Region {
                 .millis()
                 .map_or(i64::MIN, |ms| now.saturating_sub(ms)),
             keep_deleted: family.keep_deleted_cells,
-            smallest_read_point: self.inner.mvcc.read_point(),
+            smallest_read_point: self.smallest_read_point(),
             drop_markers: sel.plan.major,
             trim_versions: sel.plan.all_files
                 || sel.others.iter().all(|f| f.reader.info().delete_count == 0),
