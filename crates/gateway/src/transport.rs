@@ -7,6 +7,7 @@
 //! 00 00 01 2c 80 01 ...  length, then a strict message  → framed
 //! 00 00 01 2c 00 ...     length, then an old-style one  → framed
 //! 00 00 00 06 67 65 ...  old-style name length + name   → buffered
+//! 00 01 00 00 ...        a length too long for a name   → framed
 //! 82 ...                 compact protocol               → refused (connection closed)
 //! ```
 //!
@@ -49,6 +50,9 @@ pub enum Incoming {
 }
 
 const READ_CHUNK: usize = 64 * 1024;
+
+/// Longest method name of an old-style (non-strict) header taken for one.
+const MAX_OLD_STYLE_NAME: u32 = 256;
 
 /// One connection's transport.
 #[derive(Debug)]
@@ -196,10 +200,17 @@ fn detect(buf: &[u8]) -> Option<Result<Framing, String>> {
     match *buf.first()? {
         0x80 => Some(Ok(Framing::Buffered)),
         0x82 => Some(Err("the compact protocol is not supported".to_string())),
-        _ => match *buf.get(4)? {
-            0x80 | 0x00 => Some(Ok(Framing::Framed)),
-            _ => Some(Ok(Framing::Buffered)),
-        },
+        _ => {
+            let len = u32::from_be_bytes(buf.get(..4)?.try_into().ok()?);
+            // An old-style header starts with the method name's length, which is short.
+            if len > MAX_OLD_STYLE_NAME {
+                return Some(Ok(Framing::Framed));
+            }
+            match *buf.get(4)? {
+                0x80 | 0x00 => Some(Ok(Framing::Framed)),
+                _ => Some(Ok(Framing::Buffered)),
+            }
+        }
     }
 }
 
