@@ -42,6 +42,10 @@ pub struct Args {
     /// does (0 keeps an existing table).
     #[arg(long, default_value_t = 10)]
     regions: u32,
+    /// For load with --regions: table or family settings of the created table, `KEY=VALUE`
+    /// (repeatable), e.g. `--schema IN_MEMORY_COMPACTION=EAGER --schema MEMSTORE_FLUSHSIZE=32MB`.
+    #[arg(long)]
+    schema: Vec<String>,
     /// Seconds between progress lines (stderr).
     #[arg(long, default_value_t = 10)]
     status_interval: u64,
@@ -84,7 +88,7 @@ pub fn run(args: &Args) -> Result<(), String> {
         .map_err(|e| e.to_string())?;
     runtime.block_on(async {
         if load && args.regions > 0 {
-            create_table(&args.server, &workload, args.regions).await?;
+            create_table(&args.server, &workload, args.regions, &args.schema).await?;
         }
         let options = Options {
             server: args.server.clone(),
@@ -92,8 +96,16 @@ pub fn run(args: &Args) -> Result<(), String> {
             workload,
             status_interval: Duration::from_secs(args.status_interval.max(1)),
         };
+        let before = server_work(&args.server).await;
         let (mut m, took) = ycsb::run(&options).await?;
         print!("{}", m.report(took));
+        if let (Some(a), Some(b)) = (before, server_work(&args.server).await) {
+            println!("[STRATA], Flushes, {}", b.0 - a.0);
+            println!("[STRATA], FlushedBytes, {}", b.1 - a.1);
+            println!("[STRATA], Compactions, {}", b.2 - a.2);
+            println!("[STRATA], CompactedBytes, {}", b.3 - a.3);
+            println!("[STRATA], MemtableBytes, {}", b.4);
+        }
         if let Some(path) = &args.plot {
             let title = format!(
                 "strata {} {}: ops/s (blue), p99 latency (red)",
@@ -110,7 +122,27 @@ pub fn run(args: &Args) -> Result<(), String> {
     })
 }
 
-async fn create_table(server: &str, w: &Workload, regions: u32) -> Result<(), String> {
+/// (flushes, flushed bytes, compactions, compacted bytes, memtable bytes now) of the server.
+async fn server_work(server: &str) -> Option<(u64, u64, u64, u64, u64)> {
+    let conn = Connection::connect(server).await.ok()?;
+    let status = conn.admin().status().await.ok()?;
+    Some(status.servers.iter().fold((0, 0, 0, 0, 0), |a, s| {
+        (
+            a.0 + s.flushes,
+            a.1 + s.flushed_bytes,
+            a.2 + s.compactions,
+            a.3 + s.compacted_bytes,
+            a.4 + s.memtable_bytes,
+        )
+    }))
+}
+
+async fn create_table(
+    server: &str,
+    w: &Workload,
+    regions: u32,
+    schema: &[String],
+) -> Result<(), String> {
     let conn = Connection::connect(server)
         .await
         .map_err(|e| format!("cannot reach {server}: {e}"))?;
@@ -126,8 +158,16 @@ async fn create_table(server: &str, w: &Workload, regions: u32) -> Result<(), St
             .await
             .map_err(|e| e.to_string())?;
     }
-    let table = TableDescriptor::new(TableName::parse(&w.table).map_err(|e| e.to_string())?)
+    let mut table = TableDescriptor::new(TableName::parse(&w.table).map_err(|e| e.to_string())?)
         .with_family(FamilyDescriptor::new(w.family.clone()));
+    for setting in schema {
+        let (k, v) = setting
+            .split_once('=')
+            .ok_or_else(|| format!("--schema {setting}: expected KEY=VALUE"))?;
+        if table.set(k, v).is_err() {
+            table.families[0].set(k, v).map_err(|e| e.to_string())?;
+        }
+    }
     admin
         .create_table(&table, &ycsb::split_keys(regions))
         .await

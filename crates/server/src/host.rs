@@ -65,10 +65,41 @@ pub struct ServerCounters {
     pub requests: AtomicU64,
     /// Splits completed.
     pub splits: AtomicU64,
-    /// Flushes of regions no longer open here (open regions count their own).
-    pub retired_flushes: AtomicU64,
-    /// Compactions of regions no longer open here.
-    pub retired_compactions: AtomicU64,
+    /// Work of regions no longer open here (open regions count their own).
+    pub retired: parking_lot::Mutex<WorkDone>,
+}
+
+/// Flush and compaction work, summed over regions.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WorkDone {
+    /// Flushes completed.
+    pub flushes: u64,
+    /// Compactions completed.
+    pub compactions: u64,
+    /// Bytes of store files written by flushes.
+    pub flushed_bytes: u64,
+    /// Bytes of store files written by compactions.
+    pub compacted_bytes: u64,
+}
+
+impl WorkDone {
+    fn of(region: &Region) -> WorkDone {
+        let c = region.counters();
+        let k = region.compaction_counters();
+        WorkDone {
+            flushes: c.flushes.load(Ordering::Relaxed),
+            compactions: k.compactions.load(Ordering::Relaxed),
+            flushed_bytes: c.flushed_bytes.load(Ordering::Relaxed),
+            compacted_bytes: k.bytes_written.load(Ordering::Relaxed),
+        }
+    }
+
+    fn add(&mut self, other: WorkDone) {
+        self.flushes += other.flushes;
+        self.compactions += other.compactions;
+        self.flushed_bytes += other.flushed_bytes;
+        self.compacted_bytes += other.compacted_bytes;
+    }
 }
 
 /// A region server: regions over one WAL, one memtable budget, one block cache and one pool
@@ -235,13 +266,7 @@ impl RegionServer {
         let mut regions = self.regions.write();
         if let Some(h) = regions.by_id.remove(&region_id) {
             h.row_cache.retire();
-            let (flushes, compactions) = region_work(&h.region);
-            self.counters
-                .retired_flushes
-                .fetch_add(flushes, Ordering::Relaxed);
-            self.counters
-                .retired_compactions
-                .fetch_add(compactions, Ordering::Relaxed);
+            self.counters.retired.lock().add(WorkDone::of(&h.region));
             let info = h.region.info();
             if let Some(t) = regions.by_table.get_mut(&info.table) {
                 t.remove(&info.start_row);
@@ -308,18 +333,13 @@ impl RegionServer {
             .then(|| hosted.clone())
     }
 
-    /// Flushes and compactions since the server started, all regions.
-    pub fn work_done(&self) -> (u64, u64) {
-        let (mut flushes, mut compactions) = (
-            self.counters.retired_flushes.load(Ordering::Relaxed),
-            self.counters.retired_compactions.load(Ordering::Relaxed),
-        );
+    /// Flush and compaction work since the server started, all regions.
+    pub fn work_done(&self) -> WorkDone {
+        let mut total = *self.counters.retired.lock();
         for h in self.regions.read().by_id.values() {
-            let (f, c) = region_work(&h.region);
-            flushes += f;
-            compactions += c;
+            total.add(WorkDone::of(&h.region));
         }
-        (flushes, compactions)
+        total
     }
 
     /// Sizes of an open region.
@@ -417,16 +437,6 @@ impl RegionServer {
         }
         first.map_or(Ok(()), Err)
     }
-}
-
-fn region_work(region: &Region) -> (u64, u64) {
-    (
-        region.counters().flushes.load(Ordering::Relaxed),
-        region
-            .compaction_counters()
-            .compactions
-            .load(Ordering::Relaxed),
-    )
 }
 
 impl Regions {

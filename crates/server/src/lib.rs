@@ -20,6 +20,6 @@ pub mod service;
 pub mod status;
 
 pub use config::ServerConfig;
-pub use host::{HostedRegion, RegionServer, RegionStats};
+pub use host::{HostedRegion, RegionServer, RegionStats, WorkDone};
 pub use row_cache::{RowCache, RowCacheStats};
 pub use service::DataService;

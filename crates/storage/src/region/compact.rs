@@ -131,6 +131,10 @@ impl Region {
         };
         let report = self.run(store, &selection, now)?;
         state.counters.compactions.fetch_add(1, Ordering::Relaxed);
+        state
+            .counters
+            .bytes_written
+            .fetch_add(report.bytes_out, Ordering::Relaxed);
         if report.major {
             state.counters.majors.fetch_add(1, Ordering::Relaxed);
         }

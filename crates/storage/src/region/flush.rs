@@ -50,6 +50,11 @@ impl Region {
             edit = edit.set_flushed_seq_id(store.name.clone(), seq);
         }
         let version = inner.manifest.lock().apply(&edit)?;
+        let bytes: u64 = written.iter().map(|(_, meta)| meta.size).sum();
+        inner
+            .counters
+            .flushed_bytes
+            .fetch_add(bytes, Ordering::Relaxed);
         for (store, meta) in written {
             let handle = store.open_file(meta)?;
             let mut files: Vec<_> = store.files().iter().cloned().collect();

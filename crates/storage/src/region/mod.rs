@@ -95,6 +95,8 @@ pub struct Counters {
     pub files_read: AtomicU64,
     /// Flushes completed.
     pub flushes: AtomicU64,
+    /// Bytes of store files written by flushes.
+    pub flushed_bytes: AtomicU64,
     /// Mutations applied.
     pub mutations: AtomicU64,
 }

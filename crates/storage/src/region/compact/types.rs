@@ -69,6 +69,8 @@ pub struct CompactionCounters {
     pub compactions: AtomicU64,
     /// Of which major.
     pub majors: AtomicU64,
+    /// Bytes of store files written by compactions.
+    pub bytes_written: AtomicU64,
     /// Writes that waited because a store had too many files.
     pub writes_delayed: AtomicU64,
     /// Of which went ahead after `blocking_wait` with the store still over the limit.
