@@ -84,7 +84,10 @@ async fn sigkill_loses_no_acknowledged_write_and_restart_keeps_everything() {
         let _ = w.await;
     }
     let acked: Vec<u64> = acked.iter().map(|a| a.load(Ordering::SeqCst)).collect();
-    assert!(acked.iter().all(|&n| n > 10), "too few writes before the kill: {acked:?}");
+    assert!(
+        acked.iter().all(|&n| n > 10),
+        "too few writes before the kill: {acked:?}"
+    );
 
     let (mut child, addr) = spawn(dir.path());
     let conn = Connection::connect(&addr).await.unwrap();
@@ -112,7 +115,10 @@ async fn sigkill_loses_no_acknowledged_write_and_restart_keeps_everything() {
     let (mut child, addr) = spawn(dir.path());
     let conn = Connection::connect(&addr).await.unwrap();
     let t = conn.table("t").unwrap();
-    assert_eq!(t.scan_all(&Scan::default()).await.unwrap().len() as u64, rows);
+    assert_eq!(
+        t.scan_all(&Scan::default()).await.unwrap().len() as u64,
+        rows
+    );
     child.kill().unwrap();
     child.wait().unwrap();
 }
