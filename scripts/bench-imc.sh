@@ -17,6 +17,7 @@ cargo build --release --locked -q -p strata-cli --bin strata
 STRATA="${CARGO_TARGET_DIR:-target}/release/strata"
 rm -rf "$OUT"; mkdir -p "$OUT"
 field() { grep -E "^\[$1\], $2" "$3" | head -1 | awk -F', ' '{print $3}'; }
+{
 echo "| policy | keys | ops/s | read p50 / p99 µs | flushes | flushed MiB | compacted MiB | memtable MiB at end | peak RSS MiB |"
 echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"
 for dist in $DISTS; do
@@ -39,4 +40,5 @@ for dist in $DISTS; do
       "$(field STRATA 'Flushes' "$run.txt")" "$(mib "$(field STRATA 'FlushedBytes' "$run.txt")")" \
       "$(mib "$(field STRATA 'CompactedBytes' "$run.txt")")" "$(mib "$(field STRATA 'MemtableBytes' "$run.txt")")" "$rss"
   done
-done | tee "$OUT/summary.md"
+done
+} | tee "$OUT/summary.md"
