@@ -18,8 +18,10 @@ pub enum Command {
     /// Bloom filters: configured vs measured false-positive rate, bits per key.
     Bloom,
     /// Seed 002's random writes (10 B to 10 KB values) against an embedded region.
+    #[command(visible_alias = "hypertable-write")]
     EngineWrite(EngineWriteArgs),
     /// Seed 002's zipfian and uniform random reads of 1 KB values against an embedded region.
+    #[command(visible_alias = "hypertable-read")]
     EngineRead(EngineReadArgs),
     /// Starts `strata standalone` and measures startup time, idle RSS and single-client
     /// put/get latency through gRPC.
