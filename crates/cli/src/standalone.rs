@@ -25,9 +25,10 @@ pub struct Args {
     /// Largest value accepted, in bytes.
     #[arg(long, default_value_t = 10 << 20)]
     max_value_bytes: usize,
-    /// Where HBase's Thrift1 gateway listens.
-    #[arg(long, default_value = "127.0.0.1:9090")]
-    thrift_listen: SocketAddr,
+    /// Where HBase's Thrift1 gateway listens [default: 127.0.0.1:9090; if that port is
+    /// taken, the server runs without the gateway and says so].
+    #[arg(long)]
+    thrift_listen: Option<SocketAddr>,
     /// Do not start the Thrift gateway.
     #[arg(long)]
     no_thrift: bool,
@@ -67,9 +68,16 @@ async fn serve(args: &Args) -> Result<(), String> {
     let gateway = if args.no_thrift {
         None
     } else {
-        let config = args.thrift.config(args.thrift_listen);
+        let listen = args
+            .thrift_listen
+            .unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], 9090)));
+        let config = args.thrift.config(listen);
         match crate::gateway_cmd::start(&server.addr().to_string(), config).await {
             Ok(gateway) => Some(gateway),
+            Err(e) if args.thrift_listen.is_none() => {
+                println!("{e}: running without the Thrift gateway (see --thrift-listen)");
+                None
+            }
             Err(e) => {
                 let _ = server.shutdown().await;
                 return Err(e);
