@@ -39,7 +39,7 @@ pub fn run(args: &Args) -> Result<(), String> {
     let addr = format!("127.0.0.1:{}", args.port);
     let launched = Instant::now();
     let child = Command::new(exe)
-        .args(["standalone", "--listen", &addr, "--data-dir"])
+        .args(["standalone", "--no-thrift", "--listen", &addr, "--data-dir"])
         .arg(&args.dir)
         .stdout(Stdio::null())
         .stderr(Stdio::inherit())
