@@ -17,7 +17,13 @@ use strata_model::schema::{FamilyDescriptor, TableDescriptor, TableName};
 /// Starts the server and returns it with the address it printed.
 fn spawn(dir: &Path) -> (Child, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_strata"))
-        .args(["standalone", "--no-thrift", "--listen", "127.0.0.1:0", "--data-dir"])
+        .args([
+            "standalone",
+            "--no-thrift",
+            "--listen",
+            "127.0.0.1:0",
+            "--data-dir",
+        ])
         .arg(dir)
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
@@ -128,7 +134,13 @@ fn a_second_process_on_the_same_directory_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let (mut child, _addr) = spawn(dir.path());
     let out = Command::new(env!("CARGO_BIN_EXE_strata"))
-        .args(["standalone", "--no-thrift", "--listen", "127.0.0.1:0", "--data-dir"])
+        .args([
+            "standalone",
+            "--no-thrift",
+            "--listen",
+            "127.0.0.1:0",
+            "--data-dir",
+        ])
         .arg(dir.path())
         .output()
         .unwrap();
