@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what the tests need, then checks formatting, lints, and runs every test.
+# Installs what the tests need (Rust components; a Python venv with happybase and pytest),
+# then checks formatting, lints, and runs every test, including happybase's own suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib/toolchain.sh
@@ -9,5 +10,8 @@ cargo fmt --all --check
 echo "== cargo clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 echo "== cargo test"
-cargo test --workspace --locked
+cargo test --workspace --locked --no-fail-fast
+echo "== happybase's own test suite through the Thrift1 gateway (buffered and framed)"
+./scripts/gateway/happybase-tests.sh
+HAPPYBASE_TRANSPORT=framed ./scripts/gateway/happybase-tests.sh
 echo "== all checks passed"

@@ -6,10 +6,7 @@
 //! to the timestamp (HBase's `addColumns`), of a bare `family` the whole family. Every row is
 //! built and validated before anything is sent.
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
-
 use bytes::Bytes;
-use strata_model::cell::Cell;
 use strata_model::ops::{
     Append, CheckAndMutate, Condition, Delete, Durability, Get, Increment, Mutation as Op, Put,
     RowMutations,
@@ -74,7 +71,6 @@ pub(super) async fn call(s: &Service, name: &str, f: &Fields<'_>) -> Result<Opti
             } else {
                 let inc = Increment::new(row).add(family, qualifier, amount);
                 let cells = table.increment(&inc).await?;
-                settle(&cells).await;
                 cells.first().map(|c| c.value.clone()).unwrap_or_default()
             };
             let bytes: [u8; 8] = value.as_ref().try_into().map_err(|_| {
@@ -183,7 +179,7 @@ async fn increment(s: &Service, incs: &[TIncrement]) -> Result<()> {
         requests.push((table, request));
     }
     for (table, request) in requests {
-        settle(&table.increment(&request).await?).await;
+        table.increment(&request).await?;
     }
     Ok(())
 }
@@ -204,7 +200,6 @@ async fn append(s: &Service, spec: &AppendSpec) -> Result<Option<Value>> {
     }
     append.validate()?;
     let cells = table.append(&append).await?;
-    settle(&cells).await;
     Ok(Some(tcells(&cells)))
 }
 
@@ -224,32 +219,4 @@ async fn check_and_put(s: &Service, f: &Fields<'_>) -> Result<bool> {
     let cam = CheckAndMutate::new(condition, rm);
     cam.validate()?;
     Ok(table.check_and_mutate(&cam).await?)
-}
-
-/// Longest wait of [`settle`]; a cell further ahead carries a client's own future timestamp.
-const MAX_SETTLE: Duration = Duration::from_millis(50);
-
-/// Waits until the clock has passed the newest of `cells`' timestamps.
-///
-/// Increments and appends stamp their cell `max(now, previous + 1)`, so counters updated
-/// faster than once a millisecond run ahead of the clock. Holding the reply until the clock
-/// catches up keeps a client's next write, stamped with the server's clock, from landing
-/// behind the value it was just told about (e.g. happybase's `counter_inc` then
-/// `counter_set`).
-async fn settle(cells: &[Cell]) {
-    let Some(newest) = cells.iter().map(|c| c.timestamp).max() else {
-        return;
-    };
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
-    let ahead = newest.saturating_sub(now);
-    if ahead <= 0 {
-        return;
-    }
-    // A write stamped `newest` itself still wins: equal timestamps go to the later write.
-    let wait = Duration::from_millis(u64::try_from(ahead).unwrap_or(u64::MAX));
-    if wait <= MAX_SETTLE {
-        tokio::time::sleep(wait).await;
-    }
 }

@@ -187,11 +187,14 @@ impl Region {
                             rm.row.clone(),
                             c.family.clone(),
                             c.qualifier.clone(),
-                            now.max(ts.saturating_add(1)),
+                            stamp(now, ts),
                             Bytes::copy_from_slice(&new.to_be_bytes()),
                         );
                         results.push(cell.clone());
-                        cells.push(cell);
+                        // Adding 0 reads the counter and writes nothing (as HBase does).
+                        if c.amount != 0 {
+                            cells.push(cell);
+                        }
                     }
                 }
                 Mutation::Append(a) => {
@@ -204,7 +207,7 @@ impl Region {
                             rm.row.clone(),
                             c.family.clone(),
                             c.qualifier.clone(),
-                            now.max(ts.saturating_add(1)),
+                            stamp(now, ts),
                             Bytes::from(value),
                         );
                         results.push(cell.clone());
@@ -363,4 +366,12 @@ fn stronger(a: Durability, b: Durability) -> Durability {
     } else {
         a
     }
+}
+
+/// The timestamp of an increment's or append's new cell: now, or the current cell's own
+/// timestamp when that is ahead of the clock (a client-set future timestamp). Equal
+/// timestamps are ordered by sequence id, so the new cell still wins; never `latest + 1`,
+/// which let fast counters run ahead of the clock and hide a following put stamped "now".
+fn stamp(now: i64, latest: i64) -> i64 {
+    now.max(latest)
 }
