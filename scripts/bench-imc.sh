@@ -26,6 +26,7 @@ for dist in $DISTS; do
     "$STRATA" standalone --data-dir "$run.data" --listen "127.0.0.1:$PORT" --no-thrift > "$run.log" 2>&1 &
     pid=$!
     for _ in $(seq 100); do grep -q "serving on" "$run.log" 2>/dev/null && break; sleep 0.1; done
+    grep -q "serving on" "$run.log" || { echo "strata standalone did not start:" >&2; cat "$run.log" >&2; exit 1; }
     common=(-p recordcount="$RECORDS" -p fieldcount=1 -p fieldlength=1000 --threads "$THREADS" --server "127.0.0.1:$PORT" --status-interval 30)
     "$STRATA" bench ycsb load -P workloada "${common[@]}" --regions 1 \
       --schema IN_MEMORY_COMPACTION="$policy" --schema MEMSTORE_FLUSHSIZE="$FLUSH" > "$run.load.txt" 2> /dev/null

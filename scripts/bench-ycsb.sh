@@ -37,6 +37,7 @@ echo "== Strata standalone: $RECORDS records, $THREADS threads, ${DURATION}s per
 pid=$!
 trap 'kill $pid 2>/dev/null || true' EXIT
 for _ in $(seq 100); do grep -q "serving on" "$OUT/strata.log" 2>/dev/null && break; sleep 0.1; done
+grep -q "serving on" "$OUT/strata.log" || { echo "strata standalone did not start:" >&2; cat "$OUT/strata.log" >&2; exit 1; }
 server="127.0.0.1:$PORT"
 c0=$(cpu_ticks $pid)
 "$STRATA" bench ycsb load -P workloada -p recordcount="$RECORDS" -p operationcount="$RECORDS" \
