@@ -123,10 +123,13 @@ async fn progress(shared: Arc<Shared>, total: u64, every: Duration) {
         let now = Instant::now();
         let rate = (done - last.1) as f64 / now.duration_since(last.0).as_secs_f64();
         let elapsed = shared.started.elapsed().as_secs();
-        let eta = if rate > 0.0 {
-            format!("{:.0} s", (total.saturating_sub(done)) as f64 / rate)
-        } else {
-            "?".into()
+        let by_ops = (rate > 0.0).then(|| total.saturating_sub(done) as f64 / rate);
+        let limit = shared.workload.max_execution_time;
+        let by_time = (limit > 0).then(|| limit.saturating_sub(elapsed) as f64);
+        let eta = match (by_ops, by_time) {
+            (Some(a), Some(b)) => format!("{:.0} s", a.min(b)),
+            (Some(a), None) | (None, Some(a)) => format!("{a:.0} s"),
+            (None, None) => "?".into(),
         };
         let _ = writeln!(
             std::io::stderr(),
