@@ -4,6 +4,8 @@
 #
 #   RECORDS=1000000 THREADS=8 DURATION=60 ./scripts/bench-ycsb.sh
 #   HBASE_PEER=/path/to/hbase-peer RECORDS=... ./scripts/bench-ycsb.sh   # also runs HBase
+#   STRATA_ARGS="--block-cache-mib 3072" ...   # extra `strata standalone` flags (HBase's peer
+#                                              # gives its block cache 0.4 × an 8 GiB heap)
 #
 # HBASE_PEER is a directory with an HBase standalone harness (setup.sh, start.sh, stop.sh,
 # ycsb.sh load|run <workload>, writing YCSB reports into $PEER_DIR/results). Without it only
@@ -33,7 +35,8 @@ cpu_line() { # report ticks0 ticks1
 }
 
 echo "== Strata standalone: $RECORDS records, $THREADS threads, ${DURATION}s per workload"
-"$STRATA" standalone --data-dir "$OUT/strata-data" --listen "127.0.0.1:$PORT" --no-thrift > "$OUT/strata.log" 2>&1 &
+# shellcheck disable=SC2086
+"$STRATA" standalone --data-dir "$OUT/strata-data" --listen "127.0.0.1:$PORT" --no-thrift ${STRATA_ARGS:-} > "$OUT/strata.log" 2>&1 &
 pid=$!
 trap 'kill $pid 2>/dev/null || true' EXIT
 for _ in $(seq 100); do grep -q "serving on" "$OUT/strata.log" 2>/dev/null && break; sleep 0.1; done
