@@ -100,6 +100,39 @@ impl Catalog {
             .collect()
     }
 
+    /// Adds fresh regions of `table` covering the whole key space split at `split_keys`
+    /// (generation 0, assigned to `server`); returns them in key order.
+    ///
+    /// # Errors
+    /// As [`ranges_for_splits`].
+    pub fn add_regions(
+        &mut self,
+        table: &str,
+        split_keys: &[Bytes],
+        server: &str,
+    ) -> Result<Vec<RegionInfo>> {
+        let mut infos = Vec::new();
+        for (start_row, end_row) in ranges_for_splits(split_keys)? {
+            let info = RegionInfo {
+                table: table.to_string(),
+                region_id: self.allocate_id(),
+                start_row,
+                end_row,
+            };
+            self.regions.insert(
+                info.region_id,
+                RegionEntry {
+                    info: info.clone(),
+                    server: server.to_string(),
+                    generation: 0,
+                    daughters: None,
+                },
+            );
+            infos.push(info);
+        }
+        Ok(infos)
+    }
+
     /// Encodes the catalog.
     pub fn encode(&self) -> Vec<u8> {
         pb::Catalog {

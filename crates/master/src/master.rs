@@ -21,7 +21,7 @@ use strata_server::RegionServer;
 use strata_storage::manifest::RegionInfo;
 use strata_storage::region::region_dir_name;
 
-use crate::catalog::{ranges_for_splits, Catalog, RegionEntry, TableEntry};
+use crate::catalog::{Catalog, RegionEntry, TableEntry};
 use crate::coordinator::Coordinator;
 use crate::error::{MasterError, Result};
 
@@ -132,28 +132,8 @@ impl Master {
         if catalog.tables.contains_key(&name) {
             return Err(MasterError::TableExists(name));
         }
-        let ranges = ranges_for_splits(split_keys)?;
         let server = self.host.config().advertised_address.clone();
-        let mut infos = Vec::new();
-        for (start_row, end_row) in ranges {
-            let id = catalog.allocate_id();
-            let info = RegionInfo {
-                table: name.clone(),
-                region_id: id,
-                start_row,
-                end_row,
-            };
-            catalog.regions.insert(
-                id,
-                RegionEntry {
-                    info: info.clone(),
-                    server: server.clone(),
-                    generation: 0,
-                    daughters: None,
-                },
-            );
-            infos.push(info);
-        }
+        let infos = catalog.add_regions(&name, split_keys, &server)?;
         catalog.tables.insert(
             name.clone(),
             TableEntry {
@@ -298,26 +278,7 @@ impl Master {
             catalog.regions.remove(id);
         }
         let server = self.host.config().advertised_address.clone();
-        let mut infos = Vec::new();
-        for (start_row, end_row) in ranges_for_splits(&splits)? {
-            let id = catalog.allocate_id();
-            let info = RegionInfo {
-                table: name.to_string(),
-                region_id: id,
-                start_row,
-                end_row,
-            };
-            catalog.regions.insert(
-                id,
-                RegionEntry {
-                    info: info.clone(),
-                    server: server.clone(),
-                    generation: 0,
-                    daughters: None,
-                },
-            );
-            infos.push(info);
-        }
+        let infos = catalog.add_regions(name, &splits, &server)?;
         // The commit point: from here the old regions are gone whatever happens next.
         self.save(&catalog)?;
         self.delete_region_data(&entry.descriptor, &old)?;
