@@ -21,6 +21,7 @@ pub mod exploring;
 pub mod major;
 mod plan;
 pub mod pressure;
+pub mod throughput;
 pub mod windows;
 
 pub use major::{major_due, MajorConfig};

@@ -4,6 +4,7 @@
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use strata_sstable::{FileInfo, KeyBuf, Writer, WriterOptions};
@@ -11,6 +12,8 @@ use strata_sstable::{FileInfo, KeyBuf, Writer, WriterOptions};
 use super::types::CompactionReport;
 use super::Selection;
 use crate::compaction::date_tiered::boundary_index;
+use crate::compaction::pressure::pressure;
+use crate::compaction::throughput::Limiter;
 use crate::error::{Error, Result};
 use crate::manifest::StoreFile;
 use crate::read::{CompactionSpec, Cursor, Decision, Dropped, MergeCursor, Retention};
@@ -55,6 +58,13 @@ impl Region {
             ..WriterOptions::for_family(family)
         };
         let mut new_name = || self.output_name(store, max_seq, now);
+        let settings = self.compaction_options();
+        let pressure = pressure(
+            store.files().len(),
+            settings.exploring.min_files,
+            settings.exploring.blocking_file_count,
+        );
+        let mut limiter = Limiter::new(settings.throughput.rate(pressure));
         let written = merge_into(
             &store.dir,
             options,
@@ -63,7 +73,15 @@ impl Region {
             &sel.plan.boundaries,
             &mut new_name,
             report,
-        )?;
+            &mut limiter,
+        );
+        let paused = limiter.paused();
+        self.inner
+            .compactions
+            .counters
+            .throttled_ms
+            .fetch_add(paused.as_millis() as u64, Ordering::Relaxed);
+        let written = written?;
         let mut metas = Vec::with_capacity(written.len());
         let mut renamed = Vec::new();
         let mut pending = written.into_iter();
@@ -138,6 +156,7 @@ impl Writers<'_> {
 /// above its timestamp (one output when `boundaries` has at most one entry). Returns the
 /// outputs oldest window first; none when every cell was dropped. On error no temporary file
 /// remains.
+#[allow(clippy::too_many_arguments)] // The inputs of one merge, each used once.
 pub(super) fn merge_into(
     dir: &Path,
     options: WriterOptions,
@@ -146,13 +165,22 @@ pub(super) fn merge_into(
     boundaries: &[i64],
     new_name: &mut dyn FnMut() -> String,
     report: &mut CompactionReport,
+    limiter: &mut Limiter,
 ) -> Result<Vec<Output>> {
     let mut writers = Writers {
         dir,
         options,
         open: (0..boundaries.len().max(1)).map(|_| None).collect(),
     };
-    let result = merge(inputs, spec, boundaries, new_name, &mut writers, report);
+    let result = merge(
+        inputs,
+        spec,
+        boundaries,
+        new_name,
+        &mut writers,
+        report,
+        limiter,
+    );
     if let Err(e) = result {
         writers.abandon();
         return Err(e);
@@ -184,6 +212,7 @@ fn merge(
     new_name: &mut dyn FnMut() -> String,
     writers: &mut Writers<'_>,
     report: &mut CompactionReport,
+    limiter: &mut Limiter,
 ) -> Result<()> {
     // Newest first, so identical keys come out newest source first.
     let cursors = inputs.iter().rev().map(|f| f.cursor()).collect();
@@ -223,6 +252,10 @@ fn merge(
                 };
                 w.add(&cell)?;
                 report.cells_out += 1;
+                let bytes = cell.row.len() + cell.qualifier.len() + cell.value.len() + 16;
+                if let Some(pause) = limiter.wrote(bytes as u64) {
+                    limiter.sleep(pause);
+                }
             }
             Decision::Drop(reason) => report.dropped.add(reason),
         }

@@ -20,6 +20,8 @@ pub struct CompactionOptions {
     /// a store has more than `blocking_file_count` files, before going ahead anyway. Default
     /// 90 s.
     pub blocking_wait: Duration,
+    /// The pressure-aware limit on compaction write rate.
+    pub throughput: crate::compaction::throughput::ThroughputConfig,
 }
 
 impl Default for CompactionOptions {
@@ -27,6 +29,7 @@ impl Default for CompactionOptions {
         CompactionOptions {
             exploring: ExploringConfig::default(),
             blocking_wait: Duration::from_secs(90),
+            throughput: Default::default(),
         }
     }
 }
@@ -71,6 +74,8 @@ pub struct CompactionCounters {
     pub majors: AtomicU64,
     /// Bytes of store files written by compactions.
     pub bytes_written: AtomicU64,
+    /// Milliseconds compactions paused to stay under the throughput limit.
+    pub throttled_ms: AtomicU64,
     /// Writes that waited because a store had too many files.
     pub writes_delayed: AtomicU64,
     /// Of which went ahead after `blocking_wait` with the store still over the limit.
