@@ -283,3 +283,35 @@ fn periodic_major_of_a_lone_file_spanning_windows() {
     f.created_at_ms = now - 1000;
     assert_eq!(select(&[f], &dt(), &c, minor(now)), None);
 }
+
+#[test]
+fn promotion_delays_spread_regions_and_stay_within_their_fraction() {
+    use strata_storage::compaction::date_tiered::promotion_delay;
+    let delays: Vec<i64> = (1..=200).map(|id| promotion_delay(id, H, 0.1)).collect();
+    assert!(delays.iter().all(|&d| (0..H / 10).contains(&d)));
+    assert_eq!(promotion_delay(7, H, 0.1), promotion_delay(7, H, 0.1));
+    let distinct: std::collections::BTreeSet<i64> = delays.iter().copied().collect();
+    assert!(distinct.len() > 190, "ids in sequence must not collide");
+    // Spread: both halves of the span are used.
+    assert!(delays.iter().any(|&d| d < H / 20) && delays.iter().any(|&d| d >= H / 20));
+    assert_eq!(promotion_delay(7, H, 0.0), 0);
+}
+
+#[test]
+fn a_just_ended_window_waits_out_the_region_delay_before_its_promotion() {
+    use strata_storage::compaction::date_tiered::select_with_delay;
+    // Two files in the window [100 h, 101 h); now is 5 min past its end. Promoted, the window
+    // needs min_files (3 by default is > 2, so lower it to 2); still incoming, it needs 3.
+    let files: Vec<FileMeta> = (1..=2)
+        .map(|s| file(s, 100 * H + s as i64, 100 * H + s as i64))
+        .collect();
+    let mut c = cfg();
+    c.min_files = 2;
+    let now = 101 * H + 5 * 60_000;
+    let promoted = select(&files, &dt(), &c, minor(now)).expect("promoted window compacts");
+    assert_eq!(names(&promoted.files), vec![1, 2]);
+    let delayed = select_with_delay(&files, &dt(), &c, minor(now), 10 * 60_000);
+    assert!(delayed.is_none(), "10 min delay: still the incoming window");
+    let later = select_with_delay(&files, &dt(), &c, minor(now + 6 * 60_000), 10 * 60_000);
+    assert!(later.is_some(), "past the delay it is promoted");
+}

@@ -55,6 +55,35 @@ pub fn select(
     config: &ExploringConfig,
     mode: Mode,
 ) -> Option<Plan> {
+    select_with_delay(files, dt, config, mode, 0)
+}
+
+/// A region's delay before it treats a just-ended incoming window as an ordinary window
+/// (`fraction` of the base window at most, the same for a region every time, different across
+/// regions): every region's incoming window ends at the same epoch-aligned instant, and without
+/// it they would all start compacting that window at once.
+pub fn promotion_delay(region_id: u64, base_window_ms: i64, fraction: f64) -> i64 {
+    let span = (base_window_ms as f64 * fraction.clamp(0.0, 1.0)) as i64;
+    if span <= 0 {
+        return 0;
+    }
+    // splitmix64: ids handed out in sequence spread over the whole span.
+    let mut z = region_id.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    (z % span as u64) as i64
+}
+
+/// [`select`] with the incoming window computed `promotion_delay_ms` in the past (see
+/// [`promotion_delay`]); everything else (TTL, periodic majors, max storefile age) uses now.
+pub fn select_with_delay(
+    files: &[FileMeta],
+    dt: &DateTiered,
+    config: &ExploringConfig,
+    mode: Mode,
+    promotion_delay_ms: i64,
+) -> Option<Plan> {
     let now = mode.now_ms;
     if let Some(plan) = expired(files, config.major.ttl_ms, now) {
         return Some(plan);
@@ -93,7 +122,14 @@ pub fn select(
         (candidates, b)
     } else {
         candidates.retain(|f| !f.exclude_from_minor);
-        minor(&candidates, dt, config, might_be_stuck, mode)?
+        minor(
+            &candidates,
+            dt,
+            config,
+            might_be_stuck,
+            mode,
+            promotion_delay_ms,
+        )?
     };
     if chosen.len() > config.max_files && !(trying_major && user) {
         chosen.truncate(config.max_files);
@@ -173,6 +209,7 @@ fn minor<'a>(
     config: &ExploringConfig,
     might_be_stuck: bool,
     mode: Mode,
+    promotion_delay_ms: i64,
 ) -> Option<(Vec<&'a FileMeta>, Vec<i64>)> {
     let now = mode.now_ms;
     let oldest_to_compact = now.checked_sub(dt.max_storefile_age_ms).unwrap_or(i64::MIN);
@@ -180,7 +217,7 @@ fn minor<'a>(
     // Newest first.
     let mut pairs: Vec<(&FileMeta, i64)> = files.iter().copied().zip(treated).collect();
     pairs.reverse();
-    let mut window = incoming_window(dt, now);
+    let mut window = incoming_window(dt, now.saturating_sub(promotion_delay_ms.max(0)));
     let mut min_threshold = dt.incoming_window_min as usize;
     let mut i = 0;
     while i < pairs.len() {

@@ -167,7 +167,8 @@ impl Region {
     /// Asks the policy and marks the chosen inputs compacting.
     fn select(&self, store: &Store, now: i64, major: MajorRequest) -> Option<Selection<'_>> {
         let state = &self.inner.compactions;
-        let mut config = self.compaction_options().exploring;
+        let options = self.compaction_options();
+        let mut config = options.exploring;
         // HBase's getStoreFileTtl: with MIN_VERSIONS, expired cells stay, so no TTL major.
         config.major.ttl_ms = match store.family.ttl {
             Ttl::Forever => None,
@@ -187,7 +188,14 @@ impl Region {
             major,
         };
         let plan = match store.family.compaction_policy {
-            CompactionPolicy::DateTiered(dt) => date_tiered::select(&metas, &dt, &config, mode)?,
+            CompactionPolicy::DateTiered(dt) => {
+                let delay = date_tiered::promotion_delay(
+                    self.info().region_id,
+                    dt.base_window_ms,
+                    options.window_promotion_jitter,
+                );
+                date_tiered::select_with_delay(&metas, &dt, &config, mode, delay)?
+            }
             CompactionPolicy::Exploring => exploring::select(&metas, &config, mode)?,
         };
         let chosen: HashSet<&str> = plan.files.iter().map(|f| f.name.as_str()).collect();

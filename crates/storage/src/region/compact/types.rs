@@ -22,6 +22,10 @@ pub struct CompactionOptions {
     pub blocking_wait: Duration,
     /// The pressure-aware limit on compaction write rate.
     pub throughput: crate::compaction::throughput::ThroughputConfig,
+    /// Date-tiered: the most a region delays compacting a just-ended incoming window, as a
+    /// fraction of the base window (each region its own delay; see
+    /// `compaction::date_tiered::promotion_delay`). Default 0.05.
+    pub window_promotion_jitter: f64,
 }
 
 impl Default for CompactionOptions {
@@ -30,6 +34,7 @@ impl Default for CompactionOptions {
             exploring: ExploringConfig::default(),
             blocking_wait: Duration::from_secs(90),
             throughput: Default::default(),
+            window_promotion_jitter: 0.05,
         }
     }
 }
