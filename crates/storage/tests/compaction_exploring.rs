@@ -296,3 +296,28 @@ fn defaults_are_hbases() {
     let bad = ExploringConfig { min_files: 1, ..c };
     assert!(bad.validate().is_err());
 }
+
+#[test]
+fn files_past_the_ttl_are_dropped_whole_under_exploring_too() {
+    use strata_storage::compaction::PlanKind;
+    // Three files; the two oldest hold only cells older than now − TTL.
+    let mut fs = files(&[100, 100, 100]);
+    fs[0].max_timestamp = Some(1_000);
+    fs[1].max_timestamp = Some(2_000);
+    fs[2].max_timestamp = Some(9_000);
+    let mut config = hbase_test_config();
+    config.major.ttl_ms = Some(5_000);
+    let mode = Mode {
+        now_ms: 10_000,
+        off_peak: false,
+        major: MajorRequest::None,
+    };
+    let plan = exploring::select(&fs, &config, mode).expect("expired files are selected");
+    assert_eq!(plan.kind, PlanKind::DropExpired);
+    let mut names: Vec<&str> = plan.files.iter().map(|f| f.name.as_str()).collect();
+    names.sort_unstable();
+    assert_eq!(names, ["f00", "f01"]);
+    config.major.ttl_ms = None;
+    let plan = exploring::select(&fs, &config, mode);
+    assert!(plan.is_none_or(|p| p.kind != PlanKind::DropExpired));
+}

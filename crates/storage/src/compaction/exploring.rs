@@ -128,6 +128,13 @@ pub struct Mode {
 /// Chooses the files of one store to compact, or `None`. `files` may be in any order and
 /// include files already compacting (marked [`FileMeta::compacting`]).
 pub fn select(files: &[FileMeta], config: &ExploringConfig, mode: Mode) -> Option<Plan> {
+    // Files past the family's TTL go whole, without a rewrite (HBase's
+    // `selectExpiredStoreFiles`), unless a major compaction is asked for (it rewrites all).
+    if mode.major == MajorRequest::None {
+        if let Some(plan) = super::date_tiered::expired(files, config.major.ttl_ms, mode.now_ms) {
+            return Some(plan);
+        }
+    }
     let all = sorted(files);
     let compacting = all.iter().filter(|f| f.compacting).count();
     let future_files = usize::from(compacting > 0);
