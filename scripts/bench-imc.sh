@@ -6,6 +6,8 @@
 # by flushes and by compactions, memtable bytes at the end and the server's peak RSS.
 #
 #   OPS=2000000 FLUSH=32MB ./scripts/bench-imc.sh
+#   MIX="-p readproportion=0 -p updateproportion=0.99 -p scanproportion=0.01" ...  # long scans
+#   MIX="-p readproportion=0.5 -p updateproportion=0.25 -p deleteproportion=0.25" ...  # tombstones
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${RECORDS:=128000}" "${OPS:=1000000}" "${THREADS:=10}" "${FLUSH:=32MB}"
@@ -30,7 +32,8 @@ for dist in $DISTS; do
     common=(-p recordcount="$RECORDS" -p fieldcount=1 -p fieldlength=1000 --threads "$THREADS" --server "127.0.0.1:$PORT" --status-interval 30)
     "$STRATA" bench ycsb load -P workloada "${common[@]}" --regions 1 \
       --schema IN_MEMORY_COMPACTION="$policy" --schema MEMSTORE_FLUSHSIZE="$FLUSH" > "$run.load.txt" 2> /dev/null
-    "$STRATA" bench ycsb run -P workloada "${common[@]}" -p requestdistribution="$dist" \
+    # shellcheck disable=SC2086
+    "$STRATA" bench ycsb run -P workloada "${common[@]}" -p requestdistribution="$dist" ${MIX:-} \
       -p operationcount="$OPS" -p writeallfields=true --plot "$run.svg" > "$run.txt" 2> /dev/null
     rss=$(awk '/VmHWM/ {printf "%.0f", $2/1024}' "/proc/$pid/status")
     kill -TERM $pid; wait $pid || true

@@ -19,8 +19,10 @@ pub struct Workload {
     /// `writeallfields`.
     pub write_all_fields: bool,
     /// `readproportion`, `updateproportion`, `insertproportion`, `scanproportion`,
-    /// `readmodifywriteproportion`.
-    pub proportions: [f64; 5],
+    /// `readmodifywriteproportion`, and Strata's `deleteproportion` (not in YCSB's core
+    /// workload: deletes a row chosen like a read, for seed 000's "delete processed messages"
+    /// variant).
+    pub proportions: [f64; 6],
     /// `requestdistribution`: uniform, zipfian, latest, hotspot.
     pub request_distribution: String,
     /// `maxscanlength`.
@@ -50,7 +52,14 @@ pub struct Workload {
 }
 
 /// Operation kinds, in `proportions` order.
-pub const OPS: [&str; 5] = ["READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE"];
+pub const OPS: [&str; 6] = [
+    "READ",
+    "UPDATE",
+    "INSERT",
+    "SCAN",
+    "READ-MODIFY-WRITE",
+    "DELETE",
+];
 
 impl Workload {
     /// Parses properties (`key=value` lines, `#` comments) over CoreWorkload's defaults.
@@ -83,6 +92,7 @@ impl Workload {
                     get("readmodifywriteproportion"),
                     0.0,
                 )?,
+                num("deleteproportion", get("deleteproportion"), 0.0)?,
             ],
             request_distribution: get("requestdistribution").unwrap_or_else(|| "uniform".into()),
             max_scan_length: num("maxscanlength", get("maxscanlength"), 1000u64)?,
@@ -160,7 +170,7 @@ mod tests {
         );
         p.insert("threadcount".into(), "8".into());
         let w = Workload::from_properties(&p).unwrap();
-        assert_eq!(w.proportions, [0.5, 0.5, 0.0, 0.0, 0.0]);
+        assert_eq!(w.proportions, [0.5, 0.5, 0.0, 0.0, 0.0, 0.0]);
         assert_eq!((w.field_count, w.field_length, w.threads), (10, 100, 8));
         assert_eq!(w.request_distribution, "zipfian");
         assert_eq!(w.key(0), "user6284781860667377211");

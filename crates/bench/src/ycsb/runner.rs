@@ -13,7 +13,7 @@ use rand::distributions::Alphanumeric;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use strata_client::{Connection, Table};
-use strata_model::ops::{Get, Put, Scan};
+use strata_model::ops::{Delete, Get, Put, Scan};
 
 use super::generator::{Hotspot, KeyChooser, ScrambledZipfian, Zipfian, ZIPFIAN_CONSTANT};
 use super::measure::Measurements;
@@ -176,6 +176,7 @@ async fn client_thread(shared: Arc<Shared>, id: usize, ops: u64, load: bool) -> 
             1 => update(&shared, &mut rng).await,
             2 => insert(&shared, &mut rng).await,
             3 => scan(&shared, &mut rng).await,
+            5 => delete(&shared, &mut rng).await,
             _ => match read(&shared, &mut rng).await {
                 "ERROR" => "ERROR",
                 _ => update(&shared, &mut rng).await,
@@ -187,7 +188,7 @@ async fn client_thread(shared: Arc<Shared>, id: usize, ops: u64, load: bool) -> 
     m
 }
 
-fn pick(proportions: &[f64; 5], rng: &mut SmallRng) -> usize {
+fn pick(proportions: &[f64; 6], rng: &mut SmallRng) -> usize {
     let total: f64 = proportions.iter().sum();
     let mut r = rng.gen::<f64>() * total;
     for (i, p) in proportions.iter().enumerate() {
@@ -270,6 +271,14 @@ async fn scan(shared: &Shared, rng: &mut SmallRng) -> &'static str {
     s.columns.add_family(w.family.clone());
     match shared.table.scan_all(&s).await {
         Ok(_) => "OK",
+        Err(_) => "ERROR",
+    }
+}
+
+async fn delete(shared: &Shared, rng: &mut SmallRng) -> &'static str {
+    let row = next_key(shared, rng);
+    match shared.table.delete(&Delete::new(row)).await {
+        Ok(()) => "OK",
         Err(_) => "ERROR",
     }
 }
