@@ -11,7 +11,10 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use clap::Args as ClapArgs;
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
 use strata_bench::engine::latency::Recorder;
+use strata_bench::engine::zipf::Zipf;
 use strata_bench::engine::{key, text};
 use strata_bench::table::Table;
 use strata_master::{Standalone, StandaloneConfig};
@@ -169,11 +172,11 @@ fn load(a: &Args, rt: &tokio::runtime::Runtime) -> Result<(), String> {
         .create_table(descriptor(CachedForm::Encoded, false)?, &[])
         .map_err(|e| e.to_string())?;
     let buffer = text::buffer(8 << 20, 20_120_207);
-    let mut rng = SplitMix(5);
+    let mut rng = SmallRng::seed_from_u64(5);
     let t0 = Instant::now();
     for i in 0..a.rows {
         let k = Bytes::copy_from_slice(&key(i));
-        let off = rng.below(buffer.len() as u64 - 1000) as usize;
+        let off = rng.gen_range(0..buffer.len() - 1000);
         let put = Put::new(k.clone()).add("f", "c", buffer[off..off + 1000].to_vec());
         let rm = RowMutations::new(k.clone())
             .with(put)
@@ -209,12 +212,12 @@ fn measure(
             let (host, stop, zipf) = (server.master().host().clone(), stop.clone(), zipf.clone());
             let rows = a.rows;
             std::thread::spawn(move || -> Result<Recorder, String> {
-                let mut rng = SplitMix(100 + t as u64);
+                let mut rng = SmallRng::seed_from_u64(100 + t as u64);
                 let mut rec = Recorder::default();
                 while !stop.load(Ordering::Relaxed) {
                     let i = match &zipf {
                         Some(z) => z.sample(&mut rng),
-                        None => rng.below(rows),
+                        None => rng.gen_range(0..rows),
                     };
                     let get = Get::new(Bytes::copy_from_slice(&key(i)));
                     let t0 = Instant::now();
@@ -236,53 +239,4 @@ fn measure(
         rec.merge(h.join().map_err(|_| "reader panicked".to_string())??);
     }
     Ok(rec)
-}
-
-/// SplitMix64: a small, fast generator for choosing keys.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `[0, n)` (the modulo bias is negligible for n ≪ 2^64).
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-
-    /// Uniform in `[0, 1)`.
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
-
-/// Zipfian ranks over `[0, n)` with exponent `s` by exact CDF, scrambled over the keys as
-/// the engine read benchmark does.
-struct Zipf {
-    cdf: Vec<f64>,
-}
-
-impl Zipf {
-    fn new(n: usize, s: f64) -> Zipf {
-        let mut total = 0.0;
-        let mut cdf: Vec<f64> = (1..=n)
-            .map(|r| {
-                total += 1.0 / (r as f64).powf(s);
-                total
-            })
-            .collect();
-        cdf.iter_mut().for_each(|c| *c /= total);
-        Zipf { cdf }
-    }
-
-    fn sample(&self, rng: &mut SplitMix) -> u64 {
-        let u = rng.unit();
-        let rank = self.cdf.partition_point(|c| *c < u) as u64;
-        rank.wrapping_mul(2_654_435_761) % self.cdf.len().max(1) as u64
-    }
 }
