@@ -19,7 +19,6 @@ use parking_lot::{Mutex, RwLock};
 use strata_model::schema::TableDescriptor;
 use strata_server::RegionServer;
 use strata_storage::manifest::RegionInfo;
-use strata_storage::region::region_dir_name;
 
 use crate::catalog::{Catalog, RegionEntry, TableEntry};
 use crate::coordinator::Coordinator;
@@ -610,9 +609,4 @@ fn read_dirs(dir: &std::path::Path) -> Result<Vec<std::path::PathBuf>> {
         }
     }
     Ok(out)
-}
-
-/// The directory name of a region (re-exported for tools).
-pub fn region_dir(id: u64) -> String {
-    region_dir_name(id)
 }

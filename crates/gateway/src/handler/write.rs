@@ -8,7 +8,7 @@
 
 use bytes::Bytes;
 use strata_model::ops::{
-    Append, CheckAndMutate, Condition, Delete, Durability, Get, Increment, Mutation as Op, Put,
+    Append, CheckAndMutate, Condition, Delete, Durability, Increment, Mutation as Op, Put,
     RowMutations,
 };
 
@@ -60,19 +60,10 @@ pub(super) async fn call(s: &Service, name: &str, f: &Fields<'_>) -> Result<Opti
             let (family, qualifier) = split_column(&f.bytes(3, "column")?);
             let qualifier = qualifier.unwrap_or_default();
             let amount = f.i64(4, "value")?;
-            // An increment by 0 writes nothing in HBase (since 0.98): it is a read here too,
-            // so reading a counter never moves its timestamp.
-            let value = if amount == 0 {
-                let get = Get::new(row).with_column(family, qualifier);
-                match table.get(&get).await?.first() {
-                    Some(cell) => cell.value.clone(),
-                    None => Bytes::from_static(&[0; 8]),
-                }
-            } else {
-                let inc = Increment::new(row).add(family, qualifier, amount);
-                let cells = table.increment(&inc).await?;
-                cells.first().map(|c| c.value.clone()).unwrap_or_default()
-            };
+            // Adding 0 reads the counter and writes nothing (the engine's rule, as HBase's).
+            let inc = Increment::new(row).add(family, qualifier, amount);
+            let cells = table.increment(&inc).await?;
+            let value = cells.first().map(|c| c.value.clone()).unwrap_or_default();
             let bytes: [u8; 8] = value.as_ref().try_into().map_err(|_| {
                 ThriftError::io(format!("counter holds {} bytes, not 8", value.len()))
             })?;
