@@ -2,7 +2,8 @@
 //!
 //! Keys and keyword values are HBase's spellings, matched case-insensitively. Keys HBase puts in
 //! a family's `CONFIGURATION => {…}` map (`RowPrefixBloomFilter.prefix_length`,
-//! `hbase.hstore.compaction.date.tiered.*`) are plain keys here: the shell flattens the map.
+//! `hbase.hstore.compaction.date.tiered.*`, `hbase.hregion.compacting.memstore.flush.oldest`)
+//! are plain keys here: the shell flattens the map.
 
 use super::FamilyDescriptor;
 use crate::schema::compaction::{CompactionPolicy, DateTiered};
@@ -31,13 +32,14 @@ enum Key {
     BlockCacheForm,
     InMemory,
     InMemoryCompaction,
+    FlushOldestSegment,
     StoragePolicy,
     CompactionPolicy,
     RowCache,
 }
 
 /// (key, HBase spelling, other accepted spellings).
-const KEYS: [(Key, &str, &[&str]); 19] = [
+const KEYS: [(Key, &str, &[&str]); 20] = [
     (Key::Name, "NAME", &[]),
     (Key::Versions, "VERSIONS", &["MAX_VERSIONS"]),
     (Key::MinVersions, "MIN_VERSIONS", &[]),
@@ -58,6 +60,7 @@ const KEYS: [(Key, &str, &[&str]); 19] = [
     (Key::BlockCacheForm, "BLOCK_CACHE_FORM", &[]),
     (Key::InMemory, "IN_MEMORY", &[]),
     (Key::InMemoryCompaction, "IN_MEMORY_COMPACTION", &[]),
+    (Key::FlushOldestSegment, FLUSH_OLDEST, &[]),
     (
         Key::StoragePolicy,
         "STORAGE_POLICY",
@@ -73,6 +76,8 @@ const KEYS: [(Key, &str, &[&str]); 19] = [
 
 /// HBase's key for the `ROWPREFIX_FIXED_LENGTH` prefix length.
 const PREFIX_LENGTH: &str = "RowPrefixBloomFilter.prefix_length";
+/// HBase-style `CONFIGURATION` key for flushing only the oldest in-memory segment.
+const FLUSH_OLDEST: &str = "hbase.hregion.compacting.memstore.flush.oldest";
 const BLOOM_ALLOWED: &str = "NONE, ROW, ROWCOL, ROWPREFIX_FIXED_LENGTH";
 
 fn lookup(key: &str) -> Option<(Key, &'static str)> {
@@ -144,6 +149,7 @@ impl FamilyDescriptor {
             Key::BlockCacheForm => self.block_cache_form = parse_keyword(name, value)?,
             Key::InMemory => self.in_memory = parse_bool(name, value)?,
             Key::InMemoryCompaction => self.in_memory_compaction = parse_keyword(name, value)?,
+            Key::FlushOldestSegment => self.flush_oldest_segment = parse_bool(name, value)?,
             Key::StoragePolicy => self.storage_policy = parse_keyword(name, value)?,
             Key::CompactionPolicy => {
                 self.compaction_policy = CompactionPolicy::parse(value, self.compaction_policy)?;
@@ -218,6 +224,10 @@ impl FamilyDescriptor {
                 self.compaction_policy.name().to_string(),
             ),
         ]);
+        // A `CONFIGURATION` key: listed only when set, as HBase's describe shows the map.
+        if self.flush_oldest_segment {
+            out.push((FLUSH_OLDEST, b(true)));
+        }
         if let CompactionPolicy::DateTiered(d) = &self.compaction_policy {
             out.extend(d.settings());
         }

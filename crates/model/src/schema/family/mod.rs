@@ -54,6 +54,10 @@ pub struct FamilyDescriptor {
     pub in_memory: bool,
     /// `IN_MEMORY_COMPACTION`. Default `BASIC`.
     pub in_memory_compaction: InMemoryCompaction,
+    /// `hbase.hregion.compacting.memstore.flush.oldest` (a `CONFIGURATION` key): a disk flush
+    /// of a compacting memtable writes only its oldest in-memory segment instead of the whole
+    /// memtable. Default false.
+    pub flush_oldest_segment: bool,
     /// `STORAGE_POLICY`. Default `HOT`.
     pub storage_policy: StoragePolicy,
     /// `COMPACTION_POLICY`: `EXPLORING` (default) or `DATE_TIERED` with its parameters.
@@ -143,6 +147,7 @@ impl Default for FamilyDescriptor {
             block_cache_form: CachedForm::Encoded,
             in_memory: false,
             in_memory_compaction: InMemoryCompaction::Basic,
+            flush_oldest_segment: false,
             storage_policy: StoragePolicy::Hot,
             compaction_policy: CompactionPolicy::Exploring,
             row_cache: false,

@@ -169,6 +169,28 @@ fn date_tiered_keys_select_date_tiered() {
 }
 
 #[test]
+fn flush_oldest_key_is_listed_only_when_set() {
+    let mut f = FamilyDescriptor::new("cf");
+    assert!(!f.flush_oldest_segment);
+    f.set("hbase.hregion.compacting.memstore.flush.oldest", "true")
+        .unwrap();
+    assert!(f.flush_oldest_segment);
+    let pairs = f.settings();
+    assert!(pairs.contains(&(
+        "hbase.hregion.compacting.memstore.flush.oldest",
+        "TRUE".to_string()
+    )));
+    let mut g = FamilyDescriptor::default();
+    for (k, v) in &pairs {
+        g.set(k, v).unwrap();
+    }
+    assert_eq!(f, g);
+    assert!(
+        set_err("hbase.hregion.compacting.memstore.flush.oldest", "maybe").contains("flush.oldest")
+    );
+}
+
+#[test]
 fn settings_round_trip_through_set() {
     let d = DateTiered {
         base_window_ms: 3_600_000,
