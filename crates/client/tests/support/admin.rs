@@ -121,6 +121,10 @@ impl pb::admin_server::Admin for FakeAdmin {
         Ok(Response::new(pb::LocateResponse { regions }))
     }
 
+    async fn list_files(&self, _: Request<pb::TableRequest>) -> Answer<pb::ListFilesResponse> {
+        Err(Status::unimplemented("list_files"))
+    }
+
     async fn status(&self, _: Request<pb::Empty>) -> Answer<pb::StatusResponse> {
         let s = self.state.lock();
         let servers = s
