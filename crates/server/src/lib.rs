@@ -10,9 +10,11 @@
 //!
 //! Modules: `config` (settings and defaults), `host` (the set of open regions and routing),
 //! `status` (errors to wire statuses), `service` (the Data service), `scan` (stateless scan
-//! pages), `row_cache` (results of gets of hot rows, invalidated by every write).
+//! pages), `row_cache` (results of gets of hot rows, invalidated by every write), `files`
+//! (the store files of a table's open regions).
 
 pub mod config;
+pub mod files;
 pub mod host;
 pub mod row_cache;
 pub mod scan;
@@ -20,6 +22,7 @@ pub mod service;
 pub mod status;
 
 pub use config::ServerConfig;
+pub use files::RegionFiles;
 pub use host::{HostedRegion, RegionServer, RegionStats, WorkDone};
 pub use row_cache::{RowCache, RowCacheStats};
 pub use service::DataService;
