@@ -1,8 +1,8 @@
 //! [`Admin`]: table DDL and maintenance through the master.
 //!
-//! Reads (list, describe, regions, status) are retried on `UNAVAILABLE` like data reads;
-//! changes are sent once, since a lost answer may hide an applied change. Changes that move
-//! region boundaries drop the table's cached locations.
+//! Reads (list, describe, regions, files, status) are retried on `UNAVAILABLE` like data
+//! reads; changes are sent once, since a lost answer may hide an applied change. Changes that
+//! move region boundaries drop the table's cached locations.
 
 use std::future::Future;
 
@@ -42,6 +42,63 @@ impl TryFrom<pb::TableInfo> for TableInfo {
             enabled: info.state == pb::TableState::Enabled as i32,
             regions: info.regions.into_iter().map(Into::into).collect(),
         })
+    }
+}
+
+/// One store file of a table, as the shell's `files` shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoreFileInfo {
+    /// The region holding it.
+    pub region_id: u64,
+    /// The region's first row (empty for the table's first region).
+    pub region_start: Bytes,
+    /// The region's end row, exclusive (empty for the table's last region).
+    pub region_end: Bytes,
+    /// The column family.
+    pub family: String,
+    /// The file's name in the region's manifest.
+    pub name: String,
+    /// Bytes on disk.
+    pub size: u64,
+    /// Cells in the file.
+    pub cells: u64,
+    /// Oldest and newest cell timestamps (ms); `None` for an empty file.
+    pub time_range: Option<(i64, i64)>,
+    /// The newest sequence id the file holds.
+    pub max_seq_id: u64,
+    /// Written by a major compaction.
+    pub major: bool,
+    /// Half of a split parent's file, read through a reference.
+    pub reference: bool,
+    /// The storage type of the volume holding it (`HDD`, `SSD`, `RAM_DISK`, `ARCHIVE`).
+    pub tier: String,
+    /// The file's path on the region server (for a reference, the parent's file).
+    pub path: String,
+    /// For a date-tiered family, the window `[start, end)` (ms) holding the file's newest
+    /// cell now; `None` for other families and empty files.
+    pub window: Option<(i64, i64)>,
+}
+
+impl From<pb::StoreFileInfo> for StoreFileInfo {
+    fn from(f: pb::StoreFileInfo) -> StoreFileInfo {
+        StoreFileInfo {
+            region_id: f.region_id,
+            region_start: f.region_start,
+            region_end: f.region_end,
+            family: f.family,
+            name: f.name,
+            size: f.size,
+            cells: f.cells,
+            time_range: f
+                .has_time_range
+                .then_some((f.min_timestamp, f.max_timestamp)),
+            max_seq_id: f.max_seq_id,
+            major: f.major,
+            reference: f.reference,
+            tier: f.tier,
+            path: f.path,
+            window: f.has_window.then_some((f.window_start, f.window_end)),
+        }
     }
 }
 
@@ -247,6 +304,22 @@ impl Admin {
     /// `TABLE_NOT_FOUND` or the master's error.
     pub async fn regions(&self, name: &str) -> Result<Vec<RegionLocation>, Error> {
         Ok(self.conn.fresh_regions(name).await?.all().to_vec())
+    }
+
+    /// Every store file of the table's serving regions: regions by start row, then by
+    /// family.
+    ///
+    /// # Errors
+    /// `TABLE_NOT_FOUND`, `TABLE_DISABLED` or the master's error.
+    pub async fn list_files(&self, name: &str) -> Result<Vec<StoreFileInfo>, Error> {
+        let request = table_request(name);
+        let response = self
+            .read(|mut m| {
+                let request = request.clone();
+                async move { m.list_files(request).await }
+            })
+            .await?;
+        Ok(response.files.into_iter().map(Into::into).collect())
     }
 
     /// The cluster's servers and counters.

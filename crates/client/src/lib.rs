@@ -1,7 +1,7 @@
 //! Strata's Rust client.
 //!
 //! ```text
-//! Connection ──▶ Admin ───────────────▶ master (Admin service: DDL, Locate, Status)
+//! Connection ──▶ Admin ───────────────▶ master (Admin service: DDL, Locate, ListFiles, Status)
 //!     │
 //!     └──▶ Table ──▶ location cache ──▶ region servers (Data service)
 //!            ├─ get / put / mutate_row / check_and_mutate: one region, retried
@@ -46,7 +46,7 @@ mod retry;
 mod scanner;
 mod table;
 
-pub use admin::{Admin, TableInfo};
+pub use admin::{Admin, StoreFileInfo, TableInfo};
 pub use connection::Connection;
 pub use error::Error;
 pub use locate::RegionLocation;

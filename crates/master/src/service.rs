@@ -7,6 +7,8 @@ use strata_proto::convert::table_from_pb;
 use strata_proto::pb::admin_server::Admin;
 use strata_proto::pb::{self, Empty};
 use strata_server::RegionServer;
+use strata_storage::manifest::RegionInfo;
+use strata_storage::region::FileListing;
 use tonic::{Request, Response, Status};
 
 use crate::catalog::RegionEntry;
@@ -80,6 +82,47 @@ fn table_info(master: &Master, name: &str) -> Result<pb::TableInfo, MasterError>
             .map(|r| location(master.host(), r))
             .collect(),
     })
+}
+
+/// The store files of a table's serving regions, regions by start row.
+fn list_files(master: &Master, name: &str) -> Result<pb::ListFilesResponse, MasterError> {
+    // Unknown or disabled tables fail as every other per-table admin call does.
+    master.locate(name)?;
+    let files = master
+        .host()
+        .table_files(name)
+        .into_iter()
+        .flat_map(|r| {
+            let info = r.info;
+            r.files.into_iter().map(move |f| store_file_to_pb(&info, f))
+        })
+        .collect();
+    Ok(pb::ListFilesResponse { files })
+}
+
+fn store_file_to_pb(region: &RegionInfo, f: FileListing) -> pb::StoreFileInfo {
+    let (min_timestamp, max_timestamp) = f.time_range.unwrap_or_default();
+    let (window_start, window_end) = f.window.unwrap_or_default();
+    pb::StoreFileInfo {
+        region_id: region.region_id,
+        region_start: region.start_row.clone(),
+        region_end: region.end_row.clone(),
+        family: f.family,
+        name: f.name,
+        size: f.size,
+        cells: f.cells,
+        has_time_range: f.time_range.is_some(),
+        min_timestamp,
+        max_timestamp,
+        max_seq_id: f.max_seq_id,
+        major: f.major,
+        reference: f.reference,
+        tier: f.tier,
+        path: f.path.display().to_string(),
+        has_window: f.window.is_some(),
+        window_start,
+        window_end,
+    }
 }
 
 #[tonic::async_trait]
@@ -227,6 +270,14 @@ impl Admin for AdminService {
             Ok(pb::LocateResponse { regions })
         })
         .await
+    }
+
+    async fn list_files(
+        &self,
+        request: Request<pb::TableRequest>,
+    ) -> Result<Response<pb::ListFilesResponse>, Status> {
+        let name = request.into_inner().table;
+        self.run(move |m| list_files(m, &name)).await
     }
 
     async fn status(
