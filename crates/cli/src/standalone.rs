@@ -6,6 +6,23 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use strata_master::{Standalone, StandaloneConfig};
+use strata_model::schema::StoragePolicy;
+use strata_storage::tiers::{StorageType, Volume};
+
+fn parse_storage_type(s: &str) -> Result<StorageType, String> {
+    StorageType::parse(s).ok_or_else(|| {
+        format!("unknown storage type '{s}'; allowed: RAM_DISK, SSD, HDD (or DISK), ARCHIVE")
+    })
+}
+
+fn parse_policy(s: &str) -> Result<StoragePolicy, String> {
+    StoragePolicy::parse(s).ok_or_else(|| {
+        format!(
+            "unknown storage policy '{s}'; allowed: LAZY_PERSIST, ALL_SSD, ONE_SSD, HOT, WARM, \
+             COLD"
+        )
+    })
+}
 
 /// Arguments of `strata standalone`.
 #[derive(clap::Args)]
@@ -32,6 +49,17 @@ pub struct Args {
     /// Do not start the Thrift gateway.
     #[arg(long)]
     no_thrift: bool,
+    /// The storage type of the device the data directory is on: RAM_DISK, SSD, HDD (or
+    /// DISK), ARCHIVE.
+    #[arg(long, default_value = "HDD", value_parser = parse_storage_type)]
+    data_dir_type: StorageType,
+    /// A further volume for store files and the WAL, as TYPE=PATH (e.g. SSD=/mnt/ssd/strata);
+    /// repeatable, one per storage type. Families choose with STORAGE_POLICY.
+    #[arg(long = "volume", value_parser = Volume::parse)]
+    volumes: Vec<Volume>,
+    /// The WAL's storage policy: LAZY_PERSIST (RAM_DISK), ALL_SSD, ONE_SSD, HOT, WARM, COLD.
+    #[arg(long, default_value = "HOT", value_parser = parse_policy)]
+    wal_storage_policy: StoragePolicy,
     #[command(flatten)]
     thrift: crate::gateway_cmd::Limits,
 }
@@ -55,6 +83,9 @@ async fn serve(args: &Args) -> Result<(), String> {
     config.server.memtable_budget_bytes = args.memtable_mib << 20;
     config.server.block_cache_bytes = args.block_cache_mib << 20;
     config.server.max_value_bytes = args.max_value_bytes;
+    config.server.data_dir_type = args.data_dir_type;
+    config.server.volumes = args.volumes.clone();
+    config.server.wal_storage_policy = args.wal_storage_policy;
     let server = Standalone::start(config).await.map_err(|e| e.to_string())?;
     let catalog = server.master().catalog();
     println!(

@@ -89,27 +89,35 @@ impl Master {
         Ok(())
     }
 
+    /// Removes region directories the catalog does not list, on every volume.
     fn remove_unlisted_region_dirs(&self) -> Result<()> {
         let catalog = self.catalog.read();
+        let root = self.host.config().data_dir.clone();
         let listed: HashSet<std::path::PathBuf> = catalog
             .regions
             .values()
             .filter_map(|r| {
                 let t = catalog.tables.get(&r.info.table)?;
-                Some(self.host.region_dir(&t.descriptor, r.info.region_id))
+                let dir = self.host.region_dir(&t.descriptor, r.info.region_id);
+                dir.strip_prefix(&root)
+                    .ok()
+                    .map(std::path::Path::to_path_buf)
             })
             .collect();
-        let tables = self.host.config().data_dir.join("tables");
-        for ns in read_dirs(&tables)? {
-            for table in read_dirs(&ns)? {
-                for region in read_dirs(&table)? {
-                    if !listed.contains(&region) {
-                        std::fs::remove_dir_all(&region)
-                            .map_err(|e| MasterError::io(&region, e))?;
+        for volume in self.host.volumes().all() {
+            let tables = volume.path.join("tables");
+            for ns in read_dirs(&tables)? {
+                for table in read_dirs(&ns)? {
+                    for region in read_dirs(&table)? {
+                        let rel = region.strip_prefix(&volume.path).unwrap_or(&region);
+                        if !listed.contains(rel) {
+                            std::fs::remove_dir_all(&region)
+                                .map_err(|e| MasterError::io(&region, e))?;
+                        }
                     }
-                }
-                if read_dirs(&table)?.is_empty() {
-                    std::fs::remove_dir(&table).map_err(|e| MasterError::io(&table, e))?;
+                    if read_dirs(&table)?.is_empty() {
+                        std::fs::remove_dir(&table).map_err(|e| MasterError::io(&table, e))?;
+                    }
                 }
             }
         }
@@ -169,10 +177,7 @@ impl Master {
 
     fn delete_region_data(&self, table: &TableDescriptor, ids: &[u64]) -> Result<()> {
         for id in ids {
-            let dir = self.host.region_dir(table, *id);
-            if dir.exists() {
-                std::fs::remove_dir_all(&dir).map_err(|e| MasterError::io(&dir, e))?;
-            }
+            self.host.remove_region_data(table, *id)?;
             self.host
                 .wal()
                 .forget_region(*id)
@@ -564,6 +569,8 @@ impl Master {
         let removed =
             !dir.exists() || strata_storage::Region::remove_split_parent(&dir, parent, &daughters)?;
         if removed {
+            // The parent's files on volumes other than the data directory's.
+            self.host.remove_region_data(table, parent)?;
             let _admin = self.admin.lock();
             let mut catalog = self.catalog();
             catalog.regions.remove(&parent);

@@ -11,9 +11,16 @@
 //!   lookup instead of a merge of memtable and files; only for families with `ROW_CACHE`.
 //!
 //! The remaining 1/8 is headroom for indexes, blooms and requests in flight.
+//!
+//! # Volumes
+//! `data_dir` is one volume (of `data_dir_type`); `volumes` adds others. Each family's
+//! `STORAGE_POLICY` (or its date-tiered windows' policies) and `wal_storage_policy` pick the
+//! volume files go to; a volume keeps the data directory's layout below its path.
 
 use std::path::PathBuf;
 
+use strata_model::schema::StoragePolicy;
+use strata_storage::tiers::{StorageType, Volume};
 use strata_storage::wal::WalOptions;
 
 /// What a region server needs to start.
@@ -39,6 +46,14 @@ pub struct ServerConfig {
     pub scan_max_result_bytes: u64,
     /// Write-ahead log settings.
     pub wal: WalOptions,
+    /// The storage type of the device `data_dir` is on (`HDD` unless declared).
+    pub data_dir_type: StorageType,
+    /// Further volumes, at most one per storage type, for store files and the WAL that
+    /// storage policies place there (RFC 0010).
+    pub volumes: Vec<Volume>,
+    /// The WAL's storage policy (HBase's `hbase.wal.storage.policy`); default `HOT`, the data
+    /// directory when it is the `HDD` volume.
+    pub wal_storage_policy: StoragePolicy,
 }
 
 impl ServerConfig {
@@ -60,6 +75,9 @@ impl ServerConfig {
             scan_default_rows: 1000,
             scan_max_result_bytes: 4 << 20,
             wal: WalOptions::default(),
+            data_dir_type: StorageType::Hdd,
+            volumes: Vec::new(),
+            wal_storage_policy: StoragePolicy::Hot,
         }
     }
 
@@ -73,10 +91,8 @@ impl ServerConfig {
         self
     }
 
-    /// The WAL directory.
-    pub fn wal_dir(&self) -> PathBuf {
-        self.data_dir.join("wal")
-    }
+    /// The WAL directory's path relative to a volume's root.
+    pub const WAL_DIR: &'static str = "wal";
 
     /// The directory holding a table's region directories.
     pub fn table_dir(&self, table: &strata_model::schema::TableName) -> PathBuf {

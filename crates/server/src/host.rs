@@ -15,13 +15,14 @@ use std::time::Instant;
 
 use bytes::Bytes;
 use parking_lot::RwLock;
-use strata_model::schema::TableDescriptor;
+use strata_model::schema::{StoragePolicy, TableDescriptor};
 use strata_sstable::BlockCache;
 use strata_storage::background::{Background, MemoryBudget};
 use strata_storage::clock::{Clock, SystemClock};
 use strata_storage::compaction::exploring::MajorRequest;
 use strata_storage::manifest::RegionInfo;
 use strata_storage::region::region_dir_name;
+use strata_storage::tiers::{relocate_dir, StorageType, Volumes};
 use strata_storage::wal::Wal;
 use strata_storage::{Error, Region, RegionConfig, Result};
 
@@ -111,6 +112,7 @@ pub struct RegionServer {
     row_cache: Option<Arc<RowCache>>,
     background: Arc<Background>,
     budget: Arc<MemoryBudget>,
+    volumes: Arc<Volumes>,
     clock: Arc<dyn Clock>,
     regions: RwLock<Regions>,
     counters: ServerCounters,
@@ -134,13 +136,25 @@ impl RegionServer {
             path: config.data_dir.display().to_string(),
             source: e,
         })?;
-        let wal = Arc::new(Wal::open(config.wal_dir(), config.wal.clone())?);
+        let volumes = Arc::new(
+            Volumes::new(
+                &config.data_dir,
+                config.data_dir_type,
+                config.volumes.clone(),
+            )
+            .map_err(Error::InvalidArgument)?,
+        );
+        let wal = Arc::new(Wal::open(
+            wal_dir(&volumes, config.wal_storage_policy)?,
+            config.wal.clone(),
+        )?);
         let cache = (config.block_cache_bytes > 0)
             .then(|| Arc::new(BlockCache::new(config.block_cache_bytes)));
         let clock: Arc<dyn Clock> = Arc::new(SystemClock);
         let row_cache = (config.row_cache_bytes > 0)
             .then(|| Arc::new(RowCache::new(config.row_cache_bytes, clock.clone())));
         Ok(Arc::new(RegionServer {
+            volumes,
             background: Background::new(config.background_threads.max(1)),
             budget: MemoryBudget::new(config.memtable_budget_bytes),
             config,
@@ -186,6 +200,31 @@ impl RegionServer {
             .map_or_else(RowCacheStats::default, |c| c.stats())
     }
 
+    /// The server's volumes.
+    pub fn volumes(&self) -> &Arc<Volumes> {
+        &self.volumes
+    }
+
+    /// Removes a region's directories from every volume (the data directory's included).
+    ///
+    /// # Errors
+    /// A removal failed.
+    pub fn remove_region_data(&self, table: &TableDescriptor, region_id: u64) -> Result<()> {
+        let dir = self.region_dir(table, region_id);
+        let io = |e, path: &std::path::Path| Error::Io {
+            path: path.display().to_string(),
+            source: e,
+        };
+        match std::fs::remove_dir_all(&dir) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(io(e, &dir)),
+            _ => {}
+        }
+        if let Ok(rel) = dir.strip_prefix(self.volumes.root()) {
+            self.volumes.remove_elsewhere(rel).map_err(|e| io(e, rel))?;
+        }
+        Ok(())
+    }
+
     /// The shared memtable budget.
     pub fn budget(&self) -> &Arc<MemoryBudget> {
         &self.budget
@@ -227,6 +266,7 @@ impl RegionServer {
             clock: self.clock.clone(),
             background: Some(self.background.clone()),
             budget: Some(self.budget.clone()),
+            volumes: Some(self.volumes.clone()),
         })?;
         let mut regions = self.regions.write();
         regions
@@ -451,4 +491,27 @@ impl Regions {
             })
         })
     }
+}
+
+/// The WAL's directory on the volume its policy picks; segments a previous run left on another
+/// volume (the policy or the volumes changed) are moved there first, so replay sees them all.
+fn wal_dir(volumes: &Volumes, policy: StoragePolicy) -> Result<std::path::PathBuf> {
+    let rel = std::path::Path::new(ServerConfig::WAL_DIR);
+    let kind = volumes.place(policy);
+    let dir = volumes.dir(kind, rel);
+    for v in volumes.all().filter(|v| v.kind != kind) {
+        let old = v.path.join(rel);
+        relocate_dir(&old, &dir).map_err(|e| Error::Io {
+            path: old.display().to_string(),
+            source: e,
+        })?;
+    }
+    if kind == StorageType::RamDisk {
+        eprintln!(
+            "strata: warning: the WAL is on a RAM_DISK volume ({}): acknowledged writes \
+             survive a process crash but not a machine restart",
+            dir.display()
+        );
+    }
+    Ok(dir)
 }

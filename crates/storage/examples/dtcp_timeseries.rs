@@ -66,6 +66,7 @@ fn open(dir: &std::path::Path, policy: CompactionPolicy, clock: Arc<ManualClock>
         clock,
         background: None,
         budget: None,
+        volumes: None,
     })
     .unwrap()
 }

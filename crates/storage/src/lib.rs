@@ -9,6 +9,7 @@
 //! - [`manifest`]: a region's durable list of store files and flushed sequence ids.
 //! - [`compaction`]: policies that choose files to compact (pure functions).
 //! - [`read`]: merging a store's sources and deciding which cells a read sees.
+//! - [`tiers`]: volumes of a storage type and the storage policies that place files on them.
 
 pub mod background;
 pub mod clock;
@@ -18,6 +19,7 @@ pub mod manifest;
 pub mod memtable;
 pub mod read;
 pub mod region;
+pub mod tiers;
 pub mod wal;
 
 pub use error::{Error, ErrorKind, Result};

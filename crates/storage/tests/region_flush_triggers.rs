@@ -66,6 +66,7 @@ fn the_budget_flushes_the_largest_regions_in_the_background() {
             clock: env.clock.clone(),
             background: Some(bg.clone()),
             budget: Some(budget.clone()),
+            volumes: None,
         })
         .unwrap()
     };
@@ -129,6 +130,7 @@ fn the_pool_compacts_after_flushes() {
         clock: env.clock.clone(),
         background: Some(bg.clone()),
         budget: None,
+        volumes: None,
     })
     .unwrap();
     // Six files, then a compaction check on the pool (as a background flush asks for).

@@ -63,6 +63,7 @@ impl Table {
             clock: self.clock.clone(),
             background: None,
             budget: None,
+            volumes: None,
         })
         .unwrap()
     }

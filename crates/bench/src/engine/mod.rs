@@ -65,6 +65,7 @@ impl Engine {
             clock: Arc::new(SystemClock),
             background: Some(background.clone()),
             budget: Some(MemoryBudget::new(1 << 30)),
+            volumes: None,
         })
         .map_err(|e| e.to_string())?;
         Ok(Engine {

@@ -117,9 +117,9 @@ pub fn select_with_delay(
         || (((force_major && all_files) || periodic) && candidates.len() < config.max_files);
     let after_split = candidates.iter().any(|f| f.reference);
 
-    let (mut chosen, boundaries) = if trying_major || after_split {
+    let (mut chosen, boundaries, window_start) = if trying_major || after_split {
         let b = major_boundaries(&candidates, dt, now);
-        (candidates, b)
+        (candidates, b, None)
     } else {
         candidates.retain(|f| !f.exclude_from_minor);
         minor(
@@ -146,6 +146,7 @@ pub fn select_with_delay(
         after_split,
         kind: PlanKind::Merge,
         boundaries,
+        window_start,
     })
 }
 
@@ -174,6 +175,7 @@ pub fn expired(files: &[FileMeta], ttl_ms: Option<i64>, now: i64) -> Option<Plan
         after_split: false,
         kind: PlanKind::DropExpired,
         boundaries: Vec::new(),
+        window_start: None,
     })
 }
 
@@ -210,7 +212,7 @@ fn minor<'a>(
     might_be_stuck: bool,
     mode: Mode,
     promotion_delay_ms: i64,
-) -> Option<(Vec<&'a FileMeta>, Vec<i64>)> {
+) -> Option<(Vec<&'a FileMeta>, Vec<i64>, Option<i64>)> {
     let now = mode.now_ms;
     let oldest_to_compact = now.checked_sub(dt.max_storefile_age_ms).unwrap_or(i64::MIN);
     let treated = treated_timestamps(files);
@@ -255,7 +257,7 @@ fn minor<'a>(
         if !single {
             boundaries.push(window.start());
         }
-        return Some((selected, boundaries));
+        return Some((selected, boundaries, Some(window.start())));
     }
     None
 }

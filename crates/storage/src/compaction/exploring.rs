@@ -183,6 +183,7 @@ pub fn select(files: &[FileMeta], config: &ExploringConfig, mode: Mode) -> Optio
         after_split,
         kind: PlanKind::Merge,
         boundaries: Vec::new(),
+        window_start: None,
     })
 }
 

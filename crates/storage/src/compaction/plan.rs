@@ -106,6 +106,10 @@ pub struct Plan {
     /// goes to the file of the greatest bound not above its timestamp (date-tiered windows,
     /// HBase's `DateTieredMultiFileWriter`). Empty or one bound: a single output file.
     pub boundaries: Vec<i64>,
+    /// For a date-tiered minor compaction, the start of the window it compacts: where its
+    /// outputs are placed when windows get storage policies by age (HBase's
+    /// `getBoundariesStoragePolicyForMinor`). `None` otherwise.
+    pub window_start: Option<i64>,
 }
 
 impl Plan {

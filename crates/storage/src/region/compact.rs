@@ -248,7 +248,9 @@ impl Region {
         for f in &sel.inputs {
             if f.meta.reference.is_none() {
                 // Unlisted now; a failed removal leaves a file the next open deletes.
-                let _ = std::fs::remove_file(store.dir.join(&f.meta.name));
+                if let Ok(path) = store.file_path(&f.meta) {
+                    let _ = std::fs::remove_file(path);
+                }
             }
         }
         Ok(report)
@@ -291,8 +293,10 @@ impl Region {
             let n = self.inner.compactions.nonce.fetch_add(1, Ordering::Relaxed);
             let name = format!("{max_seq:016x}-{now:x}-c{n:x}.sst");
             let taken = listed.contains(&name)
-                || store.dir.join(&name).exists()
-                || store.dir.join(format!("{name}.tmp")).exists();
+                || store.volumes.all().any(|v| {
+                    let dir = v.path.join(&store.rel);
+                    dir.join(&name).exists() || dir.join(format!("{name}.tmp")).exists()
+                });
             if !taken {
                 return name;
             }

@@ -28,6 +28,7 @@
 mod compact;
 mod flush;
 mod half;
+mod listing;
 mod merge;
 mod mvcc;
 mod open;
@@ -39,6 +40,7 @@ mod store;
 mod write;
 
 pub use compact::{CompactionCounters, CompactionOptions, CompactionReport};
+pub use listing::FileListing;
 pub use mvcc::Mvcc;
 pub use open::region_dir_name;
 pub use read::RegionScanner;
@@ -82,6 +84,9 @@ pub struct RegionConfig {
     pub background: Option<Arc<Background>>,
     /// The process's memtable budget, shared by its regions.
     pub budget: Option<Arc<MemoryBudget>>,
+    /// The server's volumes, `dir` being under the data directory's (store files go to the
+    /// volume their family's storage policy picks). `None`: `dir`'s parent is the only volume.
+    pub volumes: Option<Arc<crate::tiers::Volumes>>,
 }
 
 /// Counters of one region.

@@ -1,6 +1,7 @@
 //! Creating and opening a region: manifest, store files, WAL replay.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::Arc;
 
@@ -11,6 +12,7 @@ use super::store::{FileHandle, Store};
 use super::{Counters, Inner, Mvcc, Region, RegionConfig, RowLocks};
 use crate::error::{Error, Result};
 use crate::manifest::{self, LocalFs, Manifest, Version, VersionEdit};
+use crate::tiers::{StorageType, Volumes};
 
 /// The directory name of region `id` inside its table's directory. A split daughter finds its
 /// parent's files through it.
@@ -60,16 +62,22 @@ impl Region {
         }
 
         let version = manifest.current().clone();
+        let (volumes, region_rel) = volumes_of(&config)?;
         let mut stores = BTreeMap::new();
         for family in &config.table.families {
-            let store = Store::new(family.clone(), dir, config.cache.clone());
+            let store = Store::new(
+                family.clone(),
+                volumes.clone(),
+                &region_rel,
+                config.cache.clone(),
+            );
             std::fs::create_dir_all(&store.dir).map_err(|e| Error::io(&store.dir, e))?;
             let listed = version.family(&store.name);
             let mut handles = Vec::new();
-            let mut names = HashSet::new();
+            let mut names = HashMap::new();
             for meta in listed.into_iter().flat_map(|f| f.files()) {
-                names.insert(meta.name.clone());
-                handles.push(open_file(&store, &config, meta.clone())?);
+                names.insert(meta.name.clone(), store.tier_of(&meta.tier)?);
+                handles.push(open_file(&store, &region_rel, meta.clone())?);
             }
             remove_unlisted(&store, &names)?;
             store.set_files(handles);
@@ -161,38 +169,75 @@ impl Region {
     }
 }
 
-/// Opens a listed file: the store's own, or for a split daughter's reference, the parent's.
+/// The volumes the region's files live on, and the region directory relative to their roots.
+fn volumes_of(config: &RegionConfig) -> Result<(Arc<Volumes>, PathBuf)> {
+    match &config.volumes {
+        Some(v) => {
+            let rel = config.dir.strip_prefix(v.root()).map_err(|_| {
+                Error::InvalidArgument(format!(
+                    "region directory {} is not under the data directory {}",
+                    config.dir.display(),
+                    v.root().display()
+                ))
+            })?;
+            Ok((v.clone(), rel.to_path_buf()))
+        }
+        None => {
+            let parent = config.dir.parent().unwrap_or(Path::new(""));
+            let name = config
+                .dir
+                .file_name()
+                .map(PathBuf::from)
+                .unwrap_or_default();
+            Ok((Arc::new(Volumes::single(parent)), name))
+        }
+    }
+}
+
+/// Opens a listed file: the store's own, or for a split daughter's reference, the parent's
+/// (on the volume the reference's tier names, the parent's file's).
 fn open_file(
     store: &Store,
-    config: &RegionConfig,
+    region_rel: &Path,
     meta: manifest::StoreFile,
 ) -> Result<Arc<FileHandle>> {
     match &meta.reference {
-        None => Ok(store.open_file(meta)?),
+        None => store.open_file(meta),
         Some(r) => {
-            let parent_dir = config
-                .dir
+            let family_dir = store.rel.file_name().unwrap_or_default();
+            let parent_rel = region_rel
                 .parent()
-                .unwrap_or(&config.dir)
+                .unwrap_or(Path::new(""))
                 .join(region_dir_name(r.parent_region_id))
-                .join(store.dir.file_name().unwrap_or_default());
-            let path = parent_dir.join(&r.parent_file);
+                .join(family_dir);
+            let path = store
+                .volumes
+                .dir(store.tier_of(&meta.tier)?, &parent_rel)
+                .join(&r.parent_file);
             let reader = strata_sstable::Reader::open(&path, store.reader_options())?;
             Ok(Arc::new(FileHandle { meta, reader }))
         }
     }
 }
 
-/// Deletes store files the manifest does not list (left by an interrupted flush or
-/// compaction).
-fn remove_unlisted(store: &Store, listed: &HashSet<String>) -> Result<()> {
-    let entries = std::fs::read_dir(&store.dir).map_err(|e| Error::io(&store.dir, e))?;
-    for entry in entries {
-        let entry = entry.map_err(|e| Error::io(&store.dir, e))?;
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if !listed.contains(&name) {
-            let path = entry.path();
-            std::fs::remove_file(&path).map_err(|e| Error::io(&path, e))?;
+/// Deletes store files the manifest does not list (left by an interrupted flush, compaction
+/// or move), on every volume.
+fn remove_unlisted(store: &Store, listed: &HashMap<String, StorageType>) -> Result<()> {
+    for volume in store.volumes.all() {
+        let dir = volume.path.join(&store.rel);
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(Error::io(&dir, e)),
+        };
+        for entry in entries {
+            let entry = entry.map_err(|e| Error::io(&dir, e))?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            // A listed name on another volume than the manifest's is a move's leftover.
+            if listed.get(&name) != Some(&volume.kind) {
+                let path = entry.path();
+                std::fs::remove_file(&path).map_err(|e| Error::io(&path, e))?;
+            }
         }
     }
     Ok(())

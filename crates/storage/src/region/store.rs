@@ -6,12 +6,13 @@ use std::sync::Arc;
 use bytes::Bytes;
 use parking_lot::RwLock;
 use strata_model::cell::CellKey;
-use strata_model::schema::FamilyDescriptor;
+use strata_model::schema::{CompactionPolicy, FamilyDescriptor};
 use strata_sstable::{BlockCache, CellRef, Reader, ReaderOptions, Result as SstResult};
 
 use crate::manifest::StoreFile;
 use crate::memtable::{self, Memtable};
 use crate::read::Cursor;
+use crate::tiers::{StorageType, Volumes};
 
 /// An open store file.
 pub(crate) struct FileHandle {
@@ -23,7 +24,11 @@ pub(crate) struct FileHandle {
 pub(crate) struct Store {
     pub(crate) family: FamilyDescriptor,
     pub(crate) name: Bytes,
+    /// The store's directory on the data directory's volume.
     pub(crate) dir: PathBuf,
+    /// The store's directory relative to each volume's root.
+    pub(crate) rel: PathBuf,
+    pub(crate) volumes: Arc<Volumes>,
     pub(crate) memtable: Memtable,
     /// Files newest first (by max sequence id). Replaced whole, never mutated in place, so a
     /// reader holding the `Arc` keeps a consistent set.
@@ -61,17 +66,21 @@ pub(crate) fn family_dir_name(name: &str) -> String {
 }
 
 impl Store {
+    /// The store of `family` in the region at `region_rel` (relative to the volumes' roots).
     pub(crate) fn new(
         family: FamilyDescriptor,
-        region_dir: &Path,
+        volumes: Arc<Volumes>,
+        region_rel: &Path,
         cache: Option<Arc<BlockCache>>,
     ) -> Store {
-        let dir = region_dir.join(family_dir_name(&family.name));
+        let rel = region_rel.join(family_dir_name(&family.name));
         Store {
             name: Bytes::copy_from_slice(family.name.as_bytes()),
             memtable: Memtable::new(memtable::Options::for_family(&family)),
             family,
-            dir,
+            dir: volumes.root().join(&rel),
+            rel,
+            volumes,
             files: RwLock::new(Arc::new(Vec::new())),
             cache,
         }
@@ -81,9 +90,69 @@ impl Store {
         ReaderOptions::for_family(&self.family, self.cache.clone())
     }
 
-    pub(crate) fn open_file(&self, meta: StoreFile) -> SstResult<Arc<FileHandle>> {
-        let reader = Reader::open(&self.dir.join(&meta.name), self.reader_options())?;
+    pub(crate) fn open_file(&self, meta: StoreFile) -> crate::Result<Arc<FileHandle>> {
+        let path = self.file_path(&meta)?;
+        let reader = Reader::open(&path, self.reader_options())?;
         Ok(Arc::new(FileHandle { meta, reader }))
+    }
+
+    /// The store's directory on the volume of type `kind`.
+    pub(crate) fn tier_dir(&self, kind: StorageType) -> PathBuf {
+        self.volumes.dir(kind, &self.rel)
+    }
+
+    /// The storage type a manifest tier names (see [`Volumes::resolve`]).
+    pub(crate) fn tier_of(&self, tier: &str) -> crate::Result<StorageType> {
+        self.volumes
+            .resolve(tier)
+            .map_err(|e| crate::Error::InvalidArgument(format!("{}: {e}", self.family.name)))
+    }
+
+    /// Where a file of this store is (not for references, whose file is the parent's).
+    pub(crate) fn file_path(&self, meta: &StoreFile) -> crate::Result<PathBuf> {
+        Ok(self.tier_dir(self.tier_of(&meta.tier)?).join(&meta.name))
+    }
+
+    /// The manifest's tier field for a file on `kind`: empty for the data directory, so a
+    /// data directory whose declared type changes keeps finding its files.
+    pub(crate) fn tier_name(&self, kind: StorageType) -> String {
+        if kind == self.volumes.root_kind() {
+            String::new()
+        } else {
+            kind.name().to_owned()
+        }
+    }
+
+    /// Where a flush writes: the hot window's policy when date-tiered windows are placed by
+    /// age (a flush holds the newest data), else the family's `STORAGE_POLICY`.
+    pub(crate) fn flush_tier(&self) -> StorageType {
+        let policy = match &self.family.compaction_policy {
+            CompactionPolicy::DateTiered(dt) if dt.storage_policy_enable => {
+                dt.hot_window_storage_policy
+            }
+            _ => self.family.storage_policy,
+        };
+        self.volumes.place(policy)
+    }
+
+    /// Where a compaction output whose window starts at `window_start` goes at `now`
+    /// (HBase's `getWindowStoragePolicy`: hot if the window starts at or after
+    /// `now − hot age`, else warm if at or after `now − warm age`, else cold); the family's
+    /// `STORAGE_POLICY` when windows are not placed by age or the output has no window.
+    pub(crate) fn output_tier(&self, window_start: Option<i64>, now: i64) -> StorageType {
+        let policy = match (&self.family.compaction_policy, window_start) {
+            (CompactionPolicy::DateTiered(dt), Some(start)) if dt.storage_policy_enable => {
+                if start >= now.saturating_sub(dt.hot_window_age_ms) {
+                    dt.hot_window_storage_policy
+                } else if start >= now.saturating_sub(dt.warm_window_age_ms) {
+                    dt.warm_window_storage_policy
+                } else {
+                    dt.cold_window_storage_policy
+                }
+            }
+            _ => self.family.storage_policy,
+        };
+        self.volumes.place(policy)
     }
 
     /// The current file set.

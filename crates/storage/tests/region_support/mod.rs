@@ -10,6 +10,7 @@ use strata_model::ops::{Get, Put};
 use strata_model::schema::{FamilyDescriptor, TableDescriptor, TableName};
 use strata_storage::clock::ManualClock;
 use strata_storage::manifest::RegionInfo;
+use strata_storage::tiers::Volumes;
 use strata_storage::wal::{Wal, WalOptions};
 use strata_storage::{Region, RegionConfig};
 
@@ -47,6 +48,12 @@ impl Env {
 
     /// Opens (or reopens) the WAL and the region.
     pub fn open(&self) -> Region {
+        self.open_on(None).unwrap()
+    }
+
+    /// Opens (or reopens) the WAL and the region with the store files on `volumes` (whose
+    /// root must be `self.root`).
+    pub fn open_on(&self, volumes: Option<Arc<Volumes>>) -> strata_storage::Result<Region> {
         let wal = Arc::new(Wal::open(self.root.join("wal"), WalOptions::default()).unwrap());
         Region::open(RegionConfig {
             dir: self
@@ -60,8 +67,8 @@ impl Env {
             clock: self.clock.clone(),
             background: None,
             budget: None,
+            volumes,
         })
-        .unwrap()
     }
 }
 

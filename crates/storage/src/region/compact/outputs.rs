@@ -3,7 +3,7 @@
 
 use std::fs::File;
 use std::io::BufWriter;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -20,6 +20,7 @@ use crate::read::{CompactionSpec, Cursor, Decision, Dropped, MergeCursor, Retent
 use crate::region::flush::sync_dir;
 use crate::region::store::{FileHandle, Store};
 use crate::region::Region;
+use crate::tiers::{ensure_dir, StorageType};
 
 impl Region {
     /// Merges the inputs into durable, named output files, opened.
@@ -65,8 +66,22 @@ impl Region {
             settings.exploring.blocking_file_count,
         );
         let mut limiter = Limiter::new(settings.throughput.rate(pressure));
+        // One output per window; each window's storage type by its age.
+        let starts: Vec<Option<i64>> = if sel.plan.boundaries.len() > 1 {
+            sel.plan.boundaries.iter().map(|b| Some(*b)).collect()
+        } else {
+            vec![sel.plan.window_start]
+        };
+        let kinds: Vec<StorageType> = starts
+            .iter()
+            .map(|start| store.output_tier(*start, now))
+            .collect();
+        let dirs: Vec<PathBuf> = kinds.iter().map(|k| store.tier_dir(*k)).collect();
+        for dir in &dirs {
+            ensure_dir(dir).map_err(|e| Error::io(dir, e))?;
+        }
         let written = merge_into(
-            &store.dir,
+            &dirs,
             options,
             &sel.inputs,
             spec,
@@ -83,10 +98,14 @@ impl Region {
             .fetch_add(paused.as_millis() as u64, Ordering::Relaxed);
         let written = written?;
         let mut metas = Vec::with_capacity(written.len());
-        let mut renamed = Vec::new();
         let mut pending = written.into_iter();
+        let mut synced = Vec::new();
         for out in pending.by_ref() {
-            let path = store.dir.join(&out.name);
+            let dir = &dirs[out.slot];
+            if !synced.contains(&dir) {
+                synced.push(dir);
+            }
+            let path = dir.join(&out.name);
             if let Err(e) = std::fs::rename(&out.tmp, &path) {
                 // Best effort: leftovers are unlisted and deleted when the region opens.
                 let _ = std::fs::remove_file(&out.tmp);
@@ -95,7 +114,6 @@ impl Region {
                 }
                 return Err(Error::io(&path, e));
             }
-            renamed.push(path.clone());
             let size = std::fs::metadata(&path)
                 .map_err(|e| Error::io(&path, e))?
                 .len();
@@ -108,14 +126,14 @@ impl Region {
                 cell_count: out.info.cell_count,
                 created_at_ms: now,
                 major: sel.plan.major,
-                tier: String::new(),
+                tier: store.tier_name(kinds[out.slot]),
                 reference: None,
             });
             report.outputs.push(out.name);
             report.bytes_out += size;
         }
-        if !renamed.is_empty() {
-            sync_dir(&store.dir)?;
+        for dir in synced {
+            sync_dir(dir)?;
         }
         report.output = report.outputs.first().cloned();
         metas
@@ -125,8 +143,9 @@ impl Region {
     }
 }
 
-/// One finished output: its final name, its synced temporary path and its info.
+/// One finished output: its window slot, final name, synced temporary path and info.
 pub(super) struct Output {
+    pub(super) slot: usize,
     pub(super) name: String,
     pub(super) tmp: PathBuf,
     pub(super) info: FileInfo,
@@ -137,7 +156,8 @@ type OpenOutput = (String, PathBuf, Writer<BufWriter<File>>);
 
 /// Writers by window, opened lazily on the window's first cell.
 struct Writers<'a> {
-    dir: &'a Path,
+    /// The directory of each window's output.
+    dirs: &'a [PathBuf],
     options: WriterOptions,
     open: Vec<Option<OpenOutput>>,
 }
@@ -151,14 +171,15 @@ impl Writers<'_> {
     }
 }
 
-/// Merges `inputs` (oldest first) through [`Retention`] into new files in `dir`, synced, named
+/// Merges `inputs` (oldest first) through [`Retention`] into new files in `dirs` (one per
+/// window slot), synced, named
 /// by `new_name` with a `.tmp` suffix. A cell goes to the output of the greatest boundary not
 /// above its timestamp (one output when `boundaries` has at most one entry). Returns the
 /// outputs oldest window first; none when every cell was dropped. On error no temporary file
 /// remains.
 #[allow(clippy::too_many_arguments)] // The inputs of one merge, each used once.
 pub(super) fn merge_into(
-    dir: &Path,
+    dirs: &[PathBuf],
     options: WriterOptions,
     inputs: &[Arc<FileHandle>],
     spec: CompactionSpec,
@@ -168,7 +189,7 @@ pub(super) fn merge_into(
     limiter: &mut Limiter,
 ) -> Result<Vec<Output>> {
     let mut writers = Writers {
-        dir,
+        dirs,
         options,
         open: (0..boundaries.len().max(1)).map(|_| None).collect(),
     };
@@ -186,13 +207,21 @@ pub(super) fn merge_into(
         return Err(e);
     }
     let mut outputs = Vec::new();
-    let mut pending = std::mem::take(&mut writers.open).into_iter().flatten();
-    for (name, tmp, writer) in pending.by_ref() {
+    let mut pending = std::mem::take(&mut writers.open)
+        .into_iter()
+        .enumerate()
+        .filter_map(|(slot, o)| o.map(|o| (slot, o)));
+    for (slot, (name, tmp, writer)) in pending.by_ref() {
         match writer.finish_and_sync() {
-            Ok(info) => outputs.push(Output { name, tmp, info }),
+            Ok(info) => outputs.push(Output {
+                slot,
+                name,
+                tmp,
+                info,
+            }),
             Err(e) => {
                 let _ = std::fs::remove_file(&tmp);
-                for (_, t, _) in pending {
+                for (_, (_, t, _)) in pending {
                     let _ = std::fs::remove_file(t);
                 }
                 for o in outputs {
@@ -238,7 +267,7 @@ fn merge(
                     Some((_, _, w)) => w,
                     None => {
                         let name = new_name();
-                        let tmp = writers.dir.join(format!("{name}.tmp"));
+                        let tmp = writers.dirs[i].join(format!("{name}.tmp"));
                         let _ = std::fs::remove_file(&tmp);
                         let w = Writer::create(&tmp, writers.options.clone());
                         match w {

@@ -1,0 +1,111 @@
+//! What a region's store files are and where they live: for `files` in the shell.
+
+use std::path::PathBuf;
+
+use strata_model::schema::CompactionPolicy;
+
+use super::store::Store;
+use super::Region;
+use crate::compaction::windows::Window;
+
+/// One store file of a region.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileListing {
+    /// The family.
+    pub family: String,
+    /// The file's name in the manifest.
+    pub name: String,
+    /// Bytes on disk.
+    pub size: u64,
+    /// Cells in the file.
+    pub cells: u64,
+    /// Oldest and newest cell timestamps; `None` for an empty file.
+    pub time_range: Option<(i64, i64)>,
+    /// The newest sequence id the file holds.
+    pub max_seq_id: u64,
+    /// Written by a major compaction.
+    pub major: bool,
+    /// Half of a split parent's file, read through a reference.
+    pub reference: bool,
+    /// The storage type of the volume holding the file (`HDD`, `SSD`, ...).
+    pub tier: String,
+    /// The file's path (for a reference, the parent's file).
+    pub path: PathBuf,
+    /// For a date-tiered family, the window `[start, end)` holding the file's newest cell now.
+    pub window: Option<(i64, i64)>,
+}
+
+impl Region {
+    /// Every store file of the region, by family, newest first.
+    pub fn file_listing(&self) -> Vec<FileListing> {
+        let now = self.inner.config.clock.now_ms();
+        self.inner
+            .stores
+            .values()
+            .flat_map(|store| {
+                store
+                    .files()
+                    .iter()
+                    .map(|f| listing(store, &store.rel, &f.meta, now))
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    }
+}
+
+fn listing(
+    store: &Store,
+    store_rel: &std::path::Path,
+    meta: &crate::manifest::StoreFile,
+    now: i64,
+) -> FileListing {
+    let kind = store.tier_of(&meta.tier).ok();
+    let path = match (&meta.reference, kind) {
+        (None, Some(k)) => store.tier_dir(k).join(&meta.name),
+        (Some(r), Some(k)) => {
+            // store_rel is <region>/<family>; the parent's store is <parent>/<family>.
+            let family_dir = store_rel.file_name().unwrap_or_default();
+            let table_rel = store_rel
+                .parent()
+                .and_then(|region| region.parent())
+                .unwrap_or(std::path::Path::new(""));
+            store
+                .volumes
+                .dir(
+                    k,
+                    &table_rel
+                        .join(super::region_dir_name(r.parent_region_id))
+                        .join(family_dir),
+                )
+                .join(&r.parent_file)
+        }
+        (_, None) => store.dir.join(&meta.name),
+    };
+    let time_range = (meta.cell_count > 0).then_some((meta.min_timestamp, meta.max_timestamp));
+    let window = match (&store.family.compaction_policy, time_range) {
+        (CompactionPolicy::DateTiered(dt), Some((_, max))) => {
+            let w = Window::incoming(
+                now,
+                dt.base_window_ms,
+                dt.windows_per_tier,
+                dt.max_tier_age_ms,
+            )
+            .earlier_until(max);
+            Some((w.start(), w.end()))
+        }
+        _ => None,
+    };
+    FileListing {
+        family: store.family.name.clone(),
+        name: meta.name.clone(),
+        size: meta.size,
+        cells: meta.cell_count,
+        time_range,
+        max_seq_id: meta.max_seq_id,
+        major: meta.major,
+        reference: meta.reference.is_some(),
+        tier: kind.map_or_else(|| meta.tier.clone(), |k| k.name().to_owned()),
+        path,
+        window,
+    }
+}

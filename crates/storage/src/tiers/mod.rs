@@ -1,0 +1,16 @@
+//! Storage tiers (DESIGN §8, RFC 0010): a server's volumes, each of a storage type, and the
+//! storage policies (HDFS's names) that choose a volume for the WAL and for each store file.
+//!
+//! A file's tier is recorded in the manifest ([`crate::manifest::StoreFile::tier`]) as the
+//! storage type's name; a volume holds a store's files under the same relative path as the
+//! data directory does (`tables/<ns>/<table>/<region>/<family>/`), so the tier and the relative
+//! path locate every file.
+
+mod policy;
+mod relocate;
+mod volumes;
+
+pub use policy::{preference, StorageType};
+pub use relocate::relocate_dir;
+pub(crate) use volumes::ensure_dir;
+pub use volumes::{Volume, Volumes, WarnSink};
