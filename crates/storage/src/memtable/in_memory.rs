@@ -21,6 +21,7 @@ use std::sync::Arc;
 
 use strata_model::schema::InMemoryCompaction;
 
+use crate::clock::Clock;
 use crate::read::CompactionSpec;
 
 use super::compact::{build, Action, Mode, Stop};
@@ -77,6 +78,14 @@ impl Memtable {
         let _ = self.read_point_source.set(source);
     }
 
+    /// Sets the clock the family's TTL is measured by when compactions after in-memory flushes
+    /// and [`compact_in_memory`](Memtable::compact_in_memory) copy (EAGER, ADAPTIVE): cells
+    /// with a timestamp before `now − TTL` are dropped, MIN_VERSIONS kept. Without a clock no
+    /// cell is dropped for its age. Set once; later calls are ignored.
+    pub fn set_clock(&self, clock: Arc<dyn Clock>) {
+        let _ = self.clock.set(clock);
+    }
+
     /// True when the policy has work for [`compact_in_memory`](Memtable::compact_in_memory).
     pub fn needs_in_memory_compaction(&self) -> bool {
         let inputs = self.state.read().pipeline.clone();
@@ -87,7 +96,15 @@ impl Memtable {
     /// only what no reader at `smallest_read_point` or above can see. Never blocks inserts or
     /// reads; see the module notes for how it interacts with a disk flush.
     pub fn compact_in_memory(&self, smallest_read_point: u64) -> Report {
-        self.compact_with(smallest_read_point, true)
+        let now = self.clock.get().map(|c| c.now_ms());
+        self.compact_with(smallest_read_point, true, now)
+    }
+
+    /// [`compact_in_memory`](Memtable::compact_in_memory) with TTL measured at `now_ms`
+    /// (milliseconds since the epoch) whatever the clock: EAGER and ADAPTIVE copies drop cells
+    /// with a timestamp before `now_ms − TTL` (MIN_VERSIONS kept, as HBase).
+    pub fn compact_in_memory_at(&self, smallest_read_point: u64, now_ms: i64) -> Report {
+        self.compact_with(smallest_read_point, true, Some(now_ms))
     }
 
     /// The compaction the sealing writer runs.
@@ -96,10 +113,11 @@ impl Memtable {
             Some(source) => source(),
             None => self.smallest_read_point.load(Relaxed),
         };
-        self.compact_with(read_point, read_point > 0);
+        let now = self.clock.get().map(|c| c.now_ms());
+        self.compact_with(read_point, read_point > 0, now);
     }
 
-    fn compact_with(&self, smallest_read_point: u64, allow_copy: bool) -> Report {
+    fn compact_with(&self, smallest_read_point: u64, allow_copy: bool, now: Option<i64>) -> Report {
         if self
             .compacting
             .compare_exchange(false, true, AcqRel, Acquire)
@@ -107,12 +125,17 @@ impl Memtable {
         {
             return Report::noop();
         }
-        let report = self.compact_locked_out(smallest_read_point, allow_copy);
+        let report = self.compact_locked_out(smallest_read_point, allow_copy, now);
         self.compacting.store(false, Release);
         report
     }
 
-    fn compact_locked_out(&self, smallest_read_point: u64, allow_copy: bool) -> Report {
+    fn compact_locked_out(
+        &self,
+        smallest_read_point: u64,
+        allow_copy: bool,
+        now: Option<i64>,
+    ) -> Report {
         let (inputs, expected, first_id) = {
             let mut state = self.state.write();
             let inputs = state.pipeline.clone();
@@ -120,7 +143,9 @@ impl Memtable {
             state.next_id += inputs.len() as u64;
             (inputs, self.version.load(Acquire), first_id)
         };
-        let Some(plan) = self.plan_with(&inputs, allow_copy, smallest_read_point) else {
+        let expired_before = self.expired_before(now);
+        let Some(plan) = self.plan_with(&inputs, allow_copy, smallest_read_point, expired_before)
+        else {
             return Report::noop();
         };
         let stop = Stop {
@@ -188,15 +213,27 @@ impl Memtable {
     }
 
     fn plan(&self, inputs: &[Arc<Segment>], allow_copy: bool) -> Option<Plan> {
-        self.plan_with(inputs, allow_copy, self.smallest_read_point.load(Relaxed))
+        let read_point = self.smallest_read_point.load(Relaxed);
+        self.plan_with(inputs, allow_copy, read_point, i64::MIN)
     }
 
-    /// The policy's decision for a pipeline of `inputs` (newest first).
+    /// Cells with a timestamp below this are past the family's TTL at `now`; `i64::MIN` when
+    /// the family keeps cells forever or there is no `now`.
+    fn expired_before(&self, now: Option<i64>) -> i64 {
+        match (self.options.ttl_ms, now) {
+            (Some(ttl), Some(now)) => now.saturating_sub(ttl),
+            _ => i64::MIN,
+        }
+    }
+
+    /// The policy's decision for a pipeline of `inputs` (newest first); copies drop cells
+    /// with a timestamp below `expired_before` (MIN_VERSIONS kept).
     fn plan_with(
         &self,
         inputs: &[Arc<Segment>],
         allow_copy: bool,
         smallest_read_point: u64,
+        expired_before: i64,
     ) -> Option<Plan> {
         let options = &self.options;
         let any_list = inputs.iter().any(|s| !s.is_flat());
@@ -204,7 +241,7 @@ impl Memtable {
         let spec = || CompactionSpec {
             max_versions: options.max_versions,
             min_versions: options.min_versions,
-            expired_before: i64::MIN,
+            expired_before,
             keep_deleted: options.keep_deleted,
             smallest_read_point,
             drop_markers: false,

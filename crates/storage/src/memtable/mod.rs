@@ -47,6 +47,8 @@ mod skiplist;
 mod slab;
 mod snapshot;
 mod stats;
+#[cfg(test)]
+mod tests;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Release};
 use std::sync::Arc;
@@ -55,6 +57,8 @@ use parking_lot::RwLock;
 use strata_model::cell::Cell;
 use strata_model::schema::InMemoryCompaction;
 use strata_sstable::CellRef;
+
+use crate::clock::Clock;
 
 pub use compact::{Action, ADAPTIVE_DROP_SHARE};
 pub use in_memory::Report;
@@ -86,6 +90,9 @@ pub struct Memtable {
     /// Where the oldest reader's read point is asked for when a compaction starts (the
     /// region's reader registry); without one, `smallest_read_point` is used.
     read_point_source: std::sync::OnceLock<ReadPointSource>,
+    /// The clock TTL is measured by in EAGER and ADAPTIVE copies; without one, compactions
+    /// drop nothing for its age (except through `compact_in_memory_at`).
+    clock: std::sync::OnceLock<Arc<dyn Clock>>,
     /// Lock order: taken before an arena chunk mutex (inserts copy cells under the read guard);
     /// nothing else is taken while it is held.
     state: RwLock<State>,
@@ -142,6 +149,7 @@ impl Memtable {
             compacting: AtomicBool::new(false),
             smallest_read_point: AtomicU64::new(0),
             read_point_source: std::sync::OnceLock::new(),
+            clock: std::sync::OnceLock::new(),
             state: RwLock::new(State {
                 active,
                 pipeline: Vec::new(),
@@ -239,29 +247,68 @@ impl Memtable {
         self.state.write().seal_active(self.chunk_size);
     }
 
-    /// Takes the flush snapshot: seals the active segment and hands over the whole pipeline.
-    /// Inserts continue into a fresh active segment meanwhile; readers keep seeing the
-    /// snapshot until [`release`](Memtable::release).
+    /// Takes the flush snapshot. By default (the composite snapshot) it seals the active
+    /// segment and hands over the whole pipeline. With
+    /// [`Options::flush_oldest_segment_only`] and a non-empty pipeline it hands over only the
+    /// pipeline's oldest segment; the rest of the pipeline and the active segment stay in
+    /// memory (see [`min_seq_outside_snapshot`](Memtable::min_seq_outside_snapshot) for how
+    /// far the WAL may then be truncated). Inserts continue into the active segment meanwhile;
+    /// readers keep seeing the snapshot until [`release`](Memtable::release).
     ///
     /// While a snapshot is pending (its flush failed or is running), returns that same
     /// snapshot again, so a retried flush writes the same cells. Returns an empty snapshot
     /// (id 0, nothing pending) when there is nothing to flush.
     pub fn snapshot(&self) -> FlushSnapshot {
+        self.snapshot_with(self.options.flush_oldest_segment_only)
+    }
+
+    /// [`snapshot`](Memtable::snapshot), always composite: active segment and whole pipeline
+    /// (unless a snapshot is pending, which is returned again).
+    pub fn snapshot_all(&self) -> FlushSnapshot {
+        self.snapshot_with(false)
+    }
+
+    fn snapshot_with(&self, oldest_only: bool) -> FlushSnapshot {
         let mut state = self.state.write();
         if let Some(pending) = &state.pending {
             return pending.clone();
         }
         // Interrupts a running in-memory compaction: its result can no longer be swapped in.
         self.version.fetch_add(1, Release);
-        state.seal_active(self.chunk_size);
-        if state.pipeline.is_empty() {
-            return FlushSnapshot::new(0, Arc::from([]));
-        }
-        let segments = std::mem::take(&mut state.pipeline).into();
+        // Segments are sealed in order, so the pipeline's last is the oldest.
+        let oldest = if oldest_only {
+            state.pipeline.pop()
+        } else {
+            None
+        };
+        let segments: Arc<[Arc<Segment>]> = match oldest {
+            Some(oldest) => Arc::from([oldest]),
+            None => {
+                state.seal_active(self.chunk_size);
+                if state.pipeline.is_empty() {
+                    return FlushSnapshot::new(0, Arc::from([]));
+                }
+                std::mem::take(&mut state.pipeline).into()
+            }
+        };
         let snapshot = FlushSnapshot::new(state.take_id(), segments);
         state.pending = Some(snapshot.clone());
         state.rebuild_view();
         snapshot
+    }
+
+    /// The smallest sequence id held outside the pending snapshot (active segment and
+    /// pipeline), `None` when they are empty: once the snapshot is in a file, every cell given
+    /// to the memtable with a smaller sequence id is in files. A flush that holds off inserts
+    /// (the region's updates lock) around `snapshot()` and this call, with every sequence id
+    /// up to `last` already inserted, may record `min(last, this − 1)` as flushed.
+    pub fn min_seq_outside_snapshot(&self) -> Option<u64> {
+        let state = self.state.read();
+        let mut stats = Stats::default();
+        for segment in std::iter::once(&state.active).chain(&state.pipeline) {
+            segment.add_to(&mut stats);
+        }
+        stats.min_seq
     }
 
     /// Drops the pending snapshot once its store file is installed: readers stop seeing it

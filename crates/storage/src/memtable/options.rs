@@ -28,17 +28,29 @@ pub struct Options {
     pub min_versions: u32,
     /// The family's KEEP_DELETED_CELLS: EAGER drops no masked put unless it is `FALSE`.
     pub keep_deleted: KeepDeletedCells,
+    /// The family's TTL in milliseconds (`None`: `FOREVER`). EAGER drops cells older than
+    /// `now − ttl` (MIN_VERSIONS kept), `now` coming from the clock given by
+    /// [`Memtable::set_clock`](super::Memtable::set_clock) or from the caller of
+    /// [`Memtable::compact_in_memory_at`](super::Memtable::compact_in_memory_at).
+    pub ttl_ms: Option<i64>,
+    /// A disk-flush [`snapshot`](super::Memtable::snapshot) takes only the oldest pipeline
+    /// segment when the pipeline has one, instead of the whole memtable (the family's
+    /// `hbase.hregion.compacting.memstore.flush.oldest`). Default false: the composite
+    /// snapshot of active segment and pipeline.
+    pub flush_oldest_segment_only: bool,
 }
 
 impl Options {
     /// The options of a store of `family`: its in-memory compaction policy, VERSIONS,
-    /// MIN_VERSIONS and KEEP_DELETED_CELLS; defaults for the rest.
+    /// MIN_VERSIONS, KEEP_DELETED_CELLS, TTL and flush-oldest setting; defaults for the rest.
     pub fn for_family(family: &FamilyDescriptor) -> Options {
         Options {
             policy: family.in_memory_compaction,
             max_versions: family.versions,
             min_versions: family.min_versions,
             keep_deleted: family.keep_deleted_cells,
+            ttl_ms: family.ttl.millis(),
+            flush_oldest_segment_only: family.flush_oldest_segment,
             ..Options::default()
         }
     }
@@ -54,6 +66,8 @@ impl Default for Options {
             max_versions: 1,
             min_versions: 0,
             keep_deleted: KeepDeletedCells::False,
+            ttl_ms: None,
+            flush_oldest_segment_only: false,
         }
     }
 }
