@@ -2,10 +2,19 @@
 //!
 //! A flush cuts every family's memtable snapshot under the exclusive `updates` lock (an
 //! instant: no write is between its sequence id and its memtable insert then), so every
-//! mutation with a sequence id ≤ the flush's is in the snapshots. It then writes each
-//! non-empty snapshot to a new file, installs all files and the flushed sequence id in one
+//! mutation with a sequence id ≤ the cut's is in memory. It then writes each non-empty
+//! snapshot to a new file, installs all files and each family's flushed sequence id in one
 //! manifest edit, releases the snapshots, and lets the WAL drop what is now in files.
+//!
+//! A family's flushed sequence id is the cut's, unless cells stay in its memtable outside
+//! the snapshot: a family with `hbase.hregion.compacting.memstore.flush.oldest` flushes only
+//! its oldest in-memory segment, and a snapshot left pending by a failed flush is written
+//! again without what came after it. Then it is one below the smallest sequence id still only
+//! in memory (taken under the same lock), so WAL replay from it loses nothing (region
+//! invariant 2). A mutation whose cells straddle that boundary is replayed whole; cells also
+//! in a file are then identical copies, which reads show once.
 
+use std::collections::HashSet;
 use std::sync::atomic::Ordering;
 
 use strata_sstable::{Writer, WriterOptions};
@@ -16,38 +25,85 @@ use crate::error::{Error, Result};
 use crate::manifest::{StoreFile, VersionEdit};
 use crate::memtable::FlushSnapshot;
 
+/// Passes a closing region's flush makes at most: a snapshot left pending by a failed flush
+/// is written first, then everything else.
+const CLOSING_PASSES: usize = 3;
+
+/// One pass of a flush.
+struct Pass {
+    /// The smallest flushed sequence id recorded for a family.
+    flushed: u64,
+    /// True when every family's memtable held nothing at or below the cut outside its
+    /// snapshot.
+    complete: bool,
+}
+
 impl Region {
     /// True when the memtables passed the table's `MEMSTORE_FLUSHSIZE`.
     pub fn needs_flush(&self) -> bool {
         self.memtable_bytes() >= self.inner.config.table.memstore_flushsize
     }
 
-    /// Flushes every family's memtable to store files. Returns the flushed sequence id.
+    /// Flushes the families' memtables to store files. Returns the flushed sequence id: every
+    /// mutation up to it is in store files.
+    ///
+    /// A family with `hbase.hregion.compacting.memstore.flush.oldest` whose pipeline holds a
+    /// segment flushes only its oldest segment (HBase's non-composite snapshot); every other
+    /// family flushes its whole memtable. A closing region (close, split, merge) flushes
+    /// everything, in up to [`CLOSING_PASSES`] passes.
     ///
     /// # Errors
     /// I/O or manifest errors; the memtables keep their cells then and a retry writes them.
     pub fn flush(&self) -> Result<u64> {
         let inner = &self.inner;
         let _one = inner.flush_lock.lock();
+        let closing = inner.closed.load(Ordering::SeqCst);
+        let mut pass = self.flush_pass(closing)?;
+        for _ in 1..CLOSING_PASSES {
+            if !closing || pass.complete {
+                break;
+            }
+            pass = self.flush_pass(true)?;
+        }
+        Ok(pass.flushed)
+    }
+
+    /// Cuts, writes and installs one snapshot per family: the whole memtable when `all`,
+    /// else what the family's options say. Requires: the flush lock is held.
+    fn flush_pass(&self, all: bool) -> Result<Pass> {
+        let inner = &self.inner;
         let (seq, snapshots) = {
             let _quiet = inner.updates.write();
             let seq = inner.mvcc.last_seq();
-            let snaps: Vec<(&Store, FlushSnapshot)> = inner
+            let snaps: Vec<(&Store, FlushSnapshot, u64)> = inner
                 .stores
                 .values()
-                .map(|s| (s, s.memtable.snapshot()))
+                .map(|s| {
+                    let snap = if all {
+                        s.memtable.snapshot_all()
+                    } else {
+                        s.memtable.snapshot()
+                    };
+                    // Every id ≤ seq is in memory now; what stays outside the snapshot is
+                    // not durable once it is written.
+                    let durable = s
+                        .memtable
+                        .min_seq_outside_snapshot()
+                        .map_or(seq, |m| seq.min(m.saturating_sub(1)));
+                    (s, snap, durable)
+                })
                 .collect();
             (seq, snaps)
         };
         let mut edit = VersionEdit::new();
         let mut written = Vec::new();
-        for (store, snap) in &snapshots {
+        for (store, snap, durable) in &snapshots {
             if !snap.is_empty() {
-                let meta = self.write_snapshot(store, snap, seq)?;
+                let meta = self.write_snapshot(store, snap, *durable)?;
                 written.push((store, meta.clone()));
                 edit = edit.add_file(store.name.clone(), meta);
             }
-            edit = edit.set_flushed_seq_id(store.name.clone(), seq);
+            edit = edit.set_flushed_seq_id(store.name.clone(), *durable);
         }
         let version = inner.manifest.lock().apply(&edit)?;
         let bytes: u64 = written.iter().map(|(_, meta)| meta.size).sum();
@@ -61,7 +117,8 @@ impl Region {
             files.push(handle);
             store.set_files(files);
         }
-        for (store, snap) in snapshots {
+        let flushed = snapshots.iter().map(|(_, _, d)| *d).min().unwrap_or(seq);
+        for (store, snap, _) in snapshots {
             store
                 .memtable
                 .release(snap)
@@ -72,14 +129,26 @@ impl Region {
             .wal
             .mark_flushed(inner.config.info.region_id, version.min_flushed_seq_id())?;
         inner.counters.flushes.fetch_add(1, Ordering::Relaxed);
-        Ok(seq)
+        Ok(Pass {
+            flushed,
+            complete: flushed == seq,
+        })
     }
 
     fn write_snapshot(&self, store: &Store, snap: &FlushSnapshot, seq: u64) -> Result<StoreFile> {
         let now = self.inner.config.clock.now_ms();
-        let name = format!("{seq:016x}-{now:x}.sst");
-        let path = store.dir.join(&name);
-        let tmp = store.dir.join(format!("{name}.tmp"));
+        let dir = &store.dir;
+        // Flushes of single segments may repeat with the same sequence id and clock reading.
+        let listed: HashSet<String> = store.files().iter().map(|f| f.meta.name.clone()).collect();
+        let name = (0u64..)
+            .map(|n| match n {
+                0 => format!("{seq:016x}-{now:x}.sst"),
+                n => format!("{seq:016x}-{now:x}-f{n:x}.sst"),
+            })
+            .find(|name| !listed.contains(name) && !dir.join(name).exists())
+            .unwrap_or_default();
+        let path = dir.join(&name);
+        let tmp = dir.join(format!("{name}.tmp"));
         let _ = std::fs::remove_file(&tmp);
         let options = WriterOptions {
             created_at_ms: now,
@@ -95,7 +164,7 @@ impl Region {
         }
         let info = writer.finish_and_sync()?;
         std::fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))?;
-        sync_dir(&store.dir)?;
+        sync_dir(dir)?;
         let size = std::fs::metadata(&path)
             .map_err(|e| Error::io(&path, e))?
             .len();
