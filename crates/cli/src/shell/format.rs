@@ -1,5 +1,5 @@
-//! How the shell prints: HBase shell's two-column tables, cells, timestamps, sizes and the
-//! `Took` line.
+//! How the shell prints: HBase shell's two-column tables (and wider ones laid out the same
+//! way), cells, timestamps, sizes and the `Took` line.
 //!
 //! Timestamps print as HBase 2's shell prints them (`2026-11-22T12:00:00.000`), in UTC and
 //! marked so with a trailing `Z`, since the shell does not know the server's time zone.
@@ -22,6 +22,46 @@ pub fn header(out: &mut impl Write, left: &str, right: &str) -> io::Result<()> {
 /// A table row, inset by one space so the right column lines up with the header's.
 pub fn row(out: &mut impl Write, left: &str, right: &str) -> io::Result<()> {
     writeln!(out, " {left:<width$} {right}", width = LEFT_WIDTH - 1)
+}
+
+/// A table of several columns: the header flush left and each row inset by one space, as
+/// [`header`] and [`row`] lay out two; each column is as wide as its widest entry, and the
+/// last one is not padded.
+pub fn columns(out: &mut impl Write, headers: &[&str], rows: &[Vec<String>]) -> io::Result<()> {
+    let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
+    for r in rows {
+        for (i, cell) in r.iter().enumerate().take(widths.len()) {
+            // The first column of a row starts one space in.
+            let width = cell.chars().count() + usize::from(i == 0);
+            widths[i] = widths[i].max(width);
+        }
+    }
+    write_line(out, &widths, "", headers)?;
+    for r in rows {
+        let cells: Vec<&str> = r.iter().map(String::as_str).collect();
+        write_line(out, &widths, " ", &cells)?;
+    }
+    Ok(())
+}
+
+/// One line of [`columns`]: `inset`, then each cell padded to its column's width (less the
+/// inset for the first), the last unpadded.
+fn write_line(
+    out: &mut impl Write,
+    widths: &[usize],
+    inset: &str,
+    cells: &[&str],
+) -> io::Result<()> {
+    let mut text = String::from(inset);
+    for (i, (cell, &width)) in cells.iter().zip(widths).enumerate() {
+        if i + 1 == cells.len() {
+            text.push_str(cell);
+        } else {
+            let width = if i == 0 { width - inset.len() } else { width };
+            text.push_str(&format!("{cell:<width$} "));
+        }
+    }
+    writeln!(out, "{}", text.trim_end())
 }
 
 /// `cf:q`, escaped.
@@ -117,6 +157,21 @@ mod tests {
         let text = String::from_utf8(out).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[0].find("COLUMN"), lines[1].find("column"));
+    }
+
+    #[test]
+    fn columns_line_up_under_their_headers() {
+        let mut out = Vec::new();
+        let rows = vec![
+            vec!["'a-long-row'".to_string(), "f".into(), "last".into()],
+            vec![String::new(), "family".into(), "x".into()],
+        ];
+        columns(&mut out, &["REGION", "FAMILY", "END"], &rows).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(
+            text,
+            "REGION        FAMILY END\n 'a-long-row' f      last\n              family x\n"
+        );
     }
 
     #[test]

@@ -26,7 +26,7 @@ pub enum Group {
     Ddl,
     /// Reading and writing data.
     Dml,
-    /// Maintenance: flushes, compactions, splits.
+    /// Maintenance: flushes, compactions, splits, store files.
     Tools,
 }
 
@@ -146,6 +146,13 @@ pub const COMMANDS: &[CommandHelp] = &[
         "Requests a major compaction of a table or one family.", &[]),
     cmd("split", Group::Tools, "split 't' [, 'split_key']",
         "Splits a table's regions, at their midpoints or at the given key.", &[]),
+    CommandHelp {
+        aliases: &["list_files"],
+        ..cmd("files", Group::Tools, "files 't'",
+              "Lists a table's store files: region, family, size, cells, date-tiered window, \
+               storage tier and path.",
+              &["files 't1'"])
+    },
 ];
 
 /// The command named `name` or one of its aliases.

@@ -89,6 +89,8 @@ pub enum Command {
         /// Where to split; `None` splits each region at its midpoint.
         split_key: Option<Bytes>,
     },
+    /// `files` / `list_files`: the table's store files.
+    Files(TableName),
     /// `put`.
     Put {
         /// The table.
@@ -218,6 +220,7 @@ fn other(mut args: Args) -> Result<Command, ShellError> {
         "is_disabled" => Command::IsDisabled(one_table(&mut args)?),
         "drop" => Command::Drop(one_table(&mut args)?),
         "exists" => Command::Exists(one_table(&mut args)?),
+        "files" => Command::Files(one_table(&mut args)?),
         "truncate" | "truncate_preserve" => Command::Truncate {
             preserve_splits: args.name() == "truncate_preserve",
             table: one_table(&mut args)?,

@@ -1,4 +1,5 @@
-//! Maintenance and cluster information: flush, compact, split, status, version, whoami, help.
+//! Maintenance and cluster information: flush, compact, split, files, status, version,
+//! whoami, help.
 
 use std::io::Write;
 
@@ -9,7 +10,7 @@ use strata_model::schema::TableName;
 use strata_proto::pb;
 
 use super::ExecError;
-use crate::shell::format::size;
+use crate::shell::format::{self, size};
 use crate::shell::help::{self, CommandHelp};
 use crate::shell::StatusDetail;
 
@@ -52,6 +53,49 @@ pub(super) async fn split(
     key: Option<Bytes>,
 ) -> Result<(), ExecError> {
     Ok(conn.admin().split(&table.to_string(), key).await?)
+}
+
+/// `files`: one line per store file of the table's serving regions (regions by start row,
+/// then by family), then `N file(s)`.
+pub(super) async fn files(
+    conn: &Connection,
+    table: &TableName,
+    out: &mut impl Write,
+) -> Result<(), ExecError> {
+    let files = conn.admin().list_files(&table.to_string()).await?;
+    let rows: Vec<Vec<String>> = files
+        .iter()
+        .map(|f| {
+            vec![
+                format!("'{}'", escape(&f.region_start)),
+                f.family.clone(),
+                f.name.clone(),
+                size(f.size),
+                f.cells.to_string(),
+                window(f.window),
+                f.tier.clone(),
+                f.path.clone(),
+            ]
+        })
+        .collect();
+    format::columns(
+        out,
+        &[
+            "REGION", "FAMILY", "FILE", "SIZE", "CELLS", "WINDOW", "TIER", "PATH",
+        ],
+        &rows,
+    )?;
+    writeln!(out, "{} file(s)", files.len())?;
+    Ok(())
+}
+
+/// A date-tiered window as an ISO 8601 interval of UTC times, `start/end` (end exclusive);
+/// `-` for none.
+fn window(window: Option<(i64, i64)>) -> String {
+    window.map_or_else(
+        || "-".to_string(),
+        |(start, end)| format!("{}/{}", format::timestamp(start), format::timestamp(end)),
+    )
 }
 
 /// `status`: one line of counts (`simple`); with a line per server (`summary`); with each

@@ -3,7 +3,7 @@
 //!
 //! - `ddl`: create, alter, describe, list, enable/disable, drop, exists, truncate.
 //! - `data`: put, get, scan, delete, incr, append, get_counter, count.
-//! - `cluster`: flush, compact, split, status, version, whoami, help.
+//! - `cluster`: flush, compact, split, files, status, version, whoami, help.
 //!
 //! Every command that reaches the server ends with HBase's `Took 0.0123 seconds` line.
 
@@ -152,6 +152,7 @@ pub async fn execute(
             major,
         } => cluster::compact(conn, &table, family.as_deref(), major).await?,
         Command::Split { table, split_key } => cluster::split(conn, &table, split_key).await?,
+        Command::Files(table) => cluster::files(conn, &table, out).await?,
         Command::Status(detail) => cluster::status(conn, detail, out).await?,
         Command::Version => cluster::version(conn, out).await?,
         Command::Whoami => cluster::whoami(out)?,

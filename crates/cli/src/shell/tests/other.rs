@@ -20,6 +20,8 @@ fn table_commands() {
     assert_eq!(parse("is_disabled 't'"), Command::IsDisabled(t("t")));
     assert_eq!(parse("drop 't'"), Command::Drop(t("t")));
     assert_eq!(parse("exists 't'"), Command::Exists(t("t")));
+    assert_eq!(parse("files 't'"), Command::Files(t("t")));
+    assert_eq!(parse("list_files 'ns:t'"), Command::Files(t("ns:t")));
     assert_eq!(
         parse("truncate 't'"),
         Command::Truncate {
@@ -121,6 +123,8 @@ fn simple_command_errors() {
             "describe: wrong number of arguments (given 0, expected 1)\nusage: describe 't'",
         ),
         ("drop 't', 'u'", "given 2, expected 1"),
+        ("files", "usage: files 't'"),
+        ("list_files 't', 'f'", "given 2, expected 1"),
         ("list 'a', 'b'", "given 2, expected 0 to 1"),
         ("list 5", "pattern must be a string"),
         ("status 'verbose'", "unknown status format 'verbose'"),
