@@ -63,3 +63,33 @@ fn eager_drops_overwritten_versions_and_basic_keeps_them() {
         "EAGER kept {eager_cells} of 12001 cells ({eager_bytes} bytes)"
     );
 }
+
+/// EAGER drops cells past the family's TTL by the region's clock: a stream of short-lived
+/// cells (each row written once, with its own timestamp) shrinks to the live ones.
+#[test]
+fn eager_drops_cells_past_the_ttl_by_the_region_clock() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut t = table(&["f"]);
+    t.families[0].versions = 1;
+    t.families[0].ttl = strata_model::schema::Ttl::Seconds(60);
+    t.families[0].in_memory_compaction = InMemoryCompaction::Eager;
+    let env = Env::new(dir.path(), t);
+    let r = env.open();
+    // 8000 rows of 1 KB, one a second by the region's clock: all but the last minute's are
+    // expired by the time later in-memory compactions run.
+    for i in 0..8000u64 {
+        r.put(&Put::new(Bytes::from(format!("row{i:05}"))).add(
+            "f",
+            "q",
+            Bytes::from(format!("{i:0>1000}")),
+        ))
+        .unwrap();
+        env.clock.advance(1000);
+    }
+    let cells = r.store_stats()[0].memtable_cells;
+    assert!(cells < 4000, "EAGER kept {cells} of 8000 cells, most expired");
+    // The newest rows are readable, an expired one is not.
+    let last = r.get(&Get::new(Bytes::from("row07999"))).unwrap();
+    assert_eq!(last.len(), 1);
+    assert!(r.get(&Get::new(Bytes::from("row00000"))).unwrap().is_empty());
+}

@@ -137,7 +137,9 @@ impl Region {
 
     fn write_snapshot(&self, store: &Store, snap: &FlushSnapshot, seq: u64) -> Result<StoreFile> {
         let now = self.inner.config.clock.now_ms();
-        let dir = &store.dir;
+        let kind = store.flush_tier();
+        let dir = store.tier_dir(kind);
+        crate::tiers::ensure_dir(&dir).map_err(|e| Error::io(&dir, e))?;
         // Flushes of single segments may repeat with the same sequence id and clock reading.
         let listed: HashSet<String> = store.files().iter().map(|f| f.meta.name.clone()).collect();
         let name = (0u64..)
@@ -164,7 +166,7 @@ impl Region {
         }
         let info = writer.finish_and_sync()?;
         std::fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))?;
-        sync_dir(dir)?;
+        sync_dir(&dir)?;
         let size = std::fs::metadata(&path)
             .map_err(|e| Error::io(&path, e))?
             .len();
@@ -177,7 +179,7 @@ impl Region {
             cell_count: info.cell_count,
             created_at_ms: now,
             major: false,
-            tier: String::new(),
+            tier: store.tier_name(kind),
             reference: None,
         })
     }

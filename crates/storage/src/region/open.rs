@@ -155,6 +155,8 @@ impl Region {
         // they start; a weak reference, as the memtables live inside the region.
         let weak = Arc::downgrade(&region.inner);
         for store in region.inner.stores.values() {
+            // EAGER drops cells past the TTL by the region's clock.
+            store.memtable.set_clock(region.inner.config.clock.clone());
             let weak = weak.clone();
             store.memtable.set_read_point_source(Arc::new(move || {
                 weak.upgrade()

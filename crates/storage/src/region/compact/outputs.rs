@@ -138,7 +138,7 @@ impl Region {
         report.output = report.outputs.first().cloned();
         metas
             .into_iter()
-            .map(|m| store.open_file(m).map_err(Error::from))
+            .map(|m| store.open_file(m))
             .collect()
     }
 }
