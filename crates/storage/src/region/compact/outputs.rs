@@ -136,10 +136,7 @@ impl Region {
             sync_dir(dir)?;
         }
         report.output = report.outputs.first().cloned();
-        metas
-            .into_iter()
-            .map(|m| store.open_file(m))
-            .collect()
+        metas.into_iter().map(|m| store.open_file(m)).collect()
     }
 }
 
