@@ -493,18 +493,50 @@ impl Regions {
     }
 }
 
-/// The WAL's directory on the volume its policy picks; segments a previous run left on another
-/// volume (the policy or the volumes changed) are moved there first, so replay sees them all.
+/// The WAL's directory on the volume its policy picks. Segments a previous run left elsewhere
+/// (the policy or the volumes changed) are moved there first, so replay sees them all: from
+/// the other volumes, and from the directory the data directory's `WAL_LOCATION` file names
+/// (which may be a volume no longer configured). That file is then updated.
 fn wal_dir(volumes: &Volumes, policy: StoragePolicy) -> Result<std::path::PathBuf> {
+    let io = |path: &std::path::Path, e| Error::Io {
+        path: path.display().to_string(),
+        source: e,
+    };
     let rel = std::path::Path::new(ServerConfig::WAL_DIR);
     let kind = volumes.place(policy);
     let dir = volumes.dir(kind, rel);
-    for v in volumes.all().filter(|v| v.kind != kind) {
-        let old = v.path.join(rel);
-        relocate_dir(&old, &dir).map_err(|e| Error::Io {
-            path: old.display().to_string(),
-            source: e,
-        })?;
+    std::fs::create_dir_all(&dir).map_err(|e| io(&dir, e))?;
+    let dir = dir.canonicalize().map_err(|e| io(&dir, e))?;
+    let marker = volumes.root().join(WAL_LOCATION);
+    let previous = std::fs::read_to_string(&marker)
+        .ok()
+        .map(|s| std::path::PathBuf::from(s.trim_end()));
+    let mut sources: Vec<std::path::PathBuf> = volumes
+        .all()
+        .map(|v| v.path.join(rel))
+        .filter(|p| p.canonicalize().map_or(true, |c| c != dir))
+        .collect();
+    if let Some(p) = previous.as_ref().filter(|p| **p != dir) {
+        if p.exists() {
+            sources.push(p.clone());
+        } else {
+            eprintln!(
+                "strata: warning: the previous WAL directory {} is gone (a RAM disk after a \
+                 restart?): writes that were not yet flushed to store files are lost",
+                p.display()
+            );
+        }
+    }
+    for old in sources {
+        relocate_dir(&old, &dir).map_err(|e| io(&old, e))?;
+    }
+    if previous.as_deref() != Some(dir.as_path()) {
+        let tmp = volumes.root().join(format!("{WAL_LOCATION}.tmp"));
+        let written = std::fs::write(&tmp, format!("{}\n", dir.display()))
+            .and_then(|()| std::fs::File::open(&tmp)?.sync_all())
+            .and_then(|()| std::fs::rename(&tmp, &marker))
+            .and_then(|()| std::fs::File::open(volumes.root())?.sync_all());
+        written.map_err(|e| io(&marker, e))?;
     }
     if kind == StorageType::RamDisk {
         eprintln!(
@@ -515,3 +547,6 @@ fn wal_dir(volumes: &Volumes, policy: StoragePolicy) -> Result<std::path::PathBu
     }
     Ok(dir)
 }
+
+/// The file in the data directory naming the WAL directory of the last run.
+const WAL_LOCATION: &str = "WAL_LOCATION";

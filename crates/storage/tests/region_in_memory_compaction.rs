@@ -87,9 +87,15 @@ fn eager_drops_cells_past_the_ttl_by_the_region_clock() {
         env.clock.advance(1000);
     }
     let cells = r.store_stats()[0].memtable_cells;
-    assert!(cells < 4000, "EAGER kept {cells} of 8000 cells, most expired");
+    assert!(
+        cells < 4000,
+        "EAGER kept {cells} of 8000 cells, most expired"
+    );
     // The newest rows are readable, an expired one is not.
     let last = r.get(&Get::new(Bytes::from("row07999"))).unwrap();
     assert_eq!(last.len(), 1);
-    assert!(r.get(&Get::new(Bytes::from("row00000"))).unwrap().is_empty());
+    assert!(r
+        .get(&Get::new(Bytes::from("row00000")))
+        .unwrap()
+        .is_empty());
 }
