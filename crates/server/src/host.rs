@@ -70,7 +70,7 @@ pub struct ServerCounters {
     pub retired: parking_lot::Mutex<WorkDone>,
 }
 
-/// Flush and compaction work, summed over regions.
+/// Flush, compaction and read work, summed over regions.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct WorkDone {
     /// Flushes completed.
@@ -81,6 +81,12 @@ pub struct WorkDone {
     pub flushed_bytes: u64,
     /// Bytes of store files written by compactions.
     pub compacted_bytes: u64,
+    /// Store files reads opened.
+    pub files_read: u64,
+    /// Store files reads skipped because their time range missed the read's.
+    pub files_skipped_time_range: u64,
+    /// Store files gets skipped because their bloom filter ruled the row or column out.
+    pub files_skipped_bloom: u64,
 }
 
 impl WorkDone {
@@ -92,6 +98,9 @@ impl WorkDone {
             compactions: k.compactions.load(Ordering::Relaxed),
             flushed_bytes: c.flushed_bytes.load(Ordering::Relaxed),
             compacted_bytes: k.bytes_written.load(Ordering::Relaxed),
+            files_read: c.files_read.load(Ordering::Relaxed),
+            files_skipped_time_range: c.files_skipped_time_range.load(Ordering::Relaxed),
+            files_skipped_bloom: c.files_skipped_bloom.load(Ordering::Relaxed),
         }
     }
 
@@ -100,6 +109,9 @@ impl WorkDone {
         self.compactions += other.compactions;
         self.flushed_bytes += other.flushed_bytes;
         self.compacted_bytes += other.compacted_bytes;
+        self.files_read += other.files_read;
+        self.files_skipped_time_range += other.files_skipped_time_range;
+        self.files_skipped_bloom += other.files_skipped_bloom;
     }
 }
 

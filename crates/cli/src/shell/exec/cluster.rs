@@ -158,7 +158,8 @@ fn write_server(s: &pb::ServerStatus, out: &mut impl Write) -> Result<(), ExecEr
          blockCacheHits={}, blockCacheMisses={}, blockCacheHitRatio={hit_ratio:.1}%, \
          walSize={}, flushes={}, compactions={}, splits={}, rowCacheSize={}, \
          rowCacheEntries={}, rowCacheHits={}, rowCacheMisses={}, rowCacheHitRatio={:.1}%, \
-         rowCacheEvictions={}, rowCacheInvalidations={}",
+         rowCacheEvictions={}, rowCacheInvalidations={}, storeFilesRead={}, \
+         storeFilesSkippedByTimeRange={}, storeFilesSkippedByBloom={}",
         s.regions,
         s.requests,
         size(s.memtable_bytes),
@@ -176,7 +177,10 @@ fn write_server(s: &pb::ServerStatus, out: &mut impl Write) -> Result<(), ExecEr
         s.row_cache_misses,
         ratio(s.row_cache_hits, s.row_cache_misses),
         s.row_cache_evictions,
-        s.row_cache_invalidations
+        s.row_cache_invalidations,
+        s.files_read,
+        s.files_skipped_time_range,
+        s.files_skipped_bloom
     )?;
     Ok(())
 }

@@ -29,6 +29,15 @@ async fn maintenance_commands_reach_the_server() {
     };
     assert_eq!(figure("flushes"), 2, "{out}");
     assert!(figure("compactions") >= 1, "{out}");
+    // A time-range scan that misses every file's cells opens none of them, and says so.
+    let out = c.run("scan 't', {TIMERANGE => [100, 200]}\nstatus").await;
+    assert!(out.contains("0 row(s)"), "{out}");
+    let figure = |name: &str| -> u64 {
+        let at = out.find(&format!("{name}=")).unwrap() + name.len() + 1;
+        out[at..].split(',').next().unwrap().trim().parse().unwrap()
+    };
+    assert!(figure("storeFilesSkippedByTimeRange") >= 1, "{out}");
+    assert_eq!(figure("storeFilesRead"), 0, "{out}");
     let out = c
         .run("split 't', 'row10'\nstatus 'detailed'\nget 't', 'row05'\ncount 't'")
         .await;
