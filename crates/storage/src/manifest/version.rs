@@ -61,8 +61,8 @@ pub struct StoreFile {
     pub created_at_ms: i64,
     /// Written by a major compaction.
     pub major: bool,
-    /// The storage tier holding the file (a volume type such as `SSD`; empty when unplaced).
-    /// Free-form until storage tiers land (DESIGN §8).
+    /// The storage type of the volume holding the file (`SSD`, `RAM_DISK`, ...); empty for
+    /// the data directory's volume (RFC 0010).
     pub tier: String,
     /// Set when this entry is a split daughter's reference to a parent file.
     pub reference: Option<Reference>,
