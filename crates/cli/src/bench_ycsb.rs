@@ -49,9 +49,16 @@ pub struct Args {
     /// Seconds between progress lines (stderr).
     #[arg(long, default_value_t = 10)]
     status_interval: u64,
-    /// Write an SVG of throughput and p99 latency per second.
+    /// Write an SVG of throughput and p99 latency per second, and of the reads' p99 per
+    /// --timeseries interval (10 s without it) if there are reads.
     #[arg(long)]
     plot: Option<PathBuf>,
+    /// End the report with per-kind latency over time in intervals of this many seconds:
+    /// `[READ-TS], <interval start ms>, ops=<n>, p50=<us>, p99=<us>` lines and a
+    /// `[READ], P99OverTime(us), min=<us>, median=<us>, max=<us>` summary of the intervals'
+    /// p99s (0 = off).
+    #[arg(long, value_name = "SECS", default_value_t = 0)]
+    timeseries: u32,
 }
 
 /// Runs the phase and prints YCSB's report.
@@ -98,6 +105,7 @@ pub fn run(args: &Args) -> Result<(), String> {
         };
         let before = server_work(&args.server).await;
         let (mut m, took) = ycsb::run(&options).await?;
+        m.set_timeseries(args.timeseries);
         print!("{}", m.report(took));
         if let (Some(a), Some(b)) = (before, server_work(&args.server).await) {
             println!("[STRATA], Flushes, {}", b.0 - a.0);
@@ -107,12 +115,18 @@ pub fn run(args: &Args) -> Result<(), String> {
             println!("[STRATA], MemtableBytes, {}", b.4);
         }
         if let Some(path) = &args.plot {
+            let reads = m.read_p99_points();
             let title = format!(
-                "strata {} {}: ops/s (blue), p99 latency (red)",
+                "strata {} {}: ops/s (blue), p99 latency per second (red){}",
                 if load { "load" } else { "run" },
-                args.workload
+                args.workload,
+                if reads.is_empty() {
+                    String::new()
+                } else {
+                    format!(", READ p99 per {} s (orange)", m.interval_secs())
+                }
             );
-            std::fs::write(path, ycsb::plot_svg(&title, &m.timeline()))
+            std::fs::write(path, ycsb::plot_svg(&title, &m.timeline(), &reads))
                 .map_err(|e| format!("{}: {e}", path.display()))?;
         }
         if m.errors() > 0 {

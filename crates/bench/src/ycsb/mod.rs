@@ -8,7 +8,7 @@ pub mod measure;
 pub mod props;
 pub mod runner;
 
-pub use measure::{plot_svg, Measurements};
+pub use measure::{plot_svg, IntervalStats, Measurements};
 pub use props::{parse_properties, Workload};
 pub use runner::{run, Options};
 
