@@ -149,11 +149,20 @@ impl Standalone {
     }
 }
 
+/// How often every region gets a compaction check, whatever its writes (HBase's compaction
+/// checker): periodic majors, TTL drops and tier moves come due with time alone.
+const COMPACTION_CHECK_EVERY: Duration = Duration::from_secs(60);
+
 async fn upkeep_loop(master: Arc<Master>, every: Duration) {
     let mut tick = tokio::time::interval(every);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut last_check = tokio::time::Instant::now();
     loop {
         tick.tick().await;
+        if last_check.elapsed() >= COMPACTION_CHECK_EVERY {
+            last_check = tokio::time::Instant::now();
+            master.host().request_compaction_checks();
+        }
         let m = master.clone();
         match tokio::task::spawn_blocking(move || m.upkeep()).await {
             Ok(Ok(_)) => {}

@@ -237,6 +237,15 @@ impl RegionServer {
         Ok(())
     }
 
+    /// Queues a compaction check of every open region on the background pool: compactions
+    /// that came due with time (periodic majors, TTL), and moves of files between volumes as
+    /// date-tiered windows age. Writes queue checks too; this covers idle regions.
+    pub fn request_compaction_checks(&self) {
+        for h in self.regions.read().by_id.values() {
+            h.region.request_compaction();
+        }
+    }
+
     /// The shared memtable budget.
     pub fn budget(&self) -> &Arc<MemoryBudget> {
         &self.budget

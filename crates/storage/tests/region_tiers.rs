@@ -252,3 +252,90 @@ fn leftovers_of_interrupted_moves_are_removed_on_open() {
     );
     r.close().unwrap();
 }
+
+#[test]
+fn files_move_without_a_rewrite_when_their_policy_changes_or_their_window_ages() {
+    let d = dirs();
+    let mut f = FamilyDescriptor::new("f");
+    f.storage_policy = StoragePolicy::AllSsd;
+    let t = TableDescriptor::new(TableName::parse("t").unwrap()).with_family(f.clone());
+    let mut env = Env::new(&d.data, t);
+    let r = env.open_on(Some(volumes(&d, true))).unwrap();
+    for i in 0..3 {
+        put(&r, &format!("row{i}"), "f", "q", 1000 + i, &format!("v{i}"));
+        r.flush().unwrap();
+    }
+    assert_eq!(r.move_tiers().unwrap(), 0, "already where the policy wants");
+    r.close().unwrap();
+
+    // The family's policy becomes COLD (an alter): the files move to the archive volume,
+    // byte for byte, without a compaction.
+    f.storage_policy = StoragePolicy::Cold;
+    env.table = TableDescriptor::new(TableName::parse("t").unwrap()).with_family(f);
+    let r = env.open_on(Some(volumes(&d, true))).unwrap();
+    let before: Vec<(String, u64)> = r
+        .file_listing()
+        .iter()
+        .map(|f| (f.name.clone(), f.size))
+        .collect();
+    assert_eq!(r.move_tiers().unwrap(), 3);
+    let listing = r.file_listing();
+    assert!(listing
+        .iter()
+        .all(|f| f.tier == "ARCHIVE" && f.path.exists()));
+    let after: Vec<(String, u64)> = listing.iter().map(|f| (f.name.clone(), f.size)).collect();
+    assert_eq!(before, after);
+    assert!(sst_names(&store_dir(&d.ssd)).is_empty());
+    assert_eq!(
+        r.compaction_counters()
+            .compactions
+            .load(std::sync::atomic::Ordering::Relaxed),
+        0
+    );
+    for i in 0..3 {
+        let got = get(&r, Get::new(format!("row{i}").into_bytes()));
+        assert_eq!(
+            got,
+            vec![("f".into(), "q".into(), 1000 + i, format!("v{i}"))]
+        );
+    }
+    r.close().unwrap();
+    let r = env.open_on(Some(volumes(&d, true))).unwrap();
+    assert_eq!(r.file_listing().len(), 3);
+    assert_eq!(r.move_tiers().unwrap(), 0);
+    r.close().unwrap();
+}
+
+#[test]
+fn aged_date_tiered_windows_move_to_their_tier_without_a_compaction() {
+    let d = dirs();
+    let env = date_tiered_env(&d);
+    let r = env.open_on(Some(volumes(&d, true))).unwrap();
+    no_periodic_major(&r);
+    for _ in 0..4 {
+        let now = env.clock.now_ms();
+        put(&r, &format!("s-{now:015}"), "f", "v", now, "x");
+        env.clock.advance(H);
+        r.flush().unwrap();
+    }
+    assert!(r.file_listing().iter().all(|f| f.tier == "SSD"));
+    // Three days on, the windows are warm (HOT: the data directory); thirty, cold.
+    env.clock.advance(3 * DAY);
+    assert_eq!(r.move_tiers().unwrap(), 4);
+    assert!(
+        r.file_listing().iter().all(|f| f.tier == "HDD"),
+        "{:?}",
+        r.file_listing()
+    );
+    env.clock.advance(30 * DAY);
+    assert_eq!(r.move_tiers().unwrap(), 4);
+    assert!(r.file_listing().iter().all(|f| f.tier == "ARCHIVE"));
+    let mut scanner = r.scan(&strata_model::ops::Scan::default()).unwrap();
+    let mut rows = 0;
+    while scanner.next_row().unwrap().is_some() {
+        rows += 1;
+    }
+    assert_eq!(rows, 4);
+    drop(scanner);
+    r.close().unwrap();
+}

@@ -30,6 +30,7 @@
 //! 4. A split daughter's reference is rewritten into a real file, but the parent's file is
 //!    never deleted here: the other daughter may still reference it.
 
+mod mover;
 mod outputs;
 mod throttle;
 mod types;

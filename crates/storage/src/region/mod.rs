@@ -245,10 +245,11 @@ impl Region {
     }
 
     /// Runs a requested compaction check (the background pool calls this): minor compactions
-    /// the policy selects, and periodic majors when due.
+    /// the policy selects, periodic majors when due, then moves of files whose volume no
+    /// longer matches their placement (windows that aged, a changed storage policy).
     ///
     /// # Errors
-    /// As [`Region::compact`].
+    /// As [`Region::compact`] and [`Region::move_tiers`].
     pub fn run_requested_compaction(&self) -> Result<()> {
         self.inner
             .compaction_requested
@@ -256,8 +257,8 @@ impl Region {
         if self.inner.closed.load(Ordering::SeqCst) {
             return Ok(());
         }
-        self.compact(crate::compaction::exploring::MajorRequest::None)
-            .map(|_| ())
+        self.compact(crate::compaction::exploring::MajorRequest::None)?;
+        self.move_tiers().map(|_| ())
     }
 
     /// Reports the memtables' size change to the budget.

@@ -85,4 +85,6 @@ pub struct CompactionCounters {
     pub writes_delayed: AtomicU64,
     /// Of which went ahead after `blocking_wait` with the store still over the limit.
     pub writes_delay_timeouts: AtomicU64,
+    /// Store files moved to another volume without a rewrite ([`crate::Region::move_tiers`]).
+    pub files_moved: AtomicU64,
 }

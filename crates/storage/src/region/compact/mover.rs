@@ -1,0 +1,148 @@
+//! Moving store files between volumes without rewriting them (HDFS's mover): a file whose
+//! family's policy, or whose date-tiered window's age, now places it on another volume than
+//! the one holding it is copied there and the manifest switched to the copy.
+//!
+//! Crash safety (RFC 0010): the copy is written as `.tmp` on the target volume, synced,
+//! renamed and its directory synced before the manifest edit (remove the entry, add it back
+//! with the new tier) makes it the listed one; the old copy is deleted only after the edit.
+//! A crash before the edit leaves an unlisted copy, after it an unlisted original: opening the
+//! region deletes either.
+
+use std::sync::Arc;
+
+use strata_model::schema::CompactionPolicy;
+
+use super::super::store::{FileHandle, Store};
+use super::super::Region;
+use crate::compaction::windows::Window;
+use crate::error::{Error, Result};
+use crate::manifest::{StoreFile, VersionEdit};
+use crate::region::flush::sync_dir;
+use crate::tiers::{ensure_dir, StorageType};
+
+impl Region {
+    /// Moves every store file that is not on the volume its placement asks for now; returns
+    /// how many moved. Files a compaction holds are left for it (its outputs are placed
+    /// anew), as are split references (the parent's files).
+    ///
+    /// # Errors
+    /// I/O or manifest errors; files moved before the error stay moved, the others where
+    /// they were.
+    pub fn move_tiers(&self) -> Result<usize> {
+        self.check_open()?;
+        let mut moved = 0;
+        for store in self.inner.stores.values() {
+            if store.volumes.all().nth(1).is_none() {
+                continue;
+            }
+            moved += self.move_store(store)?;
+        }
+        Ok(moved)
+    }
+
+    fn move_store(&self, store: &Store) -> Result<usize> {
+        let state = &self.inner.compactions;
+        let now = self.inner.config.clock.now_ms();
+        // Mark the files to move as compacting, so no compaction takes them meanwhile.
+        let chosen: Vec<(Arc<FileHandle>, StorageType, StorageType)> = {
+            let mut compacting = state.compacting.lock();
+            let marked = compacting.entry(store.name.clone()).or_default();
+            let mut chosen = Vec::new();
+            for f in store.files().iter() {
+                if f.meta.reference.is_some() || marked.contains(&f.meta.name) {
+                    continue;
+                }
+                let from = store.tier_of(&f.meta.tier)?;
+                let to = wanted(store, &f.meta, now);
+                if from != to {
+                    marked.insert(f.meta.name.clone());
+                    chosen.push((f.clone(), from, to));
+                }
+            }
+            chosen
+        };
+        let result = self.move_files(store, &chosen);
+        let mut compacting = state.compacting.lock();
+        if let Some(marked) = compacting.get_mut(&store.name) {
+            for (f, _, _) in &chosen {
+                marked.remove(&f.meta.name);
+            }
+        }
+        drop(compacting);
+        state.files_changed.notify_all();
+        result
+    }
+
+    fn move_files(
+        &self,
+        store: &Store,
+        chosen: &[(Arc<FileHandle>, StorageType, StorageType)],
+    ) -> Result<usize> {
+        for (file, from, to) in chosen {
+            let source = store.tier_dir(*from).join(&file.meta.name);
+            let dir = store.tier_dir(*to);
+            ensure_dir(&dir).map_err(|e| Error::io(&dir, e))?;
+            let target = dir.join(&file.meta.name);
+            let tmp = dir.join(format!("{}.tmp", file.meta.name));
+            let copied = std::fs::copy(&source, &tmp)
+                .and_then(|_| std::fs::File::open(&tmp)?.sync_all())
+                .and_then(|()| std::fs::rename(&tmp, &target));
+            if let Err(e) = copied {
+                let _ = std::fs::remove_file(&tmp);
+                return Err(Error::io(&target, e));
+            }
+            sync_dir(&dir)?;
+            let meta = StoreFile {
+                tier: store.tier_name(*to),
+                ..file.meta.clone()
+            };
+            let handle = store.open_file(meta.clone())?;
+            {
+                let _flush = self.inner.flush_lock.lock();
+                let edit = VersionEdit::new()
+                    .remove_file(store.name.clone(), meta.name.clone())
+                    .add_file(store.name.clone(), meta);
+                self.inner.manifest.lock().apply(&edit)?;
+                let files: Vec<Arc<FileHandle>> = store
+                    .files()
+                    .iter()
+                    .map(|f| {
+                        if f.meta.name == file.meta.name {
+                            handle.clone()
+                        } else {
+                            f.clone()
+                        }
+                    })
+                    .collect();
+                store.set_files(files);
+            }
+            // Unlisted now; a failed removal leaves a file the next open deletes.
+            let _ = std::fs::remove_file(&source);
+            self.inner
+                .compactions
+                .counters
+                .files_moved
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        Ok(chosen.len())
+    }
+}
+
+/// Where a file belongs now: by its window's age for a date-tiered family placing windows
+/// (the window holding its newest cell), else by the family's policy.
+fn wanted(store: &Store, meta: &StoreFile, now: i64) -> StorageType {
+    let window_start = match &store.family.compaction_policy {
+        CompactionPolicy::DateTiered(dt) if dt.storage_policy_enable && meta.cell_count > 0 => {
+            let w = Window::incoming(
+                now,
+                dt.base_window_ms,
+                dt.windows_per_tier,
+                dt.max_tier_age_ms,
+            )
+            .earlier_until(meta.max_timestamp);
+            Some(w.start())
+        }
+        _ => None,
+    };
+    store.output_tier(window_start, now)
+}
