@@ -2,18 +2,12 @@
 //! against a standalone server in this process.
 #![allow(clippy::unwrap_used)]
 
+mod support;
+
 use std::path::Path;
 use std::process::Command;
 
-use strata_master::{Standalone, StandaloneConfig};
-
-async fn start(dir: &Path) -> Standalone {
-    let mut config = StandaloneConfig::new(dir);
-    config.listen = "127.0.0.1:0".parse().unwrap();
-    config.server.memtable_budget_bytes = 64 << 20;
-    config.server.block_cache_bytes = 8 << 20;
-    Standalone::start(config).await.unwrap()
-}
+use support::start;
 
 /// Runs `script` with `strata shell` off the runtime's threads (so the server keeps
 /// serving); stdout without the `Took` lines, and stderr.

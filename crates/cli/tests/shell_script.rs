@@ -2,11 +2,13 @@
 //! against a standalone server in this process.
 #![allow(clippy::unwrap_used)]
 
+mod support;
+
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use strata_master::{Standalone, StandaloneConfig};
+use support::start;
 
 struct Run {
     ok: bool,
@@ -47,14 +49,6 @@ async fn strata(args: Vec<String>, stdin: &str) -> Run {
     })
     .await
     .unwrap()
-}
-
-async fn start(dir: &Path) -> Standalone {
-    let mut config = StandaloneConfig::new(dir);
-    config.listen = "127.0.0.1:0".parse().unwrap();
-    config.server.memtable_budget_bytes = 64 << 20;
-    config.server.block_cache_bytes = 8 << 20;
-    Standalone::start(config).await.unwrap()
 }
 
 fn script(dir: &Path, name: &str, text: &str) -> String {

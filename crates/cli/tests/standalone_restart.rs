@@ -2,7 +2,8 @@
 //! SIGKILL in the middle of a write load no acknowledged write is lost.
 #![allow(clippy::unwrap_used)]
 
-use std::io::{BufRead, BufReader};
+mod support;
+
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -14,33 +15,8 @@ use strata_client::Connection;
 use strata_model::ops::{Get, Put, Scan};
 use strata_model::schema::{FamilyDescriptor, TableDescriptor, TableName};
 
-/// Starts the server and returns it with the address it printed.
 fn spawn(dir: &Path) -> (Child, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_strata"))
-        .args([
-            "standalone",
-            "--no-thrift",
-            "--listen",
-            "127.0.0.1:0",
-            "--data-dir",
-        ])
-        .arg(dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let mut lines = BufReader::new(stdout).lines();
-    let first = lines.next().unwrap().unwrap();
-    let addr = first
-        .split("serving on ")
-        .nth(1)
-        .and_then(|rest| rest.split_whitespace().next())
-        .unwrap_or_else(|| panic!("unexpected first line: {first}"))
-        .to_string();
-    // Keep draining stdout so the server never blocks on a full pipe.
-    std::thread::spawn(move || for _ in lines {});
-    (child, addr)
+    support::spawn(dir, &[], Stdio::inherit())
 }
 
 fn key(i: u64) -> Bytes {
@@ -133,17 +109,7 @@ async fn sigkill_loses_no_acknowledged_write_and_restart_keeps_everything() {
 fn a_second_process_on_the_same_directory_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let (mut child, _addr) = spawn(dir.path());
-    let out = Command::new(env!("CARGO_BIN_EXE_strata"))
-        .args([
-            "standalone",
-            "--no-thrift",
-            "--listen",
-            "127.0.0.1:0",
-            "--data-dir",
-        ])
-        .arg(dir.path())
-        .output()
-        .unwrap();
+    let out = support::standalone(dir.path(), &[]).output().unwrap();
     child.kill().unwrap();
     child.wait().unwrap();
     assert!(!out.status.success());

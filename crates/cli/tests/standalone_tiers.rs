@@ -4,46 +4,18 @@
 //! clear startup error; dropping a table empties every volume.
 #![allow(clippy::unwrap_used)]
 
-use std::io::{BufRead, BufReader};
+mod support;
+
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 
 use bytes::Bytes;
 use strata_client::Connection;
 use strata_model::ops::{Get, Put};
 use strata_model::schema::{FamilyDescriptor, StoragePolicy, TableDescriptor, TableName};
 
-fn command(data: &Path, extra: &[String]) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_strata"));
-    c.args([
-        "standalone",
-        "--no-thrift",
-        "--listen",
-        "127.0.0.1:0",
-        "--data-dir",
-    ])
-    .arg(data)
-    .args(extra);
-    c
-}
-
-/// Starts the server and returns it with the address it printed.
 fn spawn(data: &Path, extra: &[String]) -> (Child, String) {
-    let mut child = command(data, extra)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let first = lines.next().unwrap().unwrap();
-    let addr = first
-        .split("serving on ")
-        .nth(1)
-        .and_then(|rest| rest.split_whitespace().next())
-        .unwrap_or_else(|| panic!("unexpected first line: {first}"))
-        .to_string();
-    std::thread::spawn(move || for _ in lines {});
-    (child, addr)
+    support::spawn(data, extra, Stdio::null())
 }
 
 fn key(i: u64) -> Bytes {
@@ -140,7 +112,7 @@ async fn files_and_wal_follow_their_policies_across_a_crash_and_a_changed_config
     child.wait().unwrap();
 
     // Without the SSD volume the region cannot find its files: startup says which volume.
-    let out = command(&data, &[]).output().unwrap();
+    let out = support::standalone(&data, &[]).output().unwrap();
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("declare the SSD volume"), "{err}");
