@@ -23,6 +23,8 @@ pub enum Job {
     Flush(Region),
     /// Compact a region's stores if a policy finds something to do.
     Compact(Region),
+    /// The in-memory compaction a seal of one store's active segment asked for.
+    CompactInMemory(Region, bytes::Bytes),
 }
 
 /// A fixed set of worker threads.
@@ -83,6 +85,10 @@ fn worker(rx: &Mutex<mpsc::Receiver<Job>>, bg: &Weak<Background>) {
         let ok = match job {
             Job::Flush(region) => region.run_requested_flush().is_ok(),
             Job::Compact(region) => region.run_requested_compaction().is_ok(),
+            Job::CompactInMemory(region, family) => {
+                region.compact_in_memory(&family);
+                true
+            }
         };
         if !ok {
             if let Some(bg) = bg.upgrade() {

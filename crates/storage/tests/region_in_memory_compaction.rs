@@ -99,3 +99,54 @@ fn eager_drops_cells_past_the_ttl_by_the_region_clock() {
         .unwrap()
         .is_empty());
 }
+
+/// With a background pool, a seal hands the in-memory compaction to the pool: writers never
+/// run it, and EAGER still drops the overwritten versions soon after.
+#[test]
+fn seals_compact_on_the_background_pool() {
+    use std::sync::Arc;
+    use strata_storage::background::Background;
+    use strata_storage::wal::{Wal, WalOptions};
+    use strata_storage::RegionConfig;
+
+    let dir = tempfile::tempdir().unwrap();
+    let mut t = table(&["f"]);
+    t.families[0].versions = 1;
+    t.families[0].in_memory_compaction = InMemoryCompaction::Eager;
+    let env = Env::new(dir.path(), t);
+    let bg = Background::new(1);
+    let r = strata_storage::Region::open(RegionConfig {
+        dir: dir.path().join("t").join("r"),
+        table: env.table.clone(),
+        info: env.info.clone(),
+        wal: Arc::new(Wal::open(dir.path().join("wal"), WalOptions::default()).unwrap()),
+        cache: None,
+        clock: env.clock.clone(),
+        background: Some(bg.clone()),
+        budget: None,
+        volumes: None,
+    })
+    .unwrap();
+    for i in 0..12000u64 {
+        r.put(&Put::new(Bytes::from(format!("row{:02}", i % 20))).add(
+            "f",
+            "q",
+            Bytes::from(format!("{i:0>1000}")),
+        ))
+        .unwrap();
+    }
+    // The pool's compactions catch up with the seals.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let mut cells = r.store_stats()[0].memtable_cells;
+    while cells >= 6000 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        r.put(&Put::new(Bytes::from("row00")).add("f", "q", Bytes::from("x")))
+            .unwrap();
+        cells = r.store_stats()[0].memtable_cells;
+    }
+    assert!(cells < 6000, "EAGER kept {cells} of 12000 cells");
+    let got = r.get(&Get::new(Bytes::from("row19"))).unwrap();
+    assert_eq!(got[0].value, Bytes::from(format!("{:0>1000}", 11999)));
+    r.close().unwrap();
+    bg.shutdown();
+}

@@ -107,8 +107,16 @@ impl Memtable {
         self.compact_with(smallest_read_point, true, Some(now_ms))
     }
 
-    /// The compaction the sealing writer runs.
-    pub(crate) fn compact_after_seal(&self) {
+    /// Has seals call `hook` instead of compacting on the sealing writer's thread; the hook
+    /// must see that [`compact_after_seal`](Memtable::compact_after_seal) runs soon. Set once;
+    /// later calls are ignored.
+    pub fn set_seal_hook(&self, hook: super::SealHook) {
+        let _ = self.seal_hook.set(hook);
+    }
+
+    /// The compaction a seal asks for (flatten, merge or copy by policy), at the read point
+    /// the read-point source gives and the clock's time. A no-op while another runs.
+    pub fn compact_after_seal(&self) {
         let read_point = match self.read_point_source.get() {
             Some(source) => source(),
             None => self.smallest_read_point.load(Relaxed),

@@ -74,6 +74,11 @@ use skiplist::Insert;
 /// Answers the oldest read point any reader of the store may still use.
 pub type ReadPointSource = Arc<dyn Fn() -> u64 + Send + Sync>;
 
+/// Called when a writer seals the active segment: schedules
+/// [`Memtable::compact_after_seal`] elsewhere (the region's background pool), so no writer
+/// waits for an in-memory compaction.
+pub type SealHook = Arc<dyn Fn() + Send + Sync>;
+
 /// The memtable of one store (one column family).
 pub struct Memtable {
     chunk_size: usize,
@@ -93,6 +98,8 @@ pub struct Memtable {
     /// The clock TTL is measured by in EAGER and ADAPTIVE copies; without one, compactions
     /// drop nothing for its age (except through `compact_in_memory_at`).
     clock: std::sync::OnceLock<Arc<dyn Clock>>,
+    /// Runs the compaction a seal asks for elsewhere; without one, the sealing writer runs it.
+    seal_hook: std::sync::OnceLock<SealHook>,
     /// Lock order: taken before an arena chunk mutex (inserts copy cells under the read guard);
     /// nothing else is taken while it is held.
     state: RwLock<State>,
@@ -150,6 +157,7 @@ impl Memtable {
             smallest_read_point: AtomicU64::new(0),
             read_point_source: std::sync::OnceLock::new(),
             clock: std::sync::OnceLock::new(),
+            seal_hook: std::sync::OnceLock::new(),
             state: RwLock::new(State {
                 active,
                 pipeline: Vec::new(),
@@ -194,7 +202,10 @@ impl Memtable {
             };
             if !full {
                 if sealed {
-                    self.compact_after_seal();
+                    match self.seal_hook.get() {
+                        Some(hook) => hook(),
+                        None => self.compact_after_seal(),
+                    }
                 }
                 return Ok(true);
             }

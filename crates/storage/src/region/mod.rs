@@ -261,6 +261,18 @@ impl Region {
         self.move_tiers().map(|_| ())
     }
 
+    /// Runs the in-memory compaction a seal of `family`'s active segment asked for (the
+    /// background pool calls this), then reports the memtable's new size to the budget.
+    pub fn compact_in_memory(&self, family: &[u8]) {
+        if self.inner.closed.load(Ordering::SeqCst) {
+            return;
+        }
+        if let Some(store) = self.inner.stores.get(family) {
+            store.memtable.compact_after_seal();
+            self.account_memory();
+        }
+    }
+
     /// Reports the memtables' size change to the budget.
     pub(crate) fn account_memory(&self) {
         let Some(budget) = &self.inner.config.budget else {

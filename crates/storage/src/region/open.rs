@@ -10,6 +10,7 @@ use parking_lot::{Mutex, RwLock};
 
 use super::store::{FileHandle, Store};
 use super::{Counters, Inner, Mvcc, Region, RegionConfig, RowLocks};
+use crate::background::Job;
 use crate::error::{Error, Result};
 use crate::manifest::{self, LocalFs, Manifest, Version, VersionEdit};
 use crate::tiers::{StorageType, Volumes};
@@ -154,9 +155,18 @@ impl Region {
         // In-memory compactions (EAGER, ADAPTIVE) ask for the oldest reader's read point when
         // they start; a weak reference, as the memtables live inside the region.
         let weak = Arc::downgrade(&region.inner);
-        for store in region.inner.stores.values() {
+        for (family, store) in &region.inner.stores {
             // EAGER drops cells past the TTL by the region's clock.
             store.memtable.set_clock(region.inner.config.clock.clone());
+            // Seals hand their in-memory compaction to the pool instead of the writer.
+            if let Some(bg) = &region.inner.config.background {
+                let (weak, bg, family) = (weak.clone(), Arc::downgrade(bg), family.clone());
+                store.memtable.set_seal_hook(Arc::new(move || {
+                    if let (Some(inner), Some(bg)) = (weak.upgrade(), bg.upgrade()) {
+                        bg.submit(Job::CompactInMemory(Region { inner }, family.clone()));
+                    }
+                }));
+            }
             let weak = weak.clone();
             store.memtable.set_read_point_source(Arc::new(move || {
                 weak.upgrade()
