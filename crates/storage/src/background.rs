@@ -27,29 +27,39 @@ pub enum Job {
     CompactInMemory(Region, bytes::Bytes),
 }
 
-/// A fixed set of worker threads.
+/// A fixed set of worker threads for flushes and disk compactions, and one more thread of
+/// its own for in-memory compactions (short, CPU-only, and what keeps memtable pipelines
+/// short: they must not queue behind a disk compaction that a throughput limit slows down).
 pub struct Background {
     sender: Mutex<Option<mpsc::Sender<Job>>>,
+    in_memory: Mutex<Option<mpsc::Sender<Job>>>,
     threads: Mutex<Vec<JoinHandle<()>>>,
     /// Jobs that failed (the region keeps its data and the job is asked for again later).
     pub failures: AtomicU64,
 }
 
 impl Background {
-    /// Starts `threads` workers (at least one).
+    /// Starts `threads` workers (at least one) and the in-memory compaction thread.
     pub fn new(threads: usize) -> Arc<Background> {
         let (tx, rx) = mpsc::channel::<Job>();
+        let (imc_tx, imc_rx) = mpsc::channel::<Job>();
         let rx = Arc::new(Mutex::new(rx));
         let bg = Arc::new(Background {
             sender: Mutex::new(Some(tx)),
+            in_memory: Mutex::new(Some(imc_tx)),
             threads: Mutex::new(Vec::new()),
             failures: AtomicU64::new(0),
         });
-        for i in 0..threads.max(1) {
-            let rx = rx.clone();
+        let lanes = (0..threads.max(1))
+            .map(|i| (format!("strata-bg-{i}"), rx.clone()))
+            .chain(std::iter::once((
+                "strata-imc".to_owned(),
+                Arc::new(Mutex::new(imc_rx)),
+            )));
+        for (name, rx) in lanes {
             let weak = Arc::downgrade(&bg);
             let handle = std::thread::Builder::new()
-                .name(format!("strata-bg-{i}"))
+                .name(name)
                 .spawn(move || worker(&rx, &weak))
                 .ok();
             if let Some(h) = handle {
@@ -59,9 +69,14 @@ impl Background {
         bg
     }
 
-    /// Queues a job; dropped silently after [`shutdown`](Background::shutdown).
+    /// Queues a job (in-memory compactions on their own thread); dropped silently after
+    /// [`shutdown`](Background::shutdown).
     pub fn submit(&self, job: Job) {
-        if let Some(tx) = self.sender.lock().as_ref() {
+        let lane = match job {
+            Job::CompactInMemory(..) => &self.in_memory,
+            _ => &self.sender,
+        };
+        if let Some(tx) = lane.lock().as_ref() {
             let _ = tx.send(job);
         }
     }
@@ -69,6 +84,7 @@ impl Background {
     /// Stops taking jobs, lets queued ones finish, and joins the threads.
     pub fn shutdown(&self) {
         self.sender.lock().take();
+        self.in_memory.lock().take();
         let threads = std::mem::take(&mut *self.threads.lock());
         for t in threads {
             let _ = t.join();
