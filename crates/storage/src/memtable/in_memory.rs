@@ -117,6 +117,7 @@ impl Memtable {
     /// The compaction a seal asks for (flatten, merge or copy by policy), at the read point
     /// the read-point source gives and the clock's time. A no-op while another runs.
     pub fn compact_after_seal(&self) {
+        self.compaction_queued.store(false, Release);
         let read_point = match self.read_point_source.get() {
             Some(source) => source(),
             None => self.smallest_read_point.load(Relaxed),

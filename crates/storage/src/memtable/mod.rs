@@ -100,6 +100,8 @@ pub struct Memtable {
     clock: std::sync::OnceLock<Arc<dyn Clock>>,
     /// Runs the compaction a seal asks for elsewhere; without one, the sealing writer runs it.
     seal_hook: std::sync::OnceLock<SealHook>,
+    /// True from a seal handing its compaction to the hook until that compaction starts.
+    compaction_queued: AtomicBool,
     /// Lock order: taken before an arena chunk mutex (inserts copy cells under the read guard);
     /// nothing else is taken while it is held.
     state: RwLock<State>,
@@ -158,6 +160,7 @@ impl Memtable {
             read_point_source: std::sync::OnceLock::new(),
             clock: std::sync::OnceLock::new(),
             seal_hook: std::sync::OnceLock::new(),
+            compaction_queued: AtomicBool::new(false),
             state: RwLock::new(State {
                 active,
                 pipeline: Vec::new(),
@@ -203,7 +206,17 @@ impl Memtable {
             if !full {
                 if sealed {
                     match self.seal_hook.get() {
-                        Some(hook) => hook(),
+                        // As when the sealing writer compacts: a seal while a compaction runs
+                        // or is queued leaves its segment to the next one.
+                        Some(hook) => {
+                            if !self.compacting.load(std::sync::atomic::Ordering::Acquire)
+                                && !self
+                                    .compaction_queued
+                                    .swap(true, std::sync::atomic::Ordering::AcqRel)
+                            {
+                                hook();
+                            }
+                        }
                         None => self.compact_after_seal(),
                     }
                 }
