@@ -40,20 +40,20 @@ keyword_enum! {
 keyword_enum! {
     /// `IN_MEMORY_COMPACTION`: what the memtable does with immutable segments (DESIGN §4).
     ///
-    /// The default is `ADAPTIVE`, not HBase 2's `BASIC`: through the server, on seed 000's
-    /// churn at a 128 MiB flush size, it writes about 5× fewer flushed bytes than `NONE` or
-    /// `BASIC` with no loss of throughput, and where keys rarely repeat it behaves as
-    /// `BASIC` (RFC 0003, `docs/benchmarks.md`).
+    /// The default is `BASIC`, as in HBase 2. `ADAPTIVE` suits families whose rows are
+    /// overwritten (seed 000's churn): through the server at a 128 MiB flush size it writes
+    /// about 5× fewer flushed bytes, at the cost of CPU for its copies, which doubled read p99
+    /// on a two-core machine (RFC 0003, `docs/benchmarks.md`).
     pub enum InMemoryCompaction {
         /// Classic memtable: one active segment, flushed to disk whole.
         None = "NONE",
         /// Flatten immutable segments and merge their indexes; never copies cell data.
+        #[default]
         Basic = "BASIC",
         /// Copy-compact the pipeline, dropping versions beyond VERSIONS and masked or expired
         /// cells (delete markers are kept).
         Eager = "EAGER",
         /// Choose `EAGER` when the pipeline's duplicate ratio is high, else `BASIC`.
-        #[default]
         Adaptive = "ADAPTIVE",
     }
 }
@@ -210,7 +210,7 @@ mod tests {
     fn keywords_parse_case_insensitively() {
         assert_eq!(CachedForm::parse("decoded"), Some(CachedForm::Decoded));
         assert_eq!(CachedForm::default(), CachedForm::Encoded);
-        assert_eq!(InMemoryCompaction::default(), InMemoryCompaction::Adaptive);
+        assert_eq!(InMemoryCompaction::default(), InMemoryCompaction::Basic);
         assert_eq!(StoragePolicy::parse("all_ssd"), Some(StoragePolicy::AllSsd));
         assert_eq!(StoragePolicy::default(), StoragePolicy::Hot);
         assert_eq!(KeepDeletedCells::parse("ttl"), Some(KeepDeletedCells::Ttl));

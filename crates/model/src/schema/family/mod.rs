@@ -52,7 +52,7 @@ pub struct FamilyDescriptor {
     pub block_cache_form: CachedForm,
     /// `IN_MEMORY`: give this family's blocks the cache's in-memory priority. Default false.
     pub in_memory: bool,
-    /// `IN_MEMORY_COMPACTION`. Default `ADAPTIVE` (see [`InMemoryCompaction`]).
+    /// `IN_MEMORY_COMPACTION`. Default `BASIC` (see [`InMemoryCompaction`]).
     pub in_memory_compaction: InMemoryCompaction,
     /// `hbase.hregion.compacting.memstore.flush.oldest` (a `CONFIGURATION` key): a disk flush
     /// of a compacting memtable writes only its oldest in-memory segment instead of the whole
@@ -146,7 +146,7 @@ impl Default for FamilyDescriptor {
             cache_data_on_write: false,
             block_cache_form: CachedForm::Encoded,
             in_memory: false,
-            in_memory_compaction: InMemoryCompaction::Adaptive,
+            in_memory_compaction: InMemoryCompaction::Basic,
             flush_oldest_segment: false,
             storage_policy: StoragePolicy::Hot,
             compaction_policy: CompactionPolicy::Exploring,

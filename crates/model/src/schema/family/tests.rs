@@ -23,7 +23,7 @@ fn defaults_are_hbase_defaults() {
     assert_eq!(f.bloom_fp_rate, 0.01);
     assert!(f.block_cache && !f.cache_data_on_write && !f.in_memory && !f.row_cache);
     assert_eq!(f.block_cache_form, CachedForm::Encoded);
-    assert_eq!(f.in_memory_compaction, InMemoryCompaction::Adaptive);
+    assert_eq!(f.in_memory_compaction, InMemoryCompaction::Basic);
     assert_eq!(f.storage_policy, StoragePolicy::Hot);
     assert_eq!(f.compaction_policy, CompactionPolicy::Exploring);
     assert_eq!(f.validate(), Ok(()));
