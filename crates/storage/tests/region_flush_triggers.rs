@@ -117,22 +117,7 @@ fn the_pool_compacts_after_flushes() {
     let dir = tempfile::tempdir().unwrap();
     let bg = Background::new(1);
     let env = Env::new(dir.path(), table(&["f"]).with_memstore_flushsize(1 << 20));
-    let wal = Arc::new(Wal::open(dir.path().join("wal"), WalOptions::default()).unwrap());
-    let r = Region::open(RegionConfig {
-        dir: dir
-            .path()
-            .join("t")
-            .join(strata_storage::region::region_dir_name(1)),
-        table: env.table.clone(),
-        info: env.info.clone(),
-        wal,
-        cache: None,
-        clock: env.clock.clone(),
-        background: Some(bg.clone()),
-        budget: None,
-        volumes: None,
-    })
-    .unwrap();
+    let r = env.open_with(None, Some(bg.clone())).unwrap();
     // Six files, then a compaction check on the pool (as a background flush asks for).
     for round in 0..6 {
         fill(&r, 300, &format!("k{round}-"));

@@ -104,10 +104,7 @@ fn eager_drops_cells_past_the_ttl_by_the_region_clock() {
 /// run it, and EAGER still drops the overwritten versions soon after.
 #[test]
 fn seals_compact_on_the_background_pool() {
-    use std::sync::Arc;
     use strata_storage::background::Background;
-    use strata_storage::wal::{Wal, WalOptions};
-    use strata_storage::RegionConfig;
 
     let dir = tempfile::tempdir().unwrap();
     let mut t = table(&["f"]);
@@ -115,18 +112,7 @@ fn seals_compact_on_the_background_pool() {
     t.families[0].in_memory_compaction = InMemoryCompaction::Eager;
     let env = Env::new(dir.path(), t);
     let bg = Background::new(1);
-    let r = strata_storage::Region::open(RegionConfig {
-        dir: dir.path().join("t").join("r"),
-        table: env.table.clone(),
-        info: env.info.clone(),
-        wal: Arc::new(Wal::open(dir.path().join("wal"), WalOptions::default()).unwrap()),
-        cache: None,
-        clock: env.clock.clone(),
-        background: Some(bg.clone()),
-        budget: None,
-        volumes: None,
-    })
-    .unwrap();
+    let r = env.open_with(None, Some(bg.clone())).unwrap();
     for i in 0..12000u64 {
         r.put(&Put::new(Bytes::from(format!("row{:02}", i % 20))).add(
             "f",

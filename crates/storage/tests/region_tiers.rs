@@ -60,6 +60,14 @@ fn volumes(d: &Dirs, with_ssd: bool) -> Arc<Volumes> {
     )
 }
 
+/// A table whose one family `f` has STORAGE_POLICY ALL_SSD.
+fn ssd_table() -> (FamilyDescriptor, TableDescriptor) {
+    let mut f = FamilyDescriptor::new("f");
+    f.storage_policy = StoragePolicy::AllSsd;
+    let t = TableDescriptor::new(TableName::parse("t").unwrap()).with_family(f.clone());
+    (f, t)
+}
+
 fn no_periodic_major(r: &Region) {
     let mut o = CompactionOptions::default();
     o.exploring.major.period_ms = 0;
@@ -87,9 +95,7 @@ fn store_dir(root: &Path) -> PathBuf {
 #[test]
 fn family_storage_policy_places_flushes_and_compactions_and_survives_reopen() {
     let d = dirs();
-    let mut f = FamilyDescriptor::new("f");
-    f.storage_policy = StoragePolicy::AllSsd;
-    let t = TableDescriptor::new(TableName::parse("t").unwrap()).with_family(f);
+    let (_, t) = ssd_table();
     let env = Env::new(&d.data, t);
     let r = env.open_on(Some(volumes(&d, true))).unwrap();
     no_periodic_major(&r);
@@ -227,9 +233,7 @@ fn date_tiered_windows_move_tier_as_they_age_over_simulated_days() {
 #[test]
 fn leftovers_of_interrupted_moves_are_removed_on_open() {
     let d = dirs();
-    let mut f = FamilyDescriptor::new("f");
-    f.storage_policy = StoragePolicy::AllSsd;
-    let t = TableDescriptor::new(TableName::parse("t").unwrap()).with_family(f);
+    let (_, t) = ssd_table();
     let env = Env::new(&d.data, t);
     let r = env.open_on(Some(volumes(&d, true))).unwrap();
     put(&r, "a", "f", "q", 5, "x");
@@ -256,9 +260,7 @@ fn leftovers_of_interrupted_moves_are_removed_on_open() {
 #[test]
 fn files_move_without_a_rewrite_when_their_policy_changes_or_their_window_ages() {
     let d = dirs();
-    let mut f = FamilyDescriptor::new("f");
-    f.storage_policy = StoragePolicy::AllSsd;
-    let t = TableDescriptor::new(TableName::parse("t").unwrap()).with_family(f.clone());
+    let (mut f, t) = ssd_table();
     let mut env = Env::new(&d.data, t);
     let r = env.open_on(Some(volumes(&d, true))).unwrap();
     for i in 0..3 {

@@ -8,6 +8,7 @@ use bytes::Bytes;
 use strata_model::cell::Cell;
 use strata_model::ops::{Get, Put};
 use strata_model::schema::{FamilyDescriptor, TableDescriptor, TableName};
+use strata_storage::background::Background;
 use strata_storage::clock::ManualClock;
 use strata_storage::manifest::RegionInfo;
 use strata_storage::tiers::Volumes;
@@ -54,6 +55,16 @@ impl Env {
     /// Opens (or reopens) the WAL and the region with the store files on `volumes` (whose
     /// root must be `self.root`).
     pub fn open_on(&self, volumes: Option<Arc<Volumes>>) -> strata_storage::Result<Region> {
+        self.open_with(volumes, None)
+    }
+
+    /// Opens (or reopens) the WAL and the region with the store files on `volumes` and its
+    /// flushes and compactions on `background`.
+    pub fn open_with(
+        &self,
+        volumes: Option<Arc<Volumes>>,
+        background: Option<Arc<Background>>,
+    ) -> strata_storage::Result<Region> {
         let wal = Arc::new(Wal::open(self.root.join("wal"), WalOptions::default()).unwrap());
         Region::open(RegionConfig {
             dir: self
@@ -65,7 +76,7 @@ impl Env {
             wal,
             cache: None,
             clock: self.clock.clone(),
-            background: None,
+            background,
             budget: None,
             volumes,
         })
