@@ -29,6 +29,9 @@ impl Region {
     /// I/O or manifest errors; files moved before the error stay moved, the others where
     /// they were.
     pub fn move_tiers(&self) -> Result<usize> {
+        // Shared with compactions, exclusive for a split: a split's references name a parent
+        // file's tier, so no move may switch one under it.
+        let _running = self.inner.compactions.running.read();
         self.check_open()?;
         let mut moved = 0;
         for store in self.inner.stores.values() {
