@@ -15,14 +15,14 @@ use std::time::Instant;
 
 use bytes::Bytes;
 use parking_lot::RwLock;
-use strata_model::schema::{StoragePolicy, TableDescriptor};
+use strata_model::schema::TableDescriptor;
 use strata_sstable::BlockCache;
 use strata_storage::background::{Background, MemoryBudget};
 use strata_storage::clock::{Clock, SystemClock};
 use strata_storage::compaction::exploring::MajorRequest;
 use strata_storage::manifest::RegionInfo;
 use strata_storage::region::region_dir_name;
-use strata_storage::tiers::{relocate_dir, StorageType, Volumes};
+use strata_storage::tiers::Volumes;
 use strata_storage::wal::Wal;
 use strata_storage::{Error, Region, RegionConfig, Result};
 
@@ -157,7 +157,7 @@ impl RegionServer {
             .map_err(Error::InvalidArgument)?,
         );
         let wal = Arc::new(Wal::open(
-            wal_dir(&volumes, config.wal_storage_policy)?,
+            crate::wal_place::wal_dir(&volumes, config.wal_storage_policy)?,
             config.wal.clone(),
         )?);
         let cache = (config.block_cache_bytes > 0)
@@ -513,61 +513,3 @@ impl Regions {
         })
     }
 }
-
-/// The WAL's directory on the volume its policy picks. Segments a previous run left elsewhere
-/// (the policy or the volumes changed) are moved there first, so replay sees them all: from
-/// the other volumes, and from the directory the data directory's `WAL_LOCATION` file names
-/// (which may be a volume no longer configured). That file is then updated.
-fn wal_dir(volumes: &Volumes, policy: StoragePolicy) -> Result<std::path::PathBuf> {
-    let io = |path: &std::path::Path, e| Error::Io {
-        path: path.display().to_string(),
-        source: e,
-    };
-    let rel = std::path::Path::new(ServerConfig::WAL_DIR);
-    let kind = volumes.place(policy);
-    let dir = volumes.dir(kind, rel);
-    std::fs::create_dir_all(&dir).map_err(|e| io(&dir, e))?;
-    let dir = dir.canonicalize().map_err(|e| io(&dir, e))?;
-    let marker = volumes.root().join(WAL_LOCATION);
-    let previous = std::fs::read_to_string(&marker)
-        .ok()
-        .map(|s| std::path::PathBuf::from(s.trim_end()));
-    let mut sources: Vec<std::path::PathBuf> = volumes
-        .all()
-        .map(|v| v.path.join(rel))
-        .filter(|p| p.canonicalize().map_or(true, |c| c != dir))
-        .collect();
-    if let Some(p) = previous.as_ref().filter(|p| **p != dir) {
-        if p.exists() {
-            sources.push(p.clone());
-        } else {
-            eprintln!(
-                "strata: warning: the previous WAL directory {} is gone (a RAM disk after a \
-                 restart?): writes that were not yet flushed to store files are lost",
-                p.display()
-            );
-        }
-    }
-    for old in sources {
-        relocate_dir(&old, &dir).map_err(|e| io(&old, e))?;
-    }
-    if previous.as_deref() != Some(dir.as_path()) {
-        let tmp = volumes.root().join(format!("{WAL_LOCATION}.tmp"));
-        let written = std::fs::write(&tmp, format!("{}\n", dir.display()))
-            .and_then(|()| std::fs::File::open(&tmp)?.sync_all())
-            .and_then(|()| std::fs::rename(&tmp, &marker))
-            .and_then(|()| std::fs::File::open(volumes.root())?.sync_all());
-        written.map_err(|e| io(&marker, e))?;
-    }
-    if kind == StorageType::RamDisk {
-        eprintln!(
-            "strata: warning: the WAL is on a RAM_DISK volume ({}): acknowledged writes \
-             survive a process crash but not a machine restart",
-            dir.display()
-        );
-    }
-    Ok(dir)
-}
-
-/// The file in the data directory naming the WAL directory of the last run.
-const WAL_LOCATION: &str = "WAL_LOCATION";

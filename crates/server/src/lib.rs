@@ -20,6 +20,7 @@ pub mod row_cache;
 pub mod scan;
 pub mod service;
 pub mod status;
+mod wal_place;
 
 pub use config::ServerConfig;
 pub use files::RegionFiles;

@@ -1,0 +1,137 @@
+//! Where the WAL lives: the volume its storage policy picks (RFC 0010), and moving a previous
+//! run's segments there before replay.
+
+use std::path::{Path, PathBuf};
+
+use strata_model::schema::StoragePolicy;
+use strata_storage::tiers::{relocate_dir, StorageType, Volumes};
+use strata_storage::{Error, Result};
+
+use crate::config::ServerConfig;
+
+/// The file in the data directory naming the last run's WAL: its volume's storage type on the
+/// first line, its directory on the second.
+const WAL_LOCATION: &str = "WAL_LOCATION";
+
+/// The WAL's directory on the volume `policy` picks. Segments a previous run left elsewhere
+/// (the policy or the volumes changed) are moved there first, so replay sees them all: from
+/// the other configured volumes, and from the directory `WAL_LOCATION` names when its volume
+/// is no longer configured. A previous WAL that is gone (a RAM disk after a machine restart)
+/// is warned about. `WAL_LOCATION` is then updated.
+///
+/// # Errors
+/// Creating the directory, moving segments or writing `WAL_LOCATION` failed.
+pub(crate) fn wal_dir(volumes: &Volumes, policy: StoragePolicy) -> Result<PathBuf> {
+    let rel = Path::new(ServerConfig::WAL_DIR);
+    let kind = volumes.place(policy);
+    let dir = volumes.dir(kind, rel);
+    std::fs::create_dir_all(&dir).map_err(|e| io(&dir, e))?;
+    let dir = dir.canonicalize().map_err(|e| io(&dir, e))?;
+    std::fs::create_dir_all(volumes.root()).map_err(|e| io(volumes.root(), e))?;
+    let marker = volumes.root().join(WAL_LOCATION);
+    let previous = read_marker(&marker);
+    let mut sources: Vec<PathBuf> = volumes
+        .all()
+        .map(|v| v.path.join(rel))
+        .filter(|p| p.canonicalize().map_or(true, |c| c != dir))
+        .collect();
+    if let Some((was_kind, was_dir)) = &previous {
+        let still_configured = was_kind.is_some_and(|k| volumes.get(k).is_some());
+        if !still_configured && *was_dir != dir {
+            if was_dir.exists() {
+                sources.push(was_dir.clone());
+            } else {
+                eprintln!(
+                    "strata: warning: the previous WAL directory {} is gone (a RAM disk after a \
+                     restart?): writes that were not yet flushed to store files are lost",
+                    was_dir.display()
+                );
+            }
+        }
+    }
+    for old in sources {
+        relocate_dir(&old, &dir).map_err(|e| io(&old, e))?;
+    }
+    if previous != Some((Some(kind), dir.clone())) {
+        write_marker(volumes.root(), &marker, kind, &dir)?;
+    }
+    if kind == StorageType::RamDisk {
+        eprintln!(
+            "strata: warning: the WAL is on a RAM_DISK volume ({}): acknowledged writes \
+             survive a process crash but not a machine restart",
+            dir.display()
+        );
+    }
+    Ok(dir)
+}
+
+/// The last run's WAL: (storage type if recorded, directory).
+fn read_marker(marker: &Path) -> Option<(Option<StorageType>, PathBuf)> {
+    let text = std::fs::read_to_string(marker).ok()?;
+    let mut lines = text.lines();
+    let first = lines.next()?;
+    Some(match lines.next() {
+        Some(path) => (StorageType::parse(first), PathBuf::from(path)),
+        None => (None, PathBuf::from(first)),
+    })
+}
+
+/// Replaces `WAL_LOCATION` atomically (temporary file, sync, rename, directory sync).
+fn write_marker(root: &Path, marker: &Path, kind: StorageType, dir: &Path) -> Result<()> {
+    let tmp = root.join(format!("{WAL_LOCATION}.tmp"));
+    std::fs::write(&tmp, format!("{kind}\n{}\n", dir.display()))
+        .and_then(|()| std::fs::File::open(&tmp)?.sync_all())
+        .and_then(|()| std::fs::rename(&tmp, marker))
+        .and_then(|()| std::fs::File::open(root)?.sync_all())
+        .map_err(|e| io(marker, e))
+}
+
+fn io(path: &Path, e: std::io::Error) -> Error {
+    Error::Io {
+        path: path.display().to_string(),
+        source: e,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use strata_storage::tiers::Volume;
+
+    #[test]
+    fn a_moved_data_directory_is_not_a_lost_wal() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+        let first = Volumes::new(&a, StorageType::Hdd, Vec::new()).unwrap();
+        let wal = wal_dir(&first, StoragePolicy::Hot).unwrap();
+        std::fs::write(wal.join("segment"), b"x").unwrap();
+        // The whole data directory moves; its WAL moves with it.
+        std::fs::rename(&a, &b).unwrap();
+        let second = Volumes::new(&b, StorageType::Hdd, Vec::new()).unwrap();
+        let wal = wal_dir(&second, StoragePolicy::Hot).unwrap();
+        assert_eq!(std::fs::read(wal.join("segment")).unwrap(), b"x");
+        let marker = std::fs::read_to_string(b.join(WAL_LOCATION)).unwrap();
+        assert!(
+            marker.starts_with("HDD\n") && marker.contains("/b/wal"),
+            "{marker}"
+        );
+    }
+
+    #[test]
+    fn a_wal_on_a_volume_no_longer_configured_is_moved() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (data, ram) = (tmp.path().join("data"), tmp.path().join("ram"));
+        let ram_volume = Volume {
+            kind: StorageType::RamDisk,
+            path: ram.clone(),
+        };
+        let first = Volumes::new(&data, StorageType::Hdd, vec![ram_volume]).unwrap();
+        let wal = wal_dir(&first, StoragePolicy::LazyPersist).unwrap();
+        assert!(wal.starts_with(ram.canonicalize().unwrap()));
+        std::fs::write(wal.join("segment"), b"y").unwrap();
+        let second = Volumes::new(&data, StorageType::Hdd, Vec::new()).unwrap();
+        let wal = wal_dir(&second, StoragePolicy::Hot).unwrap();
+        assert_eq!(std::fs::read(wal.join("segment")).unwrap(), b"y");
+        assert!(!ram.join("wal").exists());
+    }
+}
