@@ -5,7 +5,6 @@
 //! the figures show the caches, not the network stack.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -14,6 +13,7 @@ use clap::Args as ClapArgs;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use strata_bench::engine::latency::Recorder;
+use strata_bench::engine::read::timed_gets;
 use strata_bench::engine::zipf::Zipf;
 use strata_bench::engine::{key, text};
 use strata_bench::table::Table;
@@ -205,38 +205,13 @@ fn measure(
     zipf: Option<Arc<Zipf>>,
     time: Duration,
 ) -> Result<Recorder, String> {
-    let stop = Arc::new(AtomicBool::new(false));
-    let start = Instant::now();
-    let handles: Vec<_> = (0..a.threads)
-        .map(|t| {
-            let (host, stop, zipf) = (server.master().host().clone(), stop.clone(), zipf.clone());
-            let rows = a.rows;
-            std::thread::spawn(move || -> Result<Recorder, String> {
-                let mut rng = SmallRng::seed_from_u64(100 + t as u64);
-                let mut rec = Recorder::default();
-                while !stop.load(Ordering::Relaxed) {
-                    let i = match &zipf {
-                        Some(z) => z.sample(&mut rng),
-                        None => rng.gen_range(0..rows),
-                    };
-                    let get = Get::new(Bytes::copy_from_slice(&key(i)));
-                    let t0 = Instant::now();
-                    let hosted = host.region_for(TABLE, &get.row).ok_or("no region")?;
-                    let cells = hosted.get(&get).map_err(|e| e.to_string())?;
-                    rec.record(start.elapsed(), t0.elapsed());
-                    if cells.len() != 1 {
-                        return Err(format!("row {i}: {} cells", cells.len()));
-                    }
-                }
-                Ok(rec)
-            })
-        })
-        .collect();
-    std::thread::sleep(time);
-    stop.store(true, Ordering::Relaxed);
-    let mut rec = Recorder::default();
-    for h in handles {
-        rec.merge(h.join().map_err(|_| "reader panicked".to_string())??);
-    }
-    Ok(rec)
+    let host = server.master().host().clone();
+    timed_gets(a.threads, a.rows, zipf, time, move |i| {
+        let get = Get::new(Bytes::copy_from_slice(&key(i)));
+        let hosted = host.region_for(TABLE, &get.row).ok_or("no region")?;
+        hosted
+            .get(&get)
+            .map(|cells| cells.len())
+            .map_err(|e| e.to_string())
+    })
 }

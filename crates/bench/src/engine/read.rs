@@ -120,12 +120,37 @@ fn measure(
     zipf: Option<Arc<Zipf>>,
     time: Duration,
 ) -> io::Result<Recorder> {
+    let region = engine.region.clone();
+    timed_gets(cfg.threads, cfg.rows, zipf, time, move |i| {
+        region
+            .get(&Get::new(Bytes::copy_from_slice(&key(i))))
+            .map(|cells| cells.len())
+            .map_err(|e| e.to_string())
+    })
+    .map_err(io::Error::other)
+}
+
+/// `threads` readers calling `get` on row numbers drawn from `zipf` (uniform over
+/// `0..rows` without one) for `time`, each call timed; `get` returns the cells it found, and
+/// anything but one is an error (every key exists).
+///
+/// # Errors
+/// A get failed or found other than one cell, or a reader panicked.
+pub fn timed_gets<G>(
+    threads: usize,
+    rows: u64,
+    zipf: Option<Arc<Zipf>>,
+    time: Duration,
+    get: G,
+) -> Result<Recorder, String>
+where
+    G: Fn(u64) -> Result<usize, String> + Clone + Send + 'static,
+{
     let stop = Arc::new(AtomicBool::new(false));
     let start = Instant::now();
-    let handles: Vec<_> = (0..cfg.threads)
+    let handles: Vec<_> = (0..threads)
         .map(|t| {
-            let (region, stop, zipf) = (engine.region.clone(), stop.clone(), zipf.clone());
-            let rows = cfg.rows;
+            let (stop, zipf, get) = (stop.clone(), zipf.clone(), get.clone());
             std::thread::spawn(move || -> Result<Recorder, String> {
                 let mut rng = SmallRng::seed_from_u64(100 + t as u64);
                 let mut rec = Recorder::default();
@@ -135,12 +160,10 @@ fn measure(
                         None => rng.gen_range(0..rows),
                     };
                     let t0 = Instant::now();
-                    let cells = region
-                        .get(&Get::new(Bytes::copy_from_slice(&key(i))))
-                        .map_err(|e| e.to_string())?;
+                    let cells = get(i)?;
                     rec.record(start.elapsed(), t0.elapsed());
-                    if cells.len() != 1 {
-                        return Err(format!("row {i}: {} cells", cells.len()));
+                    if cells != 1 {
+                        return Err(format!("row {i}: {cells} cells"));
                     }
                 }
                 Ok(rec)
@@ -151,11 +174,7 @@ fn measure(
     stop.store(true, Ordering::Relaxed);
     let mut rec = Recorder::default();
     for h in handles {
-        rec.merge(
-            h.join()
-                .map_err(|_| io::Error::other("reader panicked"))?
-                .map_err(io::Error::other)?,
-        );
+        rec.merge(h.join().map_err(|_| "reader panicked".to_string())??);
     }
     Ok(rec)
 }
