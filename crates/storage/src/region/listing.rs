@@ -6,7 +6,7 @@ use strata_model::schema::CompactionPolicy;
 
 use super::store::Store;
 use super::Region;
-use crate::compaction::windows::Window;
+use crate::compaction::date_tiered::incoming_window;
 
 /// One store file of a region.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -46,51 +46,22 @@ impl Region {
                 store
                     .files()
                     .iter()
-                    .map(|f| listing(store, &store.rel, &f.meta, now))
+                    .map(|f| listing(store, &f.meta, now))
                     .collect::<Vec<_>>()
             })
             .collect()
     }
 }
 
-fn listing(
-    store: &Store,
-    store_rel: &std::path::Path,
-    meta: &crate::manifest::StoreFile,
-    now: i64,
-) -> FileListing {
+fn listing(store: &Store, meta: &crate::manifest::StoreFile, now: i64) -> FileListing {
     let kind = store.tier_of(&meta.tier).ok();
-    let path = match (&meta.reference, kind) {
-        (None, Some(k)) => store.tier_dir(k).join(&meta.name),
-        (Some(r), Some(k)) => {
-            // store_rel is <region>/<family>; the parent's store is <parent>/<family>.
-            let family_dir = store_rel.file_name().unwrap_or_default();
-            let table_rel = store_rel
-                .parent()
-                .and_then(|region| region.parent())
-                .unwrap_or(std::path::Path::new(""));
-            store
-                .volumes
-                .dir(
-                    k,
-                    &table_rel
-                        .join(super::region_dir_name(r.parent_region_id))
-                        .join(family_dir),
-                )
-                .join(&r.parent_file)
-        }
-        (_, None) => store.dir.join(&meta.name),
-    };
+    let path = store
+        .file_path(meta)
+        .unwrap_or_else(|_| store.dir.join(&meta.name));
     let time_range = (meta.cell_count > 0).then_some((meta.min_timestamp, meta.max_timestamp));
     let window = match (&store.family.compaction_policy, time_range) {
         (CompactionPolicy::DateTiered(dt), Some((_, max))) => {
-            let w = Window::incoming(
-                now,
-                dt.base_window_ms,
-                dt.windows_per_tier,
-                dt.max_tier_age_ms,
-            )
-            .earlier_until(max);
+            let w = incoming_window(dt, now).earlier_until(max);
             Some((w.start(), w.end()))
         }
         _ => None,

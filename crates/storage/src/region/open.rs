@@ -8,7 +8,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 use parking_lot::{Mutex, RwLock};
 
-use super::store::{FileHandle, Store};
+use super::store::Store;
 use super::{Counters, Inner, Mvcc, Region, RegionConfig, RowLocks};
 use crate::background::Job;
 use crate::error::{Error, Result};
@@ -78,7 +78,7 @@ impl Region {
             let mut names = HashMap::new();
             for meta in listed.into_iter().flat_map(|f| f.files()) {
                 names.insert(meta.name.clone(), store.tier_of(&meta.tier)?);
-                handles.push(open_file(&store, &region_rel, meta.clone())?);
+                handles.push(store.open_file(meta.clone())?);
             }
             remove_unlisted(&store, &names)?;
             store.set_files(handles);
@@ -202,32 +202,6 @@ fn volumes_of(config: &RegionConfig) -> Result<(Arc<Volumes>, PathBuf)> {
                 .map(PathBuf::from)
                 .unwrap_or_default();
             Ok((Arc::new(Volumes::single(parent)), name))
-        }
-    }
-}
-
-/// Opens a listed file: the store's own, or for a split daughter's reference, the parent's
-/// (on the volume the reference's tier names, the parent's file's).
-fn open_file(
-    store: &Store,
-    region_rel: &Path,
-    meta: manifest::StoreFile,
-) -> Result<Arc<FileHandle>> {
-    match &meta.reference {
-        None => store.open_file(meta),
-        Some(r) => {
-            let family_dir = store.rel.file_name().unwrap_or_default();
-            let parent_rel = region_rel
-                .parent()
-                .unwrap_or(Path::new(""))
-                .join(region_dir_name(r.parent_region_id))
-                .join(family_dir);
-            let path = store
-                .volumes
-                .dir(store.tier_of(&meta.tier)?, &parent_rel)
-                .join(&r.parent_file);
-            let reader = strata_sstable::Reader::open(&path, store.reader_options())?;
-            Ok(Arc::new(FileHandle { meta, reader }))
         }
     }
 }

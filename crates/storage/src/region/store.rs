@@ -108,9 +108,26 @@ impl Store {
             .map_err(|e| crate::Error::InvalidArgument(format!("{}: {e}", self.family.name)))
     }
 
-    /// Where a file of this store is (not for references, whose file is the parent's).
+    /// Where a file of this store is: on the volume its tier names, in this store's directory,
+    /// or for a split daughter's reference, the parent's file in the parent region's store
+    /// (`rel` is `<region>/<family>`; the parent's is `<parent region>/<family>`).
     pub(crate) fn file_path(&self, meta: &StoreFile) -> crate::Result<PathBuf> {
-        Ok(self.tier_dir(self.tier_of(&meta.tier)?).join(&meta.name))
+        let kind = self.tier_of(&meta.tier)?;
+        Ok(match &meta.reference {
+            None => self.tier_dir(kind).join(&meta.name),
+            Some(r) => {
+                let family_dir = self.rel.file_name().unwrap_or_default();
+                let table_rel = self
+                    .rel
+                    .parent()
+                    .and_then(Path::parent)
+                    .unwrap_or(Path::new(""));
+                let parent = table_rel
+                    .join(super::region_dir_name(r.parent_region_id))
+                    .join(family_dir);
+                self.volumes.dir(kind, &parent).join(&r.parent_file)
+            }
+        })
     }
 
     /// The manifest's tier field for a file on `kind`: empty for the data directory, so a

@@ -14,7 +14,7 @@ use strata_model::schema::CompactionPolicy;
 
 use super::super::store::{FileHandle, Store};
 use super::super::Region;
-use crate::compaction::windows::Window;
+use crate::compaction::date_tiered::incoming_window;
 use crate::error::{Error, Result};
 use crate::manifest::{StoreFile, VersionEdit};
 use crate::region::flush::sync_dir;
@@ -136,14 +136,11 @@ impl Region {
 fn wanted(store: &Store, meta: &StoreFile, now: i64) -> StorageType {
     let window_start = match &store.family.compaction_policy {
         CompactionPolicy::DateTiered(dt) if dt.storage_policy_enable && meta.cell_count > 0 => {
-            let w = Window::incoming(
-                now,
-                dt.base_window_ms,
-                dt.windows_per_tier,
-                dt.max_tier_age_ms,
+            Some(
+                incoming_window(dt, now)
+                    .earlier_until(meta.max_timestamp)
+                    .start(),
             )
-            .earlier_until(meta.max_timestamp);
-            Some(w.start())
         }
         _ => None,
     };
