@@ -7,7 +7,7 @@ use std::path::Path;
 
 /// Moves every file of `from` into `to` (created if missing), then removes `from`. Returns how
 /// many files moved. Crash-safe: a file is removed from `from` only once its copy in `to` is
-/// complete, synced and named, and a name already present in `to` with the same length is such
+/// complete, synced and named ([`copy_synced`]), and a name already present in `to` with the same length is such
 /// a copy (an earlier run stopped after the rename), so the source is just removed.
 ///
 /// Requires: no process has the files open.
@@ -33,13 +33,7 @@ pub fn relocate_dir(from: &Path, to: &Path) -> io::Result<usize> {
         let len = entry.metadata()?.len();
         let copied = fs::metadata(&target).is_ok_and(|m| m.len() == len);
         if !copied {
-            let mut tmp_name = name.clone();
-            tmp_name.push(".moving");
-            let tmp = to.join(tmp_name);
-            fs::copy(&source, &tmp)?;
-            File::open(&tmp)?.sync_all()?;
-            fs::rename(&tmp, &target)?;
-            File::open(to)?.sync_all()?;
+            copy_synced(&source, &target)?;
         }
         fs::remove_file(&source)?;
         moved += 1;
@@ -49,6 +43,28 @@ pub fn relocate_dir(from: &Path, to: &Path) -> io::Result<usize> {
         File::open(parent)?.sync_all()?;
     }
     Ok(moved)
+}
+
+/// Copies `source` to `target` durably: into `target` + `.tmp`, synced, renamed, and the
+/// directory synced; so `target` exists only complete. On error the temporary file is gone.
+///
+/// # Errors
+/// Copying, syncing or renaming failed.
+pub(crate) fn copy_synced(source: &Path, target: &Path) -> io::Result<()> {
+    let mut tmp = target.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = std::path::PathBuf::from(tmp);
+    let done = fs::copy(source, &tmp)
+        .and_then(|_| File::open(&tmp)?.sync_all())
+        .and_then(|()| fs::rename(&tmp, target));
+    if let Err(e) = done {
+        let _ = fs::remove_file(&tmp);
+        return Err(e);
+    }
+    match target.parent().filter(|p| !p.as_os_str().is_empty()) {
+        Some(dir) => File::open(dir)?.sync_all(),
+        None => Ok(()),
+    }
 }
 
 #[cfg(test)]

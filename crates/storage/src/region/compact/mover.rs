@@ -17,8 +17,7 @@ use super::super::Region;
 use crate::compaction::date_tiered::incoming_window;
 use crate::error::{Error, Result};
 use crate::manifest::{StoreFile, VersionEdit};
-use crate::region::flush::sync_dir;
-use crate::tiers::{ensure_dir, StorageType};
+use crate::tiers::{copy_synced, ensure_dir, StorageType};
 
 impl Region {
     /// Moves every store file that is not on the volume its placement asks for now; returns
@@ -86,15 +85,7 @@ impl Region {
             let dir = store.tier_dir(*to);
             ensure_dir(&dir).map_err(|e| Error::io(&dir, e))?;
             let target = dir.join(&file.meta.name);
-            let tmp = dir.join(format!("{}.tmp", file.meta.name));
-            let copied = std::fs::copy(&source, &tmp)
-                .and_then(|_| std::fs::File::open(&tmp)?.sync_all())
-                .and_then(|()| std::fs::rename(&tmp, &target));
-            if let Err(e) = copied {
-                let _ = std::fs::remove_file(&tmp);
-                return Err(Error::io(&target, e));
-            }
-            sync_dir(&dir)?;
+            copy_synced(&source, &target).map_err(|e| Error::io(&target, e))?;
             let meta = StoreFile {
                 tier: store.tier_name(*to),
                 ..file.meta.clone()
