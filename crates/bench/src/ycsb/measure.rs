@@ -342,9 +342,8 @@ pub fn plot_svg(title: &str, timeline: &[(u32, usize, u32)], read_p99: &[(u32, u
 mod tests {
     use super::*;
 
-    #[test]
-    fn report_has_ycsb_lines() {
-        let mut m = Measurements::default();
+    /// 100 reads of 1..=100 µs over a second, and one failed update of 7 µs.
+    fn sample(m: &mut Measurements) {
         for i in 1..=100u64 {
             m.record(
                 "READ",
@@ -354,6 +353,12 @@ mod tests {
             );
         }
         m.record("UPDATE", Duration::ZERO, Duration::from_micros(7), "ERROR");
+    }
+
+    #[test]
+    fn report_has_ycsb_lines() {
+        let mut m = Measurements::default();
+        sample(&mut m);
         let r = m.report(Duration::from_secs(2));
         assert!(r.contains("[OVERALL], Throughput(ops/sec), 50.5"), "{r}");
         assert!(r.contains("[READ], 99thPercentileLatency(us), 99"), "{r}");
@@ -391,17 +396,7 @@ mod tests {
 
     #[test]
     fn report_unchanged_without_timeseries() {
-        let golden = |m: &mut Measurements| {
-            for i in 1..=100u64 {
-                m.record(
-                    "READ",
-                    Duration::from_millis(i * 10),
-                    Duration::from_micros(i),
-                    "OK",
-                );
-            }
-            m.record("UPDATE", Duration::ZERO, Duration::from_micros(7), "ERROR");
-        };
+        let golden = sample;
         let mut off = Measurements::default();
         golden(&mut off);
         let mut zero = Measurements::default();
