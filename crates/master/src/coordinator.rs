@@ -1,16 +1,18 @@
 //! Where the master keeps its catalog. A [`Coordinator`] stores one versioned blob durably;
-//! standalone uses [`LocalCoordinator`] (a file in the data directory), a cluster an etcd key
-//! behind the same trait.
+//! standalone uses [`LocalCoordinator`] (a file under the root, on the root's file store:
+//! local files or HDFS), a cluster an etcd key behind the same trait.
 //!
 //! # On-disk format of [`LocalCoordinator`]
 //! `catalog` = magic `STRCAT01` (8 bytes) ‖ length u32 LE ‖ CRC32C u32 LE of the payload ‖
-//! payload (a protobuf `strata.v1.Catalog`). It is replaced whole: written to `catalog.tmp`,
-//! fsync'd, renamed over `catalog`, and the directory fsync'd, so a crash leaves either the
-//! old or the new catalog, never a torn one.
+//! payload (a protobuf `strata.v1.Catalog`). It is replaced whole
+//! ([`FileStore::write_atomic`]: written to `catalog.tmp`, synced, renamed over `catalog`, and
+//! the directory synced), so a crash leaves either the old or the new catalog, never a torn
+//! one.
 
-use std::fs::{self, File};
-use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use strata_storage::vfs::{FileStore, Local};
 
 use crate::error::{MasterError, Result};
 
@@ -33,18 +35,29 @@ pub trait Coordinator: Send + Sync {
 
 /// The standalone coordinator: a checksummed file replaced atomically.
 pub struct LocalCoordinator {
+    files: Arc<dyn FileStore>,
     dir: PathBuf,
 }
 
 impl LocalCoordinator {
-    /// A coordinator keeping its file in `dir` (created if missing).
+    /// A coordinator keeping its file in the local directory `dir` (created if missing).
     ///
     /// # Errors
     /// The directory cannot be created.
     pub fn new(dir: impl Into<PathBuf>) -> Result<LocalCoordinator> {
+        LocalCoordinator::on(Arc::new(Local), dir)
+    }
+
+    /// A coordinator keeping its file in `dir` of `files` (created if missing).
+    ///
+    /// # Errors
+    /// The directory cannot be created.
+    pub fn on(files: Arc<dyn FileStore>, dir: impl Into<PathBuf>) -> Result<LocalCoordinator> {
         let dir = dir.into();
-        fs::create_dir_all(&dir).map_err(|e| MasterError::io(&dir, e))?;
-        Ok(LocalCoordinator { dir })
+        files
+            .create_dir_all(&dir)
+            .map_err(|e| MasterError::io(&dir, e))?;
+        Ok(LocalCoordinator { files, dir })
     }
 
     fn path(&self) -> PathBuf {
@@ -55,7 +68,7 @@ impl LocalCoordinator {
 impl Coordinator for LocalCoordinator {
     fn load(&self) -> Result<Option<Vec<u8>>> {
         let path = self.path();
-        let bytes = match fs::read(&path) {
+        let bytes = match self.files.read(&path) {
             Ok(b) => b,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(MasterError::io(&path, e)),
@@ -66,20 +79,15 @@ impl Coordinator for LocalCoordinator {
     }
 
     fn store(&self, catalog: &[u8]) -> Result<()> {
-        let tmp = self.dir.join("catalog.tmp");
         let mut frame = Vec::with_capacity(catalog.len() + 16);
         frame.extend_from_slice(MAGIC);
         frame.extend_from_slice(&(catalog.len() as u32).to_le_bytes());
         frame.extend_from_slice(&crc32c::crc32c(catalog).to_le_bytes());
         frame.extend_from_slice(catalog);
-        let write = || -> std::io::Result<()> {
-            let mut f = File::create(&tmp)?;
-            f.write_all(&frame)?;
-            f.sync_all()?;
-            fs::rename(&tmp, self.path())?;
-            File::open(&self.dir)?.sync_all()
-        };
-        write().map_err(|e| MasterError::io(&tmp, e))
+        let path = self.path();
+        self.files
+            .write_atomic(&path, &frame)
+            .map_err(|e| MasterError::io(&path, e))
     }
 }
 
@@ -99,14 +107,15 @@ fn decode_frame(bytes: &[u8]) -> std::result::Result<&[u8], String> {
     Ok(payload)
 }
 
-/// True if `dir` holds a catalog file.
-pub fn has_catalog(dir: &Path) -> bool {
-    dir.join("catalog").exists()
+/// True if `dir` of `files` holds a catalog file.
+pub fn has_catalog(files: &dyn FileStore, dir: &Path) -> bool {
+    files.exists(&dir.join("catalog")).unwrap_or(false)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     #[test]
     fn stores_and_loads_and_detects_damage() {

@@ -104,19 +104,23 @@ impl Master {
                     .map(std::path::Path::to_path_buf)
             })
             .collect();
+        let files = self.host.volumes().files().as_ref();
         for volume in self.host.volumes().all() {
             let tables = volume.path.join("tables");
-            for ns in read_dirs(&tables)? {
-                for table in read_dirs(&ns)? {
-                    for region in read_dirs(&table)? {
+            for ns in read_dirs(files, &tables)? {
+                for table in read_dirs(files, &ns)? {
+                    for region in read_dirs(files, &table)? {
                         let rel = region.strip_prefix(&volume.path).unwrap_or(&region);
                         if !listed.contains(rel) {
-                            std::fs::remove_dir_all(&region)
+                            files
+                                .remove_dir_all(&region)
                                 .map_err(|e| MasterError::io(&region, e))?;
                         }
                     }
-                    if read_dirs(&table)?.is_empty() {
-                        std::fs::remove_dir(&table).map_err(|e| MasterError::io(&table, e))?;
+                    if read_dirs(files, &table)?.is_empty() {
+                        files
+                            .remove_dir_all(&table)
+                            .map_err(|e| MasterError::io(&table, e))?;
                     }
                 }
             }
@@ -184,8 +188,11 @@ impl Master {
                 .map_err(strata_storage::Error::from)?;
         }
         let table_dir = self.host.config().table_dir(&table.name);
-        if read_dirs(&table_dir)?.is_empty() && table_dir.exists() {
-            std::fs::remove_dir(&table_dir).map_err(|e| MasterError::io(&table_dir, e))?;
+        let files = self.host.volumes().files().as_ref();
+        if read_dirs(files, &table_dir)?.is_empty() {
+            files
+                .remove_dir_all(&table_dir)
+                .map_err(|e| MasterError::io(&table_dir, e))?;
         }
         Ok(())
     }
@@ -566,8 +573,9 @@ impl Master {
             self.host.region_dir(table, a),
             self.host.region_dir(table, b),
         ];
-        let removed =
-            !dir.exists() || strata_storage::Region::remove_split_parent(&dir, parent, &daughters)?;
+        let files = self.host.volumes().files().as_ref();
+        let removed = !files.exists(&dir).map_err(|e| MasterError::io(&dir, e))?
+            || strata_storage::Region::remove_split_parent(files, &dir, parent, &daughters)?;
         if removed {
             // The parent's files on volumes other than the data directory's.
             self.host.remove_region_data(table, parent)?;
@@ -598,22 +606,17 @@ impl Master {
     }
 }
 
-fn read_dirs(dir: &std::path::Path) -> Result<Vec<std::path::PathBuf>> {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(MasterError::io(dir, e)),
-    };
-    let mut out = Vec::new();
-    for entry in entries {
-        let entry = entry.map_err(|e| MasterError::io(dir, e))?;
-        if entry
-            .file_type()
-            .map_err(|e| MasterError::io(dir, e))?
-            .is_dir()
-        {
-            out.push(entry.path());
-        }
+fn read_dirs(
+    files: &dyn strata_storage::vfs::FileStore,
+    dir: &std::path::Path,
+) -> Result<Vec<std::path::PathBuf>> {
+    match files.list(dir) {
+        Ok(entries) => Ok(entries
+            .into_iter()
+            .filter(|e| e.is_dir)
+            .map(|e| dir.join(e.name))
+            .collect()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(e) => Err(MasterError::io(dir, e)),
     }
-    Ok(out)
 }

@@ -8,7 +8,6 @@
 //!  <data-dir>/tables/   <namespace>/<table>/<region>/ store files and manifests
 //! ```
 
-use std::fs::File;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -60,7 +59,7 @@ pub struct Standalone {
     stop: Option<oneshot::Sender<()>>,
     serving: JoinHandle<std::result::Result<(), tonic::transport::Error>>,
     upkeep: JoinHandle<()>,
-    _lock: File,
+    _lock: Box<dyn Send + Sync>,
 }
 
 impl Standalone {
@@ -70,15 +69,20 @@ impl Standalone {
     /// # Errors
     /// The directory is in use by another process, the port is taken, or recovery failed.
     pub async fn start(config: StandaloneConfig) -> Result<Standalone> {
-        std::fs::create_dir_all(&config.data_dir)
-            .map_err(|e| MasterError::io(&config.data_dir, e))?;
-        let lock_path = config.data_dir.join("LOCK");
-        let lock = File::create(&lock_path).map_err(|e| MasterError::io(&lock_path, e))?;
-        lock.try_lock().map_err(|_| {
-            MasterError::InvalidArgument(format!(
-                "{} is in use by another Strata process",
-                config.data_dir.display()
-            ))
+        let files = config.server.storage.files.clone();
+        let root_url = files.url(&config.data_dir);
+        let (root, lock_files) = (config.data_dir.clone(), files.clone());
+        let lock = tokio::task::spawn_blocking(move || {
+            lock_files.create_dir_all(&root)?;
+            lock_files.lock(&root.join("LOCK"))
+        })
+        .await
+        .map_err(|e| MasterError::InvalidArgument(format!("startup task failed: {e}")))?
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::WouldBlock => MasterError::InvalidArgument(format!(
+                "{root_url} is in use by another Strata process"
+            )),
+            _ => MasterError::InvalidArgument(format!("{root_url}: {e}")),
         })?;
         let listener = TcpListener::bind(config.listen)
             .await
@@ -92,7 +96,7 @@ impl Standalone {
         let catalog_dir = config.data_dir.join("catalog");
         let master = tokio::task::spawn_blocking(move || -> Result<Master> {
             let host = RegionServer::open(server_config)?;
-            Master::start(Box::new(LocalCoordinator::new(catalog_dir)?), host)
+            Master::start(Box::new(LocalCoordinator::on(files, catalog_dir)?), host)
         })
         .await
         .map_err(|e| MasterError::InvalidArgument(format!("startup task failed: {e}")))??;

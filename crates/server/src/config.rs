@@ -54,6 +54,9 @@ pub struct ServerConfig {
     /// The WAL's storage policy (HBase's `hbase.wal.storage.policy`); default `HOT`, the data
     /// directory when it is the `HDD` volume.
     pub wal_storage_policy: StoragePolicy,
+    /// Where the data lives (`--root`): local files by default, or a shared store (HDFS) whose
+    /// namespace `data_dir` is a path in.
+    pub storage: strata_storage::vfs::Storage,
 }
 
 impl ServerConfig {
@@ -78,6 +81,7 @@ impl ServerConfig {
             data_dir_type: StorageType::Hdd,
             volumes: Vec::new(),
             wal_storage_policy: StoragePolicy::Hot,
+            storage: strata_storage::vfs::Storage::local(),
         }
     }
 

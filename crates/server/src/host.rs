@@ -144,21 +144,34 @@ impl RegionServer {
     /// # Errors
     /// The data directory or the WAL cannot be opened.
     pub fn open(config: ServerConfig) -> Result<Arc<RegionServer>> {
-        std::fs::create_dir_all(&config.data_dir).map_err(|e| Error::Io {
-            path: config.data_dir.display().to_string(),
-            source: e,
-        })?;
+        let storage = &config.storage;
+        storage
+            .files
+            .create_dir_all(&config.data_dir)
+            .map_err(|e| Error::Io {
+                path: storage.files.url(&config.data_dir),
+                source: e,
+            })?;
+        if !storage.is_local() && !config.volumes.is_empty() {
+            return Err(Error::InvalidArgument(
+                "volumes are for local data directories; on a shared store, families and the \
+                 WAL are placed by their storage policies"
+                    .into(),
+            ));
+        }
         let volumes = Arc::new(
             Volumes::new(
                 &config.data_dir,
                 config.data_dir_type,
                 config.volumes.clone(),
             )
-            .map_err(Error::InvalidArgument)?,
+            .map_err(Error::InvalidArgument)?
+            .with_files(storage.files.clone()),
         );
-        let wal = Arc::new(Wal::open(
-            crate::wal_place::wal_dir(&volumes, config.wal_storage_policy)?,
+        let wal = Arc::new(Wal::open_with(
+            crate::wal_place::wal_dir(storage, &volumes, config.wal_storage_policy)?,
             config.wal.clone(),
+            storage.logs.clone(),
         )?);
         let cache = (config.block_cache_bytes > 0)
             .then(|| Arc::new(BlockCache::new(config.block_cache_bytes)));
@@ -227,10 +240,10 @@ impl RegionServer {
             path: path.display().to_string(),
             source: e,
         };
-        match std::fs::remove_dir_all(&dir) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(io(e, &dir)),
-            _ => {}
-        }
+        self.volumes
+            .files()
+            .remove_dir_all(&dir)
+            .map_err(|e| io(e, &dir))?;
         if let Ok(rel) = dir.strip_prefix(self.volumes.root()) {
             self.volumes.remove_elsewhere(rel).map_err(|e| io(e, rel))?;
         }

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use strata_model::schema::StoragePolicy;
 use strata_storage::tiers::{relocate_dir, StorageType, Volumes};
+use strata_storage::vfs::{FileStore, Storage};
 use strata_storage::{Error, Result};
 
 use crate::config::ServerConfig;
@@ -21,15 +22,32 @@ const WAL_LOCATION: &str = "WAL_LOCATION";
 ///
 /// # Errors
 /// Creating the directory, moving segments or writing `WAL_LOCATION` failed.
-pub(crate) fn wal_dir(volumes: &Volumes, policy: StoragePolicy) -> Result<PathBuf> {
+pub(crate) fn wal_dir(
+    storage: &Storage,
+    volumes: &Volumes,
+    policy: StoragePolicy,
+) -> Result<PathBuf> {
     let rel = Path::new(ServerConfig::WAL_DIR);
+    if !storage.is_local() {
+        // A shared store places the WAL's blocks by the policy of its directory (seed 001).
+        let dir = volumes.root().join(rel);
+        storage
+            .logs
+            .create_dir_all(&dir)
+            .and_then(|()| storage.logs.set_storage_policy(&dir, policy))
+            .map_err(|e| io(&dir, e))?;
+        return Ok(dir);
+    }
+    let files = storage.files.as_ref();
     let kind = volumes.place(policy);
     let dir = volumes.dir(kind, rel);
-    std::fs::create_dir_all(&dir).map_err(|e| io(&dir, e))?;
+    files.create_dir_all(&dir).map_err(|e| io(&dir, e))?;
     let dir = dir.canonicalize().map_err(|e| io(&dir, e))?;
-    std::fs::create_dir_all(volumes.root()).map_err(|e| io(volumes.root(), e))?;
+    files
+        .create_dir_all(volumes.root())
+        .map_err(|e| io(volumes.root(), e))?;
     let marker = volumes.root().join(WAL_LOCATION);
-    let previous = read_marker(&marker);
+    let previous = read_marker(files, &marker);
     let mut sources: Vec<PathBuf> = volumes
         .all()
         .map(|v| v.path.join(rel))
@@ -38,7 +56,7 @@ pub(crate) fn wal_dir(volumes: &Volumes, policy: StoragePolicy) -> Result<PathBu
     if let Some((was_kind, was_dir)) = &previous {
         let still_configured = was_kind.is_some_and(|k| volumes.get(k).is_some());
         if !still_configured && *was_dir != dir {
-            if was_dir.exists() {
+            if files.exists(was_dir).unwrap_or(false) {
                 sources.push(was_dir.clone());
             } else {
                 eprintln!(
@@ -50,10 +68,13 @@ pub(crate) fn wal_dir(volumes: &Volumes, policy: StoragePolicy) -> Result<PathBu
         }
     }
     for old in sources {
-        relocate_dir(&old, &dir).map_err(|e| io(&old, e))?;
+        relocate_dir(files, &old, &dir).map_err(|e| io(&old, e))?;
     }
     if previous != Some((Some(kind), dir.clone())) {
-        write_marker(volumes.root(), &marker, kind, &dir)?;
+        let text = format!("{kind}\n{}\n", dir.display());
+        files
+            .write_atomic(&marker, text.as_bytes())
+            .map_err(|e| io(&marker, e))?;
     }
     if kind == StorageType::RamDisk {
         eprintln!(
@@ -66,24 +87,14 @@ pub(crate) fn wal_dir(volumes: &Volumes, policy: StoragePolicy) -> Result<PathBu
 }
 
 /// The last run's WAL: (storage type if recorded, directory).
-fn read_marker(marker: &Path) -> Option<(Option<StorageType>, PathBuf)> {
-    let text = std::fs::read_to_string(marker).ok()?;
+fn read_marker(files: &dyn FileStore, marker: &Path) -> Option<(Option<StorageType>, PathBuf)> {
+    let text = String::from_utf8(files.read(marker).ok()?).ok()?;
     let mut lines = text.lines();
     let first = lines.next()?;
     Some(match lines.next() {
         Some(path) => (StorageType::parse(first), PathBuf::from(path)),
         None => (None, PathBuf::from(first)),
     })
-}
-
-/// Replaces `WAL_LOCATION` atomically (temporary file, sync, rename, directory sync).
-fn write_marker(root: &Path, marker: &Path, kind: StorageType, dir: &Path) -> Result<()> {
-    let tmp = root.join(format!("{WAL_LOCATION}.tmp"));
-    std::fs::write(&tmp, format!("{kind}\n{}\n", dir.display()))
-        .and_then(|()| std::fs::File::open(&tmp)?.sync_all())
-        .and_then(|()| std::fs::rename(&tmp, marker))
-        .and_then(|()| std::fs::File::open(root)?.sync_all())
-        .map_err(|e| io(marker, e))
 }
 
 fn io(path: &Path, e: std::io::Error) -> Error {
@@ -103,12 +114,12 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
         let first = Volumes::new(&a, StorageType::Hdd, Vec::new()).unwrap();
-        let wal = wal_dir(&first, StoragePolicy::Hot).unwrap();
+        let wal = wal_dir(&Storage::local(), &first, StoragePolicy::Hot).unwrap();
         std::fs::write(wal.join("segment"), b"x").unwrap();
         // The whole data directory moves; its WAL moves with it.
         std::fs::rename(&a, &b).unwrap();
         let second = Volumes::new(&b, StorageType::Hdd, Vec::new()).unwrap();
-        let wal = wal_dir(&second, StoragePolicy::Hot).unwrap();
+        let wal = wal_dir(&Storage::local(), &second, StoragePolicy::Hot).unwrap();
         assert_eq!(std::fs::read(wal.join("segment")).unwrap(), b"x");
         let marker = std::fs::read_to_string(b.join(WAL_LOCATION)).unwrap();
         assert!(
@@ -126,11 +137,11 @@ mod tests {
             path: ram.clone(),
         };
         let first = Volumes::new(&data, StorageType::Hdd, vec![ram_volume]).unwrap();
-        let wal = wal_dir(&first, StoragePolicy::LazyPersist).unwrap();
+        let wal = wal_dir(&Storage::local(), &first, StoragePolicy::LazyPersist).unwrap();
         assert!(wal.starts_with(ram.canonicalize().unwrap()));
         std::fs::write(wal.join("segment"), b"y").unwrap();
         let second = Volumes::new(&data, StorageType::Hdd, Vec::new()).unwrap();
-        let wal = wal_dir(&second, StoragePolicy::Hot).unwrap();
+        let wal = wal_dir(&Storage::local(), &second, StoragePolicy::Hot).unwrap();
         assert_eq!(std::fs::read(wal.join("segment")).unwrap(), b"y");
         assert!(!ram.join("wal").exists());
     }

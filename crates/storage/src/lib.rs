@@ -20,6 +20,7 @@ pub mod memtable;
 pub mod read;
 pub mod region;
 pub mod tiers;
+pub mod vfs;
 pub mod wal;
 
 pub use error::{Error, ErrorKind, Result};

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use strata_storage::manifest::{
-    EditError, Error, ErrorKind, Fs, LocalFs, Manifest, RegionInfo, SimFs, StoreFile, Version,
+    EditError, Error, ErrorKind, Fs, Manifest, RegionInfo, SimFs, StoreFile, StoreFs, Version,
     VersionEdit,
 };
 
@@ -213,7 +213,7 @@ fn an_io_failure_poisons_the_handle_until_reopen() {
 #[test]
 fn local_directory_round_trip() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let fs: Arc<dyn Fs> = Arc::new(LocalFs::new(dir.path()));
+    let fs: Arc<dyn Fs> = Arc::new(StoreFs::local(dir.path()));
     let mut m = Manifest::create(Arc::clone(&fs), initial()).expect("create");
     let v = m
         .apply(

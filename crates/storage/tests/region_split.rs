@@ -329,7 +329,8 @@ fn daughters_reopen_compact_their_references_and_release_the_parent() {
     assert!(reports.iter().all(|r| r.after_split && r.output.is_some()));
     assert_eq!(scan(&low, all_versions()), low_before);
     assert!(
-        !Region::remove_split_parent(&t.dir(1), 1, &daughter_dirs).unwrap(),
+        !Region::remove_split_parent(&strata_storage::vfs::Local, &t.dir(1), 1, &daughter_dirs)
+            .unwrap(),
         "the top daughter still references the parent"
     );
     assert!(t.dir(1).exists());
@@ -337,7 +338,10 @@ fn daughters_reopen_compact_their_references_and_release_the_parent() {
     high.flush().unwrap();
     let reports = high.compact(MajorRequest::None).unwrap();
     assert!(reports.iter().all(|r| r.after_split));
-    assert!(Region::remove_split_parent(&t.dir(1), 1, &daughter_dirs).unwrap());
+    assert!(
+        Region::remove_split_parent(&strata_storage::vfs::Local, &t.dir(1), 1, &daughter_dirs)
+            .unwrap()
+    );
     assert!(!t.dir(1).exists());
     assert_eq!(scan(&low, all_versions()), low_before);
     assert_eq!(scan(&high, all_versions()), high_before);

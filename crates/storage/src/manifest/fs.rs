@@ -1,15 +1,17 @@
 //! The file-system operations a manifest needs, behind a trait so a test double can simulate a
 //! crash after any one of them ([`super::SimFs`]).
 //!
-//! Durability contract (POSIX, as on ext4 and XFS): written bytes are durable only after
+//! Durability contract (POSIX, as on ext4 and XFS; every [`FileStore`] keeps it): written bytes are durable only after
 //! [`Fs::sync_file`]; a created, renamed or removed name is durable only after
 //! [`Fs::sync_dir`]. Until then a crash may keep or lose each change; the manifest never relies
 //! on more.
 
 use std::fmt;
-use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::vfs::{FileStore, FileWriter, Local};
 
 /// One directory holding one region's manifest files. Names are plain file names (no `/`).
 ///
@@ -61,60 +63,70 @@ pub trait Fs: Send + Sync + fmt::Debug {
     fn sync_dir(&self) -> io::Result<()>;
 }
 
-/// [`Fs`] on a local directory.
+/// [`Fs`] on one directory of a [`FileStore`] (local files, HDFS, …).
 ///
 /// Requires: the directory exists and its own name is durable (its parent was synced after
 /// creating it); the region's directory layout takes care of that.
 #[derive(Clone, Debug)]
-pub struct LocalFs {
+pub struct StoreFs {
+    files: Arc<dyn FileStore>,
     dir: PathBuf,
 }
 
-impl LocalFs {
-    /// The directory `dir`. Does no I/O.
-    pub fn new(dir: impl Into<PathBuf>) -> LocalFs {
-        LocalFs { dir: dir.into() }
+impl StoreFs {
+    /// The directory `dir` of `files`. Does no I/O.
+    pub fn new(files: Arc<dyn FileStore>, dir: impl Into<PathBuf>) -> StoreFs {
+        StoreFs {
+            files,
+            dir: dir.into(),
+        }
+    }
+
+    /// The local directory `dir`. Does no I/O.
+    pub fn local(dir: impl Into<PathBuf>) -> StoreFs {
+        StoreFs::new(Arc::new(Local), dir)
     }
 }
 
-impl Fs for LocalFs {
+impl Fs for StoreFs {
     fn list(&self) -> io::Result<Vec<String>> {
-        let mut names = Vec::new();
-        for entry in fs::read_dir(&self.dir)? {
-            let entry = entry?;
-            if let Ok(name) = entry.file_name().into_string() {
-                names.push(name);
-            }
-        }
-        Ok(names)
+        Ok(self
+            .files
+            .list(&self.dir)?
+            .into_iter()
+            .filter(|e| !e.is_dir)
+            .map(|e| e.name)
+            .collect())
     }
 
     fn read(&self, name: &str) -> io::Result<Vec<u8>> {
-        fs::read(self.dir.join(name))
+        self.files.read(&self.dir.join(name))
     }
 
     fn write(&self, name: &str, data: &[u8]) -> io::Result<()> {
-        let mut f = File::create(self.dir.join(name))?;
-        f.write_all(data)
+        let mut w = self.files.create(&self.dir.join(name))?;
+        w.write_all(data)?;
+        // Stores that write remote blocks need the sync before the close to keep the
+        // contract "durable after sync_file": sync here is cheap on local files (the file
+        // is synced again by sync_file) and required on HDFS (a closed file cannot sync).
+        w.sync()?;
+        FileWriter::close(w)
     }
 
-    fn sync_file(&self, name: &str) -> io::Result<()> {
-        // fsync through a new descriptor flushes the same inode's dirty pages.
-        OpenOptions::new()
-            .write(true)
-            .open(self.dir.join(name))?
-            .sync_all()
+    fn sync_file(&self, _name: &str) -> io::Result<()> {
+        // `write` synced the file before closing it.
+        Ok(())
     }
 
     fn rename(&self, from: &str, to: &str) -> io::Result<()> {
-        fs::rename(self.dir.join(from), self.dir.join(to))
+        self.files.rename(&self.dir.join(from), &self.dir.join(to))
     }
 
     fn remove(&self, name: &str) -> io::Result<()> {
-        fs::remove_file(self.dir.join(name))
+        self.files.remove_file(&self.dir.join(name))
     }
 
     fn sync_dir(&self) -> io::Result<()> {
-        File::open(&self.dir)?.sync_all()
+        self.files.sync_dir(&self.dir)
     }
 }

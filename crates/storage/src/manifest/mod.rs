@@ -7,7 +7,7 @@
 //! - [`Manifest`]: applies edits durably; after a crash at any instant, reopening finds exactly
 //!   the old or the new version. Design: `docs/rfcs/0004-manifest.md`.
 //! - [`format`](mod@format): the byte format of a manifest file (`docs/format/manifest.md`).
-//! - [`Fs`]: the file operations the manifest uses, with [`LocalFs`] for a local directory
+//! - [`Fs`]: the file operations the manifest uses, with [`StoreFs`] for a directory of a file store
 //!   and [`SimFs`], an in-memory double that simulates crashes.
 //!
 //! ```text
@@ -26,7 +26,7 @@ mod version;
 
 pub use edit::{Change, EditError, VersionEdit};
 pub use error::{Error, ErrorKind, Result};
-pub use fs::{Fs, LocalFs};
+pub use fs::{Fs, StoreFs};
 pub use sim_fs::{SimFs, MAX_SUBSET_CHANGES};
 pub use store::{file_name, Manifest};
 pub use version::{FamilyFiles, Half, Reference, RegionInfo, StoreFile, Version, MAX_NAME_LEN};

@@ -250,7 +250,7 @@ impl Region {
             if f.meta.reference.is_none() {
                 // Unlisted now; a failed removal leaves a file the next open deletes.
                 if let Ok(path) = store.file_path(&f.meta) {
-                    let _ = std::fs::remove_file(path);
+                    let _ = store.file_store().remove_file(&path);
                 }
             }
         }
@@ -296,7 +296,9 @@ impl Region {
             let taken = listed.contains(&name)
                 || store.volumes.all().any(|v| {
                     let dir = v.path.join(&store.rel);
-                    dir.join(&name).exists() || dir.join(format!("{name}.tmp")).exists()
+                    let files = store.file_store();
+                    let exists = |p: &std::path::Path| files.exists(p).unwrap_or(true);
+                    exists(&dir.join(&name)) || exists(&dir.join(format!("{name}.tmp")))
                 });
             if !taken {
                 return name;

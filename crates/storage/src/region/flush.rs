@@ -17,7 +17,7 @@
 use std::collections::HashSet;
 use std::sync::atomic::Ordering;
 
-use strata_sstable::{Writer, WriterOptions};
+use strata_sstable::WriterOptions;
 
 use super::store::Store;
 use super::Region;
@@ -139,7 +139,8 @@ impl Region {
         let now = self.inner.config.clock.now_ms();
         let kind = store.flush_tier();
         let dir = store.tier_dir(kind);
-        crate::tiers::ensure_dir(&dir).map_err(|e| Error::io(&dir, e))?;
+        let files = store.file_store().as_ref();
+        files.create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
         // Flushes of single segments may repeat with the same sequence id and clock reading.
         let listed: HashSet<String> = store.files().iter().map(|f| f.meta.name.clone()).collect();
         let name = (0u64..)
@@ -147,29 +148,41 @@ impl Region {
                 0 => format!("{seq:016x}-{now:x}.sst"),
                 n => format!("{seq:016x}-{now:x}-f{n:x}.sst"),
             })
-            .find(|name| !listed.contains(name) && !dir.join(name).exists())
+            .find(|name| {
+                !listed.contains(name) && !matches!(files.len(&dir.join(name)), Ok(Some(_)))
+            })
             .unwrap_or_default();
         let path = dir.join(&name);
         let tmp = dir.join(format!("{name}.tmp"));
-        let _ = std::fs::remove_file(&tmp);
         let options = WriterOptions {
             created_at_ms: now,
             max_seq_id: seq,
             ..WriterOptions::for_family(&store.family)
         };
-        let mut writer = Writer::create(&tmp, options)?;
+        let mut writer = super::sst_io::create(files, &tmp, options)?;
         let mut it = snap.iter();
         let mut ok = it.seek_to_first();
-        while ok {
-            writer.add(&it.current())?;
-            ok = it.next();
-        }
-        let info = writer.finish_and_sync()?;
-        std::fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))?;
-        sync_dir(&dir)?;
-        let size = std::fs::metadata(&path)
+        let written = (|| {
+            while ok {
+                writer.add(&it.current())?;
+                ok = it.next();
+            }
+            super::sst_io::finish(writer, &tmp)
+        })();
+        let info = match written {
+            Ok(info) => info,
+            Err(e) => {
+                // Best effort: a leftover is unlisted and deleted when the region opens.
+                let _ = files.remove_file(&tmp);
+                return Err(e);
+            }
+        };
+        files.rename(&tmp, &path).map_err(|e| Error::io(&path, e))?;
+        sync_dir(files, &dir)?;
+        let size = files
+            .len(&path)
             .map_err(|e| Error::io(&path, e))?
-            .len();
+            .ok_or_else(|| Error::io(&path, std::io::ErrorKind::NotFound.into()))?;
         Ok(StoreFile {
             name,
             size,
@@ -186,8 +199,6 @@ impl Region {
 }
 
 /// Makes a directory's entries durable.
-pub(crate) fn sync_dir(dir: &std::path::Path) -> Result<()> {
-    std::fs::File::open(dir)
-        .and_then(|d| d.sync_all())
-        .map_err(|e| Error::io(dir, e))
+pub(crate) fn sync_dir(files: &dyn crate::vfs::FileStore, dir: &std::path::Path) -> Result<()> {
+    files.sync_dir(dir).map_err(|e| Error::io(dir, e))
 }

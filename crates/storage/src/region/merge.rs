@@ -21,7 +21,7 @@ use super::flush::sync_dir;
 use super::split::reference;
 use super::Region;
 use crate::error::{Error, Result};
-use crate::manifest::{self, Half, LocalFs, Manifest, RegionInfo, Version, VersionEdit};
+use crate::manifest::{self, Half, Manifest, RegionInfo, StoreFs, Version, VersionEdit};
 
 impl Region {
     /// Merges `low` and the region right after it, `high`, into a new region `merged_id`
@@ -76,7 +76,7 @@ impl Region {
                 Ok(merged)
             }
             Err(e) => {
-                let _ = std::fs::remove_dir_all(low.sibling_dir(merged_id));
+                let _ = low.inner.files.remove_dir_all(&low.sibling_dir(merged_id));
                 low.inner.closed.store(false, Ordering::SeqCst);
                 high.inner.closed.store(false, Ordering::SeqCst);
                 Err(e)
@@ -87,13 +87,14 @@ impl Region {
 
 fn create_merged(low: &Region, high: &Region, merged: &RegionInfo) -> Result<()> {
     let dir = low.sibling_dir(merged.region_id);
-    if dir.exists() {
+    let files = &low.inner.files;
+    if files.exists(&dir).map_err(|e| Error::io(&dir, e))? {
         return Err(Error::InvalidArgument(format!(
             "region directory {} exists already",
             dir.display()
         )));
     }
-    std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+    files.create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
     let boundary = high.info().start_row.clone();
     let mut edit = VersionEdit::new();
     for (parent, half) in [(low, Half::Bottom), (high, Half::Top)] {
@@ -122,9 +123,9 @@ fn create_merged(low: &Region, high: &Region, merged: &RegionInfo) -> Result<()>
         .map_err(Error::InvalidArgument)?
         .apply(&edit)
         .map_err(manifest::Error::from)?;
-    Manifest::create(Arc::new(LocalFs::new(dir.clone())), version)?;
+    Manifest::create(Arc::new(StoreFs::new(files.clone(), dir.clone())), version)?;
     if let Some(table_dir) = dir.parent() {
-        sync_dir(table_dir)?;
+        sync_dir(files.as_ref(), table_dir)?;
     }
     Ok(())
 }

@@ -36,6 +36,7 @@ mod read;
 mod read_points;
 mod row_locks;
 mod split;
+mod sst_io;
 mod store;
 mod write;
 
@@ -114,6 +115,8 @@ pub struct Region {
 
 pub(crate) struct Inner {
     pub(crate) config: RegionConfig,
+    /// The store the region's directory and files are in.
+    pub(crate) files: Arc<dyn crate::vfs::FileStore>,
     pub(crate) mvcc: Mvcc,
     pub(crate) row_locks: RowLocks,
     /// Read points of readers in flight (oldest bounds what compactions may drop).

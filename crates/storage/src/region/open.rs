@@ -12,7 +12,7 @@ use super::store::Store;
 use super::{Counters, Inner, Mvcc, Region, RegionConfig, RowLocks};
 use crate::background::Job;
 use crate::error::{Error, Result};
-use crate::manifest::{self, LocalFs, Manifest, Version, VersionEdit};
+use crate::manifest::{self, Manifest, StoreFs, Version, VersionEdit};
 use crate::tiers::{StorageType, Volumes};
 
 /// The directory name of region `id` inside its table's directory. A split daughter finds its
@@ -33,8 +33,10 @@ impl Region {
             .validate()
             .map_err(|e| Error::InvalidArgument(e.to_string()))?;
         let dir = &config.dir;
-        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-        let fs: Arc<dyn manifest::Fs> = Arc::new(LocalFs::new(dir.clone()));
+        let (volumes, region_rel) = volumes_of(&config)?;
+        let files = volumes.files().clone();
+        files.create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        let fs: Arc<dyn manifest::Fs> = Arc::new(StoreFs::new(files.clone(), dir.clone()));
         let families: Vec<Bytes> = config
             .table
             .families
@@ -63,7 +65,6 @@ impl Region {
         }
 
         let version = manifest.current().clone();
-        let (volumes, region_rel) = volumes_of(&config)?;
         let mut stores = BTreeMap::new();
         for family in &config.table.families {
             let store = Store::new(
@@ -72,7 +73,15 @@ impl Region {
                 &region_rel,
                 config.cache.clone(),
             );
-            std::fs::create_dir_all(&store.dir).map_err(|e| Error::io(&store.dir, e))?;
+            files
+                .create_dir_all(&store.dir)
+                .map_err(|e| Error::io(&store.dir, e))?;
+            if files.places_by_policy() {
+                // HDFS places the family's blocks by its policy (seed 001).
+                files
+                    .set_storage_policy(&store.dir, store.family.storage_policy)
+                    .map_err(|e| Error::io(&store.dir, e))?;
+            }
             let listed = version.family(&store.name);
             let mut handles = Vec::new();
             let mut names = HashMap::new();
@@ -136,6 +145,7 @@ impl Region {
 
         let region = Region {
             inner: Arc::new(Inner {
+                files,
                 mvcc: Mvcc::new(last_seq),
                 row_locks: RowLocks::default(),
                 read_points: Default::default(),
@@ -211,18 +221,17 @@ fn volumes_of(config: &RegionConfig) -> Result<(Arc<Volumes>, PathBuf)> {
 fn remove_unlisted(store: &Store, listed: &HashMap<String, StorageType>) -> Result<()> {
     for volume in store.volumes.all() {
         let dir = volume.path.join(&store.rel);
-        let entries = match std::fs::read_dir(&dir) {
+        let files = store.file_store();
+        let entries = match files.list(&dir) {
             Ok(e) => e,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
             Err(e) => return Err(Error::io(&dir, e)),
         };
-        for entry in entries {
-            let entry = entry.map_err(|e| Error::io(&dir, e))?;
-            let name = entry.file_name().to_string_lossy().into_owned();
+        for entry in entries.into_iter().filter(|e| !e.is_dir) {
             // A listed name on another volume than the manifest's is a move's leftover.
-            if listed.get(&name) != Some(&volume.kind) {
-                let path = entry.path();
-                std::fs::remove_file(&path).map_err(|e| Error::io(&path, e))?;
+            if listed.get(&entry.name) != Some(&volume.kind) {
+                let path = dir.join(&entry.name);
+                files.remove_file(&path).map_err(|e| Error::io(&path, e))?;
             }
         }
     }

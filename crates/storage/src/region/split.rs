@@ -36,8 +36,9 @@ use super::store::FileHandle;
 use super::Region;
 use crate::error::{Error, Result};
 use crate::manifest::{
-    self, format, Half, LocalFs, Manifest, Reference, RegionInfo, StoreFile, Version, VersionEdit,
+    self, format, Half, Manifest, Reference, RegionInfo, StoreFile, StoreFs, Version, VersionEdit,
 };
+use crate::vfs::FileStore;
 
 impl Region {
     /// Splits the region at `split_row` (or the middle key of its largest store's largest
@@ -106,12 +107,13 @@ impl Region {
     /// # Errors
     /// Removing the parent directory failed.
     pub fn remove_split_parent(
+        files: &dyn FileStore,
         parent_dir: &Path,
         parent_id: u64,
         daughter_dirs: &[PathBuf],
     ) -> Result<bool> {
         for dir in daughter_dirs {
-            let Some(version) = read_current_version(dir) else {
+            let Some(version) = read_current_version(files, dir) else {
                 return Ok(false);
             };
             let referenced = version.families().any(|(_, files)| {
@@ -125,9 +127,11 @@ impl Region {
                 return Ok(false);
             }
         }
-        std::fs::remove_dir_all(parent_dir).map_err(|e| Error::io(parent_dir, e))?;
+        files
+            .remove_dir_all(parent_dir)
+            .map_err(|e| Error::io(parent_dir, e))?;
         if let Some(table_dir) = parent_dir.parent() {
-            sync_dir(table_dir)?;
+            sync_dir(files, table_dir)?;
         }
         Ok(true)
     }
@@ -174,7 +178,12 @@ impl Region {
         };
         for id in [low, high] {
             let dir = self.sibling_dir(id);
-            if dir.exists() {
+            if self
+                .inner
+                .files
+                .exists(&dir)
+                .map_err(|e| Error::io(&dir, e))?
+            {
                 return Err(Error::InvalidArgument(format!(
                     "region directory {} exists already",
                     dir.display()
@@ -187,7 +196,7 @@ impl Region {
         if let Err(e) = created {
             // Both directories are this split's own (neither existed above).
             for id in [low, high] {
-                let _ = std::fs::remove_dir_all(self.sibling_dir(id));
+                let _ = self.inner.files.remove_dir_all(&self.sibling_dir(id));
             }
             return Err(e);
         }
@@ -222,7 +231,8 @@ impl Region {
     /// files on `half` of `split`.
     fn create_daughter(&self, info: &RegionInfo, half: Half, split: &Bytes) -> Result<()> {
         let dir = self.sibling_dir(info.region_id);
-        std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+        let files = &self.inner.files;
+        files.create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
         let parent = self.inner.manifest.lock().current().clone();
         let parent_id = self.inner.config.info.region_id;
         let mut edit = VersionEdit::new();
@@ -239,9 +249,9 @@ impl Region {
             .map_err(Error::InvalidArgument)?
             .apply(&edit)
             .map_err(manifest::Error::from)?;
-        Manifest::create(Arc::new(LocalFs::new(dir.clone())), version)?;
+        Manifest::create(Arc::new(StoreFs::new(files.clone(), dir.clone())), version)?;
         if let Some(table_dir) = dir.parent() {
-            sync_dir(table_dir)?;
+            sync_dir(files.as_ref(), table_dir)?;
         }
         Ok(())
     }
@@ -274,12 +284,13 @@ pub(super) fn reference(
 
 /// The current version of the manifest in `dir`, read without changing the directory (the
 /// daughter may be open and publishing). `None` when there is none or it cannot be read.
-fn read_current_version(dir: &Path) -> Option<Version> {
-    let newest = std::fs::read_dir(dir)
+fn read_current_version(files: &dyn FileStore, dir: &Path) -> Option<Version> {
+    let newest = files
+        .list(dir)
         .ok()?
-        .filter_map(|e| e.ok())
+        .into_iter()
         .filter_map(|e| {
-            let name = e.file_name().to_string_lossy().into_owned();
+            let name = e.name;
             let digits = name.strip_prefix("MANIFEST-")?;
             (digits.len() == 20 && digits.bytes().all(|b| b.is_ascii_digit()))
                 .then(|| digits.parse::<u64>().ok())
@@ -287,6 +298,6 @@ fn read_current_version(dir: &Path) -> Option<Version> {
         })
         .max()?;
     let name = manifest::file_name(newest);
-    let bytes = std::fs::read(dir.join(&name)).ok()?;
+    let bytes = files.read(&dir.join(&name)).ok()?;
     format::decode(&name, &bytes).ok().map(|(_, v)| v)
 }

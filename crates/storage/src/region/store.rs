@@ -9,6 +9,8 @@ use strata_model::cell::CellKey;
 use strata_model::schema::{CompactionPolicy, FamilyDescriptor};
 use strata_sstable::{BlockCache, CellRef, Reader, ReaderOptions, Result as SstResult};
 
+use crate::vfs::FileStore;
+
 use crate::manifest::StoreFile;
 use crate::memtable::{self, Memtable};
 use crate::read::Cursor;
@@ -92,8 +94,13 @@ impl Store {
 
     pub(crate) fn open_file(&self, meta: StoreFile) -> crate::Result<Arc<FileHandle>> {
         let path = self.file_path(&meta)?;
-        let reader = Reader::open(&path, self.reader_options())?;
+        let reader = super::sst_io::open(self.file_store().as_ref(), &path, self.reader_options())?;
         Ok(Arc::new(FileHandle { meta, reader }))
+    }
+
+    /// The store the region's files are in.
+    pub(crate) fn file_store(&self) -> &std::sync::Arc<dyn FileStore> {
+        self.volumes.files()
     }
 
     /// The store's directory on the volume of type `kind`.

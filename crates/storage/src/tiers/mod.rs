@@ -13,5 +13,4 @@ mod volumes;
 pub use policy::{preference, StorageType};
 pub(crate) use relocate::copy_synced;
 pub use relocate::relocate_dir;
-pub(crate) use volumes::ensure_dir;
 pub use volumes::{Volume, Volumes, WarnSink};

@@ -1,46 +1,45 @@
 //! Moving a directory's files to another volume while nothing has them open (the WAL, when
 //! its storage policy changed between runs).
 
-use std::fs::{self, File};
-use std::io;
+use std::io::{self, Write};
 use std::path::Path;
+
+use crate::vfs::{FileStore, FileWriter};
 
 /// Moves every file of `from` into `to` (created if missing), then removes `from`. Returns how
 /// many files moved. Crash-safe: a file is removed from `from` only once its copy in `to` is
-/// complete, synced and named ([`copy_synced`]), and a name already present in `to` with the same length is such
-/// a copy (an earlier run stopped after the rename), so the source is just removed.
+/// complete, synced and named ([`copy_synced`]), and a name already present in `to` with the
+/// same length is such a copy (an earlier run stopped after the rename), so the source is just
+/// removed.
 ///
 /// Requires: no process has the files open.
 ///
 /// # Errors
 /// Listing, copying, syncing or removing failed; files not yet moved stay in `from`.
-pub fn relocate_dir(from: &Path, to: &Path) -> io::Result<usize> {
-    let entries = match fs::read_dir(from) {
+pub fn relocate_dir(files: &dyn FileStore, from: &Path, to: &Path) -> io::Result<usize> {
+    let entries = match files.list(from) {
         Ok(e) => e,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(0),
         Err(e) => return Err(e),
     };
-    super::ensure_dir(to)?;
+    files.create_dir_all(to)?;
     let mut moved = 0;
     for entry in entries {
-        let entry = entry?;
-        if !entry.file_type()?.is_file() {
+        if entry.is_dir {
             continue;
         }
-        let name = entry.file_name();
-        let source = entry.path();
-        let target = to.join(&name);
-        let len = entry.metadata()?.len();
-        let copied = fs::metadata(&target).is_ok_and(|m| m.len() == len);
+        let source = from.join(&entry.name);
+        let target = to.join(&entry.name);
+        let copied = files.len(&target)? == Some(entry.len);
         if !copied {
-            copy_synced(&source, &target)?;
+            copy_synced(files, &source, &target)?;
         }
-        fs::remove_file(&source)?;
+        files.remove_file(&source)?;
         moved += 1;
     }
-    fs::remove_dir(from)?;
+    files.remove_dir_all(from)?;
     if let Some(parent) = from.parent().filter(|p| !p.as_os_str().is_empty()) {
-        File::open(parent)?.sync_all()?;
+        files.sync_dir(parent)?;
     }
     Ok(moved)
 }
@@ -50,19 +49,30 @@ pub fn relocate_dir(from: &Path, to: &Path) -> io::Result<usize> {
 ///
 /// # Errors
 /// Copying, syncing or renaming failed.
-pub(crate) fn copy_synced(source: &Path, target: &Path) -> io::Result<()> {
+pub(crate) fn copy_synced(files: &dyn FileStore, source: &Path, target: &Path) -> io::Result<()> {
     let mut tmp = target.as_os_str().to_owned();
     tmp.push(".tmp");
     let tmp = std::path::PathBuf::from(tmp);
-    let done = fs::copy(source, &tmp)
-        .and_then(|_| File::open(&tmp)?.sync_all())
-        .and_then(|()| fs::rename(&tmp, target));
+    let done = (|| {
+        let src = files.open(source)?;
+        let len = src.size()?;
+        let mut out = files.create(&tmp)?;
+        let mut at = 0u64;
+        while at < len {
+            let n = (len - at).min(4 << 20) as usize;
+            out.write_all(&src.read_at(at, n)?)?;
+            at += n as u64;
+        }
+        out.sync()?;
+        FileWriter::close(out)?;
+        files.rename(&tmp, target)
+    })();
     if let Err(e) = done {
-        let _ = fs::remove_file(&tmp);
+        let _ = files.remove_file(&tmp);
         return Err(e);
     }
     match target.parent().filter(|p| !p.as_os_str().is_empty()) {
-        Some(dir) => File::open(dir)?.sync_all(),
+        Some(dir) => files.sync_dir(dir),
         None => Ok(()),
     }
 }
@@ -70,6 +80,7 @@ pub(crate) fn copy_synced(source: &Path, target: &Path) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     #[test]
     fn moves_files_and_finishes_an_interrupted_move() {
@@ -84,12 +95,12 @@ mod tests {
         fs::create_dir_all(&to).unwrap();
         fs::write(to.join("1.log"), b"one").unwrap();
         fs::write(to.join("2.log"), b"tw").unwrap();
-        assert_eq!(relocate_dir(&from, &to).unwrap(), 2);
+        assert_eq!(relocate_dir(&crate::vfs::Local, &from, &to).unwrap(), 2);
         assert!(!from.exists());
         assert_eq!(fs::read(to.join("1.log")).unwrap(), b"one");
         assert_eq!(fs::read(to.join("2.log")).unwrap(), b"two-two");
         assert_eq!(fs::read_dir(&to).unwrap().count(), 2);
         // Nothing to move is fine.
-        assert_eq!(relocate_dir(&from, &to).unwrap(), 0);
+        assert_eq!(relocate_dir(&crate::vfs::Local, &from, &to).unwrap(), 0);
     }
 }

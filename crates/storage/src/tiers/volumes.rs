@@ -9,6 +9,7 @@ use parking_lot::Mutex;
 use strata_model::schema::StoragePolicy;
 
 use super::policy::{preference, StorageType};
+use crate::vfs::{FileStore, Local};
 
 /// Where placement warnings go (a type is missing, so a policy falls back).
 pub type WarnSink = Arc<dyn Fn(&str) + Send + Sync>;
@@ -55,6 +56,8 @@ pub struct Volumes {
     others: Vec<Volume>,
     warned: Mutex<HashSet<StoragePolicy>>,
     warn: WarnSink,
+    /// The store every volume's files are in.
+    files: Arc<dyn FileStore>,
 }
 
 impl fmt::Debug for Volumes {
@@ -62,6 +65,7 @@ impl fmt::Debug for Volumes {
         f.debug_struct("Volumes")
             .field("root", &self.root)
             .field("others", &self.others)
+            .field("files", &self.files)
             .finish_non_exhaustive()
     }
 }
@@ -77,6 +81,7 @@ impl Volumes {
             others: Vec::new(),
             warned: Mutex::new(HashSet::new()),
             warn: Arc::new(|_| {}),
+            files: Arc::new(Local),
         }
     }
 
@@ -112,6 +117,7 @@ impl Volumes {
             others,
             warned: Mutex::new(HashSet::new()),
             warn: Arc::new(|msg| eprintln!("strata: warning: {msg}")),
+            files: Arc::new(Local),
         })
     }
 
@@ -120,6 +126,18 @@ impl Volumes {
     pub fn with_warnings(mut self, sink: WarnSink) -> Volumes {
         self.warn = sink;
         self
+    }
+
+    /// Keeps every volume's files in `files` (HDFS, …) instead of the local file system.
+    #[must_use]
+    pub fn with_files(mut self, files: Arc<dyn FileStore>) -> Volumes {
+        self.files = files;
+        self
+    }
+
+    /// The store the volumes' files are in.
+    pub fn files(&self) -> &Arc<dyn FileStore> {
+        &self.files
     }
 
     /// The data directory.
@@ -206,40 +224,10 @@ impl Volumes {
     /// A removal failed.
     pub fn remove_elsewhere(&self, rel: &Path) -> std::io::Result<()> {
         for v in &self.others {
-            match std::fs::remove_dir_all(v.path.join(rel)) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
-                _ => {}
-            }
+            self.files.remove_dir_all(&v.path.join(rel))?;
         }
         Ok(())
     }
-}
-
-/// Creates `dir` and any missing parents below `root`, making each new entry durable, so a
-/// file later synced into `dir` survives a crash with its path.
-///
-/// # Errors
-/// Creating or syncing failed.
-pub(crate) fn ensure_dir(dir: &Path) -> std::io::Result<()> {
-    if dir.is_dir() {
-        return Ok(());
-    }
-    let mut missing = Vec::new();
-    let mut at = dir;
-    while !at.exists() {
-        missing.push(at.to_path_buf());
-        match at.parent() {
-            Some(p) if !p.as_os_str().is_empty() => at = p,
-            _ => break,
-        }
-    }
-    std::fs::create_dir_all(dir)?;
-    for created in missing {
-        if let Some(parent) = created.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::File::open(parent)?.sync_all()?;
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

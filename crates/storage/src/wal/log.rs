@@ -14,7 +14,6 @@ use strata_model::schema::Durability;
 
 use super::entry::{self, Entry};
 use super::error::{Error, Result};
-use super::fs::FileSystem;
 use super::group_commit::{Need, Queue};
 use super::options::WalOptions;
 use super::record;
@@ -22,6 +21,7 @@ use super::replay::Replay;
 use super::segments::SegmentSet;
 use super::stats::{Counters, WalStats};
 use super::writer::Writer;
+use crate::vfs::LogStore;
 
 /// The write-ahead log: a directory of segment files `NNNNNNNNNNNNNNNNNNNN.wal`.
 ///
@@ -49,7 +49,7 @@ pub struct Wal {
 pub(crate) struct Shared {
     pub options: WalOptions,
     pub dir: PathBuf,
-    pub fs: Arc<dyn FileSystem>,
+    pub fs: Arc<dyn LogStore>,
     /// The batch being filled. Taken first (lock order).
     pub queue: Mutex<Queue>,
     /// Signalled when a batch is finished; waiters of batch `b` wait on `batch_done[b % 2]`.
@@ -172,6 +172,7 @@ impl Wal {
     /// included. Torn tails were cut on open; with `skip_corrupt`, bad records are skipped.
     pub fn replay<F: FnMut(u64) -> Option<u64>>(&self, flushed: F) -> Replay<F> {
         Replay::new(
+            self.shared.fs.clone(),
             self.recovered.clone(),
             self.shared.options.skip_corrupt,
             flushed,

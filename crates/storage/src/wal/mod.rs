@@ -19,12 +19,12 @@
 //!   roll, rewind after a failure); `segments`: which segments may be deleted.
 //! - `entry`: the payload of a record; `record`: framing of segments and records;
 //!   [`SegmentReader`]: reads one segment, telling a torn tail from corruption.
-//! - [`FileSystem`] / [`SegmentFile`]: the seam for writes (tests inject `ENOSPC` here).
+//! - [`LogStore`] / [`LogFile`]: where segments live (local files or HDFS; tests inject faults
+//!   with [`crate::vfs::Faulty`]).
 //! - [`Error`] / [`ErrorKind`], [`WalOptions`], [`WalStats`].
 
 mod entry;
 mod error;
-mod fs;
 mod group_commit;
 mod log;
 mod open;
@@ -36,9 +36,9 @@ mod segments;
 mod stats;
 mod writer;
 
+pub use crate::vfs::{LogFile, LogStore};
 pub use entry::Entry;
 pub use error::{Error, ErrorKind, Result};
-pub use fs::{FileSystem, LocalFileSystem, SegmentFile};
 pub use log::Wal;
 pub use options::WalOptions;
 pub use reader::{ReadOptions, SegmentReader};

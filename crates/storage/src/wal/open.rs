@@ -7,14 +7,12 @@
 //! interrupted, and hold nothing.
 
 use std::collections::HashMap;
-use std::fs::OpenOptions;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use parking_lot::{Condvar, Mutex};
 
 use super::error::{Error, Result};
-use super::fs::{FileSystem, LocalFileSystem};
 use super::group_commit::Queue;
 use super::log::{Shared, Wal};
 use super::options::WalOptions;
@@ -23,6 +21,7 @@ use super::record::SEGMENT_HEADER_LEN;
 use super::segments::{Segment, SegmentSet};
 use super::stats::Counters;
 use super::writer::{parse_segment_name, segment_path, Writer};
+use crate::vfs::{Local, LogStore};
 
 impl Wal {
     /// Opens (creating if needed) the WAL in `dir` on the local file system.
@@ -30,7 +29,7 @@ impl Wal {
     /// # Errors
     /// As [`open_with`](Self::open_with).
     pub fn open(dir: impl AsRef<Path>, options: WalOptions) -> Result<Wal> {
-        Wal::open_with(dir, options, Arc::new(LocalFileSystem))
+        Wal::open_with(dir, options, Arc::new(Local))
     }
 
     /// Opens (creating if needed) the WAL in `dir`, writing through `fs`. Checks every
@@ -47,12 +46,13 @@ impl Wal {
     pub fn open_with(
         dir: impl AsRef<Path>,
         options: WalOptions,
-        fs: Arc<dyn FileSystem>,
+        fs: Arc<dyn LogStore>,
     ) -> Result<Wal> {
         options.validate()?;
         let dir = dir.as_ref().to_owned();
-        std::fs::create_dir_all(&dir).map_err(|e| Error::io("create", &dir, e))?;
-        let found = list_segments(&dir)?;
+        fs.create_dir_all(&dir)
+            .map_err(|e| Error::io("create", &dir, e))?;
+        let found = list_segments(fs.as_ref(), &dir)?;
         let last_with_records = found
             .iter()
             .rev()
@@ -68,7 +68,7 @@ impl Wal {
                 tolerate_torn_tail: last_with_records.is_none_or(|last| id >= last),
                 skip_corrupt: options.skip_corrupt,
             };
-            match recover_segment(&path, id, read, &counters)? {
+            match recover_segment(fs.as_ref(), &path, id, read, &counters)? {
                 Some(segment) => {
                     recovered.push((id, path));
                     segments.insert_closed(id, segment);
@@ -106,40 +106,53 @@ impl Wal {
     }
 }
 
-/// The segment files in `dir` as (id, length), by id. Other files are ignored.
-fn list_segments(dir: &Path) -> Result<Vec<(u64, u64)>> {
-    let list_error = |e| Error::io("list", dir, e);
+/// The segment files in `dir` as (id, length), by id. Other files are ignored. A dead
+/// writer's logs are fenced first, so their lengths are final.
+fn list_segments(fs: &dyn LogStore, dir: &Path) -> Result<Vec<(u64, u64)>> {
     let mut found = Vec::new();
-    for item in std::fs::read_dir(dir).map_err(list_error)? {
-        let item = item.map_err(list_error)?;
-        let Some(id) = item.file_name().to_str().and_then(parse_segment_name) else {
+    for item in fs.list(dir).map_err(|e| Error::io("list", dir, e))? {
+        let Some(id) = parse_segment_name(&item.name) else {
             continue;
         };
-        let len = item.metadata().map_err(list_error)?.len();
-        found.push((id, len));
+        found.push((id, item.len));
     }
     found.sort_unstable();
+    if let Some(&(id, _)) = found.last() {
+        // Only the newest segment can still be open by a previous writer.
+        let path = segment_path(dir, id);
+        fs.recover_lease(&path)
+            .map_err(|e| Error::io("recover the lease of", &path, e))?;
+        if let Some(entry) = fs
+            .list(dir)
+            .map_err(|e| Error::io("list", dir, e))?
+            .into_iter()
+            .find(|e| parse_segment_name(&e.name) == Some(id))
+        {
+            if let Some(last) = found.last_mut() {
+                last.1 = entry.len;
+            }
+        }
+    }
     Ok(found)
 }
 
 /// Scans one segment: the newest sequence id per region, a torn tail cut off. `None` when the
 /// segment holds nothing (torn before its header was complete) and should be removed.
 fn recover_segment(
+    fs: &dyn LogStore,
     path: &Path,
     id: u64,
     read: ReadOptions,
     counters: &Counters,
 ) -> Result<Option<Segment>> {
-    let mut reader = SegmentReader::open(path, Some(id), read)?;
+    let mut reader = SegmentReader::open_in(fs, path, Some(id), read)?;
     let mut max_seq: HashMap<u64, u64> = HashMap::new();
     while let Some((_, entry)) = reader.next_entry()? {
         let max = max_seq.entry(entry.region).or_insert(entry.seq);
         *max = (*max).max(entry.seq);
     }
     Counters::add(&counters.corrupt_skipped, reader.corrupt_skipped());
-    let len = std::fs::metadata(path)
-        .map_err(|e| Error::io("read", path, e))?
-        .len();
+    let len = reader.file_len();
     let Some(torn_at) = reader.torn_at() else {
         return Ok(Some(Segment {
             path: path.to_owned(),
@@ -151,21 +164,11 @@ fn recover_segment(
     if torn_at < SEGMENT_HEADER_LEN as u64 {
         return Ok(None);
     }
-    cut(path, torn_at)?;
+    fs.cut(path, torn_at)
+        .map_err(|e| Error::io("truncate", path, e))?;
     Ok(Some(Segment {
         path: PathBuf::from(path),
         bytes: torn_at,
         max_seq,
     }))
-}
-
-/// Cuts the file at `path` to `len` bytes, durably.
-fn cut(path: &Path, len: u64) -> Result<()> {
-    let cut_error = |e| Error::io("truncate", path, e);
-    let file = OpenOptions::new()
-        .write(true)
-        .open(path)
-        .map_err(cut_error)?;
-    file.set_len(len).map_err(cut_error)?;
-    file.sync_all().map_err(cut_error)
 }

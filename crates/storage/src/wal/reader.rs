@@ -5,8 +5,7 @@
 //! of a log: a crash cut its last write). Otherwise it is corruption: an error, or with
 //! `skip_corrupt`, skipped up to the next valid record.
 
-use std::fs::File;
-use std::io::{self, BufReader, Read, Seek, SeekFrom};
+use std::io::{self, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use bytes::Bytes;
@@ -14,6 +13,7 @@ use bytes::Bytes;
 use super::entry::{self, Entry};
 use super::error::{Error, Result};
 use super::record::{self, RECORD_HEADER_LEN, SEGMENT_HEADER_LEN};
+use crate::vfs::{LogStore, SourceReader};
 
 /// How a [`SegmentReader`] treats bad bytes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -31,7 +31,7 @@ pub struct ReadOptions {
 #[derive(Debug)]
 pub struct SegmentReader {
     path: PathBuf,
-    file: BufReader<File>,
+    file: SourceReader,
     /// File length when opened; bytes appended later are not read.
     len: u64,
     /// Offset of the next record.
@@ -50,14 +50,27 @@ impl SegmentReader {
     /// [`Error::Io`] if the file cannot be opened or read; [`Error::Corruption`] at offset 0
     /// for a damaged header, unless tolerated or skipped as described on [`ReadOptions`].
     pub fn open(path: &Path, expected_id: Option<u64>, options: ReadOptions) -> Result<Self> {
-        let file = File::open(path).map_err(|e| Error::io("read", path, e))?;
-        let len = file
-            .metadata()
-            .map_err(|e| Error::io("read", path, e))?
-            .len();
+        SegmentReader::open_in(&crate::vfs::Local, path, expected_id, options)
+    }
+
+    /// [`open`](Self::open) for a segment in `store`.
+    ///
+    /// # Errors
+    /// As [`open`](Self::open).
+    pub fn open_in(
+        store: &dyn LogStore,
+        path: &Path,
+        expected_id: Option<u64>,
+        options: ReadOptions,
+    ) -> Result<Self> {
+        let file = store
+            .open(path)
+            .and_then(|src| SourceReader::new(src, 256 << 10))
+            .map_err(|e| Error::io("read", path, e))?;
+        let len = file.len();
         let mut reader = SegmentReader {
             path: path.to_owned(),
-            file: BufReader::with_capacity(256 << 10, file),
+            file,
             len,
             offset: SEGMENT_HEADER_LEN as u64,
             options,
@@ -112,6 +125,11 @@ impl SegmentReader {
     /// Bad stretches skipped so far under `skip_corrupt`.
     pub fn corrupt_skipped(&self) -> u64 {
         self.corrupt_skipped
+    }
+
+    /// The segment's length when the reader was opened.
+    pub fn file_len(&self) -> u64 {
+        self.len
     }
 
     /// The file this reader reads.

@@ -2,10 +2,12 @@
 
 use std::io;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use super::entry::Entry;
 use super::error::{Error, Result};
 use super::reader::{ReadOptions, SegmentReader};
+use crate::vfs::LogStore;
 
 /// Iterator over replayed entries; made by [`Wal::replay`](super::Wal::replay).
 ///
@@ -14,6 +16,7 @@ use super::reader::{ReadOptions, SegmentReader};
 ///
 /// Thread safety: a plain value; use from one thread at a time.
 pub struct Replay<F> {
+    store: Arc<dyn LogStore>,
     segments: std::vec::IntoIter<(u64, PathBuf)>,
     reader: Option<SegmentReader>,
     skip_corrupt: bool,
@@ -22,8 +25,14 @@ pub struct Replay<F> {
 }
 
 impl<F: FnMut(u64) -> Option<u64>> Replay<F> {
-    pub(crate) fn new(segments: Vec<(u64, PathBuf)>, skip_corrupt: bool, flushed: F) -> Self {
+    pub(crate) fn new(
+        store: Arc<dyn LogStore>,
+        segments: Vec<(u64, PathBuf)>,
+        skip_corrupt: bool,
+        flushed: F,
+    ) -> Self {
         Replay {
+            store,
             segments: segments.into_iter(),
             reader: None,
             skip_corrupt,
@@ -53,7 +62,7 @@ impl<F: FnMut(u64) -> Option<u64>> Iterator for Replay<F> {
                     tolerate_torn_tail: false,
                     skip_corrupt: self.skip_corrupt,
                 };
-                match SegmentReader::open(&path, Some(id), options) {
+                match SegmentReader::open_in(self.store.as_ref(), &path, Some(id), options) {
                     Ok(r) => self.reader = Some(r),
                     Err(Error::Io { source, .. }) if source.kind() == io::ErrorKind::NotFound => {}
                     Err(e) => return self.fail(e),

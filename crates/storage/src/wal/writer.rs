@@ -13,10 +13,10 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 use super::error::{Error, Result};
-use super::fs::{FileSystem, SegmentFile};
 use super::record::{self, SEGMENT_HEADER_LEN};
 use super::segments::SegmentSet;
 use super::stats::Counters;
+use crate::vfs::{LogFile, LogStore};
 
 /// Records taken off the queue by a group-commit leader, written with one append.
 #[derive(Debug, Default)]
@@ -52,11 +52,11 @@ pub(crate) fn parse_segment_name(name: &str) -> Option<u64> {
 /// Appends to the active segment. Owned by whoever holds the WAL's writer lock: the current
 /// group-commit leader.
 pub(crate) struct Writer {
-    fs: Arc<dyn FileSystem>,
+    fs: Arc<dyn LogStore>,
     dir: PathBuf,
     segment_size: u64,
     id: u64,
-    file: Box<dyn SegmentFile>,
+    file: Box<dyn LogFile>,
     len: u64,
     /// Bytes were appended since the last successful sync.
     dirty: bool,
@@ -73,7 +73,7 @@ impl Writer {
     /// # Errors
     /// [`Error::Io`] if the file cannot be created, written or synced; it is then removed.
     pub fn create(
-        fs: Arc<dyn FileSystem>,
+        fs: Arc<dyn LogStore>,
         dir: &Path,
         id: u64,
         segment_size: u64,
@@ -128,6 +128,14 @@ impl Writer {
             }
             self.len += batch.buf.len() as u64;
             self.dirty = true;
+            // SYNC_WAL's durability point: the bytes survive this process (HDFS hflush).
+            if !batch.sync {
+                if let Err(e) = self.file.flush() {
+                    self.rewind(start);
+                    self.must_roll = true;
+                    return Err(Error::io("flush", &self.path(), e));
+                }
+            }
         }
         if batch.sync && self.dirty {
             if let Err(e) = self.file.sync() {
@@ -157,8 +165,13 @@ impl Writer {
     /// Cuts a failed batch off: now if possible, else before the next write.
     fn rewind(&mut self, to: u64) {
         self.len = to;
-        if self.file.truncate(to).is_err() {
-            self.truncate_to = Some(to);
+        match self.file.truncate(to) {
+            Ok(()) => {}
+            // A shared log cannot be cut while open: the failed batch stays in this segment
+            // (never acknowledged; replay may bring it back, as with HBase) and the next
+            // write goes to a new segment.
+            Err(e) if e.kind() == std::io::ErrorKind::Unsupported => self.must_roll = true,
+            Err(_) => self.truncate_to = Some(to),
         }
     }
 
@@ -186,11 +199,11 @@ impl Writer {
 
 /// Creates segment `id`: header written and synced, directory synced.
 fn create_segment(
-    fs: &dyn FileSystem,
+    fs: &dyn LogStore,
     dir: &Path,
     id: u64,
     counters: &Counters,
-) -> Result<Box<dyn SegmentFile>> {
+) -> Result<Box<dyn LogFile>> {
     let path = segment_path(dir, id);
     let mut file = fs
         .create(&path)

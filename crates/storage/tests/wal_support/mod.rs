@@ -9,7 +9,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use strata_model::cell::{Cell, CellType};
-use strata_storage::wal::{Entry, FileSystem, LocalFileSystem, SegmentFile, Wal, WalOptions};
+use strata_storage::vfs::{DirEntry, Local, Source};
+use strata_storage::wal::{Entry, LogFile, LogStore, Wal, WalOptions};
 
 /// An entry of `region` with sequence id `seq` and about `value_len` bytes of value; its
 /// content is derived from (region, seq) so [`check`] can verify it.
@@ -108,32 +109,56 @@ pub struct FaultyFs {
     pub faults: Arc<Faults>,
 }
 
-impl FileSystem for FaultyFs {
-    fn create(&self, path: &Path) -> io::Result<Box<dyn SegmentFile>> {
+impl LogStore for FaultyFs {
+    fn url(&self, path: &Path) -> String {
+        Local.url(path)
+    }
+
+    fn create_dir_all(&self, dir: &Path) -> io::Result<()> {
+        LogStore::create_dir_all(&Local, dir)
+    }
+
+    fn list(&self, dir: &Path) -> io::Result<Vec<DirEntry>> {
+        LogStore::list(&Local, dir)
+    }
+
+    fn open(&self, path: &Path) -> io::Result<Arc<dyn Source>> {
+        LogStore::open(&Local, path)
+    }
+
+    fn cut(&self, path: &Path, len: u64) -> io::Result<()> {
+        Local.cut(path, len)
+    }
+
+    fn create(&self, path: &Path) -> io::Result<Box<dyn LogFile>> {
         if self.faults.creates.load(Ordering::SeqCst) {
             return Err(enospc());
         }
         Ok(Box::new(FaultyFile {
-            inner: LocalFileSystem.create(path)?,
+            inner: LogStore::create(&Local, path)?,
             faults: Arc::clone(&self.faults),
         }))
     }
 
     fn remove(&self, path: &Path) -> io::Result<()> {
-        LocalFileSystem.remove(path)
+        Local.remove(path)
     }
 
     fn sync_dir(&self, dir: &Path) -> io::Result<()> {
-        LocalFileSystem.sync_dir(dir)
+        LogStore::sync_dir(&Local, dir)
     }
 }
 
 struct FaultyFile {
-    inner: Box<dyn SegmentFile>,
+    inner: Box<dyn LogFile>,
     faults: Arc<Faults>,
 }
 
-impl SegmentFile for FaultyFile {
+impl LogFile for FaultyFile {
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+
     fn append(&mut self, buf: &[u8]) -> io::Result<()> {
         if self.faults.paused.load(Ordering::SeqCst) {
             self.faults.waiting.fetch_add(1, Ordering::SeqCst);

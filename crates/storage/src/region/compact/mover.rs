@@ -17,7 +17,7 @@ use super::super::Region;
 use crate::compaction::date_tiered::incoming_window;
 use crate::error::{Error, Result};
 use crate::manifest::{StoreFile, VersionEdit};
-use crate::tiers::{copy_synced, ensure_dir, StorageType};
+use crate::tiers::{copy_synced, StorageType};
 
 impl Region {
     /// Moves every store file that is not on the volume its placement asks for now; returns
@@ -83,9 +83,10 @@ impl Region {
         for (file, from, to) in chosen {
             let source = store.tier_dir(*from).join(&file.meta.name);
             let dir = store.tier_dir(*to);
-            ensure_dir(&dir).map_err(|e| Error::io(&dir, e))?;
+            let files = store.file_store().as_ref();
+            files.create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
             let target = dir.join(&file.meta.name);
-            copy_synced(&source, &target).map_err(|e| Error::io(&target, e))?;
+            copy_synced(files, &source, &target).map_err(|e| Error::io(&target, e))?;
             let meta = StoreFile {
                 tier: store.tier_name(*to),
                 ..file.meta.clone()
@@ -111,7 +112,7 @@ impl Region {
                 store.set_files(files);
             }
             // Unlisted now; a failed removal leaves a file the next open deletes.
-            let _ = std::fs::remove_file(&source);
+            let _ = store.file_store().remove_file(&source);
             self.inner
                 .compactions
                 .counters

@@ -1,13 +1,11 @@
 //! Merging a compaction's inputs into one output file, or one per date-tiered window (HBase's
 //! `DateTieredMultiFileWriter`, HBASE-15400).
 
-use std::fs::File;
-use std::io::BufWriter;
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use strata_sstable::{FileInfo, KeyBuf, Writer, WriterOptions};
+use strata_sstable::{FileInfo, KeyBuf, WriterOptions};
 
 use super::types::CompactionReport;
 use super::Selection;
@@ -18,9 +16,11 @@ use crate::error::{Error, Result};
 use crate::manifest::StoreFile;
 use crate::read::{CompactionSpec, Cursor, Decision, Dropped, MergeCursor, Retention};
 use crate::region::flush::sync_dir;
+use crate::region::sst_io::{self, SstWriter};
 use crate::region::store::{FileHandle, Store};
 use crate::region::Region;
-use crate::tiers::{ensure_dir, StorageType};
+use crate::tiers::StorageType;
+use crate::vfs::FileStore;
 
 impl Region {
     /// Merges the inputs into durable, named output files, opened.
@@ -77,10 +77,12 @@ impl Region {
             .map(|start| store.output_tier(*start, now))
             .collect();
         let dirs: Vec<PathBuf> = kinds.iter().map(|k| store.tier_dir(*k)).collect();
+        let files = store.file_store().as_ref();
         for dir in &dirs {
-            ensure_dir(dir).map_err(|e| Error::io(dir, e))?;
+            files.create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
         }
         let written = merge_into(
+            files,
             &dirs,
             options,
             &sel.inputs,
@@ -106,17 +108,18 @@ impl Region {
                 synced.push(dir);
             }
             let path = dir.join(&out.name);
-            if let Err(e) = std::fs::rename(&out.tmp, &path) {
+            if let Err(e) = files.rename(&out.tmp, &path) {
                 // Best effort: leftovers are unlisted and deleted when the region opens.
-                let _ = std::fs::remove_file(&out.tmp);
+                let _ = files.remove_file(&out.tmp);
                 for rest in pending {
-                    let _ = std::fs::remove_file(rest.tmp);
+                    let _ = files.remove_file(&rest.tmp);
                 }
                 return Err(Error::io(&path, e));
             }
-            let size = std::fs::metadata(&path)
+            let size = files
+                .len(&path)
                 .map_err(|e| Error::io(&path, e))?
-                .len();
+                .ok_or_else(|| Error::io(&path, std::io::ErrorKind::NotFound.into()))?;
             metas.push(StoreFile {
                 name: out.name.clone(),
                 size,
@@ -133,7 +136,7 @@ impl Region {
             report.bytes_out += size;
         }
         for dir in synced {
-            sync_dir(dir)?;
+            sync_dir(files, dir)?;
         }
         report.output = report.outputs.first().cloned();
         metas.into_iter().map(|m| store.open_file(m)).collect()
@@ -149,10 +152,11 @@ pub(super) struct Output {
 }
 
 /// An open output: final name, temporary path, writer.
-type OpenOutput = (String, PathBuf, Writer<BufWriter<File>>);
+type OpenOutput = (String, PathBuf, SstWriter);
 
 /// Writers by window, opened lazily on the window's first cell.
 struct Writers<'a> {
+    files: &'a dyn FileStore,
     /// The directory of each window's output.
     dirs: &'a [PathBuf],
     options: WriterOptions,
@@ -163,7 +167,7 @@ impl Writers<'_> {
     /// Deletes every temporary file (best effort: leftovers are deleted on open).
     fn abandon(&mut self) {
         for (_, tmp, _) in self.open.drain(..).flatten() {
-            let _ = std::fs::remove_file(tmp);
+            let _ = self.files.remove_file(&tmp);
         }
     }
 }
@@ -176,6 +180,7 @@ impl Writers<'_> {
 /// remains.
 #[allow(clippy::too_many_arguments)] // The inputs of one merge, each used once.
 pub(super) fn merge_into(
+    files: &dyn FileStore,
     dirs: &[PathBuf],
     options: WriterOptions,
     inputs: &[Arc<FileHandle>],
@@ -186,6 +191,7 @@ pub(super) fn merge_into(
     limiter: &mut Limiter,
 ) -> Result<Vec<Output>> {
     let mut writers = Writers {
+        files,
         dirs,
         options,
         open: (0..boundaries.len().max(1)).map(|_| None).collect(),
@@ -209,7 +215,7 @@ pub(super) fn merge_into(
         .enumerate()
         .filter_map(|(slot, o)| o.map(|o| (slot, o)));
     for (slot, (name, tmp, writer)) in pending.by_ref() {
-        match writer.finish_and_sync() {
+        match sst_io::finish(writer, &tmp) {
             Ok(info) => outputs.push(Output {
                 slot,
                 name,
@@ -217,14 +223,14 @@ pub(super) fn merge_into(
                 info,
             }),
             Err(e) => {
-                let _ = std::fs::remove_file(&tmp);
+                let _ = files.remove_file(&tmp);
                 for (_, (_, t, _)) in pending {
-                    let _ = std::fs::remove_file(t);
+                    let _ = files.remove_file(&t);
                 }
                 for o in outputs {
-                    let _ = std::fs::remove_file(o.tmp);
+                    let _ = files.remove_file(&o.tmp);
                 }
-                return Err(e.into());
+                return Err(e);
             }
         }
     }
@@ -265,13 +271,12 @@ fn merge(
                     None => {
                         let name = new_name();
                         let tmp = writers.dirs[i].join(format!("{name}.tmp"));
-                        let _ = std::fs::remove_file(&tmp);
-                        let w = Writer::create(&tmp, writers.options.clone());
+                        let w = sst_io::create(writers.files, &tmp, writers.options.clone());
                         match w {
                             Ok(w) => &mut slot.insert((name, tmp, w)).2,
                             Err(e) => {
-                                let _ = std::fs::remove_file(&tmp);
-                                return Err(e.into());
+                                let _ = writers.files.remove_file(&tmp);
+                                return Err(e);
                             }
                         }
                     }
