@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs what the tests need (Rust components; a Python venv with happybase and pytest),
-# then checks formatting, lints, and runs every test, including happybase's own suite.
+# Installs what the tests need (Rust components; a Python venv with happybase and pytest; the
+# test engines: HDFS from Maven Central), then checks formatting, lints, and runs every test,
+# including happybase's own suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib/toolchain.sh
@@ -9,8 +10,16 @@ echo "== cargo fmt --check"
 cargo fmt --all --check
 echo "== cargo clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
+# Test engines, each started by its own script and stopped on exit, even on failure.
+cleanups=()
+cleanup() { for c in "${cleanups[@]}"; do eval "$c" >/dev/null 2>&1 || true; done; }
+trap cleanup EXIT
+echo "== test engine: HDFS (MiniDFSCluster with DISK, SSD, RAM_DISK and ARCHIVE volumes)"
+cleanups+=("./scripts/hdfs.sh stop")
+STRATA_HDFS_URL="$(timeout 600 ./scripts/hdfs.sh start)"
+export STRATA_HDFS_URL STRATA_HDFS_HTTP="127.0.0.1:${STRATA_HDFS_HTTP_PORT:-9870}" STRATA_REQUIRE_HDFS=1
 echo "== cargo test"
-cargo test --workspace --locked --no-fail-fast
+timeout 3000 cargo test --workspace --locked --no-fail-fast
 echo "== happybase's own test suite through the Thrift1 gateway (buffered and framed)"
 ./scripts/gateway/happybase-tests.sh
 HAPPYBASE_TRANSPORT=framed ./scripts/gateway/happybase-tests.sh

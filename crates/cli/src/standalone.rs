@@ -3,7 +3,7 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use strata_master::{Standalone, StandaloneConfig};
 use strata_model::schema::StoragePolicy;
@@ -30,6 +30,15 @@ pub struct Args {
     /// The data directory (created if missing; restarting on it keeps all data).
     #[arg(long, default_value = "data")]
     data_dir: PathBuf,
+    /// Where all data lives (HBase's `hbase.rootdir`), instead of --data-dir:
+    /// `hdfs://HOST:PORT/PATH` keeps the catalog, WAL, store files and manifests on HDFS;
+    /// a path is a local directory.
+    #[arg(long)]
+    root: Option<String>,
+    /// The HDFS NameNode's HTTP address (WebHDFS, used to set storage policies)
+    /// [default: the NameNode's host, port 9870].
+    #[arg(long)]
+    hdfs_http: Option<String>,
     /// Where the gRPC services listen.
     #[arg(long, default_value = "127.0.0.1:16000")]
     listen: SocketAddr,
@@ -78,7 +87,25 @@ pub fn run(args: &Args) -> Result<(), String> {
 
 async fn serve(args: &Args) -> Result<(), String> {
     let started = Instant::now();
-    let mut config = StandaloneConfig::new(&args.data_dir);
+    let root = match &args.root {
+        Some(url) => {
+            let (url, http) = (url.clone(), args.hdfs_http.clone());
+            tokio::task::spawn_blocking(move || {
+                strata_shared_storage::open_root(&url, http.as_deref(), Duration::from_secs(10))
+            })
+            .await
+            .map_err(|e| e.to_string())?
+            .map_err(|e| e.to_string())?
+        }
+        None => strata_shared_storage::open_root(
+            &args.data_dir.display().to_string(),
+            None,
+            Duration::from_secs(10),
+        )
+        .map_err(|e| e.to_string())?,
+    };
+    let mut config = StandaloneConfig::new(&root.path);
+    config.server.storage = root.storage.clone();
     config.listen = args.listen;
     config.server.memtable_budget_bytes = args.memtable_mib << 20;
     config.server.block_cache_bytes = args.block_cache_mib << 20;
@@ -91,7 +118,7 @@ async fn serve(args: &Args) -> Result<(), String> {
     println!(
         "strata standalone serving on {} (data in {}, {} tables, {} regions) after {} ms",
         server.addr(),
-        args.data_dir.display(),
+        root.url,
         catalog.tables.len(),
         catalog.regions.values().filter(|r| r.is_serving()).count(),
         started.elapsed().as_millis()

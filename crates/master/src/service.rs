@@ -118,7 +118,7 @@ fn store_file_to_pb(region: &RegionInfo, f: FileListing) -> pb::StoreFileInfo {
         major: f.major,
         reference: f.reference,
         tier: f.tier,
-        path: f.path.display().to_string(),
+        path: f.path,
         has_window: f.window.is_some(),
         window_start,
         window_end,

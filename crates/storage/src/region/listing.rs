@@ -1,7 +1,5 @@
 //! What a region's store files are and where they live: for `files` in the shell.
 
-use std::path::PathBuf;
-
 use strata_model::schema::CompactionPolicy;
 
 use super::store::Store;
@@ -27,10 +25,12 @@ pub struct FileListing {
     pub major: bool,
     /// Half of a split parent's file, read through a reference.
     pub reference: bool,
-    /// The storage type of the volume holding the file (`HDD`, `SSD`, ...).
+    /// The storage type of the volume holding the file (`HDD`, `SSD`, ...); on a store that
+    /// places files by policy (HDFS), the storage policy of the family's directory.
     pub tier: String,
-    /// The file's path (for a reference, the parent's file).
-    pub path: PathBuf,
+    /// The file's path (for a reference, the parent's file): a local path, or the URL of the
+    /// file on a shared store (`hdfs://host:port/...`).
+    pub path: String,
     /// For a date-tiered family, the window `[start, end)` holding the file's newest cell now.
     pub window: Option<(i64, i64)>,
 }
@@ -58,6 +58,15 @@ fn listing(store: &Store, meta: &crate::manifest::StoreFile, now: i64) -> FileLi
     let path = store
         .file_path(meta)
         .unwrap_or_else(|_| store.dir.join(&meta.name));
+    let files = store.file_store();
+    let (path, tier) = if files.places_by_policy() {
+        (files.url(&path), store.family.storage_policy.to_string())
+    } else {
+        (
+            path.display().to_string(),
+            kind.map_or_else(|| meta.tier.clone(), |k| k.name().to_owned()),
+        )
+    };
     let time_range = (meta.cell_count > 0).then_some((meta.min_timestamp, meta.max_timestamp));
     let window = match (&store.family.compaction_policy, time_range) {
         (CompactionPolicy::DateTiered(dt), Some((_, max))) => {
@@ -75,7 +84,7 @@ fn listing(store: &Store, meta: &crate::manifest::StoreFile, now: i64) -> FileLi
         max_seq_id: meta.max_seq_id,
         major: meta.major,
         reference: meta.reference.is_some(),
-        tier: kind.map_or_else(|| meta.tier.clone(), |k| k.name().to_owned()),
+        tier,
         path,
         window,
     }

@@ -1,0 +1,581 @@
+//! The engine's [`FileStore`] and [`LogStore`] on HDFS (`hdfs-native`).
+//!
+//! Contracts on HDFS (RFC 0011):
+//! - A log's `flush` (SYNC_WAL) and `sync` (FSYNC_WAL) are both `hsync`: `hdfs-native` has no
+//!   `hflush`; `hsync` is acknowledged by every DataNode of the pipeline and updates the
+//!   NameNode's length, so it is at least as strong.
+//! - An open log cannot be cut: `truncate` is `Unsupported` and the WAL rolls instead.
+//! - Names are durable when the NameNode answers (its edit log): `sync_dir` does nothing.
+//! - Fencing: [`LogStore::recover_lease`] polls the NameNode's lease recovery until the file is
+//!   closed; the previous writer's next `hsync` then fails, so it can never acknowledge again.
+//!   WAL files are created without creating parents, so a writer whose directory was renamed
+//!   away cannot recreate it.
+//! - Storage policies are set through WebHDFS ([`crate::webhdfs`]).
+
+use std::fmt;
+use std::io::{self, Write};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use hdfs_native::{Client, ClientBuilder, HdfsError, WriteOptions};
+use parking_lot::Mutex;
+use strata_storage::vfs::{
+    DirEntry, FileStore, FileWriter, LogFile, LogStore, Source, StoragePolicy,
+};
+
+use crate::runtime::Bridge;
+use crate::webhdfs::WebHdfs;
+
+/// How to reach an HDFS cluster.
+#[derive(Clone, Debug)]
+pub struct HdfsOptions {
+    /// `hdfs://host:port` of the NameNode.
+    pub url: String,
+    /// `host:port` of the NameNode's HTTP server (WebHDFS), for storage policies.
+    pub http_addr: String,
+    /// The user files are created as.
+    pub user: String,
+    /// Longest wait for one NameNode or DataNode operation.
+    pub op_timeout: Duration,
+    /// Longest wait for a dead writer's lease to be recovered.
+    pub lease_timeout: Duration,
+}
+
+impl HdfsOptions {
+    /// Options for the NameNode at `url` (`hdfs://host:port`), its HTTP server on the same
+    /// host at port 9870 (HDFS's default).
+    pub fn new(url: &str) -> HdfsOptions {
+        let host = url
+            .strip_prefix("hdfs://")
+            .unwrap_or(url)
+            .split(['/', ':'])
+            .next()
+            .unwrap_or("127.0.0.1")
+            .to_owned();
+        HdfsOptions {
+            url: url.to_owned(),
+            http_addr: format!("{host}:9870"),
+            user: std::env::var("HADOOP_USER_NAME").unwrap_or_else(|_| "strata".into()),
+            op_timeout: Duration::from_secs(60),
+            lease_timeout: Duration::from_secs(90),
+        }
+    }
+}
+
+/// Both storage interfaces on one HDFS client.
+///
+/// Thread safety: shared by all threads; the client is cloned into each operation.
+pub struct Hdfs {
+    client: Arc<Client>,
+    bridge: Arc<Bridge>,
+    options: HdfsOptions,
+    web: WebHdfs,
+}
+
+impl fmt::Debug for Hdfs {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Hdfs")
+            .field("url", &self.options.url)
+            .finish()
+    }
+}
+
+fn io_error(e: HdfsError) -> io::Error {
+    let kind = match &e {
+        HdfsError::FileNotFound(_) => io::ErrorKind::NotFound,
+        HdfsError::AlreadyExists(_) => io::ErrorKind::AlreadyExists,
+        HdfsError::IOError(e) => e.kind(),
+        HdfsError::UnsupportedFeature(_) => io::ErrorKind::Unsupported,
+        HdfsError::RPCError(class, _) if class.contains("FileNotFound") => io::ErrorKind::NotFound,
+        HdfsError::RPCError(class, _) if class.contains("FileAlreadyExists") => {
+            io::ErrorKind::AlreadyExists
+        }
+        HdfsError::RPCError(class, _)
+            if class.contains("AlreadyBeingCreated") || class.contains("RecoveryInProgress") =>
+        {
+            io::ErrorKind::WouldBlock
+        }
+        _ => io::ErrorKind::Other,
+    };
+    io::Error::new(kind, e.to_string())
+}
+
+fn path_str(path: &Path) -> io::Result<String> {
+    path.to_str()
+        .map(str::to_owned)
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "path is not UTF-8"))
+}
+
+impl Hdfs {
+    /// Connects to the NameNode of `options` and checks it answers (listing `/`), within
+    /// `connect_timeout`.
+    ///
+    /// # Errors
+    /// The URL is invalid, or the NameNode did not answer in time: the error names the URL.
+    pub fn connect(options: HdfsOptions, connect_timeout: Duration) -> io::Result<Hdfs> {
+        let bridge = Arc::new(Bridge::new(options.op_timeout)?);
+        let client = ClientBuilder::new()
+            .with_url(options.url.clone())
+            .with_user(options.user.clone())
+            .with_io_runtime(bridge.handle())
+            .build()
+            .map_err(|e| {
+                io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!("{}: {}", options.url, io_error(e)),
+                )
+            })?;
+        let client = Arc::new(client);
+        let probe = client.clone();
+        bridge
+            .run_for(
+                &format!("HDFS NameNode {}", options.url),
+                connect_timeout,
+                async move { probe.get_file_info("/").await.map_err(io_error) },
+            )
+            .map_err(|e| {
+                io::Error::new(
+                    io::ErrorKind::NotConnected,
+                    format!("cannot reach {e} (is the NameNode running?)"),
+                )
+            })?;
+        let web = WebHdfs {
+            addr: options.http_addr.clone(),
+            user: options.user.clone(),
+            timeout: Duration::from_secs(10),
+        };
+        Ok(Hdfs {
+            client,
+            bridge,
+            options,
+            web,
+        })
+    }
+
+    /// The NameNode's WebHDFS endpoint (storage policies, block locations).
+    pub fn webhdfs(&self) -> &WebHdfs {
+        &self.web
+    }
+
+    fn run<T, F, Fut>(&self, what: &str, path: &Path, f: F) -> io::Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(Arc<Client>, String) -> Fut,
+        Fut: std::future::Future<Output = Result<T, HdfsError>> + Send + 'static,
+    {
+        let p = path_str(path)?;
+        let fut = f(self.client.clone(), p.clone());
+        self.bridge
+            .run(&format!("{what} {}", self.url_of(&p)), async move {
+                fut.await.map_err(io_error)
+            })
+    }
+
+    fn url_of(&self, path: &str) -> String {
+        format!("{}{path}", self.options.url.trim_end_matches('/'))
+    }
+
+    fn writer(&self, path: &Path, create_parent: bool) -> io::Result<HdfsWriter> {
+        let options = WriteOptions::default()
+            .overwrite(true)
+            .create_parent(create_parent);
+        let writer = self.run("create", path, move |c, p| async move {
+            c.create(&p, options).await
+        })?;
+        Ok(HdfsWriter {
+            inner: Arc::new(tokio::sync::Mutex::new(Some(writer))),
+            bridge: self.bridge.clone(),
+            buf: Vec::new(),
+            path: self.url_of(&path_str(path)?),
+        })
+    }
+
+    fn source(&self, path: &Path) -> io::Result<Arc<dyn Source>> {
+        let reader = self.run("open", path, |c, p| async move { c.read(&p).await })?;
+        Ok(Arc::new(HdfsSource {
+            len: reader.file_length() as u64,
+            reader: Arc::new(reader),
+            bridge: self.bridge.clone(),
+            path: self.url_of(&path_str(path)?),
+        }))
+    }
+
+    fn list_dir(&self, dir: &Path) -> io::Result<Vec<DirEntry>> {
+        let statuses = self.run(
+            "list",
+            dir,
+            |c, p| async move { c.list_status(&p, false).await },
+        )?;
+        Ok(statuses
+            .into_iter()
+            .map(|s| DirEntry {
+                name: s.path.rsplit('/').next().unwrap_or_default().to_owned(),
+                len: s.length as u64,
+                is_dir: s.isdir,
+            })
+            .collect())
+    }
+
+    fn mkdirs(&self, dir: &Path) -> io::Result<()> {
+        self.run("mkdirs", dir, |c, p| async move {
+            c.mkdirs(&p, 0o755, true).await
+        })
+    }
+
+    fn set_policy(&self, dir: &Path, policy: StoragePolicy) -> io::Result<()> {
+        self.web
+            .set_storage_policy(&path_str(dir)?, &policy.to_string())
+    }
+}
+
+impl FileStore for Hdfs {
+    fn url(&self, path: &Path) -> String {
+        self.url_of(&path.display().to_string())
+    }
+
+    fn scheme(&self) -> &'static str {
+        "hdfs"
+    }
+
+    fn create_dir_all(&self, dir: &Path) -> io::Result<()> {
+        self.mkdirs(dir)
+    }
+
+    fn list(&self, dir: &Path) -> io::Result<Vec<DirEntry>> {
+        self.list_dir(dir)
+    }
+
+    fn len(&self, path: &Path) -> io::Result<Option<u64>> {
+        match self.run(
+            "stat",
+            path,
+            |c, p| async move { c.get_file_info(&p).await },
+        ) {
+            Ok(s) => Ok(Some(s.length as u64)),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
+        let src = self.source(path)?;
+        let len = src.size()?;
+        Ok(src.read_at(0, len as usize)?.to_vec())
+    }
+
+    fn open(&self, path: &Path) -> io::Result<Arc<dyn Source>> {
+        self.source(path)
+    }
+
+    fn create(&self, path: &Path) -> io::Result<Box<dyn FileWriter>> {
+        Ok(Box::new(self.writer(path, true)?))
+    }
+
+    fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+        let to = path_str(to)?;
+        self.run("rename", from, move |c, p| async move {
+            c.rename(&p, &to, true).await
+        })
+    }
+
+    fn remove_file(&self, path: &Path) -> io::Result<()> {
+        let removed = self.run(
+            "delete",
+            path,
+            |c, p| async move { c.delete(&p, false).await },
+        )?;
+        if removed {
+            Ok(())
+        } else {
+            Err(io::Error::new(
+                io::ErrorKind::NotFound,
+                format!("{} not found", path.display()),
+            ))
+        }
+    }
+
+    fn remove_dir_all(&self, dir: &Path) -> io::Result<()> {
+        self.run(
+            "delete",
+            dir,
+            |c, p| async move { c.delete(&p, true).await },
+        )
+        .map(|_| ())
+    }
+
+    fn sync_dir(&self, _dir: &Path) -> io::Result<()> {
+        // The NameNode logs every namespace change before it answers.
+        Ok(())
+    }
+
+    fn set_storage_policy(&self, dir: &Path, policy: StoragePolicy) -> io::Result<()> {
+        self.set_policy(dir, policy)
+    }
+
+    fn places_by_policy(&self) -> bool {
+        true
+    }
+
+    fn lock(&self, path: &Path) -> io::Result<Box<dyn Send + Sync>> {
+        crate::hdfs_lock::lock(self, path)
+    }
+}
+
+impl LogStore for Hdfs {
+    fn url(&self, path: &Path) -> String {
+        self.url_of(&path.display().to_string())
+    }
+
+    fn create_dir_all(&self, dir: &Path) -> io::Result<()> {
+        self.mkdirs(dir)
+    }
+
+    fn create(&self, path: &Path) -> io::Result<Box<dyn LogFile>> {
+        // Never create parents: a fenced writer must not recreate a renamed WAL directory.
+        Ok(Box::new(HdfsLog {
+            writer: self.writer(path, false)?,
+        }))
+    }
+
+    fn list(&self, dir: &Path) -> io::Result<Vec<DirEntry>> {
+        self.list_dir(dir)
+    }
+
+    fn open(&self, path: &Path) -> io::Result<Arc<dyn Source>> {
+        self.source(path)
+    }
+
+    fn cut(&self, path: &Path, len: u64) -> io::Result<()> {
+        // Copy the prefix, then rename it over the log (HDFS cannot cut a file in place
+        // through this client).
+        let src = self.source(path)?;
+        let mut tmp = path.as_os_str().to_owned();
+        tmp.push(".cut");
+        let tmp = std::path::PathBuf::from(tmp);
+        let mut w = self.writer(&tmp, false)?;
+        let mut at = 0;
+        while at < len {
+            let n = (len - at).min(4 << 20);
+            w.write_all(&src.read_at(at, n as usize)?)?;
+            at += n;
+        }
+        w.sync()?;
+        Box::new(w).close()?;
+        FileStore::rename(self, &tmp, path)
+    }
+
+    fn remove(&self, path: &Path) -> io::Result<()> {
+        self.remove_file(path)
+    }
+
+    fn sync_dir(&self, _dir: &Path) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn recover_lease(&self, path: &Path) -> io::Result<()> {
+        let started = Instant::now();
+        let mut pause = Duration::from_millis(100);
+        loop {
+            let closed = self.run("recover the lease of", path, |c, p| async move {
+                c.recover_lease(&p).await
+            });
+            match closed {
+                Ok(true) => return Ok(()),
+                Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+                Ok(false) => {}
+                // Recovery already running (another call started it): keep polling.
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                Err(e) => return Err(e),
+            }
+            if started.elapsed() > self.options.lease_timeout {
+                return Err(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    format!(
+                        "the lease of {} was not recovered within {:?}",
+                        LogStore::url(self, path),
+                        self.options.lease_timeout
+                    ),
+                ));
+            }
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(Duration::from_secs(1));
+        }
+    }
+
+    fn set_storage_policy(&self, dir: &Path, policy: StoragePolicy) -> io::Result<()> {
+        self.set_policy(dir, policy)
+    }
+}
+
+/// A file being written: bytes buffered here up to 1 MiB, then handed to the client.
+pub(crate) struct HdfsWriter {
+    inner: Arc<tokio::sync::Mutex<Option<hdfs_native::file::FileWriter>>>,
+    bridge: Arc<Bridge>,
+    buf: Vec<u8>,
+    path: String,
+}
+
+const WRITE_CHUNK: usize = 1 << 20;
+
+impl HdfsWriter {
+    fn op<T, F>(&self, what: &str, f: F) -> io::Result<T>
+    where
+        T: Send + 'static,
+        F: for<'a> FnOnce(
+                &'a mut hdfs_native::file::FileWriter,
+            ) -> std::pin::Pin<
+                Box<dyn std::future::Future<Output = Result<T, HdfsError>> + Send + 'a>,
+            > + Send
+            + 'static,
+    {
+        let inner = self.inner.clone();
+        let path = self.path.clone();
+        self.bridge
+            .run(&format!("{what} {}", self.path), async move {
+                let mut guard = inner.lock().await;
+                let w = guard.as_mut().ok_or_else(|| {
+                    io::Error::new(io::ErrorKind::BrokenPipe, format!("{path} is closed"))
+                })?;
+                f(w).await.map_err(io_error)
+            })
+    }
+
+    fn push(&mut self) -> io::Result<()> {
+        if self.buf.is_empty() {
+            return Ok(());
+        }
+        let data = Bytes::from(std::mem::take(&mut self.buf));
+        self.op("write", move |w| {
+            Box::pin(async move { w.write_bytes(data).await })
+        })
+        .map(|_| ())
+    }
+
+    pub(crate) fn hsync(&mut self) -> io::Result<()> {
+        self.push()?;
+        self.op("hsync", |w| Box::pin(w.hsync()))
+    }
+}
+
+impl Write for HdfsWriter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.buf.extend_from_slice(buf);
+        if self.buf.len() >= WRITE_CHUNK {
+            self.push()?;
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.push()
+    }
+}
+
+impl FileWriter for HdfsWriter {
+    fn sync(&mut self) -> io::Result<()> {
+        self.hsync()
+    }
+
+    fn close(mut self: Box<Self>) -> io::Result<()> {
+        self.push()?;
+        self.op("close", |w| Box::pin(w.close()))?;
+        let inner = self.inner.clone();
+        self.bridge.run("close", async move {
+            inner.lock().await.take();
+            Ok(())
+        })
+    }
+}
+
+/// A WAL segment on HDFS.
+struct HdfsLog {
+    writer: HdfsWriter,
+}
+
+impl LogFile for HdfsLog {
+    fn append(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.writer.write_all(buf)?;
+        self.writer.push()
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        // No hflush in the client: hsync is the (stronger) durability point.
+        self.writer.hsync()
+    }
+
+    fn sync(&mut self) -> io::Result<()> {
+        self.writer.hsync()
+    }
+
+    fn truncate(&mut self, _len: u64) -> io::Result<()> {
+        Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "an open HDFS log cannot be cut; roll to a new one",
+        ))
+    }
+}
+
+/// Positional reads of an HDFS file (its length when opened).
+struct HdfsSource {
+    reader: Arc<hdfs_native::file::FileReader>,
+    bridge: Arc<Bridge>,
+    len: u64,
+    path: String,
+}
+
+impl Source for HdfsSource {
+    fn read_at(&self, offset: u64, len: usize) -> io::Result<Bytes> {
+        if offset
+            .checked_add(len as u64)
+            .is_none_or(|end| end > self.len)
+        {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                format!("{}: read past the end", self.path),
+            ));
+        }
+        let reader = self.reader.clone();
+        self.bridge.run(&format!("read {}", self.path), async move {
+            reader
+                .read_range(offset as usize, len)
+                .await
+                .map_err(io_error)
+        })
+    }
+
+    fn size(&self) -> io::Result<u64> {
+        Ok(self.len)
+    }
+}
+
+/// Keeps a lock's writer (and so its lease) open.
+pub(crate) struct HeldLock {
+    pub(crate) _writer: Mutex<HdfsWriter>,
+}
+
+impl Hdfs {
+    pub(crate) fn append_writer(&self, path: &Path) -> io::Result<HdfsWriter> {
+        let writer = self.run("append", path, |c, p| async move { c.append(&p).await })?;
+        Ok(HdfsWriter {
+            inner: Arc::new(tokio::sync::Mutex::new(Some(writer))),
+            bridge: self.bridge.clone(),
+            buf: Vec::new(),
+            path: self.url_of(&path_str(path)?),
+        })
+    }
+
+    pub(crate) fn create_new(&self, path: &Path) -> io::Result<HdfsWriter> {
+        let options = WriteOptions::default().overwrite(false).create_parent(true);
+        let writer = self.run("create", path, move |c, p| async move {
+            c.create(&p, options).await
+        })?;
+        Ok(HdfsWriter {
+            inner: Arc::new(tokio::sync::Mutex::new(Some(writer))),
+            bridge: self.bridge.clone(),
+            buf: Vec::new(),
+            path: self.url_of(&path_str(path)?),
+        })
+    }
+}

@@ -1,0 +1,82 @@
+//! One process per root on HDFS: the root's `LOCK` file is held open for appending, so the
+//! NameNode's lease on it names its owner. A second process finds the lease taken and is
+//! refused. A lock left by a killed process on the same host (its pid is gone) is taken over
+//! by recovering the lease; one left by another host waits for HDFS's lease expiry.
+
+use std::io::{self, Read, Write};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use parking_lot::Mutex;
+use strata_storage::vfs::{FileStore, FileWriter, LogStore};
+
+use crate::hdfs::{Hdfs, HdfsWriter, HeldLock};
+
+fn holder_line() -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_owned())
+        .unwrap_or_else(|_| "unknown".into());
+    format!("{host} {}\n", std::process::id())
+}
+
+fn take(mut w: HdfsWriter) -> io::Result<Box<dyn Send + Sync>> {
+    w.write_all(holder_line().as_bytes())?;
+    w.sync()?;
+    Ok(Box::new(HeldLock {
+        _writer: Mutex::new(w),
+    }))
+}
+
+/// The last holder written into the lock file, if readable.
+fn last_holder(hdfs: &Hdfs, path: &Path) -> Option<(String, u32)> {
+    let bytes = FileStore::read(hdfs, path).ok()?;
+    let mut text = String::new();
+    bytes.as_slice().read_to_string(&mut text).ok()?;
+    let line = text.lines().rev().find(|l| !l.trim().is_empty())?;
+    let (host, pid) = line.split_once(' ')?;
+    Some((host.to_owned(), pid.trim().parse().ok()?))
+}
+
+fn dead_here(holder: &(String, u32)) -> bool {
+    let me = holder_line();
+    let host = me.split(' ').next().unwrap_or_default();
+    holder.0 == host && !Path::new("/proc").join(holder.1.to_string()).exists()
+}
+
+pub(crate) fn lock(hdfs: &Hdfs, path: &Path) -> io::Result<Box<dyn Send + Sync>> {
+    match hdfs.create_new(path) {
+        Ok(w) => return take(w),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(e),
+    }
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        match hdfs.append_writer(path) {
+            Ok(w) => return take(w),
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+            Err(e) => return Err(e),
+        }
+        let holder = last_holder(hdfs, path);
+        match &holder {
+            Some(h) if dead_here(h) => {
+                // Its process is gone: end its lease now instead of waiting for expiry.
+                hdfs.recover_lease(path)?;
+            }
+            _ => {
+                let who = holder.map_or("another process".to_owned(), |(h, p)| {
+                    format!("process {p} on {h}")
+                });
+                return Err(io::Error::new(
+                    io::ErrorKind::WouldBlock,
+                    format!("{} is held by {who}", FileStore::url(hdfs, path)),
+                ));
+            }
+        }
+        if Instant::now() > deadline {
+            return Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                format!("could not take {}", FileStore::url(hdfs, path)),
+            ));
+        }
+    }
+}

@@ -1,0 +1,62 @@
+// Starts a MiniDFSCluster on 127.0.0.1 whose DataNodes have one volume per storage type, so
+// storage policies can be checked on real block locations. MiniDFSClusterManager cannot set
+// storage types (MiniDFSCluster overwrites dfs.datanode.data.dir), hence this launcher.
+//
+// Usage: MiniDfs <base dir> <namenode port> <http port> <datanodes> <ready file>
+// Writes <ready file> once the cluster is up, then serves until killed.
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.StorageType;
+import org.apache.hadoop.hdfs.MiniDFSCluster;
+
+public class MiniDfs {
+  public static void main(String[] args) throws Exception {
+    File base = new File(args[0]);
+    int nnPort = Integer.parseInt(args[1]);
+    int httpPort = Integer.parseInt(args[2]);
+    int dataNodes = Integer.parseInt(args[3]);
+    File ready = new File(args[4]);
+
+    Configuration conf = new Configuration();
+    conf.set(MiniDFSCluster.HDFS_MINIDFS_BASEDIR, base.getAbsolutePath());
+    conf.set("dfs.permissions.enabled", "false");
+    conf.setInt("dfs.replication", 1);
+    conf.setBoolean("dfs.storage.policy.enabled", true);
+    conf.set("dfs.namenode.http-address", "127.0.0.1:" + httpPort);
+    conf.set("dfs.namenode.rpc-bind-host", "127.0.0.1");
+    conf.set("dfs.datanode.address", "127.0.0.1:0");
+    conf.set("dfs.datanode.http.address", "127.0.0.1:0");
+    conf.set("dfs.datanode.ipc.address", "127.0.0.1:0");
+    // Lease recovery and dead-writer detection in seconds, not minutes.
+    conf.setInt("dfs.heartbeat.interval", 1);
+    conf.set("dfs.client.block.write.replace-datanode-on-failure.policy", "NEVER");
+    // RAM_DISK replicas (LAZY_PERSIST) would need locked memory, which needs Hadoop's native
+    // library; without it LAZY_PERSIST falls back to DISK, as HDFS documents.
+
+    StorageType[][] types = new StorageType[dataNodes][];
+    for (int i = 0; i < dataNodes; i++) {
+      types[i] = new StorageType[] {
+        StorageType.DISK, StorageType.SSD, StorageType.RAM_DISK, StorageType.ARCHIVE
+      };
+    }
+    MiniDFSCluster cluster = new MiniDFSCluster.Builder(conf)
+        .nameNodePort(nnPort)
+        .nameNodeHttpPort(httpPort)
+        .numDataNodes(dataNodes)
+        .storagesPerDatanode(4)
+        .storageTypes(types)
+        .format(true)
+        .build();
+    cluster.waitActive();
+    Files.write(ready.toPath(),
+        ("{\"namenode_port\":" + cluster.getNameNodePort() + ",\"http_port\":" + httpPort + "}\n")
+            .getBytes(StandardCharsets.UTF_8));
+    Runtime.getRuntime().addShutdownHook(new Thread(cluster::shutdown));
+    while (true) {
+      Thread.sleep(60_000);
+    }
+  }
+}
