@@ -479,6 +479,13 @@ impl FileWriter for HdfsWriter {
     }
 
     fn close(mut self: Box<Self>) -> io::Result<()> {
+        self.close_in_place()
+    }
+}
+
+impl HdfsWriter {
+    /// Writes what is buffered, commits the last block and ends the lease.
+    fn close_in_place(&mut self) -> io::Result<()> {
         self.push()?;
         self.op("close", |w| Box::pin(w.close()))?;
         let inner = self.inner.clone();
@@ -514,6 +521,10 @@ impl LogFile for HdfsLog {
             io::ErrorKind::Unsupported,
             "an open HDFS log cannot be cut; roll to a new one",
         ))
+    }
+
+    fn close(&mut self) -> io::Result<()> {
+        self.writer.close_in_place()
     }
 }
 

@@ -19,17 +19,26 @@ fn holder_line() -> String {
     format!("{host} {}\n", std::process::id())
 }
 
-fn take(mut w: HdfsWriter) -> io::Result<Box<dyn Send + Sync>> {
+/// The file naming the lock's holder: readers cannot see the bytes of a file still being
+/// written, so the holder is published beside it.
+fn owner_path(path: &Path) -> std::path::PathBuf {
+    let mut p = path.as_os_str().to_owned();
+    p.push(".owner");
+    p.into()
+}
+
+fn take(hdfs: &Hdfs, path: &Path, mut w: HdfsWriter) -> io::Result<Box<dyn Send + Sync>> {
     w.write_all(holder_line().as_bytes())?;
     w.sync()?;
+    hdfs.write_atomic(&owner_path(path), holder_line().as_bytes())?;
     Ok(Box::new(HeldLock {
         _writer: Mutex::new(w),
     }))
 }
 
-/// The last holder written into the lock file, if readable.
+/// The holder named beside the lock file, if readable.
 fn last_holder(hdfs: &Hdfs, path: &Path) -> Option<(String, u32)> {
-    let bytes = FileStore::read(hdfs, path).ok()?;
+    let bytes = FileStore::read(hdfs, &owner_path(path)).ok()?;
     let mut text = String::new();
     bytes.as_slice().read_to_string(&mut text).ok()?;
     let line = text.lines().rev().find(|l| !l.trim().is_empty())?;
@@ -45,15 +54,20 @@ fn dead_here(holder: &(String, u32)) -> bool {
 
 pub(crate) fn lock(hdfs: &Hdfs, path: &Path) -> io::Result<Box<dyn Send + Sync>> {
     match hdfs.create_new(path) {
-        Ok(w) => return take(w),
+        Ok(w) => return take(hdfs, path, w),
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
         Err(e) => return Err(e),
     }
     let deadline = Instant::now() + Duration::from_secs(120);
     loop {
         match hdfs.append_writer(path) {
-            Ok(w) => return take(w),
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+            Ok(w) => return take(hdfs, path, w),
+            // The lease is held (the client reports AlreadyBeingCreated as "already exists").
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::AlreadyExists
+                ) => {}
             Err(e) => return Err(e),
         }
         let holder = last_holder(hdfs, path);

@@ -14,8 +14,19 @@ use tokio::runtime::Runtime;
 
 /// The store's runtime: two worker threads for the client's connections.
 pub(crate) struct Bridge {
-    rt: Runtime,
+    /// Always `Some` until dropped.
+    rt: Option<Runtime>,
     timeout: Duration,
+}
+
+impl Drop for Bridge {
+    fn drop(&mut self) {
+        // The store may be dropped on an async worker, where waiting for the runtime's
+        // threads is not allowed: let them finish in the background.
+        if let Some(rt) = self.rt.take() {
+            rt.shutdown_background();
+        }
+    }
 }
 
 impl Bridge {
@@ -25,11 +36,20 @@ impl Bridge {
             .thread_name("strata-hdfs")
             .enable_all()
             .build()?;
-        Ok(Bridge { rt, timeout })
+        Ok(Bridge {
+            rt: Some(rt),
+            timeout,
+        })
+    }
+
+    fn rt(&self) -> &Runtime {
+        self.rt
+            .as_ref()
+            .expect("the runtime lives until the bridge is dropped")
     }
 
     pub(crate) fn handle(&self) -> tokio::runtime::Handle {
-        self.rt.handle().clone()
+        self.rt().handle().clone()
     }
 
     /// Runs `fut` on the store's runtime and waits for it, at most the store's timeout.
@@ -48,7 +68,7 @@ impl Bridge {
         F: Future<Output = io::Result<T>> + Send + 'static,
     {
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
-        self.rt.spawn(async move {
+        self.rt().spawn(async move {
             let out = match tokio::time::timeout(timeout, fut).await {
                 Ok(r) => r,
                 Err(_) => Err(io::Error::new(

@@ -56,7 +56,12 @@ fn open(hdfs: &Arc<Hdfs>, root: &Path, info: RegionInfo, wal: &Arc<Wal>) -> Regi
 }
 
 fn wal(hdfs: &Arc<Hdfs>, root: &Path) -> Arc<Wal> {
-    Arc::new(Wal::open_with(root.join("wal"), WalOptions::default(), hdfs.clone()).unwrap())
+    // Small segments, so recovery reads several (rolled and closed, and the open one).
+    let options = WalOptions {
+        segment_size: 64 << 10,
+        ..WalOptions::default()
+    };
+    Arc::new(Wal::open_with(root.join("wal"), options, hdfs.clone()).unwrap())
 }
 
 fn put(region: &Region, row: u32) {
@@ -64,7 +69,7 @@ fn put(region: &Region, row: u32) {
         .put(&Put::new(Bytes::from(format!("row{row:05}"))).add(
             Bytes::from_static(b"cf"),
             Bytes::from_static(b"q"),
-            Bytes::from(format!("value-{row}")),
+            Bytes::from(format!("value-{row}-{}", "x".repeat(1000))),
         ))
         .unwrap();
 }
@@ -76,6 +81,7 @@ fn value(region: &Region, row: u32) -> Option<String> {
     cells
         .first()
         .map(|c| String::from_utf8_lossy(&c.value).into_owned())
+        .map(|v| v.split('-').take(2).collect::<Vec<_>>().join("-"))
 }
 
 #[test]

@@ -175,7 +175,8 @@ impl Volumes {
     /// Where `policy` places a file now; warns the first time a policy falls back.
     pub fn place(&self, policy: StoragePolicy) -> StorageType {
         let (kind, fell_back) = self.choose(policy);
-        if fell_back && self.warned.lock().insert(policy) {
+        // A store that places files by policy (HDFS) honours it on the directory instead.
+        if fell_back && !self.files.places_by_policy() && self.warned.lock().insert(policy) {
             let wanted = preference(policy)[0];
             let at = if kind == self.root.kind {
                 "the data directory".to_owned()

@@ -195,6 +195,10 @@ impl LogFile for FaultyLog {
     fn truncate(&mut self, len: u64) -> io::Result<()> {
         self.inner.truncate(len)
     }
+
+    fn close(&mut self) -> io::Result<()> {
+        self.inner.close()
+    }
 }
 
 impl<S: FileStore> FileStore for Faulty<S> {

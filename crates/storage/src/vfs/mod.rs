@@ -224,6 +224,15 @@ pub trait LogFile: Send {
     /// [`io::ErrorKind::Unsupported`] on stores that cannot cut an open log (HDFS): the
     /// caller rolls to a new log instead. Other I/O errors.
     fn truncate(&mut self, len: u64) -> io::Result<()>;
+
+    /// Closes the log: on shared stores this ends the writer's lease and makes the length
+    /// final for readers. Called after a roll and when the WAL closes; later calls fail.
+    ///
+    /// # Errors
+    /// Any I/O error (a fenced writer cannot close).
+    fn close(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Append-only logs (the WAL): create, append, sync, read back, fence.

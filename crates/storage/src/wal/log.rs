@@ -202,7 +202,10 @@ impl Wal {
                 Ok(())
             } else {
                 q.closed = true;
-                let result = self.shared.flush(&mut q, true);
+                let mut result = self.shared.flush(&mut q, true);
+                if result.is_ok() {
+                    result = self.shared.writer.lock().close();
+                }
                 q.shutdown = true;
                 self.shared.flusher_wake.notify_all();
                 result

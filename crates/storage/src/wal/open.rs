@@ -117,20 +117,25 @@ fn list_segments(fs: &dyn LogStore, dir: &Path) -> Result<Vec<(u64, u64)>> {
         found.push((id, item.len));
     }
     found.sort_unstable();
-    if let Some(&(id, _)) = found.last() {
-        // Only the newest segment can still be open by a previous writer.
+    if found.is_empty() {
+        return Ok(found);
+    }
+    // A previous writer may have left segments open (it died, or a roll could not close the
+    // old one): fence them so their lengths are final. A no-op for closed logs.
+    for &(id, _) in &found {
         let path = segment_path(dir, id);
         fs.recover_lease(&path)
             .map_err(|e| Error::io("recover the lease of", &path, e))?;
-        if let Some(entry) = fs
-            .list(dir)
-            .map_err(|e| Error::io("list", dir, e))?
-            .into_iter()
-            .find(|e| parse_segment_name(&e.name) == Some(id))
-        {
-            if let Some(last) = found.last_mut() {
-                last.1 = entry.len;
-            }
+    }
+    let lengths: HashMap<u64, u64> = fs
+        .list(dir)
+        .map_err(|e| Error::io("list", dir, e))?
+        .into_iter()
+        .filter_map(|e| Some((parse_segment_name(&e.name)?, e.len)))
+        .collect();
+    for (id, len) in &mut found {
+        if let Some(l) = lengths.get(id) {
+            *len = *l;
         }
     }
     Ok(found)

@@ -157,6 +157,16 @@ impl Writer {
         Ok(rolled)
     }
 
+    /// Closes the active segment (after a final sync by the caller).
+    ///
+    /// # Errors
+    /// The store could not close it.
+    pub fn close(&mut self) -> Result<()> {
+        self.file
+            .close()
+            .map_err(|e| Error::io("close", &self.path(), e))
+    }
+
     /// The active segment's file.
     pub fn path(&self) -> PathBuf {
         segment_path(&self.dir, self.id)
@@ -187,7 +197,9 @@ impl Writer {
             self.dirty = false;
         }
         let id = self.id + 1;
-        self.file = create_segment(self.fs.as_ref(), &self.dir, id, counters)?;
+        let next = create_segment(self.fs.as_ref(), &self.dir, id, counters)?;
+        // Best effort: a log left open is closed by lease recovery when the WAL is next opened.
+        let _ = std::mem::replace(&mut self.file, next).close();
         self.id = id;
         self.len = SEGMENT_HEADER_LEN as u64;
         self.must_roll = false;
