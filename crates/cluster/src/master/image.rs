@@ -1,0 +1,222 @@
+//! The active master's in-memory image of the catalog: tables, regions, procedures (each with the
+//! mod revision it was read or written at), live servers and acknowledgements, plus the indexes
+//! the master's loops need so a tick never scans every region.
+//!
+//! Invariant: between two ticks the image equals etcd's state at the revision of the last
+//! successful write or watch event (the master is the only writer of tables, regions and
+//! procedures); any doubt (a failed or unanswered write) discards the image.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::kv::{range_all, Event, EventKind, Kv, KvResult, Op, Revision};
+use crate::layout::Layout;
+use crate::record::{Ack, Procedure, RegionRecord, RegionState, TableRecord};
+
+/// Revision of an image entry written in the pending batch.
+pub(crate) const PENDING: Revision = -1;
+
+#[derive(Default)]
+pub(crate) struct Image {
+    pub tables: BTreeMap<String, (TableRecord, Revision)>,
+    pub regions: BTreeMap<String, (RegionRecord, Revision)>,
+    pub procs: BTreeMap<String, (Procedure, Revision)>,
+    pub live: BTreeSet<String>,
+    pub acks: BTreeMap<(String, String), Ack>,
+    /// Regions whose record names a server, by server.
+    pub by_server: BTreeMap<String, BTreeSet<String>>,
+    /// Offline regions without a procedure.
+    pub unassigned: BTreeSet<String>,
+    /// Server-crash procedures by server.
+    pub crashes: BTreeMap<String, String>,
+}
+
+/// Which image map a key belongs to.
+enum Entry<'a> {
+    Table(&'a str),
+    Region(&'a str),
+    Proc(&'a str),
+    Ack(&'a str, &'a str),
+    Other,
+}
+
+fn classify<'a>(layout: &Layout, key: &'a str) -> Entry<'a> {
+    let root = layout.root();
+    let Some(rest) = key.strip_prefix(root) else {
+        return Entry::Other;
+    };
+    if let Some(t) = rest.strip_prefix("table/") {
+        Entry::Table(t)
+    } else if let Some(r) = rest.strip_prefix("region/") {
+        Entry::Region(r)
+    } else if let Some(p) = rest.strip_prefix("proc/") {
+        Entry::Proc(p)
+    } else if let Some((s, r)) = rest
+        .strip_prefix("ack/")
+        .and_then(Layout::split_server_region)
+    {
+        Entry::Ack(s, r)
+    } else {
+        Entry::Other
+    }
+}
+
+impl Image {
+    /// Reads everything (in pages of `page`); returns the image and the revision to watch from.
+    pub fn load<K: Kv + ?Sized>(
+        kv: &K,
+        layout: &Layout,
+        page: usize,
+    ) -> KvResult<(Image, Revision)> {
+        let mut image = Image::default();
+        let servers = range_all(kv, &layout.servers(), page)?;
+        let from = servers.revision + 1;
+        for kv in servers.kvs {
+            if let Some(s) = kv.key.strip_prefix(&layout.servers()) {
+                image.live.insert(s.to_string());
+            }
+        }
+        for prefix in [
+            layout.tables(),
+            layout.regions(),
+            layout.procs(),
+            layout.acks(),
+        ] {
+            for kv in range_all(kv, &prefix, page)?.kvs {
+                image.put(layout, &kv.key, &kv.value, kv.mod_revision);
+            }
+        }
+        Ok((image, from))
+    }
+
+    /// Applies a watch event on `rs/` or `ack/`.
+    pub fn apply_event(&mut self, layout: &Layout, ev: &Event) {
+        if let Some(s) = ev.kv.key.strip_prefix(&layout.servers()) {
+            match ev.kind {
+                EventKind::Put => self.live.insert(s.to_string()),
+                EventKind::Delete => self.live.remove(s),
+            };
+            return;
+        }
+        match ev.kind {
+            EventKind::Put => self.put(layout, &ev.kv.key, &ev.kv.value, ev.kv.mod_revision),
+            EventKind::Delete => self.delete(layout, &ev.kv.key),
+        }
+    }
+
+    /// Applies a write of this master (revision [`PENDING`] until its batch commits).
+    pub fn apply_op(&mut self, layout: &Layout, op: &Op) {
+        match op {
+            Op::Put { key, value, .. } => self.put(layout, key, value, PENDING),
+            Op::Delete(key) => self.delete(layout, key),
+            Op::DeletePrefix(prefix) => {
+                if let Some(server) = prefix
+                    .strip_prefix(&layout.acks())
+                    .and_then(|s| s.strip_suffix('/'))
+                {
+                    self.acks.retain(|(s, _), _| s != server);
+                }
+            }
+        }
+    }
+
+    /// The revision a write of `key` must compare against, if the image tracks it.
+    pub fn revision_of(&self, layout: &Layout, key: &str) -> Option<Revision> {
+        Some(match classify(layout, key) {
+            Entry::Table(t) => self.tables.get(t).map_or(0, |e| e.1),
+            Entry::Region(r) => self.regions.get(r).map_or(0, |e| e.1),
+            Entry::Proc(p) => self.procs.get(p).map_or(0, |e| e.1),
+            Entry::Ack(..) | Entry::Other => return None,
+        })
+    }
+
+    /// Records that `key`, written in a committed batch, now has `revision`.
+    pub fn committed(&mut self, layout: &Layout, key: &str, revision: Revision) {
+        let slot = match classify(layout, key) {
+            Entry::Table(t) => self.tables.get_mut(t).map(|e| &mut e.1),
+            Entry::Region(r) => self.regions.get_mut(r).map(|e| &mut e.1),
+            Entry::Proc(p) => self.procs.get_mut(p).map(|e| &mut e.1),
+            Entry::Ack(..) | Entry::Other => None,
+        };
+        if let Some(rev) = slot {
+            *rev = revision;
+        }
+    }
+
+    fn put(&mut self, layout: &Layout, key: &str, value: &[u8], rev: Revision) {
+        match classify(layout, key) {
+            Entry::Table(t) => {
+                if let Ok(rec) = TableRecord::decode(value) {
+                    self.tables.insert(t.to_string(), (rec, rev));
+                }
+            }
+            Entry::Region(r) => {
+                if let Ok(rec) = RegionRecord::decode(value) {
+                    self.set_region(r, Some((rec, rev)));
+                }
+            }
+            Entry::Proc(p) => {
+                if let Ok(proc) = Procedure::decode(value) {
+                    self.set_proc(p, Some((proc, rev)));
+                }
+            }
+            Entry::Ack(s, r) => {
+                if let Ok(ack) = Ack::decode(value) {
+                    self.acks.insert((s.to_string(), r.to_string()), ack);
+                }
+            }
+            Entry::Other => {}
+        }
+    }
+
+    fn delete(&mut self, layout: &Layout, key: &str) {
+        match classify(layout, key) {
+            Entry::Table(t) => {
+                self.tables.remove(t);
+            }
+            Entry::Region(r) => self.set_region(r, None),
+            Entry::Proc(p) => self.set_proc(p, None),
+            Entry::Ack(s, r) => {
+                self.acks.remove(&(s.to_string(), r.to_string()));
+            }
+            Entry::Other => {}
+        }
+    }
+
+    fn set_region(&mut self, id: &str, new: Option<(RegionRecord, Revision)>) {
+        if let Some((old, _)) = self.regions.remove(id) {
+            if let Some(s) = &old.server {
+                if let Some(set) = self.by_server.get_mut(s) {
+                    set.remove(id);
+                    if set.is_empty() {
+                        self.by_server.remove(s);
+                    }
+                }
+            }
+            self.unassigned.remove(id);
+        }
+        if let Some((rec, rev)) = new {
+            if let Some(s) = &rec.server {
+                self.by_server
+                    .entry(s.clone())
+                    .or_default()
+                    .insert(id.to_string());
+            }
+            if rec.state == RegionState::Offline && rec.proc.is_none() {
+                self.unassigned.insert(id.to_string());
+            }
+            self.regions.insert(id.to_string(), (rec, rev));
+        }
+    }
+
+    fn set_proc(&mut self, id: &str, new: Option<(Procedure, Revision)>) {
+        if let Some((Procedure::ServerCrash { server, .. }, _)) = self.procs.remove(id) {
+            self.crashes.remove(&server);
+        }
+        if let Some((proc, rev)) = new {
+            if let Procedure::ServerCrash { server, .. } = &proc {
+                self.crashes.insert(server.clone(), id.to_string());
+            }
+            self.procs.insert(id.to_string(), (proc, rev));
+        }
+    }
+}
