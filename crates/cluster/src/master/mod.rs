@@ -60,7 +60,6 @@ struct Lead {
     candidacy: Candidacy,
     image: Image,
     watches: [WatchId; 2],
-    next_proc: u64,
     batch: Batch,
 }
 
@@ -88,6 +87,8 @@ pub struct Master<K: Kv, F: WalFencer> {
     candidacy: Option<Candidacy>,
     lead: Option<Lead>,
     last_epoch: Option<Revision>,
+    /// Counter of procedure ids in the current epoch (kept across reloads of the image).
+    next_proc: u64,
     stats: MasterStats,
 }
 
@@ -104,6 +105,7 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
             candidacy: None,
             lead: None,
             last_epoch: None,
+            next_proc: 0,
             stats: MasterStats::default(),
         }
     }
@@ -259,14 +261,24 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
         };
         if self.last_epoch != Some(candidacy.create_revision) {
             self.last_epoch = Some(candidacy.create_revision);
+            self.next_proc = 0;
             self.stats.elected += 1;
+        }
+        // Never reuse an id of this epoch, even one persisted before a lost answer.
+        let mine = format!("{:016x}-", candidacy.create_revision);
+        for id in image.procs.keys() {
+            if let Some(n) = id
+                .strip_prefix(&mine)
+                .and_then(|n| u64::from_str_radix(n, 16).ok())
+            {
+                self.next_proc = self.next_proc.max(n);
+            }
         }
         self.stats.loads += 1;
         self.lead = Some(Lead {
             candidacy,
             image,
             watches: [w1, w2],
-            next_proc: 0,
             batch: Batch::default(),
         });
         true
@@ -311,11 +323,8 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
 
     /// A new procedure id: `<epoch>-<counter>`, unique across masters since epochs are.
     fn new_proc_id(&mut self) -> String {
-        let lead = self.lead();
-        lead.next_proc += 1;
-        format!(
-            "{:016x}-{:08x}",
-            lead.candidacy.create_revision, lead.next_proc
-        )
+        self.next_proc += 1;
+        let epoch = self.lead().candidacy.create_revision;
+        format!("{epoch:016x}-{:08x}", self.next_proc)
     }
 }
