@@ -25,6 +25,8 @@ pub struct RegionServerConfig {
     pub ttl_secs: i64,
     /// How long before the lease's earliest possible expiry the server stops serving.
     pub margin_ms: Millis,
+    /// Regions opened per tick, at most (so lease renewals are not starved).
+    pub opens_per_tick: usize,
 }
 
 impl Default for RegionServerConfig {
@@ -32,6 +34,7 @@ impl Default for RegionServerConfig {
         RegionServerConfig {
             ttl_secs: 3,
             margin_ms: 500,
+            opens_per_tick: 1000,
         }
     }
 }
@@ -95,6 +98,11 @@ impl<K: Kv, H: RegionHost> RegionServer<K, H> {
     /// The server's name.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The coordination store client.
+    pub fn kv(&self) -> &K {
+        &self.kv
     }
 
     /// The storage side.
@@ -262,6 +270,7 @@ impl<K: Kv, H: RegionHost> RegionServer<K, H> {
     /// Makes the open regions match the orders, then writes the acks not yet written.
     fn carry_out(&mut self, lease: i64, now: Millis) {
         let mut acks: Vec<(String, Ack)> = Vec::new();
+        let mut opens = 0;
         let orders: Vec<(String, Order)> =
             self.orders.iter().map(|(r, o)| (r.clone(), *o)).collect();
         for (region, order) in orders {
@@ -273,9 +282,13 @@ impl<K: Kv, H: RegionHost> RegionServer<K, H> {
                     } else if self.failed.get(&region) == Some(&epoch) {
                         // Never retried at the same epoch: the master may already have moved on.
                         Ack::FailedOpen(epoch)
-                    } else if epoch < seen || !self.is_live(now) {
+                    } else if epoch < seen
+                        || !self.is_live(now)
+                        || opens >= self.config.opens_per_tick
+                    {
                         continue;
                     } else {
+                        opens += 1;
                         self.seen.insert(region.clone(), epoch);
                         match self.host.open(&region, epoch) {
                             Ok(()) => {

@@ -10,6 +10,9 @@ use crate::record::{
 };
 use crate::wal::WalFencer;
 
+/// Largest encoded table record (etcd refuses requests over 1.5 MiB by default).
+pub const MAX_TABLE_RECORD: usize = 1 << 20;
+
 /// A request that starts a procedure.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AdminRequest {

@@ -8,7 +8,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::kv::{range_all, Event, EventKind, Kv, KvResult, Op, Revision};
+use crate::kv::{Event, EventKind, Kv, KvResult, Op, Revision};
 use crate::layout::Layout;
 use crate::record::{Ack, Procedure, RegionRecord, RegionState, TableRecord};
 
@@ -60,34 +60,76 @@ fn classify<'a>(layout: &Layout, key: &'a str) -> Entry<'a> {
     }
 }
 
-impl Image {
-    /// Reads everything (in pages of `page`); returns the image and the revision to watch from.
-    pub fn load<K: Kv + ?Sized>(
+/// Reads the catalog a few pages per tick, so a master loading a large catalog keeps renewing
+/// its lease between ticks. Servers are read first: watches start after that first read, and
+/// replaying events already reflected in later pages is harmless.
+pub(crate) struct Loader {
+    image: Image,
+    from: Revision,
+    prefixes: Vec<String>,
+    stage: usize,
+    after: Option<String>,
+}
+
+impl Loader {
+    pub fn new(layout: &Layout) -> Loader {
+        Loader {
+            image: Image::default(),
+            from: 0,
+            prefixes: vec![
+                layout.servers(),
+                layout.tables(),
+                layout.regions(),
+                layout.procs(),
+                layout.acks(),
+            ],
+            stage: 0,
+            after: None,
+        }
+    }
+
+    /// Reads up to `pages` pages of `page` keys; once everything is read returns the image and
+    /// the revision to watch from.
+    pub fn step<K: Kv + ?Sized>(
+        &mut self,
         kv: &K,
         layout: &Layout,
         page: usize,
-    ) -> KvResult<(Image, Revision)> {
-        let mut image = Image::default();
-        let servers = range_all(kv, &layout.servers(), page)?;
-        let from = servers.revision + 1;
-        for kv in servers.kvs {
-            if let Some(s) = kv.key.strip_prefix(&layout.servers()) {
-                image.live.insert(s.to_string());
+        pages: usize,
+    ) -> KvResult<Option<(Image, Revision)>> {
+        for _ in 0..pages {
+            let Some(prefix) = self.prefixes.get(self.stage) else {
+                break;
+            };
+            let p = kv.range(prefix, self.after.as_deref(), page)?;
+            if self.from == 0 {
+                self.from = p.revision + 1;
+            }
+            for kv in &p.kvs {
+                if self.stage == 0 {
+                    if let Some(s) = kv.key.strip_prefix(prefix.as_str()) {
+                        self.image.live.insert(s.to_string());
+                    }
+                } else {
+                    self.image.put(layout, &kv.key, &kv.value, kv.mod_revision);
+                }
+            }
+            match (p.more, p.kvs.last()) {
+                (true, Some(last)) => self.after = Some(last.key.clone()),
+                _ => {
+                    self.stage += 1;
+                    self.after = None;
+                }
             }
         }
-        for prefix in [
-            layout.tables(),
-            layout.regions(),
-            layout.procs(),
-            layout.acks(),
-        ] {
-            for kv in range_all(kv, &prefix, page)?.kvs {
-                image.put(layout, &kv.key, &kv.value, kv.mod_revision);
-            }
+        if self.stage < self.prefixes.len() {
+            return Ok(None);
         }
-        Ok((image, from))
+        Ok(Some((std::mem::take(&mut self.image), self.from)))
     }
+}
 
+impl Image {
     /// Applies a watch event on `rs/` or `ack/`.
     pub fn apply_event(&mut self, layout: &Layout, ev: &Event) {
         if let Some(s) = ev.kv.key.strip_prefix(&layout.servers()) {

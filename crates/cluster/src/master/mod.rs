@@ -22,9 +22,9 @@ use crate::lease::{LeaseKeeper, LeaseStatus, Millis};
 use crate::record::{Procedure, RegionRecord, TableRecord};
 use crate::wal::WalFencer;
 
-pub use admin::{AdminError, AdminRequest};
+pub use admin::{AdminError, AdminRequest, MAX_TABLE_RECORD};
 use batch::Batch;
-use image::Image;
+use image::{Image, Loader};
 
 /// Master settings.
 #[derive(Debug, Clone)]
@@ -35,6 +35,10 @@ pub struct MasterConfig {
     pub page: usize,
     /// Offline regions turned into assign procedures per tick.
     pub sweep_per_tick: usize,
+    /// Pages of the catalog read per tick while loading (the lease is renewed between ticks).
+    pub load_pages_per_tick: usize,
+    /// Operations written per tick, at most (bounds a tick's duration on a large catalog).
+    pub ops_per_tick: u64,
 }
 
 impl Default for MasterConfig {
@@ -43,6 +47,8 @@ impl Default for MasterConfig {
             ttl_secs: 3,
             page: 1000,
             sweep_per_tick: 5000,
+            load_pages_per_tick: 20,
+            ops_per_tick: 20_000,
         }
     }
 }
@@ -89,6 +95,12 @@ pub struct Master<K: Kv, F: WalFencer> {
     last_epoch: Option<Revision>,
     /// Counter of procedure ids in the current epoch (kept across reloads of the image).
     next_proc: u64,
+    /// When a standby next reads the election.
+    next_leader_check: Millis,
+    /// The catalog being read after winning the election.
+    loading: Option<Loader>,
+    /// `stats.ops` at the start of the current tick.
+    tick_start_ops: u64,
     stats: MasterStats,
 }
 
@@ -106,6 +118,9 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
             lead: None,
             last_epoch: None,
             next_proc: 0,
+            next_leader_check: 0,
+            loading: None,
+            tick_start_ops: 0,
             stats: MasterStats::default(),
         }
     }
@@ -207,9 +222,23 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
                 Err(_) => return,
             }
         }
-        if self.lead.is_none() && !self.try_lead() {
-            return;
+        if self.lead.is_none() {
+            if self.loading.is_none() {
+                // A standby looks at the election four times per TTL, not at every tick.
+                if now < self.next_leader_check {
+                    return;
+                }
+                if !self.elected() {
+                    let ttl_ms = u64::try_from(self.config.ttl_secs).unwrap_or(1) * 1000;
+                    self.next_leader_check = now + ttl_ms / 4;
+                    return;
+                }
+            }
+            if !self.continue_loading() {
+                return;
+            }
         }
+        self.tick_start_ops = self.stats.ops;
         match self.lead_tick(now) {
             Ok(()) => {}
             Err(Halt::Deposed) => self.step_down(),
@@ -224,6 +253,7 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
     }
 
     fn drop_image(&mut self) {
+        self.loading = None;
         if let Some(l) = self.lead.take() {
             for w in l.watches {
                 self.kv.cancel(w);
@@ -232,23 +262,46 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
     }
 
     /// Becomes active if this master's candidacy leads: loads the catalog and starts watching.
-    fn try_lead(&mut self) -> bool {
+    /// Whether this master's candidacy leads.
+    fn elected(&mut self) -> bool {
         let Some(candidacy) = self.candidacy.clone() else {
             return false;
         };
         match election::leader(&self.kv, &self.layout) {
-            Ok(Some(kv))
-                if kv.key == candidacy.key && kv.create_revision == candidacy.create_revision => {}
+            Ok(Some(kv)) => {
+                kv.key == candidacy.key && kv.create_revision == candidacy.create_revision
+            }
             Ok(None) => {
                 // Our key is gone (lease expired): start over.
                 self.step_down();
-                return false;
+                false
             }
-            _ => return false,
+            Err(_) => false,
         }
-        let Ok((image, from)) = Image::load(&self.kv, &self.layout, self.config.page) else {
+    }
+
+    /// Reads the next pages of the catalog; once complete starts watching and becomes active.
+    fn continue_loading(&mut self) -> bool {
+        let Some(candidacy) = self.candidacy.clone() else {
             return false;
         };
+        let loader = self
+            .loading
+            .get_or_insert_with(|| Loader::new(&self.layout));
+        let (image, from) = match loader.step(
+            &self.kv,
+            &self.layout,
+            self.config.page,
+            self.config.load_pages_per_tick,
+        ) {
+            Ok(Some(done)) => done,
+            Ok(None) => return false,
+            Err(_) => {
+                self.loading = None;
+                return false;
+            }
+        };
+        self.loading = None;
         let Ok(w1) = self.kv.watch(&self.layout.servers(), from) else {
             return false;
         };
@@ -289,6 +342,9 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
         self.start_crash_recoveries()?;
         self.sweep()?;
         for _ in 0..16 {
+            if self.over_budget() {
+                break;
+            }
             let before = self.stats.ops + self.pending_ops() as u64;
             self.run_procedures(now)?;
             self.flush()?;
@@ -297,6 +353,11 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
             }
         }
         Ok(())
+    }
+
+    /// Whether this tick has written its share of operations.
+    pub(crate) fn over_budget(&self) -> bool {
+        self.stats.ops + self.pending_ops() as u64 - self.tick_start_ops >= self.config.ops_per_tick
     }
 
     fn lead(&mut self) -> &mut Lead {

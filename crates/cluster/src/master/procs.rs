@@ -111,6 +111,9 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
     pub(super) fn run_procedures(&mut self, now: Millis) -> Result<(), Halt> {
         let ids: Vec<String> = self.lead().image.procs.keys().cloned().collect();
         for id in ids {
+            if self.over_budget() {
+                break;
+            }
             let Some((p, _)) = self.lead().image.procs.get(&id).cloned() else {
                 continue;
             };
@@ -310,6 +313,9 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
             },
             CrashStep::Reassign => {
                 loop {
+                    if self.over_budget() {
+                        return Ok(()); // the rest next tick
+                    }
                     let image = &self.lead().image;
                     let chunk: Vec<String> = image
                         .by_server
@@ -466,6 +472,9 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
             }
             DropStep::Delete => {
                 for chunk in regions.chunks(CHUNK) {
+                    if self.over_budget() {
+                        return Ok(()); // the rest next tick
+                    }
                     let ops = chunk
                         .iter()
                         .map(|(r, _)| Op::Delete(self.layout.region(r)))

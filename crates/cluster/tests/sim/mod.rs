@@ -207,7 +207,10 @@ impl World {
         let kv = self.kv(&self.masters[i].link);
         let config = MasterConfig {
             ttl_secs: 2,
-            ..MasterConfig::default()
+            page: 4,
+            load_pages_per_tick: 2,
+            sweep_per_tick: 3,
+            ops_per_tick: 40,
         };
         let m = Master::new(
             kv,
@@ -230,9 +233,11 @@ impl World {
             wal: self.wal.clone(),
             fail_next_open: Rc::new(RefCell::new(false)),
         };
+        // Small budgets so that work spans ticks, as it does on a large catalog.
         let config = RegionServerConfig {
             ttl_secs: 2,
             margin_ms: 300,
+            opens_per_tick: 3,
         };
         let rs = RegionServer::new(
             kv,
