@@ -9,6 +9,8 @@
 //! | `proc/<id>` | [`Procedure`](crate::record::Procedure) | active master |
 //! | `inbox/<server>/<region>` | [`Order`](crate::record::Order) to open or close | active master |
 //! | `ack/<server>/<region>` | [`Ack`](crate::record::Ack) of an order (leased) | the region server |
+//! | `request/<id>` | an [`AdminRequest`](crate::master::AdminRequest) | any client |
+//! | `result/<id>` | `accepted <procedure>` or `rejected <reason>` | active master |
 //!
 //! The active master's writes are transactions guarded by its election key's create revision
 //! (its epoch), so a deposed master cannot write. Region servers write only their own `rs/` and
@@ -113,6 +115,21 @@ impl Layout {
     /// `server`'s acknowledgement about `region`.
     pub fn ack(&self, server: &str, region: &str) -> String {
         format!("{}ack/{server}/{region}", self.root)
+    }
+
+    /// Prefix of admin requests waiting for the active master.
+    pub fn requests(&self) -> String {
+        format!("{}request/", self.root)
+    }
+
+    /// An admin request.
+    pub fn request(&self, id: &str) -> String {
+        format!("{}request/{id}", self.root)
+    }
+
+    /// The outcome of an admin request (written by the master when it takes the request).
+    pub fn result(&self, id: &str) -> String {
+        format!("{}result/{id}", self.root)
     }
 
     /// The part of `key` after `prefix`, if it starts with it.

@@ -16,6 +16,7 @@
 //! - [`lease`]: a kept-alive lease and its self-fencing deadline; [`election`]: who leads.
 //! - [`master`]: the active master's image, guarded batched writes, procedures, admin requests.
 //! - [`regionserver`]: registration, orders and acknowledgements.
+//! - [`node`]: running a master or a region server as a process; [`status`]: what etcd says.
 //! - [`wal`], [`host`]: what the protocol needs from storage (fence and split a dead server's WAL;
 //!   open and close a region), with in-memory models.
 //!
@@ -30,6 +31,8 @@ pub mod layout;
 pub mod lease;
 pub mod master;
 pub mod mem;
+pub mod node;
 pub mod record;
 pub mod regionserver;
+pub mod status;
 pub mod wal;

@@ -153,6 +153,20 @@ impl<K: Kv, H: RegionHost> RegionServer<K, H> {
         }
     }
 
+    /// Leaves the cluster: stops serving, then revokes the lease so the master recovers the
+    /// regions without waiting for it to expire.
+    pub fn leave(&mut self) {
+        let lease = match &self.phase {
+            Phase::Running { lease, .. } => Some(lease.id()),
+            Phase::Starting(Some(lease)) => Some(lease.id()),
+            _ => None,
+        };
+        self.abort("left the cluster");
+        if let Some(id) = lease {
+            let _ = self.kv.revoke(id);
+        }
+    }
+
     /// One step: register, renew the lease, take new orders, carry them out, acknowledge.
     pub fn tick(&mut self, now: Millis) {
         match std::mem::replace(&mut self.phase, Phase::Aborted(String::new())) {

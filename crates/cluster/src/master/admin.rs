@@ -47,6 +47,73 @@ pub enum AdminRequest {
     },
 }
 
+impl AdminRequest {
+    /// Encodes the request (one line: `req1 <kind> <fields>`, keys in hex).
+    pub fn encode(&self) -> Vec<u8> {
+        let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+        match self {
+            AdminRequest::CreateTable { table, splits } => {
+                let splits: Vec<String> = splits.iter().map(|s| hex(s)).collect();
+                let splits = if splits.is_empty() {
+                    "-".to_string()
+                } else {
+                    splits.join(",")
+                };
+                format!("req1 create {table} {splits}")
+            }
+            AdminRequest::DropTable { table } => format!("req1 drop {table}"),
+            AdminRequest::Assign { region } => format!("req1 assign {region}"),
+            AdminRequest::Unassign { region } => format!("req1 unassign {region}"),
+            AdminRequest::Move { region, target } => {
+                format!("req1 move {region} {}", target.as_deref().unwrap_or("-"))
+            }
+        }
+        .into_bytes()
+    }
+
+    /// Decodes a request.
+    ///
+    /// # Errors
+    /// Not a request (the reason).
+    pub fn decode(bytes: &[u8]) -> Result<AdminRequest, String> {
+        let text = std::str::from_utf8(bytes).map_err(|_| "request is not UTF-8".to_string())?;
+        let f: Vec<&str> = text.split(' ').collect();
+        let unhex = |s: &str| -> Result<Vec<u8>, String> {
+            if !s.len().is_multiple_of(2) {
+                return Err(format!("bad hex {s:?}"));
+            }
+            (0..s.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(&s[i..i + 2], 16).map_err(|_| format!("bad hex {s:?}")))
+                .collect()
+        };
+        Ok(match f.as_slice() {
+            ["req1", "create", table, splits] => AdminRequest::CreateTable {
+                table: (*table).to_string(),
+                splits: if *splits == "-" {
+                    Vec::new()
+                } else {
+                    splits.split(',').map(unhex).collect::<Result<_, _>>()?
+                },
+            },
+            ["req1", "drop", table] => AdminRequest::DropTable {
+                table: (*table).to_string(),
+            },
+            ["req1", "assign", region] => AdminRequest::Assign {
+                region: (*region).to_string(),
+            },
+            ["req1", "unassign", region] => AdminRequest::Unassign {
+                region: (*region).to_string(),
+            },
+            ["req1", "move", region, target] => AdminRequest::Move {
+                region: (*region).to_string(),
+                target: (*target != "-").then(|| (*target).to_string()),
+            },
+            _ => return Err(format!("not a request: {text:?}")),
+        })
+    }
+}
+
 /// Why a request was refused.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum AdminError {
@@ -86,8 +153,14 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
         })
     }
 
-    #[allow(clippy::type_complexity, reason = "the pair is local to `submit`")]
-    fn stage_request(&mut self, req: AdminRequest) -> Result<String, (Option<Halt>, AdminError)> {
+    #[allow(
+        clippy::type_complexity,
+        reason = "the pair is local to this module and `requests`"
+    )]
+    pub(super) fn stage_request(
+        &mut self,
+        req: AdminRequest,
+    ) -> Result<String, (Option<Halt>, AdminError)> {
         let invalid = |m: String| (None, AdminError::Invalid(m));
         let halted = |h: Halt| (Some(h), AdminError::Unavailable);
         match req {

@@ -14,6 +14,7 @@ mod admin;
 mod batch;
 mod image;
 mod procs;
+mod requests;
 
 use crate::election::{self, Candidacy};
 use crate::kv::{Kv, KvError, Revision, WatchId};
@@ -25,6 +26,7 @@ use crate::wal::WalFencer;
 pub use admin::{AdminError, AdminRequest, MAX_TABLE_RECORD};
 use batch::Batch;
 use image::{Image, Loader};
+pub use requests::{submit_request, take_result};
 
 /// Master settings.
 #[derive(Debug, Clone)]
@@ -65,7 +67,10 @@ pub(crate) enum Halt {
 struct Lead {
     candidacy: Candidacy,
     image: Image,
-    watches: [WatchId; 2],
+    /// Watches of `rs/`, `ack/` and `request/`.
+    watches: [WatchId; 3],
+    /// Whether `request/` may hold requests (set by its watch; true after loading).
+    requests_pending: bool,
     batch: Batch,
 }
 
@@ -312,6 +317,14 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
                 return false;
             }
         };
+        let w3 = match self.kv.watch(&self.layout.requests(), from) {
+            Ok(w) => w,
+            Err(_) => {
+                self.kv.cancel(w1);
+                self.kv.cancel(w2);
+                return false;
+            }
+        };
         if self.last_epoch != Some(candidacy.create_revision) {
             self.last_epoch = Some(candidacy.create_revision);
             self.next_proc = 0;
@@ -331,7 +344,8 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
         self.lead = Some(Lead {
             candidacy,
             image,
-            watches: [w1, w2],
+            watches: [w1, w2, w3],
+            requests_pending: true,
             batch: Batch::default(),
         });
         true
@@ -339,6 +353,7 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
 
     fn lead_tick(&mut self, now: Millis) -> Result<(), Halt> {
         self.take_events()?;
+        self.take_requests()?;
         self.start_crash_recoveries()?;
         self.sweep()?;
         for _ in 0..16 {
@@ -368,6 +383,11 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
         let watches = self.lead().watches;
         for w in watches {
             match self.kv.poll(w) {
+                Ok(events) if w == watches[2] => {
+                    if !events.is_empty() {
+                        self.lead().requests_pending = true;
+                    }
+                }
                 Ok(events) => {
                     let layout = self.layout.clone();
                     let image = &mut self.lead().image;
