@@ -73,6 +73,27 @@ impl ClusterStatus {
     }
 }
 
+impl ClusterStatus {
+    /// Regions recorded open on servers that are no longer registered.
+    pub fn open_on_dead_servers(&self) -> usize {
+        self.regions_by_server
+            .iter()
+            .filter(|(s, _)| !self.servers.contains(s))
+            .map(|(_, n)| n)
+            .sum()
+    }
+
+    /// Whether every region is open on a live server and nothing is in transition.
+    pub fn settled(&self) -> bool {
+        self.procedures.is_empty()
+            && self.open_on_dead_servers() == 0
+            && self
+                .regions_by_state
+                .keys()
+                .all(|s| s == "open" || s == "closed")
+    }
+}
+
 impl fmt::Display for ClusterStatus {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.masters.split_first() {
@@ -109,7 +130,12 @@ impl fmt::Display for ClusterStatus {
                 states.join(", ")
             }
         )?;
-        writeln!(f, "{} procedures in progress", self.procedures.len())?;
+        writeln!(
+            f,
+            "{} procedures in progress{}",
+            self.procedures.len(),
+            if self.settled() { "; settled" } else { "" }
+        )?;
         for (id, p) in self.procedures.iter().take(20) {
             writeln!(f, "  {id}: {p:?}")?;
         }
