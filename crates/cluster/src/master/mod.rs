@@ -11,6 +11,7 @@
 //! writes), `procs` (one function per procedure kind), `admin` (requests that start procedures).
 
 mod admin;
+mod balancer;
 mod batch;
 mod image;
 mod procs;
@@ -41,6 +42,8 @@ pub struct MasterConfig {
     pub load_pages_per_tick: usize,
     /// Operations written per tick, at most (bounds a tick's duration on a large catalog).
     pub ops_per_tick: u64,
+    /// Whether the balancer evens out region counts across live servers.
+    pub balance: bool,
 }
 
 impl Default for MasterConfig {
@@ -51,6 +54,7 @@ impl Default for MasterConfig {
             sweep_per_tick: 5000,
             load_pages_per_tick: 20,
             ops_per_tick: 20_000,
+            balance: true,
         }
     }
 }
@@ -356,6 +360,7 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
         self.take_requests()?;
         self.start_crash_recoveries()?;
         self.sweep()?;
+        self.balance()?;
         for _ in 0..16 {
             if self.over_budget() {
                 break;

@@ -211,6 +211,7 @@ impl World {
             load_pages_per_tick: 2,
             sweep_per_tick: 3,
             ops_per_tick: 40,
+            balance: true,
         };
         let m = Master::new(
             kv,
@@ -592,14 +593,28 @@ impl World {
         self.model.borrow_mut().violations.extend(bad);
     }
 
-    /// After healing: every region of every enabled table is served, and nothing is in transition.
+    /// After healing: every region of every enabled table is served, nothing is in transition, and
+    /// the servers' region counts differ by at most one.
     fn check_all_served(&mut self) {
         let now = self.now.get();
         let mut served: BTreeSet<String> = BTreeSet::new();
+        let mut per_server = Vec::new();
         for n in &self.servers {
             if let Some(rs) = &n.process {
-                served.extend(rs.served(now).into_iter().map(|(r, _)| r));
+                let regions = rs.served(now);
+                per_server.push(regions.len());
+                served.extend(regions.into_iter().map(|(r, _)| r));
             }
+        }
+        let (most, least) = (
+            per_server.iter().max().copied().unwrap_or(0),
+            per_server.iter().min().copied().unwrap_or(0),
+        );
+        if most > least + 1 {
+            self.model
+                .borrow_mut()
+                .violations
+                .push(format!("not balanced after healing: {per_server:?}"));
         }
         // Read etcd itself (not a master's image, which may be reloading at this instant).
         let store = self.store.borrow();
