@@ -144,6 +144,15 @@ impl<K: Kv, H: RegionHost> RegionServer<K, H> {
         self.regions.iter().map(|(r, e)| (r.clone(), *e)).collect()
     }
 
+    /// The regions served at `now`, without copying them.
+    pub fn served_regions(&self, now: Millis) -> impl Iterator<Item = &str> {
+        let live = self.is_live(now);
+        self.regions
+            .keys()
+            .filter(move |_| live)
+            .map(String::as_str)
+    }
+
     /// Stops serving for good (lease lost, WAL fenced, or a failed close).
     pub fn abort(&mut self, why: &str) {
         if !matches!(self.phase, Phase::Aborted(_)) {

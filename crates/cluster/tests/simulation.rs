@@ -4,7 +4,7 @@
 //! acknowledged write; after the faults stop, every region is served again and no procedure is
 //! left in transition.
 //!
-//! `STRATA_SIM_SEEDS=N` sets how many seeds run (default 500); `STRATA_SIM_SEED=S` runs seed S
+//! `STRATA_SIM_SEEDS=N` sets how many seeds run (default 2000); `STRATA_SIM_SEED=S` runs seed S
 //! alone with its event trace printed (`cargo test -p strata-cluster --test simulation -- --nocapture`).
 
 mod sim;
@@ -41,7 +41,7 @@ fn assignment_survives_crashes_pauses_partitions_and_lost_messages() {
         }
         return;
     }
-    let seeds = env_u64("STRATA_SIM_SEEDS").unwrap_or(500);
+    let seeds = env_u64("STRATA_SIM_SEEDS").unwrap_or(2000);
     let mut total = Coverage::default();
     for seed in 0..seeds {
         let (c, result) = run_seed(seed, false);

@@ -549,11 +549,14 @@ impl World {
             let Some(rs) = self.servers[i].process.as_mut() else {
                 continue;
             };
-            let served = rs.served(now);
-            if served.is_empty() {
+            let n = rs.served_regions(now).count();
+            if n == 0 {
                 continue;
             }
-            let (region, _) = served[self.rng.borrow_mut().gen_range(0..served.len())].clone();
+            let pick = self.rng.borrow_mut().gen_range(0..n);
+            let Some(region) = rs.served_regions(now).nth(pick).map(str::to_string) else {
+                continue;
+            };
             let Some(rs) = self.servers[i].process.as_mut() else {
                 continue;
             };
@@ -576,13 +579,12 @@ impl World {
     /// No region is served by two servers (paused ones included: they would serve on waking).
     fn check_single_server(&mut self) {
         let now = self.now.get();
-        let mut seen: std::collections::BTreeMap<String, String> =
-            std::collections::BTreeMap::new();
+        let mut seen: std::collections::BTreeMap<&str, &str> = std::collections::BTreeMap::new();
         let mut bad = Vec::new();
         for n in &self.servers {
             let Some(rs) = &n.process else { continue };
-            for (region, _) in rs.served(now) {
-                if let Some(other) = seen.insert(region.clone(), rs.name().to_string()) {
+            for region in rs.served_regions(now) {
+                if let Some(other) = seen.insert(region, rs.name()) {
                     bad.push(format!(
                         "{region} served by {other} and {} at {now} ms",
                         rs.name()
