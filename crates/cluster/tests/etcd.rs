@@ -1,6 +1,7 @@
 //! The protocol against a real etcd, started by `scripts/etcd.sh` (its test flags make the
-//! minimum lease TTL 1 s; the tests use 2 s to stay robust on a loaded machine). `scripts/test.sh` starts it and sets `STRATA_ETCD_ENDPOINTS`; without
-//! that variable these tests say so and do nothing. Each test works under its own key prefix.
+//! minimum lease TTL 1 s; the tests use 3 s to stay robust on a loaded machine).
+//! `scripts/test.sh` starts it and sets `STRATA_ETCD_ENDPOINTS`; without that variable these
+//! tests say so and do nothing. Each test works under its own key prefix.
 
 use std::cell::RefCell;
 use std::collections::BTreeSet;
@@ -78,7 +79,7 @@ type EtcdServer = RegionServer<EtcdKv, TestHost>;
 
 fn master(eps: &[String], layout: &Layout, name: &str, wal: &MemWal) -> EtcdMaster {
     let config = MasterConfig {
-        ttl_secs: 2,
+        ttl_secs: 3,
         ..MasterConfig::default()
     };
     Master::new(
@@ -97,7 +98,7 @@ fn server(eps: &[String], layout: &Layout, name: &str, wal: &MemWal) -> EtcdServ
         open: RefCell::new(BTreeSet::new()),
     };
     let config = RegionServerConfig {
-        ttl_secs: 2,
+        ttl_secs: 3,
         margin_ms: 300,
         ..RegionServerConfig::default()
     };
@@ -179,7 +180,7 @@ fn leader_lease_expiry_elects_the_standby_and_the_old_leader_cannot_write() {
         new_epoch > old_epoch,
         "epochs increase: {old_epoch} then {new_epoch}"
     );
-    eprintln!("takeover {takeover:?} after the leader stopped renewing a 2 s lease");
+    eprintln!("takeover {takeover:?} after the leader stopped renewing a 3 s lease");
 
     // The deposed m1 still believes it is active; its write is refused by the guard.
     assert!(m1.is_active());
