@@ -18,6 +18,12 @@ echo "== test engine: HDFS (MiniDFSCluster with DISK, SSD, RAM_DISK and ARCHIVE 
 cleanups+=("./scripts/hdfs.sh stop")
 STRATA_HDFS_URL="$(timeout 600 ./scripts/hdfs.sh start)"
 export STRATA_HDFS_URL STRATA_HDFS_HTTP="127.0.0.1:${STRATA_HDFS_HTTP_PORT:-9870}" STRATA_REQUIRE_HDFS=1
+echo "== test engine: etcd (the cluster crate's tests), on test ports"
+export STRATA_ETCD_PORT=23790 STRATA_ETCD_PEER_PORT=23800
+cleanups+=("./scripts/etcd.sh stop")
+timeout 300 ./scripts/etcd.sh start
+STRATA_ETCD_ENDPOINTS="$(./scripts/etcd.sh endpoint)"
+export STRATA_ETCD_ENDPOINTS
 echo "== cargo test"
 timeout 3000 cargo test --workspace --locked --no-fail-fast
 echo "== happybase's own test suite through the Thrift1 gateway (buffered and framed)"

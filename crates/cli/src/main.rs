@@ -3,6 +3,7 @@
 mod bench_cmd;
 mod bench_rpc;
 mod bench_ycsb;
+mod cluster_cmd;
 mod demo;
 mod escape;
 mod gateway_cmd;
@@ -37,6 +38,13 @@ enum Command {
     Shell(shell::Args),
     /// Writes a store file from generated data (seed 003's table) and reads it back with figures.
     Demo(demo::Args),
+    /// A cluster master on etcd (one active by election, the others standing by).
+    Master(cluster_cmd::MasterArgs),
+    /// A cluster region server on etcd (registers under a lease, opens the regions assigned).
+    Regionserver(cluster_cmd::RegionServerArgs),
+    /// Cluster administration through etcd: status, create and drop tables, move regions.
+    #[command(subcommand)]
+    Cluster(cluster_cmd::Command),
     /// Offline store-file tools.
     #[command(subcommand)]
     Sst(sst::Command),
@@ -52,6 +60,9 @@ fn main() -> ExitCode {
         Command::Gateway(args) => gateway_cmd::run(&args),
         Command::Shell(args) => shell::run(&args),
         Command::Demo(args) => demo::run(&args),
+        Command::Master(args) => cluster_cmd::run_master(&args),
+        Command::Regionserver(args) => cluster_cmd::run_regionserver(&args),
+        Command::Cluster(cmd) => cluster_cmd::run(&cmd),
         Command::Sst(cmd) => sst::run(&cmd),
         Command::Bench(cmd) => bench_cmd::run(&cmd),
     };

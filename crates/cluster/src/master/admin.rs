@@ -1,0 +1,253 @@
+//! Requests to the active master. Each is checked against the image and, if valid, persisted as
+//! a procedure (with its first step's records) before anything acts on it.
+
+use thiserror::Error;
+
+use super::{Halt, Kv, Master};
+use crate::kv::Op;
+use crate::record::{
+    CreateStep, DropStep, Procedure, RegionState, TableRecord, TableState, TransitStep,
+};
+use crate::wal::WalFencer;
+
+/// Largest encoded table record (etcd refuses requests over 1.5 MiB by default).
+pub const MAX_TABLE_RECORD: usize = 1 << 20;
+
+/// A request that starts a procedure.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AdminRequest {
+    /// Create `table` split at `splits` (strictly increasing, non-empty keys).
+    CreateTable {
+        /// The table.
+        table: String,
+        /// Split points.
+        splits: Vec<Vec<u8>>,
+    },
+    /// Close every region of `table` and delete its records.
+    DropTable {
+        /// The table.
+        table: String,
+    },
+    /// Open a closed region.
+    Assign {
+        /// The region.
+        region: String,
+    },
+    /// Close an open region (it stays closed).
+    Unassign {
+        /// The region.
+        region: String,
+    },
+    /// Close an open region and open it again, on `target` if given and live.
+    Move {
+        /// The region.
+        region: String,
+        /// Preferred server.
+        target: Option<String>,
+    },
+}
+
+impl AdminRequest {
+    /// Encodes the request (one line: `req1 <kind> <fields>`, keys in hex).
+    pub fn encode(&self) -> Vec<u8> {
+        let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+        match self {
+            AdminRequest::CreateTable { table, splits } => {
+                let splits: Vec<String> = splits.iter().map(|s| hex(s)).collect();
+                let splits = if splits.is_empty() {
+                    "-".to_string()
+                } else {
+                    splits.join(",")
+                };
+                format!("req1 create {table} {splits}")
+            }
+            AdminRequest::DropTable { table } => format!("req1 drop {table}"),
+            AdminRequest::Assign { region } => format!("req1 assign {region}"),
+            AdminRequest::Unassign { region } => format!("req1 unassign {region}"),
+            AdminRequest::Move { region, target } => {
+                format!("req1 move {region} {}", target.as_deref().unwrap_or("-"))
+            }
+        }
+        .into_bytes()
+    }
+
+    /// Decodes a request.
+    ///
+    /// # Errors
+    /// Not a request (the reason).
+    pub fn decode(bytes: &[u8]) -> Result<AdminRequest, String> {
+        let text = std::str::from_utf8(bytes).map_err(|_| "request is not UTF-8".to_string())?;
+        let f: Vec<&str> = text.split(' ').collect();
+        let unhex = |s: &str| -> Result<Vec<u8>, String> {
+            if !s.len().is_multiple_of(2) {
+                return Err(format!("bad hex {s:?}"));
+            }
+            (0..s.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(&s[i..i + 2], 16).map_err(|_| format!("bad hex {s:?}")))
+                .collect()
+        };
+        Ok(match f.as_slice() {
+            ["req1", "create", table, splits] => AdminRequest::CreateTable {
+                table: (*table).to_string(),
+                splits: if *splits == "-" {
+                    Vec::new()
+                } else {
+                    splits.split(',').map(unhex).collect::<Result<_, _>>()?
+                },
+            },
+            ["req1", "drop", table] => AdminRequest::DropTable {
+                table: (*table).to_string(),
+            },
+            ["req1", "assign", region] => AdminRequest::Assign {
+                region: (*region).to_string(),
+            },
+            ["req1", "unassign", region] => AdminRequest::Unassign {
+                region: (*region).to_string(),
+            },
+            ["req1", "move", region, target] => AdminRequest::Move {
+                region: (*region).to_string(),
+                target: (*target != "-").then(|| (*target).to_string()),
+            },
+            _ => return Err(format!("not a request: {text:?}")),
+        })
+    }
+}
+
+/// Why a request was refused.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum AdminError {
+    /// This master is not active; ask the active one.
+    #[error("not the active master")]
+    NotActive,
+    /// The request does not fit the catalog (nothing was changed).
+    #[error("invalid request: {0}")]
+    Invalid(String),
+    /// The request could not be persisted; it may or may not have been (check, then retry).
+    #[error("request not persisted; retry")]
+    Unavailable,
+}
+
+impl<K: Kv, F: WalFencer> Master<K, F> {
+    /// Persists the procedure for `req`; returns its id.
+    ///
+    /// # Errors
+    /// [`AdminError::NotActive`], [`AdminError::Invalid`] (nothing changed), or
+    /// [`AdminError::Unavailable`].
+    pub fn submit(&mut self, req: AdminRequest) -> Result<String, AdminError> {
+        if self.lead.is_none() {
+            return Err(AdminError::NotActive);
+        }
+        let result = self.stage_request(req).and_then(|id| {
+            self.flush()
+                .map_err(|h| (Some(h), AdminError::Unavailable))?;
+            Ok(id)
+        });
+        result.map_err(|(halt, err)| {
+            match halt {
+                Some(Halt::Deposed) => self.step_down(),
+                Some(Halt::Stale) => self.drop_image(),
+                None => {}
+            }
+            err
+        })
+    }
+
+    #[allow(
+        clippy::type_complexity,
+        reason = "the pair is local to this module and `requests`"
+    )]
+    pub(super) fn stage_request(
+        &mut self,
+        req: AdminRequest,
+    ) -> Result<String, (Option<Halt>, AdminError)> {
+        let invalid = |m: String| (None, AdminError::Invalid(m));
+        let halted = |h: Halt| (Some(h), AdminError::Unavailable);
+        match req {
+            AdminRequest::CreateTable { table, splits } => {
+                if table.is_empty() || table.contains(['/', ',', ' ']) {
+                    return Err(invalid(format!("bad table name {table:?}")));
+                }
+                if self.lead().image.tables.contains_key(&table) {
+                    return Err(invalid(format!("table {table} exists")));
+                }
+                if splits.iter().any(Vec::is_empty) || splits.windows(2).any(|w| w[0] >= w[1]) {
+                    return Err(invalid(
+                        "split keys must be non-empty and strictly increasing".into(),
+                    ));
+                }
+                let id = self.new_proc_id();
+                let rec = TableRecord {
+                    state: TableState::Creating,
+                    splits,
+                };
+                let p = Procedure::CreateTable {
+                    table: table.clone(),
+                    step: CreateStep::Regions { next: 0 },
+                };
+                let ops = vec![
+                    Op::put(self.layout.table(&table), rec.encode()),
+                    Op::put(self.layout.proc(&id), p.encode()),
+                ];
+                self.stage(ops).map_err(halted)?;
+                Ok(id)
+            }
+            AdminRequest::DropTable { table } => {
+                let Some((rec, _)) = self.lead().image.tables.get(&table).cloned() else {
+                    return Err(invalid(format!("no table {table}")));
+                };
+                if rec.state != TableState::Enabled {
+                    return Err(invalid(format!(
+                        "table {table} is being created or dropped"
+                    )));
+                }
+                let id = self.new_proc_id();
+                let dropping = TableRecord {
+                    state: TableState::Dropping,
+                    ..rec
+                };
+                let p = Procedure::DropTable {
+                    table: table.clone(),
+                    step: DropStep::Close,
+                };
+                let ops = vec![
+                    Op::put(self.layout.table(&table), dropping.encode()),
+                    Op::put(self.layout.proc(&id), p.encode()),
+                ];
+                self.stage(ops).map_err(halted)?;
+                Ok(id)
+            }
+            AdminRequest::Assign { region } => {
+                self.check_region(&region, &[RegionState::Closed, RegionState::Offline])
+                    .map_err(invalid)?;
+                self.start_transit(&region, None, true, TransitStep::Pick)
+                    .map_err(halted)
+            }
+            AdminRequest::Unassign { region } => {
+                self.check_region(&region, &[RegionState::Open])
+                    .map_err(invalid)?;
+                self.start_transit(&region, None, false, TransitStep::Close)
+                    .map_err(halted)
+            }
+            AdminRequest::Move { region, target } => {
+                self.check_region(&region, &[RegionState::Open])
+                    .map_err(invalid)?;
+                self.start_transit(&region, target, true, TransitStep::Close)
+                    .map_err(halted)
+            }
+        }
+    }
+
+    fn check_region(&mut self, region: &str, states: &[RegionState]) -> Result<(), String> {
+        let Some((rec, _)) = self.lead().image.regions.get(region) else {
+            return Err(format!("no region {region}"));
+        };
+        if let Some(p) = &rec.proc {
+            return Err(format!("region {region} is in transition (procedure {p})"));
+        }
+        if !states.contains(&rec.state) {
+            return Err(format!("region {region} is {:?}", rec.state));
+        }
+        Ok(())
+    }
+}

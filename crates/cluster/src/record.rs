@@ -1,0 +1,636 @@
+//! The values stored in etcd. Each is one line of space-separated fields, the first naming the
+//! record and its version (`region1`, `proc1`, …); binary keys are hex, absent fields `-`. Small
+//! (a region record is ~60 bytes plus its keys) and readable with `etcdctl get`.
+
+use std::fmt::Write as _;
+
+use thiserror::Error;
+
+/// A value that could not be decoded.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("bad {what} record: {detail}")]
+pub struct DecodeError {
+    what: &'static str,
+    detail: String,
+}
+
+fn bad(what: &'static str, detail: impl Into<String>) -> DecodeError {
+    DecodeError {
+        what,
+        detail: detail.into(),
+    }
+}
+
+/// Region-server name: `host:port:startcode` (a restarted server is a new server).
+pub type ServerName = String;
+
+/// Where a region is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum RegionState {
+    /// Not served and should be: the master assigns it (new, or its server crashed).
+    Offline,
+    /// An open order is out to `server`.
+    Opening,
+    /// Served by `server`.
+    Open,
+    /// A close order is out to `server`.
+    Closing,
+    /// Closed on request; stays closed until assigned.
+    Closed,
+}
+
+impl RegionState {
+    fn as_str(self) -> &'static str {
+        match self {
+            RegionState::Offline => "offline",
+            RegionState::Opening => "opening",
+            RegionState::Open => "open",
+            RegionState::Closing => "closing",
+            RegionState::Closed => "closed",
+        }
+    }
+
+    fn parse(s: &str) -> Result<RegionState, DecodeError> {
+        Ok(match s {
+            "offline" => RegionState::Offline,
+            "opening" => RegionState::Opening,
+            "open" => RegionState::Open,
+            "closing" => RegionState::Closing,
+            "closed" => RegionState::Closed,
+            other => return Err(bad("region", format!("state {other:?}"))),
+        })
+    }
+}
+
+/// The assignment record of one region.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RegionRecord {
+    /// State.
+    pub state: RegionState,
+    /// The server the state refers to (Opening/Open/Closing), else `None`.
+    pub server: Option<ServerName>,
+    /// Incremented by every open order: a server never acts on an order older than what it has
+    /// seen for the region, and the storage layer may use it to fence a stale opener.
+    pub epoch: u64,
+    /// The procedure working on the region, if any (at most one).
+    pub proc: Option<String>,
+    /// First row (inclusive).
+    pub start: Vec<u8>,
+    /// Last row (exclusive; empty = end of table).
+    pub end: Vec<u8>,
+}
+
+impl RegionRecord {
+    /// A new, offline region of `[start, end)`.
+    pub fn new(start: Vec<u8>, end: Vec<u8>) -> RegionRecord {
+        RegionRecord {
+            state: RegionState::Offline,
+            server: None,
+            epoch: 0,
+            proc: None,
+            start,
+            end,
+        }
+    }
+
+    /// Encodes the record.
+    pub fn encode(&self) -> Vec<u8> {
+        format!(
+            "region1 {} {} {} {} {} {}",
+            self.state.as_str(),
+            opt(self.server.as_deref()),
+            self.epoch,
+            opt(self.proc.as_deref()),
+            hex_or_dash(&self.start),
+            hex_or_dash(&self.end)
+        )
+        .into_bytes()
+    }
+
+    /// Decodes a record.
+    ///
+    /// # Errors
+    /// Not a region record.
+    pub fn decode(bytes: &[u8]) -> Result<RegionRecord, DecodeError> {
+        let f = fields(bytes, "region1", 7)?;
+        Ok(RegionRecord {
+            state: RegionState::parse(f[1])?,
+            server: unopt(f[2]),
+            epoch: f[3].parse().map_err(|_| bad("region", "epoch"))?,
+            proc: unopt(f[4]),
+            start: unhex_or_dash(f[5])?,
+            end: unhex_or_dash(f[6])?,
+        })
+    }
+}
+
+/// State of a table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TableState {
+    /// Its region records are being written.
+    Creating,
+    /// Its regions are assigned.
+    Enabled,
+    /// Being dropped: its regions are closed, then their records deleted.
+    Dropping,
+}
+
+/// A table's record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableRecord {
+    /// State.
+    pub state: TableState,
+    /// The split points: region `i` is `[splits[i-1], splits[i])`.
+    pub splits: Vec<Vec<u8>>,
+}
+
+impl TableRecord {
+    /// Number of regions.
+    pub fn regions(&self) -> u32 {
+        u32::try_from(self.splits.len() + 1).unwrap_or(u32::MAX)
+    }
+
+    /// The key range of region `i`.
+    pub fn range(&self, i: u32) -> (Vec<u8>, Vec<u8>) {
+        let i = i as usize;
+        let start = if i == 0 {
+            Vec::new()
+        } else {
+            self.splits[i - 1].clone()
+        };
+        let end = self.splits.get(i).cloned().unwrap_or_default();
+        (start, end)
+    }
+
+    /// Encodes the record.
+    pub fn encode(&self) -> Vec<u8> {
+        let state = match self.state {
+            TableState::Creating => "creating",
+            TableState::Enabled => "enabled",
+            TableState::Dropping => "dropping",
+        };
+        let splits: Vec<String> = self.splits.iter().map(|s| hex(s)).collect();
+        let splits = if splits.is_empty() {
+            "-".to_string()
+        } else {
+            splits.join(",")
+        };
+        format!("table1 {state} {splits}").into_bytes()
+    }
+
+    /// Decodes a record.
+    ///
+    /// # Errors
+    /// Not a table record.
+    pub fn decode(bytes: &[u8]) -> Result<TableRecord, DecodeError> {
+        let f = fields(bytes, "table1", 3)?;
+        let state = match f[1] {
+            "creating" => TableState::Creating,
+            "enabled" => TableState::Enabled,
+            "dropping" => TableState::Dropping,
+            other => return Err(bad("table", format!("state {other:?}"))),
+        };
+        let splits = if f[2] == "-" {
+            Vec::new()
+        } else {
+            f[2].split(',').map(unhex).collect::<Result<_, _>>()?
+        };
+        Ok(TableRecord { state, splits })
+    }
+}
+
+/// Where a transit (assign / unassign / move) is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TransitStep {
+    /// Send a close order to the region's server.
+    Close,
+    /// Waiting for `server` to close the region at `epoch`.
+    AwaitClose {
+        /// The server.
+        server: ServerName,
+        /// The region epoch of the order.
+        epoch: u64,
+    },
+    /// Choose a server and send it an open order.
+    Pick,
+    /// Waiting for `server` to open the region at `epoch`.
+    AwaitOpen {
+        /// The server.
+        server: ServerName,
+        /// The region epoch of the order.
+        epoch: u64,
+    },
+}
+
+/// Where a server-crash recovery is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CrashStep {
+    /// Fence the dead server's WAL (HDFS lease recovery).
+    Fence,
+    /// Split the fenced WAL into per-region recovered edits.
+    Split,
+    /// Mark its regions offline (or hand them to their transits) so they are reassigned.
+    Reassign,
+}
+
+/// Where a table creation is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CreateStep {
+    /// Writing region records, from region `next`.
+    Regions {
+        /// Next region number to write.
+        next: u32,
+    },
+    /// Mark the table enabled (its offline regions are then assigned).
+    Enable,
+}
+
+/// Where a table drop is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DropStep {
+    /// Close every region of the table.
+    Close,
+    /// Delete the region records and the table record.
+    Delete,
+}
+
+/// A persisted procedure: written before it acts, advanced by guarded transactions, resumed
+/// from its last step by whichever master is active.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Procedure {
+    /// Assign, unassign or move one region.
+    Transit {
+        /// The region.
+        region: String,
+        /// Preferred server for the open, if any.
+        target: Option<ServerName>,
+        /// Whether the region is opened at the end (false for unassign).
+        open: bool,
+        /// The step.
+        step: TransitStep,
+    },
+    /// Recover the regions of a dead server.
+    ServerCrash {
+        /// The dead server.
+        server: ServerName,
+        /// The step.
+        step: CrashStep,
+    },
+    /// Create a table (its record holds the split points).
+    CreateTable {
+        /// The table.
+        table: String,
+        /// The step.
+        step: CreateStep,
+    },
+    /// Drop a table.
+    DropTable {
+        /// The table.
+        table: String,
+        /// The step.
+        step: DropStep,
+    },
+}
+
+impl Procedure {
+    /// Encodes the procedure.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut s = String::from("proc1 ");
+        match self {
+            Procedure::Transit {
+                region,
+                target,
+                open,
+                step,
+            } => {
+                let _ = write!(
+                    s,
+                    "transit {region} {} {}",
+                    opt(target.as_deref()),
+                    u8::from(*open)
+                );
+                match step {
+                    TransitStep::Close => s.push_str(" close"),
+                    TransitStep::AwaitClose { server, epoch } => {
+                        let _ = write!(s, " await-close {server} {epoch}");
+                    }
+                    TransitStep::Pick => s.push_str(" pick"),
+                    TransitStep::AwaitOpen { server, epoch } => {
+                        let _ = write!(s, " await-open {server} {epoch}");
+                    }
+                }
+            }
+            Procedure::ServerCrash { server, step } => {
+                let step = match step {
+                    CrashStep::Fence => "fence",
+                    CrashStep::Split => "split",
+                    CrashStep::Reassign => "reassign",
+                };
+                let _ = write!(s, "crash {server} {step}");
+            }
+            Procedure::CreateTable { table, step } => match step {
+                CreateStep::Regions { next } => {
+                    let _ = write!(s, "create {table} regions {next}");
+                }
+                CreateStep::Enable => {
+                    let _ = write!(s, "create {table} enable");
+                }
+            },
+            Procedure::DropTable { table, step } => {
+                let step = match step {
+                    DropStep::Close => "close",
+                    DropStep::Delete => "delete",
+                };
+                let _ = write!(s, "drop {table} {step}");
+            }
+        }
+        s.into_bytes()
+    }
+
+    /// Decodes a procedure.
+    ///
+    /// # Errors
+    /// Not a procedure record.
+    pub fn decode(bytes: &[u8]) -> Result<Procedure, DecodeError> {
+        let text = std::str::from_utf8(bytes).map_err(|_| bad("proc", "not UTF-8"))?;
+        let f: Vec<&str> = text.split(' ').collect();
+        let get = |i: usize| {
+            f.get(i)
+                .copied()
+                .ok_or_else(|| bad("proc", format!("missing field {i} in {text:?}")))
+        };
+        if get(0)? != "proc1" {
+            return Err(bad("proc", format!("tag in {text:?}")));
+        }
+        let epoch = |i: usize| get(i)?.parse::<u64>().map_err(|_| bad("proc", "epoch"));
+        Ok(match get(1)? {
+            "transit" => {
+                let step = match get(5)? {
+                    "close" => TransitStep::Close,
+                    "await-close" => TransitStep::AwaitClose {
+                        server: get(6)?.to_string(),
+                        epoch: epoch(7)?,
+                    },
+                    "pick" => TransitStep::Pick,
+                    "await-open" => TransitStep::AwaitOpen {
+                        server: get(6)?.to_string(),
+                        epoch: epoch(7)?,
+                    },
+                    other => return Err(bad("proc", format!("transit step {other:?}"))),
+                };
+                Procedure::Transit {
+                    region: get(2)?.to_string(),
+                    target: unopt(get(3)?),
+                    open: get(4)? == "1",
+                    step,
+                }
+            }
+            "crash" => Procedure::ServerCrash {
+                server: get(2)?.to_string(),
+                step: match get(3)? {
+                    "fence" => CrashStep::Fence,
+                    "split" => CrashStep::Split,
+                    "reassign" => CrashStep::Reassign,
+                    other => return Err(bad("proc", format!("crash step {other:?}"))),
+                },
+            },
+            "create" => Procedure::CreateTable {
+                table: get(2)?.to_string(),
+                step: match get(3)? {
+                    "regions" => CreateStep::Regions {
+                        next: get(4)?.parse().map_err(|_| bad("proc", "region number"))?,
+                    },
+                    "enable" => CreateStep::Enable,
+                    other => return Err(bad("proc", format!("create step {other:?}"))),
+                },
+            },
+            "drop" => Procedure::DropTable {
+                table: get(2)?.to_string(),
+                step: match get(3)? {
+                    "close" => DropStep::Close,
+                    "delete" => DropStep::Delete,
+                    other => return Err(bad("proc", format!("drop step {other:?}"))),
+                },
+            },
+            other => return Err(bad("proc", format!("kind {other:?}"))),
+        })
+    }
+}
+
+/// An order from the master to a region server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    /// Open the region at this epoch.
+    Open {
+        /// Region epoch.
+        epoch: u64,
+    },
+    /// Close the region (opened at this epoch).
+    Close {
+        /// Region epoch.
+        epoch: u64,
+    },
+}
+
+/// A region server's answer to an order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ack {
+    /// Opened and serving at this epoch.
+    Opened(u64),
+    /// Could not open at this epoch.
+    FailedOpen(u64),
+    /// Closed (flushed) at this epoch.
+    Closed(u64),
+}
+
+impl Order {
+    /// Encodes the order.
+    pub fn encode(&self) -> Vec<u8> {
+        match self {
+            Order::Open { epoch } => format!("order1 open {epoch}"),
+            Order::Close { epoch } => format!("order1 close {epoch}"),
+        }
+        .into_bytes()
+    }
+
+    /// Decodes an order.
+    ///
+    /// # Errors
+    /// Not an order.
+    pub fn decode(bytes: &[u8]) -> Result<Order, DecodeError> {
+        let f = fields(bytes, "order1", 3)?;
+        let epoch = f[2].parse().map_err(|_| bad("order", "epoch"))?;
+        match f[1] {
+            "open" => Ok(Order::Open { epoch }),
+            "close" => Ok(Order::Close { epoch }),
+            other => Err(bad("order", format!("kind {other:?}"))),
+        }
+    }
+}
+
+impl Ack {
+    /// Encodes the acknowledgement.
+    pub fn encode(&self) -> Vec<u8> {
+        match self {
+            Ack::Opened(e) => format!("ack1 opened {e}"),
+            Ack::FailedOpen(e) => format!("ack1 failed-open {e}"),
+            Ack::Closed(e) => format!("ack1 closed {e}"),
+        }
+        .into_bytes()
+    }
+
+    /// Decodes an acknowledgement.
+    ///
+    /// # Errors
+    /// Not an acknowledgement.
+    pub fn decode(bytes: &[u8]) -> Result<Ack, DecodeError> {
+        let f = fields(bytes, "ack1", 3)?;
+        let e = f[2].parse().map_err(|_| bad("ack", "epoch"))?;
+        match f[1] {
+            "opened" => Ok(Ack::Opened(e)),
+            "failed-open" => Ok(Ack::FailedOpen(e)),
+            "closed" => Ok(Ack::Closed(e)),
+            other => Err(bad("ack", format!("kind {other:?}"))),
+        }
+    }
+}
+
+fn fields<'a>(bytes: &'a [u8], tag: &'static str, n: usize) -> Result<Vec<&'a str>, DecodeError> {
+    let text = std::str::from_utf8(bytes).map_err(|_| bad(tag, "not UTF-8"))?;
+    let f: Vec<&str> = text.split(' ').collect();
+    if f.len() != n || f[0] != tag {
+        return Err(bad(tag, format!("{text:?}")));
+    }
+    Ok(f)
+}
+
+fn opt(s: Option<&str>) -> &str {
+    s.unwrap_or("-")
+}
+
+fn unopt(s: &str) -> Option<String> {
+    (s != "-").then(|| s.to_string())
+}
+
+fn hex(b: &[u8]) -> String {
+    let mut s = String::with_capacity(b.len() * 2);
+    for x in b {
+        let _ = write!(s, "{x:02x}");
+    }
+    s
+}
+
+fn hex_or_dash(b: &[u8]) -> String {
+    if b.is_empty() {
+        "-".into()
+    } else {
+        hex(b)
+    }
+}
+
+fn unhex(s: &str) -> Result<Vec<u8>, DecodeError> {
+    if !s.len().is_multiple_of(2) {
+        return Err(bad("hex", s));
+    }
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).map_err(|_| bad("hex", s)))
+        .collect()
+}
+
+fn unhex_or_dash(s: &str) -> Result<Vec<u8>, DecodeError> {
+    if s == "-" {
+        Ok(Vec::new())
+    } else {
+        unhex(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_round_trip() {
+        let r = RegionRecord {
+            state: RegionState::Opening,
+            server: Some("h:16020:17".into()),
+            epoch: 9,
+            proc: Some("00000000000000a0-00000001".into()),
+            start: b"a\x00".to_vec(),
+            end: Vec::new(),
+        };
+        assert_eq!(RegionRecord::decode(&r.encode()).unwrap(), r);
+        let fresh = RegionRecord::new(Vec::new(), b"m".to_vec());
+        assert_eq!(RegionRecord::decode(&fresh.encode()).unwrap(), fresh);
+
+        let t = TableRecord {
+            state: TableState::Creating,
+            splits: vec![b"g".to_vec(), b"p".to_vec()],
+        };
+        assert_eq!(TableRecord::decode(&t.encode()).unwrap(), t);
+        assert_eq!(t.range(0), (Vec::new(), b"g".to_vec()));
+        assert_eq!(t.range(2), (b"p".to_vec(), Vec::new()));
+
+        let procs = [
+            Procedure::Transit {
+                region: "t,00000001".into(),
+                target: None,
+                open: true,
+                step: TransitStep::Pick,
+            },
+            Procedure::Transit {
+                region: "t,00000001".into(),
+                target: Some("h:1:2".into()),
+                open: false,
+                step: TransitStep::AwaitClose {
+                    server: "h:1:2".into(),
+                    epoch: 3,
+                },
+            },
+            Procedure::Transit {
+                region: "t,00000002".into(),
+                target: None,
+                open: true,
+                step: TransitStep::AwaitOpen {
+                    server: "h:1:2".into(),
+                    epoch: 4,
+                },
+            },
+            Procedure::ServerCrash {
+                server: "h:1:2".into(),
+                step: CrashStep::Split,
+            },
+            Procedure::CreateTable {
+                table: "ns:t".into(),
+                step: CreateStep::Regions { next: 7 },
+            },
+            Procedure::CreateTable {
+                table: "t".into(),
+                step: CreateStep::Enable,
+            },
+            Procedure::DropTable {
+                table: "t".into(),
+                step: DropStep::Delete,
+            },
+        ];
+        for p in procs {
+            assert_eq!(Procedure::decode(&p.encode()).unwrap(), p);
+        }
+        for o in [Order::Open { epoch: 1 }, Order::Close { epoch: 2 }] {
+            assert_eq!(Order::decode(&o.encode()).unwrap(), o);
+        }
+        for a in [Ack::Opened(1), Ack::FailedOpen(2), Ack::Closed(3)] {
+            assert_eq!(Ack::decode(&a.encode()).unwrap(), a);
+        }
+    }
+
+    #[test]
+    fn garbage_is_refused() {
+        assert!(RegionRecord::decode(b"region1 open").is_err());
+        assert!(RegionRecord::decode(b"region1 weird - 0 - - -").is_err());
+        assert!(Procedure::decode(b"proc1 transit r").is_err());
+        assert!(TableRecord::decode(b"table1 enabled zz").is_err());
+        assert!(Ack::decode(b"\xff").is_err());
+    }
+}

@@ -1,0 +1,362 @@
+//! A region server's side of the protocol, as a state machine driven by [`RegionServer::tick`]:
+//! register under a lease, keep it alive with the self-fencing deadline, carry out the orders the
+//! master leaves in `inbox/<me>/`, and acknowledge each under `ack/<me>/` (keys tied to the lease,
+//! so they vanish if this server dies).
+//!
+//! Invariants:
+//! - A region is served only while the lease's deadline is ahead ([`RegionServer::serves`]); a
+//!   server whose lease is lost aborts and never serves again under this name (a restart is a new
+//!   server with a new start code).
+//! - An open order is carried out at most once per epoch, and never for an epoch older than one
+//!   this server already saw for the region.
+
+use std::collections::BTreeMap;
+
+use crate::host::RegionHost;
+use crate::kv::{range_all, Compare, EventKind, Kv, KvError, Op, Txn, WatchId, MAX_TXN_OPS};
+use crate::layout::Layout;
+use crate::lease::{LeaseKeeper, LeaseStatus, Millis};
+use crate::record::{Ack, Order};
+
+/// Region-server settings.
+#[derive(Debug, Clone)]
+pub struct RegionServerConfig {
+    /// Lease TTL in seconds (etcd's minimum is 2 s with default flags, 1 s with fast ones).
+    pub ttl_secs: i64,
+    /// How long before the lease's earliest possible expiry the server stops serving.
+    pub margin_ms: Millis,
+    /// Regions opened per tick, at most (so lease renewals are not starved).
+    pub opens_per_tick: usize,
+}
+
+impl Default for RegionServerConfig {
+    fn default() -> Self {
+        RegionServerConfig {
+            ttl_secs: 3,
+            margin_ms: 500,
+            opens_per_tick: 1000,
+        }
+    }
+}
+
+enum Phase {
+    /// Not registered yet (holds the lease once granted).
+    Starting(Option<LeaseKeeper>),
+    /// Registered and watching its inbox.
+    Running { lease: LeaseKeeper, watch: WatchId },
+    /// Lost its lease or failed; serves nothing, for good.
+    Aborted(String),
+}
+
+/// One region server.
+pub struct RegionServer<K: Kv, H: RegionHost> {
+    kv: K,
+    host: H,
+    layout: Layout,
+    name: String,
+    address: String,
+    config: RegionServerConfig,
+    phase: Phase,
+    /// Orders in the inbox, by region.
+    orders: BTreeMap<String, Order>,
+    /// Open regions and the epoch each was opened at.
+    regions: BTreeMap<String, u64>,
+    /// Highest epoch seen per region (never act on an older order).
+    seen: BTreeMap<String, u64>,
+    /// Acks written, by region (rewritten only when the order changes).
+    acked: BTreeMap<String, Ack>,
+    /// Epoch of the last failed open per region.
+    failed: BTreeMap<String, u64>,
+}
+
+impl<K: Kv, H: RegionHost> RegionServer<K, H> {
+    /// A server named `name` (`host:port:startcode`) reachable at `address`.
+    pub fn new(
+        kv: K,
+        host: H,
+        layout: Layout,
+        name: String,
+        address: String,
+        config: RegionServerConfig,
+    ) -> Self {
+        RegionServer {
+            kv,
+            host,
+            layout,
+            name,
+            address,
+            config,
+            phase: Phase::Starting(None),
+            orders: BTreeMap::new(),
+            regions: BTreeMap::new(),
+            seen: BTreeMap::new(),
+            acked: BTreeMap::new(),
+            failed: BTreeMap::new(),
+        }
+    }
+
+    /// The server's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The coordination store client.
+    pub fn kv(&self) -> &K {
+        &self.kv
+    }
+
+    /// The storage side.
+    pub fn host(&self) -> &H {
+        &self.host
+    }
+
+    /// Why the server aborted, if it did.
+    pub fn aborted(&self) -> Option<&str> {
+        match &self.phase {
+            Phase::Aborted(why) => Some(why),
+            _ => None,
+        }
+    }
+
+    /// Whether it is registered and its lease valid at `now`.
+    pub fn is_live(&self, now: Millis) -> bool {
+        matches!(&self.phase, Phase::Running { lease, .. } if lease.valid(now))
+    }
+
+    /// The self-fencing deadline, once registered.
+    pub fn deadline(&self) -> Option<Millis> {
+        match &self.phase {
+            Phase::Running { lease, .. } => Some(lease.deadline()),
+            _ => None,
+        }
+    }
+
+    /// Whether `region` may be served (read or written) at `now`.
+    pub fn serves(&self, region: &str, now: Millis) -> bool {
+        self.is_live(now) && self.regions.contains_key(region)
+    }
+
+    /// The regions served at `now` with their epochs.
+    pub fn served(&self, now: Millis) -> Vec<(String, u64)> {
+        if !self.is_live(now) {
+            return Vec::new();
+        }
+        self.regions.iter().map(|(r, e)| (r.clone(), *e)).collect()
+    }
+
+    /// The regions served at `now`, without copying them.
+    pub fn served_regions(&self, now: Millis) -> impl Iterator<Item = &str> {
+        let live = self.is_live(now);
+        self.regions
+            .keys()
+            .filter(move |_| live)
+            .map(String::as_str)
+    }
+
+    /// Stops serving for good (lease lost, WAL fenced, or a failed close).
+    pub fn abort(&mut self, why: &str) {
+        if !matches!(self.phase, Phase::Aborted(_)) {
+            self.host.abort();
+            self.regions.clear();
+            self.phase = Phase::Aborted(why.to_string());
+        }
+    }
+
+    /// Leaves the cluster: stops serving, then revokes the lease so the master recovers the
+    /// regions without waiting for it to expire.
+    pub fn leave(&mut self) {
+        let lease = match &self.phase {
+            Phase::Running { lease, .. } => Some(lease.id()),
+            Phase::Starting(Some(lease)) => Some(lease.id()),
+            _ => None,
+        };
+        self.abort("left the cluster");
+        if let Some(id) = lease {
+            let _ = self.kv.revoke(id);
+        }
+    }
+
+    /// One step: register, renew the lease, take new orders, carry them out, acknowledge.
+    pub fn tick(&mut self, now: Millis) {
+        match std::mem::replace(&mut self.phase, Phase::Aborted(String::new())) {
+            Phase::Aborted(why) => self.phase = Phase::Aborted(why),
+            Phase::Starting(lease) => self.phase = self.register(lease, now),
+            Phase::Running { mut lease, watch } => {
+                if lease.tick(&self.kv, now) == LeaseStatus::Lost {
+                    self.kv.cancel(watch);
+                    self.phase = Phase::Running { lease, watch };
+                    self.abort("lease lost");
+                    return;
+                }
+                let watch = match self.take_orders(watch) {
+                    Ok(w) => w,
+                    Err(_) => {
+                        self.phase = Phase::Running { lease, watch };
+                        return;
+                    }
+                };
+                self.phase = Phase::Running {
+                    lease: lease.clone(),
+                    watch,
+                };
+                self.carry_out(lease.id(), now);
+            }
+        }
+    }
+
+    fn register(&mut self, lease: Option<LeaseKeeper>, now: Millis) -> Phase {
+        let lease = match lease {
+            Some(l) if l.valid(now) => l,
+            Some(_) => return Phase::Aborted("lease lost while registering".into()),
+            None => {
+                match LeaseKeeper::grant(&self.kv, self.config.ttl_secs, self.config.margin_ms, now)
+                {
+                    Ok(l) => l,
+                    Err(_) => return Phase::Starting(None),
+                }
+            }
+        };
+        let key = self.layout.server(&self.name);
+        let txn = Txn {
+            compares: vec![Compare::CreateRevision(key.clone(), 0)],
+            success: vec![Op::put_leased(
+                key.clone(),
+                self.address.clone(),
+                lease.id(),
+            )],
+        };
+        match self.kv.txn(txn) {
+            Ok(out) if !out.succeeded => match self.kv.get(&key) {
+                Ok(Some(kv)) if kv.lease == lease.id() => {}
+                Ok(_) => {
+                    return Phase::Aborted(format!("server name {} already registered", self.name))
+                }
+                Err(_) => return Phase::Starting(Some(lease)),
+            },
+            Ok(_) => {}
+            Err(_) => return Phase::Starting(Some(lease)),
+        }
+        match self.watch_inbox() {
+            Ok(watch) => Phase::Running { lease, watch },
+            Err(_) => Phase::Starting(Some(lease)),
+        }
+    }
+
+    /// Reads the whole inbox, then watches it from the revision after the read.
+    fn watch_inbox(&mut self) -> Result<WatchId, KvError> {
+        let prefix = self.layout.inbox(&self.name);
+        let page = range_all(&self.kv, &prefix, 1000)?;
+        let watch = self.kv.watch(&prefix, page.revision + 1)?;
+        self.orders.clear();
+        for kv in page.kvs {
+            if let (Some(region), Ok(order)) =
+                (kv.key.strip_prefix(&prefix), Order::decode(&kv.value))
+            {
+                self.orders.insert(region.to_string(), order);
+            }
+        }
+        Ok(watch)
+    }
+
+    fn take_orders(&mut self, watch: WatchId) -> Result<WatchId, KvError> {
+        let prefix = self.layout.inbox(&self.name);
+        match self.kv.poll(watch) {
+            Ok(events) => {
+                for ev in events {
+                    let Some(region) = ev.kv.key.strip_prefix(&prefix) else {
+                        continue;
+                    };
+                    match ev.kind {
+                        EventKind::Put => {
+                            if let Ok(order) = Order::decode(&ev.kv.value) {
+                                self.orders.insert(region.to_string(), order);
+                            }
+                        }
+                        EventKind::Delete => {
+                            self.orders.remove(region);
+                            self.acked.remove(region);
+                        }
+                    }
+                }
+                Ok(watch)
+            }
+            Err(KvError::WatchLost(_)) => {
+                self.kv.cancel(watch);
+                let w = self.watch_inbox()?;
+                self.acked.retain(|r, _| self.orders.contains_key(r));
+                Ok(w)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Makes the open regions match the orders, then writes the acks not yet written.
+    fn carry_out(&mut self, lease: i64, now: Millis) {
+        let mut acks: Vec<(String, Ack)> = Vec::new();
+        let mut opens = 0;
+        let orders: Vec<(String, Order)> =
+            self.orders.iter().map(|(r, o)| (r.clone(), *o)).collect();
+        for (region, order) in orders {
+            let ack = match order {
+                Order::Open { epoch } => {
+                    let seen = self.seen.get(&region).copied().unwrap_or(0);
+                    if self.regions.get(&region) == Some(&epoch) {
+                        Ack::Opened(epoch)
+                    } else if self.failed.get(&region) == Some(&epoch) {
+                        // Never retried at the same epoch: the master may already have moved on.
+                        Ack::FailedOpen(epoch)
+                    } else if epoch < seen
+                        || !self.is_live(now)
+                        || opens >= self.config.opens_per_tick
+                    {
+                        continue;
+                    } else {
+                        opens += 1;
+                        self.seen.insert(region.clone(), epoch);
+                        match self.host.open(&region, epoch) {
+                            Ok(()) => {
+                                self.regions.insert(region.clone(), epoch);
+                                Ack::Opened(epoch)
+                            }
+                            Err(_) => {
+                                self.failed.insert(region.clone(), epoch);
+                                Ack::FailedOpen(epoch)
+                            }
+                        }
+                    }
+                }
+                Order::Close { epoch } => {
+                    if self.regions.contains_key(&region) {
+                        if let Err(e) = self.host.close(&region) {
+                            self.abort(&format!("close of {region} failed: {e}"));
+                            return;
+                        }
+                        self.regions.remove(&region);
+                    }
+                    Ack::Closed(epoch)
+                }
+            };
+            if self.acked.get(&region) != Some(&ack) {
+                acks.push((region, ack));
+            }
+        }
+        for chunk in acks.chunks(MAX_TXN_OPS) {
+            let ops = chunk
+                .iter()
+                .map(|(r, a)| Op::put_leased(self.layout.ack(&self.name, r), a.encode(), lease))
+                .collect();
+            if self
+                .kv
+                .txn(Txn {
+                    compares: vec![],
+                    success: ops,
+                })
+                .is_ok()
+            {
+                for (r, a) in chunk {
+                    self.acked.insert(r.clone(), *a);
+                }
+            }
+        }
+    }
+}

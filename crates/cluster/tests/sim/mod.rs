@@ -1,0 +1,661 @@
+//! A deterministic simulation of masters and region servers over the in-memory etcd: simulated
+//! time, every random choice from one seeded generator, faults injected (kill -9 and restart,
+//! SIGSTOP-like pauses, partitions from etcd, lost requests and answers, broken watches, failed
+//! opens), and the invariants checked after every step.
+
+pub mod model;
+
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+use std::rc::Rc;
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use strata_cluster::host::RegionHost;
+use strata_cluster::layout::{region_table, Layout};
+use strata_cluster::lease::Millis;
+use strata_cluster::master::{AdminRequest, Master, MasterConfig};
+use strata_cluster::mem::{Delivery, Link, MemKv, MemStore, SharedStore};
+use strata_cluster::record::{Procedure, RegionRecord, RegionState, TableRecord, TableState};
+use strata_cluster::regionserver::{RegionServer, RegionServerConfig};
+use strata_cluster::wal::MemWal;
+
+use model::{Model, SharedModel, SimHost};
+
+type Rng64 = Rc<RefCell<SmallRng>>;
+
+/// Settings of one run.
+#[derive(Debug, Clone)]
+pub struct SimConfig {
+    pub masters: usize,
+    pub servers: usize,
+    pub initial_regions: u32,
+    /// Time with faults injected.
+    pub chaos_ms: Millis,
+    /// Time after healing in which everything must be served again.
+    pub heal_ms: Millis,
+    pub step_ms: Millis,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        SimConfig {
+            masters: 2,
+            servers: 4,
+            initial_regions: 6,
+            chaos_ms: 30_000,
+            heal_ms: 30_000,
+            step_ms: 20,
+        }
+    }
+}
+
+/// Counters of what a run exercised.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Coverage {
+    pub server_kills: u64,
+    pub server_pauses: u64,
+    pub master_kills: u64,
+    pub partitions: u64,
+    pub elections: u64,
+    pub recovered_opens: u64,
+    pub opens: u64,
+    pub acked_writes: u64,
+    pub admin_accepted: u64,
+}
+
+struct SimLink {
+    rng: Rng64,
+    now: Rc<Cell<Millis>>,
+    cut_until: Cell<Millis>,
+    loss: f64,
+}
+
+impl Link for SimLink {
+    fn next(&self) -> Delivery {
+        if self.now.get() < self.cut_until.get() {
+            return Delivery {
+                drop_request: true,
+                ..Delivery::default()
+            };
+        }
+        let mut rng = self.rng.borrow_mut();
+        Delivery {
+            drop_request: rng.gen_bool(self.loss),
+            drop_response: rng.gen_bool(self.loss),
+            delay: rng.gen_range(0..40),
+        }
+    }
+
+    fn break_watch(&self) -> bool {
+        self.rng.borrow_mut().gen_bool(self.loss / 10.0)
+    }
+}
+
+struct Node<T> {
+    process: Option<T>,
+    link: Rc<SimLink>,
+    next_tick: Millis,
+    paused_until: Millis,
+    restart_at: Millis,
+}
+
+type SimMaster = Master<MemKv, MemWal>;
+type SimServer = RegionServer<MemKv, SimHost>;
+
+/// One simulated cluster.
+pub struct World {
+    seed: u64,
+    config: SimConfig,
+    rng: Rng64,
+    now: Rc<Cell<Millis>>,
+    store: SharedStore,
+    wal: MemWal,
+    model: SharedModel,
+    layout: Layout,
+    masters: Vec<Node<SimMaster>>,
+    servers: Vec<Node<SimServer>>,
+    startcode: u64,
+    next_write: u64,
+    next_table: u32,
+    loss: f64,
+    pub coverage: Coverage,
+    trace: Vec<String>,
+    verbose: bool,
+    epochs: BTreeSet<i64>,
+}
+
+impl World {
+    pub fn new(seed: u64, config: SimConfig, verbose: bool) -> World {
+        let rng: Rng64 = Rc::new(RefCell::new(SmallRng::seed_from_u64(seed)));
+        let loss = [0.0, 0.01, 0.05][rng.borrow_mut().gen_range(0..3)];
+        let now = Rc::new(Cell::new(0));
+        let mut w = World {
+            seed,
+            rng,
+            now,
+            store: MemStore::new(1),
+            wal: MemWal::new(1_500),
+            model: Rc::new(RefCell::new(Model::default())),
+            layout: Layout::new("/sim"),
+            masters: Vec::new(),
+            servers: Vec::new(),
+            startcode: 0,
+            next_write: 0,
+            next_table: 1,
+            loss,
+            coverage: Coverage::default(),
+            trace: Vec::new(),
+            verbose,
+            epochs: BTreeSet::new(),
+            config,
+        };
+        for _ in 0..w.config.masters {
+            let link = w.link();
+            w.masters.push(Node {
+                process: None,
+                link,
+                next_tick: 0,
+                paused_until: 0,
+                restart_at: 0,
+            });
+        }
+        for _ in 0..w.config.servers {
+            let link = w.link();
+            w.servers.push(Node {
+                process: None,
+                link,
+                next_tick: 0,
+                paused_until: 0,
+                restart_at: 0,
+            });
+        }
+        w
+    }
+
+    fn link(&self) -> Rc<SimLink> {
+        Rc::new(SimLink {
+            rng: self.rng.clone(),
+            now: self.now.clone(),
+            cut_until: Cell::new(0),
+            loss: self.loss,
+        })
+    }
+
+    fn kv(&self, link: &Rc<SimLink>) -> MemKv {
+        MemKv::new(self.store.clone(), link.clone() as Rc<dyn Link>)
+    }
+
+    fn log(&mut self, what: String) {
+        let line = format!("{:>7} ms  {what}", self.now.get());
+        if self.verbose {
+            eprintln!("{line}");
+        }
+        self.trace.push(line);
+    }
+
+    fn chance(&self, p: f64) -> bool {
+        self.rng.borrow_mut().gen_bool(p)
+    }
+
+    fn between(&self, lo: Millis, hi: Millis) -> Millis {
+        self.rng.borrow_mut().gen_range(lo..hi)
+    }
+
+    fn start_master(&mut self, i: usize) {
+        let kv = self.kv(&self.masters[i].link);
+        let config = MasterConfig {
+            ttl_secs: 2,
+            page: 4,
+            load_pages_per_tick: 2,
+            sweep_per_tick: 3,
+            ops_per_tick: 40,
+            balance: true,
+        };
+        let m = Master::new(
+            kv,
+            self.wal.clone(),
+            self.layout.clone(),
+            format!("m{i}:16000"),
+            config,
+        );
+        self.masters[i].process = Some(m);
+        self.log(format!("master m{i} starts"));
+    }
+
+    fn start_server(&mut self, i: usize) {
+        self.startcode += 1;
+        let name = format!("rs{i}:16020:{}", self.startcode);
+        let kv = self.kv(&self.servers[i].link);
+        let host = SimHost {
+            server: name.clone(),
+            model: self.model.clone(),
+            wal: self.wal.clone(),
+            fail_next_open: Rc::new(RefCell::new(false)),
+        };
+        // Small budgets so that work spans ticks, as it does on a large catalog.
+        let config = RegionServerConfig {
+            ttl_secs: 2,
+            margin_ms: 300,
+            opens_per_tick: 3,
+        };
+        let rs = RegionServer::new(
+            kv,
+            host,
+            self.layout.clone(),
+            name.clone(),
+            name.clone(),
+            config,
+        );
+        self.servers[i].process = Some(rs);
+        self.log(format!("server {name} starts"));
+    }
+
+    /// Runs the whole scenario; returns the violations found (empty = pass).
+    pub fn run(&mut self) -> Vec<String> {
+        for i in 0..self.masters.len() {
+            self.start_master(i);
+        }
+        for i in 0..self.servers.len() {
+            self.start_server(i);
+        }
+        let splits: Vec<Vec<u8>> = (1..self.config.initial_regions)
+            .map(|i| format!("row{i:04}").into_bytes())
+            .collect();
+        let mut created = false;
+        let end_chaos = self.config.chaos_ms;
+        let end = end_chaos + self.config.heal_ms;
+        while self.now.get() < end {
+            let now = self.now.get() + self.config.step_ms;
+            self.now.set(now);
+            self.store.borrow_mut().advance(now);
+            if now < end_chaos {
+                self.inject_faults();
+            } else if now - self.config.step_ms < end_chaos {
+                self.heal();
+            }
+            self.restart_crashed();
+            self.tick_nodes();
+            if !created {
+                created = self.admin(AdminRequest::CreateTable {
+                    table: "t".into(),
+                    splits: splits.clone(),
+                });
+            } else if now < end_chaos && self.chance(0.01) {
+                self.random_admin();
+            }
+            self.client_writes();
+            self.check_single_server();
+            if !self.model.borrow().violations.is_empty() {
+                break;
+            }
+        }
+        if self.model.borrow().violations.is_empty() {
+            self.check_all_served();
+        }
+        let m = self.model.borrow();
+        self.coverage.recovered_opens = m.recovered_opens;
+        self.coverage.opens = m.opens;
+        self.coverage.acked_writes = m.acked.values().map(|s| s.len() as u64).sum();
+        m.violations.clone()
+    }
+
+    /// The run's last events, for a failure report.
+    pub fn trace_tail(&self, n: usize) -> String {
+        let mut s = String::new();
+        for line in self.trace.iter().rev().take(n).rev() {
+            let _ = writeln!(s, "{line}");
+        }
+        s
+    }
+
+    fn inject_faults(&mut self) {
+        let now = self.now.get();
+        let n = self.servers.len();
+        if self.chance(0.002) {
+            let i = self.between(0, n as u64) as usize;
+            if self.servers[i].process.is_some() {
+                let name = self.servers[i]
+                    .process
+                    .as_ref()
+                    .map(|p| p.name().to_string())
+                    .unwrap_or_default();
+                if let Some(p) = self.servers[i].process.take() {
+                    p.host().abort();
+                }
+                self.servers[i].restart_at = now + self.between(500, 5_000);
+                self.coverage.server_kills += 1;
+                self.log(format!("kill -9 {name}"));
+            }
+        }
+        if self.chance(0.002) {
+            let i = self.between(0, n as u64) as usize;
+            let until = now + self.between(500, 8_000);
+            self.servers[i].paused_until = until;
+            self.coverage.server_pauses += 1;
+            self.log(format!("pause rs{i} until {until}"));
+        }
+        if self.chance(0.002) {
+            let until = now + self.between(500, 8_000);
+            if self.chance(0.5) {
+                let i = self.between(0, n as u64) as usize;
+                self.servers[i].link.cut_until.set(until);
+                self.log(format!("partition rs{i} from etcd until {until}"));
+            } else {
+                let i = self.between(0, self.masters.len() as u64) as usize;
+                self.masters[i].link.cut_until.set(until);
+                self.log(format!("partition m{i} from etcd until {until}"));
+            }
+            self.coverage.partitions += 1;
+        }
+        if self.chance(0.001) {
+            let i = self.between(0, self.masters.len() as u64) as usize;
+            if self.chance(0.5) {
+                if self.masters[i].process.take().is_some() {
+                    self.masters[i].restart_at = now + self.between(500, 5_000);
+                    self.coverage.master_kills += 1;
+                    self.log(format!("kill -9 m{i}"));
+                }
+            } else {
+                let until = now + self.between(500, 6_000);
+                self.masters[i].paused_until = until;
+                self.log(format!("pause m{i} until {until}"));
+            }
+        }
+        if self.chance(0.005) {
+            let i = self.between(0, n as u64) as usize;
+            if let Some(p) = &self.servers[i].process {
+                *p.host().fail_next_open.borrow_mut() = true;
+            }
+        }
+    }
+
+    fn heal(&mut self) {
+        self.log("heal: no more faults, links restored".into());
+        let now = self.now.get();
+        for n in &mut self.masters {
+            n.link.cut_until.set(0);
+            n.paused_until = n.paused_until.min(now);
+            n.restart_at = n.restart_at.min(now);
+        }
+        for n in &mut self.servers {
+            n.link.cut_until.set(0);
+            n.paused_until = n.paused_until.min(now);
+            n.restart_at = n.restart_at.min(now);
+            if let Some(p) = &n.process {
+                *p.host().fail_next_open.borrow_mut() = false;
+            }
+        }
+    }
+
+    fn restart_crashed(&mut self) {
+        let now = self.now.get();
+        for i in 0..self.masters.len() {
+            if self.masters[i].process.is_none() && now >= self.masters[i].restart_at {
+                self.start_master(i);
+            }
+        }
+        for i in 0..self.servers.len() {
+            let aborted = self.servers[i]
+                .process
+                .as_ref()
+                .and_then(|p| p.aborted().map(str::to_string));
+            if let Some(why) = aborted {
+                let name = self.servers[i]
+                    .process
+                    .as_ref()
+                    .map(|p| p.name().to_string())
+                    .unwrap_or_default();
+                self.log(format!("{name} aborted ({why}); restarts"));
+                self.servers[i].process = None;
+                self.servers[i].restart_at = now + self.between(100, 2_000);
+            }
+            if self.servers[i].process.is_none() && now >= self.servers[i].restart_at {
+                self.start_server(i);
+            }
+        }
+    }
+
+    fn tick_nodes(&mut self) {
+        let now = self.now.get();
+        for i in 0..self.masters.len() {
+            let n = &self.masters[i];
+            if n.process.is_none() || now < n.paused_until || now < n.next_tick {
+                continue;
+            }
+            let was = self.masters[i].process.as_ref().and_then(|m| m.epoch());
+            if let Some(m) = self.masters[i].process.as_mut() {
+                m.tick(now);
+            }
+            let is = self.masters[i].process.as_ref().and_then(|m| m.epoch());
+            if is.is_some() && is != was {
+                if is.is_some_and(|e| self.epochs.insert(e)) {
+                    self.coverage.elections += 1;
+                }
+                self.log(format!("m{i} active with epoch {}", is.unwrap_or(0)));
+            }
+            self.masters[i].next_tick = now + self.between(60, 140);
+        }
+        for i in 0..self.servers.len() {
+            let n = &self.servers[i];
+            if n.process.is_none() || now < n.paused_until || now < n.next_tick {
+                continue;
+            }
+            if let Some(s) = self.servers[i].process.as_mut() {
+                s.tick(now);
+            }
+            self.servers[i].next_tick = now + self.between(60, 140);
+        }
+    }
+
+    fn active_master(&mut self) -> Option<&mut SimMaster> {
+        let now = self.now.get();
+        self.masters
+            .iter_mut()
+            .filter(|n| now >= n.paused_until)
+            .filter_map(|n| n.process.as_mut())
+            .find(|m| m.is_active())
+    }
+
+    fn admin(&mut self, req: AdminRequest) -> bool {
+        let text = format!("{req:?}");
+        let Some(m) = self.active_master() else {
+            return false;
+        };
+        match m.submit(req) {
+            Ok(id) => {
+                self.coverage.admin_accepted += 1;
+                self.log(format!("admin {text} accepted as {id}"));
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    fn random_admin(&mut self) {
+        let Some(m) = self.active_master() else {
+            return;
+        };
+        let regions = m.regions();
+        let tables = m.tables();
+        let servers = m.live_servers();
+        let pick = |w: &World, n: usize| w.between(0, n.max(1) as u64) as usize;
+        let choice = self.between(0, 10);
+        let req = match choice {
+            0..=3 if !regions.is_empty() => {
+                let (r, _) = &regions[pick(self, regions.len())];
+                let target = if servers.is_empty() || self.chance(0.3) {
+                    None
+                } else {
+                    Some(servers[pick(self, servers.len())].clone())
+                };
+                AdminRequest::Move {
+                    region: r.clone(),
+                    target,
+                }
+            }
+            4 if !regions.is_empty() => AdminRequest::Unassign {
+                region: regions[pick(self, regions.len())].0.clone(),
+            },
+            5 | 6 => {
+                let closed: Vec<&String> = regions
+                    .iter()
+                    .filter(|(_, r)| r.state == RegionState::Closed)
+                    .map(|(id, _)| id)
+                    .collect();
+                if closed.is_empty() {
+                    return;
+                }
+                AdminRequest::Assign {
+                    region: closed[pick(self, closed.len())].clone(),
+                }
+            }
+            7 => {
+                let t = format!("t{}", self.next_table);
+                self.next_table += 1;
+                let n = self.between(1, 4) as u32;
+                AdminRequest::CreateTable {
+                    table: t,
+                    splits: (1..n).map(|i| vec![b'a' + i as u8]).collect(),
+                }
+            }
+            8 => {
+                let droppable: Vec<&String> = tables
+                    .iter()
+                    .filter(|(n, t)| n != "t" && t.state == TableState::Enabled)
+                    .map(|(n, _)| n)
+                    .collect();
+                if droppable.is_empty() {
+                    return;
+                }
+                AdminRequest::DropTable {
+                    table: droppable[pick(self, droppable.len())].clone(),
+                }
+            }
+            _ => return,
+        };
+        self.admin(req);
+    }
+
+    /// Clients write to regions through whichever server claims them; a server acknowledges only
+    /// while it serves the region and its WAL append succeeds.
+    fn client_writes(&mut self) {
+        let now = self.now.get();
+        for i in 0..self.servers.len() {
+            if now < self.servers[i].paused_until || !self.chance(0.3) {
+                continue;
+            }
+            let Some(rs) = self.servers[i].process.as_mut() else {
+                continue;
+            };
+            let n = rs.served_regions(now).count();
+            if n == 0 {
+                continue;
+            }
+            let pick = self.rng.borrow_mut().gen_range(0..n);
+            let Some(region) = rs.served_regions(now).nth(pick).map(str::to_string) else {
+                continue;
+            };
+            let Some(rs) = self.servers[i].process.as_mut() else {
+                continue;
+            };
+            let name = rs.name().to_string();
+            self.next_write += 1;
+            let w = self.next_write;
+            match self.wal.append(&name, &region, w) {
+                Ok(()) => {
+                    let mut m = self.model.borrow_mut();
+                    m.acked.entry(region.clone()).or_default().insert(w);
+                    m.memtable.entry((name, region)).or_default().insert(w);
+                }
+                Err(_) => {
+                    rs.abort("WAL fenced");
+                }
+            }
+        }
+    }
+
+    /// No region is served by two servers (paused ones included: they would serve on waking).
+    fn check_single_server(&mut self) {
+        let now = self.now.get();
+        let mut seen: std::collections::BTreeMap<&str, &str> = std::collections::BTreeMap::new();
+        let mut bad = Vec::new();
+        for n in &self.servers {
+            let Some(rs) = &n.process else { continue };
+            for region in rs.served_regions(now) {
+                if let Some(other) = seen.insert(region, rs.name()) {
+                    bad.push(format!(
+                        "{region} served by {other} and {} at {now} ms",
+                        rs.name()
+                    ));
+                }
+            }
+        }
+        self.model.borrow_mut().violations.extend(bad);
+    }
+
+    /// After healing: every region of every enabled table is served, nothing is in transition, and
+    /// the servers' region counts differ by at most one.
+    fn check_all_served(&mut self) {
+        let now = self.now.get();
+        let mut served: BTreeSet<String> = BTreeSet::new();
+        let mut per_server = Vec::new();
+        for n in &self.servers {
+            if let Some(rs) = &n.process {
+                let regions = rs.served(now);
+                per_server.push(regions.len());
+                served.extend(regions.into_iter().map(|(r, _)| r));
+            }
+        }
+        let (most, least) = (
+            per_server.iter().max().copied().unwrap_or(0),
+            per_server.iter().min().copied().unwrap_or(0),
+        );
+        if most > least + 1 {
+            self.model
+                .borrow_mut()
+                .violations
+                .push(format!("not balanced after healing: {per_server:?}"));
+        }
+        // Read etcd itself (not a master's image, which may be reloading at this instant).
+        let store = self.store.borrow();
+        let decode_all = |prefix: String| -> Vec<(String, Vec<u8>)> {
+            store
+                .peek_prefix(&prefix)
+                .into_iter()
+                .map(|kv| (kv.key[prefix.len()..].to_string(), kv.value))
+                .collect()
+        };
+        let tables: Vec<(String, TableRecord)> = decode_all(self.layout.tables())
+            .into_iter()
+            .map(|(k, v)| (k, TableRecord::decode(&v).expect("table record")))
+            .collect();
+        let regions: Vec<(String, RegionRecord)> = decode_all(self.layout.regions())
+            .into_iter()
+            .map(|(k, v)| (k, RegionRecord::decode(&v).expect("region record")))
+            .collect();
+        let procs: Vec<(String, Procedure)> = decode_all(self.layout.procs())
+            .into_iter()
+            .map(|(k, v)| (k, Procedure::decode(&v).expect("procedure")))
+            .collect();
+        drop(store);
+        let mut bad = Vec::new();
+        if !procs.is_empty() {
+            bad.push(format!("procedures still running after healing: {procs:?}"));
+        }
+        for (id, rec) in regions {
+            let enabled = tables
+                .iter()
+                .any(|(t, r)| t == region_table(&id) && r.state == TableState::Enabled);
+            if enabled && rec.state != RegionState::Closed && !served.contains(&id) {
+                bad.push(format!("{id} not served after healing: {rec:?}"));
+            }
+        }
+        self.model.borrow_mut().violations.extend(bad);
+    }
+
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+}
