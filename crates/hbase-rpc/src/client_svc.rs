@@ -268,6 +268,7 @@ fn atomic(
         pb::RegionActionResult {
             result_or_exception: results,
             exception: None,
+            processed: Some(processed),
         },
         processed,
     ))
@@ -284,9 +285,11 @@ fn multi(
     let mut processed = None;
     for ra in &req.region_action {
         let region = user_region(ctx, &ra.region);
+        // The condition moved from the request to each region action in HBase 2.4.
+        let condition = ra.condition.as_ref().or(req.condition.as_ref());
         let outcome = region.and_then(|h| {
-            if ra.atomic() || req.condition.is_some() {
-                let (r, p) = atomic(ctx, &h, ra, req.condition.as_ref(), &mut cells, out)?;
+            if ra.atomic() || condition.is_some() {
+                let (r, p) = atomic(ctx, &h, ra, condition, &mut cells, out)?;
                 processed = Some(p);
                 Ok(r)
             } else {
@@ -297,6 +300,7 @@ fn multi(
                         .map(|a| action_result(ctx, &h, a, &mut cells, out))
                         .collect(),
                     exception: None,
+                    processed: None,
                 })
             }
         });
@@ -317,6 +321,7 @@ fn multi(
                 pb::RegionActionResult {
                     result_or_exception: Vec::new(),
                     exception: Some(e.to_name_bytes()),
+                    processed: None,
                 }
             }
         });

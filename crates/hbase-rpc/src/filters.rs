@@ -66,14 +66,7 @@ pub fn comparator(c: &pb::Comparator) -> HResult<Comparator> {
         }
         "RegexStringComparator" => {
             let m: pb::RegexStringComparator = decode(name, bytes)?;
-            if m.pattern_flags != 0 {
-                return Err(HBaseError::do_not_retry(format!(
-                    "RegexStringComparator with pattern flags {} is not supported by Strata \
-                     (write the flags inline, e.g. (?i))",
-                    m.pattern_flags
-                )));
-            }
-            Comparator::Regex(m.pattern)
+            Comparator::Regex(format!("{}{}", regex_flags(m.pattern_flags)?, m.pattern))
         }
         _ => {
             return Err(HBaseError::do_not_retry(format!(
@@ -81,6 +74,29 @@ pub fn comparator(c: &pb::Comparator) -> HResult<Comparator> {
                 c.name
             )))
         }
+    })
+}
+
+/// Java `Pattern` flags as an inline prefix: `CASE_INSENSITIVE` (2) `(?i)`, `MULTILINE` (8)
+/// `(?m)`, `DOTALL` (32, the comparator's default) `(?s)`.
+fn regex_flags(flags: i32) -> HResult<String> {
+    const KNOWN: [(i32, char); 3] = [(2, 'i'), (8, 'm'), (32, 's')];
+    let unknown = KNOWN.iter().fold(flags, |rest, (bit, _)| rest & !bit);
+    if unknown != 0 {
+        return Err(HBaseError::do_not_retry(format!(
+            "RegexStringComparator pattern flags {unknown:#x} are not supported by Strata \
+             (CASE_INSENSITIVE, MULTILINE and DOTALL are)"
+        )));
+    }
+    let letters: String = KNOWN
+        .iter()
+        .filter(|(bit, _)| flags & bit != 0)
+        .map(|(_, c)| *c)
+        .collect();
+    Ok(if letters.is_empty() {
+        String::new()
+    } else {
+        format!("(?{letters})")
     })
 }
 

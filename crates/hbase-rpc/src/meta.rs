@@ -91,7 +91,14 @@ pub fn meta_rows(catalog: &Catalog, server: &ServerIdentity) -> Vec<MetaRow> {
             } as i32,
         };
         rows.push(MetaRow {
-            cells: vec![cell(&key, b"table", b"state", ts, pb_value(&state))],
+            // Unlike `info:regioninfo`, HBase stores the table state without the PB magic.
+            cells: vec![cell(
+                &key,
+                b"table",
+                b"state",
+                ts,
+                Bytes::from(state.encode_to_vec()),
+            )],
             key,
         });
     }
