@@ -218,7 +218,6 @@ fn atomic(
     ra: &pb::RegionAction,
     condition: Option<&pb::Condition>,
     cells: &mut dyn Iterator<Item = Cell>,
-    out: &mut CellsOut,
 ) -> HResult<(pb::RegionActionResult, bool)> {
     let mut mutations = Vec::new();
     for a in &ra.action {
@@ -255,12 +254,12 @@ fn atomic(
             true
         }
     };
-    let results = ra
-        .action
-        .iter()
-        .map(|a| pb::ResultOrException {
-            index: a.index,
-            result: Some(out.result(&[])),
+    // As HBase answers an atomic region action: one empty result per action, indexed by
+    // position.
+    let results = (0..ra.action.len())
+        .map(|i| pb::ResultOrException {
+            index: Some(i as u32),
+            result: Some(pb::Result::default()),
             exception: None,
         })
         .collect();
@@ -289,7 +288,7 @@ fn multi(
         let condition = ra.condition.as_ref().or(req.condition.as_ref());
         let outcome = region.and_then(|h| {
             if ra.atomic() || condition.is_some() {
-                let (r, p) = atomic(ctx, &h, ra, condition, &mut cells, out)?;
+                let (r, p) = atomic(ctx, &h, ra, condition, &mut cells)?;
                 processed = Some(p);
                 Ok(r)
             } else {
@@ -307,6 +306,9 @@ fn multi(
         results.push(match outcome {
             Ok(r) => r,
             Err(e) => {
+                if ctx.trace {
+                    eprintln!("hbase-rpc: Multi region action: {} {}", e.class, e.message);
+                }
                 // The region's cells must still be consumed so later actions find theirs.
                 for a in &ra.action {
                     let n = a

@@ -30,6 +30,7 @@ import org.apache.hadoop.hbase.client.Increment;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.RetriesExhaustedWithDetailsException;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Row;
 import org.apache.hadoop.hbase.client.RowMutations;
@@ -78,6 +79,12 @@ public final class ClientTest {
     } catch (Throwable t) {
       failed++;
       System.out.println("FAIL " + name + ": " + t);
+      if (t instanceof RetriesExhaustedWithDetailsException) {
+        for (Throwable cause : ((RetriesExhaustedWithDetailsException) t).getCauses()) {
+          System.out.println("  cause: " + cause);
+          cause.printStackTrace(System.out);
+        }
+      }
       t.printStackTrace(System.out);
     }
   }
