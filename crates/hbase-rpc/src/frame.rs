@@ -232,7 +232,7 @@ pub fn encode_request(
         call_id: Some(call_id),
         method_name: Some(method.to_string()),
         request_param: Some(true),
-        cell_block_meta: (!cell_block.is_empty()).then(|| pb::CellBlockMeta {
+        cell_block_meta: (!cell_block.is_empty()).then_some(pb::CellBlockMeta {
             length: Some(cell_block.len() as u32),
         }),
         priority: None,
