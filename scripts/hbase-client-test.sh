@@ -13,9 +13,13 @@ ROOT=$PWD
 CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/strata/hbase-client"
 POM=scripts/hbase-client/pom.xml
 mkdir -p "$CACHE"
-for tool in java javac mvn; do
-  command -v "$tool" >/dev/null || { echo "$tool is missing: install JDK 17 and Maven" >&2; exit 2; }
-done
+if ! command -v javac >/dev/null || ! command -v mvn >/dev/null; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    apt-get update -qq && apt-get install -y -qq openjdk-17-jdk-headless maven >/dev/null
+  else
+    echo "javac or mvn is missing: install JDK 17 and Maven" >&2; exit 2
+  fi
+fi
 
 # --- Java side: the client's jars (cached by the pom's checksum) and the test program.
 SUM=$(cksum < "$POM")
