@@ -30,6 +30,7 @@ mod registry;
 mod scanners;
 pub mod schema;
 mod server;
+mod status;
 
 pub use config::HBaseRpcConfig;
 pub use error::HBaseError;

@@ -94,6 +94,7 @@ fn tables_matching(
 pub fn call(ctx: &Context, method: &str, param: &[u8]) -> HResult<Vec<u8>> {
     let master = &ctx.master;
     match method {
+        "GetClusterStatus" => Ok(crate::status::cluster_status(ctx).encode_to_vec()),
         "IsMasterRunning" => Ok(pb::IsMasterRunningResponse {
             is_master_running: true,
         }

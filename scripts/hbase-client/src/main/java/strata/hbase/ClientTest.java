@@ -9,6 +9,7 @@ import java.util.NavigableMap;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.ClusterMetrics;
 import org.apache.hadoop.hbase.CompareOperator;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.HBaseConfiguration;
@@ -196,6 +197,14 @@ public final class ClientTest {
       yes(admin.isTableEnabled(name), "table enabled");
       yes(admin.isTableAvailable(name), "table available");
       eq(3, admin.getRegions(name).size(), "regions");
+    });
+    check("cluster metrics", () -> {
+      ClusterMetrics m = admin.getClusterMetrics();
+      eq(1, m.getLiveServerMetrics().size(), "live servers");
+      yes(m.getMasterName() != null, "active master");
+      yes(m.getClusterId() != null && m.getClusterId().startsWith("strata-"), "cluster id");
+      eq(3, m.getLiveServerMetrics().values().iterator().next().getRegionMetrics().size(),
+          "regions of the one table");
     });
     check("list and describe tables", () -> {
       yes(Arrays.asList(admin.listTableNames()).contains(name), "listed");
