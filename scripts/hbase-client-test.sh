@@ -42,28 +42,52 @@ GRPC_PORT=$(free_port)
 HBASE_PORT=$(free_port)
 DATA=$(mktemp -d)
 LOG="$DATA.log"
-STRATA_HBASE_RPC_TRACE="${STRATA_HBASE_RPC_TRACE:-0}" "$STRATA" standalone --data-dir "$DATA" --listen "127.0.0.1:$GRPC_PORT" --no-thrift \
-  --hbase-rpc-listen "127.0.0.1:$HBASE_PORT" >"$LOG" 2>&1 &
-PID=$!
+start_server() {
+  STRATA_HBASE_RPC_TRACE="${STRATA_HBASE_RPC_TRACE:-0}" "$STRATA" standalone --data-dir "$DATA" \
+    --listen "127.0.0.1:$GRPC_PORT" --no-thrift --hbase-rpc-listen "127.0.0.1:$HBASE_PORT" \
+    >>"$LOG" 2>&1 &
+  PID=$!
+  for _ in $(seq 200); do
+    [ "$(grep -c "HBase RPC on" "$LOG" 2>/dev/null)" -ge "$1" ] && return 0
+    kill -0 "$PID" 2>/dev/null || { echo "strata standalone failed to start:" >&2; cat "$LOG" >&2; exit 1; }
+    sleep 0.1
+  done
+  echo "strata standalone did not start in 20 s" >&2; exit 1
+}
+PID=
+READY="$DATA.restarted"
 cleanup() {
-  kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null || true
+  [ -n "$PID" ] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null || true
   if [ "${KEEP_LOG:-0}" = 1 ]; then echo "server log: $LOG"; else rm -f "$LOG"; fi
-  rm -rf "$DATA"
+  rm -rf "$DATA" "$READY" "${OUT:-}"
 }
 trap cleanup EXIT
-for _ in $(seq 200); do
-  grep -q "HBase RPC on" "$LOG" 2>/dev/null && break
-  kill -0 "$PID" 2>/dev/null || { echo "strata standalone failed to start:" >&2; cat "$LOG" >&2; exit 1; }
-  sleep 0.1
-done
+start_server 1
 
 # The client's JVM flags for JDK 17 (its shaded netty reflects into java.nio).
 JFLAGS="-Dorg.apache.hbase.thirdparty.io.netty.tryReflectionSetAccessible=true \
  --add-opens java.base/java.nio=ALL-UNNAMED --add-opens java.base/sun.nio.ch=ALL-UNNAMED \
  --add-opens java.base/java.lang=ALL-UNNAMED --add-exports java.base/jdk.internal.misc=ALL-UNNAMED"
-status=0
+# The program asks for a restart midway (a line RESTART-SERVER); the server is stopped
+# gracefully and started again on the same directory and ports while the client keeps its
+# connection object.
+OUT=$(mktemp)
 timeout "${HBASE_CLIENT_TEST_TIMEOUT:-300}" java $JFLAGS -cp "$CACHE/classes:$CACHE/lib/*" \
-  strata.hbase.ClientTest "127.0.0.1:$HBASE_PORT" || status=$?
+  strata.hbase.ClientTest "127.0.0.1:$HBASE_PORT" "$READY" >"$OUT" 2>&1 &
+JAVA=$!
+restarted=0
+while kill -0 "$JAVA" 2>/dev/null; do
+  if [ "$restarted" = 0 ] && grep -q "^RESTART-SERVER" "$OUT"; then
+    kill "$PID"; wait "$PID" 2>/dev/null || true
+    start_server 2
+    touch "$READY"
+    restarted=1
+  fi
+  sleep 0.2
+done
+status=0
+wait "$JAVA" || status=$?
+grep -v "^RESTART-SERVER" "$OUT"
 if [ "$status" != 0 ]; then
   echo "--- strata server log (last 40 lines)"; tail -40 "$LOG"
 fi

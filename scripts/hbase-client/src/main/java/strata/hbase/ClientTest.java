@@ -177,6 +177,9 @@ public final class ClientTest {
         scanning(conn, t, scans);
         filters(t);
       }
+      if (args.length > 1) {
+        serverRestart(conn, scans, args[1]);
+      }
       check("drop tables", () -> {
         for (TableName n : new TableName[] {data, scans}) {
           admin.disableTable(n);
@@ -428,6 +431,30 @@ public final class ClientTest {
       eq(100L, r.rawCells()[0].getTimestamp(), "explicit ts");
       int n = rows(t.getScanner(new Scan().setTimeRange(0, 101))).size();
       eq(300, n, "rows with a cell in [0,101)");
+    });
+  }
+
+  /**
+   * Writes, then asks the harness to restart the server (a line "RESTART-SERVER" on stdout)
+   * and waits for the file {@code ready} to appear; the same connection must then read what
+   * was written and write again (the client reconnects and relocates regions by itself).
+   */
+  private static void serverRestart(Connection conn, TableName name, String ready) {
+    check("the client reconnects after a server restart", () -> {
+      try (Table t = conn.getTable(name)) {
+        t.put(new Put(b("restart")).addColumn(F, b("q"), b("before")));
+        System.out.println("RESTART-SERVER");
+        System.out.flush();
+        java.io.File f = new java.io.File(ready);
+        for (int i = 0; i < 600 && !f.exists(); i++) {
+          Thread.sleep(100);
+        }
+        yes(f.exists(), "the harness restarted the server");
+        eq("before", Bytes.toString(t.get(new Get(b("restart"))).getValue(F, b("q"))), "read back");
+        t.put(new Put(b("restart")).addColumn(F, b("q"), b("after")));
+        eq("after", Bytes.toString(t.get(new Get(b("restart"))).getValue(F, b("q"))), "written");
+        eq(301, rows(t.getScanner(new Scan())).size(), "scan after the restart");
+      }
     });
   }
 
