@@ -173,6 +173,22 @@ pub fn call(ctx: &Context, method: &str, param: &[u8]) -> HResult<Vec<u8>> {
             }
             run(ctx, || master.alter_table(table))
         }
+        "SplitRegion" => {
+            let req: pb::SplitTableRegionRequest = decode(param)?;
+            let table = table_name_from_pb(&req.region_info.table_name)?;
+            let id = req.region_info.region_id;
+            let entry = master.catalog().regions.get(&id).cloned();
+            if entry.is_none_or(|e| e.info.table != table || !e.is_serving()) {
+                return Err(HBaseError {
+                    class: "org.apache.hadoop.hbase.UnknownRegionException",
+                    message: format!("no serving region {id} of {table}"),
+                    do_not_retry: true,
+                });
+            }
+            run(ctx, || {
+                master.split_region(id, req.split_row.filter(|r| !r.is_empty()))
+            })
+        }
         "GetTableDescriptors" => {
             let req: pb::GetTableDescriptorsRequest = decode(param)?;
             let catalog = master.catalog();

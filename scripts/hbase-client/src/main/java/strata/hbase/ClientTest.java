@@ -177,6 +177,7 @@ public final class ClientTest {
         scanning(conn, t, scans);
         filters(t);
       }
+      splitUnderScan(admin, conn, scans);
       if (args.length > 1) {
         serverRestart(conn, scans, args[1]);
       }
@@ -431,6 +432,30 @@ public final class ClientTest {
       eq(100L, r.rawCells()[0].getTimestamp(), "explicit ts");
       int n = rows(t.getScanner(new Scan().setTimeRange(0, 101))).size();
       eq(300, n, "rows with a cell in [0,101)");
+    });
+  }
+
+  private static void splitUnderScan(Admin admin, Connection conn, TableName name) {
+    check("a region splits under a running scan", () -> {
+      List<String> seen = new ArrayList<>();
+      try (Table t = conn.getTable(name);
+          ResultScanner s = t.getScanner(new Scan().setCaching(10))) {
+        for (Result r : s) {
+          seen.add(Bytes.toString(r.getRow()));
+          if (seen.size() == 125) {
+            // The scanner is inside [r100, r200); split that region at r150.
+            admin.split(name, b(row(150)));
+          }
+        }
+      }
+      eq(expectRows(0, 300, 1), seen, "every row once, in order");
+      try (RegionLocator loc = conn.getRegionLocator(name)) {
+        eq(4, loc.getAllRegionLocations().size(), "regions after the split");
+        eq(row(150), Bytes.toString(loc.getRegionLocation(b(row(160)), true).getRegion()
+            .getStartKey()), "the new region's start");
+      }
+      eq(expectRows(140, 160, 1), rows(conn.getTable(name).getScanner(
+          new Scan().withStartRow(b(row(140))).withStopRow(b(row(160))))), "scan across the split");
     });
   }
 
