@@ -33,6 +33,10 @@ use crate::{client_svc, master_svc, pb, registry};
 const MAX_HEADER_BYTES: usize = 64 << 10;
 /// The call id of replies that belong to no call (HBase sends -1).
 const NO_CALL: u32 = u32::MAX;
+/// Calls of one connection running at once; the connection's next call is read only when one
+/// finishes, so a client that floods calls (or does not read its replies) is held back
+/// instead of filling the server.
+const MAX_IN_FLIGHT: usize = 128;
 
 /// The services a connection can name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -246,7 +250,11 @@ async fn serve_connection(ctx: Arc<Context>, mut stream: TcpStream) {
         let _ = writer.shutdown().await;
     });
     let max = ctx.config.max_frame_bytes;
+    let in_flight = Arc::new(tokio::sync::Semaphore::new(MAX_IN_FLIGHT));
     loop {
+        let Ok(permit) = in_flight.clone().acquire_owned().await else {
+            break;
+        };
         let frame = match frame::read_frame(&mut reader, max).await {
             Ok(Some(f)) => f,
             Ok(None) => break,
@@ -267,6 +275,7 @@ async fn serve_connection(ctx: Arc<Context>, mut stream: TcpStream) {
         let ctx = ctx.clone();
         let tx = tx.clone();
         tokio::spawn(async move {
+            let _permit = permit;
             let call_id = call.header.call_id();
             let reply = tokio::task::spawn_blocking(move || handle(&ctx, service, codec, call))
                 .await
