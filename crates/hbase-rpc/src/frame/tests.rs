@@ -110,3 +110,29 @@ async fn frames_over_the_limit_or_truncated_are_refused() {
         Err(FrameError::Truncated)
     ));
 }
+
+mod garbage {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn decoders_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..300)) {
+            let frame = Bytes::from(bytes.clone());
+            if let Ok(call) = decode_call(frame.clone()) {
+                let announced = call
+                    .header
+                    .cell_block_meta
+                    .as_ref()
+                    .map_or(0, |m| m.length() as usize);
+                prop_assert_eq!(call.cell_block.len(), announced);
+            }
+            let _ = decode_reply(frame);
+            let _ = decode_connection_header(&bytes);
+            if bytes.len() >= 6 {
+                let preamble: [u8; 6] = bytes[..6].try_into().unwrap();
+                let _ = check_preamble(&preamble);
+            }
+        }
+    }
+}
