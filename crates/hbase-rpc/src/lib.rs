@@ -15,6 +15,7 @@
 //! (descriptors), `region_name` and `meta` (HBase's region names and `hbase:meta`),
 //! `scanners` (leased scanners), `error` (HBase exception classes).
 
+mod admin_svc;
 pub mod cellblock;
 mod client_svc;
 mod config;

@@ -94,6 +94,32 @@ fn tables_matching(
 pub fn call(ctx: &Context, method: &str, param: &[u8]) -> HResult<Vec<u8>> {
     let master = &ctx.master;
     match method {
+        "ExecProcedure" | "ExecProcedureWithRet" => {
+            let req: pb::ExecProcedureRequest = decode(param)?;
+            let p = &req.procedure;
+            if p.signature != "flush-table-proc" {
+                return Err(HBaseError::do_not_retry(format!(
+                    "procedure {} is not supported by Strata (flush-table-proc is)",
+                    p.signature
+                )));
+            }
+            let table = p
+                .instance
+                .clone()
+                .ok_or_else(|| HBaseError::do_not_retry("flush-table-proc without a table"))?;
+            master.flush_table(&table)?;
+            Ok(pb::ExecProcedureResponse {
+                expected_timeout: Some(0),
+                return_data: None,
+            }
+            .encode_to_vec())
+        }
+        // ExecProcedure finished before it answered.
+        "IsProcedureDone" => Ok(pb::IsProcedureDoneResponse {
+            done: Some(true),
+            snapshot: None,
+        }
+        .encode_to_vec()),
         "GetClusterStatus" => Ok(crate::status::cluster_status(ctx).encode_to_vec()),
         "IsMasterRunning" => Ok(pb::IsMasterRunningResponse {
             is_master_running: true,

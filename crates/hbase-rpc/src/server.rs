@@ -27,7 +27,7 @@ use crate::frame::{self, Call, FrameError};
 use crate::meta::ServerIdentity;
 use crate::region_name::encoded_name;
 use crate::scanners::Scanners;
-use crate::{client_svc, master_svc, pb, registry};
+use crate::{admin_svc, client_svc, master_svc, pb, registry};
 
 /// Largest connection header accepted.
 const MAX_HEADER_BYTES: usize = 64 << 10;
@@ -44,6 +44,7 @@ enum Service {
     ClientMeta,
     Client,
     Master,
+    Admin,
 }
 
 impl Service {
@@ -52,6 +53,7 @@ impl Service {
             "ClientMetaService" => Some(Service::ClientMeta),
             "ClientService" => Some(Service::Client),
             "MasterService" => Some(Service::Master),
+            "AdminService" => Some(Service::Admin),
             _ => None,
         }
     }
@@ -339,5 +341,6 @@ fn dispatch(
         Service::ClientMeta => registry::call(ctx, method),
         Service::Client => client_svc::call(ctx, method, &call.param, block, out),
         Service::Master => master_svc::call(ctx, method, &call.param),
+        Service::Admin => admin_svc::call(ctx, method, &call.param),
     }
 }

@@ -177,6 +177,13 @@ public final class ClientTest {
         scanning(conn, t, scans);
         filters(t);
       }
+      check("flush and major compaction keep every row", () -> {
+        admin.flush(scans);
+        admin.majorCompact(scans);
+        try (Table t = conn.getTable(scans)) {
+          eq(expectRows(0, 300, 1), rows(t.getScanner(new Scan())), "rows");
+        }
+      });
       splitUnderScan(admin, conn, scans);
       if (args.length > 1) {
         serverRestart(conn, scans, args[1]);
