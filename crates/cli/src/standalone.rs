@@ -70,6 +70,10 @@ pub struct Args {
     /// Do not start HBase's native RPC.
     #[arg(long)]
     no_hbase_rpc: bool,
+    /// The host name HBase clients are told to connect to (in `hbase:meta` and the registry);
+    /// required when --hbase-rpc-listen is a wildcard address [default: the listen IP].
+    #[arg(long)]
+    hbase_rpc_advertised_host: Option<String>,
     /// Largest HBase RPC request accepted, in bytes (a larger one closes the connection).
     #[arg(long, default_value_t = strata_hbase_rpc::HBaseRpcConfig::DEFAULT_MAX_FRAME_BYTES)]
     hbase_rpc_max_frame_bytes: usize,
@@ -166,6 +170,7 @@ async fn start_hbase_rpc(
         config.listen = listen;
     }
     config.max_frame_bytes = args.hbase_rpc_max_frame_bytes;
+    config.advertised_host.clone_from(&args.hbase_rpc_advertised_host);
     let listen = config.listen;
     match strata_hbase_rpc::HBaseRpcServer::start(config, server.master().clone()).await {
         Ok(rpc) => {

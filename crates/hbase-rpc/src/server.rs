@@ -71,8 +71,18 @@ impl HBaseRpcServer {
     /// Binds `config.listen` and serves `master`'s tables.
     ///
     /// # Errors
-    /// The address cannot be bound.
+    /// The address cannot be bound, or it is a wildcard address and no advertised host is set.
     pub async fn start(config: HBaseRpcConfig, master: Arc<Master>) -> std::io::Result<Self> {
+        if config.advertised_host.is_none() && config.listen.ip().is_unspecified() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!(
+                    "listening on {} needs an advertised host name for clients (meta and the \
+                     registry name this server)",
+                    config.listen
+                ),
+            ));
+        }
         let listener = TcpListener::bind(config.listen).await?;
         let addr = listener.local_addr()?;
         let start_code = SystemTime::now()
