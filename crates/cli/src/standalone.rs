@@ -170,14 +170,16 @@ async fn start_hbase_rpc(
         config.listen = listen;
     }
     config.max_frame_bytes = args.hbase_rpc_max_frame_bytes;
-    config.advertised_host.clone_from(&args.hbase_rpc_advertised_host);
+    config
+        .advertised_host
+        .clone_from(&args.hbase_rpc_advertised_host);
     let listen = config.listen;
     match strata_hbase_rpc::HBaseRpcServer::start(config, server.master().clone()).await {
         Ok(rpc) => {
             println!(
                 "HBase RPC on {} (hbase.client.bootstrap.servers={})",
                 rpc.addr(),
-                rpc.addr()
+                rpc.advertised()
             );
             Ok(Some(rpc))
         }

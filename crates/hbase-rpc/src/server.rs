@@ -121,6 +121,15 @@ impl HBaseRpcServer {
         self.addr
     }
 
+    /// `host:port` as clients are told to reach this server (for
+    /// `hbase.client.bootstrap.servers`).
+    pub fn advertised(&self) -> String {
+        format!(
+            "{}:{}",
+            self.context.identity.host, self.context.identity.port
+        )
+    }
+
     /// The cluster id clients are told.
     pub fn cluster_id(&self) -> &str {
         &self.context.cluster_id
