@@ -71,6 +71,21 @@ pub struct Args {
     wal_storage_policy: StoragePolicy,
     #[command(flatten)]
     thrift: crate::gateway_cmd::Limits,
+    /// Where HBase's native RPC listens, for the HBase Java client (one port for the
+    /// registry, region-server and master services) [default: 127.0.0.1:16020; if that port
+    /// is taken, the server runs without it and says so].
+    #[arg(long)]
+    hbase_rpc_listen: Option<SocketAddr>,
+    /// Do not start HBase's native RPC.
+    #[arg(long)]
+    no_hbase_rpc: bool,
+    /// The host name HBase clients are told to connect to (in `hbase:meta` and the registry);
+    /// required when --hbase-rpc-listen is a wildcard address [default: the listen IP].
+    #[arg(long)]
+    hbase_rpc_advertised_host: Option<String>,
+    /// Largest HBase RPC request accepted, in bytes (a larger one closes the connection).
+    #[arg(long, default_value_t = strata_hbase_rpc::HBaseRpcConfig::DEFAULT_MAX_FRAME_BYTES)]
+    hbase_rpc_max_frame_bytes: usize,
 }
 
 /// Runs the standalone server until interrupted.
@@ -145,15 +160,62 @@ async fn serve(args: &Args) -> Result<(), String> {
     if let Some(gateway) = &gateway {
         println!("HBase Thrift1 gateway on {}", gateway.addr());
     }
+    let hbase_rpc = match start_hbase_rpc(args, &server).await {
+        Ok(rpc) => rpc,
+        Err(e) => {
+            if let Some(gateway) = gateway {
+                gateway.shutdown().await;
+            }
+            let _ = server.shutdown().await;
+            return Err(e);
+        }
+    };
     println!("open a shell with: strata shell --server {}", server.addr());
     wait_for_signal().await;
     if let Some(gateway) = gateway {
         gateway.shutdown().await;
     }
+    if let Some(rpc) = hbase_rpc {
+        rpc.shutdown().await;
+    }
     println!("strata standalone: shutting down (flushing regions)");
     server.shutdown().await.map_err(|e| e.to_string())?;
     println!("strata standalone: stopped");
     Ok(())
+}
+
+/// Starts HBase's native RPC unless disabled; a taken default port is reported, not fatal.
+async fn start_hbase_rpc(
+    args: &Args,
+    server: &Standalone,
+) -> Result<Option<strata_hbase_rpc::HBaseRpcServer>, String> {
+    if args.no_hbase_rpc {
+        return Ok(None);
+    }
+    let mut config = strata_hbase_rpc::HBaseRpcConfig::default();
+    if let Some(listen) = args.hbase_rpc_listen {
+        config.listen = listen;
+    }
+    config.max_frame_bytes = args.hbase_rpc_max_frame_bytes;
+    config
+        .advertised_host
+        .clone_from(&args.hbase_rpc_advertised_host);
+    let listen = config.listen;
+    match strata_hbase_rpc::HBaseRpcServer::start(config, server.master().clone()).await {
+        Ok(rpc) => {
+            println!(
+                "HBase RPC on {} (hbase.client.bootstrap.servers={})",
+                rpc.addr(),
+                rpc.advertised()
+            );
+            Ok(Some(rpc))
+        }
+        Err(e) if args.hbase_rpc_listen.is_none() => {
+            println!("{listen}: {e}: running without HBase RPC (see --hbase-rpc-listen)");
+            Ok(None)
+        }
+        Err(e) => Err(format!("HBase RPC on {listen}: {e}")),
+    }
 }
 
 /// Waits for Ctrl-C or SIGTERM.

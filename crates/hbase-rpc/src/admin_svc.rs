@@ -1,0 +1,65 @@
+//! `AdminService`, the region server's own admin calls the client makes per region:
+//! `FlushRegion` and `CompactRegion` (what `Admin.flushRegion`, `Admin.compact` and
+//! `Admin.majorCompact` send), on the same `RegionServer` calls the master uses.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use prost::Message;
+
+use crate::context::{Context, Target};
+use crate::error::{HBaseError, HResult};
+use crate::pb;
+
+fn decode<M: Message + Default>(param: &[u8]) -> HResult<M> {
+    M::decode(param).map_err(|e| HBaseError::do_not_retry(format!("malformed request: {e}")))
+}
+
+fn region_id(ctx: &Context, spec: &pb::RegionSpecifier) -> HResult<u64> {
+    match ctx.target(spec)? {
+        Target::Meta => Err(HBaseError::do_not_retry(
+            "hbase:meta is not stored: there is nothing to flush or compact",
+        )),
+        Target::User(h) => Ok(h.region.info().region_id),
+    }
+}
+
+/// Runs one `AdminService` method.
+///
+/// # Errors
+/// The exception for the client.
+pub fn call(ctx: &Context, method: &str, param: &[u8]) -> HResult<Vec<u8>> {
+    match method {
+        "FlushRegion" => {
+            let req: pb::FlushRegionRequest = decode(param)?;
+            let id = region_id(ctx, &req.region)?;
+            ctx.server().flush_region(id)?;
+            let now = SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis() as u64);
+            Ok(pb::FlushRegionResponse {
+                last_flush_time: now,
+                flushed: Some(true),
+                wrote_flush_wal_marker: Some(false),
+            }
+            .encode_to_vec())
+        }
+        "CompactRegion" => {
+            let req: pb::CompactRegionRequest = decode(param)?;
+            let id = region_id(ctx, &req.region)?;
+            let family = req
+                .family
+                .as_ref()
+                .filter(|f| !f.is_empty())
+                .map(|f| {
+                    std::str::from_utf8(f)
+                        .map(str::to_string)
+                        .map_err(|_| HBaseError::do_not_retry("family name is not UTF-8"))
+                })
+                .transpose()?;
+            ctx.server()
+                .compact_region(id, family.as_deref(), req.major())?;
+            Ok(pb::Empty {}.encode_to_vec())
+        }
+        _ => Err(HBaseError::unknown_method("AdminService", method)),
+    }
+}

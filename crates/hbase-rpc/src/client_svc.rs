@@ -1,0 +1,467 @@
+//! `ClientService`: Get, Mutate (put, delete, increment, append, check-and-mutate), Multi
+//! and Scan, on user regions through the same `HostedRegion` calls the gRPC data service
+//! makes, and read-only on `hbase:meta`.
+
+use prost::Message;
+use strata_model::cell::Cell;
+use strata_model::ops::{Get, Mutation, RowMutations};
+use strata_server::HostedRegion;
+
+use crate::context::{check_row, CellsOut, Context, Target};
+use crate::convert::{
+    check_and_mutate, condition_from_pb, get_from_pb, mutation_from_pb, scan_from_pb,
+};
+use crate::error::{HBaseError, HResult};
+use crate::meta::{meta_rows, MetaScan};
+use crate::pb;
+use crate::scanners::{OpenScanner, Source};
+
+fn decode<M: Message + Default>(param: &[u8]) -> HResult<M> {
+    M::decode(param).map_err(|e| HBaseError::do_not_retry(format!("malformed request: {e}")))
+}
+
+const META_READ_ONLY: &str = "hbase:meta is read-only in Strata: it mirrors the catalog";
+
+/// Runs one `ClientService` method.
+///
+/// # Errors
+/// The exception for the client.
+pub fn call(
+    ctx: &Context,
+    method: &str,
+    param: &[u8],
+    block: Vec<Cell>,
+    out: &mut CellsOut,
+) -> HResult<Vec<u8>> {
+    match method {
+        "Get" => get(ctx, decode(param)?, out).map(|r| r.encode_to_vec()),
+        "Mutate" => mutate(ctx, decode(param)?, block, out).map(|r| r.encode_to_vec()),
+        "Multi" => multi(ctx, decode(param)?, block, out).map(|r| r.encode_to_vec()),
+        "Scan" => scan(ctx, decode(param)?, out).map(|r| r.encode_to_vec()),
+        _ => Err(HBaseError::unknown_method("ClientService", method)),
+    }
+}
+
+fn meta_get(ctx: &Context, get: &Get) -> Vec<Cell> {
+    let rows = meta_rows(&ctx.master.catalog(), &ctx.identity);
+    let scan = MetaScan {
+        columns: get
+            .columns
+            .families
+            .iter()
+            .map(|(f, q)| (f.clone(), q.iter().flatten().cloned().collect()))
+            .collect(),
+        ..MetaScan::default()
+    };
+    rows.into_iter()
+        .find(|r| r.key == get.row)
+        .map(|r| scan.project(&r.cells))
+        .unwrap_or_default()
+}
+
+fn read_row(ctx: &Context, target: &Target, get: &Get) -> HResult<Vec<Cell>> {
+    match target {
+        Target::Meta => {
+            if get.filter.is_some() {
+                return Err(HBaseError::do_not_retry(
+                    "filters on hbase:meta are not supported",
+                ));
+            }
+            Ok(meta_get(ctx, get))
+        }
+        Target::User(h) => {
+            check_row(h, &get.row)?;
+            h.get(get).map_err(|e| HBaseError::from(&e))
+        }
+    }
+}
+
+fn get(ctx: &Context, req: pb::GetRequest, out: &mut CellsOut) -> HResult<pb::GetResponse> {
+    let target = ctx.target(&req.region)?;
+    let (get, exists_only) = get_from_pb(&req.get)?;
+    let cells = read_row(ctx, &target, &get)?;
+    let result = if exists_only {
+        pb::Result {
+            exists: Some(!cells.is_empty()),
+            ..pb::Result::default()
+        }
+    } else {
+        out.result(&cells)
+    };
+    Ok(pb::GetResponse {
+        result: Some(result),
+    })
+}
+
+fn user_region(ctx: &Context, spec: &pb::RegionSpecifier) -> HResult<HostedRegion> {
+    match ctx.target(spec)? {
+        Target::Meta => Err(HBaseError::do_not_retry(META_READ_ONLY)),
+        Target::User(h) => Ok(h),
+    }
+}
+
+fn check_values(ctx: &Context, m: &Mutation) -> HResult<()> {
+    let max = ctx.server().config().max_value_bytes;
+    let largest = match m {
+        Mutation::Put(p) => p.cells.iter().map(|c| c.value.len()).max(),
+        Mutation::Append(a) => a.cells.iter().map(|c| c.value.len()).max(),
+        _ => None,
+    };
+    match largest {
+        Some(len) if len > max => Err(HBaseError::do_not_retry(format!(
+            "a value of {len} bytes exceeds the server's maximum of {max} bytes"
+        ))),
+        _ => Ok(()),
+    }
+}
+
+fn returns_cells(m: &Mutation) -> bool {
+    match m {
+        Mutation::Increment(i) => i.return_results,
+        Mutation::Append(a) => a.return_results,
+        _ => false,
+    }
+}
+
+/// Applies one mutation; the cells of an increment or append that asked for them.
+fn apply(h: &HostedRegion, m: Mutation) -> HResult<Vec<Cell>> {
+    check_row(h, m.row())?;
+    let wants = returns_cells(&m);
+    let rm = RowMutations::new(m.row().clone())
+        .with(m)
+        .map_err(|e| HBaseError::do_not_retry(e.to_string()))?;
+    let result = h.mutate_row(&rm).map_err(|e| HBaseError::from(&e))?;
+    Ok(if wants { result.cells } else { Vec::new() })
+}
+
+fn mutate(
+    ctx: &Context,
+    req: pb::MutateRequest,
+    block: Vec<Cell>,
+    out: &mut CellsOut,
+) -> HResult<pb::MutateResponse> {
+    let h = user_region(ctx, &req.region)?;
+    let mut cells = block.into_iter();
+    let m = mutation_from_pb(&req.mutation, &mut cells)?;
+    check_values(ctx, &m)?;
+    if let Some(cond) = &req.condition {
+        let (condition, tr) = condition_from_pb(cond)?;
+        if cond.row != *m.row() {
+            return Err(HBaseError::do_not_retry(
+                "check-and-mutate: the condition's row differs from the mutation's",
+            ));
+        }
+        check_row(&h, m.row())?;
+        let cam = check_and_mutate(m.row().clone(), condition, tr, vec![m])?;
+        let processed = h.check_and_mutate(&cam).map_err(|e| HBaseError::from(&e))?;
+        return Ok(pb::MutateResponse {
+            result: Some(out.result(&[])),
+            processed: Some(processed),
+        });
+    }
+    let result = apply(&h, m)?;
+    Ok(pb::MutateResponse {
+        result: Some(out.result(&result)),
+        processed: Some(true),
+    })
+}
+
+fn action_result(
+    ctx: &Context,
+    h: &HostedRegion,
+    action: &pb::Action,
+    cells: &mut dyn Iterator<Item = Cell>,
+    out: &mut CellsOut,
+) -> pb::ResultOrException {
+    let outcome = if let Some(g) = &action.get {
+        get_from_pb(g).and_then(|(get, exists_only)| {
+            check_row(h, &get.row)?;
+            let found = h.get(&get).map_err(|e| HBaseError::from(&e))?;
+            Ok(if exists_only {
+                pb::Result {
+                    exists: Some(!found.is_empty()),
+                    ..pb::Result::default()
+                }
+            } else {
+                out.result(&found)
+            })
+        })
+    } else if let Some(m) = &action.mutation {
+        mutation_from_pb(m, cells).and_then(|m| {
+            check_values(ctx, &m)?;
+            let found = apply(h, m)?;
+            Ok(out.result(&found))
+        })
+    } else {
+        Err(HBaseError::do_not_retry(
+            "coprocessor service calls are not supported by Strata",
+        ))
+    };
+    match outcome {
+        Ok(result) => pb::ResultOrException {
+            index: action.index,
+            result: Some(result),
+            exception: None,
+        },
+        Err(e) => pb::ResultOrException {
+            index: action.index,
+            result: None,
+            exception: Some(e.to_name_bytes()),
+        },
+    }
+}
+
+/// An atomic region action (or one under a condition): all mutations of one row at once.
+fn atomic(
+    ctx: &Context,
+    h: &HostedRegion,
+    ra: &pb::RegionAction,
+    condition: Option<&pb::Condition>,
+    cells: &mut dyn Iterator<Item = Cell>,
+) -> HResult<(pb::RegionActionResult, bool)> {
+    let mut mutations = Vec::new();
+    for a in &ra.action {
+        let m = a.mutation.as_ref().ok_or_else(|| {
+            HBaseError::do_not_retry("an atomic region action holds only mutations")
+        })?;
+        let m = mutation_from_pb(m, cells)?;
+        check_values(ctx, &m)?;
+        mutations.push(m);
+    }
+    let row = mutations
+        .first()
+        .map(|m| m.row().clone())
+        .ok_or_else(|| HBaseError::do_not_retry("empty atomic region action"))?;
+    check_row(h, &row)?;
+    let processed = match condition {
+        Some(cond) => {
+            let (c, tr) = condition_from_pb(cond)?;
+            if cond.row != row {
+                return Err(HBaseError::do_not_retry(
+                    "check-and-mutate: the condition's row differs from the mutations'",
+                ));
+            }
+            let cam = check_and_mutate(row, c, tr, mutations)?;
+            h.check_and_mutate(&cam).map_err(|e| HBaseError::from(&e))?
+        }
+        None => {
+            let mut rm = RowMutations::new(row);
+            for m in mutations {
+                rm.add(m)
+                    .map_err(|e| HBaseError::do_not_retry(e.to_string()))?;
+            }
+            h.mutate_row(&rm).map_err(|e| HBaseError::from(&e))?;
+            true
+        }
+    };
+    // As HBase answers an atomic region action: one empty result per action, indexed by
+    // position.
+    let results = (0..ra.action.len())
+        .map(|i| pb::ResultOrException {
+            index: Some(i as u32),
+            result: Some(pb::Result::default()),
+            exception: None,
+        })
+        .collect();
+    Ok((
+        pb::RegionActionResult {
+            result_or_exception: results,
+            exception: None,
+            processed: Some(processed),
+        },
+        processed,
+    ))
+}
+
+fn multi(
+    ctx: &Context,
+    req: pb::MultiRequest,
+    block: Vec<Cell>,
+    out: &mut CellsOut,
+) -> HResult<pb::MultiResponse> {
+    let mut cells = block.into_iter();
+    let mut results = Vec::with_capacity(req.region_action.len());
+    let mut processed = None;
+    for ra in &req.region_action {
+        let region = user_region(ctx, &ra.region);
+        // The condition moved from the request to each region action in HBase 2.4.
+        let condition = ra.condition.as_ref().or(req.condition.as_ref());
+        let outcome = region.and_then(|h| {
+            if ra.atomic() || condition.is_some() {
+                let (r, p) = atomic(ctx, &h, ra, condition, &mut cells)?;
+                processed = Some(p);
+                Ok(r)
+            } else {
+                Ok(pb::RegionActionResult {
+                    result_or_exception: ra
+                        .action
+                        .iter()
+                        .map(|a| action_result(ctx, &h, a, &mut cells, out))
+                        .collect(),
+                    exception: None,
+                    processed: None,
+                })
+            }
+        });
+        results.push(match outcome {
+            Ok(r) => r,
+            Err(e) => {
+                if ctx.trace {
+                    eprintln!("hbase-rpc: Multi region action: {} {}", e.class, e.message);
+                }
+                // The region's cells must still be consumed so later actions find theirs.
+                for a in &ra.action {
+                    let n = a
+                        .mutation
+                        .as_ref()
+                        .and_then(|m| m.associated_cell_count)
+                        .unwrap_or(0);
+                    for _ in 0..n.max(0) {
+                        cells.next();
+                    }
+                }
+                pb::RegionActionResult {
+                    result_or_exception: Vec::new(),
+                    exception: Some(e.to_name_bytes()),
+                    processed: None,
+                }
+            }
+        });
+    }
+    Ok(pb::MultiResponse {
+        region_action_result: results,
+        processed,
+    })
+}
+
+fn scan_response(
+    id: u64,
+    rows: &[Vec<Cell>],
+    more_in_region: bool,
+    out: &mut CellsOut,
+) -> pb::ScanResponse {
+    let mut resp = pb::ScanResponse {
+        scanner_id: Some(id),
+        more_results: Some(true),
+        more_results_in_region: Some(more_in_region),
+        ..pb::ScanResponse::default()
+    };
+    if out.uses_block() {
+        for cells in rows {
+            out.push_block(cells);
+            resp.cells_per_result.push(cells.len() as u32);
+            resp.partial_flag_per_result.push(false);
+        }
+    } else {
+        resp.results = rows.iter().map(|cells| out.result(cells)).collect();
+    }
+    resp
+}
+
+fn open_scanner(ctx: &Context, req: &pb::ScanRequest) -> HResult<OpenScanner> {
+    let region = req
+        .region
+        .as_ref()
+        .ok_or_else(|| HBaseError::do_not_retry("scan without a region or scanner id"))?;
+    let s = req
+        .scan
+        .as_ref()
+        .ok_or_else(|| HBaseError::do_not_retry("scan without a scan"))?;
+    match ctx.target(region)? {
+        Target::Meta => {
+            if s.filter.is_some() {
+                return Err(HBaseError::do_not_retry(
+                    "filters on hbase:meta are not supported",
+                ));
+            }
+            let mscan = MetaScan {
+                start: s.start_row.clone().unwrap_or_default(),
+                include_start: s.include_start_row(),
+                stop: s.stop_row.clone().unwrap_or_default(),
+                include_stop: s.include_stop_row(),
+                reversed: s.reversed(),
+                columns: s
+                    .column
+                    .iter()
+                    .map(|c| (c.family.clone(), c.qualifier.clone()))
+                    .collect(),
+            };
+            let mut rows = mscan.select(meta_rows(&ctx.master.catalog(), &ctx.identity));
+            let limit = req.limit_of_rows();
+            if limit > 0 {
+                rows.truncate(limit as usize);
+            }
+            Ok(OpenScanner::new(Source::Meta(rows.into()), None, None))
+        }
+        Target::User(h) => {
+            let spec = scan_from_pb(s, req.limit_of_rows())?;
+            let scanner = h
+                .region
+                .scan(&spec.scan)
+                .map_err(|e| HBaseError::from(&e))?;
+            let skip = spec.exclude_start.then(|| spec.scan.start_row.clone());
+            Ok(OpenScanner::new(
+                Source::Region(Box::new(scanner)),
+                skip,
+                spec.max_result_bytes,
+            ))
+        }
+    }
+}
+
+fn scan(ctx: &Context, req: pb::ScanRequest, out: &mut CellsOut) -> HResult<pb::ScanResponse> {
+    let server_max = ctx.server().config().scan_max_result_bytes;
+    let rows_wanted = req.number_of_rows.unwrap_or(0) as usize;
+    let (id, scanner) = match req.scanner_id {
+        Some(id) => {
+            if req.close_scanner() && rows_wanted == 0 {
+                ctx.scanners.close(id);
+                return Ok(pb::ScanResponse {
+                    scanner_id: Some(id),
+                    more_results: Some(false),
+                    ..pb::ScanResponse::default()
+                });
+            }
+            let scanner = ctx.scanners.get(id)?;
+            (id, scanner)
+        }
+        None => {
+            let opened = open_scanner(ctx, &req)?;
+            ctx.scanners.open(opened)?
+        }
+    };
+    let mut s = scanner.lock();
+    if req.scanner_id.is_some() {
+        if let Some(seq) = req.next_call_seq {
+            if seq != s.next_call_seq {
+                let expected = s.next_call_seq;
+                drop(s);
+                ctx.scanners.close(id);
+                return Err(HBaseError::out_of_order(id, expected, seq));
+            }
+        }
+        s.next_call_seq += 1;
+        if req.renew() {
+            return Ok(scan_response(id, &[], true, out));
+        }
+    }
+    if rows_wanted == 0 {
+        return Ok(scan_response(id, &[], true, out));
+    }
+    let max_bytes = s.max_result_bytes.map_or(server_max, |m| m.min(server_max));
+    let batch = s.next_batch(rows_wanted, max_bytes);
+    drop(s);
+    let (rows, more) = match batch {
+        Ok(b) => b,
+        Err(e) => {
+            ctx.scanners.close(id);
+            return Err(e);
+        }
+    };
+    if !more || req.close_scanner() {
+        ctx.scanners.close(id);
+    }
+    let mut resp = scan_response(id, &rows, more, out);
+    resp.ttl = Some(ctx.scanners.lease().as_millis() as u32);
+    Ok(resp)
+}

@@ -1,0 +1,150 @@
+//! What every handler shares: the master (and through it the region server the gRPC
+//! services use), this server's identity, open scanners, and the response cell block.
+
+use std::sync::atomic::AtomicU64;
+use std::sync::Arc;
+
+use bytes::{Bytes, BytesMut};
+use strata_master::Master;
+use strata_model::cell::Cell;
+use strata_server::{HostedRegion, RegionServer};
+
+use crate::cellblock::{self, Codec};
+use crate::config::HBaseRpcConfig;
+use crate::convert::cell_to_pb;
+use crate::error::{HBaseError, HResult};
+use crate::meta::ServerIdentity;
+use crate::pb;
+use crate::region_name::{parse_region_name, RegionRef};
+use crate::scanners::Scanners;
+
+/// The shared state of one HBase RPC server.
+pub struct Context {
+    /// The master; `master.host()` is the region server.
+    pub master: Arc<Master>,
+    /// Host, port and start code clients see.
+    pub identity: ServerIdentity,
+    /// The cluster id the registry reports.
+    pub cluster_id: String,
+    /// Open scanners.
+    pub scanners: Scanners,
+    /// Procedure ids handed out (admin operations finish before they answer).
+    pub procedures: AtomicU64,
+    /// Settings.
+    pub config: HBaseRpcConfig,
+    /// Log every call and refused connection to stderr (`STRATA_HBASE_RPC_TRACE=1`).
+    pub trace: bool,
+}
+
+/// The region a request names.
+pub enum Target {
+    /// `hbase:meta,,1`.
+    Meta,
+    /// An open user region.
+    User(HostedRegion),
+}
+
+impl Context {
+    /// The region server.
+    pub fn server(&self) -> &Arc<RegionServer> {
+        self.master.host()
+    }
+
+    /// Resolves a region specifier to meta or an open region of this server.
+    ///
+    /// # Errors
+    /// A malformed name (`DoNotRetryIOException`), or a region not open here
+    /// (`NotServingRegionException`: split, merged, or its table disabled or dropped).
+    pub fn target(&self, spec: &pb::RegionSpecifier) -> HResult<Target> {
+        if spec.r#type != pb::region_specifier::RegionSpecifierType::RegionName as i32 {
+            return Err(HBaseError::do_not_retry(
+                "regions must be named by full region name",
+            ));
+        }
+        match parse_region_name(&spec.value).map_err(HBaseError::do_not_retry)? {
+            RegionRef::Meta => Ok(Target::Meta),
+            RegionRef::User { table, region_id } => {
+                let hosted = self.server().hosted(region_id).map_err(|_| {
+                    HBaseError::not_serving(format!(
+                        "region {} is not online",
+                        String::from_utf8_lossy(&spec.value)
+                    ))
+                })?;
+                if hosted.region.info().table != table {
+                    return Err(HBaseError::not_serving(format!(
+                        "region {region_id} does not belong to {table}"
+                    )));
+                }
+                Ok(Target::User(hosted))
+            }
+        }
+    }
+}
+
+/// Checks that `row` is in `hosted`'s range.
+///
+/// # Errors
+/// `NotServingRegionException` (the client's location is stale).
+pub fn check_row(hosted: &HostedRegion, row: &[u8]) -> HResult<()> {
+    let info = hosted.region.info();
+    if row < info.start_row.as_ref() || (!info.end_row.is_empty() && row >= info.end_row.as_ref()) {
+        return Err(HBaseError::not_serving(format!(
+            "row '{}' is not in region {} of {}",
+            strata_model::ops::escape(row),
+            info.region_id,
+            info.table
+        )));
+    }
+    Ok(())
+}
+
+/// Collects result cells for a response: into a cell block when the connection has a
+/// codec, else inside the protobuf.
+pub struct CellsOut {
+    codec: Option<Codec>,
+    block: BytesMut,
+}
+
+impl CellsOut {
+    /// For a connection with `codec` (none: cells travel inside the protobuf).
+    pub fn new(codec: Option<Codec>) -> CellsOut {
+        CellsOut {
+            codec,
+            block: BytesMut::new(),
+        }
+    }
+
+    /// True if cells go into a cell block.
+    pub fn uses_block(&self) -> bool {
+        self.codec.is_some()
+    }
+
+    /// A `Result` for `cells`.
+    pub fn result(&mut self, cells: &[Cell]) -> pb::Result {
+        match self.codec {
+            Some(codec) => {
+                cellblock::encode(codec, cells, &mut self.block);
+                pb::Result {
+                    associated_cell_count: Some(cells.len() as i32),
+                    ..pb::Result::default()
+                }
+            }
+            None => pb::Result {
+                cell: cells.iter().map(cell_to_pb).collect(),
+                ..pb::Result::default()
+            },
+        }
+    }
+
+    /// Appends cells to the block (the caller records the count elsewhere).
+    pub fn push_block(&mut self, cells: &[Cell]) {
+        if let Some(codec) = self.codec {
+            cellblock::encode(codec, cells, &mut self.block);
+        }
+    }
+
+    /// The cell block, if any cells went into one.
+    pub fn finish(self) -> Option<Bytes> {
+        (!self.block.is_empty()).then(|| self.block.freeze())
+    }
+}

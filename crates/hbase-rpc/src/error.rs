@@ -1,0 +1,198 @@
+//! Errors as the HBase client expects them: a Java exception class name it instantiates and
+//! acts on (relocate, back off, fail at once), a message, and whether to retry.
+
+use strata_master::MasterError;
+use strata_storage::{Error as StorageError, ErrorKind};
+
+use crate::pb;
+
+const NOT_SERVING: &str = "org.apache.hadoop.hbase.NotServingRegionException";
+const DO_NOT_RETRY: &str = "org.apache.hadoop.hbase.DoNotRetryIOException";
+
+/// An exception for the client.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HBaseError {
+    /// The Java class name (e.g. `org.apache.hadoop.hbase.TableNotFoundException`).
+    pub class: &'static str,
+    /// The message.
+    pub message: String,
+    /// True for `DoNotRetryIOException` and its subclasses.
+    pub do_not_retry: bool,
+}
+
+impl HBaseError {
+    fn new(class: &'static str, message: impl Into<String>, do_not_retry: bool) -> HBaseError {
+        HBaseError {
+            class,
+            message: message.into(),
+            do_not_retry,
+        }
+    }
+
+    /// `DoNotRetryIOException`: a request that can never succeed (malformed, unsupported).
+    pub fn do_not_retry(message: impl Into<String>) -> HBaseError {
+        HBaseError::new(DO_NOT_RETRY, message, true)
+    }
+
+    /// `NotServingRegionException`: the client relocates the region and retries.
+    pub fn not_serving(message: impl Into<String>) -> HBaseError {
+        HBaseError::new(NOT_SERVING, message, false)
+    }
+
+    /// `UnknownScannerException`: no open scanner has this id.
+    pub fn unknown_scanner(id: u64) -> HBaseError {
+        HBaseError::new(
+            "org.apache.hadoop.hbase.UnknownScannerException",
+            format!("unknown scanner {id}: it was closed, expired, or never opened"),
+            true,
+        )
+    }
+
+    /// `OutOfOrderScannerNextException`: a `next` call repeated or skipped; the client
+    /// reopens the scanner.
+    pub fn out_of_order(id: u64, expected: u64, got: u64) -> HBaseError {
+        HBaseError::new(
+            "org.apache.hadoop.hbase.exceptions.OutOfOrderScannerNextException",
+            format!("scanner {id}: expected next_call_seq {expected}, got {got}"),
+            true,
+        )
+    }
+
+    /// `TableNotFoundException`.
+    pub fn table_not_found(table: &str) -> HBaseError {
+        HBaseError::new(
+            "org.apache.hadoop.hbase.TableNotFoundException",
+            table,
+            true,
+        )
+    }
+
+    /// `NamespaceNotFoundException`.
+    pub fn namespace_not_found(namespace: &str) -> HBaseError {
+        HBaseError::new(
+            "org.apache.hadoop.hbase.NamespaceNotFoundException",
+            namespace,
+            true,
+        )
+    }
+
+    /// `NoSuchColumnFamilyException`.
+    pub fn no_such_family(message: impl Into<String>) -> HBaseError {
+        HBaseError::new(
+            "org.apache.hadoop.hbase.regionserver.NoSuchColumnFamilyException",
+            message,
+            true,
+        )
+    }
+
+    /// `UnknownServiceException` for a connection header naming a service Strata lacks.
+    pub fn unknown_service(service: &str) -> HBaseError {
+        HBaseError::new(
+            "org.apache.hadoop.hbase.ipc.UnknownServiceException",
+            format!("unknown service {service}"),
+            true,
+        )
+    }
+
+    /// `UnsupportedCellCodecException`.
+    pub fn unsupported_codec(class: &str) -> HBaseError {
+        HBaseError::new(
+            "org.apache.hadoop.hbase.ipc.UnsupportedCellCodecException",
+            format!(
+                "unsupported cell block codec {class}: use \
+                 org.apache.hadoop.hbase.codec.KeyValueCodec"
+            ),
+            true,
+        )
+    }
+
+    /// `UnsupportedCompressionCodecException`.
+    pub fn unsupported_compressor(class: &str) -> HBaseError {
+        HBaseError::new(
+            "org.apache.hadoop.hbase.ipc.UnsupportedCompressionCodecException",
+            format!("unsupported cell block compressor {class}"),
+            true,
+        )
+    }
+
+    /// A method the service does not have (or Strata does not implement).
+    pub fn unknown_method(service: &str, method: &str) -> HBaseError {
+        HBaseError::do_not_retry(format!(
+            "method {method} of {service} is not supported by Strata"
+        ))
+    }
+
+    /// The exception as a response header field.
+    pub fn to_response(&self) -> pb::ExceptionResponse {
+        pb::ExceptionResponse {
+            exception_class_name: Some(self.class.to_string()),
+            stack_trace: Some(self.message.clone()),
+            hostname: None,
+            port: None,
+            do_not_retry: Some(self.do_not_retry),
+        }
+    }
+
+    /// The exception as a per-action result of a multi call.
+    pub fn to_name_bytes(&self) -> pb::NameBytesPair {
+        pb::NameBytesPair {
+            name: self.class.to_string(),
+            value: Some(self.message.clone().into_bytes().into()),
+        }
+    }
+}
+
+impl From<&StorageError> for HBaseError {
+    fn from(e: &StorageError) -> HBaseError {
+        match e {
+            StorageError::NoSuchFamily(_) => HBaseError::no_such_family(e.to_string()),
+            StorageError::WrongRegion { .. } | StorageError::Closed(_) => {
+                HBaseError::not_serving(e.to_string())
+            }
+            _ => match e.kind() {
+                ErrorKind::Invalid => HBaseError::do_not_retry(e.to_string()),
+                ErrorKind::WrongRegion => HBaseError::not_serving(e.to_string()),
+                ErrorKind::Unavailable | ErrorKind::Data => {
+                    HBaseError::new("java.io.IOException", e.to_string(), false)
+                }
+            },
+        }
+    }
+}
+
+impl From<StorageError> for HBaseError {
+    fn from(e: StorageError) -> HBaseError {
+        HBaseError::from(&e)
+    }
+}
+
+impl From<MasterError> for HBaseError {
+    fn from(e: MasterError) -> HBaseError {
+        let message = e.to_string();
+        match e {
+            MasterError::TableNotFound(t) => HBaseError::table_not_found(&t),
+            MasterError::TableExists(t) => {
+                HBaseError::new("org.apache.hadoop.hbase.TableExistsException", t, true)
+            }
+            MasterError::TableDisabled(t) => {
+                HBaseError::new("org.apache.hadoop.hbase.TableNotEnabledException", t, true)
+            }
+            MasterError::TableEnabled(t) => {
+                HBaseError::new("org.apache.hadoop.hbase.TableNotDisabledException", t, true)
+            }
+            MasterError::RegionNotFound(_) => HBaseError::new(
+                "org.apache.hadoop.hbase.UnknownRegionException",
+                message,
+                true,
+            ),
+            MasterError::InvalidArgument(_) => HBaseError::do_not_retry(message),
+            MasterError::Storage(e) => HBaseError::from(&e),
+            MasterError::Corrupt(_) | MasterError::Io { .. } => {
+                HBaseError::new("java.io.IOException", message, false)
+            }
+        }
+    }
+}
+
+/// Results of request handlers.
+pub type HResult<T> = std::result::Result<T, HBaseError>;

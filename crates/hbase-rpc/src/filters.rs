@@ -1,0 +1,325 @@
+//! HBase's serialized filters and comparators (`Filter { name, serialized_filter }`, the
+//! name a Java class, the bytes that filter's own protobuf) to Strata's [`Filter`]. Every
+//! filter Strata evaluates is understood; any other class is refused with a
+//! `DoNotRetryIOException` naming it.
+
+use bytes::Bytes;
+use prost::Message;
+use strata_model::ops::{
+    ColumnRange, Comparator, CompareOp, Filter, FilterList, ListOp, RowRange, SingleColumnValue,
+    MAX_FILTER_DEPTH,
+};
+
+use crate::error::{HBaseError, HResult};
+use crate::pb;
+
+const FILTER_PKG: &str = "org.apache.hadoop.hbase.filter.";
+
+fn short(class: &str) -> &str {
+    class.strip_prefix(FILTER_PKG).unwrap_or(class)
+}
+
+fn decode<M: Message + Default>(class: &str, bytes: &[u8]) -> HResult<M> {
+    M::decode(bytes).map_err(|e| HBaseError::do_not_retry(format!("malformed {class}: {e}")))
+}
+
+/// HBase's compare type as Strata's operator.
+///
+/// # Errors
+/// `NO_OP` or an unknown code.
+pub fn compare_op(code: i32) -> HResult<CompareOp> {
+    Ok(match pb::CompareType::try_from(code) {
+        Ok(pb::CompareType::Less) => CompareOp::Less,
+        Ok(pb::CompareType::LessOrEqual) => CompareOp::LessOrEqual,
+        Ok(pb::CompareType::Equal) => CompareOp::Equal,
+        Ok(pb::CompareType::NotEqual) => CompareOp::NotEqual,
+        Ok(pb::CompareType::GreaterOrEqual) => CompareOp::GreaterOrEqual,
+        Ok(pb::CompareType::Greater) => CompareOp::Greater,
+        _ => {
+            return Err(HBaseError::do_not_retry(format!(
+                "unsupported compare operator {code}"
+            )))
+        }
+    })
+}
+
+/// A serialized comparator.
+///
+/// # Errors
+/// Malformed bytes, or a comparator Strata does not evaluate (`LongComparator`,
+/// `BitComparator`, `NullComparator`, …), or regex flags other than none.
+pub fn comparator(c: &pb::Comparator) -> HResult<Comparator> {
+    let bytes = c.serialized_comparator.as_deref().unwrap_or_default();
+    let name = short(&c.name);
+    Ok(match name {
+        "BinaryComparator" => {
+            let m: pb::BinaryComparator = decode(name, bytes)?;
+            Comparator::Binary(m.comparable.value.unwrap_or_default())
+        }
+        "BinaryPrefixComparator" => {
+            let m: pb::BinaryPrefixComparator = decode(name, bytes)?;
+            Comparator::BinaryPrefix(m.comparable.value.unwrap_or_default())
+        }
+        "SubstringComparator" => {
+            let m: pb::SubstringComparator = decode(name, bytes)?;
+            Comparator::Substring(m.substr)
+        }
+        "RegexStringComparator" => {
+            let m: pb::RegexStringComparator = decode(name, bytes)?;
+            Comparator::Regex(format!("{}{}", regex_flags(m.pattern_flags)?, m.pattern))
+        }
+        _ => {
+            return Err(HBaseError::do_not_retry(format!(
+                "comparator {} is not supported by Strata",
+                c.name
+            )))
+        }
+    })
+}
+
+/// Java `Pattern` flags as an inline prefix: `CASE_INSENSITIVE` (2) `(?i)`, `MULTILINE` (8)
+/// `(?m)`, `DOTALL` (32, the comparator's default) `(?s)`.
+fn regex_flags(flags: i32) -> HResult<String> {
+    const KNOWN: [(i32, char); 3] = [(2, 'i'), (8, 'm'), (32, 's')];
+    let unknown = KNOWN.iter().fold(flags, |rest, (bit, _)| rest & !bit);
+    if unknown != 0 {
+        return Err(HBaseError::do_not_retry(format!(
+            "RegexStringComparator pattern flags {unknown:#x} are not supported by Strata \
+             (CASE_INSENSITIVE, MULTILINE and DOTALL are)"
+        )));
+    }
+    let letters: String = KNOWN
+        .iter()
+        .filter(|(bit, _)| flags & bit != 0)
+        .map(|(_, c)| *c)
+        .collect();
+    Ok(if letters.is_empty() {
+        String::new()
+    } else {
+        format!("(?{letters})")
+    })
+}
+
+fn compare_filter(class: &str, bytes: &[u8]) -> HResult<(CompareOp, Comparator)> {
+    let m: pb::CompareFilterWrapper = decode(class, bytes)?;
+    let cf = m.compare_filter;
+    let c = cf
+        .comparator
+        .as_ref()
+        .ok_or_else(|| HBaseError::do_not_retry(format!("{class} without a comparator")))?;
+    Ok((compare_op(cf.compare_op)?, comparator(c)?))
+}
+
+/// A serialized filter as Strata's filter.
+///
+/// # Errors
+/// Malformed bytes, nesting deeper than [`MAX_FILTER_DEPTH`], or a filter class Strata does
+/// not evaluate (named in the message).
+pub fn filter(f: &pb::Filter) -> HResult<Filter> {
+    filter_at(f, 1)
+}
+
+fn filter_at(f: &pb::Filter, depth: usize) -> HResult<Filter> {
+    if depth > MAX_FILTER_DEPTH {
+        return Err(HBaseError::do_not_retry(format!(
+            "filters nested deeper than {MAX_FILTER_DEPTH}"
+        )));
+    }
+    let bytes = f.serialized_filter.as_deref().unwrap_or_default();
+    let name = short(&f.name);
+    Ok(match name {
+        "PrefixFilter" => {
+            let m: pb::PrefixFilter = decode(name, bytes)?;
+            Filter::Prefix(m.prefix.unwrap_or_default())
+        }
+        "ColumnPrefixFilter" => {
+            let m: pb::ColumnPrefixFilter = decode(name, bytes)?;
+            Filter::ColumnPrefix(m.prefix)
+        }
+        "MultipleColumnPrefixFilter" => {
+            let m: pb::MultipleColumnPrefixFilter = decode(name, bytes)?;
+            Filter::MultipleColumnPrefix(m.sorted_prefixes)
+        }
+        "ColumnRangeFilter" => {
+            let m: pb::ColumnRangeFilter = decode(name, bytes)?;
+            Filter::ColumnRange(ColumnRange {
+                min: m.min_column.filter(|c| !c.is_empty()),
+                min_inclusive: m.min_column_inclusive.unwrap_or(false),
+                max: m.max_column.filter(|c| !c.is_empty()),
+                max_inclusive: m.max_column_inclusive.unwrap_or(false),
+            })
+        }
+        "RowFilter" => {
+            let (op, c) = compare_filter(name, bytes)?;
+            Filter::Row(op, c)
+        }
+        "FamilyFilter" => {
+            let (op, c) = compare_filter(name, bytes)?;
+            Filter::Family(op, c)
+        }
+        "QualifierFilter" => {
+            let (op, c) = compare_filter(name, bytes)?;
+            Filter::Qualifier(op, c)
+        }
+        "ValueFilter" => {
+            let (op, c) = compare_filter(name, bytes)?;
+            Filter::Value(op, c)
+        }
+        "SingleColumnValueFilter" => {
+            let m: pb::SingleColumnValueFilter = decode(name, bytes)?;
+            Filter::SingleColumnValue(SingleColumnValue {
+                family: m.column_family.unwrap_or_default(),
+                qualifier: m.column_qualifier.unwrap_or_default(),
+                op: compare_op(m.compare_op)?,
+                comparator: comparator(&m.comparator)?,
+                filter_if_missing: m.filter_if_missing.unwrap_or(false),
+                latest_version_only: m.latest_version_only.unwrap_or(true),
+            })
+        }
+        "PageFilter" => {
+            let m: pb::PageFilter = decode(name, bytes)?;
+            let size = u64::try_from(m.page_size)
+                .map_err(|_| HBaseError::do_not_retry("PageFilter with a negative page size"))?;
+            Filter::Page(size)
+        }
+        "FirstKeyOnlyFilter" => Filter::FirstKeyOnly,
+        "KeyOnlyFilter" => {
+            let m: pb::KeyOnlyFilter = decode(name, bytes)?;
+            Filter::KeyOnly {
+                len_as_value: m.len_as_val,
+            }
+        }
+        "TimestampsFilter" => {
+            let m: pb::TimestampsFilter = decode(name, bytes)?;
+            Filter::Timestamps(m.timestamps)
+        }
+        "MultiRowRangeFilter" => {
+            let m: pb::MultiRowRangeFilter = decode(name, bytes)?;
+            Filter::MultiRowRange(
+                m.row_range_list
+                    .into_iter()
+                    .map(|r| RowRange {
+                        start: r.start_row.unwrap_or_default(),
+                        start_inclusive: r.start_row_inclusive.unwrap_or(true),
+                        stop: r.stop_row.unwrap_or_default(),
+                        stop_inclusive: r.stop_row_inclusive.unwrap_or(false),
+                    })
+                    .collect(),
+            )
+        }
+        "FilterList" => {
+            let m: pb::FilterList = decode(name, bytes)?;
+            let op = match pb::filter_list::Operator::try_from(m.operator) {
+                Ok(pb::filter_list::Operator::MustPassOne) => ListOp::MustPassOne,
+                Ok(pb::filter_list::Operator::MustPassAll) => ListOp::MustPassAll,
+                Err(_) => {
+                    return Err(HBaseError::do_not_retry(format!(
+                        "FilterList with unknown operator {}",
+                        m.operator
+                    )))
+                }
+            };
+            let filters = m
+                .filters
+                .iter()
+                .map(|f| filter_at(f, depth + 1))
+                .collect::<HResult<Vec<_>>>()?;
+            Filter::List(FilterList { op, filters })
+        }
+        _ => {
+            return Err(HBaseError::do_not_retry(format!(
+                "filter {} is not supported by Strata",
+                f.name
+            )))
+        }
+    })
+}
+
+/// A protobuf filter (for tests and tools): the inverse of [`filter`] for the simple cases.
+pub fn encode_prefix_filter(prefix: &[u8]) -> pb::Filter {
+    pb::Filter {
+        name: format!("{FILTER_PKG}PrefixFilter"),
+        serialized_filter: Some(Bytes::from(
+            pb::PrefixFilter {
+                prefix: Some(Bytes::copy_from_slice(prefix)),
+            }
+            .encode_to_vec(),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn binary(v: &[u8]) -> pb::Comparator {
+        pb::Comparator {
+            name: "org.apache.hadoop.hbase.filter.BinaryComparator".into(),
+            serialized_comparator: Some(
+                pb::BinaryComparator {
+                    comparable: pb::ByteArrayComparable {
+                        value: Some(Bytes::copy_from_slice(v)),
+                    },
+                }
+                .encode_to_vec()
+                .into(),
+            ),
+        }
+    }
+
+    #[test]
+    fn list_of_prefix_and_value_filters_decodes() {
+        let value = pb::Filter {
+            name: "org.apache.hadoop.hbase.filter.ValueFilter".into(),
+            serialized_filter: Some(
+                pb::CompareFilterWrapper {
+                    compare_filter: pb::CompareFilter {
+                        compare_op: pb::CompareType::GreaterOrEqual as i32,
+                        comparator: Some(binary(b"v")),
+                    },
+                }
+                .encode_to_vec()
+                .into(),
+            ),
+        };
+        let list = pb::Filter {
+            name: "org.apache.hadoop.hbase.filter.FilterList".into(),
+            serialized_filter: Some(
+                pb::FilterList {
+                    operator: pb::filter_list::Operator::MustPassOne as i32,
+                    filters: vec![encode_prefix_filter(b"r"), value],
+                }
+                .encode_to_vec()
+                .into(),
+            ),
+        };
+        assert_eq!(
+            filter(&list).unwrap(),
+            Filter::any(vec![
+                Filter::Prefix(Bytes::from_static(b"r")),
+                Filter::Value(
+                    CompareOp::GreaterOrEqual,
+                    Comparator::Binary(Bytes::from_static(b"v"))
+                ),
+            ])
+        );
+    }
+
+    #[test]
+    fn unsupported_and_malformed_filters_are_refused_by_name() {
+        let fuzzy = pb::Filter {
+            name: "org.apache.hadoop.hbase.filter.FuzzyRowFilter".into(),
+            serialized_filter: None,
+        };
+        let e = filter(&fuzzy).unwrap_err();
+        assert!(e.do_not_retry && e.message.contains("FuzzyRowFilter"));
+        let broken = pb::Filter {
+            name: "org.apache.hadoop.hbase.filter.PageFilter".into(),
+            serialized_filter: Some(Bytes::from_static(b"\xff\xff")),
+        };
+        assert!(filter(&broken)
+            .unwrap_err()
+            .message
+            .contains("malformed PageFilter"));
+    }
+}

@@ -1,0 +1,44 @@
+//! HBase 2.x's native RPC for Strata, so the unchanged HBase Java client
+//! (`org.apache.hbase:hbase-client`) works against a Strata server.
+//!
+//! ```text
+//!  TCP ─▶ frame (preamble, ConnectionHeader, call framing) ─▶ server (per-connection task)
+//!        ─▶ spawn_blocking ─┬─ registry    ClientMetaService (cluster id, master, meta)
+//!                           ├─ client_svc  ClientService: Get/Mutate/Multi/Scan
+//!                           │               └─▶ HostedRegion (same calls as gRPC Data)
+//!                           │               └─▶ meta (hbase:meta rows from the catalog)
+//!                           └─ master_svc  MasterService ─▶ Master (same as gRPC Admin)
+//! ```
+//!
+//! Modules: `frame` (the codec of connections and calls), `cellblock` (KeyValue cell
+//! blocks), `convert` and `filters` (HBase protobufs to Strata operations), `schema`
+//! (descriptors), `region_name` and `meta` (HBase's region names and `hbase:meta`),
+//! `scanners` (leased scanners), `error` (HBase exception classes).
+
+mod admin_svc;
+pub mod cellblock;
+mod client_svc;
+mod config;
+mod context;
+pub mod convert;
+pub mod error;
+pub mod filters;
+pub mod frame;
+mod master_svc;
+pub mod meta;
+pub mod region_name;
+mod registry;
+mod scanners;
+pub mod schema;
+mod server;
+mod status;
+
+pub use config::HBaseRpcConfig;
+pub use error::HBaseError;
+pub use server::HBaseRpcServer;
+
+/// HBase's protobuf messages (package `hbase.pb`), generated from `proto/hbase.proto`.
+#[allow(missing_docs, clippy::all)]
+pub mod pb {
+    include!(concat!(env!("OUT_DIR"), "/hbase.pb.rs"));
+}

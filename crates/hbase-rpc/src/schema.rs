@@ -1,0 +1,184 @@
+//! Table names and schemas between HBase's protobufs and Strata's descriptors. Settings
+//! travel as HBase's string attributes (`VERSIONS`, `TTL`, `BLOOMFILTER`, …) through the
+//! model's own string-keyed setters, so values are checked exactly as the shell checks them.
+
+use bytes::Bytes;
+use strata_model::schema::{FamilyDescriptor, SchemaError, TableDescriptor, TableName, Ttl};
+
+use crate::error::{HBaseError, HResult};
+use crate::pb;
+
+/// HBase's default namespace, implied by a table name without `ns:`.
+pub const DEFAULT_NAMESPACE: &str = "default";
+/// HBase's system namespace (holds `hbase:meta`).
+pub const SYSTEM_NAMESPACE: &str = "hbase";
+/// `TTL` meaning "forever" in HBase's descriptors (`HConstants.FOREVER`).
+const TTL_FOREVER: &str = "2147483647";
+
+/// `ns:table` (or `table`) as a protobuf name.
+pub fn table_name_pb(name: &str) -> pb::TableName {
+    let (ns, qualifier) = name.split_once(':').unwrap_or((DEFAULT_NAMESPACE, name));
+    pb::TableName {
+        namespace: Bytes::copy_from_slice(ns.as_bytes()),
+        qualifier: Bytes::copy_from_slice(qualifier.as_bytes()),
+    }
+}
+
+/// A protobuf name as Strata spells it: `table` in the default namespace, else `ns:table`.
+///
+/// # Errors
+/// Names that are not UTF-8.
+pub fn table_name_from_pb(name: &pb::TableName) -> HResult<String> {
+    let utf8 = |b: &Bytes| {
+        std::str::from_utf8(b)
+            .map(str::to_string)
+            .map_err(|_| HBaseError::do_not_retry("table name is not UTF-8"))
+    };
+    let ns = utf8(&name.namespace)?;
+    let qualifier = utf8(&name.qualifier)?;
+    Ok(if ns.is_empty() || ns == DEFAULT_NAMESPACE {
+        qualifier
+    } else {
+        format!("{ns}:{qualifier}")
+    })
+}
+
+fn pair(key: &str, value: &str) -> pb::BytesBytesPair {
+    pb::BytesBytesPair {
+        first: Bytes::copy_from_slice(key.as_bytes()),
+        second: Bytes::copy_from_slice(value.as_bytes()),
+    }
+}
+
+/// A family's HBase attributes, as the Java client parses them (numbers for `TTL`).
+fn family_to_pb(f: &FamilyDescriptor) -> pb::ColumnFamilySchema {
+    let ttl = match f.ttl {
+        Ttl::Forever => TTL_FOREVER.to_string(),
+        Ttl::Seconds(s) => s.to_string(),
+    };
+    let b = |v: bool| if v { "true" } else { "false" };
+    let attributes = vec![
+        pair("VERSIONS", &f.versions.to_string()),
+        pair("MIN_VERSIONS", &f.min_versions.to_string()),
+        pair("TTL", &ttl),
+        pair("KEEP_DELETED_CELLS", &f.keep_deleted_cells.to_string()),
+        pair("BLOCKSIZE", &f.block_size.to_string()),
+        pair("DATA_BLOCK_ENCODING", &f.data_block_encoding.to_string()),
+        pair("COMPRESSION", &f.compression.to_string()),
+        pair("BLOOMFILTER", f.bloom_filter.name()),
+        pair("BLOCKCACHE", b(f.block_cache)),
+        pair("IN_MEMORY", b(f.in_memory)),
+    ];
+    pb::ColumnFamilySchema {
+        name: Bytes::copy_from_slice(f.name.as_bytes()),
+        attributes,
+        configuration: Vec::new(),
+    }
+}
+
+/// A table's schema for the client.
+pub fn table_to_pb(t: &TableDescriptor) -> pb::TableSchema {
+    let name = t.name.to_string();
+    pb::TableSchema {
+        table_name: Some(table_name_pb(&name)),
+        attributes: t.settings().iter().map(|(k, v)| pair(k, v)).collect(),
+        column_families: t.families.iter().map(family_to_pb).collect(),
+        configuration: Vec::new(),
+    }
+}
+
+/// Applies one string setting; keys Strata has no setting for are ignored (HBase keeps any
+/// key in a descriptor's map), values out of range are refused.
+fn apply(result: Result<(), SchemaError>, scope: &str, key: &str) -> HResult<()> {
+    match result {
+        Ok(()) | Err(SchemaError::UnknownSetting { .. }) => Ok(()),
+        Err(e) => Err(HBaseError::do_not_retry(format!(
+            "{scope} setting {key}: {e}"
+        ))),
+    }
+}
+
+fn utf8<'a>(b: &'a [u8], what: &str) -> HResult<&'a str> {
+    std::str::from_utf8(b).map_err(|_| HBaseError::do_not_retry(format!("{what} is not UTF-8")))
+}
+
+/// A family from its HBase schema.
+///
+/// # Errors
+/// A bad name or value (`DoNotRetryIOException` naming it).
+pub fn family_from_pb(cf: &pb::ColumnFamilySchema) -> HResult<FamilyDescriptor> {
+    let mut f = FamilyDescriptor::new(utf8(&cf.name, "family name")?);
+    for a in &cf.attributes {
+        let key = utf8(&a.first, "family attribute")?;
+        let value = utf8(&a.second, "family attribute value")?;
+        if key.eq_ignore_ascii_case("NAME") {
+            continue;
+        }
+        apply(f.set(key, value), "family", key)?;
+    }
+    for c in &cf.configuration {
+        apply(f.set(&c.name, &c.value), "family", &c.name)?;
+    }
+    f.validate()
+        .map_err(|e| HBaseError::do_not_retry(e.to_string()))?;
+    Ok(f)
+}
+
+/// A table from its HBase schema.
+///
+/// # Errors
+/// No name, a bad name, family or value.
+pub fn table_from_pb(schema: &pb::TableSchema) -> HResult<TableDescriptor> {
+    let name = schema
+        .table_name
+        .as_ref()
+        .ok_or_else(|| HBaseError::do_not_retry("table schema without a name"))?;
+    let name = table_name_from_pb(name)?;
+    let name = TableName::parse(&name).map_err(|e| HBaseError::do_not_retry(e.to_string()))?;
+    let mut t = TableDescriptor::new(name);
+    for a in &schema.attributes {
+        let key = utf8(&a.first, "table attribute")?;
+        let value = utf8(&a.second, "table attribute value")?;
+        apply(t.set(key, value), "table", key)?;
+    }
+    for c in &schema.configuration {
+        apply(t.set(&c.name, &c.value), "table", &c.name)?;
+    }
+    for cf in &schema.column_families {
+        t = t.with_family(family_from_pb(cf)?);
+    }
+    t.validate()
+        .map_err(|e| HBaseError::do_not_retry(e.to_string()))?;
+    Ok(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_map_the_default_namespace() {
+        let pbn = table_name_pb("t1");
+        assert_eq!(pbn.namespace.as_ref(), b"default");
+        assert_eq!(table_name_from_pb(&pbn).unwrap(), "t1");
+        let pbn = table_name_pb("ns:t1");
+        assert_eq!(table_name_from_pb(&pbn).unwrap(), "ns:t1");
+    }
+
+    #[test]
+    fn schema_round_trips_and_bad_values_are_refused() {
+        let t = TableDescriptor::new(TableName::parse("t").unwrap())
+            .with_family(FamilyDescriptor::new("f").with_versions(3));
+        let back = table_from_pb(&table_to_pb(&t)).unwrap();
+        assert_eq!(back.families[0].versions, 3);
+        assert_eq!(back.families[0].ttl, Ttl::Forever);
+        let mut bad = table_to_pb(&t);
+        bad.column_families[0]
+            .attributes
+            .push(pair("VERSIONS", "many"));
+        assert!(table_from_pb(&bad)
+            .unwrap_err()
+            .message
+            .contains("VERSIONS"));
+    }
+}

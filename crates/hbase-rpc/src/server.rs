@@ -1,0 +1,365 @@
+//! The listener: one task per connection reads calls in order and runs each on a blocking
+//! worker (the engine's calls block), so calls on one connection run concurrently and
+//! their replies go out as they finish, in any order, as HBase's client expects.
+//!
+//! A connection whose preamble, header or framing is wrong gets a
+//! `FatalConnectionException` naming the problem (when it can be framed) and is closed;
+//! other connections are unaffected.
+
+use std::net::SocketAddr;
+use std::sync::atomic::AtomicU64;
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use bytes::Bytes;
+use prost::Message;
+use strata_master::Master;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
+
+use crate::cellblock::{self, Codec};
+use crate::config::HBaseRpcConfig;
+use crate::context::{CellsOut, Context};
+use crate::error::HBaseError;
+use crate::frame::{self, Call, FrameError};
+use crate::meta::ServerIdentity;
+use crate::region_name::encoded_name;
+use crate::scanners::Scanners;
+use crate::{admin_svc, client_svc, master_svc, pb, registry};
+
+/// Largest connection header accepted.
+const MAX_HEADER_BYTES: usize = 64 << 10;
+/// The call id of replies that belong to no call (HBase sends -1).
+const NO_CALL: u32 = u32::MAX;
+/// Calls of one connection running at once; the connection's next call is read only when one
+/// finishes, so a client that floods calls (or does not read its replies) is held back
+/// instead of filling the server.
+const MAX_IN_FLIGHT: usize = 128;
+
+/// The services a connection can name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Service {
+    ClientMeta,
+    Client,
+    Master,
+    Admin,
+}
+
+impl Service {
+    fn parse(name: &str) -> Option<Service> {
+        match name {
+            "ClientMetaService" => Some(Service::ClientMeta),
+            "ClientService" => Some(Service::Client),
+            "MasterService" => Some(Service::Master),
+            "AdminService" => Some(Service::Admin),
+            _ => None,
+        }
+    }
+}
+
+/// A running HBase RPC listener.
+pub struct HBaseRpcServer {
+    addr: SocketAddr,
+    context: Arc<Context>,
+    stop: Option<oneshot::Sender<()>>,
+    accepting: JoinHandle<()>,
+}
+
+impl HBaseRpcServer {
+    /// Binds `config.listen` and serves `master`'s tables.
+    ///
+    /// # Errors
+    /// The address cannot be bound, or it is a wildcard address and no advertised host is set.
+    pub async fn start(config: HBaseRpcConfig, master: Arc<Master>) -> std::io::Result<Self> {
+        if config.advertised_host.is_none() && config.listen.ip().is_unspecified() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!(
+                    "listening on {} needs an advertised host name for clients (meta and the \
+                     registry name this server)",
+                    config.listen
+                ),
+            ));
+        }
+        let listener = TcpListener::bind(config.listen).await?;
+        let addr = listener.local_addr()?;
+        let start_code = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        let data_dir = master.host().config().data_dir.display().to_string();
+        let identity = ServerIdentity {
+            host: config
+                .advertised_host
+                .clone()
+                .unwrap_or_else(|| addr.ip().to_string()),
+            port: addr.port(),
+            start_code,
+        };
+        let context = Arc::new(Context {
+            cluster_id: format!("strata-{}", encoded_name(data_dir.as_bytes())),
+            identity,
+            scanners: Scanners::new(config.scanner_lease, config.max_open_scanners),
+            procedures: AtomicU64::new(0),
+            trace: std::env::var_os("STRATA_HBASE_RPC_TRACE").is_some_and(|v| v == "1"),
+            master,
+            config,
+        });
+        let (stop, stopped) = oneshot::channel();
+        let accepting = tokio::spawn(accept_loop(listener, context.clone(), stopped));
+        Ok(HBaseRpcServer {
+            addr,
+            context,
+            stop: Some(stop),
+            accepting,
+        })
+    }
+
+    /// The bound address.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// `host:port` as clients are told to reach this server (for
+    /// `hbase.client.bootstrap.servers`).
+    pub fn advertised(&self) -> String {
+        format!(
+            "{}:{}",
+            self.context.identity.host, self.context.identity.port
+        )
+    }
+
+    /// The cluster id clients are told.
+    pub fn cluster_id(&self) -> &str {
+        &self.context.cluster_id
+    }
+
+    /// Stops accepting connections (open ones end when their clients close them or the
+    /// runtime stops).
+    pub async fn shutdown(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        let _ = (&mut self.accepting).await;
+    }
+}
+
+async fn accept_loop(listener: TcpListener, ctx: Arc<Context>, mut stop: oneshot::Receiver<()>) {
+    loop {
+        tokio::select! {
+            _ = &mut stop => return,
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => {
+                    let _ = stream.set_nodelay(true);
+                    tokio::spawn(serve_connection(ctx.clone(), stream));
+                }
+                Err(e) => {
+                    eprintln!("strata hbase-rpc: accept failed: {e}");
+                    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                }
+            },
+        }
+    }
+}
+
+fn fatal(message: impl Into<String>) -> Bytes {
+    let e = HBaseError {
+        class: "org.apache.hadoop.hbase.ipc.FatalConnectionException",
+        message: message.into(),
+        do_not_retry: true,
+    };
+    frame::encode_exception(NO_CALL, e.to_response())
+}
+
+/// The connection's service and codec, from its preamble and header. `Ok(None)`: the
+/// connection only asked for the cluster id, which was sent.
+async fn handshake(
+    ctx: &Context,
+    stream: &mut TcpStream,
+) -> Result<Option<(Service, Option<Codec>)>, (FrameError, Option<Bytes>)> {
+    let mut preamble = [0u8; 6];
+    loop {
+        stream
+            .read_exact(&mut preamble)
+            .await
+            .map_err(|e| (FrameError::Io(e), None))?;
+        if &preamble == frame::REGISTRY_PREAMBLE {
+            let reply = pb::GetConnectionRegistryResponse {
+                cluster_id: ctx.cluster_id.clone(),
+            };
+            let _ = stream
+                .write_all(&frame::encode_reply(NO_CALL, &reply.encode_to_vec(), None))
+                .await;
+            return Ok(None);
+        }
+        if &preamble != frame::SECURITY_PREAMBLE {
+            break;
+        }
+        let e = HBaseError {
+            class: "org.apache.hadoop.hbase.ipc.SecurityNotEnabledException",
+            message: "security is not enabled".into(),
+            do_not_retry: true,
+        };
+        stream
+            .write_all(&frame::encode_exception(NO_CALL, e.to_response()))
+            .await
+            .map_err(|e| (FrameError::Io(e), None))?;
+    }
+    if let Err(e) = frame::check_preamble(&preamble) {
+        let reply = fatal(e.to_string());
+        return Err((e, Some(reply)));
+    }
+    let header = frame::read_frame(stream, MAX_HEADER_BYTES)
+        .await
+        .map_err(|e| (e, None))?
+        .ok_or((FrameError::Truncated, None))?;
+    let header = frame::decode_connection_header(&header).map_err(|e| {
+        let reply = fatal(e.to_string());
+        (e, Some(reply))
+    })?;
+    let refuse = |e: HBaseError| {
+        (
+            FrameError::Malformed(e.message.clone()),
+            Some(frame::encode_exception(NO_CALL, e.to_response())),
+        )
+    };
+    let name = header.service_name();
+    let service = Service::parse(name).ok_or_else(|| refuse(HBaseError::unknown_service(name)))?;
+    let codec = match header.cell_block_codec_class.as_deref() {
+        None | Some("") => None,
+        Some(class) => Some(
+            Codec::from_class(class).ok_or_else(|| refuse(HBaseError::unsupported_codec(class)))?,
+        ),
+    };
+    if let Some(c) = header
+        .cell_block_compressor_class
+        .as_deref()
+        .filter(|c| !c.is_empty())
+    {
+        return Err(refuse(HBaseError::unsupported_compressor(c)));
+    }
+    Ok(Some((service, codec)))
+}
+
+async fn serve_connection(ctx: Arc<Context>, mut stream: TcpStream) {
+    let (service, codec) = match handshake(&ctx, &mut stream).await {
+        Ok(Some(h)) => h,
+        Ok(None) => {
+            let _ = stream.shutdown().await;
+            return;
+        }
+        Err((e, reply)) => {
+            if ctx.trace {
+                eprintln!("hbase-rpc: connection refused: {e}");
+            }
+            if let Some(reply) = reply {
+                let _ = stream.write_all(&reply).await;
+            }
+            let _ = stream.shutdown().await;
+            return;
+        }
+    };
+    let (mut reader, mut writer) = stream.into_split();
+    let (tx, mut rx) = mpsc::channel::<Bytes>(256);
+    let writing = tokio::spawn(async move {
+        while let Some(reply) = rx.recv().await {
+            if writer.write_all(&reply).await.is_err() {
+                return;
+            }
+        }
+        let _ = writer.shutdown().await;
+    });
+    let max = ctx.config.max_frame_bytes;
+    let in_flight = Arc::new(tokio::sync::Semaphore::new(MAX_IN_FLIGHT));
+    loop {
+        let Ok(permit) = in_flight.clone().acquire_owned().await else {
+            break;
+        };
+        let frame = match frame::read_frame(&mut reader, max).await {
+            Ok(Some(f)) => f,
+            Ok(None) => break,
+            Err(e) => {
+                if !matches!(e, FrameError::Io(_) | FrameError::Truncated) {
+                    let _ = tx.send(fatal(e.to_string())).await;
+                }
+                break;
+            }
+        };
+        let call = match frame::decode_call(frame) {
+            Ok(c) => c,
+            Err(e) => {
+                let _ = tx.send(fatal(e.to_string())).await;
+                break;
+            }
+        };
+        let ctx = ctx.clone();
+        let tx = tx.clone();
+        tokio::spawn(async move {
+            let _permit = permit;
+            let call_id = call.header.call_id();
+            let reply = tokio::task::spawn_blocking(move || handle(&ctx, service, codec, call))
+                .await
+                .unwrap_or_else(|e| {
+                    frame::encode_exception(
+                        call_id,
+                        HBaseError {
+                            class: "java.io.IOException",
+                            message: format!("internal error: {e}"),
+                            do_not_retry: false,
+                        }
+                        .to_response(),
+                    )
+                });
+            let _ = tx.send(reply).await;
+        });
+    }
+    drop(tx);
+    let _ = writing.await;
+}
+
+/// Runs one call to its reply frame.
+fn handle(ctx: &Context, service: Service, codec: Option<Codec>, call: Call) -> Bytes {
+    let call_id = call.header.call_id();
+    let method = call.header.method_name().to_string();
+    let mut out = CellsOut::new(codec);
+    let result = dispatch(ctx, service, codec, &method, call, &mut out);
+    if ctx.trace {
+        match &result {
+            Ok(_) => eprintln!("hbase-rpc: {service:?}.{method} #{call_id}: ok"),
+            Err(e) => eprintln!(
+                "hbase-rpc: {service:?}.{method} #{call_id}: {} {}",
+                e.class, e.message
+            ),
+        }
+    }
+    match result {
+        Ok(message) => frame::encode_reply(call_id, &message, out.finish().as_deref()),
+        Err(e) => frame::encode_exception(call_id, e.to_response()),
+    }
+}
+
+fn dispatch(
+    ctx: &Context,
+    service: Service,
+    codec: Option<Codec>,
+    method: &str,
+    call: Call,
+    out: &mut CellsOut,
+) -> Result<Vec<u8>, HBaseError> {
+    let block = if call.cell_block.is_empty() {
+        Vec::new()
+    } else {
+        let codec = codec.ok_or_else(|| {
+            HBaseError::do_not_retry("a cell block arrived on a connection without a codec")
+        })?;
+        cellblock::decode(codec, &call.cell_block)
+            .map_err(|e| HBaseError::do_not_retry(e.to_string()))?
+    };
+    match service {
+        Service::ClientMeta => registry::call(ctx, method),
+        Service::Client => client_svc::call(ctx, method, &call.param, block, out),
+        Service::Master => master_svc::call(ctx, method, &call.param),
+        Service::Admin => admin_svc::call(ctx, method, &call.param),
+    }
+}

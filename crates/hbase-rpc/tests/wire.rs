@@ -1,0 +1,436 @@
+//! The HBase RPC listener over real sockets, as a raw client: the registry, a table's life,
+//! writes and reads, scanners, and every kind of bad input (each answered with a clear
+//! exception or a closed connection, changing nothing, other connections unaffected).
+#![allow(missing_docs, clippy::unwrap_used)]
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use bytes::{Bytes, BytesMut};
+use prost::Message;
+use strata_hbase_rpc::cellblock::{self, Codec};
+use strata_hbase_rpc::frame::{self, decode_reply, encode_request, read_frame};
+use strata_hbase_rpc::region_name::region_name;
+use strata_hbase_rpc::{pb, HBaseRpcConfig, HBaseRpcServer};
+use strata_master::{Standalone, StandaloneConfig};
+use strata_model::cell::{Cell, CellType};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+const KV_CODEC: &str = "org.apache.hadoop.hbase.codec.KeyValueCodec";
+
+struct Cluster {
+    _dir: tempfile::TempDir,
+    standalone: Standalone,
+    rpc: HBaseRpcServer,
+}
+
+async fn cluster(max_frame_bytes: usize) -> Cluster {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = StandaloneConfig::new(dir.path());
+    config.listen = SocketAddr::from(([127, 0, 0, 1], 0));
+    let standalone = Standalone::start(config).await.unwrap();
+    let rpc_config = HBaseRpcConfig {
+        listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+        max_frame_bytes,
+        ..HBaseRpcConfig::default()
+    };
+    let rpc = HBaseRpcServer::start(rpc_config, Arc::clone(standalone.master()))
+        .await
+        .unwrap();
+    Cluster {
+        _dir: dir,
+        standalone,
+        rpc,
+    }
+}
+
+impl Cluster {
+    async fn stop(self) {
+        self.rpc.shutdown().await;
+        self.standalone.shutdown().await.unwrap();
+    }
+}
+
+struct Conn {
+    stream: TcpStream,
+    next_id: u32,
+}
+
+/// A reply: header, message bytes, cell block.
+type Reply = (pb::ResponseHeader, Bytes, Bytes);
+
+impl Conn {
+    async fn open(addr: SocketAddr, service: &str, codec: Option<&str>) -> Conn {
+        let mut stream = TcpStream::connect(addr).await.unwrap();
+        let header = pb::ConnectionHeader {
+            user_info: Some(pb::UserInformation {
+                effective_user: "test".into(),
+                real_user: None,
+            }),
+            service_name: Some(service.into()),
+            cell_block_codec_class: codec.map(str::to_string),
+            ..pb::ConnectionHeader::default()
+        }
+        .encode_to_vec();
+        let mut hello = b"HBas\x00\x50".to_vec();
+        hello.extend_from_slice(&(header.len() as u32).to_be_bytes());
+        hello.extend_from_slice(&header);
+        stream.write_all(&hello).await.unwrap();
+        Conn { stream, next_id: 1 }
+    }
+
+    async fn call_with(&mut self, method: &str, param: &impl Message, block: &[u8]) -> Reply {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.stream
+            .write_all(&encode_request(id, method, param, block))
+            .await
+            .unwrap();
+        let frame = read_frame(&mut self.stream, 1 << 30)
+            .await
+            .unwrap()
+            .unwrap();
+        let reply = decode_reply(frame).unwrap();
+        assert_eq!(reply.0.call_id(), id);
+        reply
+    }
+
+    async fn call<R: Message + Default>(&mut self, method: &str, param: &impl Message) -> R {
+        let (header, message, _) = self.call_with(method, param, &[]).await;
+        assert!(
+            header.exception.is_none(),
+            "{method}: {:?}",
+            header.exception
+        );
+        R::decode(message).unwrap()
+    }
+
+    async fn exception(&mut self, method: &str, param: &impl Message, block: &[u8]) -> String {
+        let (header, _, _) = self.call_with(method, param, block).await;
+        header
+            .exception
+            .and_then(|e| e.exception_class_name)
+            .unwrap_or_else(|| panic!("{method}: no exception"))
+    }
+}
+
+/// Reads until the server closes; returns the exception class of a reply, if one came.
+async fn closing_reply(stream: &mut TcpStream) -> Option<String> {
+    let mut all = Vec::new();
+    let _ = tokio::time::timeout(
+        std::time::Duration::from_secs(5),
+        stream.read_to_end(&mut all),
+    )
+    .await
+    .expect("the server closes the connection");
+    if all.len() < 4 {
+        return None;
+    }
+    let (header, _, _) = decode_reply(Bytes::copy_from_slice(&all[4..])).unwrap();
+    header.exception.and_then(|e| e.exception_class_name)
+}
+
+fn table(name: &str) -> pb::TableName {
+    pb::TableName {
+        namespace: Bytes::from_static(b"default"),
+        qualifier: Bytes::copy_from_slice(name.as_bytes()),
+    }
+}
+
+fn region(table: &str, start: &[u8], id: u64) -> pb::RegionSpecifier {
+    pb::RegionSpecifier {
+        r#type: 1,
+        value: region_name(table, start, id),
+    }
+}
+
+async fn create_table(addr: SocketAddr, name: &str) {
+    let mut master = Conn::open(addr, "MasterService", None).await;
+    let _: pb::ProcedureResponse = master
+        .call(
+            "CreateTable",
+            &pb::CreateTableRequest {
+                table_schema: pb::TableSchema {
+                    table_name: Some(table(name)),
+                    column_families: vec![pb::ColumnFamilySchema {
+                        name: Bytes::from_static(b"f"),
+                        ..pb::ColumnFamilySchema::default()
+                    }],
+                    ..pb::TableSchema::default()
+                },
+                split_keys: vec![],
+                nonce_group: None,
+                nonce: None,
+            },
+        )
+        .await;
+}
+
+/// The id of the one region of a single-region table, from meta (read on a connection
+/// without a codec, so cells come inside the protobuf).
+async fn only_region(addr: SocketAddr, name: &str) -> u64 {
+    let mut client = Conn::open(addr, "ClientService", None).await;
+    let resp: pb::ScanResponse = client
+        .call(
+            "Scan",
+            &pb::ScanRequest {
+                region: Some(pb::RegionSpecifier {
+                    r#type: 1,
+                    value: Bytes::from_static(b"hbase:meta,,1"),
+                }),
+                scan: Some(pb::Scan {
+                    start_row: Some(Bytes::from(format!("{name},,"))),
+                    stop_row: Some(Bytes::from(format!("{name},~"))),
+                    ..pb::Scan::default()
+                }),
+                number_of_rows: Some(10),
+                ..pb::ScanRequest::default()
+            },
+        )
+        .await;
+    let cells = &resp.results[0].cell;
+    let info = cells
+        .iter()
+        .find(|c| c.qualifier.as_deref() == Some(&b"regioninfo"[..]))
+        .unwrap();
+    let value = info.value.clone().unwrap();
+    assert!(value.starts_with(b"PBUF"));
+    pb::RegionInfo::decode(&value[4..]).unwrap().region_id
+}
+
+fn put(row: &str, value: &str) -> pb::MutationProto {
+    pb::MutationProto {
+        row: Some(Bytes::copy_from_slice(row.as_bytes())),
+        mutate_type: Some(pb::mutation_proto::MutationType::Put as i32),
+        column_value: vec![pb::mutation_proto::ColumnValue {
+            family: Bytes::from_static(b"f"),
+            qualifier_value: vec![pb::mutation_proto::column_value::QualifierValue {
+                qualifier: Some(Bytes::from_static(b"q")),
+                value: Some(Bytes::copy_from_slice(value.as_bytes())),
+                timestamp: Some(5),
+                ..Default::default()
+            }],
+        }],
+        ..pb::MutationProto::default()
+    }
+}
+
+fn get(name: &str, id: u64, row: &str) -> pb::GetRequest {
+    pb::GetRequest {
+        region: region(name, b"", id),
+        get: pb::Get {
+            row: Bytes::copy_from_slice(row.as_bytes()),
+            ..pb::Get::default()
+        },
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn registry_meta_and_data_round_trip() {
+    let c = cluster(HBaseRpcConfig::DEFAULT_MAX_FRAME_BYTES).await;
+    let addr = c.rpc.addr();
+    let mut registry = Conn::open(addr, "ClientMetaService", None).await;
+    let id: pb::GetClusterIdResponse = registry.call("GetClusterId", &pb::Empty {}).await;
+    assert_eq!(id.cluster_id.as_deref(), Some(c.rpc.cluster_id()));
+    let meta: pb::GetMetaRegionLocationsResponse =
+        registry.call("GetMetaRegionLocations", &pb::Empty {}).await;
+    assert_eq!(
+        meta.meta_locations[0].server_name.as_ref().unwrap().port,
+        Some(u32::from(addr.port()))
+    );
+
+    create_table(addr, "t").await;
+    let mut client = Conn::open(addr, "ClientService", Some(KV_CODEC)).await;
+    let id = only_region(addr, "t").await;
+
+    // A put with cells in the protobuf, a put with cells in a cell block, then a get.
+    let _: pb::MutateResponse = client
+        .call(
+            "Mutate",
+            &pb::MutateRequest {
+                region: region("t", b"", id),
+                mutation: put("a", "1"),
+                condition: None,
+                nonce_group: None,
+            },
+        )
+        .await;
+    let mut block = BytesMut::new();
+    let cell = Cell {
+        row: Bytes::from_static(b"b"),
+        family: Bytes::from_static(b"f"),
+        qualifier: Bytes::from_static(b"q"),
+        timestamp: 7,
+        cell_type: CellType::Put,
+        seq: 0,
+        value: Bytes::from_static(b"2"),
+    };
+    cellblock::encode(Codec::KeyValue, std::slice::from_ref(&cell), &mut block);
+    let (header, _, _) = client
+        .call_with(
+            "Mutate",
+            &pb::MutateRequest {
+                region: region("t", b"", id),
+                mutation: pb::MutationProto {
+                    row: Some(Bytes::from_static(b"b")),
+                    mutate_type: Some(pb::mutation_proto::MutationType::Put as i32),
+                    associated_cell_count: Some(1),
+                    ..pb::MutationProto::default()
+                },
+                condition: None,
+                nonce_group: None,
+            },
+            &block,
+        )
+        .await;
+    assert!(header.exception.is_none(), "{:?}", header.exception);
+    let (_, message, block) = client.call_with("Get", &get("t", id, "b"), &[]).await;
+    let result = pb::GetResponse::decode(message).unwrap().result.unwrap();
+    assert_eq!(result.associated_cell_count, Some(1));
+    assert_eq!(
+        cellblock::decode(Codec::KeyValue, &block).unwrap()[0].value,
+        cell.value
+    );
+
+    // A scanner: open with one row, next, then the region is exhausted and the scanner gone.
+    let open: pb::ScanResponse = client
+        .call(
+            "Scan",
+            &pb::ScanRequest {
+                region: Some(region("t", b"", id)),
+                scan: Some(pb::Scan::default()),
+                number_of_rows: Some(1),
+                ..pb::ScanRequest::default()
+            },
+        )
+        .await;
+    assert_eq!(open.cells_per_result, vec![1]);
+    assert_eq!(open.more_results_in_region, Some(true));
+    let scanner = open.scanner_id.unwrap();
+    let next: pb::ScanResponse = client
+        .call(
+            "Scan",
+            &pb::ScanRequest {
+                scanner_id: Some(scanner),
+                number_of_rows: Some(10),
+                next_call_seq: Some(0),
+                ..pb::ScanRequest::default()
+            },
+        )
+        .await;
+    assert_eq!(next.cells_per_result, vec![1]);
+    assert_eq!(next.more_results_in_region, Some(false));
+    let gone = client
+        .exception(
+            "Scan",
+            &pb::ScanRequest {
+                scanner_id: Some(scanner),
+                number_of_rows: Some(10),
+                next_call_seq: Some(1),
+                ..pb::ScanRequest::default()
+            },
+            &[],
+        )
+        .await;
+    assert_eq!(gone, "org.apache.hadoop.hbase.UnknownScannerException");
+    c.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_input_is_refused_and_changes_nothing() {
+    let c = cluster(4096).await;
+    let addr = c.rpc.addr();
+    create_table(addr, "t").await;
+    let mut client = Conn::open(addr, "ClientService", Some(KV_CODEC)).await;
+    let id = only_region(addr, "t").await;
+
+    // Preamble: wrong magic, wrong version, unknown auth: a fatal exception, then closed.
+    for preamble in [&b"GET / "[..], b"HBas\x01\x50", b"HBas\x00\x52"] {
+        let mut s = TcpStream::connect(addr).await.unwrap();
+        s.write_all(preamble).await.unwrap();
+        assert_eq!(
+            closing_reply(&mut s).await.as_deref(),
+            Some("org.apache.hadoop.hbase.ipc.FatalConnectionException"),
+            "{preamble:?}"
+        );
+    }
+    // An unknown service, an unknown codec.
+    let mut s = Conn::open(addr, "NoSuchService", None).await;
+    assert_eq!(
+        closing_reply(&mut s.stream).await.as_deref(),
+        Some("org.apache.hadoop.hbase.ipc.UnknownServiceException")
+    );
+    let mut s = Conn::open(addr, "ClientService", Some("com.example.Codec")).await;
+    assert_eq!(
+        closing_reply(&mut s.stream).await.as_deref(),
+        Some("org.apache.hadoop.hbase.ipc.UnsupportedCellCodecException")
+    );
+    // An unknown method.
+    let e = client.exception("Nope", &pb::Empty {}, &[]).await;
+    assert_eq!(e, "org.apache.hadoop.hbase.DoNotRetryIOException");
+    // A bogus cell block: refused, nothing written.
+    let bogus = [0u8, 0, 0, 40, 1, 2, 3];
+    let e = client
+        .exception(
+            "Mutate",
+            &pb::MutateRequest {
+                region: region("t", b"", id),
+                mutation: pb::MutationProto {
+                    row: Some(Bytes::from_static(b"x")),
+                    mutate_type: Some(pb::mutation_proto::MutationType::Put as i32),
+                    associated_cell_count: Some(1),
+                    ..pb::MutationProto::default()
+                },
+                condition: None,
+                nonce_group: None,
+            },
+            &bogus,
+        )
+        .await;
+    assert_eq!(e, "org.apache.hadoop.hbase.DoNotRetryIOException");
+    let found: pb::GetResponse = client.call("Get", &get("t", id, "x")).await;
+    assert_eq!(found.result.unwrap().associated_cell_count, Some(0));
+    // A scanner that never existed; a region that does not exist.
+    let e = client
+        .exception(
+            "Scan",
+            &pb::ScanRequest {
+                scanner_id: Some(987_654),
+                number_of_rows: Some(1),
+                ..pb::ScanRequest::default()
+            },
+            &[],
+        )
+        .await;
+    assert_eq!(e, "org.apache.hadoop.hbase.UnknownScannerException");
+    let e = client.exception("Get", &get("t", 999, "x"), &[]).await;
+    assert_eq!(e, "org.apache.hadoop.hbase.NotServingRegionException");
+
+    // A frame over the limit closes that connection only.
+    let mut big = Conn::open(addr, "ClientService", Some(KV_CODEC)).await;
+    big.stream
+        .write_all(&(1u32 << 20).to_be_bytes())
+        .await
+        .unwrap();
+    assert_eq!(
+        closing_reply(&mut big.stream).await.as_deref(),
+        Some("org.apache.hadoop.hbase.ipc.FatalConnectionException")
+    );
+    // A truncated frame (the client goes away mid-call) ends only that connection.
+    let mut cut = Conn::open(addr, "ClientService", Some(KV_CODEC)).await;
+    let call = encode_request(1, "Get", &get("t", id, "x"), &[]);
+    cut.stream.write_all(&call[..call.len() - 2]).await.unwrap();
+    drop(cut);
+    // The first connection still works.
+    let found: pb::GetResponse = client.call("Get", &get("t", id, "x")).await;
+    assert!(found.result.is_some());
+    c.stop().await;
+}
+
+#[test]
+fn request_frames_carry_the_method() {
+    let framed = encode_request(3, "Get", &pb::Empty {}, &[]);
+    let call = frame::decode_call(framed.slice(4..)).unwrap();
+    assert_eq!(call.header.method_name(), "Get");
+}

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Runs the HBase Java client compatibility test (scripts/hbase-client: hbase-client 2.6 from
+# Maven Central, nothing else) against `strata standalone` and its HBase RPC listener.
+#
+#   scripts/hbase-client-test.sh          # exits with the test program's status
+#
+# Needs JDK 17 (javac) and Maven; the client's jars are fetched once with `mvn` into
+# ${XDG_CACHE_HOME:-~/.cache}/strata/hbase-client (re-fetched when the pom changes), so later
+# runs work offline. The whole run is bounded by `timeout`; the server is stopped on exit.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/strata/hbase-client"
+POM=scripts/hbase-client/pom.xml
+mkdir -p "$CACHE"
+if ! command -v javac >/dev/null || ! command -v mvn >/dev/null; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    apt-get update -qq && apt-get install -y -qq openjdk-17-jdk-headless maven >/dev/null
+  else
+    echo "javac or mvn is missing: install JDK 17 and Maven" >&2; exit 2
+  fi
+fi
+
+# --- Java side: the client's jars (cached by the pom's checksum) and the test program.
+SUM=$(cksum < "$POM")
+if [ ! -f "$CACHE/lib/.done" ] || [ "$(cat "$CACHE/lib/.done")" != "$SUM" ]; then
+  rm -rf "$CACHE/lib"
+  timeout 900 mvn -B -q -f "$POM" dependency:copy-dependencies -DoutputDirectory="$CACHE/lib" \
+    >"$CACHE/mvn.log" 2>&1 || { tail -30 "$CACHE/mvn.log" >&2; exit 1; }
+  echo "$SUM" > "$CACHE/lib/.done"
+fi
+rm -rf "$CACHE/classes"; mkdir -p "$CACHE/classes"
+javac -nowarn -d "$CACHE/classes" -cp "$CACHE/lib/*" \
+  $(find scripts/hbase-client/src/main/java -name '*.java')
+
+# --- Strata side: build, start standalone on free ports (HBase RPC on its own).
+if [ -f scripts/lib/toolchain.sh ]; then . scripts/lib/toolchain.sh; ensure_rust; fi
+cargo build -q -p strata-cli --bin strata
+STRATA="${CARGO_TARGET_DIR:-$ROOT/target}/debug/strata"
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+GRPC_PORT=$(free_port)
+HBASE_PORT=$(free_port)
+DATA=$(mktemp -d)
+LOG="$DATA.log"
+start_server() {
+  STRATA_HBASE_RPC_TRACE="${STRATA_HBASE_RPC_TRACE:-0}" "$STRATA" standalone --data-dir "$DATA" \
+    --listen "127.0.0.1:$GRPC_PORT" --no-thrift --hbase-rpc-listen "127.0.0.1:$HBASE_PORT" \
+    >>"$LOG" 2>&1 &
+  PID=$!
+  for _ in $(seq 200); do
+    [ "$(grep -c "HBase RPC on" "$LOG" 2>/dev/null)" -ge "$1" ] && return 0
+    kill -0 "$PID" 2>/dev/null || { echo "strata standalone failed to start:" >&2; cat "$LOG" >&2; exit 1; }
+    sleep 0.1
+  done
+  echo "strata standalone did not start in 20 s" >&2; exit 1
+}
+PID=
+READY="$DATA.restarted"
+cleanup() {
+  [ -n "$PID" ] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null || true
+  if [ "${KEEP_LOG:-0}" = 1 ]; then echo "server log: $LOG"; else rm -f "$LOG"; fi
+  rm -rf "$DATA" "$READY" "${OUT:-}"
+}
+trap cleanup EXIT
+start_server 1
+
+# The client's JVM flags for JDK 17 (its shaded netty reflects into java.nio).
+JFLAGS="-Dorg.apache.hbase.thirdparty.io.netty.tryReflectionSetAccessible=true \
+ --add-opens java.base/java.nio=ALL-UNNAMED --add-opens java.base/sun.nio.ch=ALL-UNNAMED \
+ --add-opens java.base/java.lang=ALL-UNNAMED --add-exports java.base/jdk.internal.misc=ALL-UNNAMED"
+# The program asks for a restart midway (a line RESTART-SERVER); the server is stopped
+# gracefully and started again on the same directory and ports while the client keeps its
+# connection object.
+OUT=$(mktemp)
+timeout "${HBASE_CLIENT_TEST_TIMEOUT:-300}" java $JFLAGS -cp "$CACHE/classes:$CACHE/lib/*" \
+  strata.hbase.ClientTest "127.0.0.1:$HBASE_PORT" "$READY" >"$OUT" 2>&1 &
+JAVA=$!
+restarted=0
+while kill -0 "$JAVA" 2>/dev/null; do
+  if [ "$restarted" = 0 ] && grep -q "^RESTART-SERVER" "$OUT"; then
+    kill "$PID"; wait "$PID" 2>/dev/null || true
+    start_server 2
+    touch "$READY"
+    restarted=1
+  fi
+  sleep 0.2
+done
+status=0
+wait "$JAVA" || status=$?
+grep -v "^RESTART-SERVER" "$OUT"
+if [ "$status" != 0 ]; then
+  echo "--- strata server log (last 40 lines)"; tail -40 "$LOG"
+fi
+exit "$status"
