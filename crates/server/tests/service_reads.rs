@@ -154,3 +154,22 @@ async fn multi_gets_and_scans_in_both_forms() {
         }
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_gets_inline_or_pooled_answer_the_same() {
+    for block_cache in [false, true] {
+        let (_server, service, _dir) = start(block_cache);
+        let tasks: Vec<_> = (0..64)
+            .map(|n| {
+                let service = service.clone();
+                tokio::spawn(async move {
+                    let i = n % ROWS;
+                    assert_eq!(get(&service, i, n % 3 == 0).await, expected(i), "row {i}");
+                })
+            })
+            .collect();
+        for t in tasks {
+            t.await.unwrap();
+        }
+    }
+}
