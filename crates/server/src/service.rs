@@ -38,8 +38,8 @@ pub struct DataService {
 /// holds a runtime worker; while one runs, further reads go to the blocking pool so they run
 /// in parallel and a worker stays free for the sockets. Measured on 2 cores, YCSB C with 8
 /// client threads (docs/rfcs/0013-request-path.md): 1 gives 0.5x the server CPU per read and
-/// 1.1-1.25x the throughput of always using the pool; 2 or unbounded lose a third of the
-/// throughput and quadruple p95, as reads queue behind each other on busy workers.
+/// 1.1-1.25x the throughput of always using the pool; 2 or unbounded lose 27-48% of the
+/// throughput and triple p95, as reads queue behind each other on busy workers.
 const INLINE_READS_MAX: usize = 1;
 
 /// Counts a read in flight until dropped.
