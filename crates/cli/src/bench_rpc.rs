@@ -2,6 +2,10 @@
 //! process on a fresh data directory and measures the time from launch to the first served
 //! request, idle RSS, single-client put and get latency through gRPC on loopback, and RSS
 //! after the load.
+//!
+//! With `--connect` it drives a server started elsewhere (under a profiler, or an older
+//! build for a same-run comparison) and `--phase` runs the puts or the gets alone, so a
+//! profiler's counters can be read between them.
 
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -27,6 +31,24 @@ pub struct Args {
     /// Value size in bytes.
     #[arg(long, default_value_t = 100)]
     value_bytes: usize,
+    /// Drive the server at this host:port instead of starting one (table `bench` is created
+    /// if missing; launch and RSS figures are not measured).
+    #[arg(long)]
+    connect: Option<String>,
+    /// Which requests to time.
+    #[arg(long, value_enum, default_value_t = Phase::Both)]
+    phase: Phase,
+}
+
+/// The requests a run times.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Phase {
+    /// Puts, then gets of the same rows.
+    Both,
+    /// Puts only.
+    Put,
+    /// Gets only, of rows an earlier `put` run wrote with the same `--ops`.
+    Get,
 }
 
 /// Runs the measurement.
@@ -34,6 +56,14 @@ pub struct Args {
 /// # Errors
 /// The server did not start, or a request failed.
 pub fn run(args: &Args) -> Result<(), String> {
+    if let Some(addr) = &args.connect {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .map_err(|e| e.to_string())?;
+        return runtime.block_on(measure(args, addr, Instant::now(), None));
+    }
     let _ = std::fs::remove_dir_all(&args.dir);
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let addr = format!("127.0.0.1:{}", args.port);
@@ -51,7 +81,7 @@ pub fn run(args: &Args) -> Result<(), String> {
         .enable_all()
         .build()
         .map_err(|e| e.to_string())?;
-    let result = runtime.block_on(measure(args, &addr, launched, guard.0.id()));
+    let result = runtime.block_on(measure(args, &addr, launched, Some(guard.0.id())));
     guard.stop();
     result
 }
@@ -74,7 +104,14 @@ impl Drop for ChildGuard {
     }
 }
 
-async fn measure(args: &Args, addr: &str, launched: Instant, pid: u32) -> Result<(), String> {
+/// Times the requests; `pid`: the server process started by this run, whose launch time and
+/// RSS are reported.
+async fn measure(
+    args: &Args,
+    addr: &str,
+    launched: Instant,
+    pid: Option<u32>,
+) -> Result<(), String> {
     let conn = loop {
         if launched.elapsed() > Duration::from_secs(60) {
             return Err("the server did not answer within 60 s".into());
@@ -88,13 +125,21 @@ async fn measure(args: &Args, addr: &str, launched: Instant, pid: u32) -> Result
     };
     let ready = launched.elapsed();
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let idle_rss = rss_kib(pid);
+    let idle_rss = pid.map(rss_kib);
     let table = TableDescriptor::new(TableName::parse("bench").map_err(|e| e.to_string())?)
         .with_family(FamilyDescriptor::new("f"));
-    conn.admin()
-        .create_table(&table, &[])
-        .await
-        .map_err(|e| e.to_string())?;
+    let exists = pid.is_none()
+        && conn
+            .admin()
+            .table_exists("bench")
+            .await
+            .map_err(|e| e.to_string())?;
+    if !exists {
+        conn.admin()
+            .create_table(&table, &[])
+            .await
+            .map_err(|e| e.to_string())?;
+    }
     let t = conn.table("bench").map_err(|e| e.to_string())?;
     let value = Bytes::from(vec![b'v'; args.value_bytes]);
     let key = |i: u64| {
@@ -104,7 +149,12 @@ async fn measure(args: &Args, addr: &str, launched: Instant, pid: u32) -> Result
         ))
     };
     let mut put_us = Vec::with_capacity(args.ops as usize);
-    for i in 0..args.ops {
+    let puts = if args.phase == Phase::Get {
+        0
+    } else {
+        args.ops
+    };
+    for i in 0..puts {
         let start = Instant::now();
         t.put(&Put::new(key(i)).add("f", "q", value.clone()))
             .await
@@ -112,7 +162,12 @@ async fn measure(args: &Args, addr: &str, launched: Instant, pid: u32) -> Result
         put_us.push(start.elapsed().as_secs_f64() * 1e6);
     }
     let mut get_us = Vec::with_capacity(args.ops as usize);
-    for i in 0..args.ops {
+    let gets = if args.phase == Phase::Put {
+        0
+    } else {
+        args.ops
+    };
+    for i in 0..gets {
         let start = Instant::now();
         let cells = t.get(&Get::new(key(i))).await.map_err(|e| e.to_string())?;
         get_us.push(start.elapsed().as_secs_f64() * 1e6);
@@ -120,15 +175,20 @@ async fn measure(args: &Args, addr: &str, launched: Instant, pid: u32) -> Result
             return Err(format!("row {i} missing"));
         }
     }
-    let loaded_rss = rss_kib(pid);
+    let loaded_rss = pid.map(rss_kib);
     println!("| figure | value |");
     println!("|---|---:|");
-    println!(
-        "| launch to first served request | {} ms |",
-        ready.as_millis()
-    );
-    println!("| idle RSS | {:.1} MiB |", idle_rss as f64 / 1024.0);
+    if let Some(idle_rss) = idle_rss {
+        println!(
+            "| launch to first served request | {} ms |",
+            ready.as_millis()
+        );
+        println!("| idle RSS | {:.1} MiB |", idle_rss as f64 / 1024.0);
+    }
     for (name, samples) in [("put", &mut put_us), ("get", &mut get_us)] {
+        if samples.is_empty() {
+            continue;
+        }
         samples.sort_by(f64::total_cmp);
         let avg = samples.iter().sum::<f64>() / samples.len().max(1) as f64;
         println!(
@@ -139,11 +199,13 @@ async fn measure(args: &Args, addr: &str, launched: Instant, pid: u32) -> Result
             percentile(samples, 0.99)
         );
     }
-    println!(
-        "| RSS after {} puts and gets | {:.1} MiB |",
-        args.ops,
-        loaded_rss as f64 / 1024.0
-    );
+    if let Some(loaded_rss) = loaded_rss {
+        println!(
+            "| RSS after {} puts and gets | {:.1} MiB |",
+            args.ops,
+            loaded_rss as f64 / 1024.0
+        );
+    }
     Ok(())
 }
 

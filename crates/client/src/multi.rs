@@ -69,6 +69,7 @@ pub(crate) async fn get_many(table: &Table, gets: &[Get]) -> Result<Vec<Vec<Cell
         let request = pb::MultiGetRequest {
             table: name.clone(),
             gets: indexes.iter().map(|&i| wire[i].clone()).collect(),
+            cell_block: true,
         };
         async move {
             let response = client.multi_get(request).await?.into_inner();

@@ -158,6 +158,7 @@ impl Scanner {
                 Position::From(_) => None,
             },
             max_result_bytes: self.table.conn.options().max_result_bytes,
+            cell_block: true,
         };
         let response = self
             .table

@@ -43,6 +43,7 @@ impl Table {
         let request = pb::GetRequest {
             table: self.name.clone(),
             get: Some(convert::get_to_pb(get)),
+            cell_block: true,
         };
         let response = self
             .call_row(&get.row, Idempotence::Idempotent, |mut client| {

@@ -3,7 +3,8 @@
 //! flush/compaction workers, and serves them through the gRPC data service.
 //!
 //! ```text
-//!  gRPC Data ─▶ service (decode, validate) ─▶ spawn_blocking ─▶ RegionServer::region_for
+//!  gRPC Data ─▶ service (decode, validate) ─▶ inline if cached, else spawn_blocking
+//!            ─▶ RegionServer::region_for
 //!            ─▶ Region (storage engine) ─▶ encode ─▶ response
 //!  master ─▶ RegionHost (open / close / flush / compact / split / stats)
 //! ```

@@ -6,14 +6,15 @@ use std::ops::Bound;
 
 use bytes::{BufMut, Bytes, BytesMut};
 use strata_model::ops::Scan;
-use strata_proto::convert::result_to_pb;
+use strata_proto::convert::result_to_pb_as;
 use strata_proto::pb;
 use tonic::Status;
 
 use crate::host::{HostedRegion, RegionServer};
 use crate::status::{from_storage, invalid, not_serving};
 
-/// Reads one page of `scan` on `table`, resuming strictly after `after_row` if given.
+/// Reads one page of `scan` on `table`, resuming strictly after `after_row` if given; each
+/// row as a cell block when `cell_block` is set.
 ///
 /// # Errors
 /// An invalid scan, no region here for the next row (`NotServingRegion`), or a read error.
@@ -23,6 +24,7 @@ pub fn scan_page(
     mut scan: Scan,
     after_row: Option<Bytes>,
     max_result_bytes: u64,
+    cell_block: bool,
 ) -> Result<pb::ScanResponse, Status> {
     scan.validate().map_err(invalid)?;
     let mut skip_row = None;
@@ -78,7 +80,7 @@ pub fn scan_page(
         }
         bytes += cells.iter().map(|c| c.raw_size() as u64).sum::<u64>();
         last_row = Some(first.row.clone());
-        rows.push(result_to_pb(&cells));
+        rows.push(result_to_pb_as(&cells, cell_block));
     }
     Ok(pb::ScanResponse {
         rows,

@@ -14,6 +14,7 @@
 pub mod block;
 pub mod bloom;
 pub mod cache;
+pub mod cache_only;
 pub mod cell_ref;
 pub mod compression;
 pub mod decoded;

@@ -83,6 +83,13 @@ impl Error {
         }
     }
 
+    /// True if a store-file read was refused because the operation ran inside
+    /// [`strata_sstable::cache_only::cache_only`] and the block was not cached: run the
+    /// operation again where it may block. Nothing was changed.
+    pub fn is_would_block(&self) -> bool {
+        matches!(self, Error::Sstable(e) if strata_sstable::cache_only::is_would_block(e))
+    }
+
     pub(crate) fn io(path: &std::path::Path, source: std::io::Error) -> Error {
         Error::Io {
             path: path.display().to_string(),

@@ -63,6 +63,7 @@ fn result_of(s: &State, row: &Bytes) -> pb::Result {
         cells: cells
             .map(|((family, qualifier), value)| cell(row, family, qualifier, value))
             .collect(),
+        cell_block: Bytes::new(),
     }
 }
 
@@ -187,6 +188,7 @@ impl pb::data_server::Data for FakeData {
             } else {
                 Outcome::Ok(pb::Result {
                     cells: apply(&mut s, &rm),
+                    cell_block: Bytes::new(),
                 })
             };
             results.push(pb::BatchResult {

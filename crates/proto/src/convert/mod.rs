@@ -3,11 +3,15 @@
 //! [`ConvertError`] naming the field. Requests are validated again by the model
 //! (`validate`) on the server, so limits live in one place.
 
+mod cell_block;
+#[cfg(test)]
+mod cell_block_tests;
 mod ops;
 mod schema;
 #[cfg(test)]
 mod tests;
 
+pub use cell_block::{decode_cell_block, encode_cell_block};
 pub use ops::*;
 pub use schema::*;
 

@@ -62,15 +62,35 @@ fn cell_type_to_pb(t: CellType) -> pb::CellType {
 pub fn result_to_pb(cells: &[Cell]) -> pb::Result {
     pb::Result {
         cells: cells.iter().map(cell_to_pb).collect(),
+        cell_block: Bytes::new(),
     }
 }
 
-/// A wire result as cells.
+/// Cells as a wire result in the form the request asked for: a cell block
+/// ([`super::encode_cell_block`]) or one message per cell.
+pub fn result_to_pb_as(cells: &[Cell], cell_block: bool) -> pb::Result {
+    if cell_block {
+        pb::Result {
+            cells: Vec::new(),
+            cell_block: super::encode_cell_block(cells),
+        }
+    } else {
+        result_to_pb(cells)
+    }
+}
+
+/// A wire result as cells, from its `cells` or its `cell_block`.
 ///
 /// # Errors
-/// An unknown cell type.
+/// An unknown cell type, a malformed cell block, or both forms at once.
 pub fn result_from_pb(result: pb::Result) -> Result<Vec<Cell>, ConvertError> {
-    result.cells.into_iter().map(cell_from_pb).collect()
+    match (result.cells.is_empty(), result.cell_block.is_empty()) {
+        (_, true) => result.cells.into_iter().map(cell_from_pb).collect(),
+        (true, false) => super::decode_cell_block(&result.cell_block),
+        (false, false) => Err(ConvertError::new(
+            "a result carries both cells and a cell block",
+        )),
+    }
 }
 
 fn durability_to_pb(d: Durability) -> pb::Durability {

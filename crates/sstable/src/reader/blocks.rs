@@ -41,6 +41,7 @@ impl Inner {
                 "block handle points past the data",
             ));
         }
+        crate::cache_only::check(&self.name)?;
         let raw = block::read(self.source.as_ref(), &self.name, handle, expected)?;
         self.counters.blocks_read.fetch_add(1, Ordering::Relaxed);
         self.counters

@@ -48,7 +48,7 @@ mod leaf;
 mod list;
 mod regex;
 mod regex_class;
-mod regex_vm;
+mod regex_lower;
 mod row;
 
 #[cfg(test)]

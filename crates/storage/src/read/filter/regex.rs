@@ -1,8 +1,13 @@
 //! `regexstring:` patterns: a parser for the subset of Java's regular expressions HBase users
-//! rely on. Matching is in [`super::regex_vm`].
+//! rely on. The parsed pattern is lowered ([`super::regex_lower`]) to the `regex` crate,
+//! which does the matching.
 
-use super::regex_vm::{CharSet, Program};
+use super::regex_lower::{lower, CharSet};
 use super::FilterError;
+
+/// Compiled-automaton size limit handed to the `regex` crate. Patterns are already held to a
+/// step bound when lowered; this only keeps the crate from refusing one of those.
+const AUTOMATON_BYTES: usize = 64 << 20;
 
 /// Deepest group nesting accepted.
 const MAX_GROUP_DEPTH: usize = 64;
@@ -27,13 +32,15 @@ const MAX_REPEAT: u32 = 1_000;
 ///
 /// Rejected when the filter is compiled: backreferences, lookaround, possessive quantifiers,
 /// word boundaries `\b \B`, `\p{…}` classes, nested or intersected classes, inline flags
-/// other than a leading `(?i)`/`(?s)`, named groups.
+/// other than a leading `(?i)`/`(?s)`, named groups, and anything but `$` after a `$`/`\Z`
+/// (`a$\n`, `$\z`, `(a$)+`: such a pattern could only match inside the final line
+/// terminator).
 ///
-/// Matching runs a Thompson automaton: time linear in the text times the pattern size, with
-/// no catastrophic backtracking.
+/// Matching runs the `regex` crate's lazy DFA: time linear in the text, with no
+/// catastrophic backtracking.
 #[derive(Clone, Debug)]
 pub struct Regex {
-    program: Program,
+    matcher: regex::Regex,
 }
 
 impl Regex {
@@ -54,19 +61,27 @@ impl Regex {
         if p.pos < p.chars.len() {
             return Err(p.error("unmatched ')'"));
         }
-        let program = Program::compile(&ast).map_err(|reason| p.error(reason))?;
-        Ok(Regex { program })
+        let lowered = lower(&ast).map_err(|reason| p.error(reason))?;
+        let matcher = regex::RegexBuilder::new(&lowered)
+            .size_limit(AUTOMATON_BYTES)
+            .nest_limit(u32::try_from(4 * MAX_GROUP_DEPTH + 16).unwrap_or(u32::MAX))
+            .build()
+            .map_err(|e| p.error(format!("pattern too large or malformed ({e})")))?;
+        Ok(Regex { matcher })
     }
 
     /// True if the pattern matches somewhere in `text`.
     pub fn is_match(&self, text: &str) -> bool {
-        self.program.is_match(text)
+        self.matcher.is_match(text)
     }
 
     /// True if the pattern matches somewhere in `bytes` decoded as UTF-8 (invalid sequences
-    /// become U+FFFD, as Java's decoder does).
+    /// become U+FFFD, as Java's decoder does). Valid UTF-8 is searched in place.
     pub fn is_match_bytes(&self, bytes: &[u8]) -> bool {
-        self.is_match(&String::from_utf8_lossy(bytes))
+        match std::str::from_utf8(bytes) {
+            Ok(text) => self.is_match(text),
+            Err(_) => self.is_match(&String::from_utf8_lossy(bytes)),
+        }
     }
 }
 

@@ -1,7 +1,7 @@
 //! Escapes and character classes of `regexstring:` patterns (see [`super::Regex`]).
 
 use super::regex::{Ast, Parser};
-use super::regex_vm::CharSet;
+use super::regex_lower::CharSet;
 use super::FilterError;
 
 impl Parser<'_> {

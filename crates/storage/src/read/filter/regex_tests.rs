@@ -123,6 +123,48 @@ fn unsupported_syntax_is_rejected_at_compile_time() {
     rejects("a{x}", "must start a repetition");
     rejects("(a{1000}){1000}", "too large");
     rejects("ab\\", "trailing backslash");
+    rejects("a$\\n", "must end the pattern");
+    rejects("a$\\z", "must end the pattern");
+    rejects("(a$)+", "must end the pattern");
+    rejects("(a$|b)c", "must end the pattern");
+    rejects("$^", "must end the pattern");
+}
+
+#[test]
+fn end_assertions_in_last_position() {
+    assert!(find("a$|b", "xa\n") && find("a$|b", "b!") && !find("a$|c", "a!"));
+    assert!(find("a$$", "a\r\n") && find("a\\Z$", "a") && !find("a$$", "a\n\n"));
+    assert!(find("^$", "\n") && find("^$", "\u{2028}") && !find("^$", "\n\n"));
+    assert!(
+        find("a(?:b$)?", "ab\nx"),
+        "an optional group may hold the end"
+    );
+    assert!(find("^(a$)?", "a\n") && find("(a$){1}", "a\r"));
+    assert!(find("\\r$", "a\r") && find("\\r$", "a\r\r") && !find("a\\r$", "a\r\r\r"));
+    assert!(find("$", "") && find("$", "anything"));
+}
+
+#[test]
+fn classes_across_the_whole_code_space() {
+    assert!(find("^\\D+$", "a\u{10FFFF}\u{E000}\u{D7FF}") && !find("\\D", "123"));
+    assert!(find("^[^a]$", "\u{10FFFF}") && find("^[\\x{0}-\\x{10FFFF}]$", "\u{1F600}"));
+    assert!(
+        find("(?i)^[^\\x{0}-@\\[-`{-\\x{10FFFF}]+$", "aZ"),
+        "folding a negated class"
+    );
+    assert!(find("(?i)[X-Z]", "y") && !find("(?i)[X-Z]", "w"));
+    assert!(
+        !find("[^\\x{0}-\\x{10FFFF}]", "abc"),
+        "a class matching nothing"
+    );
+}
+
+#[test]
+fn invalid_utf8_is_searched_as_its_replacement() {
+    let re = Regex::new("^a.b$").unwrap();
+    assert!(re.is_match_bytes(b"a\xFFb") && re.is_match_bytes(b"a\xE2\x82b"));
+    assert!(!re.is_match_bytes(b"a\xFF\xFFb"));
+    assert!(Regex::new("^é$").unwrap().is_match_bytes("é".as_bytes()));
 }
 
 #[test]
@@ -138,4 +180,32 @@ fn no_catastrophic_backtracking() {
 fn bytes_decode_lossily() {
     let re = Regex::new("^a\u{FFFD}b$").unwrap();
     assert!(re.is_match_bytes(b"a\xFFb"));
+}
+
+/// Java's `$` without MULTILINE, written out: the end, or before a line terminator that ends
+/// the text, never between `\r` and `\n`.
+fn java_end(text: &str, pos: usize) -> bool {
+    match &text[pos..] {
+        "" | "\r\n" | "\r" | "\u{85}" | "\u{2028}" | "\u{2029}" => true,
+        "\n" => !text[..pos].ends_with('\r'),
+        _ => false,
+    }
+}
+
+proptest::proptest! {
+    /// `x$` and `^$`, against the definition, over texts dense in line terminators.
+    #[test]
+    fn java_end_matches_its_definition(
+        chars in proptest::collection::vec(
+            proptest::sample::select(vec!['a', 'x', '\r', '\n', '\u{85}', '\u{2028}']), 0..8)
+    ) {
+        let text: String = chars.into_iter().collect();
+        for (pattern, atom) in [("a$", "a"), ("\\r$", "\r"), ("\\n$", "\n"), ("x\\Z", "x")] {
+            let expected = text
+                .match_indices(atom)
+                .any(|(i, m)| java_end(&text, i + m.len()));
+            proptest::prop_assert_eq!(find(pattern, &text), expected, "{:?} on {:?}", pattern, text);
+        }
+        proptest::prop_assert_eq!(find("^$", &text), java_end(&text, 0));
+    }
 }

@@ -1,0 +1,175 @@
+//! Reads through the data service: answered inline from memtables and cached blocks, or, when
+//! a block must come from disk, retried on a blocking thread; in either wire form (one
+//! message per cell, or a cell block). The answers must be the same whichever path ran.
+
+#![allow(clippy::unwrap_used)]
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use strata_model::cell::Cell;
+use strata_model::ops::{Get, Put, RowMutations, Scan};
+use strata_model::schema::{FamilyDescriptor, TableDescriptor, TableName};
+use strata_proto::convert::{get_to_pb, result_from_pb, scan_to_pb};
+use strata_proto::pb;
+use strata_proto::pb::data_server::Data;
+use strata_server::{DataService, RegionServer, ServerConfig};
+use strata_storage::manifest::RegionInfo;
+use tonic::Request;
+
+const ROWS: usize = 20;
+
+fn row(i: usize) -> Bytes {
+    Bytes::from(format!("row{i:03}"))
+}
+
+/// A server holding table `t` (families `a`, `b`), rows written and flushed to a store file;
+/// `block_cache`: whether the server has a block cache at all.
+fn start(block_cache: bool) -> (Arc<RegionServer>, DataService, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = ServerConfig::new(dir.path(), "test:0").with_memory_budget(64 << 20);
+    if !block_cache {
+        config.block_cache_bytes = 0;
+    }
+    let server = RegionServer::open(config).unwrap();
+    let table = TableDescriptor::new(TableName::parse("t").unwrap())
+        .with_family(FamilyDescriptor::new("a"))
+        .with_family(FamilyDescriptor::new("b"));
+    let info = RegionInfo {
+        table: "t".into(),
+        region_id: 1,
+        start_row: Bytes::new(),
+        end_row: Bytes::new(),
+    };
+    server.open_region(&table, &info).unwrap();
+    let hosted = server.region_for("t", b"row").unwrap();
+    for i in 0..ROWS {
+        let put = Put::new(row(i))
+            .add_at("a", "x", 5, format!("ax{i}"))
+            .add_at("a", "y", 5, format!("ay{i}"))
+            .add_at("b", "z", 5, format!("bz{i}"));
+        hosted
+            .mutate_row(&RowMutations::new(row(i)).with(put).unwrap())
+            .unwrap();
+    }
+    server.flush_region(1).unwrap();
+    let service = DataService::new(server.clone());
+    (server, service, dir)
+}
+
+fn expected(i: usize) -> Vec<Cell> {
+    vec![
+        Cell::put(row(i), "a", "x", 5, format!("ax{i}")),
+        Cell::put(row(i), "a", "y", 5, format!("ay{i}")),
+        Cell::put(row(i), "b", "z", 5, format!("bz{i}")),
+    ]
+}
+
+async fn get(service: &DataService, i: usize, cell_block: bool) -> Vec<Cell> {
+    let response = service
+        .get(Request::new(pb::GetRequest {
+            table: "t".into(),
+            get: Some(get_to_pb(&Get::new(row(i)))),
+            cell_block,
+        }))
+        .await
+        .unwrap()
+        .into_inner();
+    let result = response.result.unwrap();
+    assert_eq!(
+        result.cell_block.is_empty(),
+        !cell_block,
+        "the form asked for"
+    );
+    result_from_pb(result).unwrap()
+}
+
+#[tokio::test]
+async fn gets_that_need_the_disk_fall_back_to_a_blocking_thread() {
+    let (_server, service, _dir) = start(false);
+    for i in 0..ROWS {
+        assert_eq!(get(&service, i, i % 2 == 0).await, expected(i), "row {i}");
+    }
+}
+
+#[tokio::test]
+async fn cold_then_cached_gets_answer_the_same() {
+    let (server, service, _dir) = start(true);
+    let cache = server.block_cache().unwrap().clone();
+    let cold = get(&service, 3, true).await;
+    let misses = cache.stats().data_misses;
+    assert!(misses > 0, "the first get read the store file");
+    let warm = get(&service, 3, false).await;
+    assert_eq!(cold, expected(3));
+    assert_eq!(warm, cold);
+    assert_eq!(
+        cache.stats().data_misses,
+        misses,
+        "the second get was served from cache"
+    );
+}
+
+#[tokio::test]
+async fn multi_gets_and_scans_in_both_forms() {
+    for block_cache in [false, true] {
+        let (_server, service, _dir) = start(block_cache);
+        for cell_block in [false, true] {
+            let gets = [2, 7, 99, 11]
+                .iter()
+                .map(|&i| get_to_pb(&Get::new(row(i))))
+                .collect();
+            let results = service
+                .multi_get(Request::new(pb::MultiGetRequest {
+                    table: "t".into(),
+                    gets,
+                    cell_block,
+                }))
+                .await
+                .unwrap()
+                .into_inner()
+                .results;
+            let cells: Vec<Vec<Cell>> = results
+                .into_iter()
+                .map(|r| result_from_pb(r).unwrap())
+                .collect();
+            assert_eq!(cells, [expected(2), expected(7), vec![], expected(11)]);
+
+            let page = service
+                .scan(Request::new(pb::ScanRequest {
+                    table: "t".into(),
+                    scan: Some(scan_to_pb(&Scan::new())),
+                    after_row: None,
+                    max_result_bytes: 0,
+                    cell_block,
+                }))
+                .await
+                .unwrap()
+                .into_inner();
+            let rows: Vec<Vec<Cell>> = page
+                .rows
+                .into_iter()
+                .map(|r| result_from_pb(r).unwrap())
+                .collect();
+            assert_eq!(rows, (0..ROWS).map(expected).collect::<Vec<_>>());
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_gets_inline_or_pooled_answer_the_same() {
+    for block_cache in [false, true] {
+        let (_server, service, _dir) = start(block_cache);
+        let tasks: Vec<_> = (0..64)
+            .map(|n| {
+                let service = service.clone();
+                tokio::spawn(async move {
+                    let i = n % ROWS;
+                    assert_eq!(get(&service, i, n % 3 == 0).await, expected(i), "row {i}");
+                })
+            })
+            .collect();
+        for t in tasks {
+            t.await.unwrap();
+        }
+    }
+}

@@ -1,0 +1,75 @@
+//! Cache-only reads: a scope in which any store-file read that would go to the source (disk,
+//! object store, HDFS) fails at once with an [`io::ErrorKind::WouldBlock`] error instead of
+//! blocking.
+//!
+//! A server runs a request inside [`cache_only`] on its async worker; if the request needed a
+//! block that is not cached, it fails fast and is retried on a blocking thread. A request
+//! served from memtables and cached blocks never leaves the worker.
+//!
+//! Thread safety: the flag is per thread and restored when the scope ends (also on panic), so
+//! scopes nest and never leak into other work on the same thread.
+
+use std::cell::Cell;
+use std::io;
+
+use crate::error::Error;
+
+thread_local! {
+    static CACHE_ONLY: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `f` with store-file reads limited to the block cache: a read that misses it fails with
+/// an error for which [`is_would_block`] is true. Requires: `f` does no other blocking work
+/// the caller minds (it is not checked).
+pub fn cache_only<R>(f: impl FnOnce() -> R) -> R {
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            CACHE_ONLY.with(|c| c.set(self.0));
+        }
+    }
+    let _restore = Restore(CACHE_ONLY.with(|c| c.replace(true)));
+    f()
+}
+
+/// True if `e` is the error of a read refused inside [`cache_only`].
+pub fn is_would_block(e: &Error) -> bool {
+    matches!(e, Error::Io { source, .. } if source.kind() == io::ErrorKind::WouldBlock)
+}
+
+/// Fails if the current thread is inside [`cache_only`]: the caller is about to read `file`
+/// from its source.
+pub(crate) fn check(file: &str) -> Result<(), Error> {
+    if CACHE_ONLY.with(Cell::get) {
+        return Err(Error::io(
+            file,
+            io::Error::new(
+                io::ErrorKind::WouldBlock,
+                "block not cached (cache-only read)",
+            ),
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_scope_refuses_reads_and_restores_the_flag() {
+        assert!(check("f").is_ok());
+        let inner = cache_only(|| {
+            let e = check("f").expect_err("refused inside the scope");
+            assert!(is_would_block(&e), "{e}");
+            cache_only(|| check("f").is_err())
+        });
+        assert!(inner, "nested scopes refuse too");
+        assert!(check("f").is_ok(), "the flag is restored");
+        let caught = std::panic::catch_unwind(|| cache_only(|| panic!("boom")));
+        assert!(caught.is_err());
+        assert!(check("f").is_ok(), "restored after a panic");
+        let other = Error::io("f", io::Error::other("disk"));
+        assert!(!is_would_block(&other));
+    }
+}
