@@ -6,6 +6,7 @@ mod bench_ycsb;
 mod demo;
 mod escape;
 mod gateway_cmd;
+mod logging;
 mod shell;
 mod sst;
 mod standalone;
@@ -25,6 +26,8 @@ use clap::{Parser, Subcommand};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    #[command(flatten)]
+    log: logging::Args,
 }
 
 #[derive(Subcommand)]
@@ -47,6 +50,13 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let _log = match logging::init(&cli.log) {
+        Ok(guard) => guard,
+        Err(e) => {
+            eprintln!("strata: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let result = match cli.command {
         Command::Standalone(args) => standalone::run(&args),
         Command::Gateway(args) => gateway_cmd::run(&args),

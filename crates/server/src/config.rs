@@ -54,6 +54,11 @@ pub struct ServerConfig {
     /// The WAL's storage policy (HBase's `hbase.wal.storage.policy`); default `HOT`, the data
     /// directory when it is the `HDD` volume.
     pub wal_storage_policy: StoragePolicy,
+    /// Requests slower than this are logged and listed as slow operations (HBase's
+    /// `hbase.ipc.warn.response.time`); default 1 s.
+    pub slow_op_threshold: std::time::Duration,
+    /// Width of a column of the key-access heatmap; default 10 s (60 columns: 10 minutes).
+    pub heatmap_slot: std::time::Duration,
 }
 
 impl ServerConfig {
@@ -78,6 +83,8 @@ impl ServerConfig {
             data_dir_type: StorageType::Hdd,
             volumes: Vec::new(),
             wal_storage_policy: StoragePolicy::Hot,
+            slow_op_threshold: std::time::Duration::from_secs(1),
+            heatmap_slot: std::time::Duration::from_secs(10),
         }
     }
 

@@ -41,9 +41,9 @@ pub(crate) fn wal_dir(volumes: &Volumes, policy: StoragePolicy) -> Result<PathBu
             if was_dir.exists() {
                 sources.push(was_dir.clone());
             } else {
-                eprintln!(
-                    "strata: warning: the previous WAL directory {} is gone (a RAM disk after a \
-                     restart?): writes that were not yet flushed to store files are lost",
+                tracing::warn!(
+                    "the previous WAL directory {} is gone (a RAM disk after a restart?): \
+                     writes that were not yet flushed to store files are lost",
                     was_dir.display()
                 );
             }
@@ -56,9 +56,9 @@ pub(crate) fn wal_dir(volumes: &Volumes, policy: StoragePolicy) -> Result<PathBu
         write_marker(volumes.root(), &marker, kind, &dir)?;
     }
     if kind == StorageType::RamDisk {
-        eprintln!(
-            "strata: warning: the WAL is on a RAM_DISK volume ({}): acknowledged writes \
-             survive a process crash but not a machine restart",
+        tracing::warn!(
+            "the WAL is on a RAM_DISK volume ({}): acknowledged writes survive a process \
+             crash but not a machine restart",
             dir.display()
         );
     }
