@@ -10,7 +10,7 @@
 mod support;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use strata_model::ops::{Get, Put};
@@ -29,9 +29,19 @@ fn chromium() -> Option<PathBuf> {
     })
 }
 
+/// What a Chromium run printed.
+struct Output {
+    status: std::process::ExitStatus,
+    stdout: Vec<u8>,
+    stderr: Vec<u8>,
+}
+
 /// Runs Chromium headless on `url` with `mode` (`--dump-dom` or `--screenshot=FILE`),
-/// killing it after [`BROWSER_TIMEOUT`].
+/// killing it after [`BROWSER_TIMEOUT`]. Its output goes to files in `profile`'s parent (a
+/// pipe nobody drains would block a large `--dump-dom`).
 fn browse(browser: &Path, profile: &Path, mode: &str, url: &str) -> Output {
+    let out_path = profile.with_extension("stdout");
+    let err_path = profile.with_extension("stderr");
     let mut child = Command::new(browser)
         .args([
             "--headless",
@@ -51,36 +61,47 @@ fn browse(browser: &Path, profile: &Path, mode: &str, url: &str) -> Output {
         .arg(format!("--user-data-dir={}", profile.display()))
         .arg(mode)
         .arg(url)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&out_path).unwrap())
+        .stderr(std::fs::File::create(&err_path).unwrap())
         .spawn()
         .unwrap();
     let started = Instant::now();
     loop {
-        if child.try_wait().unwrap().is_some() {
-            return child.wait_with_output().unwrap();
+        if let Some(status) = child.try_wait().unwrap() {
+            return Output {
+                status,
+                stdout: std::fs::read(&out_path).unwrap(),
+                stderr: std::fs::read(&err_path).unwrap(),
+            };
         }
         if started.elapsed() > BROWSER_TIMEOUT {
             let _ = child.kill();
-            let out = child.wait_with_output().unwrap();
+            let _ = child.wait();
             panic!(
                 "chromium hung on {url}: {}",
-                String::from_utf8_lossy(&out.stderr)
+                String::from_utf8_lossy(&std::fs::read(&err_path).unwrap())
             );
         }
         std::thread::sleep(Duration::from_millis(50));
     }
 }
 
-/// Console messages at error level (and failed loads) in Chromium's log.
+/// Console messages in Chromium's log. Headless Chromium logs every console message as
+/// `INFO:CONSOLE` whatever its level, and the pages have no scripts, so any message at all
+/// (an uncaught error, a refused resource) is a fault.
 fn console_errors(stderr: &str) -> Vec<&str> {
     stderr
         .lines()
-        .filter(|l| {
-            (l.contains("CONSOLE") && (l.contains("ERROR") || l.contains("Uncaught")))
-                || l.contains("Failed to load resource")
-        })
+        .filter(|l| l.contains(":CONSOLE") || l.contains("Failed to load resource"))
         .collect()
+}
+
+#[test]
+fn console_messages_are_recognised() {
+    let log = "[1:1:1125/093357.950168:INFO:CONSOLE:1] \"boom\", source: x (1)\n\
+               [1:1:1125/093357.950168:ERROR:dbus/bus.cc:405] Failed to connect to the bus";
+    assert_eq!(console_errors(log).len(), 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -165,13 +186,14 @@ async fn every_page_loads_in_chromium_without_errors_and_shows_the_table_and_reg
         assert_eq!(get(run.http.addr(), &path).await.status, 200, "{url}");
         let browser = browser.clone();
         let out = out.clone();
-        let profile = tempfile::tempdir().unwrap();
+        let scratch = tempfile::tempdir().unwrap();
         let (dom, shot) = tokio::task::spawn_blocking(move || {
-            let dom = browse(&browser, profile.path(), "--dump-dom", &url);
+            let profile = scratch.path().join("profile");
+            let dom = browse(&browser, &profile, "--dump-dom", &url);
             let file = out.join(format!("{name}.png"));
             let shot = browse(
                 &browser,
-                profile.path(),
+                &profile,
                 &format!("--screenshot={}", file.display()),
                 &url,
             );

@@ -20,7 +20,7 @@ pub fn render(s: &State) -> String {
     let rates = s.rates.per_table();
     let mut body = String::new();
 
-    let total_rate: f64 = rates.values().sum();
+    let total_rate = rates.values().fold(0.0, |a, b| a + b);
     let budget = host.budget();
     let _ = write!(
         body,
@@ -104,7 +104,7 @@ pub fn render(s: &State) -> String {
                 .sum();
             let bound = |q| {
                 s.quantile_bound(q)
-                    .map_or_else(|| "-".to_owned(), |b| format!("≤ {} ms", b * 1000.0))
+                    .map_or_else(|| "-".to_owned(), |b| format!("≤ {} ms", ms(b)))
             };
             vec![
                 op.name().to_owned(),
@@ -210,4 +210,10 @@ pub fn render(s: &State) -> String {
     }
     body.push_str(&table(&["", ""], &rows));
     page("Server", &body)
+}
+
+/// Seconds as milliseconds, without float noise (`0.025` → `25`).
+fn ms(seconds: f64) -> String {
+    let micros = (seconds * 1e6).round();
+    format!("{}", micros / 1000.0)
 }

@@ -147,11 +147,14 @@ fn svg(view: &HeatmapView, kind: Kind) -> String {
         }
     }
     let axis_y = bands * CELL_H + 16;
+    #[expect(clippy::cast_precision_loss, reason = "an axis label")]
+    let span = view.slot.as_secs_f64() * cols as f64;
     let _ = write!(
         out,
-        "<text x=\"{LABEL_W}\" y=\"{axis_y}\">-{:.0} s</text>\
-         <text x=\"{}\" y=\"{axis_y}\" text-anchor=\"end\">now · max {max} per cell</text></svg>",
-        view.slot.as_secs_f64() * cols as f64,
+        "<text x=\"{LABEL_W}\" y=\"{axis_y}\">-{span:.0} s</text>\
+         <text x=\"{}\" y=\"{axis_y}\" text-anchor=\"end\">now</text></svg>\
+         <p class=\"muted\">Brightest: {max} accesses in one cell (log scale). Rows are \
+         key ranges starting at the key shown.</p>",
         LABEL_W + cols * CELL_W
     );
     out

@@ -7,7 +7,7 @@ header{background:#1d2430;color:#fff;padding:.6em 1.2em;display:flex;gap:1.5em;a
 header a{color:#cfe3ff;text-decoration:none}header b{font-size:1.2em}\
 main{padding:1em 1.2em}table{border-collapse:collapse;margin:.5em 0 1.5em}\
 th,td{border-bottom:1px solid #dde3ea;padding:.3em .7em;text-align:left;font-size:.92em}\
-th{background:#f3f6f9}td.n{text-align:right;font-variant-numeric:tabular-nums}\
+th{background:#f3f6f9}td{white-space:nowrap}td.n{text-align:right;font-variant-numeric:tabular-nums}\
 code{font-size:.9em}.error{color:#a40000}.muted{color:#6b7785}h2{margin-top:1.2em}";
 
 /// Escapes text for HTML content and attribute values.

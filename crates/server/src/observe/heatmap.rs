@@ -35,8 +35,9 @@ pub struct Heatmap {
     columns: VecDeque<Column>,
 }
 
-/// A heatmap's figures: `reads[band][column]` and `writes[band][column]`, oldest column
-/// first; band `i` covers rows from `band_starts[i]` to the next band's start.
+/// A heatmap's figures: `reads[band][column]` and `writes[band][column]`, [`COLUMNS`]
+/// columns, oldest first, the last one holding now; band `i` covers rows from
+/// `band_starts[i]` to the next band's start.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct HeatmapView {
     /// Width of a column.
@@ -107,22 +108,22 @@ impl Heatmap {
     /// The figures of the latest [`COLUMNS`] columns up to `now`.
     pub fn view(&self, now: Instant) -> HeatmapView {
         let last = self.index(now);
-        let first = last.saturating_sub(COLUMNS as u64 - 1);
-        let columns = usize::try_from(last - first + 1).unwrap_or(COLUMNS);
+        // Column x of the view holds slot `last - (COLUMNS - 1 - x)`; older slots are out.
+        let shown = |c: &&Column| c.index <= last && last - c.index < COLUMNS as u64;
         let mut keys: Vec<&Vec<u8>> = self
             .columns
             .iter()
-            .filter(|c| c.index >= first)
+            .filter(shown)
             .flat_map(|c| c.keys.keys())
             .collect();
         keys.sort();
         keys.dedup();
         let per_band = keys.len().div_ceil(BANDS).max(1);
         let band_starts: Vec<Vec<u8>> = keys.chunks(per_band).map(|c| c[0].clone()).collect();
-        let mut reads = vec![vec![0; columns]; band_starts.len()];
-        let mut writes = vec![vec![0; columns]; band_starts.len()];
-        for c in self.columns.iter().filter(|c| c.index >= first) {
-            let x = usize::try_from(c.index - first).unwrap_or(0);
+        let mut reads = vec![vec![0; COLUMNS]; band_starts.len()];
+        let mut writes = vec![vec![0; COLUMNS]; band_starts.len()];
+        for c in self.columns.iter().filter(shown) {
+            let x = COLUMNS - 1 - usize::try_from(last - c.index).unwrap_or(0);
             for (key, (r, w)) in &c.keys {
                 let band = band_starts.partition_point(|s| s <= key).saturating_sub(1);
                 reads[band][x] += r;
@@ -151,8 +152,12 @@ mod tests {
         h.touch(b"m", false, t0 + Duration::from_secs(2));
         let v = h.view(t0 + Duration::from_secs(2));
         assert_eq!(v.band_starts, vec![b"a".to_vec(), b"m".to_vec()]);
-        assert_eq!(v.reads, vec![vec![1, 0, 0], vec![0, 0, 1]]);
-        assert_eq!(v.writes, vec![vec![1, 0, 0], vec![0, 0, 0]]);
+        let tail = |rows: &Vec<Vec<u64>>| -> Vec<Vec<u64>> {
+            rows.iter().map(|r| r[COLUMNS - 3..].to_vec()).collect()
+        };
+        assert!(v.reads.iter().all(|r| r.len() == COLUMNS));
+        assert_eq!(tail(&v.reads), vec![vec![1, 0, 0], vec![0, 0, 1]]);
+        assert_eq!(tail(&v.writes), vec![vec![1, 0, 0], vec![0, 0, 0]]);
     }
 
     #[test]
