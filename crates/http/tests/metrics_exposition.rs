@@ -160,6 +160,16 @@ async fn every_family_appears_after_a_workload_and_the_text_parses() {
         7,
         "one series per kind of work"
     );
+    // Every series the Grafana dashboard queries exists.
+    let dashboard = include_str!("../../../docs/grafana-dashboard.json");
+    for word in dashboard.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+        if word.starts_with("strata_") {
+            assert!(
+                !m.find(word, &[]).is_empty(),
+                "the dashboard's {word} is not served"
+            );
+        }
+    }
     // Rows never become labels.
     assert!(!response.body.contains("row0"), "{}", response.body);
     run.stop().await;
