@@ -34,12 +34,12 @@ pub fn render(s: &State, table: &str, kind: Kind) -> Result<String, PageError> {
     if !s.master.catalog().tables.contains_key(table) {
         return Err(PageError::NotFound(format!("no table '{table}'")));
     }
-    let view = s
-        .master
-        .host()
-        .observer()
-        .find(table)
-        .map(|a| a.heatmap(Instant::now()))
+    let activity = s.master.host().observer().find(table);
+    let tracked = activity
+        .as_ref()
+        .is_none_or(|a| a.heatmap(Instant::now()).is_some());
+    let view = activity
+        .and_then(|a| a.heatmap(Instant::now()))
         .unwrap_or_default();
     let mut body = String::new();
     let link = |k: &str, label: &str, on: bool| {
@@ -63,7 +63,14 @@ pub fn render(s: &State, table: &str, kind: Kind) -> Result<String, PageError> {
         link("writes", "writes", kind == Kind::Writes),
         view.slot.as_secs_f64()
     );
-    if view.band_starts.is_empty() {
+    if !tracked {
+        let _ = write!(
+            body,
+            "<p class=\"muted\">Only the first {} tables to receive requests have a \
+             heatmap.</p>",
+            strata_server::observe::MAX_HEATMAPS
+        );
+    } else if view.band_starts.is_empty() {
         body.push_str("<p class=\"muted\">No accesses yet.</p>");
     } else {
         body.push_str(&svg(&view, kind));

@@ -19,7 +19,7 @@ pub fn render(s: &State, name: &str) -> Result<String, PageError> {
         .ok_or_else(|| PageError::NotFound(format!("no table '{name}'")))?;
     let host = s.master.host();
     let activity = host.observer().find(name);
-    let view = activity.as_ref().map(|a| a.heatmap(Instant::now()));
+    let view = activity.as_ref().and_then(|a| a.heatmap(Instant::now()));
     let mut body = String::new();
     let _ = write!(
         body,

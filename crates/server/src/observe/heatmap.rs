@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 /// Columns kept.
 pub const COLUMNS: usize = 60;
 /// Distinct key prefixes counted per column.
-pub const KEYS_PER_COLUMN: usize = 256;
+pub const KEYS_PER_COLUMN: usize = 128;
 /// Bytes of a row key that identify its place.
 pub const KEY_PREFIX: usize = 16;
 /// Most key ranges (rows of the picture) in a view.

@@ -33,6 +33,10 @@ pub const MAX_TABLES: usize = 256;
 /// The table label shared by tables beyond [`MAX_TABLES`].
 pub const OTHER_TABLES: &str = "_other";
 
+/// Most tables with a key-access heatmap (the first ones to receive requests): a heatmap
+/// holds at most `COLUMNS × KEYS_PER_COLUMN` (60 × 128) counted prefixes, about 0.7 MB.
+pub const MAX_HEATMAPS: usize = 32;
+
 /// A data-service operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Op {
@@ -97,7 +101,8 @@ pub struct OpStats {
 pub struct TableActivity {
     name: String,
     ops: [OpStats; 6],
-    heatmap: Mutex<Heatmap>,
+    /// `None` beyond [`MAX_HEATMAPS`].
+    heatmap: Option<Mutex<Heatmap>>,
 }
 
 impl TableActivity {
@@ -116,14 +121,17 @@ impl TableActivity {
         self.ops.iter().map(|o| o.latency.snapshot().count).sum()
     }
 
-    /// The key-access heatmap's figures now.
-    pub fn heatmap(&self, now: Instant) -> HeatmapView {
-        self.heatmap.lock().view(now)
+    /// The key-access heatmap's figures now (`None`: the table has no heatmap, being beyond
+    /// [`MAX_HEATMAPS`]).
+    pub fn heatmap(&self, now: Instant) -> Option<HeatmapView> {
+        self.heatmap.as_ref().map(|h| h.lock().view(now))
     }
 
     /// Counts an access to `row` now (for requests that touch several rows).
     pub fn touch(&self, row: &[u8], write: bool, now: Instant) {
-        self.heatmap.lock().touch(row, write, now);
+        if let Some(h) = &self.heatmap {
+            h.lock().touch(row, write, now);
+        }
     }
 }
 
@@ -222,13 +230,14 @@ impl Observer {
         } else {
             table
         };
+        let with_heatmap = tables.len() < MAX_HEATMAPS;
         tables
             .entry(name.to_owned())
             .or_insert_with(|| {
                 Arc::new(TableActivity {
                     name: name.to_owned(),
                     ops: Default::default(),
-                    heatmap: Mutex::new(Heatmap::new(self.heatmap_slot)),
+                    heatmap: with_heatmap.then(|| Mutex::new(Heatmap::new(self.heatmap_slot))),
                 })
             })
             .clone()
@@ -301,5 +310,10 @@ mod tests {
         assert_eq!(tables.len(), MAX_TABLES + 1);
         let other = o.find(OTHER_TABLES).expect("the shared label exists");
         assert_eq!(other.requests(), 5);
+        let heatmaps = tables
+            .iter()
+            .filter(|t| t.heatmap(std::time::Instant::now()).is_some())
+            .count();
+        assert_eq!(heatmaps, MAX_HEATMAPS);
     }
 }
