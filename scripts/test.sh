@@ -24,6 +24,10 @@ cleanups+=("./scripts/etcd.sh stop")
 timeout 300 ./scripts/etcd.sh start
 STRATA_ETCD_ENDPOINTS="$(./scripts/etcd.sh endpoint)"
 export STRATA_ETCD_ENDPOINTS
+# Headless Chromium for the web UI's browser test (crates/http/tests/ui_chromium.rs), which
+# then fails rather than skips; as root, the full-volume flush test mounts its tmpfs.
+./scripts/ui/install-chromium.sh && export STRATA_REQUIRE_CHROMIUM=1
+if [ "$(id -u)" -eq 0 ]; then export STRATA_REQUIRE_MOUNT=1; fi
 echo "== cargo test"
 timeout 3000 cargo test --workspace --locked --no-fail-fast
 echo "== happybase's own test suite through the Thrift1 gateway (buffered and framed)"

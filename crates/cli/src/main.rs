@@ -7,6 +7,7 @@ mod cluster_cmd;
 mod demo;
 mod escape;
 mod gateway_cmd;
+mod logging;
 mod shell;
 mod sst;
 mod standalone;
@@ -26,6 +27,8 @@ use clap::{Parser, Subcommand};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    #[command(flatten)]
+    log: logging::Args,
 }
 
 #[derive(Subcommand)]
@@ -55,6 +58,13 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let _log = match logging::init(&cli.log) {
+        Ok(guard) => guard,
+        Err(e) => {
+            eprintln!("strata: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let result = match cli.command {
         Command::Standalone(args) => standalone::run(&args),
         Command::Gateway(args) => gateway_cmd::run(&args),

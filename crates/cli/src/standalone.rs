@@ -86,6 +86,71 @@ pub struct Args {
     /// Largest HBase RPC request accepted, in bytes (a larger one closes the connection).
     #[arg(long, default_value_t = strata_hbase_rpc::HBaseRpcConfig::DEFAULT_MAX_FRAME_BYTES)]
     hbase_rpc_max_frame_bytes: usize,
+    /// Where the HTTP endpoint (Prometheus /metrics and the web UI) listens [default:
+    /// 127.0.0.1:16010; if that port is taken, the server runs without it and says so].
+    #[arg(long)]
+    http_listen: Option<SocketAddr>,
+    /// Do not start the HTTP endpoint.
+    #[arg(long)]
+    no_http: bool,
+    /// Requests slower than this many milliseconds are logged as slow operations.
+    #[arg(long, default_value_t = 1000)]
+    slow_op_ms: u64,
+}
+
+/// Starts the HTTP endpoint unless disabled; a taken default port is logged, not fatal.
+///
+/// # Errors
+/// An address given with `--http-listen` cannot be bound.
+async fn start_http(
+    args: &Args,
+    server: &Standalone,
+) -> Result<Option<strata_http::HttpServer>, String> {
+    if args.no_http {
+        return Ok(None);
+    }
+    let listen = args.http_listen.unwrap_or(strata_http::DEFAULT_LISTEN);
+    let settings = vec![
+        ("gRPC listen".to_owned(), server.addr().to_string()),
+        (
+            "Thrift listen".to_owned(),
+            if args.no_thrift {
+                "disabled".to_owned()
+            } else {
+                args.thrift_listen
+                    .map_or_else(|| "127.0.0.1:9090".to_owned(), |a| a.to_string())
+            },
+        ),
+    ];
+    match strata_http::HttpServer::start(listen, server.master().clone(), settings).await {
+        Ok(http) => {
+            tracing::info!(listen = %http.addr(), "HTTP endpoint (/metrics, web UI) listening");
+            Ok(Some(http))
+        }
+        Err(e) if args.http_listen.is_none() => {
+            tracing::warn!(
+                listen = %listen,
+                error = %e,
+                "running without the HTTP endpoint (see --http-listen)"
+            );
+            Ok(None)
+        }
+        Err(e) => Err(format!("--http-listen {listen}: {e}")),
+    }
+}
+
+/// Logs where the process listens and keeps its data.
+fn log_layout(args: &Args, grpc: SocketAddr, root: &str) {
+    tracing::info!(listen = %grpc, "gRPC services (data, admin) listening");
+    tracing::info!(
+        root = %root,
+        storage_type = args.data_dir_type.name(),
+        "data directory"
+    );
+    for v in &args.volumes {
+        tracing::info!(path = %v.path.display(), storage_type = v.kind.name(), "volume");
+    }
+    tracing::info!(policy = ?args.wal_storage_policy, "WAL storage policy");
 }
 
 /// Runs the standalone server until interrupted.
@@ -128,7 +193,9 @@ async fn serve(args: &Args) -> Result<(), String> {
     config.server.data_dir_type = args.data_dir_type;
     config.server.volumes = args.volumes.clone();
     config.server.wal_storage_policy = args.wal_storage_policy;
+    config.server.slow_op_threshold = std::time::Duration::from_millis(args.slow_op_ms);
     let server = Standalone::start(config).await.map_err(|e| e.to_string())?;
+    log_layout(args, server.addr(), &root.url);
     let catalog = server.master().catalog();
     println!(
         "strata standalone serving on {} (data in {}, {} tables, {} regions) after {} ms",
@@ -159,6 +226,20 @@ async fn serve(args: &Args) -> Result<(), String> {
     };
     if let Some(gateway) = &gateway {
         println!("HBase Thrift1 gateway on {}", gateway.addr());
+        tracing::info!(listen = %gateway.addr(), "HBase Thrift1 gateway listening");
+    }
+    let http = match start_http(args, &server).await {
+        Ok(http) => http,
+        Err(e) => {
+            if let Some(gateway) = gateway {
+                gateway.shutdown().await;
+            }
+            let _ = server.shutdown().await;
+            return Err(e);
+        }
+    };
+    if let Some(http) = &http {
+        println!("web UI and /metrics on http://{}", http.addr());
     }
     let hbase_rpc = match start_hbase_rpc(args, &server).await {
         Ok(rpc) => rpc,
@@ -172,6 +253,9 @@ async fn serve(args: &Args) -> Result<(), String> {
     };
     println!("open a shell with: strata shell --server {}", server.addr());
     wait_for_signal().await;
+    if let Some(http) = http {
+        http.shutdown().await;
+    }
     if let Some(gateway) = gateway {
         gateway.shutdown().await;
     }

@@ -174,8 +174,8 @@ async fn upkeep_loop(master: Arc<Master>, every: Duration) {
         let m = master.clone();
         match tokio::task::spawn_blocking(move || m.upkeep()).await {
             Ok(Ok(_)) => {}
-            Ok(Err(e)) => eprintln!("strata: upkeep: {e}"),
-            Err(e) => eprintln!("strata: upkeep task failed: {e}"),
+            Ok(Err(e)) => tracing::warn!(error = %e, "upkeep failed"),
+            Err(e) => tracing::error!(error = %e, "upkeep task failed"),
         }
     }
 }

@@ -57,6 +57,11 @@ pub struct ServerConfig {
     /// Where the data lives (`--root`): local files by default, or a shared store (HDFS) whose
     /// namespace `data_dir` is a path in.
     pub storage: strata_storage::vfs::Storage,
+    /// Requests slower than this are logged and listed as slow operations (HBase's
+    /// `hbase.ipc.warn.response.time`); default 1 s.
+    pub slow_op_threshold: std::time::Duration,
+    /// Width of a column of the key-access heatmap; default 10 s (60 columns: 10 minutes).
+    pub heatmap_slot: std::time::Duration,
 }
 
 impl ServerConfig {
@@ -82,6 +87,8 @@ impl ServerConfig {
             volumes: Vec::new(),
             wal_storage_policy: StoragePolicy::Hot,
             storage: strata_storage::vfs::Storage::local(),
+            slow_op_threshold: std::time::Duration::from_secs(1),
+            heatmap_slot: std::time::Duration::from_secs(10),
         }
     }
 

@@ -20,6 +20,7 @@ use strata_sstable::BlockCache;
 use strata_storage::background::{Background, MemoryBudget};
 use strata_storage::clock::{Clock, SystemClock};
 use strata_storage::compaction::exploring::MajorRequest;
+use strata_storage::events::{failed, Place, Work};
 use strata_storage::manifest::RegionInfo;
 use strata_storage::region::region_dir_name;
 use strata_storage::tiers::Volumes;
@@ -27,6 +28,7 @@ use strata_storage::wal::Wal;
 use strata_storage::{Error, Region, RegionConfig, Result};
 
 use crate::config::ServerConfig;
+use crate::observe::Observer;
 use crate::row_cache::{RegionCache, RowCache, RowCacheStats};
 
 /// One open region and the schema it was opened with.
@@ -128,6 +130,7 @@ pub struct RegionServer {
     clock: Arc<dyn Clock>,
     regions: RwLock<Regions>,
     counters: ServerCounters,
+    observer: Observer,
     started: Instant,
 }
 
@@ -178,6 +181,7 @@ impl RegionServer {
         let clock: Arc<dyn Clock> = Arc::new(SystemClock);
         let row_cache = (config.row_cache_bytes > 0)
             .then(|| Arc::new(RowCache::new(config.row_cache_bytes, clock.clone())));
+        let observer = Observer::new(config.slow_op_threshold, config.heatmap_slot);
         Ok(Arc::new(RegionServer {
             volumes,
             background: Background::new(config.background_threads.max(1)),
@@ -189,6 +193,7 @@ impl RegionServer {
             clock,
             regions: RwLock::new(Regions::default()),
             counters: ServerCounters::default(),
+            observer,
             started: Instant::now(),
         }))
     }
@@ -201,6 +206,11 @@ impl RegionServer {
     /// Server-wide counters.
     pub fn counters(&self) -> &ServerCounters {
         &self.counters
+    }
+
+    /// Request figures, slow operations and key-access heatmaps.
+    pub fn observer(&self) -> &Observer {
+        &self.observer
     }
 
     /// Time since the server opened.
@@ -259,6 +269,11 @@ impl RegionServer {
         }
     }
 
+    /// The shared pool of flush and compaction workers.
+    pub fn background(&self) -> &Arc<Background> {
+        &self.background
+    }
+
     /// The shared memtable budget.
     pub fn budget(&self) -> &Arc<MemoryBudget> {
         &self.budget
@@ -301,7 +316,8 @@ impl RegionServer {
             background: Some(self.background.clone()),
             budget: Some(self.budget.clone()),
             volumes: Some(self.volumes.clone()),
-        })?;
+        })
+        .inspect_err(|e| failed(Work::RegionOpen, place(&info.table, info.region_id), e))?;
         let mut regions = self.regions.write();
         regions
             .by_table
@@ -330,7 +346,10 @@ impl RegionServer {
     pub fn close_region(&self, region_id: u64, flush: bool) -> Result<()> {
         let hosted = self.hosted(region_id)?;
         if flush {
-            hosted.region.close()?;
+            let info = hosted.region.info();
+            hosted.region.close().inspect_err(|e| {
+                failed(Work::RegionClose, place(&info.table, info.region_id), e);
+            })?;
         }
         self.forget(region_id);
         Ok(())
@@ -471,7 +490,13 @@ impl RegionServer {
         daughters: (u64, u64),
     ) -> Result<(RegionInfo, RegionInfo)> {
         let hosted = self.hosted(region_id)?;
-        let infos = hosted.region.split(split_row, daughters)?;
+        let infos = hosted.region.split(split_row, daughters).inspect_err(|e| {
+            failed(
+                Work::Split,
+                place(&hosted.table.name.to_string(), region_id),
+                e,
+            )
+        })?;
         // The parent is closed for writes now; requests that reach it get NotServingRegion
         // and relocate to the daughters once they are open.
         self.forget(region_id);
@@ -487,7 +512,9 @@ impl RegionServer {
     /// As `Region::merge`; both parents keep serving then.
     pub fn merge_regions(&self, low: u64, high: u64, merged_id: u64) -> Result<RegionInfo> {
         let (a, b) = (self.hosted(low)?, self.hosted(high)?);
-        let merged = Region::merge(&a.region, &b.region, merged_id)?;
+        let merged = Region::merge(&a.region, &b.region, merged_id).inspect_err(|e| {
+            failed(Work::Split, place(&a.region.info().table, low), e);
+        })?;
         self.forget(low);
         self.forget(high);
         Ok(merged)
@@ -510,6 +537,14 @@ impl RegionServer {
             first.get_or_insert(e.into());
         }
         first.map_or(Ok(()), Err)
+    }
+}
+
+fn place(table: &str, region: u64) -> Place<'_> {
+    Place {
+        table,
+        region,
+        family: None,
     }
 }
 

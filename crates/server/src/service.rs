@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use bytes::Bytes;
+use prost::Message;
 use strata_model::ops::{Get, Mutation, RowMutations};
 use strata_proto::convert::{
     cell_to_pb, check_and_mutate_from_pb, get_from_pb, result_to_pb_as, row_mutations_from_pb,
@@ -22,6 +23,7 @@ use strata_sstable::cache_only::cache_only;
 use tonic::{Request, Response, Status};
 
 use crate::host::RegionServer;
+use crate::observe::{Call, Op};
 use crate::scan::scan_page;
 use crate::status::{from_storage, internal, invalid, not_serving};
 
@@ -67,7 +69,7 @@ impl DataService {
             .max_encoding_message_size(strata_proto::MAX_MESSAGE_BYTES)
     }
 
-    async fn blocking<T, F>(&self, f: F) -> Result<T, Status>
+    async fn blocking<T, F>(&self, call: Call, f: F) -> Result<T, Status>
     where
         T: Send + 'static,
         F: FnOnce(&RegionServer) -> Result<T, Status> + Send + 'static,
@@ -77,16 +79,24 @@ impl DataService {
             .requests
             .fetch_add(1, Ordering::Relaxed);
         let server = self.server.clone();
-        tokio::task::spawn_blocking(move || f(&server))
+        let result = tokio::task::spawn_blocking(move || f(&server))
             .await
-            .map_err(internal)?
+            .map_err(internal)
+            .and_then(|r| r);
+        self.server.observer().finish(call, result.is_ok());
+        result
+    }
+
+    /// Starts timing a request (see [`crate::observe`]).
+    fn call(&self, op: Op, table: &str, row: &Bytes, request_bytes: usize) -> Call {
+        self.server.observer().start(op, table, row, request_bytes)
     }
 
     /// Runs the read `f` inline (if no other read is in flight) with reads limited to cached
     /// blocks; if it needed a block from disk, or another read is in flight, runs it on a
     /// blocking thread. `f` answers a routing or request error as the outer `Status` and the
     /// engine's outcome inside.
-    async fn read<T, F>(&self, f: F) -> Result<T, Status>
+    async fn read<T, F>(&self, call: Call, f: F) -> Result<T, Status>
     where
         T: Send + 'static,
         F: Fn(&RegionServer) -> Result<strata_storage::Result<T>, Status> + Send + 'static,
@@ -95,6 +105,17 @@ impl DataService {
             .counters()
             .requests
             .fetch_add(1, Ordering::Relaxed);
+        let result = self.read_inline_or_blocking(f).await;
+        self.server.observer().finish(call, result.is_ok());
+        result
+    }
+
+    /// The body of [`read`](Self::read).
+    async fn read_inline_or_blocking<T, F>(&self, f: F) -> Result<T, Status>
+    where
+        T: Send + 'static,
+        F: Fn(&RegionServer) -> Result<strata_storage::Result<T>, Status> + Send + 'static,
+    {
         let in_flight = self.reads_in_flight.fetch_add(1, Ordering::Relaxed) + 1;
         let _counted = InFlight(&self.reads_in_flight);
         if in_flight <= INLINE_READS_MAX {
@@ -169,6 +190,14 @@ fn apply_row(
     Ok(result.cells.iter().map(cell_to_pb).collect())
 }
 
+/// Counts the rows of a multi-row request after its first in the table's heatmap.
+fn touch_rows<'a>(call: &Call, rows: impl Iterator<Item = &'a Bytes>, write: bool) {
+    let now = std::time::Instant::now();
+    for row in rows {
+        call.table().touch(row, write, now);
+    }
+}
+
 #[tonic::async_trait]
 impl Data for DataService {
     async fn get(
@@ -176,12 +205,14 @@ impl Data for DataService {
         request: Request<pb::GetRequest>,
     ) -> Result<Response<pb::GetResponse>, Status> {
         let req = request.into_inner();
+        let request_bytes = req.encoded_len();
         let get =
             get_from_pb(req.get.ok_or_else(|| invalid("request has no get"))?).map_err(invalid)?;
         get.validate().map_err(invalid)?;
         let table = req.table;
+        let call = self.call(Op::Get, &table, &get.row, request_bytes);
         let result = self
-            .read(move |server| read_row(server, &table, &get))
+            .read(call, move |server| read_row(server, &table, &get))
             .await?;
         Ok(Response::new(pb::GetResponse {
             result: Some(result_to_pb_as(&result, req.cell_block)),
@@ -193,6 +224,7 @@ impl Data for DataService {
         request: Request<pb::MultiGetRequest>,
     ) -> Result<Response<pb::MultiGetResponse>, Status> {
         let req = request.into_inner();
+        let request_bytes = req.encoded_len();
         let gets = req
             .gets
             .into_iter()
@@ -203,9 +235,12 @@ impl Data for DataService {
             })
             .collect::<Result<Vec<_>, Status>>()?;
         let table = req.table;
+        let first = gets.first().map(|g| g.row.clone()).unwrap_or_default();
+        let call = self.call(Op::MultiGet, &table, &first, request_bytes);
+        touch_rows(&call, gets.iter().skip(1).map(|g| &g.row), false);
         let cell_block = req.cell_block;
         let results = self
-            .read(move |server| {
+            .read(call, move |server| {
                 let mut results = Vec::with_capacity(gets.len());
                 for get in &gets {
                     match read_row(server, &table, get)? {
@@ -224,10 +259,12 @@ impl Data for DataService {
         request: Request<pb::MutateRequest>,
     ) -> Result<Response<pb::MutateResponse>, Status> {
         let req = request.into_inner();
+        let request_bytes = req.encoded_len();
         let rm = decode_mutations(req.mutations, self.server.config().max_value_bytes)?;
         let table = req.table;
+        let call = self.call(Op::Mutate, &table, &rm.row, request_bytes);
         let cells = self
-            .blocking(move |server| apply_row(server, &table, &rm))
+            .blocking(call, move |server| apply_row(server, &table, &rm))
             .await?;
         Ok(Response::new(pb::MutateResponse { cells }))
     }
@@ -237,6 +274,7 @@ impl Data for DataService {
         request: Request<pb::BatchRequest>,
     ) -> Result<Response<pb::BatchResponse>, Status> {
         let req = request.into_inner();
+        let request_bytes = req.encoded_len();
         let max_value = self.server.config().max_value_bytes;
         let rows: Vec<Result<RowMutations, Status>> = req
             .rows
@@ -244,8 +282,15 @@ impl Data for DataService {
             .map(|rm| decode_mutations(Some(rm), max_value))
             .collect();
         let table = req.table;
+        let mut decoded = rows
+            .iter()
+            .filter_map(|r| r.as_ref().ok())
+            .map(|rm| &rm.row);
+        let first = decoded.next().cloned().unwrap_or_default();
+        let call = self.call(Op::Batch, &table, &first, request_bytes);
+        touch_rows(&call, decoded, true);
         let results = self
-            .blocking(move |server| {
+            .blocking(call, move |server| {
                 Ok(rows
                     .into_iter()
                     .map(|rm| rm.and_then(|rm| apply_row(server, &table, &rm)))
@@ -272,12 +317,14 @@ impl Data for DataService {
         request: Request<pb::CheckAndMutateRequest>,
     ) -> Result<Response<pb::CheckAndMutateResponse>, Status> {
         let req = request.into_inner();
+        let request_bytes = req.encoded_len();
         let table = req.table.clone();
         let cam = check_and_mutate_from_pb(req).map_err(invalid)?;
         cam.validate().map_err(invalid)?;
         check_mutations(&cam.mutations, self.server.config().max_value_bytes)?;
+        let call = self.call(Op::CheckAndMutate, &table, &cam.row, request_bytes);
         let processed = self
-            .blocking(move |server| {
+            .blocking(call, move |server| {
                 let hosted = server
                     .region_for(&table, &cam.row)
                     .ok_or_else(|| not_serving(&table, &cam.row))?;
@@ -292,14 +339,19 @@ impl Data for DataService {
         request: Request<pb::ScanRequest>,
     ) -> Result<Response<pb::ScanResponse>, Status> {
         let req = request.into_inner();
+        let request_bytes = req.encoded_len();
         let scan = scan_from_pb(req.scan.ok_or_else(|| invalid("request has no scan"))?)
             .map_err(invalid)?;
         let after: Option<Bytes> = req.after_row;
         let table = req.table;
         let max = req.max_result_bytes;
         let cell_block = req.cell_block;
+        let from = after.as_ref().unwrap_or(&scan.start_row);
+        let call = self.call(Op::Scan, &table, from, request_bytes);
         let page = self
-            .blocking(move |server| scan_page(server, &table, scan, after, max, cell_block))
+            .blocking(call, move |server| {
+                scan_page(server, &table, scan, after, max, cell_block)
+            })
             .await?;
         Ok(Response::new(page))
     }

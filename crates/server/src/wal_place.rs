@@ -59,9 +59,9 @@ pub(crate) fn wal_dir(
             if files.exists(was_dir).unwrap_or(false) {
                 sources.push(was_dir.clone());
             } else {
-                eprintln!(
-                    "strata: warning: the previous WAL directory {} is gone (a RAM disk after a \
-                     restart?): writes that were not yet flushed to store files are lost",
+                tracing::warn!(
+                    "the previous WAL directory {} is gone (a RAM disk after a restart?): \
+                     writes that were not yet flushed to store files are lost",
                     was_dir.display()
                 );
             }
@@ -77,9 +77,9 @@ pub(crate) fn wal_dir(
             .map_err(|e| io(&marker, e))?;
     }
     if kind == StorageType::RamDisk {
-        eprintln!(
-            "strata: warning: the WAL is on a RAM_DISK volume ({}): acknowledged writes \
-             survive a process crash but not a machine restart",
+        tracing::warn!(
+            "the WAL is on a RAM_DISK volume ({}): acknowledged writes survive a process \
+             crash but not a machine restart",
             dir.display()
         );
     }

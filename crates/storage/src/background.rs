@@ -36,6 +36,10 @@ pub struct Background {
     threads: Mutex<Vec<JoinHandle<()>>>,
     /// Jobs that failed (the region keeps its data and the job is asked for again later).
     pub failures: AtomicU64,
+    /// Flushes queued and not started yet.
+    pub queued_flushes: AtomicU64,
+    /// Disk compactions (and tier moves) queued and not started yet.
+    pub queued_compactions: AtomicU64,
 }
 
 impl Background {
@@ -49,6 +53,8 @@ impl Background {
             in_memory: Mutex::new(Some(imc_tx)),
             threads: Mutex::new(Vec::new()),
             failures: AtomicU64::new(0),
+            queued_flushes: AtomicU64::new(0),
+            queued_compactions: AtomicU64::new(0),
         });
         let lanes = (0..threads.max(1))
             .map(|i| (format!("strata-bg-{i}"), rx.clone()))
@@ -76,8 +82,17 @@ impl Background {
             Job::CompactInMemory(..) => &self.in_memory,
             _ => &self.sender,
         };
+        let queued = match job {
+            Job::Flush(_) => Some(&self.queued_flushes),
+            Job::Compact(_) => Some(&self.queued_compactions),
+            Job::CompactInMemory(..) => None,
+        };
         if let Some(tx) = lane.lock().as_ref() {
-            let _ = tx.send(job);
+            if tx.send(job).is_ok() {
+                if let Some(q) = queued {
+                    q.fetch_add(1, Ordering::Relaxed);
+                }
+            }
         }
     }
 
@@ -98,6 +113,18 @@ fn worker(rx: &Mutex<mpsc::Receiver<Job>>, bg: &Weak<Background>) {
             Ok(job) => job,
             Err(_) => return,
         };
+        if let Some(bg) = bg.upgrade() {
+            let queued = match job {
+                Job::Flush(_) => Some(&bg.queued_flushes),
+                Job::Compact(_) => Some(&bg.queued_compactions),
+                Job::CompactInMemory(..) => None,
+            };
+            if let Some(q) = queued {
+                let _ = q.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
+                    Some(n.saturating_sub(1))
+                });
+            }
+        }
         let ok = match job {
             Job::Flush(region) => region.run_requested_flush().is_ok(),
             Job::Compact(region) => region.run_requested_compaction().is_ok(),

@@ -15,6 +15,7 @@ pub mod background;
 pub mod clock;
 pub mod compaction;
 pub mod error;
+pub mod events;
 pub mod manifest;
 pub mod memtable;
 pub mod read;

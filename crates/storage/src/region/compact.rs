@@ -49,6 +49,7 @@ use super::Region;
 use crate::compaction::exploring::{self, MajorRequest, Mode};
 use crate::compaction::{date_tiered, FileMeta, Plan, PlanKind};
 use crate::error::{Error, Result};
+use crate::events::Work;
 use crate::manifest::VersionEdit;
 use crate::read::DroppedCells;
 
@@ -130,7 +131,9 @@ impl Region {
         let Some(selection) = self.select(store, now, major) else {
             return Ok(None);
         };
-        let report = self.run(store, &selection, now)?;
+        let report = self
+            .run(store, &selection, now)
+            .inspect_err(|e| self.log_failure(Work::Compaction, Some(family), e))?;
         state.counters.compactions.fetch_add(1, Ordering::Relaxed);
         state
             .counters

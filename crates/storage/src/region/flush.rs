@@ -22,6 +22,7 @@ use strata_sstable::WriterOptions;
 use super::store::Store;
 use super::Region;
 use crate::error::{Error, Result};
+use crate::events::Work;
 use crate::manifest::{StoreFile, VersionEdit};
 use crate::memtable::FlushSnapshot;
 
@@ -99,20 +100,29 @@ impl Region {
         let mut written = Vec::new();
         for (store, snap, durable) in &snapshots {
             if !snap.is_empty() {
-                let meta = self.write_snapshot(store, snap, *durable)?;
+                let meta = self
+                    .write_snapshot(store, snap, *durable)
+                    .inspect_err(|e| self.log_failure(Work::Flush, Some(&store.name), e))?;
                 written.push((store, meta.clone()));
                 edit = edit.add_file(store.name.clone(), meta);
             }
             edit = edit.set_flushed_seq_id(store.name.clone(), *durable);
         }
-        let version = inner.manifest.lock().apply(&edit)?;
+        let version = inner
+            .manifest
+            .lock()
+            .apply(&edit)
+            .map_err(Error::from)
+            .inspect_err(|e| self.log_failure(Work::Flush, None, e))?;
         let bytes: u64 = written.iter().map(|(_, meta)| meta.size).sum();
         inner
             .counters
             .flushed_bytes
             .fetch_add(bytes, Ordering::Relaxed);
         for (store, meta) in written {
-            let handle = store.open_file(meta)?;
+            let handle = store
+                .open_file(meta)
+                .inspect_err(|e| self.log_failure(Work::Flush, Some(&store.name), e))?;
             let mut files: Vec<_> = store.files().iter().cloned().collect();
             files.push(handle);
             store.set_files(files);

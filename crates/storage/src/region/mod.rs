@@ -35,6 +35,7 @@ mod open;
 mod read;
 mod read_points;
 mod row_locks;
+mod segments;
 mod split;
 mod sst_io;
 mod store;
@@ -46,6 +47,7 @@ pub use mvcc::Mvcc;
 pub use open::region_dir_name;
 pub use read::RegionScanner;
 pub use row_locks::RowLocks;
+pub use segments::MemtableListing;
 pub use store::StoreStats;
 pub use write::MutationResult;
 

@@ -116,7 +116,7 @@ impl Volumes {
             root,
             others,
             warned: Mutex::new(HashSet::new()),
-            warn: Arc::new(|msg| eprintln!("strata: warning: {msg}")),
+            warn: Arc::new(|msg| tracing::warn!("{msg}")),
             files: Arc::new(Local),
         })
     }

@@ -184,6 +184,7 @@ impl Shared {
         let result = match outcome {
             Ok(rolled) => Ok(rolled),
             Err(e) => {
+                crate::events::wal_failed(&e);
                 Counters::add(&self.counters.failed_batches, 1);
                 Counters::add(&self.counters.failed_entries, batch.entries);
                 if batch.waiters > 1 {
@@ -198,7 +199,9 @@ impl Shared {
         if matches!(result, Ok(true)) {
             // Deleting files is not the followers' business: they are released first. A
             // failure leaves the segment for the next attempt.
-            let _ = MutexGuard::unlocked(q, || self.delete_obsolete());
+            if let Err(e) = MutexGuard::unlocked(q, || self.delete_obsolete()) {
+                crate::events::wal_failed(&e);
+            }
         }
         result.map(|_| ())
     }

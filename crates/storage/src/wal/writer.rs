@@ -138,7 +138,7 @@ impl Writer {
             }
         }
         if batch.sync && self.dirty {
-            if let Err(e) = self.file.sync() {
+            if let Err(e) = crate::events::timed_wal_sync(|| self.file.sync()) {
                 if !batch.buf.is_empty() {
                     self.rewind(start);
                 }
@@ -189,7 +189,7 @@ impl Writer {
     /// segment stays active; a retry reuses the same new id, replacing any partial file.
     fn roll(&mut self, segments: &Mutex<SegmentSet>, counters: &Counters) -> Result<()> {
         if self.dirty {
-            if let Err(e) = self.file.sync() {
+            if let Err(e) = crate::events::timed_wal_sync(|| self.file.sync()) {
                 self.must_roll = true;
                 return Err(Error::io("sync", &self.path(), e));
             }
@@ -223,7 +223,9 @@ fn create_segment(
     let written = file
         .append(&record::segment_header(id))
         .map_err(|e| Error::io("write", &path, e))
-        .and_then(|()| file.sync().map_err(|e| Error::io("sync", &path, e)))
+        .and_then(|()| {
+            crate::events::timed_wal_sync(|| file.sync()).map_err(|e| Error::io("sync", &path, e))
+        })
         .and_then(|()| fs.sync_dir(dir).map_err(|e| Error::io("sync", dir, e)));
     if let Err(e) = written {
         // Best effort: a partial file left behind is replaced by the retry, or on open found

@@ -16,6 +16,7 @@ use super::super::store::{FileHandle, Store};
 use super::super::Region;
 use crate::compaction::date_tiered::incoming_window;
 use crate::error::{Error, Result};
+use crate::events::Work;
 use crate::manifest::{StoreFile, VersionEdit};
 use crate::tiers::{copy_synced, StorageType};
 
@@ -37,7 +38,9 @@ impl Region {
             if store.volumes.all().nth(1).is_none() {
                 continue;
             }
-            moved += self.move_store(store)?;
+            moved += self
+                .move_store(store)
+                .inspect_err(|e| self.log_failure(Work::TierMove, Some(&store.name), e))?;
         }
         Ok(moved)
     }

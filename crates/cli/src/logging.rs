@@ -1,0 +1,123 @@
+//! Logging of the `strata` process with `tracing`: a compact human format on standard error
+//! by default, JSON on request, optionally to a file rotated daily or hourly, filtered by
+//! `--log-level` or `RUST_LOG` (the same directive syntax, e.g. `info,strata_storage=debug`).
+
+use std::path::PathBuf;
+
+use tracing_appender::non_blocking::WorkerGuard;
+use tracing_appender::rolling::{Builder, Rotation};
+use tracing_subscriber::fmt::writer::MakeWriterExt;
+use tracing_subscriber::EnvFilter;
+
+/// The line format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// One compact human-readable line per event.
+    Compact,
+    /// One JSON object per event (for log shippers).
+    Json,
+}
+
+/// When the log file starts a new file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Rotate {
+    /// A new file each day (`NAME.YYYY-MM-DD`).
+    Daily,
+    /// A new file each hour (`NAME.YYYY-MM-DD-HH`).
+    Hourly,
+    /// One file, never rotated.
+    Never,
+}
+
+/// Logging options, common to every subcommand.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// What to log: a level (error, warn, info, debug, trace) or `RUST_LOG`-style directives
+    /// such as `info,strata_storage=debug` [default: $RUST_LOG, else info].
+    #[arg(long, global = true)]
+    log_level: Option<String>,
+    /// The line format.
+    #[arg(long, global = true, value_enum, default_value_t = Format::Compact)]
+    log_format: Format,
+    /// Also write the log to this file (rotated as --log-rotation says).
+    #[arg(long, global = true)]
+    log_file: Option<PathBuf>,
+    /// When the log file rotates.
+    #[arg(long, global = true, value_enum, default_value_t = Rotate::Daily)]
+    log_rotation: Rotate,
+    /// How many rotated log files to keep (0 keeps all).
+    #[arg(long, global = true, default_value_t = 7)]
+    log_keep: usize,
+}
+
+/// Keeps the log file's writer thread alive; drop it last so buffered lines are written.
+pub struct Guard {
+    _file_writer: Option<WorkerGuard>,
+}
+
+/// Installs the process's logger.
+///
+/// # Errors
+/// A bad filter directive, or the log file's directory cannot be created.
+pub fn init(args: &Args) -> Result<Guard, String> {
+    let filter = match &args.log_level {
+        Some(level) => EnvFilter::try_new(level).map_err(|e| format!("--log-level: {e}"))?,
+        None => EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
+    };
+    let (file, guard) = match &args.log_file {
+        None => (None, None),
+        Some(path) => {
+            let (writer, guard) = tracing_appender::non_blocking(file_appender(args, path)?);
+            (Some(writer), Some(guard))
+        }
+    };
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_target(true);
+    // Lines go to standard error and, if configured, to the file too.
+    let result = match (args.log_format, file) {
+        (Format::Compact, None) => builder.compact().with_writer(std::io::stderr).try_init(),
+        (Format::Json, None) => builder.json().with_writer(std::io::stderr).try_init(),
+        (Format::Compact, Some(f)) => builder
+            .compact()
+            .with_ansi(false)
+            .with_writer(std::io::stderr.and(f))
+            .try_init(),
+        (Format::Json, Some(f)) => builder
+            .json()
+            .with_writer(std::io::stderr.and(f))
+            .try_init(),
+    };
+    result.map_err(|e| format!("cannot install the logger: {e}"))?;
+    Ok(Guard {
+        _file_writer: guard,
+    })
+}
+
+fn file_appender(
+    args: &Args,
+    path: &std::path::Path,
+) -> Result<tracing_appender::rolling::RollingFileAppender, String> {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or_else(|| std::path::Path::new("."));
+    let name = path
+        .file_name()
+        .ok_or_else(|| format!("--log-file {}: not a file name", path.display()))?;
+    std::fs::create_dir_all(dir).map_err(|e| format!("--log-file {}: {e}", dir.display()))?;
+    let rotation = match args.log_rotation {
+        Rotate::Daily => Rotation::DAILY,
+        Rotate::Hourly => Rotation::HOURLY,
+        Rotate::Never => Rotation::NEVER,
+    };
+    let mut builder = Builder::new()
+        .rotation(rotation)
+        .filename_prefix(name.to_string_lossy());
+    if args.log_keep > 0 {
+        builder = builder.max_log_files(args.log_keep);
+    }
+    builder
+        .build(dir)
+        .map_err(|e| format!("--log-file {}: {e}", path.display()))
+}

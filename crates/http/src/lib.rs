@@ -1,0 +1,100 @@
+//! Strata's HTTP endpoint (DESIGN §11): Prometheus `/metrics` and a small server-rendered web
+//! UI on one port of each process (HBase's master UI port 16010 by default, 127.0.0.1 only
+//! unless configured).
+//!
+//! ```text
+//!  GET /            the server: tables, regions, requests/s, caches, WAL, background work
+//!  GET /table?name=T            regions of T with key ranges, sizes and request counts
+//!  GET /region?id=N             families, memtable segments, store files of region N
+//!  GET /heatmap?table=T[&kind=reads|writes|all]   T's key-access heatmap (SVG)
+//!  GET /slow                    the slow-operation log
+//!  GET /config                  the server's settings
+//!  GET /metrics                 Prometheus / OpenMetrics text
+//! ```
+//!
+//! Everything is read at request time from the figures the engine and the region server keep
+//! (region stats, WAL and cache counters, the request observer), so serving the UI adds
+//! nothing to the request path. The endpoint only reads: every route is `GET` (or `HEAD`),
+//! other methods get 405, unknown paths 404, and oversized or malformed query strings 400
+//! (see `query`).
+
+mod metrics;
+mod pages;
+mod query;
+mod rates;
+mod router;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use strata_master::Master;
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+pub use metrics::render as render_metrics;
+
+/// The default address of the endpoint: HBase's master web UI port, loopback only.
+pub const DEFAULT_LISTEN: SocketAddr =
+    SocketAddr::new(std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST), 16010);
+
+/// A running HTTP endpoint.
+pub struct HttpServer {
+    addr: SocketAddr,
+    stop: Option<oneshot::Sender<()>>,
+    serving: JoinHandle<()>,
+    sampler: JoinHandle<()>,
+}
+
+impl HttpServer {
+    /// Binds `listen` and serves `/metrics` and the UI for `master`'s process; `settings`
+    /// are extra `(name, value)` rows for the configuration page (the process's flags).
+    ///
+    /// # Errors
+    /// The address cannot be bound (in use, not local).
+    pub async fn start(
+        listen: SocketAddr,
+        master: Arc<Master>,
+        settings: Vec<(String, String)>,
+    ) -> std::io::Result<HttpServer> {
+        let listener = TcpListener::bind(listen).await?;
+        let addr = listener.local_addr()?;
+        let state = router::State::new(master, settings, addr);
+        let sampler = tokio::spawn(rates::sample_forever(
+            state.rates.clone(),
+            state.master.clone(),
+        ));
+        let app = router::router(state);
+        let (stop_tx, stop_rx) = oneshot::channel::<()>();
+        let serving = tokio::spawn(async move {
+            let served = axum::serve(listener, app)
+                .with_graceful_shutdown(async {
+                    let _ = stop_rx.await;
+                })
+                .await;
+            if let Err(e) = served {
+                tracing::error!(error = %e, "HTTP endpoint stopped");
+            }
+        });
+        Ok(HttpServer {
+            addr,
+            stop: Some(stop_tx),
+            serving,
+            sampler,
+        })
+    }
+
+    /// The address the endpoint listens on.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Stops accepting connections and waits for requests in flight.
+    pub async fn shutdown(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        self.sampler.abort();
+        let _ = (&mut self.serving).await;
+    }
+}

@@ -1,0 +1,56 @@
+//! `/config`: the settings the server runs with.
+
+use super::layout::{bytes, esc, page, table};
+use crate::router::State;
+
+/// Renders the page.
+pub fn render(s: &State) -> String {
+    let c = s.master.host().config();
+    let mut rows: Vec<(String, String)> = vec![
+        ("data directory".into(), c.data_dir.display().to_string()),
+        ("data directory type".into(), c.data_dir_type.name().into()),
+        ("advertised address".into(), c.advertised_address.clone()),
+        ("HTTP endpoint".into(), s.addr.to_string()),
+        ("memtable budget".into(), bytes(c.memtable_budget_bytes)),
+        ("block cache".into(), bytes(c.block_cache_bytes)),
+        ("row cache".into(), bytes(c.row_cache_bytes)),
+        (
+            "background threads".into(),
+            c.background_threads.to_string(),
+        ),
+        ("largest value".into(), bytes(c.max_value_bytes as u64)),
+        (
+            "scan rows per response".into(),
+            c.scan_default_rows.to_string(),
+        ),
+        (
+            "scan bytes per response".into(),
+            bytes(c.scan_max_result_bytes),
+        ),
+        ("WAL".into(), format!("{:?}", c.wal)),
+        (
+            "WAL storage policy".into(),
+            format!("{:?}", c.wal_storage_policy),
+        ),
+        (
+            "slow-operation threshold".into(),
+            format!("{} ms", c.slow_op_threshold.as_millis()),
+        ),
+        (
+            "heatmap column".into(),
+            format!("{} s", c.heatmap_slot.as_secs_f64()),
+        ),
+    ];
+    for v in &c.volumes {
+        rows.push((
+            format!("volume {}", v.kind.name()),
+            v.path.display().to_string(),
+        ));
+    }
+    rows.extend(s.settings.iter().cloned());
+    let rows: Vec<Vec<String>> = rows
+        .into_iter()
+        .map(|(k, v)| vec![esc(&k), format!("<code>{}</code>", esc(&v))])
+        .collect();
+    page("Configuration", &table(&["Setting", "Value"], &rows))
+}

@@ -1,0 +1,192 @@
+//! `/metrics` after a workload: every metric family appears, with the figures the workload
+//! produced, and the whole exposition passes a strict OpenMetrics text check.
+#![allow(clippy::unwrap_used)]
+
+mod support;
+
+use strata_model::ops::{CheckAndMutate, Condition, Get, Put, RowMutations, Scan};
+use support::exposition::{parse, Exposition};
+use support::{b, get, start, table};
+
+/// Families and the sample that must be there (by name) after the workload below.
+const EXPECTED: &[&str] = &[
+    "strata_requests_total",
+    "strata_request_errors_total",
+    "strata_request_duration_seconds_bucket",
+    "strata_request_duration_seconds_sum",
+    "strata_request_duration_seconds_count",
+    "strata_slow_operations_kept",
+    "strata_regions",
+    "strata_memtable_bytes",
+    "strata_memtable_index_bytes",
+    "strata_memtable_segments",
+    "strata_memtable_budget_used_bytes",
+    "strata_memtable_budget_limit_bytes",
+    "strata_store_files",
+    "strata_store_file_bytes",
+    "strata_tier_store_files",
+    "strata_tier_store_file_bytes",
+    "strata_flushes_total",
+    "strata_flushed_bytes_total",
+    "strata_compactions_total",
+    "strata_compacted_bytes_total",
+    "strata_splits_total",
+    "strata_flush_queue_length",
+    "strata_compaction_queue_length",
+    "strata_background_failures_total",
+    "strata_corruptions_found_total",
+    "strata_uptime_seconds",
+    "strata_wal_appends_total",
+    "strata_wal_writes_total",
+    "strata_wal_syncs_total",
+    "strata_wal_rolls_total",
+    "strata_wal_failed_batches_total",
+    "strata_wal_segments",
+    "strata_wal_bytes",
+    "strata_wal_sync_duration_seconds_bucket",
+    "strata_wal_sync_duration_seconds_count",
+    "strata_block_cache_hits_total",
+    "strata_block_cache_misses_total",
+    "strata_block_cache_evictions_total",
+    "strata_block_cache_bytes",
+    "strata_block_cache_capacity_bytes",
+    "strata_row_cache_hits_total",
+    "strata_row_cache_misses_total",
+    "strata_row_cache_evictions_total",
+    "strata_row_cache_invalidations_total",
+    "strata_row_cache_bytes",
+    "strata_row_cache_capacity_bytes",
+];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_family_appears_after_a_workload_and_the_text_parses() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = start(dir.path()).await;
+    let admin = run.conn.admin();
+    let mut desc = table("metrics_t", &["f"]);
+    desc.families[0].row_cache = true;
+    admin.create_table(&desc, &[b("m")]).await.unwrap();
+    let t = run.conn.table("metrics_t").unwrap();
+    for i in 0..50 {
+        t.put(&Put::new(b(&format!("row{i:03}"))).add(b("f"), b("q"), b("value")))
+            .await
+            .unwrap();
+    }
+    admin.flush("metrics_t").await.unwrap();
+    for i in 0..5 {
+        t.put(&Put::new(b(&format!("row{i:03}"))).add(b("f"), b("q"), b("newer")))
+            .await
+            .unwrap();
+    }
+    admin.flush("metrics_t").await.unwrap();
+    admin.compact("metrics_t", None, true).await.unwrap();
+    for _ in 0..3 {
+        // The first get reads the files (block cache misses), later ones the row cache.
+        t.get(&Get::new(b("row010"))).await.unwrap();
+    }
+    t.get_many(&[Get::new(b("row001")), Get::new(b("zzz"))])
+        .await
+        .unwrap();
+    t.scan_all(&Scan::default()).await.unwrap();
+    t.batch(&[RowMutations::new(b("row100"))
+        .with(Put::new(b("row100")).add(b("f"), b("q"), b("v")))
+        .unwrap()])
+        .await
+        .unwrap();
+    t.check_and_mutate(&CheckAndMutate::new(
+        Condition::absent(b("f"), b("nope")),
+        RowMutations::new(b("row001"))
+            .with(Put::new(b("row001")).add(b("f"), b("q2"), b("v")))
+            .unwrap(),
+    ))
+    .await
+    .unwrap();
+
+    let response = get(run.http.addr(), "/metrics").await;
+    assert_eq!(response.status, 200);
+    assert!(response
+        .header("content-type")
+        .unwrap()
+        .starts_with("application/openmetrics-text"));
+    let m: Exposition = parse(&response.body).unwrap_or_else(|e| panic!("{e}\n{}", response.body));
+    for name in EXPECTED {
+        assert!(
+            !m.find(name, &[]).is_empty(),
+            "{name} missing:\n{}",
+            response.body
+        );
+    }
+    let table_get = [("op", "get"), ("table", "metrics_t")];
+    assert_eq!(m.sum("strata_requests_total", &table_get), 3.0);
+    assert_eq!(
+        m.sum("strata_request_duration_seconds_count", &table_get),
+        3.0
+    );
+    assert_eq!(
+        m.sum(
+            "strata_request_duration_seconds_bucket",
+            &[("op", "get"), ("le", "+Inf")]
+        ),
+        3.0
+    );
+    for op in ["mutate", "multi_get", "scan", "batch", "check_and_mutate"] {
+        assert!(
+            m.sum("strata_requests_total", &[("op", op)]) >= 1.0,
+            "{op}: {}",
+            response.body
+        );
+    }
+    assert_eq!(m.sum("strata_regions", &[]), 2.0);
+    assert!(m.sum("strata_flushes_total", &[]) >= 2.0);
+    assert!(m.sum("strata_flushed_bytes_total", &[]) > 0.0);
+    assert!(m.sum("strata_compactions_total", &[]) >= 1.0);
+    assert!(m.sum("strata_compacted_bytes_total", &[]) > 0.0);
+    assert!(
+        m.sum(
+            "strata_store_files",
+            &[("table", "metrics_t"), ("family", "f")]
+        ) >= 1.0
+    );
+    assert!(m.sum("strata_tier_store_files", &[("tier", "HDD")]) >= 1.0);
+    assert!(m.sum("strata_memtable_bytes", &[("table", "metrics_t")]) > 0.0);
+    assert!(m.sum("strata_wal_appends_total", &[]) >= 57.0);
+    assert!(m.sum("strata_wal_syncs_total", &[]) >= 1.0);
+    assert!(m.sum("strata_wal_sync_duration_seconds_count", &[]) >= 1.0);
+    assert!(m.sum("strata_block_cache_misses_total", &[]) >= 1.0);
+    assert!(m.sum("strata_row_cache_hits_total", &[]) >= 1.0);
+    assert!(m.sum("strata_row_cache_misses_total", &[]) >= 1.0);
+    assert_eq!(
+        m.find("strata_background_failures_total", &[]).len(),
+        7,
+        "one series per kind of work"
+    );
+    // Every series the Grafana dashboard queries exists.
+    let dashboard = include_str!("../../../docs/grafana-dashboard.json");
+    for word in dashboard.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+        if word.starts_with("strata_") {
+            assert!(
+                !m.find(word, &[]).is_empty(),
+                "the dashboard's {word} is not served"
+            );
+        }
+    }
+    // Rows never become labels.
+    assert!(!response.body.contains("row0"), "{}", response.body);
+    run.stop().await;
+}
+#[test]
+fn the_checker_refuses_broken_expositions() {
+    let good = "# TYPE a counter\na_total{x=\"1\"} 2\n# EOF\n";
+    assert_eq!(parse(good).unwrap().sum("a_total", &[("x", "1")]), 2.0);
+    for bad in [
+        "# TYPE a counter\na_total 1\n",
+        "a 1\n# EOF\n",
+        "# TYPE a counter\nb_total 1\n# EOF\n",
+        "# TYPE a gauge\na{x=\"1} 1\n# EOF\n",
+        "# TYPE a gauge\na one\n# EOF\n",
+        "# TYPE a histogram\na_bucket 1\n# EOF\n",
+        "# TYPE a gauge\n# TYPE a gauge\n# EOF\n",
+    ] {
+        assert!(parse(bad).is_err(), "accepted: {bad:?}");
+    }
+}
