@@ -184,12 +184,7 @@ impl Hdfs {
         let writer = self.run("create", path, move |c, p| async move {
             c.create(&p, options).await
         })?;
-        Ok(HdfsWriter {
-            inner: Arc::new(tokio::sync::Mutex::new(Some(writer))),
-            bridge: self.bridge.clone(),
-            buf: Vec::new(),
-            path: self.url_of(&path_str(path)?),
-        })
+        self.wrap(writer, path)
     }
 
     fn source(&self, path: &Path) -> io::Result<Arc<dyn Source>> {
@@ -567,8 +562,7 @@ pub(crate) struct HeldLock {
 }
 
 impl Hdfs {
-    pub(crate) fn append_writer(&self, path: &Path) -> io::Result<HdfsWriter> {
-        let writer = self.run("append", path, |c, p| async move { c.append(&p).await })?;
+    fn wrap(&self, writer: hdfs_native::file::FileWriter, path: &Path) -> io::Result<HdfsWriter> {
         Ok(HdfsWriter {
             inner: Arc::new(tokio::sync::Mutex::new(Some(writer))),
             bridge: self.bridge.clone(),
@@ -577,16 +571,16 @@ impl Hdfs {
         })
     }
 
+    pub(crate) fn append_writer(&self, path: &Path) -> io::Result<HdfsWriter> {
+        let writer = self.run("append", path, |c, p| async move { c.append(&p).await })?;
+        self.wrap(writer, path)
+    }
+
     pub(crate) fn create_new(&self, path: &Path) -> io::Result<HdfsWriter> {
         let options = WriteOptions::default().overwrite(false).create_parent(true);
         let writer = self.run("create", path, move |c, p| async move {
             c.create(&p, options).await
         })?;
-        Ok(HdfsWriter {
-            inner: Arc::new(tokio::sync::Mutex::new(Some(writer))),
-            bridge: self.bridge.clone(),
-            buf: Vec::new(),
-            path: self.url_of(&path_str(path)?),
-        })
+        self.wrap(writer, path)
     }
 }
