@@ -25,7 +25,8 @@ rm -rf "$OUT"; mkdir -p "$OUT"
 hz=$(getconf CLK_TCK)
 cpu_ticks() { awk '{print $14+$15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
 peak_rss_mib() { awk '/VmHWM/ {printf "%.0f", $2/1024}' "/proc/$1/status" 2>/dev/null || echo 0; }
-du_mib() { du -sm "$1" | cut -f1; }
+# "-" when the data is not in a local directory (a --root on HDFS).
+du_mib() { if [ -d "$1" ]; then du -sm "$1" | cut -f1; else echo "-"; fi; }
 
 # Appends "ServerCPUMicrosPerOp" to a YCSB report, given CPU ticks before and after.
 cpu_line() { # report ticks0 ticks1
