@@ -6,15 +6,15 @@
 
 mod support;
 
+use support::{key, Killed};
+
 use std::path::Path;
 use std::process::{Child, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
 use strata_client::Connection;
-use strata_model::ops::{Get, Put};
+use strata_model::ops::Put;
 use strata_model::schema::{FamilyDescriptor, StoragePolicy, TableDescriptor, TableName};
 use strata_shared_storage::{Hdfs, HdfsOptions};
 use strata_storage::vfs::FileStore;
@@ -59,10 +59,6 @@ fn spawn(scratch: &Path, args: &[String]) -> (Child, String) {
     support::spawn(scratch, args, Stdio::inherit())
 }
 
-fn key(i: u64) -> Bytes {
-    Bytes::from(format!("row{i:08}"))
-}
-
 fn client(c: &Cluster) -> Hdfs {
     let mut o = HdfsOptions::new(&c.url);
     o.http_addr.clone_from(&c.http);
@@ -75,7 +71,8 @@ async fn sigkill_on_hdfs_loses_no_acknowledged_write_and_a_second_process_is_ref
     let scratch = tempfile::tempdir().unwrap();
     let (root, _) = unique_root(&c, "sigkill");
     let flags = args(&c, &root, &[]);
-    let (mut child, addr) = spawn(scratch.path(), &flags);
+    let (child, addr) = spawn(scratch.path(), &flags);
+    let server = Killed(child);
     let conn = Connection::connect(&addr).await.unwrap();
     let t = TableDescriptor::new(TableName::parse("t").unwrap())
         .with_family(FamilyDescriptor::new("f"));
@@ -93,57 +90,27 @@ async fn sigkill_on_hdfs_loses_no_acknowledged_write_and_a_second_process_is_ref
     assert!(err.contains("in use by another Strata process"), "{err}");
 
     let table = conn.table("t").unwrap();
-    let acked: Arc<Vec<AtomicU64>> = Arc::new((0..4).map(|_| AtomicU64::new(0)).collect());
-    let mut writers = Vec::new();
-    for w in 0..4u64 {
-        let table = table.clone();
-        let acked = acked.clone();
-        writers.push(tokio::spawn(async move {
-            for n in 1.. {
-                let i = n * 4 + w;
-                let put = Put::new(key(i)).add("f", "q", Bytes::from(format!("v{i}")));
-                if table.put(&put).await.is_err() {
-                    return;
-                }
-                acked[w as usize].store(n, Ordering::SeqCst);
-            }
-        }));
-    }
+    let (acked, writers) = support::start_writers(&table, 4);
     tokio::time::sleep(Duration::from_millis(3000)).await;
     conn.admin().flush("t").await.unwrap();
     tokio::time::sleep(Duration::from_millis(1000)).await;
-    child.kill().unwrap(); // SIGKILL: the WAL stays open, its lease held by a dead client.
-    child.wait().unwrap();
-    for w in writers {
-        w.abort();
-        let _ = w.await;
-    }
-    let acked: Vec<u64> = acked.iter().map(|a| a.load(Ordering::SeqCst)).collect();
+    // SIGKILL: the WAL stays open, its lease held by a dead client.
+    drop(server);
+    let acked = support::stop_writers(&acked, writers).await;
     assert!(acked.iter().all(|&n| n > 5), "too few writes: {acked:?}");
 
     // The restart takes over the dead process's lock and fences its WAL before replaying it.
-    let (mut child, addr) = spawn(scratch.path(), &flags);
+    let (child, addr) = spawn(scratch.path(), &flags);
+    let _server = Killed(child);
     let conn = Connection::connect(&addr).await.unwrap();
     let table = conn.table("t").unwrap();
-    for (w, &last) in acked.iter().enumerate() {
-        for n in 1..=last {
-            let i = n * 4 + w as u64;
-            let got = table.get(&Get::new(key(i))).await.unwrap();
-            assert_eq!(
-                got.first().map(|c| c.value.clone()),
-                Some(Bytes::from(format!("v{i}"))),
-                "acknowledged row {i} lost"
-            );
-        }
-    }
+    support::assert_acknowledged(&table, &acked).await;
     let files = conn.admin().list_files("t").await.unwrap();
     assert!(!files.is_empty());
     assert!(
         files.iter().all(|f| f.path.starts_with("hdfs://")),
         "{files:?}"
     );
-    child.kill().unwrap();
-    child.wait().unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -152,7 +119,8 @@ async fn the_wal_and_a_family_land_on_the_storage_types_their_policies_name() {
     let scratch = tempfile::tempdir().unwrap();
     let (root, path) = unique_root(&c, "policies");
     let flags = args(&c, &root, &["--wal-storage-policy", "ALL_SSD"]);
-    let (mut child, addr) = spawn(scratch.path(), &flags);
+    let (child, addr) = spawn(scratch.path(), &flags);
+    let mut server = Killed(child);
     let conn = Connection::connect(&addr).await.unwrap();
     let mut family = FamilyDescriptor::new("f");
     family.storage_policy = StoragePolicy::Cold;
@@ -193,11 +161,11 @@ async fn the_wal_and_a_family_land_on_the_storage_types_their_policies_name() {
     // roll by restarting gracefully, then check every segment's blocks.
     let _ = segment;
     let status = std::process::Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
+        .args(["-TERM", &server.0.id().to_string()])
         .status()
         .unwrap();
     assert!(status.success());
-    assert!(child.wait().unwrap().success());
+    assert!(server.0.wait().unwrap().success());
     let mut checked = 0;
     for e in FileStore::list(&hdfs, &wal_dir).unwrap() {
         if e.is_dir || e.len == 0 {

@@ -6,22 +6,17 @@ mod support;
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
 use std::time::Duration;
 
-use bytes::Bytes;
 use strata_client::Connection;
-use strata_model::ops::{Get, Put, Scan};
+use strata_model::ops::Scan;
 use strata_model::schema::{FamilyDescriptor, TableDescriptor, TableName};
 
 fn spawn(dir: &Path) -> (Child, String) {
     support::spawn(dir, &[], Stdio::inherit())
 }
 
-fn key(i: u64) -> Bytes {
-    Bytes::from(format!("row{i:08}"))
-}
+use support::key;
 
 async fn create(conn: &Connection) {
     let t = TableDescriptor::new(TableName::parse("t").unwrap())
@@ -42,30 +37,11 @@ async fn sigkill_loses_no_acknowledged_write_and_restart_keeps_everything() {
 
     // Writers record the highest row each has had acknowledged; the server is killed
     // while they run.
-    let acked: Arc<Vec<AtomicU64>> = Arc::new((0..4).map(|_| AtomicU64::new(0)).collect());
-    let mut writers = Vec::new();
-    for w in 0..4u64 {
-        let t = t.clone();
-        let acked = acked.clone();
-        writers.push(tokio::spawn(async move {
-            for n in 1.. {
-                let i = n * 4 + w;
-                let put = Put::new(key(i)).add("f", "q", Bytes::from(format!("v{i}")));
-                if t.put(&put).await.is_err() {
-                    return;
-                }
-                acked[w as usize].store(n, Ordering::SeqCst);
-            }
-        }));
-    }
+    let (acked, writers) = support::start_writers(&t, 4);
     tokio::time::sleep(Duration::from_millis(1500)).await;
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
-    for w in writers {
-        w.abort();
-        let _ = w.await;
-    }
-    let acked: Vec<u64> = acked.iter().map(|a| a.load(Ordering::SeqCst)).collect();
+    let acked = support::stop_writers(&acked, writers).await;
     assert!(
         acked.iter().all(|&n| n > 10),
         "too few writes before the kill: {acked:?}"
@@ -74,17 +50,7 @@ async fn sigkill_loses_no_acknowledged_write_and_restart_keeps_everything() {
     let (mut child, addr) = spawn(dir.path());
     let conn = Connection::connect(&addr).await.unwrap();
     let t = conn.table("t").unwrap();
-    for (w, &last) in acked.iter().enumerate() {
-        for n in 1..=last {
-            let i = n * 4 + w as u64;
-            let got = t.get(&Get::new(key(i))).await.unwrap();
-            assert_eq!(
-                got.first().map(|c| c.value.clone()),
-                Some(Bytes::from(format!("v{i}"))),
-                "acknowledged row {i} lost"
-            );
-        }
-    }
+    support::assert_acknowledged(&t, &acked).await;
     let rows = t.scan_all(&Scan::default()).await.unwrap().len() as u64;
 
     // A graceful stop (SIGTERM) and restart keeps every row.

@@ -52,3 +52,88 @@ pub fn spawn(data: &Path, extra: &[String], stderr: Stdio) -> (Child, String) {
     std::thread::spawn(move || for _ in lines {});
     (child, addr)
 }
+
+/// A child process killed (SIGKILL) and reaped when dropped, so a failing test never leaves a
+/// server running.
+pub struct Killed(pub Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The row key of writer sequence number `i`.
+pub fn key(i: u64) -> bytes::Bytes {
+    bytes::Bytes::from(format!("row{i:08}"))
+}
+
+/// Starts `n` writers putting `key(k * n + w)` = `v{…}` into family `f`, each recording the
+/// highest `k` acknowledged; they stop at their first error.
+pub fn start_writers(
+    table: &strata_client::Table,
+    n: u64,
+) -> (
+    std::sync::Arc<Vec<std::sync::atomic::AtomicU64>>,
+    Vec<tokio::task::JoinHandle<()>>,
+) {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let acked: std::sync::Arc<Vec<AtomicU64>> =
+        std::sync::Arc::new((0..n).map(|_| AtomicU64::new(0)).collect());
+    let writers = (0..n)
+        .map(|w| {
+            let table = table.clone();
+            let acked = acked.clone();
+            tokio::spawn(async move {
+                for k in 1.. {
+                    let i = k * n + w;
+                    let put = strata_model::ops::Put::new(key(i)).add(
+                        "f",
+                        "q",
+                        bytes::Bytes::from(format!("v{i}")),
+                    );
+                    if table.put(&put).await.is_err() {
+                        return;
+                    }
+                    acked[w as usize].store(k, Ordering::SeqCst);
+                }
+            })
+        })
+        .collect();
+    (acked, writers)
+}
+
+/// Stops the writers and returns how far each got acknowledged.
+pub async fn stop_writers(
+    acked: &[std::sync::atomic::AtomicU64],
+    writers: Vec<tokio::task::JoinHandle<()>>,
+) -> Vec<u64> {
+    for w in writers {
+        w.abort();
+        let _ = w.await;
+    }
+    acked
+        .iter()
+        .map(|a| a.load(std::sync::atomic::Ordering::SeqCst))
+        .collect()
+}
+
+/// Asserts every acknowledged row of [`start_writers`] reads back.
+pub async fn assert_acknowledged(table: &strata_client::Table, acked: &[u64]) {
+    let n = acked.len() as u64;
+    for (w, &last) in acked.iter().enumerate() {
+        for k in 1..=last {
+            let i = k * n + w as u64;
+            let got = table
+                .get(&strata_model::ops::Get::new(key(i)))
+                .await
+                .unwrap();
+            assert_eq!(
+                got.first().map(|c| c.value.clone()),
+                Some(bytes::Bytes::from(format!("v{i}"))),
+                "acknowledged row {i} lost"
+            );
+        }
+    }
+}
