@@ -369,16 +369,18 @@ impl LogStore for Hdfs {
         Ok(())
     }
 
-    fn recover_lease(&self, path: &Path) -> io::Result<()> {
+    fn recover_lease(&self, path: &Path) -> io::Result<bool> {
         let started = Instant::now();
         let mut pause = Duration::from_millis(100);
+        let mut first = true;
         loop {
             let closed = self.run("recover the lease of", path, |c, p| async move {
                 c.recover_lease(&p).await
             });
             match closed {
-                Ok(true) => return Ok(()),
-                Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+                // Closed at the first call: it was not open.
+                Ok(true) => return Ok(!first),
+                Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
                 Ok(false) => {}
                 // Recovery already running (another call started it): keep polling.
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
@@ -394,6 +396,7 @@ impl LogStore for Hdfs {
                     ),
                 ));
             }
+            first = false;
             std::thread::sleep(pause);
             pause = (pause * 2).min(Duration::from_secs(1));
         }

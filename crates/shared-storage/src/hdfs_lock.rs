@@ -74,7 +74,7 @@ pub(crate) fn lock(hdfs: &Hdfs, path: &Path) -> io::Result<Box<dyn Send + Sync>>
         match &holder {
             Some(h) if dead_here(h) => {
                 // Its process is gone: end its lease now instead of waiting for expiry.
-                hdfs.recover_lease(path)?;
+                let _ = hdfs.recover_lease(path)?;
             }
             _ => {
                 let who = holder.map_or("another process".to_owned(), |(h, p)| {

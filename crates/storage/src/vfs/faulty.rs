@@ -324,7 +324,7 @@ impl<S: LogStore> LogStore for Faulty<S> {
         self.inner.sync_dir(dir)
     }
 
-    fn recover_lease(&self, path: &Path) -> io::Result<()> {
+    fn recover_lease(&self, path: &Path) -> io::Result<bool> {
         self.inner.recover_lease(path)
     }
 

@@ -286,15 +286,16 @@ pub trait LogStore: Send + Sync {
     /// Any I/O error.
     fn sync_dir(&self, dir: &Path) -> io::Result<()>;
 
-    /// Fences the writer of `path`: after `Ok(())`, whoever had it open for appending can
-    /// never append or sync to it again, and its length is final. A no-op on local files,
-    /// where one process owns a data directory (its lock file says so).
+    /// Fences the writer of `path`: after `Ok`, whoever had it open for appending can never
+    /// append or sync to it again, and its length is final. Returns whether the log was still
+    /// open (so its length may have changed). A no-op returning `false` on local files, where
+    /// one process owns a data directory (its lock file says so).
     ///
     /// # Errors
     /// The store could not recover the lease in time.
-    fn recover_lease(&self, path: &Path) -> io::Result<()> {
+    fn recover_lease(&self, path: &Path) -> io::Result<bool> {
         let _ = path;
-        Ok(())
+        Ok(false)
     }
 
     /// Sets the storage policy of the log directory `dir` (HDFS); ignored elsewhere.

@@ -122,10 +122,15 @@ fn list_segments(fs: &dyn LogStore, dir: &Path) -> Result<Vec<(u64, u64)>> {
     }
     // A previous writer may have left segments open (it died, or a roll could not close the
     // old one): fence them so their lengths are final. A no-op for closed logs.
+    let mut reopened = false;
     for &(id, _) in &found {
         let path = segment_path(dir, id);
-        fs.recover_lease(&path)
+        reopened |= fs
+            .recover_lease(&path)
             .map_err(|e| Error::io("recover the lease of", &path, e))?;
+    }
+    if !reopened {
+        return Ok(found);
     }
     let lengths: HashMap<u64, u64> = fs
         .list(dir)
