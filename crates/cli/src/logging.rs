@@ -4,7 +4,6 @@
 
 use std::path::PathBuf;
 
-use tracing_appender::non_blocking::WorkerGuard;
 use tracing_appender::rolling::{Builder, Rotation};
 use tracing_subscriber::fmt::writer::MakeWriterExt;
 use tracing_subscriber::EnvFilter;
@@ -50,9 +49,11 @@ pub struct Args {
     log_keep: usize,
 }
 
-/// Keeps the log file's writer thread alive; drop it last so buffered lines are written.
+/// Held for the life of the process. Lines go to the file as they are logged (no writer
+/// thread, no buffer), so the lines logged before a crash or a kill -9 are in the file: those
+/// are the ones an operator needs.
 pub struct Guard {
-    _file_writer: Option<WorkerGuard>,
+    _private: (),
 }
 
 /// Installs the process's logger.
@@ -64,12 +65,9 @@ pub fn init(args: &Args) -> Result<Guard, String> {
         Some(level) => EnvFilter::try_new(level).map_err(|e| format!("--log-level: {e}"))?,
         None => EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
     };
-    let (file, guard) = match &args.log_file {
-        None => (None, None),
-        Some(path) => {
-            let (writer, guard) = tracing_appender::non_blocking(file_appender(args, path)?);
-            (Some(writer), Some(guard))
-        }
+    let file = match &args.log_file {
+        None => None,
+        Some(path) => Some(file_appender(args, path)?),
     };
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
@@ -89,9 +87,7 @@ pub fn init(args: &Args) -> Result<Guard, String> {
             .try_init(),
     };
     result.map_err(|e| format!("cannot install the logger: {e}"))?;
-    Ok(Guard {
-        _file_writer: guard,
-    })
+    Ok(Guard { _private: () })
 }
 
 fn file_appender(

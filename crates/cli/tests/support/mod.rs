@@ -30,6 +30,13 @@ pub fn standalone(data: &Path, extra: &[String]) -> Command {
     ])
     .arg(data)
     .args(extra);
+    // Tests never take the well-known ports: a server of another test (or of the machine)
+    // may hold them.
+    for flag in ["--http-listen", "--hbase-rpc-listen"] {
+        if !extra.iter().any(|a| a == flag) {
+            c.args([flag, "127.0.0.1:0"]);
+        }
+    }
     c
 }
 
