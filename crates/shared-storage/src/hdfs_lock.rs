@@ -12,7 +12,7 @@ use strata_storage::vfs::{FileStore, FileWriter, LogStore};
 
 use crate::hdfs::{Hdfs, HdfsWriter, HeldLock};
 
-fn holder_line() -> String {
+pub(crate) fn holder_line() -> String {
     let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
         .map(|h| h.trim().to_owned())
         .unwrap_or_else(|_| "unknown".into());
@@ -46,7 +46,7 @@ fn last_holder(hdfs: &Hdfs, path: &Path) -> Option<(String, u32)> {
     Some((host.to_owned(), pid.trim().parse().ok()?))
 }
 
-fn dead_here(holder: &(String, u32)) -> bool {
+pub(crate) fn dead_here(holder: &(String, u32)) -> bool {
     let me = holder_line();
     let host = me.split(' ').next().unwrap_or_default();
     holder.0 == host && !Path::new("/proc").join(holder.1.to_string()).exists()

@@ -5,14 +5,22 @@
 //!
 //! - [`hdfs`]: [`Hdfs`], both interfaces on one HDFS client; storage policies through the
 //!   NameNode's WebHDFS endpoint ([`webhdfs`]), which `hdfs-native` does not expose.
-//! - [`open_root`]: a root URL (`hdfs://host:port/path`, a local path) to a
-//!   [`Storage`](strata_storage::vfs::Storage) and the root path inside it.
+//! - [`s3`]: [`S3`], the file store on S3-compatible object storage through `object_store`,
+//!   with a local disk cache of pages ([`s3_cache`]) so warm reads send no request.
+//! - [`open_root`]: a root URL (`hdfs://host:port/path`, `s3://bucket/prefix`, a local path)
+//!   to a [`Storage`](strata_storage::vfs::Storage) and the root path inside it; the WAL may
+//!   live elsewhere ([`wal_root`]), and must for an S3 root.
 
 pub mod hdfs;
 mod hdfs_lock;
 mod root;
 mod runtime;
+pub mod s3;
+pub mod s3_cache;
+mod s3_lock;
+pub mod wal_root;
 pub mod webhdfs;
 
 pub use hdfs::{Hdfs, HdfsOptions};
-pub use root::{open_root, Root};
+pub use root::{open_root, open_root_with, Root, RootOptions};
+pub use s3::{S3Options, S3Requests, S3};

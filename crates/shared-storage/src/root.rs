@@ -1,5 +1,6 @@
 //! Where a process keeps its data, from one setting (HBase's `hbase.rootdir`): a local
-//! directory, or `hdfs://host:port/path`.
+//! directory, `hdfs://host:port/path`, or `s3://bucket/prefix` with the WAL elsewhere
+//! (`--wal-root`, a local directory or `hdfs://…`).
 
 use std::io;
 use std::path::PathBuf;
@@ -9,6 +10,8 @@ use std::time::Duration;
 use strata_storage::vfs::Storage;
 
 use crate::hdfs::{Hdfs, HdfsOptions};
+use crate::s3::{S3Options, S3};
+use crate::wal_root::Rebased;
 
 /// An opened root: its stores and the root path inside them.
 #[derive(Clone, Debug)]
@@ -21,6 +24,50 @@ pub struct Root {
     pub url: String,
     /// The HDFS client, when the root is on HDFS.
     pub hdfs: Option<Arc<Hdfs>>,
+    /// The S3 store, when the root is on S3 (its request counters and page cache).
+    pub s3: Option<Arc<S3>>,
+}
+
+/// Settings for [`open_root_with`] beyond the root URL.
+#[derive(Clone, Debug)]
+pub struct RootOptions {
+    /// The HDFS NameNode's WebHDFS address (default: its host, port 9870).
+    pub hdfs_http: Option<String>,
+    /// Longest wait for a remote store to answer at start.
+    pub connect_timeout: Duration,
+    /// Where the WAL lives instead of under the root: a local directory or `hdfs://…`.
+    /// Required for an `s3://` root (object storage has no appendable, syncable log).
+    pub wal_root: Option<String>,
+    /// The S3 endpoint URL (default `AWS_ENDPOINT_URL`, else AWS).
+    pub s3_endpoint: Option<String>,
+    /// The S3 region (default `AWS_REGION`, else `us-east-1`).
+    pub s3_region: Option<String>,
+    /// The local page cache's directory (default: under the temporary directory, one per
+    /// root).
+    pub s3_cache_dir: Option<PathBuf>,
+    /// The page cache's size in bytes (0 disables it).
+    pub s3_cache_bytes: u64,
+}
+
+impl RootOptions {
+    /// Defaults: a 10 s connect bound, a 1 GiB S3 cache, the WAL under the root.
+    pub fn new() -> RootOptions {
+        RootOptions {
+            hdfs_http: None,
+            connect_timeout: Duration::from_secs(10),
+            wal_root: None,
+            s3_endpoint: None,
+            s3_region: None,
+            s3_cache_dir: None,
+            s3_cache_bytes: 1 << 30,
+        }
+    }
+}
+
+impl Default for RootOptions {
+    fn default() -> RootOptions {
+        RootOptions::new()
+    }
 }
 
 /// Opens `root`: `hdfs://host:port/path` connects to that NameNode (its WebHDFS endpoint at
@@ -35,6 +82,91 @@ pub fn open_root(
     hdfs_http: Option<&str>,
     connect_timeout: Duration,
 ) -> io::Result<Root> {
+    let options = RootOptions {
+        hdfs_http: hdfs_http.map(str::to_owned),
+        connect_timeout,
+        ..RootOptions::new()
+    };
+    open_root_with(root, &options)
+}
+
+/// Opens `root` as [`open_root`] does, and also `s3://bucket/prefix` (store files, manifests
+/// and the catalog in the bucket, the WAL under `options.wal_root`); any root may have its WAL
+/// moved to `options.wal_root`.
+///
+/// # Errors
+/// As [`open_root`]; an `s3://` root without a WAL root; an unreachable S3 endpoint, a
+/// missing bucket or refused credentials (the error names the bucket and endpoint).
+pub fn open_root_with(root: &str, options: &RootOptions) -> io::Result<Root> {
+    let mut opened = if let Some(rest) = root.strip_prefix("s3://") {
+        open_s3(root, rest, options)?
+    } else {
+        open_plain(root, options.hdfs_http.as_deref(), options.connect_timeout)?
+    };
+    if let Some(wal_root) = &options.wal_root {
+        let wal = open_plain(
+            wal_root,
+            options.hdfs_http.as_deref(),
+            options.connect_timeout,
+        )?;
+        if wal.storage.is_local() {
+            wal.storage.logs.create_dir_all(&wal.path)?;
+        }
+        opened.storage.logs = Arc::new(Rebased::new(
+            wal.storage.logs.clone(),
+            opened.path.clone(),
+            wal.path,
+        ));
+        if opened.hdfs.is_none() {
+            opened.hdfs = wal.hdfs;
+        }
+    }
+    Ok(opened)
+}
+
+fn open_s3(root: &str, rest: &str, options: &RootOptions) -> io::Result<Root> {
+    let (bucket, prefix) = rest.split_once('/').unwrap_or((rest, ""));
+    let prefix = prefix.trim_matches('/');
+    if bucket.is_empty() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{root}: expected s3://bucket/prefix"),
+        ));
+    }
+    if options.wal_root.is_none() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "{root}: the WAL cannot live on object storage; give --wal-root (a local \
+                 directory or hdfs://…)"
+            ),
+        ));
+    }
+    let cache_dir = options.s3_cache_dir.clone().unwrap_or_else(|| {
+        let id = crate::s3_cache::key_hash(root);
+        std::env::temp_dir().join(format!("strata-s3-cache-{:016x}", id as u64))
+    });
+    let mut s3_options = S3Options::new(bucket, Some(cache_dir));
+    s3_options.endpoint.clone_from(&options.s3_endpoint);
+    s3_options.region.clone_from(&options.s3_region);
+    s3_options.cache_bytes = options.s3_cache_bytes;
+    let s3 = Arc::new(S3::connect(s3_options, options.connect_timeout)?);
+    let path = PathBuf::from(format!("/{prefix}"));
+    Ok(Root {
+        storage: Storage {
+            files: s3.clone(),
+            // Replaced by the WAL root's log store.
+            logs: Arc::new(strata_storage::vfs::Local),
+        },
+        url: format!("s3://{bucket}/{prefix}"),
+        path,
+        hdfs: None,
+        s3: Some(s3),
+    })
+}
+
+/// A local or HDFS root.
+fn open_plain(root: &str, hdfs_http: Option<&str>, connect_timeout: Duration) -> io::Result<Root> {
     if let Some(rest) = root.strip_prefix("hdfs://") {
         let (authority, path) = match rest.find('/') {
             Some(i) => (&rest[..i], &rest[i..]),
@@ -60,13 +192,16 @@ pub fn open_root(
             path: PathBuf::from(path),
             url: format!("{url}{path}"),
             hdfs: Some(hdfs),
+            s3: None,
         });
     }
     if let Some((scheme, _)) = root.split_once("://") {
         if scheme != "file" {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
-                format!("{root}: unsupported root scheme '{scheme}' (use a path or hdfs://)"),
+                format!(
+                    "{root}: unsupported root scheme '{scheme}' (use a path, hdfs:// or s3://)"
+                ),
             ));
         }
     }
@@ -76,6 +211,7 @@ pub fn open_root(
         url: format!("file://{}", path.display()),
         path,
         hdfs: None,
+        s3: None,
     })
 }
 
@@ -92,6 +228,8 @@ mod tests {
         assert!(e.to_string().contains("unsupported root scheme"), "{e}");
         let e = open_root("hdfs:///x", None, Duration::from_secs(1)).unwrap_err();
         assert!(e.to_string().contains("host:port"), "{e}");
+        let e = open_root("s3://bucket/prefix", None, Duration::from_secs(1)).unwrap_err();
+        assert!(e.to_string().contains("--wal-root"), "{e}");
     }
 
     #[test]

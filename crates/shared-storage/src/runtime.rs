@@ -17,6 +17,8 @@ pub(crate) struct Bridge {
     /// Always `Some` until dropped.
     rt: Option<Runtime>,
     timeout: Duration,
+    /// The store's name in thread names and errors (`HDFS`, `S3`).
+    name: &'static str,
 }
 
 impl Drop for Bridge {
@@ -31,14 +33,20 @@ impl Drop for Bridge {
 
 impl Bridge {
     pub(crate) fn new(timeout: Duration) -> io::Result<Bridge> {
+        Bridge::named("HDFS", timeout)
+    }
+
+    /// A runtime for the store called `name`.
+    pub(crate) fn named(name: &'static str, timeout: Duration) -> io::Result<Bridge> {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
-            .thread_name("strata-hdfs")
+            .thread_name(format!("strata-{}", name.to_ascii_lowercase()))
             .enable_all()
             .build()?;
         Ok(Bridge {
             rt: Some(rt),
             timeout,
+            name,
         })
     }
 
@@ -79,7 +87,7 @@ impl Bridge {
             let _ = tx.send(out);
         });
         rx.recv()
-            .map_err(|_| io::Error::other(format!("{what}: the HDFS runtime stopped")))?
+            .map_err(|_| io::Error::other(format!("{what}: the {} runtime stopped", self.name)))?
             .map_err(|e| io::Error::new(e.kind(), format!("{what}: {e}")))
     }
 }

@@ -1,0 +1,241 @@
+//! A local disk cache of pages of S3 objects, in front of the bucket (RFC 0011).
+//!
+//! Store files are immutable, so a cached page is valid until its file is removed or written
+//! again (which invalidates it here); nothing else expires. Pages are [`PAGE`] bytes at
+//! aligned offsets of an object (the last one shorter), one local file each, named by a hash
+//! of the object's key and the page number. The total size is bounded: the least recently used
+//! pages are removed first. The index lives in memory, so the directory is emptied when the
+//! cache is opened (a page left by an earlier process could belong to a file since replaced).
+//!
+//! The memory tier in front of it is the engine's own block cache (decoded blocks), so this
+//! cache only needs to keep S3 requests off warm reads.
+//!
+//! Thread safety: shared by all readers; the index is behind one mutex, page files are read
+//! and written outside it.
+
+use std::collections::{BTreeMap, HashMap};
+use std::io;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use bytes::Bytes;
+use parking_lot::Mutex;
+
+/// Bytes per cached page.
+pub const PAGE: u64 = 128 << 10;
+
+type PageKey = (u128, u64);
+
+#[derive(Default)]
+struct Index {
+    /// Page → (its length, its last use).
+    pages: HashMap<PageKey, (u64, u64)>,
+    /// Last use → page, oldest first.
+    by_use: BTreeMap<u64, PageKey>,
+    used: u64,
+    tick: u64,
+}
+
+/// Cache hits and misses, for tests and benchmarks.
+#[derive(Debug, Default)]
+pub struct CacheStats {
+    /// Pages served from the local disk.
+    pub hits: AtomicU64,
+    /// Pages not found locally.
+    pub misses: AtomicU64,
+}
+
+/// The disk page cache.
+pub struct PageCache {
+    dir: PathBuf,
+    capacity: u64,
+    index: Mutex<Index>,
+    /// Hits and misses so far.
+    pub stats: CacheStats,
+}
+
+impl std::fmt::Debug for PageCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "PageCache({}, {} bytes)",
+            self.dir.display(),
+            self.capacity
+        )
+    }
+}
+
+/// The hash naming an object's pages.
+pub(crate) fn key_hash(key: &str) -> u128 {
+    xxhash_rust::xxh3::xxh3_128(key.as_bytes())
+}
+
+impl PageCache {
+    /// Opens the cache in `dir` (created; emptied of earlier pages), holding at most
+    /// `capacity` bytes.
+    ///
+    /// # Errors
+    /// The directory cannot be created or emptied.
+    pub fn open(dir: impl Into<PathBuf>, capacity: u64) -> io::Result<PageCache> {
+        let dir = dir.into();
+        std::fs::create_dir_all(&dir)?;
+        for entry in std::fs::read_dir(&dir)? {
+            let entry = entry?;
+            if entry.file_name().to_string_lossy().ends_with(".page") {
+                std::fs::remove_file(entry.path())?;
+            }
+        }
+        Ok(PageCache {
+            dir,
+            capacity,
+            index: Mutex::new(Index::default()),
+            stats: CacheStats::default(),
+        })
+    }
+
+    fn file(&self, key: PageKey) -> PathBuf {
+        self.dir.join(format!("{:032x}-{}.page", key.0, key.1))
+    }
+
+    /// Page `page` of the object hashed `object`, if cached and intact (`len` bytes).
+    pub fn get(&self, object: u128, page: u64) -> Option<Bytes> {
+        let key = (object, page);
+        let len = {
+            let mut index = self.index.lock();
+            let tick = index.tick + 1;
+            let Some((len, used)) = index.pages.get_mut(&key) else {
+                drop(index);
+                self.stats.misses.fetch_add(1, Ordering::Relaxed);
+                return None;
+            };
+            let (len, old) = (*len, std::mem::replace(used, tick));
+            index.tick = tick;
+            index.by_use.remove(&old);
+            index.by_use.insert(tick, key);
+            len
+        };
+        match std::fs::read(self.file(key)) {
+            Ok(data) if data.len() as u64 == len => {
+                self.stats.hits.fetch_add(1, Ordering::Relaxed);
+                Some(Bytes::from(data))
+            }
+            // Lost or damaged locally: forget it; the caller fetches it again.
+            _ => {
+                self.forget(key);
+                self.stats.misses.fetch_add(1, Ordering::Relaxed);
+                None
+            }
+        }
+    }
+
+    /// Keeps `data` as page `page` of the object hashed `object`, evicting the least recently
+    /// used pages beyond the capacity. A failure to write locally is not an error: the page is
+    /// then simply not cached.
+    pub fn put(&self, object: u128, page: u64, data: &[u8]) {
+        let len = data.len() as u64;
+        if len > self.capacity {
+            return;
+        }
+        let key = (object, page);
+        let path = self.file(key);
+        let tmp = path.with_extension("tmp");
+        if std::fs::write(&tmp, data)
+            .and_then(|()| std::fs::rename(&tmp, &path))
+            .is_err()
+        {
+            let _ = std::fs::remove_file(&tmp);
+            return;
+        }
+        let mut evicted = Vec::new();
+        {
+            let mut index = self.index.lock();
+            index.tick += 1;
+            let tick = index.tick;
+            if let Some((old_len, old_use)) = index.pages.insert(key, (len, tick)) {
+                index.used -= old_len;
+                index.by_use.remove(&old_use);
+            }
+            index.by_use.insert(tick, key);
+            index.used += len;
+            while index.used > self.capacity {
+                let Some((_, victim)) = index.by_use.pop_first() else {
+                    break;
+                };
+                if let Some((vlen, _)) = index.pages.remove(&victim) {
+                    index.used -= vlen;
+                }
+                evicted.push(victim);
+            }
+        }
+        for victim in evicted {
+            let _ = std::fs::remove_file(self.file(victim));
+        }
+    }
+
+    fn forget(&self, key: PageKey) {
+        let mut index = self.index.lock();
+        if let Some((len, used)) = index.pages.remove(&key) {
+            index.used -= len;
+            index.by_use.remove(&used);
+        }
+        drop(index);
+        let _ = std::fs::remove_file(self.file(key));
+    }
+
+    /// Drops every page of the object hashed `object` (it was removed or is being replaced).
+    pub fn invalidate(&self, object: u128) {
+        let keys: Vec<PageKey> = {
+            let index = self.index.lock();
+            index
+                .pages
+                .keys()
+                .filter(|k| k.0 == object)
+                .copied()
+                .collect()
+        };
+        for key in keys {
+            self.forget(key);
+        }
+    }
+
+    /// Bytes cached now.
+    pub fn used(&self) -> u64 {
+        self.index.lock().used
+    }
+
+    /// The most bytes it holds.
+    pub fn capacity(&self) -> u64 {
+        self.capacity
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_round_trip_are_bounded_and_invalidated() {
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::write(tmp.path().join("old-1.page"), b"stale").unwrap();
+        let cache = PageCache::open(tmp.path(), 3 * 100).unwrap();
+        assert!(!tmp.path().join("old-1.page").exists());
+        let (a, b) = (key_hash("a"), key_hash("b"));
+        cache.put(a, 0, &[1; 100]);
+        cache.put(a, 1, &[2; 100]);
+        cache.put(b, 0, &[3; 100]);
+        assert_eq!(cache.get(a, 0).unwrap()[..], [1; 100]);
+        // Over capacity: the least recently used page (a/1) goes.
+        cache.put(b, 1, &[4; 100]);
+        assert_eq!(cache.used(), 300);
+        assert!(cache.get(a, 1).is_none());
+        assert_eq!(cache.get(b, 1).unwrap()[..], [4; 100]);
+        cache.invalidate(b);
+        assert!(cache.get(b, 0).is_none() && cache.get(b, 1).is_none());
+        assert_eq!(cache.used(), 100);
+        // A page damaged on disk is a miss, never wrong data.
+        std::fs::write(cache.file((a, 0)), b"short").unwrap();
+        assert!(cache.get(a, 0).is_none());
+        assert_eq!(cache.used(), 0);
+        assert_eq!(cache.stats.hits.load(Ordering::Relaxed), 2);
+    }
+}
