@@ -33,7 +33,10 @@ fn files_are_written_once_read_by_range_listed_renamed_and_removed() {
         &src.read_at(9_000_000, 10).unwrap()[..],
         &data[9_000_000..9_000_010]
     );
-    assert!(src.read_at(data.len() as u64 - 1, 2).is_err(), "read past the end");
+    assert!(
+        src.read_at(data.len() as u64 - 1, 2).is_err(),
+        "read past the end"
+    );
     // A writer dropped without close leaves nothing.
     let mut w = s3.create(&dir.join("torn")).unwrap();
     w.write_all(&data[..1000]).unwrap();
@@ -58,7 +61,11 @@ fn files_are_written_once_read_by_range_listed_renamed_and_removed() {
             ("sub".into(), true)
         ]
     );
-    assert_eq!(s3.len(&dir.join("sub")).unwrap(), Some(0), "a prefix is a directory");
+    assert_eq!(
+        s3.len(&dir.join("sub")).unwrap(),
+        Some(0),
+        "a prefix is a directory"
+    );
     assert!(s3.exists(&dir).unwrap());
     s3.rename(&path, &dir.join("b.sst")).unwrap();
     assert_eq!(s3.len(&path).unwrap(), None);
@@ -89,10 +96,16 @@ fn warm_reads_come_from_the_page_cache_without_a_get() {
     let cold = s3support::store(Some(&cache.path().join("cold"))).unwrap();
     let src = cold.open(&path).unwrap();
     let gets = || cold.requests().get.load(Ordering::Relaxed);
-    assert_eq!(&src.read_at(300_000, 200_000).unwrap()[..], &data[300_000..500_000]);
+    assert_eq!(
+        &src.read_at(300_000, 200_000).unwrap()[..],
+        &data[300_000..500_000]
+    );
     assert_eq!(gets(), 1, "one ranged GET for the missing pages");
     for (at, len) in [(300_000, 200_000), (310_000, 10), (400_000, 100_000)] {
-        assert_eq!(&src.read_at(at, len).unwrap()[..], &data[at as usize..][..len]);
+        assert_eq!(
+            &src.read_at(at, len).unwrap()[..],
+            &data[at as usize..][..len]
+        );
     }
     assert_eq!(gets(), 1, "warm reads sent a GET");
     // A read spanning cached and missing pages fetches only the missing ones.
@@ -149,7 +162,11 @@ fn bad_endpoints_and_credentials_fail_fast_with_a_clear_error() {
     unreachable.endpoint = Some("http://127.0.0.1:1".into());
     let e = S3::connect(unreachable, Duration::from_secs(5)).unwrap_err();
     assert!(e.to_string().contains("127.0.0.1:1"), "{e}");
-    assert!(started.elapsed() < Duration::from_secs(15), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "{:?}",
+        started.elapsed()
+    );
     let mut missing = good.clone();
     missing.bucket = "no-such-bucket-strata".into();
     let e = S3::connect(missing, Duration::from_secs(10)).unwrap_err();

@@ -62,8 +62,14 @@ fn listing(store: &Store, meta: &crate::manifest::StoreFile, now: i64) -> FileLi
     let (path, tier) = if files.places_by_policy() {
         (files.url(&path), store.family.storage_policy.to_string())
     } else {
+        // Remote stores without policies (S3) still name files by URL.
+        let shown = if files.scheme() == "file" {
+            path.display().to_string()
+        } else {
+            files.url(&path)
+        };
         (
-            path.display().to_string(),
+            shown,
             kind.map_or_else(|| meta.tier.clone(), |k| k.name().to_owned()),
         )
     };
