@@ -8,6 +8,7 @@ mod demo;
 mod escape;
 mod gateway_cmd;
 mod logging;
+mod s3_args;
 mod shell;
 mod sst;
 mod standalone;

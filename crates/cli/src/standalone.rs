@@ -32,13 +32,16 @@ pub struct Args {
     data_dir: PathBuf,
     /// Where all data lives (HBase's `hbase.rootdir`), instead of --data-dir:
     /// `hdfs://HOST:PORT/PATH` keeps the catalog, WAL, store files and manifests on HDFS;
-    /// a path is a local directory.
+    /// `s3://BUCKET/PREFIX` keeps the catalog, store files and manifests on S3 (with
+    /// --wal-root); a path is a local directory.
     #[arg(long)]
     root: Option<String>,
     /// The HDFS NameNode's HTTP address (WebHDFS, used to set storage policies)
     /// [default: the NameNode's host, port 9870].
     #[arg(long)]
     hdfs_http: Option<String>,
+    #[command(flatten)]
+    s3: crate::s3_args::S3Args,
     /// Where the gRPC services listen.
     #[arg(long, default_value = "127.0.0.1:16000")]
     listen: SocketAddr,
@@ -169,9 +172,10 @@ async fn serve(args: &Args) -> Result<(), String> {
     let started = Instant::now();
     let root = match &args.root {
         Some(url) => {
-            let (url, http) = (url.clone(), args.hdfs_http.clone());
+            let url = url.clone();
+            let options = args.s3.root_options(args.hdfs_http.clone());
             tokio::task::spawn_blocking(move || {
-                strata_shared_storage::open_root(&url, http.as_deref(), Duration::from_secs(10))
+                strata_shared_storage::open_root_with(&url, &options)
             })
             .await
             .map_err(|e| e.to_string())?
