@@ -41,7 +41,7 @@ pub struct Args {
     #[arg(long)]
     hdfs_http: Option<String>,
     #[command(flatten)]
-    s3: crate::s3_args::S3Args,
+    s3: Box<crate::s3_args::S3Args>,
     /// Where the gRPC services listen.
     #[arg(long, default_value = "127.0.0.1:16000")]
     listen: SocketAddr,
