@@ -92,8 +92,12 @@ fn run(
 ) {
     let scratch = tempfile::tempdir().unwrap();
     let wal = Arc::new(
-        Wal::open_with(scratch.path().join("wal"), WalOptions::default(), Arc::new(Local))
-            .unwrap(),
+        Wal::open_with(
+            scratch.path().join("wal"),
+            WalOptions::default(),
+            Arc::new(Local),
+        )
+        .unwrap(),
     );
     let region = open(files, root, &wal);
     let value = Bytes::from(vec![b'v'; 1000]);

@@ -223,7 +223,17 @@ impl S3 {
                     .map(|_| ())
                     .map_err(io_error)
             })
-            .map_err(|e| io::Error::new(e.kind(), format!("{where_}: {e}")))?;
+            .map_err(|e| {
+                // Without keys in the environment the client asks the EC2 instance metadata
+                // service, whose failure alone would not say what is missing.
+                let hint = if e.to_string().contains("169.254.169.254") {
+                    " (no credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY; the \
+                     instance metadata service did not answer)"
+                } else {
+                    ""
+                };
+                io::Error::new(e.kind(), format!("{where_}: {e}{hint}"))
+            })?;
         Ok(s3)
     }
 
