@@ -9,7 +9,8 @@ use strata_shared_storage::RootOptions;
 #[derive(clap::Args, Clone, Debug)]
 pub struct S3Args {
     /// Where the WAL lives instead of under --root: a local directory or `hdfs://HOST:PORT/PATH`.
-    /// Required with an `s3://` root (object storage cannot append or sync a log).
+    /// Required with an `s3://` root (object storage cannot append or sync a log); not for a
+    /// local root (use --volume and --wal-storage-policy).
     #[arg(long)]
     pub wal_root: Option<String>,
     /// The S3 endpoint URL, for S3-compatible services (`http://127.0.0.1:8333`); plain HTTP

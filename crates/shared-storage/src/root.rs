@@ -91,11 +91,11 @@ pub fn open_root(
 }
 
 /// Opens `root` as [`open_root`] does, and also `s3://bucket/prefix` (store files, manifests
-/// and the catalog in the bucket, the WAL under `options.wal_root`); any root may have its WAL
-/// moved to `options.wal_root`.
+/// and the catalog in the bucket, the WAL under `options.wal_root`); an HDFS root may also
+/// keep its WAL under `options.wal_root`.
 ///
 /// # Errors
-/// As [`open_root`]; an `s3://` root without a WAL root; an unreachable S3 endpoint, a
+/// As [`open_root`]; an `s3://` root without a WAL root, a local root with one; an unreachable S3 endpoint, a
 /// missing bucket or refused credentials (the error names the bucket and endpoint).
 pub fn open_root_with(root: &str, options: &RootOptions) -> io::Result<Root> {
     let mut opened = if let Some(rest) = root.strip_prefix("s3://") {
@@ -104,6 +104,15 @@ pub fn open_root_with(root: &str, options: &RootOptions) -> io::Result<Root> {
         open_plain(root, options.hdfs_http.as_deref(), options.connect_timeout)?
     };
     if let Some(wal_root) = &options.wal_root {
+        if opened.storage.is_local() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "{root}: --wal-root is for hdfs:// and s3:// roots; a local root places \
+                     its WAL with --volume TYPE=PATH and --wal-storage-policy"
+                ),
+            ));
+        }
         let wal = open_plain(
             wal_root,
             options.hdfs_http.as_deref(),
@@ -230,6 +239,12 @@ mod tests {
         assert!(e.to_string().contains("host:port"), "{e}");
         let e = open_root("s3://bucket/prefix", None, Duration::from_secs(1)).unwrap_err();
         assert!(e.to_string().contains("--wal-root"), "{e}");
+        let options = RootOptions {
+            wal_root: Some("wal".into()),
+            ..RootOptions::new()
+        };
+        let e = open_root_with("data", &options).unwrap_err();
+        assert!(e.to_string().contains("--wal-root is for"), "{e}");
     }
 
     #[test]
