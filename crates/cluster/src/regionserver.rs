@@ -313,12 +313,14 @@ impl<K: Kv, H: RegionHost> RegionServer<K, H> {
                     } else {
                         opens += 1;
                         self.seen.insert(region.clone(), epoch);
-                        match self.host.open(&region, epoch) {
-                            Ok(()) => {
+                        match self.host.try_open(&region, epoch) {
+                            // Still opening: no acknowledgement yet; asked again next tick.
+                            None => continue,
+                            Some(Ok(())) => {
                                 self.regions.insert(region.clone(), epoch);
                                 Ack::Opened(epoch)
                             }
-                            Err(_) => {
+                            Some(Err(_)) => {
                                 self.failed.insert(region.clone(), epoch);
                                 Ack::FailedOpen(epoch)
                             }
@@ -332,6 +334,8 @@ impl<K: Kv, H: RegionHost> RegionServer<K, H> {
                             return;
                         }
                         self.regions.remove(&region);
+                    } else {
+                        self.host.cancel_open(&region);
                     }
                     Ack::Closed(epoch)
                 }
