@@ -11,7 +11,7 @@
 #
 # Then, in the shell: create 't', 'f', SPLITS => ['g', 'p'] / put / get / scan.
 # Settings: STRATA_ETCD_PORT (default 2379), STRATA_HDFS_PORT (9000), STRATA_HDFS_HTTP_PORT
-# (9870), STRATA_CLUSTER_DIR (default ${TMPDIR:-/tmp}/strata-cluster); STRATA_CLUSTER_NO_HDFS=1
+# (9870), STRATA_CLUSTER_RS_PORT (the first region server's port, 16020), STRATA_CLUSTER_DIR (default ${TMPDIR:-/tmp}/strata-cluster); STRATA_CLUSTER_NO_HDFS=1
 # runs coordination only (region servers hold no data).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -55,8 +55,10 @@ case "${1:-}" in
     fi
     start master0 master --advertise 127.0.0.1:16000 "${ROOT[@]}"
     start master1 master --advertise 127.0.0.1:16001 "${ROOT[@]}"
+    base="${STRATA_CLUSTER_RS_PORT:-16020}"
     for i in 0 1 2; do
-      start "rs$i" regionserver --advertise "127.0.0.1:1602$i" --listen "127.0.0.1:1602$i" "${ROOT[@]}"
+      port=$((base + i))
+      start "rs$i" regionserver --advertise "127.0.0.1:$port" --listen "127.0.0.1:$port" "${ROOT[@]}"
     done
     for _ in $(seq 1 100); do
       "$BIN" cluster status $ETCD 2>/dev/null | grep -q "^active master" && break

@@ -29,6 +29,10 @@ enum Slot {
     Open(u64),
     /// Failed at this epoch (reported once).
     Failed(u64, String),
+    /// Being closed (flushed) on its own thread.
+    Closing,
+    /// Closed, or its flush failed (reported once).
+    Closed(Result<(), String>),
 }
 
 struct Shared<K> {
@@ -169,6 +173,47 @@ impl<K: Kv + Send + Sync + 'static> RegionHost for StorageHost<K> {
             Err(e) => {
                 self.shared.slots.lock().remove(region);
                 Some(Err(format!("cannot start the open of {region}: {e}")))
+            }
+        }
+    }
+
+    fn try_close(&self, region: &str) -> Option<Result<(), String>> {
+        let mut slots = self.shared.slots.lock();
+        let id = match slots.get(region) {
+            Some(Slot::Open(id)) => *id,
+            Some(Slot::Closing) => return None,
+            Some(Slot::Closed(_)) => {
+                let Some(Slot::Closed(outcome)) = slots.remove(region) else {
+                    return None;
+                };
+                return Some(outcome);
+            }
+            _ => return Some(Ok(())),
+        };
+        slots.insert(region.to_string(), Slot::Closing);
+        drop(slots);
+        let shared = self.shared.clone();
+        let name = region.to_string();
+        let spawned = std::thread::Builder::new()
+            .name("region-close".into())
+            .spawn(move || {
+                let outcome = shared
+                    .server
+                    .close_region(id, true)
+                    .map_err(|e| format!("close {name}: {e}"));
+                let mut slots = shared.slots.lock();
+                if matches!(slots.get(&name), Some(Slot::Closing)) {
+                    slots.insert(name, Slot::Closed(outcome));
+                }
+            });
+        match spawned {
+            Ok(_) => None,
+            Err(e) => {
+                self.shared
+                    .slots
+                    .lock()
+                    .insert(region.to_string(), Slot::Open(id));
+                Some(Err(format!("cannot start the close of {region}: {e}")))
             }
         }
     }

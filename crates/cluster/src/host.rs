@@ -28,6 +28,14 @@ pub trait RegionHost {
         Some(self.open(region, epoch))
     }
 
+    /// Closes `region` without blocking the caller for long: `None` while its flush is still
+    /// in progress (the caller asks again at its next tick), then the outcome, once. The
+    /// region refuses writes from the first call. The default closes at once with
+    /// [`RegionHost::close`].
+    fn try_close(&self, region: &str) -> Option<Result<(), String>> {
+        Some(self.close(region))
+    }
+
     /// Gives up an open [`RegionHost::try_open`] left in progress: the region was ordered
     /// closed meanwhile. The host must not serve it. The default does nothing (opens finish
     /// at once).

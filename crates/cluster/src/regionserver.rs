@@ -329,11 +329,17 @@ impl<K: Kv, H: RegionHost> RegionServer<K, H> {
                 }
                 Order::Close { epoch } => {
                     if self.regions.contains_key(&region) {
-                        if let Err(e) = self.host.close(&region) {
-                            self.abort(&format!("close of {region} failed: {e}"));
-                            return;
+                        match self.host.try_close(&region) {
+                            // Still flushing: acknowledged at a later tick.
+                            None => continue,
+                            Some(Err(e)) => {
+                                self.abort(&format!("close of {region} failed: {e}"));
+                                return;
+                            }
+                            Some(Ok(())) => {
+                                self.regions.remove(&region);
+                            }
                         }
-                        self.regions.remove(&region);
                     } else {
                         self.host.cancel_open(&region);
                     }
