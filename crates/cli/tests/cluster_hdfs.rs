@@ -4,7 +4,8 @@
 //! creates a table and writes; the region server holding the most regions is killed with
 //! SIGKILL; every acknowledged write must read back and every region serve again, and the
 //! time from the kill until then is printed and bounded. Skipped with a message when either
-//! engine is missing, unless `STRATA_REQUIRE_ETCD` or `STRATA_REQUIRE_HDFS` is set.
+//! engine is missing, unless `STRATA_REQUIRE_ETCD` or `STRATA_REQUIRE_HDFS` is set. Finally the
+//! table is dropped.
 #![allow(clippy::unwrap_used)]
 
 mod support;
@@ -220,6 +221,10 @@ async fn kill_9_of_a_region_server_loses_no_acknowledged_write() {
         serving_again < Duration::from_secs(30),
         "failover took {serving_again:?}"
     );
+
+    // Dropped through the master's request path.
+    conn.admin().delete_table("t").await.unwrap();
+    assert!(conn.admin().regions("t").await.unwrap_err().is_not_found());
 }
 
 /// As `support::start_writers`, but a writer's error is printed.

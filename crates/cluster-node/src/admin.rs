@@ -260,7 +260,7 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
         request: Request<pb::TableRequest>,
     ) -> Result<Response<Empty>, Status> {
         let name = table_name(&request.into_inner().table)?;
-        self.run(move |kv, layout, _| {
+        self.run(move |kv, layout, server| {
             submit_and_wait(
                 kv,
                 layout,
@@ -271,6 +271,29 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
             wait_until(kv, &format!("drop {name}"), |kv| {
                 Ok(kv.get(&layout.table(&name)).map_err(unavailable)?.is_none())
             })?;
+            // Every region is closed and its record gone: the files and the schema go too,
+            // so a table created later under this name starts empty.
+            let table = strata_model::schema::TableName::parse(&name)
+                .map_err(strata_server::status::invalid)?;
+            let dir = server.config().table_dir(&table);
+            let files = &server.config().storage.files;
+            match files.remove_dir_all(&dir) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => {
+                    return Err(strata_server::status::internal(format!(
+                        "delete {}: {e}",
+                        files.url(&dir)
+                    )))
+                }
+            }
+            kv.txn(strata_cluster::kv::Txn {
+                compares: vec![],
+                success: vec![strata_cluster::kv::Op::Delete(crate::schema::schema_key(
+                    layout, &name,
+                ))],
+            })
+            .map_err(unavailable)?;
             Ok(Empty {})
         })
         .await
