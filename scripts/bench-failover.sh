@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Failover times on a local cluster (scripts/cluster.sh; coordination only, RFC 0012):
-#   - kill -9 of a region server until every region is open on a live server again;
+# Failover times on a local cluster (scripts/cluster.sh: with data on HDFS, or coordination only
+# with STRATA_CLUSTER_NO_HDFS=1; RFC 0012):
+#   - kill -9 of a region server until every region is open on a live server again (with data:
+#     its WAL fenced and split, recovered edits replayed, the regions opened from HDFS);
 #   - kill -9 of the active master until the standby carries out an admin request.
 # TRIALS (default 10) of each; prints every trial, then median and worst.
 set -euo pipefail

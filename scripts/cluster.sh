@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
-# A local cluster on 127.0.0.1: etcd (scripts/etcd.sh), 2 masters and 3 region servers.
-# Coordination only for now (RFC 0012): election, registration, assignment, moves and crash
-# recovery run for real; region servers hold no data until shared storage is wired in.
+# A local cluster on 127.0.0.1 with data (RFC 0012): etcd (scripts/etcd.sh), HDFS
+# (scripts/hdfs.sh, a MiniDFSCluster), 2 masters and 3 region servers keeping their data under
+# hdfs://127.0.0.1:PORT/strata-local; the region servers serve gRPC on 127.0.0.1:16020-16022.
 #
 #   scripts/cluster.sh up        # builds strata, starts everything, waits until a master is active
 #   scripts/cluster.sh status    # strata cluster status
-#   scripts/cluster.sh down      # stops the processes and etcd
+#   scripts/cluster.sh shell     # strata shell on the cluster (through etcd)
+#   scripts/cluster.sh down      # stops the processes, HDFS and etcd (HDFS's data is removed)
 #   scripts/cluster.sh kill-rs N # kill -9 region server N (0-2); `up` again restarts it
 #
-# Then: target/release/strata cluster create-table t --splits b,c,d --etcd 127.0.0.1:$STRATA_ETCD_PORT
-# Settings: STRATA_ETCD_PORT (default 2379), STRATA_CLUSTER_DIR (default ${TMPDIR:-/tmp}/strata-cluster).
+# Then, in the shell: create 't', 'f', SPLITS => ['g', 'p'] / put / get / scan.
+# Settings: STRATA_ETCD_PORT (default 2379), STRATA_HDFS_PORT (9000), STRATA_HDFS_HTTP_PORT
+# (9870), STRATA_CLUSTER_RS_PORT (the first region server's port, 16020), STRATA_CLUSTER_DIR (default ${TMPDIR:-/tmp}/strata-cluster); STRATA_CLUSTER_NO_HDFS=1
+# runs coordination only (region servers hold no data).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export STRATA_ETCD_PORT="${STRATA_ETCD_PORT:-2379}"
@@ -45,9 +48,18 @@ case "${1:-}" in
       cargo build --release -p strata-cli
     fi
     ./scripts/etcd.sh start
-    start master0 master --advertise 127.0.0.1:16000
-    start master1 master --advertise 127.0.0.1:16001
-    for i in 0 1 2; do start "rs$i" regionserver --advertise "127.0.0.1:1602$i"; done
+    ROOT=()
+    if [ -z "${STRATA_CLUSTER_NO_HDFS:-}" ]; then
+      url="$(./scripts/hdfs.sh start)"
+      ROOT=(--root "$url/strata-local" --hdfs-http "127.0.0.1:${STRATA_HDFS_HTTP_PORT:-9870}")
+    fi
+    start master0 master --advertise 127.0.0.1:16000 "${ROOT[@]}"
+    start master1 master --advertise 127.0.0.1:16001 "${ROOT[@]}"
+    base="${STRATA_CLUSTER_RS_PORT:-16020}"
+    for i in 0 1 2; do
+      port=$((base + i))
+      start "rs$i" regionserver --advertise "127.0.0.1:$port" --listen "127.0.0.1:$port" "${ROOT[@]}"
+    done
     for _ in $(seq 1 100); do
       "$BIN" cluster status $ETCD 2>/dev/null | grep -q "^active master" && break
       sleep 0.1
@@ -56,6 +68,7 @@ case "${1:-}" in
     echo "logs in $DIR"
     ;;
   status) "$BIN" cluster status $ETCD ;;
+  shell) "$BIN" shell $ETCD ;;
   kill-rs)
     name="rs${2:?region server number}"
     alive "$name" && kill -KILL "$(cat "$DIR/$name.pid")"
@@ -63,7 +76,8 @@ case "${1:-}" in
     ;;
   down)
     for n in rs0 rs1 rs2 master0 master1; do stop "$n"; done
+    [ -n "${STRATA_CLUSTER_NO_HDFS:-}" ] || ./scripts/hdfs.sh stop
     ./scripts/etcd.sh stop
     ;;
-  *) echo "usage: $0 up|status|down|kill-rs N" >&2; exit 2 ;;
+  *) echo "usage: $0 up|status|shell|down|kill-rs N" >&2; exit 2 ;;
 esac

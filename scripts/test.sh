@@ -31,6 +31,8 @@ cleanups+=("./scripts/etcd.sh stop")
 timeout 300 ./scripts/etcd.sh start
 STRATA_ETCD_ENDPOINTS="$(./scripts/etcd.sh endpoint)"
 export STRATA_ETCD_ENDPOINTS
+# Cluster mode with data (crates/cli/tests/cluster_hdfs.rs) then fails rather than skips.
+export STRATA_REQUIRE_ETCD=1
 # Headless Chromium for the web UI's browser test (crates/http/tests/ui_chromium.rs), which
 # then fails rather than skips; as root, the full-volume flush test mounts its tmpfs.
 ./scripts/ui/install-chromium.sh && export STRATA_REQUIRE_CHROMIUM=1

@@ -1,7 +1,8 @@
 //! `strata master`, `strata regionserver` and `strata cluster …`: cluster mode on etcd
-//! (RFC 0012). Until region servers open regions on shared storage, a cluster runs
-//! coordination only: election, registration, assignment, moves and crash recovery are real;
-//! region servers hold no data.
+//! (RFC 0012). With `--root` (HDFS or a local directory shared by every process), region
+//! servers open their regions from the root and serve them over gRPC, and masters fence and
+//! split a dead server's WAL; without it, a cluster runs coordination only (regions hold no
+//! data).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -12,6 +13,8 @@ use strata_cluster::master::{submit_request, take_result, AdminRequest, Master, 
 use strata_cluster::node::{self, NoWal, Unbacked};
 use strata_cluster::regionserver::{RegionServer, RegionServerConfig};
 use strata_cluster::status::ClusterStatus;
+use strata_cluster_node::fencer::LogFencer;
+use strata_cluster_node::serve::NodeConfig;
 
 /// Where the cluster is.
 #[derive(clap::Args, Clone, Debug)]
@@ -41,6 +44,14 @@ pub struct MasterArgs {
     /// Lease TTL in seconds (how long a dead active master goes unnoticed).
     #[arg(long, default_value_t = 3)]
     ttl: i64,
+    /// The shared root the region servers keep their data in (`hdfs://HOST:PORT/PATH` or a
+    /// directory): the master fences and splits a dead server's WAL there. Without it, the
+    /// cluster runs coordination only.
+    #[arg(long)]
+    root: Option<String>,
+    /// The HDFS NameNode's HTTP address (WebHDFS) [default: the NameNode's host, port 9870].
+    #[arg(long)]
+    hdfs_http: Option<String>,
 }
 
 /// Arguments of `strata regionserver`.
@@ -57,6 +68,24 @@ pub struct RegionServerArgs {
     /// Milliseconds before its lease's earliest expiry at which the server stops serving.
     #[arg(long, default_value_t = 500)]
     margin_ms: u64,
+    /// The shared root (`hdfs://HOST:PORT/PATH` or a directory every server and master
+    /// shares): the server opens the regions it is ordered to from there, keeps its WAL in
+    /// `wal/<server>/`, and serves them on --listen. Without it: coordination only.
+    #[arg(long)]
+    root: Option<String>,
+    /// The HDFS NameNode's HTTP address (WebHDFS) [default: the NameNode's host, port 9870].
+    #[arg(long)]
+    hdfs_http: Option<String>,
+    /// Where the gRPC data and admin services listen (with --root); the server is named and
+    /// reached by this address.
+    #[arg(long, default_value = "127.0.0.1:16020")]
+    listen: std::net::SocketAddr,
+    /// Memory all memtables may use together, in MiB (with --root).
+    #[arg(long, default_value_t = 256)]
+    memtable_mib: u64,
+    /// Block cache size in MiB (with --root; 0 disables it).
+    #[arg(long, default_value_t = 128)]
+    block_cache_mib: u64,
 }
 
 /// `strata cluster …`.
@@ -73,6 +102,9 @@ pub enum Command {
         /// Split rows, comma-separated.
         #[arg(long, value_delimiter = ',')]
         splits: Vec<String>,
+        /// Column families, comma-separated.
+        #[arg(long, value_delimiter = ',', default_value = "cf")]
+        families: Vec<String>,
     },
     /// Drops a table (closes its regions, deletes their records).
     DropTable {
@@ -135,23 +167,90 @@ pub fn run_master(args: &MasterArgs) -> Result<(), String> {
         ttl_secs: args.ttl,
         ..MasterConfig::default()
     };
-    let master = Master::new(
-        kv,
-        NoWal,
-        args.coordination.layout(),
-        args.advertise.clone(),
-        config,
-    );
     let stop = stop_on_signal()?;
     let who = args.advertise.clone();
-    node::run_master(master, &stop, |what| {
-        println!("strata master {who}: {what}")
-    });
+    let report = |what: &str| println!("strata master {who}: {what}");
+    match &args.root {
+        Some(url) => {
+            let root = open_root(url, args.hdfs_http.as_deref())?;
+            println!("strata master {who}: WALs under {}", root.url);
+            let fencer = LogFencer::new(root.storage, root.path);
+            let master = Master::new(
+                kv,
+                fencer,
+                args.coordination.layout(),
+                args.advertise.clone(),
+                config,
+            );
+            node::run_master(master, &stop, report);
+        }
+        None => {
+            let master = Master::new(
+                kv,
+                NoWal,
+                args.coordination.layout(),
+                args.advertise.clone(),
+                config,
+            );
+            node::run_master(master, &stop, report);
+        }
+    }
     Ok(())
+}
+
+fn open_root(url: &str, hdfs_http: Option<&str>) -> Result<strata_shared_storage::Root, String> {
+    strata_shared_storage::open_root(url, hdfs_http, Duration::from_secs(10))
+        .map_err(|e| format!("--root {url}: {e}"))
+}
+
+/// Runs a region server with data on the shared root.
+fn run_data_regionserver(args: &RegionServerArgs, url: &str) -> Result<(), String> {
+    let root = open_root(url, args.hdfs_http.as_deref())?;
+    let mut server = strata_server::ServerConfig::new(&root.path, args.listen.to_string());
+    server.storage = root.storage.clone();
+    server.memtable_budget_bytes = args.memtable_mib << 20;
+    server.block_cache_bytes = args.block_cache_mib << 20;
+    let config = NodeConfig {
+        etcd: args.coordination.etcd.clone(),
+        layout: args.coordination.layout(),
+        server,
+        coordination: RegionServerConfig {
+            ttl_secs: args.ttl,
+            margin_ms: args.margin_ms,
+            ..RegionServerConfig::default()
+        },
+        listen: args.listen,
+    };
+    let stop = stop_on_signal()?;
+    let name = std::sync::Mutex::new(String::new());
+    let who = || name.lock().map(|n| n.clone()).unwrap_or_default();
+    let url = root.url.clone();
+    strata_cluster_node::serve::run(
+        config,
+        &stop,
+        |what| println!("strata regionserver {}: {what}", who()),
+        |node| {
+            if let Ok(mut n) = name.lock() {
+                n.clone_from(&node.name);
+            }
+            println!(
+                "strata regionserver {}: serving on {} (data in {url})",
+                node.name, node.addr
+            );
+        },
+        |why| {
+            eprintln!("strata regionserver: aborting: {why}");
+            std::process::exit(2);
+        },
+    )
+    .map_err(|why| format!("region server {} stopped: {why}", who()))
 }
 
 /// Runs `strata regionserver`.
 pub fn run_regionserver(args: &RegionServerArgs) -> Result<(), String> {
+    if let Some(url) = &args.root {
+        return run_data_regionserver(args, url);
+    }
     let kv = node::connect(&args.coordination.etcd)?;
     let name = format!("{}:{}", args.advertise, millis_since_epoch());
     let config = RegionServerConfig {
@@ -188,13 +287,23 @@ pub fn run(cmd: &Command) -> Result<(), String> {
             coordination,
             table,
             splits,
-        } => (
-            coordination,
-            AdminRequest::CreateTable {
-                table: table.clone(),
-                splits: splits.iter().map(|s| s.as_bytes().to_vec()).collect(),
-            },
-        ),
+            families,
+        } => {
+            let name = strata_model::schema::TableName::parse(table).map_err(|e| e.to_string())?;
+            let descriptor = families.iter().fold(
+                strata_model::schema::TableDescriptor::new(name.clone()),
+                |d, f| d.with_family(strata_model::schema::FamilyDescriptor::new(f.as_str())),
+            );
+            let kv = node::connect(&coordination.etcd)?;
+            strata_cluster_node::schema::put_schema(&kv, &coordination.layout(), &descriptor)?;
+            (
+                coordination,
+                AdminRequest::CreateTable {
+                    table: name.to_string(),
+                    splits: splits.iter().map(|s| s.as_bytes().to_vec()).collect(),
+                },
+            )
+        }
         Command::DropTable {
             coordination,
             table,
@@ -255,4 +364,26 @@ pub fn run(cmd: &Command) -> Result<(), String> {
         }
         std::thread::sleep(Duration::from_millis(100));
     }
+}
+
+/// The addresses of the live region servers of a cluster, from etcd (for clients).
+///
+/// # Errors
+/// etcd cannot be reached, or no region server is registered.
+pub fn server_addresses(etcd: &[String], cluster: &str) -> Result<Vec<String>, String> {
+    let kv = node::connect(etcd)?;
+    let layout = Layout::new(&format!("/strata/{cluster}"));
+    let page = strata_cluster::kv::range_all(&kv, &layout.servers(), 1000)
+        .map_err(|e| format!("etcd {etcd:?}: {e}"))?;
+    let addrs: Vec<String> = page
+        .kvs
+        .into_iter()
+        .map(|kv| String::from_utf8_lossy(&kv.value).into_owned())
+        .collect();
+    if addrs.is_empty() {
+        return Err(format!(
+            "no region server of cluster {cluster} is registered in etcd {etcd:?}"
+        ));
+    }
+    Ok(addrs)
 }

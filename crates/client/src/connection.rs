@@ -7,6 +7,7 @@
 
 use std::collections::HashMap;
 use std::future::Future;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -36,6 +37,11 @@ pub struct Connection {
 struct Inner {
     options: ClientOptions,
     master: AdminClient<Channel>,
+    /// Every admin endpoint of a cluster ([`Connection::connect_any`]), tried in turn while
+    /// one is unreachable; empty for a single master.
+    admins: Vec<AdminClient<Channel>>,
+    /// Index (modulo `admins.len()`) of the admin endpoint in use.
+    admin_at: AtomicUsize,
     /// Region server channels by `host:port`, created lazily.
     channels: Mutex<HashMap<String, Channel>>,
     locations: locate::Cache,
@@ -63,17 +69,68 @@ impl Connection {
                 format!("cannot connect to {addr}: {e}"),
             )
         })?;
-        let master = AdminClient::new(channel)
-            .max_decoding_message_size(MAX_MESSAGE_BYTES)
-            .max_encoding_message_size(MAX_MESSAGE_BYTES);
-        Ok(Connection {
+        Ok(Connection::from_admins(
+            options,
+            admin_client(channel),
+            Vec::new(),
+            0,
+        ))
+    }
+
+    /// Connects to a cluster through any of `addrs`: servers that answer the admin service
+    /// (in cluster mode every region server does, from the records in etcd). The first that
+    /// accepts a connection is used; while it is unreachable, locations are asked of the
+    /// next.
+    ///
+    /// # Errors
+    /// `INVALID_ARGUMENT` for no or a bad address, `UNAVAILABLE` if none can be reached.
+    pub async fn connect_any(
+        addrs: &[String],
+        options: ClientOptions,
+    ) -> Result<Connection, Error> {
+        let mut admins = Vec::new();
+        let mut reached = None;
+        let mut last = None;
+        for addr in addrs {
+            let endpoint = endpoint(addr, &options)?;
+            if reached.is_none() {
+                match endpoint.connect().await {
+                    Ok(channel) => {
+                        reached = Some(admins.len());
+                        admins.push(admin_client(channel));
+                        continue;
+                    }
+                    Err(e) => last = Some(format!("{addr}: {e}")),
+                }
+            }
+            admins.push(admin_client(endpoint.connect_lazy()));
+        }
+        let Some(at) = reached else {
+            return Err(match last {
+                Some(e) => Error::new(ErrorCode::Unavailable, format!("cannot connect: {e}")),
+                None => Error::invalid("no server address given"),
+            });
+        };
+        let master = admins[at].clone();
+        Ok(Connection::from_admins(options, master, admins, at))
+    }
+
+    fn from_admins(
+        options: ClientOptions,
+        master: AdminClient<Channel>,
+        admins: Vec<AdminClient<Channel>>,
+        at: usize,
+    ) -> Connection {
+        Connection {
             inner: Arc::new(Inner {
                 options,
                 master,
+                admins,
+                admin_at: AtomicUsize::new(at),
                 channels: Mutex::new(HashMap::new()),
                 locations: locate::Cache::default(),
             }),
-        })
+        }
     }
 
     /// A handle to table `name` (`ns:table` or `table`). Only the name is checked; a missing
@@ -98,7 +155,18 @@ impl Connection {
 
     /// A stub for the master's admin service.
     pub(crate) fn master(&self) -> AdminClient<Channel> {
-        self.inner.master.clone()
+        let admins = &self.inner.admins;
+        if admins.is_empty() {
+            return self.inner.master.clone();
+        }
+        admins[self.inner.admin_at.load(Ordering::Relaxed) % admins.len()].clone()
+    }
+
+    /// The admin endpoint in use is unreachable: use the next one (if there are several).
+    fn admin_unreachable(&self) {
+        if self.inner.admins.len() > 1 {
+            self.inner.admin_at.fetch_add(1, Ordering::Relaxed);
+        }
     }
 
     /// A stub for the region server at `server` (`host:port`); its channel connects on first
@@ -133,7 +201,13 @@ impl Connection {
             .locate(pb::LocateRequest {
                 table: table.to_string(),
             })
-            .await?;
+            .await
+            .map_err(Error::from)
+            .inspect_err(|e| {
+                if e.code == ErrorCode::Unavailable {
+                    self.admin_unreachable();
+                }
+            })?;
         let regions = response.into_inner().regions;
         let regions = Arc::new(Regions::new(regions.into_iter().map(Into::into).collect()));
         self.inner.locations.put(table, regions.clone());
@@ -237,6 +311,12 @@ impl Connection {
             }
         }
     }
+}
+
+fn admin_client(channel: Channel) -> AdminClient<Channel> {
+    AdminClient::new(channel)
+        .max_decoding_message_size(MAX_MESSAGE_BYTES)
+        .max_encoding_message_size(MAX_MESSAGE_BYTES)
 }
 
 /// An endpoint for `addr`, adding `http://` to a bare `host:port`.

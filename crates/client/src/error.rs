@@ -36,9 +36,23 @@ impl Error {
     }
 
     /// An error from a gRPC status, with the code from its metadata (see
-    /// [`strata_proto::code_of`]).
+    /// [`strata_proto::code_of`]). A status the transport made for a connection lost
+    /// mid-request (gRPC `UNKNOWN` with a transport error as its source, no code from a
+    /// server) is `UNAVAILABLE`: the server may be gone, and only requests safe to repeat are
+    /// retried after it.
     pub fn from_status(status: &Status) -> Error {
-        Error::new(strata_proto::code_of(status), status.message())
+        let mut code = strata_proto::code_of(status);
+        let from_server = status
+            .metadata()
+            .contains_key(strata_proto::ERROR_METADATA_KEY);
+        if code == ErrorCode::Unknown
+            && !from_server
+            && (std::error::Error::source(status).is_some()
+                || status.message() == "transport error")
+        {
+            code = ErrorCode::Unavailable;
+        }
+        Error::new(code, status.message())
     }
 
     /// An `UNKNOWN` error for a response the client cannot read.
@@ -89,6 +103,14 @@ fn code_name(code: ErrorCode) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_lost_connection_is_unavailable() {
+        let lost = Status::new(tonic::Code::Unknown, "transport error");
+        assert_eq!(Error::from_status(&lost).code, ErrorCode::Unavailable);
+        let from_server = strata_proto::status(ErrorCode::Unknown, "internal error: x");
+        assert_eq!(Error::from_status(&from_server).code, ErrorCode::Unknown);
+    }
 
     #[test]
     fn display_names_the_code() {

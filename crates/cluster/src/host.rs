@@ -18,4 +18,28 @@ pub trait RegionHost {
 
     /// Drops every region without flushing: the server lost its lease or its WAL.
     fn abort(&self);
+
+    /// Opens `region` at `epoch` without blocking the caller for long: `None` while the open
+    /// is still in progress (the caller asks again at its next tick), then its outcome, once.
+    /// A host whose opens take long (replaying recovered edits from shared storage) answers
+    /// `None` so the region server keeps renewing its lease meanwhile. The default opens at
+    /// once with [`RegionHost::open`].
+    fn try_open(&self, region: &str, epoch: u64) -> Option<Result<(), String>> {
+        Some(self.open(region, epoch))
+    }
+
+    /// Closes `region` without blocking the caller for long: `None` while its flush is still
+    /// in progress (the caller asks again at its next tick), then the outcome, once. The
+    /// region refuses writes from the first call. The default closes at once with
+    /// [`RegionHost::close`].
+    fn try_close(&self, region: &str) -> Option<Result<(), String>> {
+        Some(self.close(region))
+    }
+
+    /// Gives up an open [`RegionHost::try_open`] left in progress: the region was ordered
+    /// closed meanwhile. The host must not serve it. The default does nothing (opens finish
+    /// at once).
+    fn cancel_open(&self, region: &str) {
+        let _ = region;
+    }
 }

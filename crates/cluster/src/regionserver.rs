@@ -313,12 +313,14 @@ impl<K: Kv, H: RegionHost> RegionServer<K, H> {
                     } else {
                         opens += 1;
                         self.seen.insert(region.clone(), epoch);
-                        match self.host.open(&region, epoch) {
-                            Ok(()) => {
+                        match self.host.try_open(&region, epoch) {
+                            // Still opening: no acknowledgement yet; asked again next tick.
+                            None => continue,
+                            Some(Ok(())) => {
                                 self.regions.insert(region.clone(), epoch);
                                 Ack::Opened(epoch)
                             }
-                            Err(_) => {
+                            Some(Err(_)) => {
                                 self.failed.insert(region.clone(), epoch);
                                 Ack::FailedOpen(epoch)
                             }
@@ -327,11 +329,19 @@ impl<K: Kv, H: RegionHost> RegionServer<K, H> {
                 }
                 Order::Close { epoch } => {
                     if self.regions.contains_key(&region) {
-                        if let Err(e) = self.host.close(&region) {
-                            self.abort(&format!("close of {region} failed: {e}"));
-                            return;
+                        match self.host.try_close(&region) {
+                            // Still flushing: acknowledged at a later tick.
+                            None => continue,
+                            Some(Err(e)) => {
+                                self.abort(&format!("close of {region} failed: {e}"));
+                                return;
+                            }
+                            Some(Ok(())) => {
+                                self.regions.remove(&region);
+                            }
                         }
-                        self.regions.remove(&region);
+                    } else {
+                        self.host.cancel_open(&region);
                     }
                     Ack::Closed(epoch)
                 }

@@ -62,6 +62,9 @@ pub struct ServerConfig {
     pub slow_op_threshold: std::time::Duration,
     /// Width of a column of the key-access heatmap; default 10 s (60 columns: 10 minutes).
     pub heatmap_slot: std::time::Duration,
+    /// A directory below `wal/` for this server's WAL (cluster mode: one per region server,
+    /// `wal/<server>/`, so another server can fence and split it); `None` uses `wal/` itself.
+    pub wal_subdir: Option<String>,
 }
 
 impl ServerConfig {
@@ -89,6 +92,7 @@ impl ServerConfig {
             storage: strata_storage::vfs::Storage::local(),
             slow_op_threshold: std::time::Duration::from_secs(1),
             heatmap_slot: std::time::Duration::from_secs(10),
+            wal_subdir: None,
         }
     }
 

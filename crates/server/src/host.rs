@@ -172,7 +172,12 @@ impl RegionServer {
             .with_files(storage.files.clone()),
         );
         let wal = Arc::new(Wal::open_with(
-            crate::wal_place::wal_dir(storage, &volumes, config.wal_storage_policy)?,
+            crate::wal_place::wal_dir(
+                storage,
+                &volumes,
+                config.wal_storage_policy,
+                config.wal_subdir.as_deref(),
+            )?,
             config.wal.clone(),
             storage.logs.clone(),
         )?);

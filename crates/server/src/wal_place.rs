@@ -26,8 +26,13 @@ pub(crate) fn wal_dir(
     storage: &Storage,
     volumes: &Volumes,
     policy: StoragePolicy,
+    subdir: Option<&str>,
 ) -> Result<PathBuf> {
-    let rel = Path::new(ServerConfig::WAL_DIR);
+    let mut rel = PathBuf::from(ServerConfig::WAL_DIR);
+    if let Some(sub) = subdir {
+        rel.push(sub);
+    }
+    let rel = rel.as_path();
     if !storage.is_local() {
         // A shared store places the WAL's blocks by the policy of its directory (seed 001).
         let dir = volumes.root().join(rel);
@@ -114,12 +119,12 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
         let first = Volumes::new(&a, StorageType::Hdd, Vec::new()).unwrap();
-        let wal = wal_dir(&Storage::local(), &first, StoragePolicy::Hot).unwrap();
+        let wal = wal_dir(&Storage::local(), &first, StoragePolicy::Hot, None).unwrap();
         std::fs::write(wal.join("segment"), b"x").unwrap();
         // The whole data directory moves; its WAL moves with it.
         std::fs::rename(&a, &b).unwrap();
         let second = Volumes::new(&b, StorageType::Hdd, Vec::new()).unwrap();
-        let wal = wal_dir(&Storage::local(), &second, StoragePolicy::Hot).unwrap();
+        let wal = wal_dir(&Storage::local(), &second, StoragePolicy::Hot, None).unwrap();
         assert_eq!(std::fs::read(wal.join("segment")).unwrap(), b"x");
         let marker = std::fs::read_to_string(b.join(WAL_LOCATION)).unwrap();
         assert!(
@@ -137,11 +142,11 @@ mod tests {
             path: ram.clone(),
         };
         let first = Volumes::new(&data, StorageType::Hdd, vec![ram_volume]).unwrap();
-        let wal = wal_dir(&Storage::local(), &first, StoragePolicy::LazyPersist).unwrap();
+        let wal = wal_dir(&Storage::local(), &first, StoragePolicy::LazyPersist, None).unwrap();
         assert!(wal.starts_with(ram.canonicalize().unwrap()));
         std::fs::write(wal.join("segment"), b"y").unwrap();
         let second = Volumes::new(&data, StorageType::Hdd, Vec::new()).unwrap();
-        let wal = wal_dir(&Storage::local(), &second, StoragePolicy::Hot).unwrap();
+        let wal = wal_dir(&Storage::local(), &second, StoragePolicy::Hot, None).unwrap();
         assert_eq!(std::fs::read(wal.join("segment")).unwrap(), b"y");
         assert!(!ram.join("wal").exists());
     }

@@ -29,6 +29,13 @@ pub struct Args {
     /// Non-interactive: stop at the first failing statement and exit with status 1.
     #[arg(short = 'n', long = "noninteractive")]
     noninteractive: bool,
+    /// Connect to a cluster through etcd (endpoints, comma-separated host:port) instead of
+    /// --server: any live region server answers locations and table DDL.
+    #[arg(long, value_delimiter = ',')]
+    etcd: Vec<String>,
+    /// The cluster's name, with --etcd.
+    #[arg(long, default_value = "default")]
+    cluster: String,
 }
 
 /// Runs the shell.
@@ -42,7 +49,14 @@ pub fn run(args: &Args) -> Result<(), String> {
         .enable_all()
         .build()
         .map_err(|e| e.to_string())?;
-    let conn = runtime.block_on(connect(&args.server))?;
+    let conn = if args.etcd.is_empty() {
+        runtime.block_on(connect(&args.server))?
+    } else {
+        let addrs = crate::cluster_cmd::server_addresses(&args.etcd, &args.cluster)?;
+        runtime
+            .block_on(Connection::connect_any(&addrs, Default::default()))
+            .map_err(|e| format!("cannot reach the cluster's region servers {addrs:?}: {e}"))?
+    };
     let interactive = args.file.is_none() && !args.noninteractive && io::stdin().is_terminal();
     if interactive {
         return interactive_loop(&runtime, &conn);

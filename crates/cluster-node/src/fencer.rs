@@ -1,0 +1,142 @@
+//! [`LogFencer`]: the master's [`WalFencer`] on the shared log store. Fencing recovers the
+//! lease of every file in the dead server's WAL directory (HDFS `recover_lease`), so the
+//! server can never append again; splitting writes its edits out per region
+//! ([`crate::recovered::split_wal`]). Both can take seconds on HDFS, longer than a master may
+//! block its tick (its own lease must be renewed), so each runs on a thread of its own and
+//! the master is answered "pending" until it finishes.
+
+use std::collections::HashMap;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+use strata_cluster::lease::Millis;
+use strata_cluster::wal::{Fence, WalError, WalFencer};
+use strata_storage::vfs::Storage;
+
+use crate::names::wal_dir;
+use crate::recovered::split_wal;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Job {
+    Running,
+    Done,
+    Failed(String),
+}
+
+/// Fences and splits dead region servers' WALs under a shared root.
+#[derive(Clone)]
+pub struct LogFencer {
+    storage: Storage,
+    root: PathBuf,
+    /// Jobs by (`fence` | `split`, server).
+    jobs: Arc<Mutex<HashMap<(&'static str, String), Job>>>,
+}
+
+impl LogFencer {
+    /// A fencer for the WALs under `root` in `storage`.
+    pub fn new(storage: Storage, root: PathBuf) -> LogFencer {
+        LogFencer {
+            storage,
+            root,
+            jobs: Arc::default(),
+        }
+    }
+
+    /// Runs `work` on its own thread once per (kind, server) until it succeeds; answers
+    /// whether it is done, and a failure once (the next call starts it again).
+    fn run(
+        &self,
+        kind: &'static str,
+        server: &str,
+        work: impl FnOnce(Storage, PathBuf, String) -> Result<(), String> + Send + 'static,
+    ) -> Result<bool, WalError> {
+        let key = (kind, server.to_string());
+        let mut guard = self.jobs.lock();
+        let jobs = &mut *guard;
+        match jobs.get(&key).cloned() {
+            Some(Job::Done) => return Ok(true),
+            Some(Job::Running) => return Ok(false),
+            Some(Job::Failed(why)) => {
+                jobs.remove(&key);
+                return Err(WalError(why));
+            }
+            None => {}
+        }
+        jobs.insert(key.clone(), Job::Running);
+        let retry_key = key.clone();
+        drop(guard);
+        let (storage, root, jobs) = (self.storage.clone(), self.root.clone(), self.jobs.clone());
+        let server = server.to_string();
+        let spawned = std::thread::Builder::new()
+            .name(format!("wal-{kind}"))
+            .spawn(move || {
+                let started = std::time::Instant::now();
+                let outcome = work(storage, root, server.clone());
+                match &outcome {
+                    Ok(()) => tracing::info!(
+                        server = %server,
+                        ms = started.elapsed().as_millis() as u64,
+                        "WAL {kind} done"
+                    ),
+                    Err(e) => tracing::warn!(server = %server, error = %e, "WAL {kind} failed"),
+                }
+                jobs.lock().insert(
+                    key,
+                    match outcome {
+                        Ok(()) => Job::Done,
+                        Err(e) => Job::Failed(e),
+                    },
+                );
+            });
+        if let Err(e) = spawned {
+            self.jobs.lock().remove(&retry_key);
+            return Err(WalError(format!("cannot start the WAL {kind}: {e}")));
+        }
+        Ok(false)
+    }
+}
+
+/// Recovers the lease of every file in `server`'s WAL directory.
+///
+/// # Errors
+/// Listing failed or a lease was not recovered in time.
+pub fn fence_wal(storage: &Storage, root: &Path, server: &str) -> Result<usize, String> {
+    let dir = wal_dir(root, server);
+    let files = match storage.logs.list(&dir) {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(0),
+        Err(e) => return Err(format!("list {}: {e}", storage.logs.url(&dir))),
+    };
+    let mut n = 0;
+    for f in files.iter().filter(|f| !f.is_dir) {
+        let path = dir.join(&f.name);
+        storage
+            .logs
+            .recover_lease(&path)
+            .map_err(|e| format!("recover the lease of {}: {e}", storage.logs.url(&path)))?;
+        n += 1;
+    }
+    Ok(n)
+}
+
+impl WalFencer for LogFencer {
+    fn fence(&self, server: &str, _now: Millis) -> Result<Fence, WalError> {
+        let done = self.run("fence", server, |storage, root, server| {
+            fence_wal(&storage, &root, &server).map(|_| ())
+        })?;
+        Ok(if done { Fence::Done } else { Fence::Pending })
+    }
+
+    fn split(&self, server: &str) -> Result<(), WalError> {
+        let done = self.run("split", server, |storage, root, server| {
+            split_wal(&storage, &root, &server).map(|_| ())
+        })?;
+        if done {
+            Ok(())
+        } else {
+            Err(WalError(format!("the split of {server}'s WAL is running")))
+        }
+    }
+}

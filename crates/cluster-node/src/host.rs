@@ -1,0 +1,249 @@
+//! [`StorageHost`]: the [`RegionHost`] of a region server with data. An open order opens the
+//! region from the shared root (its key range from its record in etcd, its schema from
+//! `schema/<table>`), replaying recovered edits first; a close order flushes it; an abort
+//! forgets every region without flushing (their edits stay in this server's WAL, which the
+//! master fences and splits).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use parking_lot::Mutex;
+use strata_cluster::host::RegionHost;
+use strata_cluster::kv::Kv;
+use strata_cluster::layout::Layout;
+use strata_cluster::record::RegionRecord;
+use strata_server::RegionServer;
+use strata_storage::manifest::RegionInfo;
+
+use crate::names::region_id;
+use crate::recovered::replay_recovered;
+use crate::schema::get_schema;
+
+/// Where an open stands.
+enum Slot {
+    /// Running on its own thread, for this epoch.
+    Opening(u64),
+    /// Open under this storage id.
+    Open(u64),
+    /// Failed at this epoch (reported once).
+    Failed(u64, String),
+    /// Being closed (flushed) on its own thread.
+    Closing,
+    /// Closed, or its flush failed (reported once).
+    Closed(Result<(), String>),
+}
+
+struct Shared<K> {
+    server: Arc<RegionServer>,
+    kv: Arc<K>,
+    layout: Layout,
+    root: PathBuf,
+    /// Regions by cluster name.
+    slots: Mutex<BTreeMap<String, Slot>>,
+}
+
+/// Regions of a cluster opened on a [`RegionServer`] over the shared root. Opens run on
+/// threads of their own ([`RegionHost::try_open`]), so replaying recovered edits from shared
+/// storage never delays the lease's renewals.
+pub struct StorageHost<K: Kv> {
+    shared: Arc<Shared<K>>,
+}
+
+impl<K: Kv + Send + Sync + 'static> StorageHost<K> {
+    /// A host opening regions of the cluster under `layout` (read through `kv`) from `root` on
+    /// `server`'s storage.
+    pub fn new(server: Arc<RegionServer>, kv: Arc<K>, layout: Layout, root: PathBuf) -> Self {
+        StorageHost {
+            shared: Arc::new(Shared {
+                server,
+                kv,
+                layout,
+                root,
+                slots: Mutex::new(BTreeMap::new()),
+            }),
+        }
+    }
+
+    /// The region server.
+    pub fn server(&self) -> &Arc<RegionServer> {
+        &self.shared.server
+    }
+
+    /// The regions open here (cluster names).
+    pub fn regions(&self) -> Vec<String> {
+        self.shared
+            .slots
+            .lock()
+            .iter()
+            .filter(|(_, s)| matches!(s, Slot::Open(_)))
+            .map(|(r, _)| r.clone())
+            .collect()
+    }
+}
+
+impl<K: Kv> Shared<K> {
+    fn open_now(&self, region: &str) -> Result<u64, String> {
+        let (table, id) = region_id(region).ok_or_else(|| format!("bad region name {region}"))?;
+        let record = self
+            .kv
+            .get(&self.layout.region(region))
+            .map_err(|e| e.to_string())?
+            .ok_or_else(|| format!("region {region} has no record"))?;
+        let record = RegionRecord::decode(&record.value).map_err(|e| e.to_string())?;
+        let schema = get_schema(self.kv.as_ref(), &self.layout, &table)?;
+        let info = RegionInfo {
+            table: schema.name.to_string(),
+            region_id: id,
+            start_row: Bytes::from(record.start),
+            end_row: Bytes::from(record.end),
+        };
+        let started = std::time::Instant::now();
+        let replayed = replay_recovered(&self.server, &self.root, &schema, &info)?;
+        self.server
+            .open_region(&schema, &info)
+            .map_err(|e| format!("open {region}: {e}"))?;
+        tracing::info!(
+            region,
+            recovered = replayed,
+            ms = started.elapsed().as_millis() as u64,
+            "region open"
+        );
+        Ok(id)
+    }
+
+    /// Records the outcome of the open of `region` at `epoch`, unless it was given up (then
+    /// the region is closed again).
+    fn finish(&self, region: &str, epoch: u64, outcome: Result<u64, String>) {
+        let mut slots = self.slots.lock();
+        let wanted = matches!(slots.get(region), Some(Slot::Opening(e)) if *e == epoch);
+        match (wanted, outcome) {
+            (true, Ok(id)) => {
+                slots.insert(region.to_string(), Slot::Open(id));
+            }
+            (true, Err(e)) => {
+                tracing::warn!(region, error = %e, "region open failed");
+                slots.insert(region.to_string(), Slot::Failed(epoch, e));
+            }
+            (false, Ok(id)) => {
+                drop(slots);
+                let _ = self.server.close_region(id, true);
+            }
+            (false, Err(_)) => {}
+        }
+    }
+}
+
+impl<K: Kv + Send + Sync + 'static> RegionHost for StorageHost<K> {
+    fn open(&self, region: &str, epoch: u64) -> Result<(), String> {
+        loop {
+            match self.try_open(region, epoch) {
+                Some(outcome) => return outcome,
+                None => std::thread::sleep(std::time::Duration::from_millis(10)),
+            }
+        }
+    }
+
+    fn try_open(&self, region: &str, epoch: u64) -> Option<Result<(), String>> {
+        let mut slots = self.shared.slots.lock();
+        match slots.get(region) {
+            Some(Slot::Open(_)) => return Some(Ok(())),
+            Some(Slot::Opening(e)) if *e == epoch => return None,
+            Some(Slot::Failed(e, _)) if *e == epoch => {
+                let Some(Slot::Failed(_, why)) = slots.remove(region) else {
+                    return None;
+                };
+                return Some(Err(why));
+            }
+            _ => {}
+        }
+        slots.insert(region.to_string(), Slot::Opening(epoch));
+        drop(slots);
+        let shared = self.shared.clone();
+        let name = region.to_string();
+        let spawned = std::thread::Builder::new()
+            .name("region-open".into())
+            .spawn(move || {
+                let outcome = shared.open_now(&name);
+                shared.finish(&name, epoch, outcome);
+            });
+        match spawned {
+            Ok(_) => None,
+            Err(e) => {
+                self.shared.slots.lock().remove(region);
+                Some(Err(format!("cannot start the open of {region}: {e}")))
+            }
+        }
+    }
+
+    fn try_close(&self, region: &str) -> Option<Result<(), String>> {
+        let mut slots = self.shared.slots.lock();
+        let id = match slots.get(region) {
+            Some(Slot::Open(id)) => *id,
+            Some(Slot::Closing) => return None,
+            Some(Slot::Closed(_)) => {
+                let Some(Slot::Closed(outcome)) = slots.remove(region) else {
+                    return None;
+                };
+                return Some(outcome);
+            }
+            _ => return Some(Ok(())),
+        };
+        slots.insert(region.to_string(), Slot::Closing);
+        drop(slots);
+        let shared = self.shared.clone();
+        let name = region.to_string();
+        let spawned = std::thread::Builder::new()
+            .name("region-close".into())
+            .spawn(move || {
+                let outcome = shared
+                    .server
+                    .close_region(id, true)
+                    .map_err(|e| format!("close {name}: {e}"));
+                let mut slots = shared.slots.lock();
+                if matches!(slots.get(&name), Some(Slot::Closing)) {
+                    slots.insert(name, Slot::Closed(outcome));
+                }
+            });
+        match spawned {
+            Ok(_) => None,
+            Err(e) => {
+                self.shared
+                    .slots
+                    .lock()
+                    .insert(region.to_string(), Slot::Open(id));
+                Some(Err(format!("cannot start the close of {region}: {e}")))
+            }
+        }
+    }
+
+    fn cancel_open(&self, region: &str) {
+        let mut slots = self.shared.slots.lock();
+        if matches!(slots.get(region), Some(Slot::Opening(_) | Slot::Failed(..))) {
+            slots.remove(region);
+        }
+    }
+
+    fn close(&self, region: &str) -> Result<(), String> {
+        let id = match self.shared.slots.lock().get(region) {
+            Some(Slot::Open(id)) => *id,
+            _ => return Ok(()),
+        };
+        self.shared
+            .server
+            .close_region(id, true)
+            .map_err(|e| format!("close {region}: {e}"))?;
+        self.shared.slots.lock().remove(region);
+        Ok(())
+    }
+
+    fn abort(&self) {
+        let slots = std::mem::take(&mut *self.shared.slots.lock());
+        for slot in slots.into_values() {
+            if let Slot::Open(id) = slot {
+                let _ = self.shared.server.close_region(id, false);
+            }
+        }
+    }
+}

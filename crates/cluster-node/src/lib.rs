@@ -1,0 +1,24 @@
+//! Cluster mode's data path (RFC 0012, "Storage"): a region server that opens the regions etcd
+//! orders it to from the shared root and serves them over gRPC, the master's WAL fencer and
+//! splitter on the shared log store, and the admin service that lets clients locate regions
+//! from etcd's records without the master.
+//!
+//! Module map:
+//! - [`names`]: region ids, server WAL directories and recovered-edits directories.
+//! - [`schema`]: table schemas in etcd.
+//! - [`recovered`]: splitting a dead server's WAL per region, replaying it at open.
+//! - [`fencer`]: [`fencer::LogFencer`], the master's `WalFencer`.
+//! - [`host`]: [`host::StorageHost`], the region server's `RegionHost`.
+//! - [`admin`]: [`admin::ClusterAdmin`], the admin service of a region server.
+//! - [`serve`]: running a region server: gRPC, the lease gate, the coordination loop.
+//!
+//! This crate joins `strata-cluster` (no storage) and the storage and server crates (no
+//! cluster), so neither depends on the other (DESIGN §10).
+
+pub mod admin;
+pub mod fencer;
+pub mod host;
+pub mod names;
+pub mod recovered;
+pub mod schema;
+pub mod serve;

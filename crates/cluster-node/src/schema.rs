@@ -1,0 +1,59 @@
+//! Table schemas in etcd: `schema/<table>` holds the table's `TableSchema` (protobuf), written
+//! by the client that creates the table, just before its create request, and read by the
+//! region servers that open its regions.
+
+use prost::Message;
+use strata_cluster::kv::{Compare, Kv, Op, Txn};
+use strata_cluster::layout::Layout;
+use strata_model::schema::TableDescriptor;
+use strata_proto::convert::{table_from_pb, table_to_pb};
+use strata_proto::pb;
+
+/// The key of `table`'s schema.
+pub fn schema_key(layout: &Layout, table: &str) -> String {
+    format!("{}schema/{table}", layout.root())
+}
+
+/// Records `table`'s schema unless the table exists (its record is in etcd).
+///
+/// # Errors
+/// The table exists, or etcd failed.
+pub fn put_schema<K: Kv + ?Sized>(
+    kv: &K,
+    layout: &Layout,
+    table: &TableDescriptor,
+) -> Result<(), String> {
+    let name = table.name.to_string();
+    let out = kv
+        .txn(Txn {
+            compares: vec![Compare::CreateRevision(layout.table(&name), 0)],
+            success: vec![Op::put(
+                schema_key(layout, &name),
+                table_to_pb(table).encode_to_vec(),
+            )],
+        })
+        .map_err(|e| e.to_string())?;
+    if out.succeeded {
+        Ok(())
+    } else {
+        Err(format!("table {name} exists"))
+    }
+}
+
+/// `table`'s schema.
+///
+/// # Errors
+/// No schema recorded, a malformed one, or etcd failed.
+pub fn get_schema<K: Kv + ?Sized>(
+    kv: &K,
+    layout: &Layout,
+    table: &str,
+) -> Result<TableDescriptor, String> {
+    let found = kv
+        .get(&schema_key(layout, table))
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| format!("no schema recorded for table {table}"))?;
+    let schema = pb::TableSchema::decode(found.value.as_slice())
+        .map_err(|e| format!("schema of {table}: {e}"))?;
+    table_from_pb(schema).map_err(|e| format!("schema of {table}: {e}"))
+}
