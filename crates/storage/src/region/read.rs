@@ -141,11 +141,14 @@ impl Region {
         qualifiers: Option<&BTreeSet<Bytes>>,
     ) -> Result<Vec<SourceCursor>> {
         let counters = &self.inner.counters;
+        // The memtable before the files: a flush installs its file before it empties the
+        // memtable, so a memtable seen empty here has every visible cell in the files taken
+        // after it (and a memtable taken first still holds what a flush moves meanwhile).
+        let memtable = (get.is_none() || !store.memtable.is_empty())
+            .then(|| SourceCursor::Memtable(store.memtable.iter(read_point)));
         let files = store.files();
         let mut sources = Vec::with_capacity(files.len() + 1);
-        if get.is_none() || !store.memtable.is_empty() {
-            sources.push(SourceCursor::Memtable(store.memtable.iter(read_point)));
-        }
+        sources.extend(memtable);
         for file in files.iter() {
             let info = file.reader.info();
             // A file entirely older than the range holds nothing the read sees, not even a
