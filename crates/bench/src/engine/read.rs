@@ -76,11 +76,14 @@ pub fn run(cfg: &Config, out: &mut dyn Write) -> io::Result<()> {
         "p50 µs",
         "p99 µs",
         "max µs",
+        "CPU µs/query",
     ]);
     // Warm-up, unreported.
     measure(&engine, cfg, None, Duration::from_secs(cfg.seconds.min(5)))?;
     for (name, dist) in [("zipfian", Some(zipf.clone())), ("uniform", None)] {
+        let cpu0 = process_cpu_seconds();
         let rec = measure(&engine, cfg, dist, Duration::from_secs(cfg.seconds))?;
+        let cpu = cpu0.zip(process_cpu_seconds()).map(|(a, b)| b - a);
         let (p50, p99, _, max) = rec.percentiles();
         let n = rec.len();
         t.row(vec![
@@ -101,6 +104,9 @@ pub fn run(cfg: &Config, out: &mut dyn Write) -> io::Result<()> {
             p50.to_string(),
             p99.to_string(),
             max.to_string(),
+            cpu.map_or("-".to_string(), |c| {
+                format!("{:.2}", c * 1e6 / n.max(1) as f64)
+            }),
         ]);
     }
     writeln!(
@@ -128,6 +134,21 @@ fn measure(
             .map_err(|e| e.to_string())
     })
     .map_err(io::Error::other)
+}
+
+/// CPU time (user + system) this process has used, in seconds, from `/proc/self/stat`
+/// (`None` where it is missing). Divided by the queries of a phase it is the whole
+/// process's cost per query (readers, and any background work), robust to other load on the
+/// machine, which wall-clock rates are not.
+fn process_cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name (which may hold spaces) in parentheses.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name.
+    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    // The kernel reports in USER_HZ, 100 on every Linux platform.
+    Some(ticks as f64 / 100.0)
 }
 
 /// `threads` readers calling `get` on row numbers drawn from `zipf` (uniform over

@@ -112,6 +112,18 @@ impl IndexBlock {
         }
     }
 
+    /// Entry `i`'s separator key alone (a search step need not decode the handle).
+    ///
+    /// Requires: `i < self.len()`.
+    #[inline]
+    fn entry_key(&self, i: usize) -> KeyView<'_> {
+        let mut pos = self.offsets[i] as usize;
+        match key_codec::get_key(&self.data, &mut pos) {
+            Some(k) => k,
+            None => unreachable!("index entries were validated by parse"),
+        }
+    }
+
     /// Entry `i`'s key, owned.
     pub fn key(&self, i: usize) -> CellKey {
         self.entry(i).0.to_key()
@@ -129,7 +141,7 @@ impl IndexBlock {
         let (mut lo, mut hi) = (0, self.len());
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
-            if compare_keys(self.entry(mid).0.parts(), target.parts()).is_le() {
+            if compare_keys(self.entry_key(mid).parts(), target.parts()).is_le() {
                 lo = mid + 1;
             } else {
                 hi = mid;

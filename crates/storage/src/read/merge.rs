@@ -28,6 +28,14 @@ impl<C: Cursor> MergeCursor<C> {
         }
     }
 
+    /// Merges `sources` (newest first) that are already positioned where the merge starts:
+    /// the cursor is then on the smallest of their current cells, without seeking again.
+    pub fn positioned(sources: Vec<C>) -> MergeCursor<C> {
+        let mut merged = MergeCursor::new(sources);
+        merged.pick();
+        merged
+    }
+
     fn pick(&mut self) -> bool {
         let mut best: Option<usize> = None;
         for (i, s) in self.sources.iter().enumerate() {

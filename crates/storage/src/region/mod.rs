@@ -32,6 +32,7 @@ mod listing;
 mod merge;
 mod mvcc;
 mod open;
+mod point_get;
 mod read;
 mod read_points;
 mod row_locks;
@@ -97,7 +98,8 @@ pub struct RegionConfig {
 pub struct Counters {
     /// Store files a read skipped because their time range missed the read's.
     pub files_skipped_time_range: AtomicU64,
-    /// Store files a get skipped because their bloom filter ruled the row or column out.
+    /// Store files a get skipped because their key range or bloom filter ruled the row or
+    /// column out.
     pub files_skipped_bloom: AtomicU64,
     /// Store files a read opened a cursor on.
     pub files_read: AtomicU64,

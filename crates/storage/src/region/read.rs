@@ -39,6 +39,9 @@ impl Region {
 
     /// A get at `read_point` (`u64::MAX` under a row lock: every completed write to the row).
     pub(crate) fn get_unlocked(&self, get: &Get, read_point: u64) -> Result<Vec<Cell>> {
+        if get.filter.is_none() {
+            return self.point_get(get, read_point);
+        }
         let mut families = self.family_reads(
             &get.columns,
             get.time_range,
@@ -115,17 +118,7 @@ impl Region {
         };
         let mut reads = Vec::new();
         for (store, qualifiers) in chosen {
-            let spec = ReadSpec {
-                time_range,
-                max_versions: max_versions.min(store.family.versions).max(1),
-                min_versions: store.family.min_versions,
-                expired_before: match store.family.ttl {
-                    Ttl::Forever => i64::MIN,
-                    ttl => ttl.millis().map_or(i64::MIN, |ms| now.saturating_sub(ms)),
-                },
-                keep_deleted: store.family.keep_deleted_cells,
-                read_point,
-            };
+            let spec = read_spec(store, time_range, max_versions, read_point, now);
             let sources = self.sources(store, &time_range, read_point, get, qualifiers.as_ref())?;
             reads.push(FamilyRead {
                 family: store.name.clone(),
@@ -137,8 +130,9 @@ impl Region {
         Ok(reads)
     }
 
-    /// The memtable and the files a read must consult, newest first.
-    fn sources(
+    /// The memtable and the files a read must consult, newest first. For a get, an empty
+    /// memtable and the files whose key range or bloom filter rule the row out are left out.
+    pub(super) fn sources(
         &self,
         store: &Store,
         time_range: &TimeRange,
@@ -147,8 +141,15 @@ impl Region {
         qualifiers: Option<&BTreeSet<Bytes>>,
     ) -> Result<Vec<SourceCursor>> {
         let counters = &self.inner.counters;
-        let mut sources = vec![SourceCursor::Memtable(store.memtable.iter(read_point))];
-        for file in store.files().iter() {
+        // The memtable before the files: a flush installs its file before it empties the
+        // memtable, so a memtable seen empty here has every visible cell in the files taken
+        // after it (and a memtable taken first still holds what a flush moves meanwhile).
+        let memtable = (get.is_none() || !store.memtable.is_empty())
+            .then(|| SourceCursor::Memtable(store.memtable.iter(read_point)));
+        let files = store.files();
+        let mut sources = Vec::with_capacity(files.len() + 1);
+        sources.extend(memtable);
+        for file in files.iter() {
             let info = file.reader.info();
             // A file entirely older than the range holds nothing the read sees, not even a
             // delete marker that matters; a file entirely newer may still hold markers that
@@ -162,6 +163,10 @@ impl Region {
                 continue;
             }
             if let Some(get) = get {
+                if !row_in_file(&get.row, info) {
+                    counters.files_skipped_bloom.fetch_add(1, Ordering::Relaxed);
+                    continue;
+                }
                 let may = match qualifiers {
                     Some(qs) if !qs.is_empty() => {
                         let mut any = false;
@@ -187,27 +192,78 @@ impl Region {
     }
 }
 
+/// What a read of `store` sees: the family's versions, TTL and deleted-cell settings applied
+/// to the read's time range, versions and read point, at `now` (ms).
+pub(super) fn read_spec(
+    store: &Store,
+    time_range: TimeRange,
+    max_versions: u32,
+    read_point: u64,
+    now: i64,
+) -> ReadSpec {
+    ReadSpec {
+        time_range,
+        max_versions: max_versions.min(store.family.versions).max(1),
+        min_versions: store.family.min_versions,
+        expired_before: match store.family.ttl {
+            Ttl::Forever => i64::MIN,
+            ttl => ttl.millis().map_or(i64::MIN, |ms| now.saturating_sub(ms)),
+        },
+        keep_deleted: store.family.keep_deleted_cells,
+        read_point,
+    }
+}
+
+/// False when the file's first and last keys show it holds no cell of `row` (a file without
+/// them, or a half of a parent file, is not ruled out: the parent's range covers the half's).
+fn row_in_file(row: &[u8], info: &strata_sstable::FileInfo) -> bool {
+    match (&info.first_key, &info.last_key) {
+        (Some(first), Some(last)) => {
+            compare_bytes(row, &first.row).is_ge() && compare_bytes(row, &last.row).is_le()
+        }
+        _ => true,
+    }
+}
+
 /// Appends the visible cells of `row` from `f` (positioned at or before the row's first cell)
 /// to `out`, leaving the cursor on the first cell after the row.
 fn read_row_of(f: &mut FamilyRead, row: &[u8], out: &mut Vec<Cell>) -> Result<()> {
-    while f.cursor.valid() {
-        let c = f.cursor.current();
+    read_row(
+        &mut f.cursor,
+        &f.family,
+        f.qualifiers.as_ref(),
+        &mut f.visibility,
+        row,
+        out,
+    )
+}
+
+/// Appends the visible cells of `row` from `cursor` (positioned at or before the row's first
+/// cell) to `out`, leaving the cursor on the first cell after the row. `qualifiers`: the
+/// columns wanted (`None`: all).
+pub(super) fn read_row<C: Cursor>(
+    cursor: &mut C,
+    family: &Bytes,
+    qualifiers: Option<&BTreeSet<Bytes>>,
+    visibility: &mut Visibility,
+    row: &[u8],
+    out: &mut Vec<Cell>,
+) -> Result<()> {
+    while cursor.valid() {
+        let c = cursor.current();
         if compare_bytes(c.row, row).is_ne() {
             break;
         }
-        let verdict = f.visibility.decide(&c);
-        let wanted = f
-            .qualifiers
-            .as_ref()
-            .is_none_or(|qs| qs.contains(c.qualifier));
+        let verdict = visibility.decide(&c);
+        let wanted = qualifiers.is_none_or(|qs| qs.contains(c.qualifier));
         if verdict == Verdict::Include && wanted {
-            out.push(c.to_cell(&f.family));
+            out.push(c.to_cell(family));
         }
-        if f.visibility.column_done(c.qualifier) {
+        if visibility.column_done(c.qualifier) {
             let qualifier = c.qualifier.to_vec();
-            skip_column(f, row, qualifier)?;
+            skip_column(cursor, row, qualifier)?;
         } else {
-            f.cursor.next()?;
+            cursor.next()?;
         }
     }
     Ok(())
@@ -216,20 +272,20 @@ fn read_row_of(f: &mut FamilyRead, row: &[u8], out: &mut Vec<Cell>) -> Result<()
 /// Moves past the remaining versions of `qualifier` (a hot column updated many times keeps
 /// every version in the memtable until a flush): a few steps, then one seek to the next
 /// column, as HBase's `SEEK_NEXT_COL` does.
-fn skip_column(f: &mut FamilyRead, row: &[u8], mut qualifier: Vec<u8>) -> Result<()> {
+fn skip_column<C: Cursor>(cursor: &mut C, row: &[u8], mut qualifier: Vec<u8>) -> Result<()> {
     const STEPS_BEFORE_SEEK: usize = 4;
     for _ in 0..STEPS_BEFORE_SEEK {
-        f.cursor.next()?;
-        if !f.cursor.valid() {
+        cursor.next()?;
+        if !cursor.valid() {
             return Ok(());
         }
-        let c = f.cursor.current();
+        let c = cursor.current();
         if c.row != row || c.qualifier != qualifier.as_slice() {
             return Ok(());
         }
     }
     qualifier.push(0);
-    f.cursor.seek(&CellKey::first_on_column(
+    cursor.seek(&CellKey::first_on_column(
         Bytes::copy_from_slice(row),
         Bytes::from(qualifier),
     ))?;
