@@ -313,6 +313,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_disabled_observer_records_nothing() {
+        let o = Observer::new(Duration::ZERO, Duration::from_secs(1));
+        o.set_enabled(false);
+        let row = Bytes::from_static(b"r");
+        o.finish(o.start(Op::Get, "t1", &row, 10), false);
+        assert!(o.tables().is_empty());
+        assert!(o.slow_ops().is_empty());
+        o.set_enabled(true);
+        o.finish(o.start(Op::Get, "t1", &row, 10), true);
+        assert_eq!(o.find("t1").map(|t| t.requests()), Some(1));
+    }
+
+    #[test]
     fn requests_are_counted_per_table_and_op_and_slow_ones_kept() {
         let o = Observer::new(Duration::ZERO, Duration::from_secs(1));
         let row = Bytes::from_static(b"row\x01");
