@@ -11,5 +11,6 @@ pub mod bloom;
 pub mod encoding;
 pub mod engine;
 pub mod phoenix;
+pub mod progress;
 pub mod table;
 pub mod ycsb;

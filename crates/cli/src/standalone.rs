@@ -99,6 +99,10 @@ pub struct Args {
     /// Requests slower than this many milliseconds are logged as slow operations.
     #[arg(long, default_value_t = 1000)]
     slow_op_ms: u64,
+    /// Do not record requests (no request counts, latency histograms, heatmap or slow
+    /// operations): for measuring what recording them costs.
+    #[arg(long)]
+    no_request_metrics: bool,
 }
 
 /// Starts the HTTP endpoint unless disabled; a taken default port is logged, not fatal.
@@ -199,6 +203,10 @@ async fn serve(args: &Args) -> Result<(), String> {
     config.server.wal_storage_policy = args.wal_storage_policy;
     config.server.slow_op_threshold = std::time::Duration::from_millis(args.slow_op_ms);
     let server = Standalone::start(config).await.map_err(|e| e.to_string())?;
+    if args.no_request_metrics {
+        server.master().host().observer().set_enabled(false);
+        tracing::info!("request metrics are off (--no-request-metrics)");
+    }
     log_layout(args, server.addr(), &root.url);
     let catalog = server.master().catalog();
     println!(

@@ -185,6 +185,15 @@ impl From<MasterError> for HBaseError {
                 message,
                 true,
             ),
+            MasterError::NamespaceExists(n) => {
+                HBaseError::new("org.apache.hadoop.hbase.NamespaceExistException", n, true)
+            }
+            MasterError::NamespaceNotFound(n) => HBaseError::namespace_not_found(&n),
+            MasterError::NamespaceNotEmpty(_) => HBaseError::new(
+                "org.apache.hadoop.hbase.constraint.ConstraintException",
+                message,
+                true,
+            ),
             MasterError::InvalidArgument(_) => HBaseError::do_not_retry(message),
             MasterError::Storage(e) => HBaseError::from(&e),
             MasterError::Corrupt(_) | MasterError::Io { .. } => {

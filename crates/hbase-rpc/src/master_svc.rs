@@ -9,7 +9,7 @@ use std::sync::atomic::Ordering;
 
 use bytes::Bytes;
 use prost::Message;
-use strata_master::catalog::Catalog;
+use strata_master::catalog::{namespace_of, Catalog};
 
 use crate::context::Context;
 use crate::error::{HBaseError, HResult};
@@ -17,7 +17,6 @@ use crate::pb;
 use crate::region_name::META_TABLE;
 use crate::schema::{
     family_from_pb, table_from_pb, table_name_from_pb, table_name_pb, table_to_pb,
-    DEFAULT_NAMESPACE, SYSTEM_NAMESPACE,
 };
 
 fn decode<M: Message + Default>(param: &[u8]) -> HResult<M> {
@@ -35,19 +34,8 @@ fn run(ctx: &Context, f: impl FnOnce() -> strata_master::Result<()>) -> HResult<
     Ok(procedure(ctx))
 }
 
-fn namespace_of(table: &str) -> &str {
-    table
-        .split_once(':')
-        .map_or(DEFAULT_NAMESPACE, |(ns, _)| ns)
-}
-
 fn namespaces(catalog: &Catalog) -> BTreeSet<String> {
-    let mut out: BTreeSet<String> = [DEFAULT_NAMESPACE, SYSTEM_NAMESPACE]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-    out.extend(catalog.tables.keys().map(|t| namespace_of(t).to_string()));
-    out
+    catalog.all_namespaces()
 }
 
 fn namespace_pb(name: &str) -> pb::NamespaceDescriptor {
@@ -131,7 +119,35 @@ pub fn call(ctx: &Context, method: &str, param: &[u8]) -> HResult<Vec<u8>> {
             if table.name.to_string() == META_TABLE {
                 return Err(HBaseError::do_not_retry("hbase:meta cannot be created"));
             }
+            let ns = table.name.namespace().to_string();
+            if !namespaces(&master.catalog()).contains(&ns) {
+                return Err(HBaseError::namespace_not_found(&ns));
+            }
             run(ctx, || master.create_table(table, &req.split_keys))
+        }
+        "CreateNamespace" | "ModifyNamespace" => {
+            let req: pb::NamespaceDescriptorRequest = decode(param)?;
+            let d = &req.namespace_descriptor;
+            let name = std::str::from_utf8(&d.name)
+                .map_err(|_| HBaseError::do_not_retry("namespace name is not UTF-8"))?;
+            if let Some(c) = d.configuration.first() {
+                return Err(HBaseError::do_not_retry(format!(
+                    "namespace configuration ('{}') is not supported by Strata",
+                    c.name
+                )));
+            }
+            if method == "CreateNamespace" {
+                return run(ctx, || master.create_namespace(name));
+            }
+            // Nothing to modify without configuration: it only has to exist.
+            if !namespaces(&master.catalog()).contains(name) {
+                return Err(HBaseError::namespace_not_found(name));
+            }
+            Ok(procedure(ctx))
+        }
+        "DeleteNamespace" => {
+            let req: pb::NamespaceNameRequest = decode(param)?;
+            run(ctx, || master.delete_namespace(&req.namespace_name))
         }
         "DeleteTable" | "EnableTable" | "DisableTable" => {
             let req: pb::TableNameRequest = decode(param)?;

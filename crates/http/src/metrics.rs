@@ -20,6 +20,8 @@ use strata_master::Master;
 use strata_server::observe::Op;
 use strata_storage::events::{self, Snapshot, Work};
 
+mod stores;
+
 /// The content type of [`render`]'s output.
 pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
@@ -125,6 +127,7 @@ impl Collector for Figures {
         regions(&mut f, &self.0)?;
         work(&mut f, &self.0)?;
         wal(&mut f, &self.0)?;
+        stores::stores(&mut f, &self.0)?;
         caches(&mut f, &self.0)
     }
 }

@@ -100,6 +100,7 @@ pub fn router(state: State) -> Router {
         .route("/region", get(region))
         .route("/heatmap", get(heatmap))
         .route("/slow", get(slow))
+        .route("/history", get(history))
         .route("/config", get(config))
         .route("/metrics", get(metrics))
         .fallback(not_found)
@@ -146,6 +147,11 @@ async fn heatmap(Extract(s): Extract<State>, RawQuery(q): RawQuery) -> Page {
 async fn slow(Extract(s): Extract<State>, RawQuery(q): RawQuery) -> Page {
     params(q, &[])?;
     Ok(html(pages::slow::render(&s)))
+}
+
+async fn history(RawQuery(q): RawQuery) -> Page {
+    params(q, &[])?;
+    Ok(html(pages::history::render()))
 }
 
 async fn config(Extract(s): Extract<State>, RawQuery(q): RawQuery) -> Page {

@@ -122,6 +122,14 @@ async fn a_flush_on_a_full_volume_is_logged_with_region_family_and_file_and_coun
         "{}",
         metrics.body
     );
+    // And on the history page, with its region and the error.
+    let history = get(run.http.addr(), "/history").await;
+    assert_eq!(history.status, 200);
+    assert!(
+        history.body.contains("full_t") && history.body.contains("No space left"),
+        "{}",
+        history.body
+    );
     run.http.shutdown().await;
     // The final flush of the shutdown fails the same way; the WAL keeps the edits.
     assert!(run.server.shutdown().await.is_err());

@@ -5,6 +5,7 @@
 mod support;
 
 use strata_model::ops::{CheckAndMutate, Condition, Get, Put, RowMutations, Scan};
+use strata_model::schema::{CompactionPolicy, DateTiered};
 use support::exposition::{parse, Exposition};
 use support::{b, get, start, table};
 
@@ -56,6 +57,9 @@ const EXPECTED: &[&str] = &[
     "strata_row_cache_invalidations_total",
     "strata_row_cache_bytes",
     "strata_row_cache_capacity_bytes",
+    "strata_compaction_throughput_limit_bytes_per_second",
+    "strata_compaction_pressure_permille",
+    "strata_window_store_files",
 ];
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -66,6 +70,15 @@ async fn every_family_appears_after_a_workload_and_the_text_parses() {
     let mut desc = table("metrics_t", &["f"]);
     desc.families[0].row_cache = true;
     admin.create_table(&desc, &[b("m")]).await.unwrap();
+    // A date-tiered family, for the store files per window.
+    let mut dt = table("metrics_dt", &["d"]);
+    dt.families[0].compaction_policy = CompactionPolicy::DateTiered(DateTiered::default());
+    admin.create_table(&dt, &[]).await.unwrap();
+    let tdt = run.conn.table("metrics_dt").unwrap();
+    tdt.put(&Put::new(b("r")).add(b("d"), b("q"), b("v")))
+        .await
+        .unwrap();
+    admin.flush("metrics_dt").await.unwrap();
     let t = run.conn.table("metrics_t").unwrap();
     for i in 0..50 {
         t.put(&Put::new(b(&format!("row{i:03}"))).add(b("f"), b("q"), b("value")))
@@ -136,7 +149,14 @@ async fn every_family_appears_after_a_workload_and_the_text_parses() {
             response.body
         );
     }
-    assert_eq!(m.sum("strata_regions", &[]), 2.0);
+    assert_eq!(m.sum("strata_regions", &[]), 3.0);
+    assert_eq!(
+        m.sum(
+            "strata_window_store_files",
+            &[("table", "metrics_dt"), ("family", "d")]
+        ),
+        1.0
+    );
     assert!(m.sum("strata_flushes_total", &[]) >= 2.0);
     assert!(m.sum("strata_flushed_bytes_total", &[]) > 0.0);
     assert!(m.sum("strata_compactions_total", &[]) >= 1.0);

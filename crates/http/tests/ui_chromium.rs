@@ -153,7 +153,7 @@ async fn every_page_loads_in_chromium_without_errors_and_shows_the_table_and_reg
     std::fs::create_dir_all(&out).unwrap();
     let base = format!("http://{}", run.http.addr());
     let region_name = region.to_string();
-    let pages: [(&str, String, &[&str]); 6] = [
+    let pages: [(&str, String, &[&str]); 7] = [
         (
             "server",
             "/".to_owned(),
@@ -175,6 +175,16 @@ async fn every_page_loads_in_chromium_without_errors_and_shows_the_table_and_reg
             &["Key access: ui_table", "<svg", "k00"],
         ),
         ("slow", "/slow".to_owned(), &["Slow operations", "ui_table"]),
+        (
+            "history",
+            "/history".to_owned(),
+            &[
+                "Flush and compaction history",
+                "ui_table",
+                "flush",
+                &region_name,
+            ],
+        ),
         (
             "config",
             "/config".to_owned(),

@@ -3,7 +3,7 @@
 //! change is stored through the [`Coordinator`](crate::coordinator::Coordinator) before it
 //! takes effect on a region server.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use bytes::Bytes;
 use prost::Message;
@@ -52,6 +52,9 @@ pub struct Catalog {
     pub regions: BTreeMap<u64, RegionEntry>,
     /// The next region id to hand out.
     pub next_region_id: u64,
+    /// Namespaces created explicitly (tables may also name others: see
+    /// [`Catalog::all_namespaces`]).
+    pub namespaces: BTreeSet<String>,
 }
 
 impl Catalog {
@@ -61,6 +64,18 @@ impl Catalog {
             next_region_id: 1,
             ..Catalog::default()
         }
+    }
+
+    /// Every namespace that exists: `default`, `hbase`, those created explicitly and those
+    /// of tables.
+    pub fn all_namespaces(&self) -> BTreeSet<String> {
+        let mut out: BTreeSet<String> = [DEFAULT_NAMESPACE, SYSTEM_NAMESPACE]
+            .iter()
+            .map(|s| s.to_string())
+            .chain(self.namespaces.iter().cloned())
+            .collect();
+        out.extend(self.tables.keys().map(|t| namespace_of(t).to_string()));
+        out
     }
 
     /// Hands out a fresh region id (unique across tables: regions share the WAL).
@@ -167,6 +182,7 @@ impl Catalog {
                 })
                 .collect(),
             next_region_id: self.next_region_id,
+            namespaces: self.namespaces.iter().cloned().collect(),
         }
         .encode_to_vec()
     }
@@ -180,6 +196,7 @@ impl Catalog {
         let msg = pb::Catalog::decode(bytes).map_err(|e| corrupt(e.to_string()))?;
         let mut catalog = Catalog {
             next_region_id: msg.next_region_id.max(1),
+            namespaces: msg.namespaces.into_iter().collect(),
             ..Catalog::default()
         };
         for t in msg.tables {
@@ -259,6 +276,18 @@ pub fn ranges_for_splits(keys: &[Bytes]) -> Result<Vec<(Bytes, Bytes)>> {
         .windows(2)
         .map(|w| (w[0].clone(), w[1].clone()))
         .collect())
+}
+
+/// The namespace of tables named without one.
+pub const DEFAULT_NAMESPACE: &str = "default";
+/// HBase's system namespace (where `hbase:meta` lives).
+pub const SYSTEM_NAMESPACE: &str = "hbase";
+
+/// The namespace of a table name (`ns:table`, or `default`).
+pub fn namespace_of(table: &str) -> &str {
+    table
+        .split_once(':')
+        .map_or(DEFAULT_NAMESPACE, |(ns, _)| ns)
 }
 
 #[cfg(test)]

@@ -21,6 +21,15 @@ pub enum MasterError {
     /// No such region.
     #[error("region {0} does not exist")]
     RegionNotFound(u64),
+    /// The namespace exists already.
+    #[error("namespace {0} already exists")]
+    NamespaceExists(String),
+    /// No such namespace.
+    #[error("namespace {0} does not exist")]
+    NamespaceNotFound(String),
+    /// The namespace still holds tables.
+    #[error("namespace {0} still holds tables; only empty namespaces can be removed")]
+    NamespaceNotEmpty(String),
     /// The request is malformed.
     #[error("{0}")]
     InvalidArgument(String),
@@ -57,7 +66,10 @@ impl MasterError {
             MasterError::TableDisabled(_) => ErrorCode::TableDisabled,
             MasterError::TableEnabled(_) => ErrorCode::TableEnabled,
             MasterError::RegionNotFound(_) => ErrorCode::RegionNotFound,
-            MasterError::InvalidArgument(_) => ErrorCode::InvalidArgument,
+            MasterError::InvalidArgument(_)
+            | MasterError::NamespaceExists(_)
+            | MasterError::NamespaceNotFound(_)
+            | MasterError::NamespaceNotEmpty(_) => ErrorCode::InvalidArgument,
             MasterError::Corrupt(_) => ErrorCode::Corruption,
             MasterError::Io { .. } => ErrorCode::Unavailable,
             MasterError::Storage(e) => return strata_server::status::from_storage(e),

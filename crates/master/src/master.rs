@@ -24,6 +24,8 @@ use crate::catalog::{Catalog, RegionEntry, TableEntry};
 use crate::coordinator::Coordinator;
 use crate::error::{MasterError, Result};
 
+mod namespaces;
+
 /// The master, with the region server it assigns regions to (standalone: one, in process).
 pub struct Master {
     coordinator: Box<dyn Coordinator>,

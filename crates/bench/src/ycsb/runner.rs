@@ -15,6 +15,8 @@ use rand::{Rng, SeedableRng};
 use strata_client::{Connection, Table};
 use strata_model::ops::{Delete, Get, Put, Scan};
 
+use crate::progress::Progress;
+
 use super::generator::{Hotspot, KeyChooser, ScrambledZipfian, Zipfian, ZIPFIAN_CONSTANT};
 use super::measure::Measurements;
 use super::props::{Workload, OPS};
@@ -116,25 +118,46 @@ pub async fn run(options: &Options) -> Result<(Measurements, Duration), String> 
 }
 
 async fn progress(shared: Arc<Shared>, total: u64, every: Duration) {
+    // On a terminal: a bar redrawn every second (of the operations, or of the time limit
+    // when that ends the run first); otherwise YCSB's status line every `every`.
+    let limit = shared.workload.max_execution_time;
+    let mut bar = Progress::new("ycsb", Some(total), every);
+    let tick = if bar.is_terminal() {
+        Duration::from_secs(1)
+    } else {
+        every
+    };
     let mut last = (Instant::now(), 0u64);
     loop {
-        tokio::time::sleep(every).await;
+        tokio::time::sleep(tick).await;
         let done = shared.done.load(Ordering::Relaxed);
         let now = Instant::now();
         let rate = (done - last.1) as f64 / now.duration_since(last.0).as_secs_f64();
         let elapsed = shared.started.elapsed().as_secs();
         let by_ops = (rate > 0.0).then(|| total.saturating_sub(done) as f64 / rate);
-        let limit = shared.workload.max_execution_time;
         let by_time = (limit > 0).then(|| limit.saturating_sub(elapsed) as f64);
         let eta = match (by_ops, by_time) {
             (Some(a), Some(b)) => format!("{:.0} s", a.min(b)),
             (Some(a), None) | (None, Some(a)) => format!("{a:.0} s"),
             (None, None) => "?".into(),
         };
-        let _ = writeln!(
-            std::io::stderr(),
-            "{elapsed} sec: {done} operations; {rate:.1} current ops/sec; est completion in {eta}"
-        );
+        if bar.is_terminal() {
+            // The fraction of whichever bound ends the run first.
+            let (shown, of) = match by_time {
+                Some(left) if by_ops.is_none_or(|o| left < o) => (elapsed, limit),
+                _ => (done, total),
+            };
+            bar.set_total(of);
+            bar.update(
+                shown,
+                &format!("{done} ops, {rate:.0} ops/s, ends in {eta}"),
+            );
+        } else {
+            let _ = writeln!(
+                std::io::stderr(),
+                "{elapsed} sec: {done} operations; {rate:.1} current ops/sec; est completion in {eta}"
+            );
+        }
         last = (now, done);
     }
 }

@@ -85,6 +85,7 @@ pub fn page(title: &str, body: &str) -> String {
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><link rel=\"icon\" href=\"data:,\">\
          <title>{t} · Strata</title><style>{STYLE}</style></head><body>\
          <header><b>Strata</b><a href=\"/\">Server</a><a href=\"/slow\">Slow operations</a>\
+         <a href=\"/history\">Flushes and compactions</a>\
          <a href=\"/config\">Configuration</a><a href=\"/metrics\">Metrics</a></header>\
          <main><h1>{t}</h1>{body}</main></body></html>",
         t = esc(title)

@@ -3,6 +3,7 @@
 pub mod cluster;
 pub mod config;
 pub mod heatmap;
+pub mod history;
 pub mod layout;
 pub mod region;
 pub mod slow;

@@ -16,7 +16,7 @@ mod heatmap;
 mod slow;
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -156,6 +156,10 @@ impl Call {
 /// Request figures of a server.
 #[derive(Debug)]
 pub struct Observer {
+    /// Off: requests are not recorded at all (to measure what recording costs).
+    enabled: AtomicBool,
+    /// The table every call of a disabled observer carries (never read).
+    unrecorded: Arc<TableActivity>,
     tables: RwLock<HashMap<String, Arc<TableActivity>>>,
     slow: SlowOps,
     slow_threshold: Duration,
@@ -167,11 +171,29 @@ impl Observer {
     /// `heatmap_slot` each.
     pub fn new(slow_threshold: Duration, heatmap_slot: Duration) -> Observer {
         Observer {
+            enabled: AtomicBool::new(true),
+            unrecorded: Arc::new(TableActivity {
+                name: String::new(),
+                ops: Default::default(),
+                heatmap: None,
+            }),
             tables: RwLock::new(HashMap::new()),
             slow: SlowOps::new(slow::KEPT),
             slow_threshold,
             heatmap_slot: heatmap_slot.max(Duration::from_millis(10)),
         }
+    }
+
+    /// Turns recording of requests on or off (on by default). Off, `start` and `finish` do
+    /// no more than read this flag and take the time: no latency, heatmap or slow-operation
+    /// figures are kept (`strata standalone --no-request-metrics`, for measuring their cost).
+    pub fn set_enabled(&self, enabled: bool) {
+        self.enabled.store(enabled, Ordering::Relaxed);
+    }
+
+    /// Whether requests are recorded.
+    pub fn is_enabled(&self) -> bool {
+        self.enabled.load(Ordering::Relaxed)
     }
 
     /// The slow-operation threshold.
@@ -187,9 +209,14 @@ impl Observer {
     /// Starts timing a request of `op` on `table` for `row` (the first row of a multi-row
     /// request; the start row of a scan) of `request_bytes` encoded bytes.
     pub fn start(&self, op: Op, table: &str, row: &Bytes, request_bytes: usize) -> Call {
+        let table = if self.is_enabled() {
+            self.table(table)
+        } else {
+            self.unrecorded.clone()
+        };
         Call {
             op,
-            table: self.table(table),
+            table,
             row: row.clone(),
             request_bytes,
             started: Instant::now(),
@@ -199,6 +226,9 @@ impl Observer {
     /// Records a finished request: its latency, its outcome, its row in the heatmap, and a
     /// slow-operation entry (and log line) when it took longer than the threshold.
     pub fn finish(&self, call: Call, ok: bool) {
+        if !self.is_enabled() {
+            return;
+        }
         let now = Instant::now();
         let elapsed = now.saturating_duration_since(call.started);
         let stats = call.table.op(call.op);
@@ -281,6 +311,19 @@ impl Observer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_disabled_observer_records_nothing() {
+        let o = Observer::new(Duration::ZERO, Duration::from_secs(1));
+        o.set_enabled(false);
+        let row = Bytes::from_static(b"r");
+        o.finish(o.start(Op::Get, "t1", &row, 10), false);
+        assert!(o.tables().is_empty());
+        assert!(o.slow_ops().is_empty());
+        o.set_enabled(true);
+        o.finish(o.start(Op::Get, "t1", &row, 10), true);
+        assert_eq!(o.find("t1").map(|t| t.requests()), Some(1));
+    }
 
     #[test]
     fn requests_are_counted_per_table_and_op_and_slow_ones_kept() {

@@ -9,6 +9,7 @@
 //! adds to the same figures (one server per process in deployment).
 
 mod histogram;
+pub mod history;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -108,6 +109,24 @@ pub fn failed(work: Work, place: Place<'_>, error: &Error) {
     let family = place.family.map(String::from_utf8_lossy);
     let family = family.as_deref().unwrap_or("");
     let file = file_of(error).unwrap_or("");
+    history::record(history::WorkRecord {
+        finished_ms: history::now_ms(),
+        work,
+        table: place.table.to_string(),
+        region: place.region,
+        family: family.to_string(),
+        major: false,
+        files_in: 0,
+        files_out: 0,
+        bytes_in: 0,
+        bytes_out: 0,
+        duration: std::time::Duration::ZERO,
+        error: Some(if file.is_empty() {
+            error.to_string()
+        } else {
+            format!("{error} ({file})")
+        }),
+    });
     if error.kind() == ErrorKind::Data {
         CORRUPTIONS.fetch_add(1, Ordering::Relaxed);
         tracing::error!(

@@ -49,7 +49,7 @@ use super::Region;
 use crate::compaction::exploring::{self, MajorRequest, Mode};
 use crate::compaction::{date_tiered, FileMeta, Plan, PlanKind};
 use crate::error::{Error, Result};
-use crate::events::Work;
+use crate::events::{history, Work};
 use crate::manifest::VersionEdit;
 use crate::read::DroppedCells;
 
@@ -131,9 +131,25 @@ impl Region {
         let Some(selection) = self.select(store, now, major) else {
             return Ok(None);
         };
+        let started = std::time::Instant::now();
         let report = self
             .run(store, &selection, now)
             .inspect_err(|e| self.log_failure(Work::Compaction, Some(family), e))?;
+        let info = self.info();
+        history::record(history::WorkRecord {
+            finished_ms: history::now_ms(),
+            work: Work::Compaction,
+            table: info.table.clone(),
+            region: info.region_id,
+            family: String::from_utf8_lossy(family).into_owned(),
+            major: report.major,
+            files_in: report.inputs.len(),
+            files_out: report.outputs.len(),
+            bytes_in: report.bytes_in,
+            bytes_out: report.bytes_out,
+            duration: started.elapsed(),
+            error: None,
+        });
         state.counters.compactions.fetch_add(1, Ordering::Relaxed);
         state
             .counters

@@ -16,13 +16,14 @@
 
 use std::collections::HashSet;
 use std::sync::atomic::Ordering;
+use std::time::Instant;
 
 use strata_sstable::WriterOptions;
 
 use super::store::Store;
 use super::Region;
 use crate::error::{Error, Result};
-use crate::events::Work;
+use crate::events::{history, Work};
 use crate::manifest::{StoreFile, VersionEdit};
 use crate::memtable::FlushSnapshot;
 
@@ -72,6 +73,7 @@ impl Region {
     /// Cuts, writes and installs one snapshot per family: the whole memtable when `all`,
     /// else what the family's options say. Requires: the flush lock is held.
     fn flush_pass(&self, all: bool) -> Result<Pass> {
+        let started = Instant::now();
         let inner = &self.inner;
         let (seq, snapshots) = {
             let _quiet = inner.updates.write();
@@ -115,6 +117,22 @@ impl Region {
             .map_err(Error::from)
             .inspect_err(|e| self.log_failure(Work::Flush, None, e))?;
         let bytes: u64 = written.iter().map(|(_, meta)| meta.size).sum();
+        for (store, meta) in &written {
+            history::record(history::WorkRecord {
+                finished_ms: history::now_ms(),
+                work: Work::Flush,
+                table: inner.config.info.table.clone(),
+                region: inner.config.info.region_id,
+                family: String::from_utf8_lossy(&store.name).into_owned(),
+                major: false,
+                files_in: 0,
+                files_out: 1,
+                bytes_in: 0,
+                bytes_out: meta.size,
+                duration: started.elapsed(),
+                error: None,
+            });
+        }
         inner
             .counters
             .flushed_bytes

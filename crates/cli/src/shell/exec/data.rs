@@ -1,7 +1,9 @@
 //! Reads and writes: put, get, scan, delete, incr, append, get_counter, count.
 
 use std::io::Write;
+use std::time::{Duration, Instant};
 
+use strata_bench::progress::Progress;
 use strata_client::{Connection, Error as ClientError, Table};
 use strata_model::cell::Cell;
 use strata_model::ops::{escape, Append, Delete, Get, Increment, Put, Scan};
@@ -163,13 +165,24 @@ pub(super) async fn count(
 ) -> Result<(), ExecError> {
     let mut scanner = table(conn, name)?.scan(scan);
     let mut rows = 0u64;
+    // On a terminal, a live count (redrawn at most every 100 ms); the `Current count`
+    // lines are the progress everywhere else.
+    let mut live = Progress::new(format!("count '{name}'"), None, Duration::from_secs(10));
+    let mut drawn = Instant::now();
     while let Some(cells) = scanner.next_row().await.map_err(in_table(name))? {
         rows += 1;
+        if live.is_terminal() && drawn.elapsed() >= Duration::from_millis(100) {
+            let rate = rows as f64 / live.elapsed().as_secs_f64().max(1e-3);
+            live.update(rows, &format!("{rate:.0} rows/s"));
+            drawn = Instant::now();
+        }
         if interval > 0 && rows.is_multiple_of(interval) {
             let row = cells.first().map(|c| escape(&c.row)).unwrap_or_default();
+            live.finish();
             writeln!(out, "Current count: {rows}, row: {row}")?;
         }
     }
+    live.finish();
     format::rows(out, rows)?;
     Ok(())
 }

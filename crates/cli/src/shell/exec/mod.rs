@@ -10,6 +10,7 @@
 mod cluster;
 mod data;
 mod ddl;
+mod progress;
 
 #[cfg(test)]
 mod tests;
@@ -128,7 +129,10 @@ pub async fn execute(
         Command::Truncate {
             table,
             preserve_splits,
-        } => ddl::truncate(conn, &table, preserve_splits, out).await?,
+        } => {
+            let work = ddl::truncate(conn, &table, preserve_splits, out);
+            progress::track(conn, format!("truncate '{table}'"), None, work).await?;
+        }
         Command::Put { table, put } => data::put(conn, &table, &put).await?,
         Command::Get { table, get } => data::get(conn, &table, &get, out).await?,
         Command::Scan { table, scan } => data::scan(conn, &table, &scan, out).await?,
@@ -144,13 +148,20 @@ pub async fn execute(
             interval,
         } => data::count(conn, &table, &scan, interval, out).await?,
         Command::Flush { table, family } => {
-            cluster::flush(conn, &table, family.as_deref()).await?;
+            let work = cluster::flush(conn, &table, family.as_deref());
+            progress::track(conn, format!("flush '{table}'"), None, work).await?;
         }
         Command::Compact {
             table,
             family,
             major,
-        } => cluster::compact(conn, &table, family.as_deref(), major).await?,
+        } => {
+            let name = table.to_string();
+            let label = if major { "major_compact" } else { "compact" };
+            let work = cluster::compact(conn, &table, family.as_deref(), major);
+            let regions = major.then_some(name.as_str());
+            progress::track(conn, format!("{label} '{table}'"), regions, work).await?;
+        }
         Command::Split { table, split_key } => cluster::split(conn, &table, split_key).await?,
         Command::Files(table) => cluster::files(conn, &table, out).await?,
         Command::Status(detail) => cluster::status(conn, detail, out).await?,

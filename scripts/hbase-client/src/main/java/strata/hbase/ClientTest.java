@@ -14,6 +14,9 @@ import org.apache.hadoop.hbase.CompareOperator;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.HBaseConfiguration;
 import org.apache.hadoop.hbase.HRegionLocation;
+import org.apache.hadoop.hbase.NamespaceDescriptor;
+import org.apache.hadoop.hbase.NamespaceExistException;
+import org.apache.hadoop.hbase.NamespaceNotFoundException;
 import org.apache.hadoop.hbase.TableExistsException;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.TableNotFoundException;
@@ -161,6 +164,7 @@ public final class ClientTest {
     conf.setInt("hbase.client.operation.timeout", 60000);
     try (Connection conn = ConnectionFactory.createConnection(conf); Admin admin = conn.getAdmin()) {
       lifecycle(admin);
+      namespaces(admin);
       TableName data = TableName.valueOf("hbrpc_data");
       createTable(admin, data, 3, null);
       try (Table t = conn.getTable(data)) {
@@ -246,6 +250,62 @@ public final class ClientTest {
         admin.deleteTable(TableName.valueOf("hbrpc_missing"));
         throw new AssertionError("no exception");
       } catch (TableNotFoundException expected) {
+        // as HBase
+      }
+    });
+  }
+
+  private static List<String> namespaceNames(Admin admin) throws IOException {
+    List<String> out = new ArrayList<>();
+    for (NamespaceDescriptor d : admin.listNamespaceDescriptors()) {
+      out.add(d.getName());
+    }
+    return out;
+  }
+
+  private static void namespaces(Admin admin) {
+    TableName t = TableName.valueOf("hbrpc_ns", "t");
+    check("namespaces: create, list, get, refuse a non-empty delete, delete", () -> {
+      List<String> before = namespaceNames(admin);
+      yes(before.contains("default") && before.contains("hbase"), "default and hbase: " + before);
+      try {
+        admin.createTable(TableDescriptorBuilder.newBuilder(t)
+            .setColumnFamily(ColumnFamilyDescriptorBuilder.of(F)).build());
+        throw new AssertionError("a table in a missing namespace was created");
+      } catch (NamespaceNotFoundException expected) {
+        // as HBase
+      }
+      admin.createNamespace(NamespaceDescriptor.create("hbrpc_ns").build());
+      eq("hbrpc_ns", admin.getNamespaceDescriptor("hbrpc_ns").getName(), "descriptor");
+      yes(namespaceNames(admin).contains("hbrpc_ns"), "listed");
+      try {
+        admin.createNamespace(NamespaceDescriptor.create("hbrpc_ns").build());
+        throw new AssertionError("created twice");
+      } catch (NamespaceExistException expected) {
+        // as HBase
+      }
+      admin.createTable(TableDescriptorBuilder.newBuilder(t)
+          .setColumnFamily(ColumnFamilyDescriptorBuilder.of(F)).build());
+      eq(1, admin.listTableNamesByNamespace("hbrpc_ns").length, "tables in the namespace");
+      try {
+        admin.deleteNamespace("hbrpc_ns");
+        throw new AssertionError("a namespace holding a table was deleted");
+      } catch (IOException e) {
+        // HBase's ConstraintException (a server class: the client sees it by name)
+        StringBuilder all = new StringBuilder();
+        for (Throwable c = e; c != null; c = c.getCause()) {
+          all.append(c).append('\n');
+        }
+        yes(all.toString().contains("ConstraintException"), "ConstraintException: " + all);
+      }
+      admin.disableTable(t);
+      admin.deleteTable(t);
+      admin.deleteNamespace("hbrpc_ns");
+      yes(!namespaceNames(admin).contains("hbrpc_ns"), "gone");
+      try {
+        admin.getNamespaceDescriptor("hbrpc_ns");
+        throw new AssertionError("a deleted namespace is described");
+      } catch (NamespaceNotFoundException expected) {
         // as HBase
       }
     });
