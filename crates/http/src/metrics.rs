@@ -282,6 +282,29 @@ fn regions(f: &mut Family<'_, '_>, master: &Master) -> std::fmt::Result {
         "Store file bytes per storage tier (volume type).",
         Some(&Unit::Bytes),
         &tier_bytes,
+    )?;
+    // Reads that reached store files (block cache misses and uncached reads), by the tier of
+    // the volume the file is on; counted for the whole process.
+    let reads = strata_storage::tiers::tier_reads();
+    let read_bytes: Vec<_> = reads
+        .iter()
+        .map(|r| (vec![("tier", r.kind.name().to_owned())], r.bytes))
+        .collect();
+    f.counter(
+        "strata_tier_read",
+        "Bytes read from store files per storage tier.",
+        Some(&Unit::Bytes),
+        &read_bytes,
+    )?;
+    let read_count: Vec<_> = reads
+        .iter()
+        .map(|r| (vec![("tier", r.kind.name().to_owned())], r.reads))
+        .collect();
+    f.counter(
+        "strata_tier_reads",
+        "Read requests made to store files per storage tier.",
+        None,
+        &read_count,
     )
 }
 

@@ -27,6 +27,8 @@ const EXPECTED: &[&str] = &[
     "strata_store_file_bytes",
     "strata_tier_store_files",
     "strata_tier_store_file_bytes",
+    "strata_tier_read_bytes_total",
+    "strata_tier_reads_total",
     "strata_flushes_total",
     "strata_flushed_bytes_total",
     "strata_compactions_total",
@@ -168,6 +170,9 @@ async fn every_family_appears_after_a_workload_and_the_text_parses() {
         ) >= 1.0
     );
     assert!(m.sum("strata_tier_store_files", &[("tier", "HDD")]) >= 1.0);
+    // Opening and reading the flushed files read their bytes from the HDD volume.
+    assert!(m.sum("strata_tier_read_bytes_total", &[("tier", "HDD")]) > 0.0);
+    assert!(m.sum("strata_tier_reads_total", &[("tier", "HDD")]) >= 1.0);
     assert!(m.sum("strata_memtable_bytes", &[("table", "metrics_t")]) > 0.0);
     assert!(m.sum("strata_wal_appends_total", &[]) >= 57.0);
     assert!(m.sum("strata_wal_syncs_total", &[]) >= 1.0);

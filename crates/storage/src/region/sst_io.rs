@@ -5,6 +5,7 @@ use std::path::Path;
 use strata_sstable::{FileInfo, Reader, ReaderOptions, Writer, WriterOptions};
 
 use crate::error::{Error, Result};
+use crate::tiers::{CountedSource, StorageType};
 use crate::vfs::{FileStore, FileWriter};
 
 /// A store file being written.
@@ -35,12 +36,19 @@ pub(crate) fn finish(writer: SstWriter, path: &Path) -> Result<FileInfo> {
     Ok(info)
 }
 
-/// Opens the store file `path`.
+/// Opens the store file `path`, on the tier `kind` (its reads are counted under it).
 ///
 /// # Errors
 /// I/O errors, or corruption of the file's trailer, info, root index or bloom index.
-pub(crate) fn open(files: &dyn FileStore, path: &Path, options: ReaderOptions) -> Result<Reader> {
+pub(crate) fn open(
+    files: &dyn FileStore,
+    path: &Path,
+    kind: StorageType,
+    options: ReaderOptions,
+) -> Result<Reader> {
     let source = files.open(path).map_err(|e| Error::io(path, e))?;
+    let source: std::sync::Arc<dyn strata_sstable::Source> =
+        std::sync::Arc::new(CountedSource::new(source, kind));
     Ok(Reader::from_source(
         source,
         path.display().to_string(),

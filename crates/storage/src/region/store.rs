@@ -94,7 +94,13 @@ impl Store {
 
     pub(crate) fn open_file(&self, meta: StoreFile) -> crate::Result<Arc<FileHandle>> {
         let path = self.file_path(&meta)?;
-        let reader = super::sst_io::open(self.file_store().as_ref(), &path, self.reader_options())?;
+        let kind = self.tier_of(&meta.tier)?;
+        let reader = super::sst_io::open(
+            self.file_store().as_ref(),
+            &path,
+            kind,
+            self.reader_options(),
+        )?;
         Ok(Arc::new(FileHandle { meta, reader }))
     }
 

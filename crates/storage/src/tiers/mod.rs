@@ -7,10 +7,13 @@
 //! path locate every file.
 
 mod policy;
+mod reads;
 mod relocate;
 mod volumes;
 
 pub use policy::{preference, StorageType};
+pub(crate) use reads::CountedSource;
+pub use reads::{tier_reads, TierReads};
 pub(crate) use relocate::copy_synced;
 pub use relocate::relocate_dir;
 pub use volumes::{Volume, Volumes, WarnSink};
