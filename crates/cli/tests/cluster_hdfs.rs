@@ -10,7 +10,7 @@
 
 mod support;
 
-use support::{key, Killed};
+use support::{key, start_writers, Killed};
 
 use std::collections::HashSet;
 use std::io::{BufRead, BufReader};
@@ -225,39 +225,4 @@ async fn kill_9_of_a_region_server_loses_no_acknowledged_write() {
     // Dropped through the master's request path.
     conn.admin().delete_table("t").await.unwrap();
     assert!(conn.admin().regions("t").await.unwrap_err().is_not_found());
-}
-
-/// As `support::start_writers`, but a writer's error is printed.
-fn start_writers(
-    table: &strata_client::Table,
-    n: u64,
-) -> (
-    std::sync::Arc<Vec<std::sync::atomic::AtomicU64>>,
-    Vec<tokio::task::JoinHandle<()>>,
-) {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    let acked: std::sync::Arc<Vec<AtomicU64>> =
-        std::sync::Arc::new((0..n).map(|_| AtomicU64::new(0)).collect());
-    let writers = (0..n)
-        .map(|w| {
-            let table = table.clone();
-            let acked = acked.clone();
-            tokio::spawn(async move {
-                for k in 1.. {
-                    let i = k * n + w;
-                    let put = strata_model::ops::Put::new(key(i)).add(
-                        "f",
-                        "q",
-                        bytes::Bytes::from(format!("v{i}")),
-                    );
-                    if let Err(e) = table.put(&put).await {
-                        eprintln!("writer {w} stopped: {e}");
-                        return;
-                    }
-                    acked[w as usize].store(k, Ordering::SeqCst);
-                }
-            })
-        })
-        .collect();
-    (acked, writers)
 }

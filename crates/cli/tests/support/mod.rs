@@ -77,7 +77,7 @@ pub fn key(i: u64) -> bytes::Bytes {
 }
 
 /// Starts `n` writers putting `key(k * n + w)` = `v{…}` into family `f`, each recording the
-/// highest `k` acknowledged; they stop at their first error.
+/// highest `k` acknowledged; they stop at their first error, which they print.
 pub fn start_writers(
     table: &strata_client::Table,
     n: u64,
@@ -100,7 +100,8 @@ pub fn start_writers(
                         "q",
                         bytes::Bytes::from(format!("v{i}")),
                     );
-                    if table.put(&put).await.is_err() {
+                    if let Err(e) = table.put(&put).await {
+                        eprintln!("writer {w} stopped: {e}");
                         return;
                     }
                     acked[w as usize].store(k, Ordering::SeqCst);
