@@ -12,6 +12,7 @@
 # Needs Java 17 and Maven; the Hadoop jars (~100 MB) are cached in ~/.cache/strata/hdfs-lib.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib/proc.sh
 port="${STRATA_HDFS_PORT:-9000}"
 http="${STRATA_HDFS_HTTP_PORT:-9870}"
 datanodes="${STRATA_HDFS_DATANODES:-1}"
@@ -66,12 +67,7 @@ start() {
 }
 
 stop() {
-  if [ -f "$pidfile" ]; then
-    pid="$(cat "$pidfile")"
-    kill "$pid" 2>/dev/null || true
-    for _ in $(seq 1 20); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
-    kill -9 "$pid" 2>/dev/null || true
-  fi
+  stop_pidfile "$pidfile" 10
   rm -rf "$state"
 }
 

