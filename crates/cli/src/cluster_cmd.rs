@@ -106,7 +106,7 @@ pub enum Command {
         #[arg(long, value_delimiter = ',', default_value = "cf")]
         families: Vec<String>,
     },
-    /// Drops a table (closes its regions, deletes their records).
+    /// Drops a table (closes its regions, deletes its files, then its records and schema).
     DropTable {
         #[command(flatten)]
         coordination: Coordination,
@@ -136,6 +136,30 @@ pub enum Command {
         coordination: Coordination,
         /// The region id.
         region: String,
+    },
+    /// Disables a table (closes its regions; reads and writes are refused until enabled).
+    DisableTable {
+        #[command(flatten)]
+        coordination: Coordination,
+        /// The table.
+        table: String,
+    },
+    /// Enables a disabled table (its regions are assigned again).
+    EnableTable {
+        #[command(flatten)]
+        coordination: Coordination,
+        /// The table.
+        table: String,
+    },
+    /// Empties a table: new, empty regions (split as before with --preserve-splits).
+    TruncateTable {
+        #[command(flatten)]
+        coordination: Coordination,
+        /// The table.
+        table: String,
+        /// Keep the split points.
+        #[arg(long)]
+        preserve_splits: bool,
     },
 }
 
@@ -340,6 +364,35 @@ pub fn run(cmd: &Command) -> Result<(), String> {
             coordination,
             AdminRequest::Unassign {
                 region: region.clone(),
+            },
+        ),
+        Command::DisableTable {
+            coordination,
+            table,
+        } => (
+            coordination,
+            AdminRequest::DisableTable {
+                table: table.clone(),
+            },
+        ),
+        Command::EnableTable {
+            coordination,
+            table,
+        } => (
+            coordination,
+            AdminRequest::EnableTable {
+                table: table.clone(),
+            },
+        ),
+        Command::TruncateTable {
+            coordination,
+            table,
+            preserve_splits,
+        } => (
+            coordination,
+            AdminRequest::TruncateTable {
+                table: table.clone(),
+                preserve: *preserve_splits,
             },
         ),
     };

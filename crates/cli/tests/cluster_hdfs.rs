@@ -222,7 +222,8 @@ async fn kill_9_of_a_region_server_loses_no_acknowledged_write() {
         "failover took {serving_again:?}"
     );
 
-    // Dropped through the master's request path.
+    // Disabled and dropped through the master's request path.
+    conn.admin().disable_table("t").await.unwrap();
     conn.admin().delete_table("t").await.unwrap();
     assert!(conn.admin().regions("t").await.unwrap_err().is_not_found());
 }

@@ -1,9 +1,11 @@
 //! The admin service a region server answers in cluster mode, so clients need neither the
 //! master nor etcd: `Locate`, `ListTables` and `DescribeTable` read the records in etcd;
-//! `CreateTable` and `DeleteTable` record the schema and go through the master's request
-//! path in etcd (`request/<id>` → `result/<id>`), then wait until the table's regions are
-//! open (or its records gone). Region operations that need the master's catalog (flush,
-//! compact, split, merge, alter, disable) are not available in cluster mode yet.
+//! `CreateTable`, `DeleteTable`, `DisableTable`, `EnableTable`, `TruncateTable` and
+//! `AlterTable` (schema written to etcd, then every region reopened) go through the master's
+//! request path in etcd (`request/<id>` → `result/<id>`), then wait until the procedure is done
+//! and the table's regions are open (or its records gone). `Flush` and `Compact` are sent to
+//! every server hosting a region of the table, marked [`LOCAL`] so each acts on its own
+//! regions only. Split and merge are not available in cluster mode yet.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -11,7 +13,7 @@ use std::time::{Duration, Instant};
 use strata_cluster::kv::{range_all, Kv};
 use strata_cluster::layout::Layout;
 use strata_cluster::master::{submit_request, take_result, AdminRequest};
-use strata_cluster::record::{RegionRecord, RegionState};
+use strata_cluster::record::{RegionRecord, RegionState, TableRecord, TableState};
 use strata_proto::convert::{table_from_pb, table_to_pb};
 use strata_proto::pb::admin_server::Admin;
 use strata_proto::pb::{self, Empty, ErrorCode};
@@ -23,6 +25,10 @@ use crate::schema::{get_schema, put_schema};
 
 /// How long a create or delete waits for the master.
 const ADMIN_WAIT: Duration = Duration::from_secs(60);
+
+/// Request metadata marking a flush or compaction forwarded by another region server: act on
+/// the regions open here only.
+pub const LOCAL: &str = "x-strata-local";
 
 /// The cluster admin service over etcd.
 pub struct ClusterAdmin<K> {
@@ -55,6 +61,102 @@ impl<K: Kv + Send + Sync + 'static> ClusterAdmin<K> {
             .await
             .map_err(strata_server::status::internal)?
             .map(Response::new)
+    }
+}
+
+impl<K: Kv + Send + Sync + 'static> ClusterAdmin<K> {
+    /// The regions of enabled `table`, each on a server (`UNAVAILABLE` while one is in
+    /// transition); `family`, if given, must be one of the table's (`NO_SUCH_FAMILY`).
+    async fn hosted_regions(
+        &self,
+        table: &str,
+        family: Option<String>,
+    ) -> Result<Vec<pb::RegionLocation>, Status> {
+        let table = table.to_string();
+        self.run(move |kv, layout, _| {
+            let regions = locate_enabled(kv, layout, None, &table)?;
+            if let Some(f) = family {
+                let schema = get_schema(kv, layout, &table).map_err(unavailable)?;
+                if schema.family(f.as_bytes()).is_none() {
+                    return Err(strata_proto::status(
+                        ErrorCode::NoSuchFamily,
+                        format!("table {table} has no family {f}"),
+                    ));
+                }
+            }
+            let moving = regions.iter().filter(|r| r.server.is_empty()).count();
+            if moving > 0 {
+                return Err(strata_proto::status(
+                    ErrorCode::Unavailable,
+                    format!("{moving} regions of {table} are in transition; retry"),
+                ));
+            }
+            Ok(regions)
+        })
+        .await
+        .map(Response::into_inner)
+    }
+}
+
+/// The distinct servers (`host:port`) of `regions`.
+fn servers_of(regions: &[pb::RegionLocation]) -> std::collections::BTreeSet<String> {
+    regions.iter().map(|r| r.server.clone()).collect()
+}
+
+/// An admin client of the region server at `addr`.
+async fn admin_client(
+    addr: &str,
+) -> Result<pb::admin_client::AdminClient<tonic::transport::Channel>, Status> {
+    let channel = tonic::transport::Endpoint::from_shared(format!("http://{addr}"))
+        .map_err(strata_server::status::invalid)?
+        .connect_timeout(Duration::from_secs(5))
+        .connect()
+        .await
+        .map_err(|e| {
+            strata_proto::status(ErrorCode::Unavailable, format!("region server {addr}: {e}"))
+        })?;
+    Ok(pb::admin_client::AdminClient::new(channel)
+        .max_decoding_message_size(strata_proto::MAX_MESSAGE_BYTES)
+        .max_encoding_message_size(strata_proto::MAX_MESSAGE_BYTES))
+}
+
+/// `msg` as a request marked [`LOCAL`].
+fn local_request<T>(msg: T) -> Request<T> {
+    let mut req = Request::new(msg);
+    req.metadata_mut()
+        .insert(LOCAL, tonic::metadata::MetadataValue::from_static("1"));
+    req
+}
+
+/// Writes `table`'s new schema if the table is still the incarnation created at revision
+/// `created` (not dropped and re-created meanwhile).
+fn put_schema_of<K: Kv + ?Sized>(
+    kv: &K,
+    layout: &Layout,
+    table: &strata_model::schema::TableDescriptor,
+    created: i64,
+) -> Result<(), Status> {
+    use prost::Message as _;
+    let name = table.name.to_string();
+    let out = kv
+        .txn(strata_cluster::kv::Txn {
+            compares: vec![strata_cluster::kv::Compare::CreateRevision(
+                layout.table(&name),
+                created,
+            )],
+            success: vec![strata_cluster::kv::Op::put(
+                layout.schema(&name),
+                table_to_pb(table).encode_to_vec(),
+            )],
+        })
+        .map_err(unavailable)?;
+    if out.succeeded {
+        Ok(())
+    } else {
+        Err(strata_proto::status(
+            ErrorCode::Unavailable,
+            format!("table {name} changed meanwhile; retry"),
+        ))
     }
 }
 
@@ -120,12 +222,57 @@ pub fn locate<K: Kv + ?Sized>(
     Ok(out)
 }
 
-/// Submits `req` to the master through etcd and waits for its answer.
+/// `table`'s record; `TABLE_NOT_FOUND` if it has none.
+///
+/// # Errors
+/// The table does not exist, or etcd failed.
+pub fn table_record<K: Kv + ?Sized>(
+    kv: &K,
+    layout: &Layout,
+    table: &str,
+) -> Result<(TableRecord, i64), Status> {
+    let found = kv
+        .get(&layout.table(table))
+        .map_err(unavailable)?
+        .ok_or_else(|| {
+            strata_proto::status(ErrorCode::TableNotFound, format!("table {table} not found"))
+        })?;
+    let rec = TableRecord::decode(&found.value).map_err(unavailable)?;
+    Ok((rec, found.create_revision))
+}
+
+/// `table`'s regions if it is enabled; `TABLE_DISABLED` while it is disabled or being
+/// disabled or enabled (HBase's `TableNotEnabledException`), so clients neither read nor write
+/// a disabled table.
+///
+/// # Errors
+/// No such table, not enabled, or etcd failed.
+pub fn locate_enabled<K: Kv + ?Sized>(
+    kv: &K,
+    layout: &Layout,
+    server: Option<&RegionServer>,
+    table: &str,
+) -> Result<Vec<pb::RegionLocation>, Status> {
+    let (rec, _) = table_record(kv, layout, table)?;
+    if matches!(
+        rec.state,
+        TableState::Disabled | TableState::Disabling | TableState::Enabling
+    ) {
+        return Err(strata_proto::status(
+            ErrorCode::TableDisabled,
+            format!("table {table} is not enabled"),
+        ));
+    }
+    locate(kv, layout, server, table)
+}
+
+/// Submits `req` to the master through etcd and waits for its answer: the id of the
+/// procedure it started.
 fn submit_and_wait<K: Kv + ?Sized>(
     kv: &K,
     layout: &Layout,
     req: &AdminRequest,
-) -> Result<(), Status> {
+) -> Result<String, Status> {
     let id = format!(
         "{}-{}",
         std::time::SystemTime::now()
@@ -137,8 +284,12 @@ fn submit_and_wait<K: Kv + ?Sized>(
     let start = Instant::now();
     loop {
         if let Some(result) = take_result(kv, layout, &id).map_err(unavailable)? {
-            return if result.starts_with("accepted") {
-                Ok(())
+            return if let Some(proc_id) = result.strip_prefix("accepted ") {
+                Ok(proc_id.to_string())
+            } else if result.contains("is disabled") {
+                Err(strata_proto::status(ErrorCode::TableDisabled, result))
+            } else if result.contains("is enabled") {
+                Err(strata_proto::status(ErrorCode::TableEnabled, result))
             } else if result.contains("exists") {
                 Err(strata_proto::status(ErrorCode::TableExists, result))
             } else if result.contains("no table") || result.contains("unknown table") {
@@ -176,19 +327,66 @@ fn wait_until<K: Kv + ?Sized>(
     Ok(())
 }
 
+/// Waits until procedure `proc_id` is done (its record gone).
+fn wait_proc<K: Kv + ?Sized>(
+    kv: &K,
+    layout: &Layout,
+    what: &str,
+    proc_id: &str,
+) -> Result<(), Status> {
+    wait_until(kv, what, |kv| {
+        Ok(kv
+            .get(&layout.proc(proc_id))
+            .map_err(unavailable)?
+            .is_none())
+    })
+}
+
+/// Waits until every region of `table` is open on a server.
+fn wait_served<K: Kv + ?Sized>(kv: &K, layout: &Layout, table: &str) -> Result<(), Status> {
+    wait_until(kv, &format!("open the regions of {table}"), |kv| {
+        let regions = match locate(kv, layout, None, table) {
+            Ok(r) => r,
+            Err(_) => return Ok(false),
+        };
+        Ok(!regions.is_empty() && regions.iter().all(|r| !r.server.is_empty()))
+    })
+}
+
 fn table_info<K: Kv + ?Sized>(
     kv: &K,
     layout: &Layout,
     server: &RegionServer,
     table: &str,
 ) -> Result<pb::TableInfo, Status> {
+    let (rec, _) = table_record(kv, layout, table)?;
     let regions = locate(kv, layout, Some(server), table)?;
     let schema = get_schema(kv, layout, table).map_err(unavailable)?;
+    let state = match rec.state {
+        TableState::Enabled => pb::TableState::Enabled,
+        _ => pb::TableState::Disabled,
+    };
     Ok(pb::TableInfo {
         schema: Some(table_to_pb(&schema)),
-        state: pb::TableState::Enabled as i32,
+        state: state as i32,
         regions,
     })
+}
+
+/// Runs `act` on each region of `regions` open on `server`; `NOT_SERVING_REGION` for one that
+/// etcd places here but that is not open here (it moved: the caller retries).
+fn on_local_regions(
+    server: &RegionServer,
+    regions: &[pb::RegionLocation],
+    mut act: impl FnMut(u64) -> strata_storage::Result<()>,
+) -> Result<(), Status> {
+    for r in regions {
+        if server.region_stats(r.region_id).is_err() {
+            continue;
+        }
+        act(r.region_id).map_err(|e| strata_server::status::from_storage(&e))?;
+    }
+    Ok(())
 }
 
 #[tonic::async_trait]
@@ -229,30 +427,99 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
 
     async fn alter_table(
         &self,
-        _request: Request<pb::AlterTableRequest>,
+        request: Request<pb::AlterTableRequest>,
     ) -> Result<Response<Empty>, Status> {
-        Err(unsupported("alter"))
+        let schema = request
+            .into_inner()
+            .schema
+            .ok_or_else(|| strata_server::status::invalid("no schema"))?;
+        let table = table_from_pb(schema).map_err(strata_server::status::invalid)?;
+        table.validate().map_err(strata_server::status::invalid)?;
+        self.run(move |kv, layout, _| {
+            let name = table.name.to_string();
+            let (rec, created) = table_record(kv, layout, &name)?;
+            if !matches!(rec.state, TableState::Enabled | TableState::Disabled) {
+                return Err(strata_proto::status(
+                    ErrorCode::Unavailable,
+                    format!("table {name} is busy ({:?}); retry", rec.state),
+                ));
+            }
+            put_schema_of(kv, layout, &table, created)?;
+            if rec.state == TableState::Enabled {
+                let id = submit_and_wait(
+                    kv,
+                    layout,
+                    &AdminRequest::ReopenTable {
+                        table: name.clone(),
+                    },
+                )?;
+                wait_proc(kv, layout, &format!("reopen {name}"), &id)?;
+                wait_served(kv, layout, &name)?;
+            }
+            Ok(Empty {})
+        })
+        .await
     }
 
     async fn disable_table(
         &self,
-        _request: Request<pb::TableRequest>,
+        request: Request<pb::TableRequest>,
     ) -> Result<Response<Empty>, Status> {
-        Err(unsupported("disable"))
+        let name = table_name(&request.into_inner().table)?;
+        self.run(move |kv, layout, _| {
+            let id = submit_and_wait(
+                kv,
+                layout,
+                &AdminRequest::DisableTable {
+                    table: name.clone(),
+                },
+            )?;
+            wait_proc(kv, layout, &format!("disable {name}"), &id)?;
+            Ok(Empty {})
+        })
+        .await
     }
 
     async fn enable_table(
         &self,
-        _request: Request<pb::TableRequest>,
+        request: Request<pb::TableRequest>,
     ) -> Result<Response<Empty>, Status> {
-        Err(unsupported("enable"))
+        let name = table_name(&request.into_inner().table)?;
+        self.run(move |kv, layout, _| {
+            let id = submit_and_wait(
+                kv,
+                layout,
+                &AdminRequest::EnableTable {
+                    table: name.clone(),
+                },
+            )?;
+            wait_proc(kv, layout, &format!("enable {name}"), &id)?;
+            wait_served(kv, layout, &name)?;
+            Ok(Empty {})
+        })
+        .await
     }
 
     async fn truncate_table(
         &self,
-        _request: Request<pb::TruncateTableRequest>,
+        request: Request<pb::TruncateTableRequest>,
     ) -> Result<Response<Empty>, Status> {
-        Err(unsupported("truncate"))
+        let req = request.into_inner();
+        let name = table_name(&req.table)?;
+        self.run(move |kv, layout, _| {
+            let id = submit_and_wait(
+                kv,
+                layout,
+                &AdminRequest::TruncateTable {
+                    table: name.clone(),
+                    preserve: req.preserve_splits,
+                },
+            )?;
+            wait_proc(kv, layout, &format!("truncate {name}"), &id)?;
+            wait_served(kv, layout, &name)?;
+            Ok(Empty {})
+        })
+        .await
     }
 
     async fn delete_table(
@@ -260,40 +527,25 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
         request: Request<pb::TableRequest>,
     ) -> Result<Response<Empty>, Status> {
         let name = table_name(&request.into_inner().table)?;
-        self.run(move |kv, layout, server| {
-            submit_and_wait(
+        self.run(move |kv, layout, _| {
+            // As in standalone mode (and HBase): only a disabled table is deleted.
+            let (rec, _) = table_record(kv, layout, &name)?;
+            if rec.state == TableState::Enabled {
+                return Err(strata_proto::status(
+                    ErrorCode::TableEnabled,
+                    format!("table {name} is enabled; disable it first"),
+                ));
+            }
+            let id = submit_and_wait(
                 kv,
                 layout,
                 &AdminRequest::DropTable {
                     table: name.clone(),
                 },
             )?;
-            wait_until(kv, &format!("drop {name}"), |kv| {
-                Ok(kv.get(&layout.table(&name)).map_err(unavailable)?.is_none())
-            })?;
-            // Every region is closed and its record gone: the files and the schema go too,
-            // so a table created later under this name starts empty.
-            let table = strata_model::schema::TableName::parse(&name)
-                .map_err(strata_server::status::invalid)?;
-            let dir = server.config().table_dir(&table);
-            let files = &server.config().storage.files;
-            match files.remove_dir_all(&dir) {
-                Ok(()) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => {
-                    return Err(strata_server::status::internal(format!(
-                        "delete {}: {e}",
-                        files.url(&dir)
-                    )))
-                }
-            }
-            kv.txn(strata_cluster::kv::Txn {
-                compares: vec![],
-                success: vec![strata_cluster::kv::Op::Delete(crate::schema::schema_key(
-                    layout, &name,
-                ))],
-            })
-            .map_err(unavailable)?;
+            // The master's drop closes the regions, deletes the table's files, then its
+            // records and schema, so a table created later under this name starts empty.
+            wait_proc(kv, layout, &format!("drop {name}"), &id)?;
             Ok(Empty {})
         })
         .await
@@ -327,15 +579,51 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
             .await
     }
 
-    async fn flush(&self, _request: Request<pb::TableRequest>) -> Result<Response<Empty>, Status> {
-        Err(unsupported("flush"))
+    async fn flush(&self, request: Request<pb::TableRequest>) -> Result<Response<Empty>, Status> {
+        let local = request.metadata().contains_key(LOCAL);
+        let req = request.into_inner();
+        let name = table_name(&req.table)?;
+        let regions = self.hosted_regions(&name, None).await?;
+        if local {
+            return self
+                .run(move |_, _, server| {
+                    on_local_regions(server, &regions, |id| server.flush_region(id))
+                        .map(|()| Empty {})
+                })
+                .await;
+        }
+        for addr in servers_of(&regions) {
+            let mut client = admin_client(&addr).await?;
+            client.flush(local_request(req.clone())).await?;
+        }
+        Ok(Response::new(Empty {}))
     }
 
     async fn compact(
         &self,
-        _request: Request<pb::CompactRequest>,
+        request: Request<pb::CompactRequest>,
     ) -> Result<Response<Empty>, Status> {
-        Err(unsupported("compact"))
+        let local = request.metadata().contains_key(LOCAL);
+        let req = request.into_inner();
+        let name = table_name(&req.table)?;
+        let family = (!req.family.is_empty()).then(|| req.family.clone());
+        let regions = self.hosted_regions(&name, family.clone()).await?;
+        if local {
+            let major = req.major;
+            return self
+                .run(move |_, _, server| {
+                    on_local_regions(server, &regions, |id| {
+                        server.compact_region(id, family.as_deref(), major)
+                    })
+                    .map(|()| Empty {})
+                })
+                .await;
+        }
+        for addr in servers_of(&regions) {
+            let mut client = admin_client(&addr).await?;
+            client.compact(local_request(req.clone())).await?;
+        }
+        Ok(Response::new(Empty {}))
     }
 
     async fn split(&self, _request: Request<pb::SplitRequest>) -> Result<Response<Empty>, Status> {
@@ -353,7 +641,7 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
         let name = table_name(&request.into_inner().table)?;
         self.run(move |kv, layout, server| {
             Ok(pb::LocateResponse {
-                regions: locate(kv, layout, Some(server), &name)?,
+                regions: locate_enabled(kv, layout, Some(server), &name)?,
             })
         })
         .await

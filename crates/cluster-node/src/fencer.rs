@@ -15,7 +15,7 @@ use strata_cluster::lease::Millis;
 use strata_cluster::wal::{Fence, WalError, WalFencer};
 use strata_storage::vfs::Storage;
 
-use crate::names::wal_dir;
+use crate::names::{recovered_dir, region_id, wal_dir};
 use crate::recovered::split_wal;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -121,6 +121,36 @@ pub fn fence_wal(storage: &Storage, root: &Path, server: &str) -> Result<usize, 
     Ok(n)
 }
 
+/// Deletes the data directory of `table` under `root` and the recovered edits of its
+/// `regions` (cluster names). Missing directories are fine.
+///
+/// # Errors
+/// A bad table name, or a deletion failed.
+pub fn remove_table_files(
+    storage: &Storage,
+    root: &Path,
+    table: &str,
+    regions: &[String],
+) -> Result<(), String> {
+    let name = strata_model::schema::TableName::parse(table).map_err(|e| e.to_string())?;
+    let dir = strata_server::ServerConfig::new(root, String::new()).table_dir(&name);
+    let mut dirs = vec![dir];
+    dirs.extend(
+        regions
+            .iter()
+            .filter_map(|r| region_id(r))
+            .map(|(_, id)| recovered_dir(root, id)),
+    );
+    for dir in dirs {
+        match storage.files.remove_dir_all(&dir) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(format!("delete {}: {e}", storage.files.url(&dir))),
+        }
+    }
+    Ok(())
+}
+
 impl WalFencer for LogFencer {
     fn fence(&self, server: &str, _now: Millis) -> Result<Fence, WalError> {
         let done = self.run("fence", server, |storage, root, server| {
@@ -137,6 +167,20 @@ impl WalFencer for LogFencer {
             Ok(())
         } else {
             Err(WalError(format!("the split of {server}'s WAL is running")))
+        }
+    }
+
+    fn remove_table(&self, table: &str, regions: &[String]) -> Result<Fence, WalError> {
+        let regions = regions.to_vec();
+        let done = self.run("remove", table, move |storage, root, table| {
+            remove_table_files(&storage, &root, &table, &regions)
+        })?;
+        if done {
+            // A table of this name created and dropped later is deleted again.
+            self.jobs.lock().remove(&("remove", table.to_string()));
+            Ok(Fence::Done)
+        } else {
+            Ok(Fence::Pending)
         }
     }
 }

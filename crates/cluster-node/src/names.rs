@@ -1,9 +1,11 @@
 //! Names on shared storage for cluster regions and servers.
 //!
 //! - A cluster region `table,seq` (seq: 8 hex digits) is stored as region id
-//!   `crc32c(table) << 32 | seq`, so regions of different tables differ in one server's WAL. Two
-//!   tables whose names collide in CRC-32C cannot be open on one server together: the second
-//!   open is refused ("already open"), never merged.
+//!   `crc32c(table) << 32 | seq`, and a region `table,incarnation.seq` of a table created with
+//!   an incarnation as `crc32c("table,incarnation") << 32 | seq`, so regions of different tables
+//!   (and of a dropped and a re-created table of one name) differ in one server's WAL and in
+//!   their directories. Two names colliding in CRC-32C cannot be open on one server together:
+//!   the second open is refused ("already open"), never merged.
 //! - A server `host:port:startcode` keeps its WAL in `wal/host,port,startcode/` (HDFS refuses
 //!   `:` in names; HBase spells server names with commas too).
 //! - Edits split from a dead server's WAL for region `id` are in
@@ -14,9 +16,19 @@ use std::path::{Path, PathBuf};
 /// The storage region id of cluster region `region` (`table,seq`), with its table and row
 /// range unknown: `None` if the name is malformed.
 pub fn region_id(region: &str) -> Option<(String, u64)> {
-    let (table, seq) = region.rsplit_once(',')?;
+    let (table, rest) = region.rsplit_once(',')?;
+    let (hashed, seq) = match rest.rsplit_once('.') {
+        Some((incarnation, seq)) if !incarnation.is_empty() => {
+            (format!("{table},{incarnation}"), seq)
+        }
+        Some(_) => return None,
+        None => (table.to_string(), rest),
+    };
+    if seq.len() != 8 {
+        return None;
+    }
     let seq = u32::from_str_radix(seq, 16).ok()?;
-    let hash = u64::from(crc32c::crc32c(table.as_bytes()));
+    let hash = u64::from(crc32c::crc32c(hashed.as_bytes()));
     Some((table.to_string(), (hash << 32) | u64::from(seq)))
 }
 
@@ -53,6 +65,11 @@ mod tests {
         assert_ne!(a, b);
         assert!(region_id("nocomma").is_none());
         assert!(region_id("t,zz").is_none());
+        let (t, c) = region_id("ns:t,1a-3.00000003").unwrap();
+        assert_eq!(t, "ns:t");
+        assert_eq!(c & 0xFFFF_FFFF, 3);
+        assert_ne!(a, c, "a re-created table's regions are stored apart");
+        assert!(region_id("t,.00000003").is_none());
         assert_eq!(server_dir("127.0.0.1:16020:17"), "127.0.0.1,16020,17");
         assert_eq!(server_address("127.0.0.1:16020:17"), "127.0.0.1:16020");
         assert_eq!(

@@ -11,7 +11,7 @@ use strata_proto::pb;
 
 /// The key of `table`'s schema.
 pub fn schema_key(layout: &Layout, table: &str) -> String {
-    format!("{}schema/{table}", layout.root())
+    layout.schema(table)
 }
 
 /// Records `table`'s schema unless the table exists (its record is in etcd).

@@ -132,6 +132,12 @@ impl Layout {
         format!("{}result/{id}", self.root)
     }
 
+    /// A table's schema key (the schema is written by clients, read by region servers, and
+    /// deleted with the table).
+    pub fn schema(&self, table: &str) -> String {
+        format!("{}schema/{table}", self.root)
+    }
+
     /// The part of `key` after `prefix`, if it starts with it.
     pub fn strip<'a>(key: &'a str, prefix: &str) -> Option<&'a str> {
         key.strip_prefix(prefix)
@@ -146,6 +152,33 @@ impl Layout {
 /// The region id of region number `seq` of `table`: `<table>,<seq as 8 hex digits>`.
 pub fn region_id(table: &str, seq: u32) -> String {
     format!("{table},{seq:08x}")
+}
+
+/// The name of region number `seq` of the incarnation `incarnation` of `table`:
+/// `<table>,<incarnation>.<seq as 8 hex digits>` (`<table>,<seq>` for the empty incarnation).
+pub fn incarnation_region_id(table: &str, incarnation: &str, seq: u32) -> String {
+    if incarnation.is_empty() {
+        region_id(table, seq)
+    } else {
+        format!("{table},{incarnation}.{seq:08x}")
+    }
+}
+
+/// The incarnation of a table from the id of the procedure creating it
+/// (`<epoch hex>-<counter hex>`, unique in the cluster): leading zeros dropped.
+pub fn incarnation_of(proc_id: &str) -> String {
+    proc_id
+        .split('-')
+        .map(|p| {
+            let t = p.trim_start_matches('0');
+            if t.is_empty() {
+                "0"
+            } else {
+                t
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("-")
 }
 
 /// The table of a region id.
@@ -171,6 +204,11 @@ mod tests {
             .region(&region_id("t2", 0))
             .starts_with(&l.table_regions("t")));
         assert_eq!(region_table("ns:t,00000003"), "ns:t");
+        let inc = incarnation_of("000000000000001a-00000003");
+        assert_eq!(inc, "1a-3");
+        assert_eq!(incarnation_region_id("ns:t", &inc, 2), "ns:t,1a-3.00000002");
+        assert_eq!(region_table("ns:t,1a-3.00000002"), "ns:t");
+        assert_eq!(incarnation_region_id("t", "", 2), region_id("t", 2));
         let ack = l.ack("h:1:5", "t,00000001");
         let rest = Layout::strip(&ack, &l.acks()).unwrap();
         assert_eq!(

@@ -133,6 +133,37 @@ pub enum TableState {
     Enabled,
     /// Being dropped: its regions are closed, then their records deleted.
     Dropping,
+    /// Being disabled: its regions are closed.
+    Disabling,
+    /// Disabled: its regions stay closed until it is enabled.
+    Disabled,
+    /// Being enabled: its regions are marked for assignment.
+    Enabling,
+}
+
+impl TableState {
+    fn as_str(self) -> &'static str {
+        match self {
+            TableState::Creating => "creating",
+            TableState::Enabled => "enabled",
+            TableState::Dropping => "dropping",
+            TableState::Disabling => "disabling",
+            TableState::Disabled => "disabled",
+            TableState::Enabling => "enabling",
+        }
+    }
+
+    fn parse(s: &str) -> Result<TableState, DecodeError> {
+        Ok(match s {
+            "creating" => TableState::Creating,
+            "enabled" => TableState::Enabled,
+            "dropping" => TableState::Dropping,
+            "disabling" => TableState::Disabling,
+            "disabled" => TableState::Disabled,
+            "enabling" => TableState::Enabling,
+            other => return Err(bad("table", format!("state {other:?}"))),
+        })
+    }
 }
 
 /// A table's record.
@@ -142,6 +173,10 @@ pub struct TableRecord {
     pub state: TableState,
     /// The split points: region `i` is `[splits[i-1], splits[i])`.
     pub splits: Vec<Vec<u8>>,
+    /// What tells this incarnation of the table from earlier ones of the same name (empty for
+    /// tables created before incarnations existed): part of every region name, so a re-created
+    /// table never reuses a region name, epoch or storage id of a dropped one.
+    pub incarnation: String,
 }
 
 impl TableRecord {
@@ -162,20 +197,25 @@ impl TableRecord {
         (start, end)
     }
 
+    /// The name of region `i` of this incarnation.
+    pub fn region_name(&self, table: &str, i: u32) -> String {
+        crate::layout::incarnation_region_id(table, &self.incarnation, i)
+    }
+
     /// Encodes the record.
     pub fn encode(&self) -> Vec<u8> {
-        let state = match self.state {
-            TableState::Creating => "creating",
-            TableState::Enabled => "enabled",
-            TableState::Dropping => "dropping",
-        };
+        let state = self.state.as_str();
         let splits: Vec<String> = self.splits.iter().map(|s| hex(s)).collect();
         let splits = if splits.is_empty() {
             "-".to_string()
         } else {
             splits.join(",")
         };
-        format!("table1 {state} {splits}").into_bytes()
+        if self.incarnation.is_empty() {
+            format!("table1 {state} {splits}").into_bytes()
+        } else {
+            format!("table1 {state} {splits} {}", self.incarnation).into_bytes()
+        }
     }
 
     /// Decodes a record.
@@ -183,19 +223,25 @@ impl TableRecord {
     /// # Errors
     /// Not a table record.
     pub fn decode(bytes: &[u8]) -> Result<TableRecord, DecodeError> {
-        let f = fields(bytes, "table1", 3)?;
-        let state = match f[1] {
-            "creating" => TableState::Creating,
-            "enabled" => TableState::Enabled,
-            "dropping" => TableState::Dropping,
-            other => return Err(bad("table", format!("state {other:?}"))),
+        let f = match fields(bytes, "table1", 4) {
+            Ok(f) => f,
+            Err(_) => fields(bytes, "table1", 3)?,
         };
+        let state = TableState::parse(f[1])?;
+        let incarnation = f.get(3).map_or_else(String::new, |s| (*s).to_string());
+        if incarnation.contains([',', '/', ' ']) {
+            return Err(bad("table", format!("incarnation {incarnation:?}")));
+        }
         let splits = if f[2] == "-" {
             Vec::new()
         } else {
             f[2].split(',').map(unhex).collect::<Result<_, _>>()?
         };
-        Ok(TableRecord { state, splits })
+        Ok(TableRecord {
+            state,
+            splits,
+            incarnation,
+        })
     }
 }
 
@@ -252,6 +298,19 @@ pub enum DropStep {
     Close,
     /// Delete the region records and the table record.
     Delete,
+    /// Delete the table's files on shared storage (between `Close` and `Delete`).
+    Files,
+}
+
+/// Where a table truncation is (it ends as a [`Procedure::CreateTable`] of a new incarnation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TruncateStep {
+    /// Close every region of the table.
+    Close,
+    /// Delete the table's files on shared storage.
+    Files,
+    /// Delete the old region records, then start the new incarnation's creation.
+    Delete,
 }
 
 /// A persisted procedure: written before it acts, advanced by guarded transactions, resumed
@@ -289,6 +348,35 @@ pub enum Procedure {
         table: String,
         /// The step.
         step: DropStep,
+    },
+    /// Disable a table: close every region, then mark it disabled.
+    DisableTable {
+        /// The table.
+        table: String,
+    },
+    /// Enable a disabled table: mark its closed regions offline (they are then assigned), then
+    /// the table enabled.
+    EnableTable {
+        /// The table.
+        table: String,
+    },
+    /// Reopen every region of an enabled table (after its schema changed): one move per region
+    /// onto its own server, in region order.
+    ReopenTable {
+        /// The table.
+        table: String,
+        /// Regions (in name order) whose reopening has been started.
+        next: u32,
+    },
+    /// Empty a table: close and delete its regions and files, then create a new incarnation
+    /// (same split points when `preserve`, else one region).
+    TruncateTable {
+        /// The table.
+        table: String,
+        /// Whether the split points are kept.
+        preserve: bool,
+        /// The step.
+        step: TruncateStep,
     },
 }
 
@@ -340,8 +428,30 @@ impl Procedure {
                 let step = match step {
                     DropStep::Close => "close",
                     DropStep::Delete => "delete",
+                    DropStep::Files => "files",
                 };
                 let _ = write!(s, "drop {table} {step}");
+            }
+            Procedure::DisableTable { table } => {
+                let _ = write!(s, "disable {table}");
+            }
+            Procedure::EnableTable { table } => {
+                let _ = write!(s, "enable {table}");
+            }
+            Procedure::ReopenTable { table, next } => {
+                let _ = write!(s, "reopen {table} {next}");
+            }
+            Procedure::TruncateTable {
+                table,
+                preserve,
+                step,
+            } => {
+                let step = match step {
+                    TruncateStep::Close => "close",
+                    TruncateStep::Files => "files",
+                    TruncateStep::Delete => "delete",
+                };
+                let _ = write!(s, "truncate {table} {} {step}", u8::from(*preserve));
             }
         }
         s.into_bytes()
@@ -409,7 +519,28 @@ impl Procedure {
                 step: match get(3)? {
                     "close" => DropStep::Close,
                     "delete" => DropStep::Delete,
+                    "files" => DropStep::Files,
                     other => return Err(bad("proc", format!("drop step {other:?}"))),
+                },
+            },
+            "disable" => Procedure::DisableTable {
+                table: get(2)?.to_string(),
+            },
+            "enable" => Procedure::EnableTable {
+                table: get(2)?.to_string(),
+            },
+            "reopen" => Procedure::ReopenTable {
+                table: get(2)?.to_string(),
+                next: get(3)?.parse().map_err(|_| bad("proc", "region number"))?,
+            },
+            "truncate" => Procedure::TruncateTable {
+                table: get(2)?.to_string(),
+                preserve: get(3)? == "1",
+                step: match get(4)? {
+                    "close" => TruncateStep::Close,
+                    "files" => TruncateStep::Files,
+                    "delete" => TruncateStep::Delete,
+                    other => return Err(bad("proc", format!("truncate step {other:?}"))),
                 },
             },
             other => return Err(bad("proc", format!("kind {other:?}"))),
@@ -564,11 +695,23 @@ mod tests {
         let fresh = RegionRecord::new(Vec::new(), b"m".to_vec());
         assert_eq!(RegionRecord::decode(&fresh.encode()).unwrap(), fresh);
 
-        let t = TableRecord {
+        let mut t = TableRecord {
             state: TableState::Creating,
             splits: vec![b"g".to_vec(), b"p".to_vec()],
+            incarnation: String::new(),
         };
         assert_eq!(TableRecord::decode(&t.encode()).unwrap(), t);
+        assert_eq!(t.region_name("t", 1), "t,00000001");
+        for state in [
+            TableState::Disabling,
+            TableState::Disabled,
+            TableState::Enabling,
+        ] {
+            t.state = state;
+            t.incarnation = "1a-3".into();
+            assert_eq!(TableRecord::decode(&t.encode()).unwrap(), t);
+        }
+        assert_eq!(t.region_name("t", 1), "t,1a-3.00000001");
         assert_eq!(t.range(0), (Vec::new(), b"g".to_vec()));
         assert_eq!(t.range(2), (b"p".to_vec(), Vec::new()));
 
@@ -612,6 +755,26 @@ mod tests {
             Procedure::DropTable {
                 table: "t".into(),
                 step: DropStep::Delete,
+            },
+            Procedure::DropTable {
+                table: "t".into(),
+                step: DropStep::Files,
+            },
+            Procedure::DisableTable { table: "t".into() },
+            Procedure::EnableTable { table: "t".into() },
+            Procedure::ReopenTable {
+                table: "t".into(),
+                next: 3,
+            },
+            Procedure::TruncateTable {
+                table: "t".into(),
+                preserve: true,
+                step: TruncateStep::Delete,
+            },
+            Procedure::TruncateTable {
+                table: "t".into(),
+                preserve: false,
+                step: TruncateStep::Files,
             },
         ];
         for p in procs {

@@ -40,6 +40,17 @@ pub trait WalFencer {
     /// # Errors
     /// The log store failed; retry later.
     fn split(&self, server: &str) -> Result<(), WalError>;
+
+    /// Deletes the files of dropped (or truncated) `table` whose `regions` (cluster names)
+    /// are all closed: its data and any recovered edits of those regions. Idempotent; call
+    /// until it answers [`Fence::Done`]. The default (no storage) has nothing to delete.
+    ///
+    /// # Errors
+    /// The store failed; retry later.
+    fn remove_table(&self, table: &str, regions: &[String]) -> Result<Fence, WalError> {
+        let _ = (table, regions);
+        Ok(Fence::Done)
+    }
 }
 
 #[derive(Default)]

@@ -1,8 +1,10 @@
 //! The deterministic simulation of assignment and crash recovery (see `sim/mod.rs`), over many
 //! seeds. Invariants checked after every simulated step: no region is served by two servers; a
 //! region whose server died is reopened only after that server's WAL is fenced, and with every
-//! acknowledged write; after the faults stop, every region is served again and no procedure is
-//! left in transition.
+//! acknowledged write (also after a reopen for a schema change); after the faults stop, every
+//! region of an enabled table is served again, none of a disabled table, and no procedure is
+//! left in transition. Admin requests during the chaos include table disable, enable, reopen,
+//! truncate, drop and re-creation of a dropped name.
 //!
 //! `STRATA_SIM_SEEDS=N` sets how many seeds run (default 2000); `STRATA_SIM_SEED=S` runs seed S
 //! alone with its event trace printed (`cargo test -p strata-cluster --test simulation -- --nocapture`).
@@ -57,6 +59,8 @@ fn assignment_survives_crashes_pauses_partitions_and_lost_messages() {
         total.opens += c.opens;
         total.acked_writes += c.acked_writes;
         total.admin_accepted += c.admin_accepted;
+        total.lifecycle_accepted += c.lifecycle_accepted;
+        total.recreated += c.recreated;
     }
     eprintln!("{seeds} seeds: {total:?}");
     // The faults must actually have been exercised, not only survived.
@@ -68,4 +72,11 @@ fn assignment_survives_crashes_pauses_partitions_and_lost_messages() {
         "regions reopened after a crash: {total:?}"
     );
     assert!(total.acked_writes > seeds * 100, "{total:?}");
+    if seeds >= 100 {
+        assert!(
+            total.lifecycle_accepted >= seeds / 4,
+            "disable/enable/reopen/truncate: {total:?}"
+        );
+        assert!(total.recreated > 0, "re-created dropped tables: {total:?}");
+    }
 }

@@ -5,8 +5,10 @@ use thiserror::Error;
 
 use super::{Halt, Kv, Master};
 use crate::kv::Op;
+use crate::layout::{incarnation_of, region_table};
 use crate::record::{
     CreateStep, DropStep, Procedure, RegionState, TableRecord, TableState, TransitStep,
+    TruncateStep,
 };
 use crate::wal::WalFencer;
 
@@ -45,6 +47,28 @@ pub enum AdminRequest {
         /// Preferred server.
         target: Option<String>,
     },
+    /// Close every region of an enabled `table` and mark it disabled.
+    DisableTable {
+        /// The table.
+        table: String,
+    },
+    /// Assign every region of a disabled `table` and mark it enabled.
+    EnableTable {
+        /// The table.
+        table: String,
+    },
+    /// Reopen every region of an enabled `table` (its schema changed).
+    ReopenTable {
+        /// The table.
+        table: String,
+    },
+    /// Replace `table`'s regions and files by new, empty ones (split as before if `preserve`).
+    TruncateTable {
+        /// The table.
+        table: String,
+        /// Whether the split points are kept.
+        preserve: bool,
+    },
 }
 
 impl AdminRequest {
@@ -66,6 +90,12 @@ impl AdminRequest {
             AdminRequest::Unassign { region } => format!("req1 unassign {region}"),
             AdminRequest::Move { region, target } => {
                 format!("req1 move {region} {}", target.as_deref().unwrap_or("-"))
+            }
+            AdminRequest::DisableTable { table } => format!("req1 disable {table}"),
+            AdminRequest::EnableTable { table } => format!("req1 enable {table}"),
+            AdminRequest::ReopenTable { table } => format!("req1 reopen {table}"),
+            AdminRequest::TruncateTable { table, preserve } => {
+                format!("req1 truncate {table} {}", u8::from(*preserve))
             }
         }
         .into_bytes()
@@ -108,6 +138,19 @@ impl AdminRequest {
             ["req1", "move", region, target] => AdminRequest::Move {
                 region: (*region).to_string(),
                 target: (*target != "-").then(|| (*target).to_string()),
+            },
+            ["req1", "disable", table] => AdminRequest::DisableTable {
+                table: (*table).to_string(),
+            },
+            ["req1", "enable", table] => AdminRequest::EnableTable {
+                table: (*table).to_string(),
+            },
+            ["req1", "reopen", table] => AdminRequest::ReopenTable {
+                table: (*table).to_string(),
+            },
+            ["req1", "truncate", table, preserve @ ("0" | "1")] => AdminRequest::TruncateTable {
+                table: (*table).to_string(),
+                preserve: *preserve == "1",
             },
             _ => return Err(format!("not a request: {text:?}")),
         })
@@ -180,6 +223,7 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
                 let rec = TableRecord {
                     state: TableState::Creating,
                     splits,
+                    incarnation: incarnation_of(&id),
                 };
                 let p = Procedure::CreateTable {
                     table: table.clone(),
@@ -193,14 +237,9 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
                 Ok(id)
             }
             AdminRequest::DropTable { table } => {
-                let Some((rec, _)) = self.lead().image.tables.get(&table).cloned() else {
-                    return Err(invalid(format!("no table {table}")));
-                };
-                if rec.state != TableState::Enabled {
-                    return Err(invalid(format!(
-                        "table {table} is being created or dropped"
-                    )));
-                }
+                let rec = self
+                    .table_in(&table, &[TableState::Enabled, TableState::Disabled])
+                    .map_err(invalid)?;
                 let id = self.new_proc_id();
                 let dropping = TableRecord {
                     state: TableState::Dropping,
@@ -220,6 +259,8 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
             AdminRequest::Assign { region } => {
                 self.check_region(&region, &[RegionState::Closed, RegionState::Offline])
                     .map_err(invalid)?;
+                self.table_in(region_table(&region), &[TableState::Enabled])
+                    .map_err(invalid)?;
                 self.start_transit(&region, None, true, TransitStep::Pick)
                     .map_err(halted)
             }
@@ -235,7 +276,84 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
                 self.start_transit(&region, target, true, TransitStep::Close)
                     .map_err(halted)
             }
+            AdminRequest::DisableTable { table } => {
+                let rec = self
+                    .table_in(&table, &[TableState::Enabled])
+                    .map_err(invalid)?;
+                self.stage_table_proc(&table, rec, TableState::Disabling, |table| {
+                    Procedure::DisableTable { table }
+                })
+                .map_err(halted)
+            }
+            AdminRequest::EnableTable { table } => {
+                let rec = self
+                    .table_in(&table, &[TableState::Disabled])
+                    .map_err(invalid)?;
+                self.stage_table_proc(&table, rec, TableState::Enabling, |table| {
+                    Procedure::EnableTable { table }
+                })
+                .map_err(halted)
+            }
+            AdminRequest::ReopenTable { table } => {
+                let rec = self
+                    .table_in(&table, &[TableState::Enabled])
+                    .map_err(invalid)?;
+                self.stage_table_proc(&table, rec, TableState::Enabled, |table| {
+                    Procedure::ReopenTable { table, next: 0 }
+                })
+                .map_err(halted)
+            }
+            AdminRequest::TruncateTable { table, preserve } => {
+                let rec = self
+                    .table_in(&table, &[TableState::Enabled, TableState::Disabled])
+                    .map_err(invalid)?;
+                self.stage_table_proc(&table, rec, TableState::Dropping, |table| {
+                    Procedure::TruncateTable {
+                        table,
+                        preserve,
+                        step: TruncateStep::Close,
+                    }
+                })
+                .map_err(halted)
+            }
         }
+    }
+
+    /// `table`'s record if the table is in one of `states`; else why not (`no table t`,
+    /// `table t is enabled`, `table t is disabled`, `table t is busy (…)`).
+    fn table_in(&mut self, table: &str, states: &[TableState]) -> Result<TableRecord, String> {
+        let Some((rec, _)) = self.lead().image.tables.get(table).cloned() else {
+            return Err(format!("no table {table}"));
+        };
+        if states.contains(&rec.state) {
+            return Ok(rec);
+        }
+        Err(match rec.state {
+            TableState::Enabled => format!("table {table} is enabled"),
+            TableState::Disabled => format!("table {table} is disabled"),
+            other => format!("table {table} is busy ({other:?})"),
+        })
+    }
+
+    /// Stages `table`'s record in `state` with a new procedure `make(table)`; returns its id.
+    fn stage_table_proc(
+        &mut self,
+        table: &str,
+        rec: TableRecord,
+        state: TableState,
+        make: impl FnOnce(String) -> Procedure,
+    ) -> Result<String, Halt> {
+        let id = self.new_proc_id();
+        let mut ops = vec![Op::put(
+            self.layout.proc(&id),
+            make(table.to_string()).encode(),
+        )];
+        if rec.state != state {
+            let rec = TableRecord { state, ..rec };
+            ops.push(Op::put(self.layout.table(table), rec.encode()));
+        }
+        self.stage(ops)?;
+        Ok(id)
     }
 
     fn check_region(&mut self, region: &str, states: &[RegionState]) -> Result<(), String> {

@@ -8,7 +8,8 @@
 //! reloads (or steps down).
 //!
 //! Module map: `image` (the in-memory catalog and its indexes), `batch` (guarded batched
-//! writes), `procs` (one function per procedure kind), `admin` (requests that start procedures).
+//! writes), `procs` (one function per procedure kind), `tables` (disable, enable, reopen and truncate),
+//! `admin` (requests that start procedures).
 
 mod admin;
 mod balancer;
@@ -16,6 +17,7 @@ mod batch;
 mod image;
 mod procs;
 mod requests;
+mod tables;
 
 use crate::election::{self, Candidacy};
 use crate::kv::{Kv, KvError, Revision, WatchId};

@@ -11,7 +11,7 @@
 
 use super::{Halt, Kv, Master};
 use crate::kv::Op;
-use crate::layout::{region_id, region_table};
+use crate::layout::region_table;
 use crate::lease::Millis;
 use crate::record::{
     Ack, CrashStep, CreateStep, DropStep, Order, Procedure, RegionRecord, RegionState, TableRecord,
@@ -20,18 +20,18 @@ use crate::record::{
 use crate::wal::{Fence, WalFencer};
 
 /// Regions handled by one staged step of crash recovery, table creation or drop.
-const CHUNK: usize = 32;
+pub(super) const CHUNK: usize = 32;
 
 impl<K: Kv, F: WalFencer> Master<K, F> {
-    fn put_region(&self, id: &str, rec: &RegionRecord) -> Op {
+    pub(super) fn put_region(&self, id: &str, rec: &RegionRecord) -> Op {
         Op::put(self.layout.region(id), rec.encode())
     }
 
-    fn put_proc(&self, id: &str, p: &Procedure) -> Op {
+    pub(super) fn put_proc(&self, id: &str, p: &Procedure) -> Op {
         Op::put(self.layout.proc(id), p.encode())
     }
 
-    fn del_proc(&self, id: &str) -> Op {
+    pub(super) fn del_proc(&self, id: &str) -> Op {
         Op::Delete(self.layout.proc(id))
     }
 
@@ -131,6 +131,14 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
                 }
                 Procedure::CreateTable { table, step } => self.step_create(&id, &table, step)?,
                 Procedure::DropTable { table, step } => self.step_drop(&id, &table, step)?,
+                Procedure::DisableTable { table } => self.step_disable(&id, &table)?,
+                Procedure::EnableTable { table } => self.step_enable(&id, &table)?,
+                Procedure::ReopenTable { table, next } => self.step_reopen(&id, &table, next)?,
+                Procedure::TruncateTable {
+                    table,
+                    preserve,
+                    step,
+                } => self.step_truncate(&id, &table, preserve, step)?,
             }
         }
         Ok(())
@@ -410,7 +418,10 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
                 for i in next..end {
                     let (start, stop) = rec.range(i);
                     ops.push(
-                        self.put_region(&region_id(table, i), &RegionRecord::new(start, stop)),
+                        self.put_region(
+                            &rec.region_name(table, i),
+                            &RegionRecord::new(start, stop),
+                        ),
                     );
                 }
                 let step = if end >= n {
@@ -466,6 +477,17 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
                 }
                 let p = Procedure::DropTable {
                     table: table.to_string(),
+                    step: DropStep::Files,
+                };
+                self.stage(vec![self.put_proc(id, &p)])
+            }
+            DropStep::Files => {
+                let names: Vec<String> = regions.into_iter().map(|(r, _)| r).collect();
+                if !self.remove_files(table, &names) {
+                    return Ok(());
+                }
+                let p = Procedure::DropTable {
+                    table: table.to_string(),
                     step: DropStep::Delete,
                 };
                 self.stage(vec![self.put_proc(id, &p)])
@@ -483,6 +505,7 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
                 }
                 self.stage(vec![
                     Op::Delete(self.layout.table(table)),
+                    Op::Delete(self.layout.schema(table)),
                     self.del_proc(id),
                 ])
             }

@@ -172,10 +172,18 @@ mod tests {
                 region: "t,00000001".into(),
                 target: None,
             },
+            AdminRequest::DisableTable { table: "t".into() },
+            AdminRequest::EnableTable { table: "t".into() },
+            AdminRequest::ReopenTable { table: "t".into() },
+            AdminRequest::TruncateTable {
+                table: "t".into(),
+                preserve: true,
+            },
         ];
         for r in reqs {
             assert_eq!(AdminRequest::decode(&r.encode()).unwrap(), r);
         }
         assert!(AdminRequest::decode(b"req1 create t zz").is_err());
+        assert!(AdminRequest::decode(b"req1 truncate t 2").is_err());
     }
 }

@@ -63,6 +63,10 @@ pub struct Coverage {
     pub opens: u64,
     pub acked_writes: u64,
     pub admin_accepted: u64,
+    /// Disable, enable, reopen and truncate requests accepted.
+    pub lifecycle_accepted: u64,
+    /// Creations of a table under the name of a dropped one.
+    pub recreated: u64,
 }
 
 struct SimLink {
@@ -119,6 +123,8 @@ pub struct World {
     startcode: u64,
     next_write: u64,
     next_table: u32,
+    /// Names of tables a drop was accepted for (candidates for re-creation).
+    dropped: BTreeSet<String>,
     loss: f64,
     pub coverage: Coverage,
     trace: Vec<String>,
@@ -144,6 +150,7 @@ impl World {
             startcode: 0,
             next_write: 0,
             next_table: 1,
+            dropped: BTreeSet::new(),
             loss,
             coverage: Coverage::default(),
             trace: Vec::new(),
@@ -460,12 +467,25 @@ impl World {
 
     fn admin(&mut self, req: AdminRequest) -> bool {
         let text = format!("{req:?}");
+        let lifecycle = matches!(
+            req,
+            AdminRequest::DisableTable { .. }
+                | AdminRequest::EnableTable { .. }
+                | AdminRequest::ReopenTable { .. }
+                | AdminRequest::TruncateTable { .. }
+        );
+        let recreate = match &req {
+            AdminRequest::CreateTable { table, .. } => self.dropped.contains(table),
+            _ => false,
+        };
         let Some(m) = self.active_master() else {
             return false;
         };
         match m.submit(req) {
             Ok(id) => {
                 self.coverage.admin_accepted += 1;
+                self.coverage.lifecycle_accepted += u64::from(lifecycle);
+                self.coverage.recreated += u64::from(recreate);
                 self.log(format!("admin {text} accepted as {id}"));
                 true
             }
@@ -481,7 +501,14 @@ impl World {
         let tables = m.tables();
         let servers = m.live_servers();
         let pick = |w: &World, n: usize| w.between(0, n.max(1) as u64) as usize;
-        let choice = self.between(0, 10);
+        let choice = self.between(0, 14);
+        let with_state = |state: TableState, t_too: bool| -> Vec<String> {
+            tables
+                .iter()
+                .filter(|(n, t)| (t_too || n != "t") && t.state == state)
+                .map(|(n, _)| n.clone())
+                .collect()
+        };
         let req = match choice {
             0..=3 if !regions.is_empty() => {
                 let (r, _) = &regions[pick(self, regions.len())];
@@ -512,8 +539,13 @@ impl World {
                 }
             }
             7 => {
-                let t = format!("t{}", self.next_table);
-                self.next_table += 1;
+                let again: Vec<String> = self.dropped.iter().cloned().collect();
+                let t = if !again.is_empty() && self.chance(0.5) {
+                    again[pick(self, again.len())].clone()
+                } else {
+                    self.next_table += 1;
+                    format!("t{}", self.next_table)
+                };
                 let n = self.between(1, 4) as u32;
                 AdminRequest::CreateTable {
                     table: t,
@@ -521,16 +553,51 @@ impl World {
                 }
             }
             8 => {
-                let droppable: Vec<&String> = tables
-                    .iter()
-                    .filter(|(n, t)| n != "t" && t.state == TableState::Enabled)
-                    .map(|(n, _)| n)
-                    .collect();
+                let mut droppable = with_state(TableState::Enabled, false);
+                droppable.extend(with_state(TableState::Disabled, false));
                 if droppable.is_empty() {
                     return;
                 }
-                AdminRequest::DropTable {
-                    table: droppable[pick(self, droppable.len())].clone(),
+                let table = droppable[pick(self, droppable.len())].clone();
+                self.dropped.insert(table.clone());
+                AdminRequest::DropTable { table }
+            }
+            9 | 10 => {
+                let state = if choice == 9 {
+                    TableState::Enabled
+                } else {
+                    TableState::Disabled
+                };
+                let candidates = with_state(state, false);
+                if candidates.is_empty() {
+                    return;
+                }
+                let table = candidates[pick(self, candidates.len())].clone();
+                if choice == 9 {
+                    AdminRequest::DisableTable { table }
+                } else {
+                    AdminRequest::EnableTable { table }
+                }
+            }
+            11 => {
+                // The initial table too: its writes must survive the reopening.
+                let candidates = with_state(TableState::Enabled, true);
+                if candidates.is_empty() {
+                    return;
+                }
+                AdminRequest::ReopenTable {
+                    table: candidates[pick(self, candidates.len())].clone(),
+                }
+            }
+            12 => {
+                let mut candidates = with_state(TableState::Enabled, false);
+                candidates.extend(with_state(TableState::Disabled, false));
+                if candidates.is_empty() {
+                    return;
+                }
+                AdminRequest::TruncateTable {
+                    table: candidates[pick(self, candidates.len())].clone(),
+                    preserve: self.chance(0.5),
                 }
             }
             _ => return,
@@ -650,6 +717,12 @@ impl World {
                 .any(|(t, r)| t == region_table(&id) && r.state == TableState::Enabled);
             if enabled && rec.state != RegionState::Closed && !served.contains(&id) {
                 bad.push(format!("{id} not served after healing: {rec:?}"));
+            }
+            let disabled = tables
+                .iter()
+                .any(|(t, r)| t == region_table(&id) && r.state == TableState::Disabled);
+            if disabled && (served.contains(&id) || rec.server.is_some()) {
+                bad.push(format!("{id} of a disabled table is served: {rec:?}"));
             }
         }
         self.model.borrow_mut().violations.extend(bad);
