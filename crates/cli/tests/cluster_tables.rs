@@ -49,7 +49,7 @@ fn table_dir(root: &Path, table: &str) -> PathBuf {
 
 async fn put(table: &Table, i: u64, family: &str) -> Result<(), Error> {
     table
-        .put(&Put::new(key(i)).add(family, "q", Bytes::from(format!("v{i}"))))
+        .put(&Put::new(key(i)).add(family.to_string(), "q", Bytes::from(format!("v{i}"))))
         .await
 }
 
@@ -112,12 +112,11 @@ async fn tables_are_managed_end_to_end() {
     }
 
     // Flush: routed to the servers of both regions; store files appear on HDFS.
-    assert_eq!(count_files(&storage, &table_dir(&root, "t")), 0);
-    let before = count_files(&storage, &root);
+    let before = count_files(&storage, &table_dir(&root, "t"));
     admin.flush("t").await.unwrap();
-    let after = count_files(&storage, &root);
-    assert!(after > before, "flush wrote no file ({before} → {after})");
-    assert!(count_files(&storage, &table_dir(&root, "t")) >= 2);
+    let after = count_files(&storage, &table_dir(&root, "t"));
+    // A store file (at least) per region.
+    assert!(after >= before + 2, "flush wrote no file ({before} → {after})");
     admin.compact("t", Some("f"), true).await.unwrap();
     admin.compact("t", None, false).await.unwrap();
 

@@ -7,7 +7,7 @@ use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use super::Killed;
+use crate::support::Killed;
 
 /// Where the engines are.
 pub struct Engines {
