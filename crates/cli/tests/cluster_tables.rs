@@ -116,7 +116,10 @@ async fn tables_are_managed_end_to_end() {
     admin.flush("t").await.unwrap();
     let after = count_files(&storage, &table_dir(&root, "t"));
     // A store file (at least) per region.
-    assert!(after >= before + 2, "flush wrote no file ({before} → {after})");
+    assert!(
+        after >= before + 2,
+        "flush wrote no file ({before} → {after})"
+    );
     admin.compact("t", Some("f"), true).await.unwrap();
     admin.compact("t", None, false).await.unwrap();
 

@@ -463,16 +463,7 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
             .collect();
         match step {
             DropStep::Close => {
-                let mut waiting = false;
-                for (region, rec) in regions {
-                    if rec.proc.is_some() {
-                        waiting = true;
-                    } else if rec.server.is_some() {
-                        waiting = true;
-                        self.start_transit(&region, None, false, TransitStep::Close)?;
-                    }
-                }
-                if waiting {
+                if !self.close_all(table)? {
                     return Ok(());
                 }
                 let p = Procedure::DropTable {

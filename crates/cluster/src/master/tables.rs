@@ -38,19 +38,49 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
             .collect()
     }
 
-    /// Starts closing every served region of `table` that is in no other procedure; answers
-    /// whether every region is closed (no server, no procedure).
-    fn close_all(&mut self, table: &str) -> Result<bool, Halt> {
+    /// Starts closing every served region of `table` that is in no other procedure, and takes
+    /// over a region whose assign has not sent an open order yet (its transit is at `Pick`
+    /// and it names no server: nothing to close); answers whether every region is closed (no
+    /// server, no procedure).
+    pub(super) fn close_all(&mut self, table: &str) -> Result<bool, Halt> {
         let mut closed = true;
         for (region, rec) in self.regions_of(table) {
-            if rec.proc.is_some() {
+            if let Some(p) = &rec.proc {
                 closed = false;
+                if self.unsent_assign(&rec) {
+                    let p = p.clone();
+                    let idle = RegionRecord {
+                        state: RegionState::Closed,
+                        proc: None,
+                        ..rec
+                    };
+                    self.stage(vec![self.del_proc(&p), self.put_region(&region, &idle)])?;
+                }
             } else if rec.server.is_some() {
                 closed = false;
                 self.start_transit(&region, None, false, TransitStep::Close)?;
             }
         }
         Ok(closed)
+    }
+
+    /// Whether `rec` is in an assign whose open order is not sent yet (its transit is at
+    /// `Pick` and it names no server): the region opens later, reading the schema then.
+    fn unsent_assign(&mut self, rec: &RegionRecord) -> bool {
+        let Some(p) = &rec.proc else {
+            return false;
+        };
+        rec.server.is_none()
+            && matches!(
+                self.lead().image.procs.get(p),
+                Some((
+                    Procedure::Transit {
+                        step: TransitStep::Pick,
+                        ..
+                    },
+                    _
+                ))
+            )
     }
 
     /// Asks the fencer to delete `table`'s files; answers whether that is done (a failure is
@@ -126,16 +156,19 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
             next,
         };
         let Some((region, rec)) = regions.get(next as usize).cloned() else {
-            if regions.iter().any(|(_, r)| r.proc.is_some()) {
-                return Ok(()); // moves still running
+            for (_, r) in &regions {
+                if r.proc.is_some() && !self.unsent_assign(r) {
+                    return Ok(()); // moves still running
+                }
             }
             return self.stage(vec![self.del_proc(id)]);
         };
-        if rec.proc.is_some() {
+        if rec.proc.is_some() && !self.unsent_assign(&rec) {
             return Ok(()); // in another procedure: wait for it to end
         }
         let mut ops = vec![self.put_proc(id, &reopen(next + 1))];
-        if let (Some(server), RegionState::Open) = (rec.server.clone(), rec.state) {
+        if let (Some(server), RegionState::Open, None) = (rec.server.clone(), rec.state, &rec.proc)
+        {
             // The move: as `start_transit`, in the same transaction as `next`.
             let move_id = self.new_proc_id();
             let p = Procedure::Transit {
@@ -212,5 +245,134 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
                 ])
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::rc::Rc;
+
+    use crate::layout::Layout;
+    use crate::master::{AdminError, AdminRequest, Master, MasterConfig};
+    use crate::mem::{MemKv, MemStore, Perfect};
+    use crate::record::{Procedure, TableState, TransitStep};
+    use crate::wal::MemWal;
+
+    fn names(m: &Master<MemKv, MemWal>) -> Vec<String> {
+        m.regions().into_iter().map(|(r, _)| r).collect()
+    }
+
+    /// Without servers only assign transits, waiting for one, stay.
+    fn only_assigns(m: &Master<MemKv, MemWal>) {
+        for (id, p) in m.procedures() {
+            assert!(
+                matches!(
+                    p,
+                    Procedure::Transit {
+                        step: TransitStep::Pick,
+                        open: true,
+                        ..
+                    }
+                ),
+                "{id}: {p:?} still running"
+            );
+        }
+    }
+
+    fn state(m: &Master<MemKv, MemWal>, table: &str) -> Option<TableState> {
+        m.tables()
+            .into_iter()
+            .find(|(t, _)| t == table)
+            .map(|(_, r)| r.state)
+    }
+
+    /// The lifecycle on a master without region servers (no region is ever open, so every
+    /// procedure finishes at once): states, rejections, and fresh region names for every
+    /// incarnation.
+    #[test]
+    fn lifecycle_states_rejections_and_incarnations() {
+        let store = MemStore::new(1);
+        let mut m = Master::new(
+            MemKv::new(store.clone(), Rc::new(Perfect)),
+            MemWal::new(0),
+            Layout::new("/t"),
+            "m:1".into(),
+            MasterConfig::default(),
+        );
+        let mut now = 0;
+        let mut tick = |m: &mut Master<MemKv, MemWal>| {
+            for _ in 0..5 {
+                now += 100;
+                store.borrow_mut().advance(now);
+                m.tick(now);
+            }
+        };
+        tick(&mut m);
+        let req = |table: &str| AdminRequest::CreateTable {
+            table: table.into(),
+            splits: vec![b"m".to_vec()],
+        };
+        let invalid = |r: Result<String, AdminError>| match r {
+            Err(AdminError::Invalid(why)) => why,
+            other => panic!("not refused: {other:?}"),
+        };
+        m.submit(req("t")).unwrap();
+        tick(&mut m);
+        let first = names(&m);
+        assert_eq!(first.len(), 2);
+        assert_eq!(state(&m, "t"), Some(TableState::Enabled));
+        let enable = |t: &str| AdminRequest::EnableTable { table: t.into() };
+        let disable = |t: &str| AdminRequest::DisableTable { table: t.into() };
+        assert!(invalid(m.submit(enable("t"))).contains("is enabled"));
+        assert!(invalid(m.submit(disable("u"))).contains("no table u"));
+        assert!(
+            invalid(m.submit(AdminRequest::ReopenTable { table: "u".into() })).contains("no table")
+        );
+
+        m.submit(disable("t")).unwrap();
+        tick(&mut m);
+        assert_eq!(state(&m, "t"), Some(TableState::Disabled));
+        assert!(invalid(m.submit(disable("t"))).contains("is disabled"));
+        assert!(
+            invalid(m.submit(AdminRequest::ReopenTable { table: "t".into() }))
+                .contains("is disabled")
+        );
+        assert!(invalid(m.submit(AdminRequest::Assign {
+            region: first[0].clone()
+        }))
+        .contains("is disabled"));
+        m.submit(enable("t")).unwrap();
+        tick(&mut m);
+        assert_eq!(state(&m, "t"), Some(TableState::Enabled));
+        m.submit(AdminRequest::ReopenTable { table: "t".into() })
+            .unwrap();
+        tick(&mut m);
+        only_assigns(&m);
+        assert_eq!(names(&m), first, "a reopen keeps the regions");
+
+        m.submit(AdminRequest::TruncateTable {
+            table: "t".into(),
+            preserve: false,
+        })
+        .unwrap();
+        tick(&mut m);
+        let truncated = names(&m);
+        assert_eq!(truncated.len(), 1, "{truncated:?}");
+        assert!(!first.contains(&truncated[0]));
+        assert_eq!(state(&m, "t"), Some(TableState::Enabled));
+
+        m.submit(AdminRequest::DropTable { table: "t".into() })
+            .unwrap();
+        tick(&mut m);
+        assert!(m.tables().is_empty() && m.regions().is_empty());
+        m.submit(req("t")).unwrap();
+        tick(&mut m);
+        let again = names(&m);
+        assert_eq!(again.len(), 2);
+        for r in &again {
+            assert!(!first.contains(r) && !truncated.contains(r), "{r} reused");
+            assert!(r.starts_with("t,"), "{r}");
+        }
+        only_assigns(&m);
     }
 }
