@@ -21,14 +21,11 @@ use strata_server::RegionServer;
 use tonic::{Request, Response, Status};
 
 use crate::names::{region_id, server_address};
-use crate::schema::{get_schema, put_schema};
+use crate::route::{admin_client, local_request, on_local_regions, servers_of, LOCAL};
+use crate::schema::{get_schema, put_schema, replace_schema};
 
 /// How long a create or delete waits for the master.
 const ADMIN_WAIT: Duration = Duration::from_secs(60);
-
-/// Request metadata marking a flush or compaction forwarded by another region server: act on
-/// the regions open here only.
-pub const LOCAL: &str = "x-strata-local";
 
 /// The cluster admin service over etcd.
 pub struct ClusterAdmin<K> {
@@ -95,68 +92,6 @@ impl<K: Kv + Send + Sync + 'static> ClusterAdmin<K> {
         })
         .await
         .map(Response::into_inner)
-    }
-}
-
-/// The distinct servers (`host:port`) of `regions`.
-fn servers_of(regions: &[pb::RegionLocation]) -> std::collections::BTreeSet<String> {
-    regions.iter().map(|r| r.server.clone()).collect()
-}
-
-/// An admin client of the region server at `addr`.
-async fn admin_client(
-    addr: &str,
-) -> Result<pb::admin_client::AdminClient<tonic::transport::Channel>, Status> {
-    let channel = tonic::transport::Endpoint::from_shared(format!("http://{addr}"))
-        .map_err(strata_server::status::invalid)?
-        .connect_timeout(Duration::from_secs(5))
-        .connect()
-        .await
-        .map_err(|e| {
-            strata_proto::status(ErrorCode::Unavailable, format!("region server {addr}: {e}"))
-        })?;
-    Ok(pb::admin_client::AdminClient::new(channel)
-        .max_decoding_message_size(strata_proto::MAX_MESSAGE_BYTES)
-        .max_encoding_message_size(strata_proto::MAX_MESSAGE_BYTES))
-}
-
-/// `msg` as a request marked [`LOCAL`].
-fn local_request<T>(msg: T) -> Request<T> {
-    let mut req = Request::new(msg);
-    req.metadata_mut()
-        .insert(LOCAL, tonic::metadata::MetadataValue::from_static("1"));
-    req
-}
-
-/// Writes `table`'s new schema if the table is still the incarnation created at revision
-/// `created` (not dropped and re-created meanwhile).
-fn put_schema_of<K: Kv + ?Sized>(
-    kv: &K,
-    layout: &Layout,
-    table: &strata_model::schema::TableDescriptor,
-    created: i64,
-) -> Result<(), Status> {
-    use prost::Message as _;
-    let name = table.name.to_string();
-    let out = kv
-        .txn(strata_cluster::kv::Txn {
-            compares: vec![strata_cluster::kv::Compare::CreateRevision(
-                layout.table(&name),
-                created,
-            )],
-            success: vec![strata_cluster::kv::Op::put(
-                layout.schema(&name),
-                table_to_pb(table).encode_to_vec(),
-            )],
-        })
-        .map_err(unavailable)?;
-    if out.succeeded {
-        Ok(())
-    } else {
-        Err(strata_proto::status(
-            ErrorCode::Unavailable,
-            format!("table {name} changed meanwhile; retry"),
-        ))
     }
 }
 
@@ -373,22 +308,6 @@ fn table_info<K: Kv + ?Sized>(
     })
 }
 
-/// Runs `act` on each region of `regions` open on `server`; `NOT_SERVING_REGION` for one that
-/// etcd places here but that is not open here (it moved: the caller retries).
-fn on_local_regions(
-    server: &RegionServer,
-    regions: &[pb::RegionLocation],
-    mut act: impl FnMut(u64) -> strata_storage::Result<()>,
-) -> Result<(), Status> {
-    for r in regions {
-        if server.region_stats(r.region_id).is_err() {
-            continue;
-        }
-        act(r.region_id).map_err(|e| strata_server::status::from_storage(&e))?;
-    }
-    Ok(())
-}
-
 #[tonic::async_trait]
 impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
     async fn create_table(
@@ -444,7 +363,7 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
                     format!("table {name} is busy ({:?}); retry", rec.state),
                 ));
             }
-            put_schema_of(kv, layout, &table, created)?;
+            replace_schema(kv, layout, &table, created)?;
             if rec.state == TableState::Enabled {
                 let id = submit_and_wait(
                     kv,

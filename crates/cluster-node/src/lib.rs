@@ -10,6 +10,7 @@
 //! - [`fencer`]: [`fencer::LogFencer`], the master's `WalFencer`.
 //! - [`host`]: [`host::StorageHost`], the region server's `RegionHost`.
 //! - [`admin`]: [`admin::ClusterAdmin`], the admin service of a region server.
+//! - [`route`]: flush and compaction forwarded to the servers hosting a table's regions.
 //! - [`serve`]: running a region server: gRPC, the lease gate, the coordination loop.
 //!
 //! This crate joins `strata-cluster` (no storage) and the storage and server crates (no
@@ -20,5 +21,6 @@ pub mod fencer;
 pub mod host;
 pub mod names;
 pub mod recovered;
+pub mod route;
 pub mod schema;
 pub mod serve;

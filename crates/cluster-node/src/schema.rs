@@ -7,7 +7,7 @@ use strata_cluster::kv::{Compare, Kv, Op, Txn};
 use strata_cluster::layout::Layout;
 use strata_model::schema::TableDescriptor;
 use strata_proto::convert::{table_from_pb, table_to_pb};
-use strata_proto::pb;
+use strata_proto::pb::{self, ErrorCode};
 
 /// The key of `table`'s schema.
 pub fn schema_key(layout: &Layout, table: &str) -> String {
@@ -56,4 +56,35 @@ pub fn get_schema<K: Kv + ?Sized>(
     let schema = pb::TableSchema::decode(found.value.as_slice())
         .map_err(|e| format!("schema of {table}: {e}"))?;
     table_from_pb(schema).map_err(|e| format!("schema of {table}: {e}"))
+}
+
+/// Writes `table`'s new schema if the table is still the incarnation created at revision
+/// `created` (not dropped and re-created meanwhile).
+///
+/// # Errors
+/// `UNAVAILABLE` if the table changed meanwhile or etcd failed.
+pub fn replace_schema<K: Kv + ?Sized>(
+    kv: &K,
+    layout: &Layout,
+    table: &strata_model::schema::TableDescriptor,
+    created: i64,
+) -> Result<(), tonic::Status> {
+    let name = table.name.to_string();
+    let out = kv
+        .txn(Txn {
+            compares: vec![Compare::CreateRevision(layout.table(&name), created)],
+            success: vec![Op::put(
+                layout.schema(&name),
+                table_to_pb(table).encode_to_vec(),
+            )],
+        })
+        .map_err(|e| strata_proto::status(ErrorCode::Unavailable, format!("etcd: {e}")))?;
+    if out.succeeded {
+        Ok(())
+    } else {
+        Err(strata_proto::status(
+            ErrorCode::Unavailable,
+            format!("table {name} changed meanwhile; retry"),
+        ))
+    }
 }
