@@ -6,6 +6,8 @@
 #   HBASE_PEER=/path/to/hbase-peer RECORDS=... ./scripts/bench-ycsb.sh   # also runs HBase
 #   STRATA_ARGS="--block-cache-mib 3072" ...   # extra `strata standalone` flags (HBase's peer
 #                                              # gives its block cache 0.4 × an 8 GiB heap)
+#   PROTOCOL=frames ...   # the YCSB client's data requests over Strata's framed protocol
+#                         # (default grpc; RFC 0013)
 #
 # HBASE_PEER is a directory with an HBase standalone harness (setup.sh, start.sh, stop.sh,
 # ycsb.sh load|run <workload>, writing YCSB reports into $PEER_DIR/results). Without it only
@@ -16,7 +18,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${RECORDS:=1000000}" "${THREADS:=8}" "${DURATION:=60}" "${WORKLOADS:=workloada workloadc}"
-: "${OUT:=data/bench-ycsb}" "${PORT:=16100}"
+: "${OUT:=data/bench-ycsb}" "${PORT:=16100}" "${PROTOCOL:=grpc}"
 . scripts/lib/toolchain.sh
 ensure_rust
 cargo build --release --locked -q -p strata-cli --bin strata
@@ -45,14 +47,15 @@ grep -q "serving on" "$OUT/strata.log" || { echo "strata standalone did not star
 server="127.0.0.1:$PORT"
 c0=$(cpu_ticks $pid)
 "$STRATA" bench ycsb load -P workloada -p recordcount="$RECORDS" -p operationcount="$RECORDS" \
-  --threads "$THREADS" --server "$server" --plot "$OUT/strata-load.svg" > "$OUT/strata-load.txt"
+  --threads "$THREADS" --server "$server" --protocol "$PROTOCOL" --plot "$OUT/strata-load.svg" \
+  > "$OUT/strata-load.txt"
 cpu_line "$OUT/strata-load.txt" "$c0" "$(cpu_ticks $pid)"
 strata_disk_load=$(du_mib "$OUT/strata-data")
 for wl in $WORKLOADS; do
   c0=$(cpu_ticks $pid)
   "$STRATA" bench ycsb run -P "$wl" -p recordcount="$RECORDS" -p operationcount=1000000000 \
     -p maxexecutiontime="$DURATION" --threads "$THREADS" --server "$server" \
-    --plot "$OUT/strata-$wl.svg" > "$OUT/strata-$wl.txt"
+    --protocol "$PROTOCOL" --plot "$OUT/strata-$wl.svg" > "$OUT/strata-$wl.txt"
   cpu_line "$OUT/strata-$wl.txt" "$c0" "$(cpu_ticks $pid)"
 done
 printf "flush 'usertable'\nmajor_compact 'usertable'\n" | "$STRATA" shell --server "$server" -n > /dev/null

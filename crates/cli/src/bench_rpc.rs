@@ -1,7 +1,7 @@
 //! `strata bench server`: the figures a user sees first. Starts `strata standalone` as a child
 //! process on a fresh data directory and measures the time from launch to the first served
-//! request, idle RSS, single-client put and get latency through gRPC on loopback, and RSS
-//! after the load.
+//! request, idle RSS, single-client put and get latency and full-scan cells/s on loopback
+//! (through gRPC, or the framed protocol with `--protocol frames`), and RSS after the load.
 //!
 //! With `--connect` it drives a server started elsewhere (under a profiler, or an older
 //! build for a same-run comparison) and `--phase` runs the puts or the gets alone, so a
@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use strata_client::Connection;
-use strata_model::ops::{Get, Put};
+use strata_model::ops::{Get, Put, Scan};
 use strata_model::schema::{FamilyDescriptor, TableDescriptor, TableName};
 
 /// Arguments of `bench server`.
@@ -38,6 +38,10 @@ pub struct Args {
     /// Which requests to time.
     #[arg(long, value_enum, default_value_t = Phase::Both)]
     phase: Phase,
+    /// The protocol of data requests: grpc, or frames (Strata's framed protocol on the same
+    /// port).
+    #[arg(long, default_value = "grpc")]
+    protocol: strata_client::Protocol,
 }
 
 /// The requests a run times.
@@ -49,6 +53,8 @@ pub enum Phase {
     Put,
     /// Gets only, of rows an earlier `put` run wrote with the same `--ops`.
     Get,
+    /// One full scan of the table by one client (after an earlier `put` run).
+    Scan,
 }
 
 /// Runs the measurement.
@@ -116,7 +122,11 @@ async fn measure(
         if launched.elapsed() > Duration::from_secs(60) {
             return Err("the server did not answer within 60 s".into());
         }
-        if let Ok(conn) = Connection::connect(addr).await {
+        let options = strata_client::ClientOptions {
+            protocol: args.protocol,
+            ..Default::default()
+        };
+        if let Ok(conn) = Connection::connect_with(addr, options).await {
             if conn.admin().status().await.is_ok() {
                 break conn;
             }
@@ -149,7 +159,7 @@ async fn measure(
         ))
     };
     let mut put_us = Vec::with_capacity(args.ops as usize);
-    let puts = if args.phase == Phase::Get {
+    let puts = if matches!(args.phase, Phase::Get | Phase::Scan) {
         0
     } else {
         args.ops
@@ -162,7 +172,7 @@ async fn measure(
         put_us.push(start.elapsed().as_secs_f64() * 1e6);
     }
     let mut get_us = Vec::with_capacity(args.ops as usize);
-    let gets = if args.phase == Phase::Put {
+    let gets = if matches!(args.phase, Phase::Put | Phase::Scan) {
         0
     } else {
         args.ops
@@ -175,6 +185,17 @@ async fn measure(
             return Err(format!("row {i} missing"));
         }
     }
+    let scanned = if matches!(args.phase, Phase::Both | Phase::Scan) {
+        let start = Instant::now();
+        let mut scanner = t.scan(&Scan::default());
+        let mut cells = 0usize;
+        while let Some(row) = scanner.next_row().await.map_err(|e| e.to_string())? {
+            cells += row.len();
+        }
+        Some((cells, start.elapsed()))
+    } else {
+        None
+    };
     let loaded_rss = pid.map(rss_kib);
     println!("| figure | value |");
     println!("|---|---:|");
@@ -197,6 +218,13 @@ async fn measure(
             samples.len(),
             percentile(samples, 0.50),
             percentile(samples, 0.99)
+        );
+    }
+    if let Some((cells, took)) = scanned {
+        println!(
+            "| single-client full scan ({cells} cells of {} B) | {:.2} M cells/s |",
+            args.value_bytes,
+            cells as f64 / took.as_secs_f64().max(1e-9) / 1e6
         );
     }
     if let Some(loaded_rss) = loaded_rss {

@@ -38,6 +38,10 @@ pub struct Args {
     /// The server.
     #[arg(long, default_value = "127.0.0.1:16000")]
     server: String,
+    /// The protocol of data requests: grpc, or frames (Strata's framed protocol on the same
+    /// port).
+    #[arg(long, default_value = "grpc")]
+    protocol: strata_client::Protocol,
     /// For load: (re)create the table, pre-split into this many regions as the HBase peer
     /// does (0 keeps an existing table).
     #[arg(long, default_value_t = 10)]
@@ -102,6 +106,7 @@ pub fn run(args: &Args) -> Result<(), String> {
             load,
             workload,
             status_interval: Duration::from_secs(args.status_interval.max(1)),
+            protocol: args.protocol,
         };
         let before = server_work(&args.server).await;
         let (mut m, took) = ycsb::run(&options).await?;

@@ -15,6 +15,10 @@ pub struct Args {
     /// Where the Thrift service listens.
     #[arg(long, default_value = "127.0.0.1:9090")]
     listen: SocketAddr,
+    /// The protocol of data requests to region servers: grpc, or frames (Strata's framed
+    /// protocol; a standalone server speaks it on its usual port).
+    #[arg(long, default_value = "grpc")]
+    protocol: strata_client::Protocol,
     #[command(flatten)]
     limits: Limits,
 }
@@ -40,12 +44,21 @@ impl Limits {
     }
 }
 
-/// Starts a gateway through a client connection to `server`.
+/// Starts a gateway through a client connection to `server` whose data requests use
+/// `protocol`.
 ///
 /// # Errors
 /// The server cannot be reached or the address cannot be bound.
-pub async fn start(server: &str, config: GatewayConfig) -> Result<Gateway, String> {
-    let conn = strata_client::Connection::connect(server)
+pub async fn start(
+    server: &str,
+    protocol: strata_client::Protocol,
+    config: GatewayConfig,
+) -> Result<Gateway, String> {
+    let options = strata_client::ClientOptions {
+        protocol,
+        ..Default::default()
+    };
+    let conn = strata_client::Connection::connect_with(server, options)
         .await
         .map_err(|e| format!("cannot reach {server}: {e}"))?;
     let listen = config.listen;
@@ -64,7 +77,7 @@ pub fn run(args: &Args) -> Result<(), String> {
         .build()
         .map_err(|e| e.to_string())?;
     runtime.block_on(async {
-        let gateway = start(&args.server, args.limits.config(args.listen)).await?;
+        let gateway = start(&args.server, args.protocol, args.limits.config(args.listen)).await?;
         println!(
             "strata gateway: HBase Thrift1 on {} for {}",
             gateway.addr(),

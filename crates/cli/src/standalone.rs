@@ -224,7 +224,9 @@ async fn serve(args: &Args) -> Result<(), String> {
             .thrift_listen
             .unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], 9090)));
         let config = args.thrift.config(listen);
-        match crate::gateway_cmd::start(&server.addr().to_string(), config).await {
+        // In-process, over the framed protocol: no HTTP/2 between the gateway and its server.
+        let frames = strata_client::Protocol::Frames;
+        match crate::gateway_cmd::start(&server.addr().to_string(), frames, config).await {
             Ok(gateway) => Some(gateway),
             Err(e) if args.thrift_listen.is_none() => {
                 println!("{e}: running without the Thrift gateway (see --thrift-listen)");

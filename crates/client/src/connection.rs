@@ -22,8 +22,10 @@ use tonic::Status;
 
 use crate::admin::Admin;
 use crate::error::Error;
+use crate::frames::FrameClient;
+use crate::link::DataLink;
 use crate::locate::{self, Position, RegionLocation, Regions};
-use crate::options::ClientOptions;
+use crate::options::{ClientOptions, Protocol};
 use crate::retry::{Idempotence, Retry};
 use crate::table::Table;
 
@@ -44,6 +46,9 @@ struct Inner {
     admin_at: AtomicUsize,
     /// Region server channels by `host:port`, created lazily.
     channels: Mutex<HashMap<String, Channel>>,
+    /// Region server framed connections by `host:port` ([`Protocol::Frames`]), replaced when
+    /// broken.
+    frames: Mutex<HashMap<String, FrameClient>>,
     locations: locate::Cache,
 }
 
@@ -128,6 +133,7 @@ impl Connection {
                 admins,
                 admin_at: AtomicUsize::new(at),
                 channels: Mutex::new(HashMap::new()),
+                frames: Mutex::new(HashMap::new()),
                 locations: locate::Cache::default(),
             }),
         }
@@ -169,9 +175,22 @@ impl Connection {
         }
     }
 
-    /// A stub for the region server at `server` (`host:port`); its channel connects on first
-    /// use and is shared by every later stub.
-    pub(crate) fn data(&self, server: &str) -> Result<DataClient<Channel>, Error> {
+    /// A stub for the region server at `server` (`host:port`) over the options' protocol; its
+    /// channel or connection connects on first use and is shared by every later stub.
+    pub(crate) fn data(&self, server: &str) -> Result<DataLink, Error> {
+        if self.inner.options.protocol == Protocol::Frames {
+            let mut frames = self.inner.frames.lock();
+            let client = match frames.get(server) {
+                Some(c) if !c.is_broken() => c.clone(),
+                _ => {
+                    let timeout = self.inner.options.operation_timeout;
+                    let c = FrameClient::new(server, timeout.min(Duration::from_secs(10)));
+                    frames.insert(server.to_string(), c.clone());
+                    c
+                }
+            };
+            return Ok(DataLink::Frames(client));
+        }
         let channel = {
             let mut channels = self.inner.channels.lock();
             match channels.get(server) {
@@ -183,9 +202,11 @@ impl Connection {
                 }
             }
         };
-        Ok(DataClient::new(channel)
-            .max_decoding_message_size(MAX_MESSAGE_BYTES)
-            .max_encoding_message_size(MAX_MESSAGE_BYTES))
+        Ok(DataLink::Grpc(
+            DataClient::new(channel)
+                .max_decoding_message_size(MAX_MESSAGE_BYTES)
+                .max_encoding_message_size(MAX_MESSAGE_BYTES),
+        ))
     }
 
     /// `table`'s regions, from the cache or else from the master.
@@ -282,7 +303,7 @@ impl Connection {
         mut send: F,
     ) -> Result<T, Error>
     where
-        F: FnMut(DataClient<Channel>) -> Fut,
+        F: FnMut(DataLink) -> Fut,
         Fut: Future<Output = Result<T, Status>>,
     {
         let mut retry = Retry::new(&self.inner.options);

@@ -12,6 +12,8 @@
 //! Module map:
 //! - `connection`: channels (one per server, shared), the location cache, and the retry
 //!   loop of single-region requests.
+//! - `link` (a data-service stub over either protocol), `frames` (the framed protocol's
+//!   connections).
 //! - `locate`: which region holds a row, forward and reversed; the per-table cache.
 //! - `retry`: back-off and the rule for requests that must not apply twice.
 //! - `table` (single-row requests), `multi` (per-region grouping), `scanner`, `parallel`,
@@ -37,6 +39,8 @@
 mod admin;
 mod connection;
 mod error;
+mod frames;
+mod link;
 mod locate;
 mod multi;
 mod mutator;
@@ -51,7 +55,7 @@ pub use connection::Connection;
 pub use error::Error;
 pub use locate::RegionLocation;
 pub use mutator::BufferedMutator;
-pub use options::{BufferedMutatorOptions, ClientOptions};
+pub use options::{BufferedMutatorOptions, ClientOptions, Protocol};
 pub use parallel::ParallelScanner;
 pub use scanner::Scanner;
 pub use table::Table;

@@ -15,14 +15,13 @@ use bytes::Bytes;
 use strata_model::cell::Cell;
 use strata_model::ops::{Get, RowMutations};
 use strata_proto::convert;
-use strata_proto::pb::data_client::DataClient;
 use strata_proto::pb::{self, ErrorCode};
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
-use tonic::transport::Channel;
 use tonic::Status;
 
 use crate::error::Error;
+use crate::link::DataLink;
 use crate::locate::{RegionLocation, Regions};
 use crate::retry::{should_retry, Idempotence, Retry};
 use crate::table::{cells_of, idempotence_of, Table};
@@ -65,7 +64,7 @@ pub(crate) async fn get_many(table: &Table, gets: &[Get]) -> Result<Vec<Vec<Cell
     let wire: Arc<Vec<pb::Get>> = Arc::new(gets.iter().map(convert::get_to_pb).collect());
     let name = table.name().to_string();
     let idempotence = vec![Idempotence::Idempotent; gets.len()];
-    let send = move |mut client: DataClient<Channel>, indexes: Vec<usize>| {
+    let send = move |mut client: DataLink, indexes: Vec<usize>| {
         let request = pb::MultiGetRequest {
             table: name.clone(),
             gets: indexes.iter().map(|&i| wire[i].clone()).collect(),
@@ -106,7 +105,7 @@ pub(crate) async fn batch(
     let wire: Arc<Vec<pb::RowMutations>> =
         Arc::new(rows.iter().map(convert::row_mutations_to_pb).collect());
     let name = table.name().to_string();
-    let send = move |mut client: DataClient<Channel>, indexes: Vec<usize>| {
+    let send = move |mut client: DataLink, indexes: Vec<usize>| {
         let request = pb::BatchRequest {
             table: name.clone(),
             rows: indexes.iter().map(|&i| wire[i].clone()).collect(),
@@ -152,7 +151,7 @@ async fn run<T, S, Fut>(
 ) -> Result<Vec<Result<T, Error>>, Error>
 where
     T: Send + 'static,
-    S: Fn(DataClient<Channel>, Vec<usize>) -> Fut,
+    S: Fn(DataLink, Vec<usize>) -> Fut,
     Fut: Future<Output = Result<Vec<Outcome<T>>, Status>> + Send + 'static,
 {
     let conn = &table.conn;

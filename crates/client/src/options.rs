@@ -18,6 +18,34 @@ pub struct ClientOptions {
     pub scan_caching: u32,
     /// Bytes of cells per scan RPC the server should stop after. Default 4 MiB.
     pub max_result_bytes: u64,
+    /// How requests travel to region servers. Default gRPC.
+    pub protocol: Protocol,
+}
+
+/// The protocol of requests to region servers' data service (the master's admin service is
+/// always gRPC).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Protocol {
+    /// gRPC over HTTP/2.
+    #[default]
+    Grpc,
+    /// Strata's framed protocol over TCP, on the same port: the same messages without HTTP/2,
+    /// pipelined on one connection per server (docs/rfcs/0013-request-path.md).
+    Frames,
+}
+
+impl std::str::FromStr for Protocol {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Protocol, String> {
+        match s {
+            "grpc" => Ok(Protocol::Grpc),
+            "frames" => Ok(Protocol::Frames),
+            other => Err(format!(
+                "unknown protocol '{other}' (expected grpc or frames)"
+            )),
+        }
+    }
 }
 
 impl Default for ClientOptions {
@@ -29,6 +57,7 @@ impl Default for ClientOptions {
             retry_max: Duration::from_secs(5),
             scan_caching: 1000,
             max_result_bytes: 4 << 20,
+            protocol: Protocol::Grpc,
         }
     }
 }

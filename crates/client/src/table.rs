@@ -236,7 +236,7 @@ impl Table {
         send: F,
     ) -> Result<T, Error>
     where
-        F: FnMut(pb::data_client::DataClient<tonic::transport::Channel>) -> Fut,
+        F: FnMut(crate::link::DataLink) -> Fut,
         Fut: std::future::Future<Output = Result<tonic::Response<T>, tonic::Status>>,
     {
         let position = Position::From(row.clone());

@@ -58,6 +58,8 @@ pub struct Standalone {
     master: Arc<Master>,
     stop: Option<oneshot::Sender<()>>,
     serving: JoinHandle<std::result::Result<(), tonic::transport::Error>>,
+    /// The accept loop sorting connections into framed and gRPC ones.
+    accepting: strata_server::frames::Accepting,
     upkeep: JoinHandle<()>,
     _lock: Box<dyn Send + Sync>,
 }
@@ -103,13 +105,13 @@ impl Standalone {
         let master = Arc::new(master);
 
         let (stop_tx, stop_rx) = oneshot::channel::<()>();
+        let data = DataService::new(master.host().clone());
         let router = tonic::transport::Server::builder()
-            .add_service(DataService::new(master.host().clone()).into_server())
+            .add_service(data.clone().into_server())
             .add_service(AdminService::new(master.clone()).into_server());
-        // Small request/response RPCs: without TCP_NODELAY, Nagle's algorithm and delayed
-        // acknowledgements add ~40 ms to a pipelined request.
-        let incoming =
-            tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true));
+        // One port for both protocols: framed connections are served by the data service
+        // directly, the others go to tonic (TCP_NODELAY set on both).
+        let (incoming, accepting) = strata_server::frames::split_listener(listener, data);
         let serving = tokio::spawn(router.serve_with_incoming_shutdown(incoming, async {
             let _ = stop_rx.await;
         }));
@@ -119,6 +121,7 @@ impl Standalone {
             master,
             stop: Some(stop_tx),
             serving,
+            accepting,
             upkeep,
             _lock: lock,
         })
@@ -144,6 +147,7 @@ impl Standalone {
             let _ = stop.send(());
         }
         self.upkeep.abort();
+        self.accepting.stop();
         let _ = (&mut self.serving).await;
         let master = self.master.clone();
         tokio::task::spawn_blocking(move || master.shutdown())

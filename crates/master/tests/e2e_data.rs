@@ -4,12 +4,13 @@
 mod support;
 
 use bytes::Bytes;
+use strata_client::Protocol;
 use strata_model::ops::{
     Append, CheckAndMutate, Condition, Delete, Filter, Get, Increment, Put, RowMutations, Scan,
     TimeRange,
 };
 use strata_proto::pb::ErrorCode;
-use support::{b, start, table};
+use support::{b, start_with, table};
 
 fn values(cells: &[strata_model::cell::Cell]) -> Vec<(Bytes, Bytes)> {
     cells
@@ -20,8 +21,17 @@ fn values(cells: &[strata_model::cell::Cell]) -> Vec<(Bytes, Bytes)> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_operation_round_trips_through_the_server() {
+    every_operation_round_trips(Protocol::Grpc).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_operation_round_trips_through_the_framed_protocol() {
+    every_operation_round_trips(Protocol::Frames).await;
+}
+
+async fn every_operation_round_trips(protocol: Protocol) {
     let dir = tempfile::tempdir().unwrap();
-    let (server, conn) = start(dir.path()).await;
+    let (server, conn) = start_with(dir.path(), protocol).await;
     let admin = conn.admin();
     admin
         .create_table(&table("t", &["f", "g"]), &[b("m")])
@@ -186,8 +196,17 @@ async fn every_operation_round_trips_through_the_server() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_input_gets_clear_errors_and_changes_nothing() {
+    bad_input_gets_clear_errors(Protocol::Grpc).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_input_gets_clear_errors_through_the_framed_protocol() {
+    bad_input_gets_clear_errors(Protocol::Frames).await;
+}
+
+async fn bad_input_gets_clear_errors(protocol: Protocol) {
     let dir = tempfile::tempdir().unwrap();
-    let (server, conn) = start(dir.path()).await;
+    let (server, conn) = start_with(dir.path(), protocol).await;
     let admin = conn.admin();
     admin.create_table(&table("t", &["f"]), &[]).await.unwrap();
     let t = conn.table("t").unwrap();

@@ -12,11 +12,13 @@
 //! Modules: `config` (settings and defaults), `host` (the set of open regions and routing),
 //! `status` (errors to wire statuses), `service` (the Data service), `scan` (stateless scan
 //! pages), `row_cache` (results of gets of hot rows, invalidated by every write), `files`
-//! (the store files of a table's open regions), `observe` (request figures, slow operations
+//! (the store files of a table's open regions), `frames` (the framed protocol beside gRPC,
+//! on the same port), `observe` (request figures, slow operations
 //! and key-access heatmaps for `/metrics` and the web UI).
 
 pub mod config;
 pub mod files;
+pub mod frames;
 pub mod host;
 pub mod observe;
 pub mod row_cache;

@@ -12,7 +12,7 @@ use bytes::Bytes;
 use rand::distributions::Alphanumeric;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use strata_client::{Connection, Table};
+use strata_client::{ClientOptions, Connection, Protocol, Table};
 use strata_model::ops::{Delete, Get, Put, Scan};
 
 use crate::progress::Progress;
@@ -32,6 +32,8 @@ pub struct Options {
     pub workload: Workload,
     /// How often to print a progress line (to stderr).
     pub status_interval: Duration,
+    /// The protocol of data requests.
+    pub protocol: Protocol,
 }
 
 struct Shared {
@@ -54,7 +56,11 @@ struct Shared {
 /// The server cannot be reached or the workload is inconsistent.
 pub async fn run(options: &Options) -> Result<(Measurements, Duration), String> {
     let w = options.workload.clone();
-    let conn = Connection::connect(&options.server)
+    let client_options = ClientOptions {
+        protocol: options.protocol,
+        ..ClientOptions::default()
+    };
+    let conn = Connection::connect_with(&options.server, client_options)
         .await
         .map_err(|e| format!("cannot reach {}: {e}", options.server))?;
     let table = conn.table(&w.table).map_err(|e| e.to_string())?;

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use bytes::Bytes;
-use strata_client::Connection;
+use strata_client::{ClientOptions, Connection, Protocol};
 use strata_master::{Standalone, StandaloneConfig};
 use strata_model::schema::{FamilyDescriptor, TableDescriptor, TableName};
 
@@ -19,8 +19,17 @@ pub fn config(dir: &Path) -> StandaloneConfig {
 }
 
 pub async fn start(dir: &Path) -> (Standalone, Connection) {
+    start_with(dir, Protocol::Grpc).await
+}
+
+/// A server, and a connection whose data requests use `protocol`.
+pub async fn start_with(dir: &Path, protocol: Protocol) -> (Standalone, Connection) {
     let server = Standalone::start(config(dir)).await.unwrap();
-    let conn = Connection::connect(&server.addr().to_string())
+    let options = ClientOptions {
+        protocol,
+        ..ClientOptions::default()
+    };
+    let conn = Connection::connect_with(&server.addr().to_string(), options)
         .await
         .unwrap();
     (server, conn)

@@ -1,0 +1,210 @@
+//! The framed protocol's client side (`strata_proto::frame`, docs/rfcs/0013-request-path.md
+//! Decision 5): one TCP connection per region server, a writer task that drains every queued
+//! request into one write, and a reader task that hands each response to its caller by call
+//! id.
+//!
+//! Thread safety: a [`FrameClient`] is shared by clones; the map of calls in flight is locked
+//! only to insert or remove one entry. A connection that fails is marked broken, fails its
+//! calls in flight with `UNAVAILABLE`, and is replaced by the connection's next request
+//! ([`FrameClient::is_broken`]).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::BytesMut;
+use parking_lot::Mutex;
+use prost::Message;
+use strata_proto::frame::{self, Frame, Method, PREFACE, RESPONSE_ERROR, RESPONSE_OK};
+use strata_proto::pb;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
+use tokio::net::TcpStream;
+use tokio::sync::{mpsc, oneshot, OnceCell};
+use tonic::Status;
+
+/// Calls in flight on one connection, by call id.
+type Pending = Arc<Mutex<HashMap<u32, oneshot::Sender<Frame>>>>;
+
+/// Bytes of queued requests written at once, at most (more wait for the next write).
+const WRITE_BATCH_BYTES: usize = 256 << 10;
+
+/// A framed connection to one region server, opened on first use.
+#[derive(Clone, Debug)]
+pub(crate) struct FrameClient {
+    shared: Arc<Shared>,
+}
+
+#[derive(Debug)]
+struct Shared {
+    /// `host:port`.
+    addr: String,
+    connect_timeout: Duration,
+    link: OnceCell<Link>,
+}
+
+#[derive(Debug)]
+struct Link {
+    requests: mpsc::UnboundedSender<BytesMut>,
+    pending: Pending,
+    broken: Arc<AtomicBool>,
+    next_id: AtomicU32,
+}
+
+impl FrameClient {
+    /// A client of the server at `addr` (`host:port`, or a `http://` URI whose host and port
+    /// are used); connects on the first call.
+    pub(crate) fn new(addr: &str, connect_timeout: Duration) -> FrameClient {
+        let addr = addr.strip_prefix("http://").unwrap_or(addr);
+        FrameClient {
+            shared: Arc::new(Shared {
+                addr: addr.trim_end_matches('/').to_string(),
+                connect_timeout,
+                link: OnceCell::new(),
+            }),
+        }
+    }
+
+    /// True once the connection failed: calls on it fail, and a new client should be made.
+    pub(crate) fn is_broken(&self) -> bool {
+        self.shared
+            .link
+            .get()
+            .is_some_and(|l| l.broken.load(Ordering::Acquire))
+    }
+
+    /// Sends `request` as a call of `method` and waits for its response.
+    ///
+    /// # Errors
+    /// `UNAVAILABLE` if the server cannot be reached or the connection is lost before the
+    /// response arrives (the request may or may not have been applied); the server's error.
+    pub(crate) async fn call<Req: Message, Resp: Message + Default>(
+        &self,
+        method: Method,
+        request: &Req,
+    ) -> Result<Resp, Status> {
+        let link = self
+            .shared
+            .link
+            .get_or_try_init(|| connect(&self.shared))
+            .await?;
+        let id = link.next_id.fetch_add(1, Ordering::Relaxed);
+        let mut bytes = BytesMut::new();
+        frame::put_frame(&mut bytes, id, method as u8, request);
+        let (reply, answer) = oneshot::channel();
+        link.pending.lock().insert(id, reply);
+        // After the insert: a connection that broke before it has already failed its calls,
+        // so this one must see the flag (see `fail_all`).
+        if link.broken.load(Ordering::Acquire) || link.requests.send(bytes).is_err() {
+            link.pending.lock().remove(&id);
+            return Err(lost(&self.shared.addr));
+        }
+        let frame = answer.await.map_err(|_| lost(&self.shared.addr))?;
+        match frame.kind {
+            RESPONSE_OK => Resp::decode(frame.body)
+                .map_err(|e| Status::internal(format!("undecodable response: {e}"))),
+            RESPONSE_ERROR => {
+                let detail = pb::ErrorDetail::decode(frame.body)
+                    .map_err(|e| Status::internal(format!("undecodable error response: {e}")))?;
+                Err(frame::status_of(&detail))
+            }
+            kind => Err(Status::internal(format!("unknown response kind {kind}"))),
+        }
+    }
+}
+
+fn lost(addr: &str) -> Status {
+    Status::unavailable(format!("connection to {addr} lost"))
+}
+
+/// Opens the connection, sends the preface and starts its reader and writer tasks.
+async fn connect(shared: &Shared) -> Result<Link, Status> {
+    let unreachable = |e: String| Status::unavailable(format!("{}: {e}", shared.addr));
+    let mut stream = tokio::time::timeout(shared.connect_timeout, TcpStream::connect(&shared.addr))
+        .await
+        .map_err(|_| unreachable("connect timed out".into()))?
+        .map_err(|e| unreachable(e.to_string()))?;
+    stream
+        .set_nodelay(true)
+        .map_err(|e| unreachable(e.to_string()))?;
+    stream
+        .write_all(&PREFACE)
+        .await
+        .map_err(|e| unreachable(e.to_string()))?;
+    let (reader, writer) = stream.into_split();
+    let pending = Pending::default();
+    let broken = Arc::new(AtomicBool::new(false));
+    let (requests, queued) = mpsc::unbounded_channel();
+    tokio::spawn(write_loop(writer, queued, pending.clone(), broken.clone()));
+    tokio::spawn(read_loop(reader, pending.clone(), broken.clone()));
+    Ok(Link {
+        requests,
+        pending,
+        broken,
+        next_id: AtomicU32::new(0),
+    })
+}
+
+/// Writes queued request frames, as many as are queued per write, until the client is
+/// dropped (the queue closes) or the socket fails.
+async fn write_loop(
+    mut writer: OwnedWriteHalf,
+    mut queued: mpsc::UnboundedReceiver<BytesMut>,
+    pending: Pending,
+    broken: Arc<AtomicBool>,
+) {
+    let mut out = BytesMut::new();
+    while let Some(first) = queued.recv().await {
+        out.extend_from_slice(&first);
+        while out.len() < WRITE_BATCH_BYTES {
+            match queued.try_recv() {
+                Ok(more) => out.extend_from_slice(&more),
+                Err(_) => break,
+            }
+        }
+        if writer.write_all(&out).await.is_err() {
+            fail_all(&pending, &broken);
+            return;
+        }
+        out.clear();
+    }
+}
+
+/// Hands each response frame to its call until the connection ends, then fails the rest.
+async fn read_loop(mut reader: OwnedReadHalf, pending: Pending, broken: Arc<AtomicBool>) {
+    let mut input = BytesMut::with_capacity(64 << 10);
+    loop {
+        if input.capacity() - input.len() < 4096 {
+            input.reserve(64 << 10);
+        }
+        match reader.read_buf(&mut input).await {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        loop {
+            match frame::take_frame(&mut input) {
+                Ok(Some(frame)) => {
+                    // A call whose caller gave up (timed out) is simply forgotten.
+                    if let Some(reply) = pending.lock().remove(&frame.id) {
+                        let _ = reply.send(frame);
+                    }
+                }
+                Ok(None) => break,
+                Err(_) => {
+                    // Broken framing: nothing later on this connection can be trusted.
+                    fail_all(&pending, &broken);
+                    return;
+                }
+            }
+        }
+    }
+    fail_all(&pending, &broken);
+}
+
+/// Marks the connection broken, then drops every call in flight (their callers see
+/// `UNAVAILABLE`). A call inserted after the drain sees the flag and withdraws itself.
+fn fail_all(pending: &Pending, broken: &AtomicBool) {
+    broken.store(true, Ordering::Release);
+    pending.lock().clear();
+}

@@ -1,0 +1,147 @@
+//! The framed protocol on a standalone server's port, spoken by hand: malformed frames get a
+//! clear error or close the connection, and gRPC on the same port is unaffected.
+#![allow(clippy::unwrap_used)]
+
+mod support;
+
+use std::time::Duration;
+
+use bytes::BytesMut;
+use prost::Message;
+use strata_model::ops::{Get, Put};
+use strata_proto::frame::{put_frame, take_frame, Frame, Method, PREFACE, RESPONSE_ERROR};
+use strata_proto::pb::{self, ErrorCode};
+use support::{b, start, table};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+/// Reads the next frame, or `None` when the server closed the connection.
+async fn next_frame(stream: &mut TcpStream, input: &mut BytesMut) -> Option<Frame> {
+    loop {
+        if let Some(frame) = take_frame(input).unwrap() {
+            return Some(frame);
+        }
+        let read = tokio::time::timeout(Duration::from_secs(10), stream.read_buf(input))
+            .await
+            .expect("the server neither answered nor closed the connection")
+            .unwrap_or(0);
+        if read == 0 {
+            return None;
+        }
+    }
+}
+
+fn error_of(frame: &Frame) -> pb::ErrorDetail {
+    assert_eq!(frame.kind, RESPONSE_ERROR);
+    pb::ErrorDetail::decode(frame.body.clone()).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn malformed_frames_are_rejected_clearly() {
+    let dir = tempfile::tempdir().unwrap();
+    let (server, conn) = start(dir.path()).await;
+    conn.admin()
+        .create_table(&table("t", &["f"]), &[])
+        .await
+        .unwrap();
+    let addr = server.addr();
+
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let mut out = BytesMut::from(&PREFACE[..]);
+    // An unknown method and an undecodable body: answered, and the connection stays usable.
+    put_frame(&mut out, 1, 99, &pb::ErrorDetail::default());
+    out.extend_from_slice(&[0, 0, 0, 7, 0, 0, 0, 2, Method::Get as u8, 0xff, 0xff]);
+    put_frame(
+        &mut out,
+        3,
+        Method::Get as u8,
+        &pb::GetRequest {
+            table: "t".into(),
+            get: Some(pb::Get::default()),
+            cell_block: true,
+        },
+    );
+    stream.write_all(&out).await.unwrap();
+    let mut input = BytesMut::new();
+    let mut answers = Vec::new();
+    for _ in 0..3 {
+        answers.push(next_frame(&mut stream, &mut input).await.unwrap());
+    }
+    answers.sort_by_key(|f| f.id);
+    let unknown = error_of(&answers[0]);
+    assert_eq!(unknown.code, ErrorCode::InvalidArgument as i32);
+    assert!(unknown.message.contains("unknown method 99"), "{unknown:?}");
+    let garbled = error_of(&answers[1]);
+    assert_eq!(garbled.code, ErrorCode::InvalidArgument as i32);
+    assert!(
+        garbled.message.contains("undecodable request"),
+        "{garbled:?}"
+    );
+    // A get of the empty row is refused by validation, as over gRPC.
+    let empty_row = error_of(&answers[2]);
+    assert_eq!(empty_row.code, ErrorCode::InvalidArgument as i32);
+
+    // A length below the header's: the stream cannot be resynchronised, so it is closed.
+    stream.write_all(&[0, 0, 0, 2, 0, 0]).await.unwrap();
+    assert!(next_frame(&mut stream, &mut input).await.is_none());
+
+    // A connection that starts like a frame one but with the wrong preface is closed.
+    let mut bad = TcpStream::connect(addr).await.unwrap();
+    bad.write_all(b"STRF\0\0\0\x09").await.unwrap();
+    assert!(next_frame(&mut bad, &mut BytesMut::new()).await.is_none());
+
+    // gRPC on the same port still serves, and the framed client sees its writes.
+    let t = conn.table("t").unwrap();
+    t.put(&Put::new(b("r")).add(b("f"), b("q"), b("v")))
+        .await
+        .unwrap();
+    let options = strata_client::ClientOptions {
+        protocol: strata_client::Protocol::Frames,
+        ..Default::default()
+    };
+    let framed = strata_client::Connection::connect_with(&addr.to_string(), options)
+        .await
+        .unwrap();
+    let got = framed
+        .table("t")
+        .unwrap()
+        .get(&Get::new(b("r")))
+        .await
+        .unwrap();
+    assert_eq!(got[0].value, b("v"));
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lost_framed_connection_is_replaced() {
+    let dir = tempfile::tempdir().unwrap();
+    let (server, conn) = start(dir.path()).await;
+    conn.admin()
+        .create_table(&table("t", &["f"]), &[])
+        .await
+        .unwrap();
+    let addr = server.addr();
+    let options = strata_client::ClientOptions {
+        protocol: strata_client::Protocol::Frames,
+        operation_timeout: Duration::from_secs(20),
+        retry_base: Duration::from_millis(20),
+        retry_max: Duration::from_millis(200),
+        ..Default::default()
+    };
+    let framed = strata_client::Connection::connect_with(&addr.to_string(), options)
+        .await
+        .unwrap();
+    let t = framed.table("t").unwrap();
+    t.put(&Put::new(b("r")).add(b("f"), b("q"), b("1")))
+        .await
+        .unwrap();
+    // Restart the server on the same port and directory: the client's framed connection
+    // breaks, and the next request opens a new one.
+    server.shutdown().await.unwrap();
+    let mut config = support::config(dir.path());
+    config.listen = addr;
+    let server = strata_master::Standalone::start(config).await.unwrap();
+    let got = t.get(&Get::new(b("r"))).await.unwrap();
+    assert_eq!(got[0].value, b("1"));
+    server.shutdown().await.unwrap();
+}
