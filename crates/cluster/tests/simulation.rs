@@ -57,6 +57,7 @@ fn assignment_survives_crashes_pauses_partitions_and_lost_messages() {
         total.opens += c.opens;
         total.acked_writes += c.acked_writes;
         total.admin_accepted += c.admin_accepted;
+        total.decommissions += c.decommissions;
     }
     eprintln!("{seeds} seeds: {total:?}");
     // The faults must actually have been exercised, not only survived.

@@ -45,6 +45,23 @@ pub enum AdminRequest {
         /// Preferred server.
         target: Option<String>,
     },
+    /// Turn the balancer on or off (persisted; the answer says what it was).
+    SetBalancer {
+        /// On.
+        on: bool,
+    },
+    /// Run the balancer now (refused while off or while procedures are in flight).
+    Balance,
+    /// Drain `server` and assign nothing to it.
+    Decommission {
+        /// The live server (`host:port:startcode`).
+        server: String,
+    },
+    /// Let a decommissioned server take regions again.
+    Recommission {
+        /// The server.
+        server: String,
+    },
 }
 
 impl AdminRequest {
@@ -67,6 +84,12 @@ impl AdminRequest {
             AdminRequest::Move { region, target } => {
                 format!("req1 move {region} {}", target.as_deref().unwrap_or("-"))
             }
+            AdminRequest::SetBalancer { on } => {
+                format!("req1 balance_switch {}", if *on { "on" } else { "off" })
+            }
+            AdminRequest::Balance => "req1 balance".to_string(),
+            AdminRequest::Decommission { server } => format!("req1 decommission {server}"),
+            AdminRequest::Recommission { server } => format!("req1 recommission {server}"),
         }
         .into_bytes()
     }
@@ -108,6 +131,15 @@ impl AdminRequest {
             ["req1", "move", region, target] => AdminRequest::Move {
                 region: (*region).to_string(),
                 target: (*target != "-").then(|| (*target).to_string()),
+            },
+            ["req1", "balance_switch", "on"] => AdminRequest::SetBalancer { on: true },
+            ["req1", "balance_switch", "off"] => AdminRequest::SetBalancer { on: false },
+            ["req1", "balance"] => AdminRequest::Balance,
+            ["req1", "decommission", server] => AdminRequest::Decommission {
+                server: (*server).to_string(),
+            },
+            ["req1", "recommission", server] => AdminRequest::Recommission {
+                server: (*server).to_string(),
             },
             _ => return Err(format!("not a request: {text:?}")),
         })
@@ -232,10 +264,34 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
             AdminRequest::Move { region, target } => {
                 self.check_region(&region, &[RegionState::Open])
                     .map_err(invalid)?;
+                if let Some(t) = &target {
+                    self.check_target(&region, t).map_err(invalid)?;
+                }
                 self.start_transit(&region, target, true, TransitStep::Close)
                     .map_err(halted)
             }
+            other => self.stage_operation(other),
         }
+    }
+
+    /// Checks that `target` may receive `region`: live, not decommissioned, not its holder.
+    fn check_target(&mut self, region: &str, target: &str) -> Result<(), String> {
+        let image = &self.lead().image;
+        if !image.live.contains(target) {
+            return Err(format!("{target} is not a live region server"));
+        }
+        if image.drained.contains(target) {
+            return Err(format!("{target} is decommissioned"));
+        }
+        if image
+            .regions
+            .get(region)
+            .and_then(|(r, _)| r.server.as_deref())
+            == Some(target)
+        {
+            return Err(format!("region {region} is already on {target}"));
+        }
+        Ok(())
     }
 
     fn check_region(&mut self, region: &str, states: &[RegionState]) -> Result<(), String> {

@@ -54,6 +54,7 @@ impl Default for SimConfig {
 /// Counters of what a run exercised.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Coverage {
+    pub decommissions: u64,
     pub server_kills: u64,
     pub server_pauses: u64,
     pub master_kills: u64,
@@ -102,6 +103,9 @@ struct Node<T> {
 }
 
 type SimMaster = Master<MemKv, MemWal>;
+
+/// The balancer is off for this long at the end of a run.
+const QUIESCE_MS: Millis = 8000;
 type SimServer = RegionServer<MemKv, SimHost>;
 
 /// One simulated cluster.
@@ -124,6 +128,11 @@ pub struct World {
     trace: Vec<String>,
     verbose: bool,
     epochs: BTreeSet<i64>,
+    /// After healing: the balancer switch and decommissions still to undo.
+    restore: bool,
+    /// The balancer was switched off for the last seconds (a load move may start any time
+    /// while clients write, and must not be caught half done by the final check).
+    quiesced: bool,
 }
 
 impl World {
@@ -149,6 +158,8 @@ impl World {
             trace: Vec::new(),
             verbose,
             epochs: BTreeSet::new(),
+            restore: false,
+            quiesced: false,
             config,
         };
         for _ in 0..w.config.masters {
@@ -212,6 +223,7 @@ impl World {
             sweep_per_tick: 3,
             ops_per_tick: 40,
             balance: true,
+            balance_period_ms: 3000,
         };
         let m = Master::new(
             kv,
@@ -239,6 +251,7 @@ impl World {
             ttl_secs: 2,
             margin_ms: 300,
             opens_per_tick: 3,
+            load_period_ms: 1000,
         };
         let rs = RegionServer::new(
             kv,
@@ -284,6 +297,11 @@ impl World {
                 });
             } else if now < end_chaos && self.chance(0.01) {
                 self.random_admin();
+            }
+            if self.restore {
+                self.restore_operations();
+            } else if now + QUIESCE_MS >= end && now >= end_chaos && !self.quiesced {
+                self.quiesced = self.admin(AdminRequest::SetBalancer { on: false });
             }
             self.client_writes();
             self.check_single_server();
@@ -373,6 +391,7 @@ impl World {
 
     fn heal(&mut self) {
         self.log("heal: no more faults, links restored".into());
+        self.restore = true;
         let now = self.now.get();
         for n in &mut self.masters {
             n.link.cut_until.set(0);
@@ -481,7 +500,8 @@ impl World {
         let tables = m.tables();
         let servers = m.live_servers();
         let pick = |w: &World, n: usize| w.between(0, n.max(1) as u64) as usize;
-        let choice = self.between(0, 10);
+        let drained = m.decommissioned();
+        let choice = self.between(0, 13);
         let req = match choice {
             0..=3 if !regions.is_empty() => {
                 let (r, _) = &regions[pick(self, regions.len())];
@@ -533,9 +553,41 @@ impl World {
                     table: droppable[pick(self, droppable.len())].clone(),
                 }
             }
+            9 | 10 if !servers.is_empty() => AdminRequest::Decommission {
+                server: servers[pick(self, servers.len())].clone(),
+            },
+            11 if !drained.is_empty() => AdminRequest::Recommission {
+                server: drained[pick(self, drained.len())].clone(),
+            },
+            12 => AdminRequest::SetBalancer {
+                on: self.chance(0.5),
+            },
             _ => return,
         };
+        if matches!(req, AdminRequest::Decommission { .. }) {
+            self.coverage.decommissions += 1;
+        }
         self.admin(req);
+    }
+
+    /// After healing: turns the balancer back on and recommissions every server, so that
+    /// the final check can expect balanced servers.
+    fn restore_operations(&mut self) {
+        let Some(m) = self.active_master() else {
+            return;
+        };
+        let drained = m.decommissioned();
+        let on = m.balancer_enabled();
+        if on && drained.is_empty() {
+            self.restore = false;
+            return;
+        }
+        if !on {
+            self.admin(AdminRequest::SetBalancer { on: true });
+        }
+        for server in drained {
+            self.admin(AdminRequest::Recommission { server });
+        }
     }
 
     /// Clients write to regions through whichever server claims them; a server acknowledges only
