@@ -270,7 +270,10 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
                 self.start_transit(&region, target, true, TransitStep::Close)
                     .map_err(halted)
             }
-            other => self.stage_operation(other),
+            req @ (AdminRequest::SetBalancer { .. }
+            | AdminRequest::Balance
+            | AdminRequest::Decommission { .. }
+            | AdminRequest::Recommission { .. }) => self.stage_operation(req),
         }
     }
 
