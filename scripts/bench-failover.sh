@@ -5,6 +5,10 @@
 #     its WAL fenced and split, recovered edits replayed, the regions opened from HDFS);
 #   - kill -9 of the active master until the standby carries out an admin request.
 # TRIALS (default 10) of each; prints every trial, then median and worst.
+# Also counts etcd's requests from its /metrics (gRPC messages received, every method: ranges,
+# transactions, lease grants and keep-alives, watch requests): per second at rest (REST_SECS,
+# default 20, after the cluster settled) and during each failover. Give the cluster an etcd of
+# its own (STRATA_ETCD_PORT, STRATA_ETCD_PEER_PORT) so no other client is counted.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TRIALS="${TRIALS:-10}"
@@ -19,20 +23,44 @@ trap './scripts/cluster.sh down >/dev/null' EXIT
 
 ms() { date +%s%3N; }
 # settled with N live region servers
-settled() { local st; st=$("$BIN" cluster status $ETCD); grep -q "settled" <<<"$st" && grep -q "^$1 live" <<<"$st"; }
+POLLS=0
+settled() { local st; POLLS=$((POLLS + 1)); st=$("$BIN" cluster status $ETCD); grep -q "settled" <<<"$st" && grep -q "^$1 live" <<<"$st"; }
 wait_settled() { until settled "${1:-3}"; do sleep 0.05; done; }
 stats() { sort -n | awk '{a[NR]=$1} END {printf "median %d ms, worst %d ms over %d trials\n", a[int((NR+1)/2)], a[NR], NR}'; }
 
+# etcd requests received so far (gRPC messages, all methods).
+etcd_requests() {
+  curl -s "http://127.0.0.1:$STRATA_ETCD_PORT/metrics" |
+    awk '/^grpc_server_msg_received_total/ {n += $2} END {printf "%d\n", n}'
+}
+rate() { awk -v n="$1" -v ms="$2" 'BEGIN {printf "%.1f", n * 1000 / (ms > 0 ? ms : 1)}'; }
+# The cluster's own requests between two counts: the total minus this script's status polls.
+cluster_requests() { echo $(( $2 - $1 - (POLLS - $3) * POLL_COST )); }
+
 wait_settled
+p0=$(etcd_requests)
+for _ in 1 2 3 4 5 6 7 8 9 10; do "$BIN" cluster status $ETCD >/dev/null; done
+POLL_COST=$(( ($(etcd_requests) - p0) / 10 ))
+echo "one status poll: $POLL_COST etcd requests (subtracted below)"
+REST_SECS="${REST_SECS:-20}"
+r0=$(etcd_requests); t0=$(ms)
+sleep "$REST_SECS"
+r1=$(etcd_requests); t1=$(ms)
+rest_rate=$(rate $((r1 - r0)) $((t1 - t0)))
+echo "etcd at rest (2 masters, 3 region servers, 30 regions): $rest_rate requests/s"
+rs_rates=(); m_rates=()
 rs_times=()
 for t in $(seq 1 "$TRIALS"); do
   i=$(( (t - 1) % 3 ))
+  r0=$(etcd_requests); q0=$POLLS
   start=$(ms)
   ./scripts/cluster.sh kill-rs "$i"
   wait_settled 2
   took=$(( $(ms) - start ))
+  r1=$(etcd_requests)
   rs_times+=("$took")
-  echo "region server kill -9 #$t: regions open again after $took ms"
+  rs_rates+=("$(rate "$(cluster_requests "$r0" "$r1" "$q0")" "$took")")
+  echo "region server kill -9 #$t: regions open again after $took ms; etcd ${rs_rates[-1]} requests/s meanwhile"
   ./scripts/cluster.sh up >/dev/null
   wait_settled
 done
@@ -41,15 +69,19 @@ m_times=()
 for t in $(seq 1 "$TRIALS"); do
   active=$("$BIN" cluster status $ETCD | sed -n 's/^active master: \([^;]*\);.*/\1/p')
   name=$([ "$active" = 127.0.0.1:16000 ] && echo master0 || echo master1)
+  r0=$(etcd_requests); q0=$POLLS
   start=$(ms)
   kill -KILL "$(cat "$STRATA_CLUSTER_DIR/$name.pid")"
   "$BIN" cluster move "t,$(printf '%08x' $((t % 30)))" $ETCD >/dev/null
   wait_settled
   took=$(( $(ms) - start ))
+  r1=$(etcd_requests)
   m_times+=("$took")
-  echo "master kill -9 #$t: standby carried out a move after $took ms"
+  m_rates+=("$(rate "$(cluster_requests "$r0" "$r1" "$q0")" "$took")")
+  echo "master kill -9 #$t: standby carried out a move after $took ms; etcd ${m_rates[-1]} requests/s meanwhile"
   ./scripts/cluster.sh up >/dev/null
   wait_settled
 done
 echo "region server kill -9 → regions open again: $(printf '%s\n' "${rs_times[@]}" | stats)"
 echo "active master kill -9 → request carried out: $(printf '%s\n' "${m_times[@]}" | stats)"
+echo "etcd requests/s: at rest $rest_rate; during region server failovers $(printf '%s\n' "${rs_rates[@]}" | sort -n | tr '\n' ' '); during master failovers $(printf '%s\n' "${m_rates[@]}" | sort -n | tr '\n' ' ')"

@@ -161,6 +161,64 @@ pub enum Command {
         #[arg(long)]
         preserve_splits: bool,
     },
+    /// Runs the balancer now (refused while it is off or regions are in transition).
+    Balance(Coordination),
+    /// Turns the balancer on or off (persisted in etcd; prints whether it was on).
+    BalanceSwitch {
+        #[command(flatten)]
+        coordination: Coordination,
+        /// `true` / `on` or `false` / `off`.
+        #[arg(value_parser = parse_switch, action = clap::ArgAction::Set)]
+        on: bool,
+    },
+    /// Decommissions region servers: moves their regions off and assigns them nothing.
+    Decommission {
+        #[command(flatten)]
+        coordination: Coordination,
+        /// Server names (`host:port:startcode`, or `host:port` of one live server).
+        #[arg(required = true)]
+        servers: Vec<String>,
+    },
+    /// Lets a decommissioned region server take regions again.
+    Recommission {
+        #[command(flatten)]
+        coordination: Coordination,
+        /// The server name.
+        server: String,
+    },
+}
+
+fn parse_switch(s: &str) -> Result<bool, String> {
+    match s {
+        "true" | "on" => Ok(true),
+        "false" | "off" => Ok(false),
+        other => Err(format!("expected true or false, not {other:?}")),
+    }
+}
+
+/// Runs the operations of `strata cluster …` that resolve names first (see `cluster_ops`);
+/// `None` for the other commands.
+fn run_operation(cmd: &Command) -> Option<Result<(), String>> {
+    use crate::cluster_ops::ClusterOps;
+    let connect = |c: &Coordination| ClusterOps::connect(&c.etcd, &c.cluster);
+    let outcome = match cmd {
+        Command::Balance(c) => connect(c).and_then(|ops| ops.balance()),
+        Command::BalanceSwitch { coordination, on } => connect(coordination)
+            .and_then(|ops| ops.balance_switch(*on))
+            .map(|was| format!("balancer was {}", if was { "on" } else { "off" })),
+        Command::Decommission {
+            coordination,
+            servers,
+        } => connect(coordination)
+            .and_then(|ops| ops.decommission(servers))
+            .map(|answers| answers.join("\n")),
+        Command::Recommission {
+            coordination,
+            server,
+        } => connect(coordination).and_then(|ops| ops.recommission(server)),
+        _ => return None,
+    };
+    Some(outcome.map(|answer| println!("{answer}")))
 }
 
 /// A flag set on Ctrl-C or SIGTERM.
@@ -300,6 +358,9 @@ pub fn run_regionserver(args: &RegionServerArgs) -> Result<(), String> {
 
 /// Runs `strata cluster …`.
 pub fn run(cmd: &Command) -> Result<(), String> {
+    if let Some(outcome) = run_operation(cmd) {
+        return outcome;
+    }
     let (coordination, req) = match cmd {
         Command::Status(c) => {
             let kv = node::connect(&c.etcd)?;
@@ -395,6 +456,10 @@ pub fn run(cmd: &Command) -> Result<(), String> {
                 preserve: *preserve_splits,
             },
         ),
+        Command::Balance(_)
+        | Command::BalanceSwitch { .. }
+        | Command::Decommission { .. }
+        | Command::Recommission { .. } => unreachable!("run by run_operation"),
     };
     let kv = node::connect(&coordination.etcd)?;
     let layout = coordination.layout();

@@ -4,6 +4,7 @@ mod bench_cmd;
 mod bench_rpc;
 mod bench_ycsb;
 mod cluster_cmd;
+mod cluster_ops;
 mod demo;
 mod escape;
 mod gateway_cmd;

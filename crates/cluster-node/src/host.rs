@@ -238,6 +238,29 @@ impl<K: Kv + Send + Sync + 'static> RegionHost for StorageHost<K> {
         Ok(())
     }
 
+    /// Gets, scans and mutations of each open region so far (the region's own counters).
+    fn requests(&self) -> Vec<(String, u64)> {
+        let open: Vec<(String, u64)> = self
+            .shared
+            .slots
+            .lock()
+            .iter()
+            .filter_map(|(r, s)| match s {
+                Slot::Open(id) => Some((r.clone(), *id)),
+                _ => None,
+            })
+            .collect();
+        open.into_iter()
+            .filter_map(|(r, id)| {
+                let hosted = self.shared.server.hosted(id).ok()?;
+                let c = hosted.region.counters();
+                let n = c.reads.load(std::sync::atomic::Ordering::Relaxed)
+                    + c.mutations.load(std::sync::atomic::Ordering::Relaxed);
+                Some((r, n))
+            })
+            .collect()
+    }
+
     fn abort(&self) {
         let slots = std::mem::take(&mut *self.shared.slots.lock());
         for slot in slots.into_values() {

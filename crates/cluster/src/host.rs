@@ -42,4 +42,11 @@ pub trait RegionHost {
     fn cancel_open(&self, region: &str) {
         let _ = region;
     }
+
+    /// Requests served so far by each open region (cumulative counters; the region server
+    /// turns their differences into the rates it reports in its load). The default reports
+    /// nothing (every region then counts as idle).
+    fn requests(&self) -> Vec<(String, u64)> {
+        Vec::new()
+    }
 }

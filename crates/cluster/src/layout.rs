@@ -11,6 +11,10 @@
 //! | `ack/<server>/<region>` | [`Ack`](crate::record::Ack) of an order (leased) | the region server |
 //! | `request/<id>` | an [`AdminRequest`](crate::master::AdminRequest) | any client |
 //! | `result/<id>` | `accepted <procedure>` or `rejected <reason>` | active master |
+//! | `load/<server>` | [`ServerLoad`](crate::load::ServerLoad) (leased) | the region server |
+//! | `setting/balancer` | `on` or `off` (the balancer switch) | active master |
+//! | `drain/<server>` | decommissioned: drained, nothing assigned to it | active master |
+//! | `dead/<server>` | a server whose crash was recovered (for `status`) | active master |
 //!
 //! The active master's writes are transactions guarded by its election key's create revision
 //! (its epoch), so a deposed master cannot write. Region servers write only their own `rs/` and
@@ -136,6 +140,46 @@ impl Layout {
     /// deleted with the table).
     pub fn schema(&self, table: &str) -> String {
         format!("{}schema/{table}", self.root)
+    }
+
+    /// Prefix of the region servers' load reports.
+    pub fn loads(&self) -> String {
+        format!("{}load/", self.root)
+    }
+
+    /// `server`'s load report.
+    pub fn load(&self, server: &str) -> String {
+        format!("{}load/{server}", self.root)
+    }
+
+    /// Prefix of the cluster's settings (written by the active master).
+    pub fn settings(&self) -> String {
+        format!("{}setting/", self.root)
+    }
+
+    /// The balancer switch (`on` / `off`; absent: the master's configured default).
+    pub fn balancer_switch(&self) -> String {
+        format!("{}setting/balancer", self.root)
+    }
+
+    /// Prefix of decommissioned (draining) servers.
+    pub fn drains(&self) -> String {
+        format!("{}drain/", self.root)
+    }
+
+    /// The mark of decommissioned `server`.
+    pub fn drain(&self, server: &str) -> String {
+        format!("{}drain/{server}", self.root)
+    }
+
+    /// Prefix of dead servers (crashes recovered, listed by `status`).
+    pub fn deads(&self) -> String {
+        format!("{}dead/", self.root)
+    }
+
+    /// The record of dead `server`.
+    pub fn dead(&self, server: &str) -> String {
+        format!("{}dead/{server}", self.root)
     }
 
     /// The part of `key` after `prefix`, if it starts with it.

@@ -13,6 +13,7 @@
 //! Module map:
 //! - [`kv`]: the coordination-store trait; [`etcd`] and [`mem`] implement it.
 //! - [`layout`], [`record`]: the keys and values in etcd.
+//! - [`load`]: region servers' load reports.
 //! - [`lease`]: a kept-alive lease and its self-fencing deadline; [`election`]: who leads.
 //! - [`master`]: the active master's image, guarded batched writes, procedures, admin requests.
 //! - [`regionserver`]: registration, orders and acknowledgements.
@@ -29,6 +30,7 @@ pub mod host;
 pub mod kv;
 pub mod layout;
 pub mod lease;
+pub mod load;
 pub mod master;
 pub mod mem;
 pub mod node;

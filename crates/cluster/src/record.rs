@@ -14,6 +14,12 @@ pub struct DecodeError {
     detail: String,
 }
 
+impl DecodeError {
+    pub(crate) fn new(what: &'static str, detail: impl Into<String>) -> DecodeError {
+        bad(what, detail)
+    }
+}
+
 fn bad(what: &'static str, detail: impl Into<String>) -> DecodeError {
     DecodeError {
         what,

@@ -16,6 +16,7 @@ use crate::host::RegionHost;
 use crate::kv::{range_all, Compare, EventKind, Kv, KvError, Op, Txn, WatchId, MAX_TXN_OPS};
 use crate::layout::Layout;
 use crate::lease::{LeaseKeeper, LeaseStatus, Millis};
+use crate::load::{LoadMeter, ServerLoad};
 use crate::record::{Ack, Order};
 
 /// Region-server settings.
@@ -27,6 +28,8 @@ pub struct RegionServerConfig {
     pub margin_ms: Millis,
     /// Regions opened per tick, at most (so lease renewals are not starved).
     pub opens_per_tick: usize,
+    /// Interval between two load reports (`load/<server>`), ms.
+    pub load_period_ms: Millis,
 }
 
 impl Default for RegionServerConfig {
@@ -35,6 +38,7 @@ impl Default for RegionServerConfig {
             ttl_secs: 3,
             margin_ms: 500,
             opens_per_tick: 1000,
+            load_period_ms: 5000,
         }
     }
 }
@@ -67,6 +71,12 @@ pub struct RegionServer<K: Kv, H: RegionHost> {
     acked: BTreeMap<String, Ack>,
     /// Epoch of the last failed open per region.
     failed: BTreeMap<String, u64>,
+    /// Request rates between load reports.
+    meter: LoadMeter,
+    /// When the next load report is due.
+    next_load: Millis,
+    /// The last load reported.
+    last_load: Option<ServerLoad>,
 }
 
 impl<K: Kv, H: RegionHost> RegionServer<K, H> {
@@ -92,7 +102,15 @@ impl<K: Kv, H: RegionHost> RegionServer<K, H> {
             seen: BTreeMap::new(),
             acked: BTreeMap::new(),
             failed: BTreeMap::new(),
+            meter: LoadMeter::default(),
+            next_load: 0,
+            last_load: None,
         }
+    }
+
+    /// The last load this server reported.
+    pub fn last_load(&self) -> Option<&ServerLoad> {
+        self.last_load.as_ref()
     }
 
     /// The server's name.
@@ -200,7 +218,30 @@ impl<K: Kv, H: RegionHost> RegionServer<K, H> {
                     watch,
                 };
                 self.carry_out(lease.id(), now);
+                self.report_load(lease.id(), now);
             }
+        }
+    }
+
+    /// Puts `load/<me>` under the lease every `load_period_ms` (one write).
+    fn report_load(&mut self, lease: i64, now: Millis) {
+        if now < self.next_load || !self.is_live(now) {
+            return;
+        }
+        self.next_load = now + self.config.load_period_ms.max(1);
+        let counters = self.host.requests();
+        let regions = u32::try_from(self.regions.len()).unwrap_or(u32::MAX);
+        let load = self.meter.report(now, regions, &counters);
+        let put = Op::put_leased(self.layout.load(&self.name), load.encode(), lease);
+        if self
+            .kv
+            .txn(Txn {
+                compares: vec![],
+                success: vec![put],
+            })
+            .is_ok()
+        {
+            self.last_load = Some(load);
         }
     }
 

@@ -5,6 +5,7 @@ use std::fmt;
 
 use crate::kv::{range_all, Kv, KvResult};
 use crate::layout::Layout;
+use crate::load::ServerLoad;
 use crate::record::{Procedure, RegionRecord, RegionState, TableRecord, TableState};
 
 /// What etcd says about a cluster.
@@ -22,6 +23,14 @@ pub struct ClusterStatus {
     pub regions_by_server: BTreeMap<String, usize>,
     /// Procedures in progress.
     pub procedures: Vec<(String, Procedure)>,
+    /// The live servers' last load reports.
+    pub loads: BTreeMap<String, ServerLoad>,
+    /// Dead servers: crashes recovered or in recovery, until the host:port registers again.
+    pub dead: Vec<String>,
+    /// Decommissioned servers.
+    pub decommissioned: Vec<String>,
+    /// The balancer switch, if an operator set it (else each master's configured default).
+    pub balancer: Option<bool>,
 }
 
 impl ClusterStatus {
@@ -69,6 +78,32 @@ impl ClusterStatus {
                 s.procedures.push((id.to_string(), p));
             }
         }
+        let loads = layout.loads();
+        for kv in range_all(kv, &loads, 1000)?.kvs {
+            if let (Some(server), Ok(l)) =
+                (kv.key.strip_prefix(&loads), ServerLoad::decode(&kv.value))
+            {
+                s.loads.insert(server.to_string(), l);
+            }
+        }
+        let names = |prefix: String| -> KvResult<Vec<String>> {
+            Ok(range_all(kv, &prefix, 1000)?
+                .kvs
+                .iter()
+                .filter_map(|k| k.key.strip_prefix(&prefix))
+                .map(str::to_string)
+                .collect())
+        };
+        s.dead = names(layout.deads())?;
+        for (_, p) in &s.procedures {
+            if let Procedure::ServerCrash { server, .. } = p {
+                if !s.dead.contains(server) {
+                    s.dead.push(server.clone());
+                }
+            }
+        }
+        s.decommissioned = names(layout.drains())?;
+        s.balancer = kv.get(&layout.balancer_switch())?.map(|v| v.value == b"on");
         Ok(s)
     }
 }
@@ -106,12 +141,34 @@ impl fmt::Display for ClusterStatus {
         }
         writeln!(f, "{} live region servers", self.servers.len())?;
         for s in &self.servers {
+            let load = self.loads.get(s).map_or_else(
+                || "no load report yet".to_string(),
+                |l| format!("{:.1} requests/s", l.requests_per_sec()),
+            );
+            let drained = if self.decommissioned.contains(s) {
+                ", decommissioned"
+            } else {
+                ""
+            };
             writeln!(
                 f,
-                "  {s}: {} regions open",
+                "  {s}: {} regions open, {load}{drained}",
                 self.regions_by_server.get(s).copied().unwrap_or(0)
             )?;
         }
+        writeln!(f, "{} dead region servers", self.dead.len())?;
+        for s in &self.dead {
+            writeln!(f, "  {s}")?;
+        }
+        writeln!(
+            f,
+            "balancer: {}",
+            match self.balancer {
+                Some(true) => "on",
+                Some(false) => "off",
+                None => "default (on unless a master runs with it off)",
+            }
+        )?;
         writeln!(f, "{} tables", self.tables.len())?;
         for (t, state, n) in &self.tables {
             writeln!(f, "  {t}: {state:?}, {n} regions")?;

@@ -61,6 +61,7 @@ fn assignment_survives_crashes_pauses_partitions_and_lost_messages() {
         total.admin_accepted += c.admin_accepted;
         total.lifecycle_accepted += c.lifecycle_accepted;
         total.recreated += c.recreated;
+        total.decommissions += c.decommissions;
     }
     eprintln!("{seeds} seeds: {total:?}");
     // The faults must actually have been exercised, not only survived.

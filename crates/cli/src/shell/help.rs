@@ -153,6 +153,33 @@ pub const COMMANDS: &[CommandHelp] = &[
                storage tier and path.",
               &["files 't1'"])
     },
+    cmd("move", Group::Tools, "move 'REGION' [, 'SERVER']",
+        "Cluster mode: moves a region (its name 'table,seq' or numeric id) to a live server          ('host:port:startcode' or 'host:port'), or where the master picks.",
+        &["move 't1,00000001'", "move 't1,00000001', '127.0.0.1:16021'"]),
+    cmd("assign", Group::Tools, "assign 'REGION'",
+        "Cluster mode: opens a closed region.", &["assign 't1,00000001'"]),
+    cmd("unassign", Group::Tools, "unassign 'REGION' [, force]",
+        "Cluster mode: closes a region; it stays closed until assigned.",
+        &["unassign 't1,00000001'"]),
+    cmd("balancer", Group::Tools, "balancer ['force']",
+        "Cluster mode: runs the balancer now (by table, region count and request load);          refused while it is off or regions are in transition.", &["balancer"]),
+    cmd("balance_switch", Group::Tools, "balance_switch true | false",
+        "Cluster mode: turns the balancer on or off (kept in etcd for every master);          prints the previous state.", &["balance_switch false"]),
+    CommandHelp {
+        aliases: &["decommission"],
+        ..cmd("decommission_regionservers", Group::Tools,
+              "decommission_regionservers 'SERVER' | ['SERVER', ...] [, true]",
+              "Cluster mode: moves every region off the servers and assigns them nothing.",
+              &["decommission_regionservers '127.0.0.1:16021'"])
+    },
+    CommandHelp {
+        aliases: &["recommission"],
+        ..cmd("recommission_regionserver", Group::Tools, "recommission_regionserver 'SERVER'",
+              "Cluster mode: lets a decommissioned server take regions again.",
+              &["recommission_regionserver '127.0.0.1:16021'"])
+    },
+    cmd("list_decommissioned_regionservers", Group::Tools, "list_decommissioned_regionservers",
+        "Cluster mode: lists decommissioned servers.", &[]),
 ];
 
 /// The command named `name` or one of its aliases.

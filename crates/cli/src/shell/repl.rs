@@ -53,6 +53,10 @@ pub fn run(args: &Args) -> Result<(), String> {
         runtime.block_on(connect(&args.server))?
     } else {
         let addrs = crate::cluster_cmd::server_addresses(&args.etcd, &args.cluster)?;
+        crate::cluster_ops::set_shell_cluster(crate::cluster_ops::ClusterOps::connect(
+            &args.etcd,
+            &args.cluster,
+        )?);
         runtime
             .block_on(Connection::connect_any(&addrs, Default::default()))
             .map_err(|e| format!("cannot reach the cluster's region servers {addrs:?}: {e}"))?

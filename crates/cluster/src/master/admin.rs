@@ -69,6 +69,23 @@ pub enum AdminRequest {
         /// Whether the split points are kept.
         preserve: bool,
     },
+    /// Turn the balancer on or off (persisted; the answer says what it was).
+    SetBalancer {
+        /// On.
+        on: bool,
+    },
+    /// Run the balancer now (refused while off or while procedures are in flight).
+    Balance,
+    /// Drain `server` and assign nothing to it.
+    Decommission {
+        /// The live server (`host:port:startcode`).
+        server: String,
+    },
+    /// Let a decommissioned server take regions again.
+    Recommission {
+        /// The server.
+        server: String,
+    },
 }
 
 impl AdminRequest {
@@ -97,6 +114,12 @@ impl AdminRequest {
             AdminRequest::TruncateTable { table, preserve } => {
                 format!("req1 truncate {table} {}", u8::from(*preserve))
             }
+            AdminRequest::SetBalancer { on } => {
+                format!("req1 balance_switch {}", if *on { "on" } else { "off" })
+            }
+            AdminRequest::Balance => "req1 balance".to_string(),
+            AdminRequest::Decommission { server } => format!("req1 decommission {server}"),
+            AdminRequest::Recommission { server } => format!("req1 recommission {server}"),
         }
         .into_bytes()
     }
@@ -151,6 +174,15 @@ impl AdminRequest {
             ["req1", "truncate", table, preserve @ ("0" | "1")] => AdminRequest::TruncateTable {
                 table: (*table).to_string(),
                 preserve: *preserve == "1",
+            },
+            ["req1", "balance_switch", "on"] => AdminRequest::SetBalancer { on: true },
+            ["req1", "balance_switch", "off"] => AdminRequest::SetBalancer { on: false },
+            ["req1", "balance"] => AdminRequest::Balance,
+            ["req1", "decommission", server] => AdminRequest::Decommission {
+                server: (*server).to_string(),
+            },
+            ["req1", "recommission", server] => AdminRequest::Recommission {
+                server: (*server).to_string(),
             },
             _ => return Err(format!("not a request: {text:?}")),
         })
@@ -273,6 +305,9 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
             AdminRequest::Move { region, target } => {
                 self.check_region(&region, &[RegionState::Open])
                     .map_err(invalid)?;
+                if let Some(t) = &target {
+                    self.check_target(&region, t).map_err(invalid)?;
+                }
                 self.start_transit(&region, target, true, TransitStep::Close)
                     .map_err(halted)
             }
@@ -316,6 +351,10 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
                 })
                 .map_err(halted)
             }
+            req @ (AdminRequest::SetBalancer { .. }
+            | AdminRequest::Balance
+            | AdminRequest::Decommission { .. }
+            | AdminRequest::Recommission { .. }) => self.stage_operation(req),
         }
     }
 
@@ -354,6 +393,26 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
         }
         self.stage(ops)?;
         Ok(id)
+    }
+
+    /// Checks that `target` may receive `region`: live, not decommissioned, not its holder.
+    fn check_target(&mut self, region: &str, target: &str) -> Result<(), String> {
+        let image = &self.lead().image;
+        if !image.live.contains(target) {
+            return Err(format!("{target} is not a live region server"));
+        }
+        if image.drained.contains(target) {
+            return Err(format!("{target} is decommissioned"));
+        }
+        if image
+            .regions
+            .get(region)
+            .and_then(|(r, _)| r.server.as_deref())
+            == Some(target)
+        {
+            return Err(format!("region {region} is already on {target}"));
+        }
+        Ok(())
     }
 
     fn check_region(&mut self, region: &str, states: &[RegionState]) -> Result<(), String> {

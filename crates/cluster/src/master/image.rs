@@ -28,6 +28,12 @@ pub(crate) struct Image {
     pub unassigned: BTreeSet<String>,
     /// Server-crash procedures by server.
     pub crashes: BTreeMap<String, String>,
+    /// The balancer switch as persisted (`None`: never set, the configured default holds).
+    pub balancer_on: Option<bool>,
+    /// Decommissioned servers (drained, assigned nothing).
+    pub drained: BTreeSet<String>,
+    /// Servers whose crash was recovered (listed by `status`).
+    pub dead: BTreeSet<String>,
 }
 
 /// Which image map a key belongs to.
@@ -36,6 +42,9 @@ enum Entry<'a> {
     Region(&'a str),
     Proc(&'a str),
     Ack(&'a str, &'a str),
+    Setting(&'a str),
+    Drain(&'a str),
+    Dead(&'a str),
     Other,
 }
 
@@ -55,6 +64,12 @@ fn classify<'a>(layout: &Layout, key: &'a str) -> Entry<'a> {
         .and_then(Layout::split_server_region)
     {
         Entry::Ack(s, r)
+    } else if let Some(n) = rest.strip_prefix("setting/") {
+        Entry::Setting(n)
+    } else if let Some(n) = rest.strip_prefix("drain/") {
+        Entry::Drain(n)
+    } else if let Some(n) = rest.strip_prefix("dead/") {
+        Entry::Dead(n)
     } else {
         Entry::Other
     }
@@ -82,6 +97,9 @@ impl Loader {
                 layout.regions(),
                 layout.procs(),
                 layout.acks(),
+                layout.settings(),
+                layout.drains(),
+                layout.deads(),
             ],
             stage: 0,
             after: None,
@@ -167,7 +185,12 @@ impl Image {
             Entry::Table(t) => self.tables.get(t).map_or(0, |e| e.1),
             Entry::Region(r) => self.regions.get(r).map_or(0, |e| e.1),
             Entry::Proc(p) => self.procs.get(p).map_or(0, |e| e.1),
-            Entry::Ack(..) | Entry::Other => return None,
+            // Written only by the active master, whose epoch guards every write.
+            Entry::Ack(..)
+            | Entry::Setting(_)
+            | Entry::Drain(_)
+            | Entry::Dead(_)
+            | Entry::Other => return None,
         })
     }
 
@@ -177,7 +200,7 @@ impl Image {
             Entry::Table(t) => self.tables.get_mut(t).map(|e| &mut e.1),
             Entry::Region(r) => self.regions.get_mut(r).map(|e| &mut e.1),
             Entry::Proc(p) => self.procs.get_mut(p).map(|e| &mut e.1),
-            Entry::Ack(..) | Entry::Other => None,
+            _ => None,
         };
         if let Some(rev) = slot {
             *rev = revision;
@@ -206,7 +229,14 @@ impl Image {
                     self.acks.insert((s.to_string(), r.to_string()), ack);
                 }
             }
-            Entry::Other => {}
+            Entry::Setting("balancer") => self.balancer_on = Some(value == b"on".as_slice()),
+            Entry::Drain(s) => {
+                self.drained.insert(s.to_string());
+            }
+            Entry::Dead(s) => {
+                self.dead.insert(s.to_string());
+            }
+            Entry::Setting(_) | Entry::Other => {}
         }
     }
 
@@ -220,7 +250,14 @@ impl Image {
             Entry::Ack(s, r) => {
                 self.acks.remove(&(s.to_string(), r.to_string()));
             }
-            Entry::Other => {}
+            Entry::Setting("balancer") => self.balancer_on = None,
+            Entry::Drain(s) => {
+                self.drained.remove(s);
+            }
+            Entry::Dead(s) => {
+                self.dead.remove(s);
+            }
+            Entry::Setting(_) | Entry::Other => {}
         }
     }
 

@@ -8,13 +8,16 @@
 //! reloads (or steps down).
 //!
 //! Module map: `image` (the in-memory catalog and its indexes), `batch` (guarded batched
-//! writes), `procs` (one function per procedure kind), `tables` (disable, enable, reopen and truncate),
-//! `admin` (requests that start procedures).
+//! writes), `procs` (one function per procedure kind), `tables` (disable, enable, reopen and
+//! truncate), `admin` (requests that start procedures), `operations` (balancer switch,
+//! decommission), `balancer`, `decommission` (draining).
 
 mod admin;
 mod balancer;
 mod batch;
+mod decommission;
 mod image;
+mod operations;
 mod procs;
 mod requests;
 mod tables;
@@ -44,8 +47,10 @@ pub struct MasterConfig {
     pub load_pages_per_tick: usize,
     /// Operations written per tick, at most (bounds a tick's duration on a large catalog).
     pub ops_per_tick: u64,
-    /// Whether the balancer evens out region counts across live servers.
+    /// Whether the balancer runs, until an operator sets its switch (persisted in etcd).
     pub balance: bool,
+    /// Interval between the balancer's reads of the servers' load reports, ms.
+    pub balance_period_ms: Millis,
 }
 
 impl Default for MasterConfig {
@@ -57,6 +62,7 @@ impl Default for MasterConfig {
             load_pages_per_tick: 20,
             ops_per_tick: 20_000,
             balance: true,
+            balance_period_ms: 10_000,
         }
     }
 }
@@ -113,6 +119,10 @@ pub struct Master<K: Kv, F: WalFencer> {
     /// `stats.ops` at the start of the current tick.
     tick_start_ops: u64,
     stats: MasterStats,
+    /// When the balancer next weighs load.
+    next_load_balance: Millis,
+    /// The server the last load round found overloaded.
+    last_overloaded: Option<String>,
 }
 
 impl<K: Kv, F: WalFencer> Master<K, F> {
@@ -133,6 +143,8 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
             loading: None,
             tick_start_ops: 0,
             stats: MasterStats::default(),
+            next_load_balance: 0,
+            last_overloaded: None,
         }
     }
 
@@ -186,6 +198,20 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
                 .iter()
                 .map(|(k, v)| (k.clone(), v.0.clone()))
                 .collect()
+        })
+    }
+
+    /// While active: the decommissioned servers.
+    pub fn decommissioned(&self) -> Vec<String> {
+        self.lead
+            .as_ref()
+            .map_or_else(Vec::new, |l| l.image.drained.iter().cloned().collect())
+    }
+
+    /// While active: the balancer switch (persisted, else the configured default).
+    pub fn balancer_enabled(&self) -> bool {
+        self.lead.as_ref().map_or(self.config.balance, |l| {
+            l.image.balancer_on.unwrap_or(self.config.balance)
         })
     }
 
@@ -362,7 +388,9 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
         self.take_requests()?;
         self.start_crash_recoveries()?;
         self.sweep()?;
-        self.balance()?;
+        self.housekeeping()?;
+        self.drain()?;
+        self.balance(now)?;
         for _ in 0..16 {
             if self.over_budget() {
                 break;

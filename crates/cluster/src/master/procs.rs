@@ -284,19 +284,25 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
         }
     }
 
-    /// The live server to open a region on: `target` if live, else the one with fewest regions.
+    /// The live server to open a region on: `target` if live and not decommissioned, else the
+    /// one with fewest regions among those not decommissioned (among all live ones if every
+    /// live server is decommissioned: a region served beats a region offline).
     fn pick_server(&mut self, target: Option<&str>) -> Option<String> {
         let image = &self.lead().image;
         if let Some(t) = target {
-            if image.live.contains(t) {
+            if image.live.contains(t) && !image.drained.contains(t) {
                 return Some(t.to_string());
             }
         }
-        image
-            .live
-            .iter()
-            .min_by_key(|s| image.by_server.get(*s).map_or(0, |r| r.len()))
-            .cloned()
+        let fewest = |drained_too: bool| {
+            image
+                .live
+                .iter()
+                .filter(|s| drained_too || !image.drained.contains(*s))
+                .min_by_key(|s| image.by_server.get(*s).map_or(0, |r| r.len()))
+                .cloned()
+        };
+        fewest(false).or_else(|| fewest(true))
     }
 
     fn step_crash(

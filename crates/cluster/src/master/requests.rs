@@ -11,12 +11,19 @@ use crate::wal::WalFencer;
 const PER_TICK: usize = 100;
 
 impl<K: Kv, F: WalFencer> Master<K, F> {
-    /// Turns pending requests into procedures (or rejections).
+    /// Turns pending requests into procedures (or rejections). Reads `request/` only when its
+    /// watch saw a put since the last read that found it empty (and once after loading), so an
+    /// idle cluster costs etcd no read per tick.
     pub(super) fn take_requests(&mut self) -> Result<(), Halt> {
+        if !self.lead().requests_pending {
+            return Ok(());
+        }
         let prefix = self.layout.requests();
         let Ok(page) = self.kv.range(&prefix, None, PER_TICK) else {
             return Ok(());
         };
+        // Events after this read's revision come through the watch at the next tick.
+        self.lead().requests_pending = page.more;
         for kv in page.kvs {
             let Some(id) = kv.key.strip_prefix(&prefix) else {
                 continue;

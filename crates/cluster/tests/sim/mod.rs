@@ -54,6 +54,7 @@ impl Default for SimConfig {
 /// Counters of what a run exercised.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Coverage {
+    pub decommissions: u64,
     pub server_kills: u64,
     pub server_pauses: u64,
     pub master_kills: u64,
@@ -106,6 +107,9 @@ struct Node<T> {
 }
 
 type SimMaster = Master<MemKv, MemWal>;
+
+/// The balancer is off for this long at the end of a run.
+const QUIESCE_MS: Millis = 8000;
 type SimServer = RegionServer<MemKv, SimHost>;
 
 /// One simulated cluster.
@@ -130,6 +134,11 @@ pub struct World {
     trace: Vec<String>,
     verbose: bool,
     epochs: BTreeSet<i64>,
+    /// After healing: the balancer switch and decommissions still to undo.
+    restore: bool,
+    /// The balancer was switched off for the last seconds (a load move may start any time
+    /// while clients write, and must not be caught half done by the final check).
+    quiesced: bool,
 }
 
 impl World {
@@ -156,6 +165,8 @@ impl World {
             trace: Vec::new(),
             verbose,
             epochs: BTreeSet::new(),
+            restore: false,
+            quiesced: false,
             config,
         };
         for _ in 0..w.config.masters {
@@ -219,6 +230,7 @@ impl World {
             sweep_per_tick: 3,
             ops_per_tick: 40,
             balance: true,
+            balance_period_ms: 3000,
         };
         let m = Master::new(
             kv,
@@ -246,6 +258,7 @@ impl World {
             ttl_secs: 2,
             margin_ms: 300,
             opens_per_tick: 3,
+            load_period_ms: 1000,
         };
         let rs = RegionServer::new(
             kv,
@@ -291,6 +304,11 @@ impl World {
                 });
             } else if now < end_chaos && self.chance(0.01) {
                 self.random_admin();
+            }
+            if self.restore {
+                self.restore_operations();
+            } else if now + QUIESCE_MS >= end && now >= end_chaos && !self.quiesced {
+                self.quiesced = self.admin(AdminRequest::SetBalancer { on: false });
             }
             self.client_writes();
             self.check_single_server();
@@ -380,6 +398,7 @@ impl World {
 
     fn heal(&mut self) {
         self.log("heal: no more faults, links restored".into());
+        self.restore = true;
         let now = self.now.get();
         for n in &mut self.masters {
             n.link.cut_until.set(0);
@@ -501,7 +520,8 @@ impl World {
         let tables = m.tables();
         let servers = m.live_servers();
         let pick = |w: &World, n: usize| w.between(0, n.max(1) as u64) as usize;
-        let choice = self.between(0, 14);
+        let drained = m.decommissioned();
+        let choice = self.between(0, 18);
         let with_state = |state: TableState, t_too: bool| -> Vec<String> {
             tables
                 .iter()
@@ -600,9 +620,41 @@ impl World {
                     preserve: self.chance(0.5),
                 }
             }
+            13 | 14 if !servers.is_empty() => AdminRequest::Decommission {
+                server: servers[pick(self, servers.len())].clone(),
+            },
+            15 if !drained.is_empty() => AdminRequest::Recommission {
+                server: drained[pick(self, drained.len())].clone(),
+            },
+            16 => AdminRequest::SetBalancer {
+                on: self.chance(0.5),
+            },
             _ => return,
         };
+        if matches!(req, AdminRequest::Decommission { .. }) {
+            self.coverage.decommissions += 1;
+        }
         self.admin(req);
+    }
+
+    /// After healing: turns the balancer back on and recommissions every server, so that
+    /// the final check can expect balanced servers.
+    fn restore_operations(&mut self) {
+        let Some(m) = self.active_master() else {
+            return;
+        };
+        let drained = m.decommissioned();
+        let on = m.balancer_enabled();
+        if on && drained.is_empty() {
+            self.restore = false;
+            return;
+        }
+        if !on {
+            self.admin(AdminRequest::SetBalancer { on: true });
+        }
+        for server in drained {
+            self.admin(AdminRequest::Recommission { server });
+        }
     }
 
     /// Clients write to regions through whichever server claims them; a server acknowledges only

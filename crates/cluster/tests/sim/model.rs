@@ -96,4 +96,14 @@ impl RegionHost for SimHost {
         let mut m = self.model.borrow_mut();
         m.memtable.retain(|(s, _), _| *s != self.server);
     }
+
+    /// Writes in each region's memtable here: enough for the load reports to carry rates.
+    fn requests(&self) -> Vec<(String, u64)> {
+        let m = self.model.borrow();
+        m.memtable
+            .iter()
+            .filter(|((s, _), _)| *s == self.server)
+            .map(|((_, r), w)| (r.clone(), w.len() as u64))
+            .collect()
+    }
 }

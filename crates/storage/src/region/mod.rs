@@ -109,6 +109,8 @@ pub struct Counters {
     pub flushed_bytes: AtomicU64,
     /// Mutations applied.
     pub mutations: AtomicU64,
+    /// Gets and scans started.
+    pub reads: AtomicU64,
 }
 
 /// An open region.

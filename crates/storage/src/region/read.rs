@@ -31,6 +31,7 @@ impl Region {
     /// Invalid input, an unknown family, a row outside the region, or a store-file error.
     pub fn get(&self, get: &Get) -> Result<Vec<Cell>> {
         self.check_open()?;
+        self.inner.counters.reads.fetch_add(1, Ordering::Relaxed);
         get.validate()?;
         self.check_row(&get.row)?;
         let reader = ReadGuard::new(&self.inner);
@@ -68,6 +69,7 @@ impl Region {
     /// Invalid input, an unknown family, or a store-file error.
     pub fn scan(&self, scan: &Scan) -> Result<RegionScanner> {
         self.check_open()?;
+        self.inner.counters.reads.fetch_add(1, Ordering::Relaxed);
         scan.validate()?;
         let reader = ReadGuard::new(&self.inner);
         let read_point = reader.read_point();

@@ -9,6 +9,7 @@ mod alter;
 mod args;
 mod create;
 mod data;
+mod ops;
 mod read;
 mod splits;
 
@@ -17,6 +18,7 @@ use strata_model::ops::{Append, Delete, Get, Increment, Put, Scan};
 use strata_model::schema::{TableDescriptor, TableName};
 
 pub use alter::AlterChange;
+pub use ops::ClusterOp;
 
 use self::args::Args;
 use super::help::{self, CommandHelp};
@@ -160,6 +162,8 @@ pub enum Command {
     Help(Option<&'static CommandHelp>),
     /// `exit` / `quit`.
     Exit,
+    /// A cluster operation (cluster mode only).
+    ClusterOp(ClusterOp),
 }
 
 /// How much `status` shows.
@@ -201,6 +205,14 @@ pub fn parse_command(line: &str) -> Result<Option<Command>, ShellError> {
         "append" => data::append(args)?,
         "get_counter" => data::get_counter(args)?,
         "count" => data::count(args)?,
+        "move"
+        | "assign"
+        | "unassign"
+        | "balancer"
+        | "balance_switch"
+        | "decommission_regionservers"
+        | "recommission_regionserver"
+        | "list_decommissioned_regionservers" => ops::parse(args)?,
         _ => other(args)?,
     };
     Ok(Some(command))

@@ -4,10 +4,13 @@
 //! - `ddl`: create, alter, describe, list, enable/disable, drop, exists, truncate.
 //! - `data`: put, get, scan, delete, incr, append, get_counter, count.
 //! - `cluster`: flush, compact, split, files, status, version, whoami, help.
+//! - `cluster_ops`: move, assign, unassign, balancer, decommissioning, and `status` in cluster
+//!   mode.
 //!
 //! Every command that reaches the server ends with HBase's `Took 0.0123 seconds` line.
 
 mod cluster;
+mod cluster_ops;
 mod data;
 mod ddl;
 mod progress;
@@ -164,9 +167,15 @@ pub async fn execute(
         }
         Command::Split { table, split_key } => cluster::split(conn, &table, split_key).await?,
         Command::Files(table) => cluster::files(conn, &table, out).await?,
-        Command::Status(detail) => cluster::status(conn, detail, out).await?,
+        Command::Status(detail) => match crate::cluster_ops::shell_cluster() {
+            Some(ops) => cluster_ops::status(ops, detail, out).await?,
+            None => cluster::status(conn, detail, out).await?,
+        },
         Command::Version => cluster::version(conn, out).await?,
         Command::Whoami => cluster::whoami(out)?,
+        Command::ClusterOp(op) => {
+            cluster_ops::run(crate::cluster_ops::shell_cluster(), op, out).await?;
+        }
     }
     format::took(out, started.elapsed())?;
     Ok(Flow::Continue)
