@@ -286,7 +286,7 @@ async fn cluster_processes_serve_metrics_pages_and_thrift() {
         assert_eq!(Some(opened), sample(&body, "strata_regions"), "{body}");
         puts += body
             .lines()
-            .filter(|l| l.starts_with("strata_requests_total{op=\"put\""))
+            .filter(|l| l.starts_with("strata_requests_total{op=\"mutate\""))
             .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
             .sum::<f64>();
     }

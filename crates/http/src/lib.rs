@@ -12,6 +12,10 @@
 //!  GET /metrics                 Prometheus / OpenMetrics text
 //! ```
 //!
+//! Cluster processes (`strata master`, `strata regionserver`) serve the same endpoint from a
+//! [`NodeView`] ([`HttpServer::start_node`], see [`node`]): their own page and figures, and for
+//! a region server the engine's figures and region pages.
+//!
 //! Everything is read at request time from the figures the engine and the region server keep
 //! (region stats, WAL and cache counters, the request observer), so serving the UI adds
 //! nothing to the request path. The endpoint only reads: every route is `GET` (or `HEAD`),
