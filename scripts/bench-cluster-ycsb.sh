@@ -52,7 +52,10 @@ for n in $SERVERS; do
   done
   rs=$(grep -o 'serving on [0-9.:]*' "$DIR/rs-$n-1.log" | awk '{print $3}')
   echo "== $n region server(s): YCSB A, $RECORDS records, $THREADS threads, $DURATION s, $REGIONS regions"
-  "$BIN" bench ycsb load -P workloada --server "$rs" --regions "$REGIONS" --threads "$THREADS" \
+  # The table, pre-split as `bench ycsb` splits (user<i * 2^63 / REGIONS>), keys sorted.
+  splits=$(python3 -c "import sys; r=int(sys.argv[1]); print(','.join(sorted('user%d' % int(i * (2**63 - 1) / r) for i in range(1, r))))" "$REGIONS")
+  "$BIN" cluster create-table "${coord[@]}" usertable --splits "$splits" --families family >/dev/null
+  "$BIN" bench ycsb load -P workloada --server "$rs" --regions 0 --threads "$THREADS" \
     -p recordcount="$RECORDS" --status-interval 1000 2>/dev/null | grep -E "^\[OVERALL\]|^\[INSERT\], (Operations|AverageLatency)"
   "$BIN" bench ycsb run -P workloada --server "$rs" --threads "$THREADS" -p recordcount="$RECORDS" \
     -p operationcount=1000000000 -p maxexecutiontime="$DURATION" --status-interval 1000 2>/dev/null \
