@@ -3,6 +3,8 @@
 # Maven Central, nothing else) against `strata standalone` and its HBase RPC listener.
 #
 #   scripts/hbase-client-test.sh          # exits with the test program's status
+#   STRATA_HBASE_CLIENT_CLUSTER=1 STRATA_ETCD_ENDPOINTS=127.0.0.1:2379 scripts/hbase-client-test.sh
+#                                         # the same client against a 1 master + 2 RS cluster
 #
 # Needs JDK 17 (javac) and Maven; the client's jars are fetched once with `mvn` into
 # ${XDG_CACHE_HOME:-~/.cache}/strata/hbase-client (re-fetched when the pom changes), so later
@@ -37,6 +39,13 @@ javac -nowarn -d "$CACHE/classes" -cp "$CACHE/lib/*" \
 if [ -f scripts/lib/toolchain.sh ]; then . scripts/lib/toolchain.sh; ensure_rust; fi
 cargo build -q -p strata-cli --bin strata
 STRATA="${CARGO_TARGET_DIR:-$ROOT/target}/debug/strata"
+# The client's JVM flags for JDK 17 (its shaded netty reflects into java.nio).
+JFLAGS="-Dorg.apache.hbase.thirdparty.io.netty.tryReflectionSetAccessible=true \
+ --add-opens java.base/java.nio=ALL-UNNAMED --add-opens java.base/sun.nio.ch=ALL-UNNAMED \
+ --add-opens java.base/java.lang=ALL-UNNAMED --add-exports java.base/jdk.internal.misc=ALL-UNNAMED"
+# STRATA_HBASE_CLIENT_CLUSTER=1: against a cluster of one master and two region servers
+# instead (scripts/lib/hbase-client-cluster.sh; needs etcd at STRATA_ETCD_ENDPOINTS).
+if [ "${STRATA_HBASE_CLIENT_CLUSTER:-0}" = 1 ]; then . scripts/lib/hbase-client-cluster.sh; fi
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 GRPC_PORT=$(free_port)
 HBASE_PORT=$(free_port)
@@ -64,10 +73,6 @@ cleanup() {
 trap cleanup EXIT
 start_server 1
 
-# The client's JVM flags for JDK 17 (its shaded netty reflects into java.nio).
-JFLAGS="-Dorg.apache.hbase.thirdparty.io.netty.tryReflectionSetAccessible=true \
- --add-opens java.base/java.nio=ALL-UNNAMED --add-opens java.base/sun.nio.ch=ALL-UNNAMED \
- --add-opens java.base/java.lang=ALL-UNNAMED --add-exports java.base/jdk.internal.misc=ALL-UNNAMED"
 # The program asks for a restart midway (a line RESTART-SERVER); the server is stopped
 # gracefully and started again on the same directory and ports while the client keeps its
 # connection object.

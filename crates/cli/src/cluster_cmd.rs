@@ -4,6 +4,7 @@
 //! split a dead server's WAL; without it, a cluster runs coordination only (regions hold no
 //! data).
 
+use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -13,8 +14,10 @@ use strata_cluster::master::{submit_request, take_result, AdminRequest, Master, 
 use strata_cluster::node::{self, NoWal, Unbacked};
 use strata_cluster::regionserver::{RegionServer, RegionServerConfig};
 use strata_cluster::status::ClusterStatus;
+use strata_cluster_node::counted::{CountedKv, KvCounts};
 use strata_cluster_node::fencer::LogFencer;
-use strata_cluster_node::serve::NodeConfig;
+use strata_cluster_node::http::MasterView;
+use strata_cluster_node::serve::{Endpoints, NodeConfig};
 
 /// Where the cluster is.
 #[derive(clap::Args, Clone, Debug)]
@@ -52,6 +55,10 @@ pub struct MasterArgs {
     /// The HDFS NameNode's HTTP address (WebHDFS) [default: the NameNode's host, port 9870].
     #[arg(long)]
     hdfs_http: Option<String>,
+    /// Serve /metrics and the web UI on this address (`--http` alone: HBase's master UI
+    /// port, 127.0.0.1:16010; port 0 picks one).
+    #[arg(long, num_args = 0..=1, default_missing_value = "127.0.0.1:16010")]
+    http: Option<std::net::SocketAddr>,
 }
 
 /// Arguments of `strata regionserver`.
@@ -86,6 +93,15 @@ pub struct RegionServerArgs {
     /// Block cache size in MiB (with --root; 0 disables it).
     #[arg(long, default_value_t = 128)]
     block_cache_mib: u64,
+    /// Serve /metrics and the web UI on this address (with --root; `--http` alone: HBase's
+    /// region server UI port, 127.0.0.1:16030; port 0 picks one).
+    #[arg(long, num_args = 0..=1, default_missing_value = "127.0.0.1:16030")]
+    http: Option<std::net::SocketAddr>,
+    /// Take HBase's native RPC (HBase's Java client) on this address (with --root). Clients
+    /// bootstrap from any region server (`hbase.client.bootstrap.servers`), which answers
+    /// `hbase:meta` from etcd.
+    #[arg(long)]
+    hbase_rpc: Option<std::net::SocketAddr>,
 }
 
 /// `strata cluster …`.
@@ -242,9 +258,67 @@ fn millis_since_epoch() -> u128 {
         .map_or(0, |d| d.as_millis())
 }
 
+/// The HTTP endpoint of a master: its own runtime, the endpoint, and the etcd client its
+/// view reads through (dropped last, off the runtime's threads).
+struct MasterHttp {
+    runtime: tokio::runtime::Runtime,
+    server: strata_http::HttpServer,
+    kv: Arc<strata_cluster::etcd::EtcdKv>,
+}
+
+impl MasterHttp {
+    fn start(args: &MasterArgs, counts: Arc<KvCounts>, listen: SocketAddr) -> Result<Self, String> {
+        let kv = Arc::new(node::connect(&args.coordination.etcd)?);
+        let view = MasterView::new(
+            kv.clone(),
+            args.coordination.layout(),
+            args.advertise.clone(),
+            counts,
+        );
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .map_err(|e| e.to_string())?;
+        let settings = vec![
+            ("cluster".to_owned(), args.coordination.cluster.clone()),
+            ("etcd".to_owned(), args.coordination.etcd.join(",")),
+            ("advertised address".to_owned(), args.advertise.clone()),
+        ];
+        let server = runtime
+            .block_on(strata_http::HttpServer::start_node(
+                listen,
+                Arc::new(view),
+                settings,
+            ))
+            .map_err(|e| format!("--http {listen}: {e}"))?;
+        println!(
+            "strata master {}: HTTP endpoint on http://{}/",
+            args.advertise,
+            server.addr()
+        );
+        Ok(MasterHttp {
+            runtime,
+            server,
+            kv,
+        })
+    }
+
+    fn stop(self) {
+        self.runtime.block_on(self.server.shutdown());
+        self.runtime.shutdown_timeout(Duration::from_secs(1));
+        drop(self.kv);
+    }
+}
+
 /// Runs `strata master`.
 pub fn run_master(args: &MasterArgs) -> Result<(), String> {
-    let kv = node::connect(&args.coordination.etcd)?;
+    let counts = Arc::new(KvCounts::default());
+    let kv = CountedKv::new(node::connect(&args.coordination.etcd)?, counts.clone());
+    let http = match args.http {
+        Some(listen) => Some(MasterHttp::start(args, counts, listen)?),
+        None => None,
+    };
     let config = MasterConfig {
         ttl_secs: args.ttl,
         ..MasterConfig::default()
@@ -277,6 +351,9 @@ pub fn run_master(args: &MasterArgs) -> Result<(), String> {
             node::run_master(master, &stop, report);
         }
     }
+    if let Some(http) = http {
+        http.stop();
+    }
     Ok(())
 }
 
@@ -307,8 +384,13 @@ fn run_data_regionserver(args: &RegionServerArgs, url: &str) -> Result<(), Strin
     let name = std::sync::Mutex::new(String::new());
     let who = || name.lock().map(|n| n.clone()).unwrap_or_default();
     let url = root.url.clone();
-    strata_cluster_node::serve::run(
+    let endpoints = Endpoints {
+        http: args.http,
+        hbase_rpc: args.hbase_rpc,
+    };
+    strata_cluster_node::serve::run_with(
         config,
+        &endpoints,
         &stop,
         |what| println!("strata regionserver {}: {what}", who()),
         |node| {
@@ -319,6 +401,15 @@ fn run_data_regionserver(args: &RegionServerArgs, url: &str) -> Result<(), Strin
                 "strata regionserver {}: serving on {} (data in {url})",
                 node.name, node.addr
             );
+            if let Some(http) = node.http {
+                println!(
+                    "strata regionserver {}: HTTP endpoint on http://{http}/",
+                    node.name
+                );
+            }
+            if let Some(addr) = node.hbase_rpc {
+                println!("strata regionserver {}: HBase RPC on {addr}", node.name);
+            }
         },
         |why| {
             eprintln!("strata regionserver: aborting: {why}");
@@ -332,6 +423,12 @@ fn run_data_regionserver(args: &RegionServerArgs, url: &str) -> Result<(), Strin
 pub fn run_regionserver(args: &RegionServerArgs) -> Result<(), String> {
     if let Some(url) = &args.root {
         return run_data_regionserver(args, url);
+    }
+    if args.http.is_some() || args.hbase_rpc.is_some() {
+        return Err(
+            "--http and --hbase-rpc need --root (a coordination-only server has no data)"
+                .to_owned(),
+        );
     }
     let kv = node::connect(&args.coordination.etcd)?;
     let name = format!("{}:{}", args.advertise, millis_since_epoch());

@@ -19,6 +19,13 @@ pub struct Args {
     /// protocol; a standalone server speaks it on its usual port).
     #[arg(long, default_value = "grpc")]
     protocol: strata_client::Protocol,
+    /// Serve a cluster found through etcd (endpoints, comma-separated host:port) instead of
+    /// --server: any live region server answers locations and table DDL.
+    #[arg(long, value_delimiter = ',')]
+    etcd: Vec<String>,
+    /// The cluster's name, with --etcd.
+    #[arg(long, default_value = "default")]
+    cluster: String,
     #[command(flatten)]
     limits: Limits,
 }
@@ -72,16 +79,49 @@ pub async fn start(
 /// # Errors
 /// As [`start`].
 pub fn run(args: &Args) -> Result<(), String> {
+    // The cluster's region servers, read from etcd before the runtime starts (the etcd
+    // client runs one of its own).
+    let cluster = if args.etcd.is_empty() {
+        None
+    } else if args.protocol != strata_client::Protocol::Grpc {
+        return Err("--protocol frames is served by standalone servers only; \
+                    cluster region servers speak grpc"
+            .to_string());
+    } else {
+        Some(crate::cluster_cmd::server_addresses(
+            &args.etcd,
+            &args.cluster,
+        )?)
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|e| e.to_string())?;
     runtime.block_on(async {
-        let gateway = start(&args.server, args.protocol, args.limits.config(args.listen)).await?;
+        let config = args.limits.config(args.listen);
+        let (gateway, serving) = match &cluster {
+            None => (
+                start(&args.server, args.protocol, config).await?,
+                args.server.clone(),
+            ),
+            Some(addrs) => {
+                let conn = strata_client::Connection::connect_any(addrs, Default::default())
+                    .await
+                    .map_err(|e| {
+                        format!("cannot reach the cluster's region servers {addrs:?}: {e}")
+                    })?;
+                let gateway = Gateway::start(config, conn)
+                    .await
+                    .map_err(|e| format!("Thrift gateway on {}: {e}", args.listen))?;
+                (
+                    gateway,
+                    format!("cluster {} ({} region servers)", args.cluster, addrs.len()),
+                )
+            }
+        };
         println!(
-            "strata gateway: HBase Thrift1 on {} for {}",
+            "strata gateway: HBase Thrift1 on {} for {serving}",
             gateway.addr(),
-            args.server
         );
         crate::standalone::wait_for_signal().await;
         gateway.shutdown().await;

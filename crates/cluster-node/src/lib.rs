@@ -12,13 +12,19 @@
 //! - [`admin`]: [`admin::ClusterAdmin`], the admin service of a region server.
 //! - [`route`]: flush and compaction forwarded to the servers hosting a table's regions.
 //! - [`serve`]: running a region server: gRPC, the lease gate, the coordination loop.
+//! - [`counted`]: counting etcd operations and region orders for `/metrics`.
+//! - [`hbase`]: `hbase:meta` and the registry from etcd for the HBase RPC listener.
+//! - [`http`]: what the HTTP endpoints of region servers and masters show (RFC 0018).
 //!
 //! This crate joins `strata-cluster` (no storage) and the storage and server crates (no
 //! cluster), so neither depends on the other (DESIGN §10).
 
 pub mod admin;
+pub mod counted;
 pub mod fencer;
+pub mod hbase;
 pub mod host;
+pub mod http;
 pub mod names;
 pub mod recovered;
 pub mod route;

@@ -26,7 +26,10 @@ use tonic::service::interceptor::InterceptedService;
 use tonic::Request;
 
 use crate::admin::ClusterAdmin;
+use crate::counted::{CountedHost, CountedKv, KvCounts, OrderCounts};
+use crate::hbase;
 use crate::host::StorageHost;
+use crate::http::{RegionServerView, Served};
 use crate::names::server_dir;
 
 /// Whether data requests may be served: until the lease's deadline, on the clock the
@@ -84,12 +87,25 @@ pub struct NodeConfig {
     pub listen: SocketAddr,
 }
 
+/// The optional endpoints of a region server besides gRPC (RFC 0018).
+#[derive(Clone, Debug, Default)]
+pub struct Endpoints {
+    /// Where the HTTP endpoint (`/metrics`, web UI) listens; `None`: no endpoint.
+    pub http: Option<SocketAddr>,
+    /// Where HBase's native RPC listens (for HBase's Java client); `None`: no listener.
+    pub hbase_rpc: Option<SocketAddr>,
+}
+
 /// A running region server: its name and address, and a handle to stop it.
 pub struct Node {
     /// `host:port:startcode`.
     pub name: String,
     /// Where gRPC listens.
     pub addr: SocketAddr,
+    /// Where the HTTP endpoint listens, if it runs.
+    pub http: Option<SocketAddr>,
+    /// Where the HBase RPC listener listens, if it runs.
+    pub hbase_rpc: Option<SocketAddr>,
     gate: Arc<Gate>,
 }
 
@@ -124,6 +140,28 @@ fn connect(endpoints: &[String]) -> Result<EtcdKv, String> {
 /// Startup failed (etcd, the root, the port), or the server aborted (the reason).
 pub fn run(
     config: NodeConfig,
+    stop: &AtomicBool,
+    report: impl FnMut(&str),
+    started: impl FnOnce(&Node),
+    on_expired: impl FnOnce(&str) + Send + 'static,
+) -> Result<(), String> {
+    run_with(
+        config,
+        &Endpoints::default(),
+        stop,
+        report,
+        started,
+        on_expired,
+    )
+}
+
+/// [`run`], with the optional `endpoints` (HTTP) started once the server listens.
+///
+/// # Errors
+/// As [`run`]; an endpoint's address cannot be bound.
+pub fn run_with(
+    config: NodeConfig,
+    endpoints: &Endpoints,
     stop: &AtomicBool,
     mut report: impl FnMut(&str),
     started: impl FnOnce(&Node),
@@ -165,6 +203,7 @@ pub fn run(
     let admin_kv = Arc::new(connect(&config.etcd)?);
     let host_kv = Arc::new(connect(&config.etcd)?);
     let admin = ClusterAdmin::new(admin_kv.clone(), config.layout.clone(), server.clone());
+    let layout = config.layout.clone();
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
     let router = tonic::transport::Server::builder()
         .add_service(data)
@@ -174,9 +213,52 @@ pub fn run(
         let _ = stop_rx.await;
     }));
 
-    let host = StorageHost::new(server.clone(), host_kv.clone(), config.layout.clone(), root);
+    let kv_counts = Arc::new(KvCounts::default());
+    let order_counts = Arc::new(OrderCounts::default());
+    let served = Arc::new(Served::default());
+    let host = CountedHost::new(
+        StorageHost::new(server.clone(), host_kv.clone(), config.layout.clone(), root),
+        order_counts.clone(),
+    );
+    let http = match endpoints.http {
+        Some(listen) => {
+            let view = RegionServerView::new(
+                name.clone(),
+                server.clone(),
+                gate.clone(),
+                kv_counts.clone(),
+                order_counts,
+                served.clone(),
+            );
+            let settings = vec![
+                ("server name".to_owned(), name.clone()),
+                ("gRPC".to_owned(), addr.to_string()),
+            ];
+            let started = runtime
+                .block_on(strata_http::HttpServer::start_node(
+                    listen,
+                    Arc::new(view),
+                    settings,
+                ))
+                .map_err(|e| format!("HTTP endpoint on {listen}: {e}"))?;
+            Some(started)
+        }
+        None => None,
+    };
+    let hbase_rpc = match endpoints.hbase_rpc {
+        Some(listen) => Some(start_hbase_rpc(
+            &runtime,
+            listen,
+            &name,
+            &server,
+            &admin_kv,
+            &config.layout,
+            &gate,
+        )?),
+        None => None,
+    };
     let mut rs = Coordination::new(
-        connect(&config.etcd)?,
+        CountedKv::new(connect(&config.etcd)?, kv_counts),
         host,
         config.layout,
         name.clone(),
@@ -186,6 +268,10 @@ pub fn run(
     let node = Node {
         name: name.clone(),
         addr,
+        http: http.as_ref().map(strata_http::HttpServer::addr),
+        hbase_rpc: hbase_rpc
+            .as_ref()
+            .map(strata_hbase_rpc::HBaseRpcServer::addr),
         gate: gate.clone(),
     };
     started(&node);
@@ -213,7 +299,15 @@ pub fn run(
             live = is_live;
             report(if live { "registered" } else { "not registered" });
         }
-        let n = rs.served(now).len();
+        let now_served = rs.served(now);
+        let n = now_served.len();
+        {
+            let mut published = served.regions.lock();
+            if *published != now_served {
+                *published = now_served;
+                served.changes.fetch_add(1, Ordering::Relaxed);
+            }
+        }
         if n != serving_count {
             serving_count = n;
             report(&format!("serving {n} regions"));
@@ -223,7 +317,7 @@ pub fn run(
     watchdog.store(true, Ordering::SeqCst);
     if outcome.is_ok() {
         // A clean stop: flush every region (nothing to split), then leave.
-        for region in rs.host().regions() {
+        for region in rs.host().inner().regions() {
             if let Err(e) = strata_cluster::host::RegionHost::close(rs.host(), &region) {
                 report(&e);
             }
@@ -236,12 +330,56 @@ pub fn run(
     }
     let _ = stop_tx.send(());
     let _ = runtime.block_on(serving);
+    if let Some(http) = http {
+        runtime.block_on(http.shutdown());
+    }
+    if let Some(listener) = hbase_rpc {
+        runtime.block_on(listener.shutdown());
+        if let Err(e) = hbase::withdraw(admin_kv.as_ref(), &layout, &name) {
+            report(&format!("could not withdraw the HBase RPC address: {e}"));
+        }
+    }
     let closed = server.shutdown().map_err(|e| e.to_string());
     runtime.shutdown_timeout(Duration::from_secs(1));
     drop(rs);
     drop((admin_kv, host_kv));
     outcome?;
     closed
+}
+
+/// Starts the HBase RPC listener of server `name` on `listen` and publishes its address.
+fn start_hbase_rpc(
+    runtime: &tokio::runtime::Runtime,
+    listen: SocketAddr,
+    name: &str,
+    server: &Arc<RegionServer>,
+    kv: &Arc<EtcdKv>,
+    layout: &Layout,
+    gate: &Arc<Gate>,
+) -> Result<strata_hbase_rpc::HBaseRpcServer, String> {
+    let bound = std::net::TcpListener::bind(listen)
+        .and_then(|l| l.local_addr())
+        .map_err(|e| format!("HBase RPC on {listen}: {e}"))?;
+    let addr = bound.to_string();
+    let me = hbase::identity(name, &addr)
+        .ok_or_else(|| format!("HBase RPC: bad server name {name} or address {addr}"))?;
+    let directory = hbase::EtcdDirectory::new(kv.clone(), layout.clone(), gate.clone(), me.clone());
+    let config = strata_hbase_rpc::HBaseRpcConfig {
+        listen: bound,
+        ..strata_hbase_rpc::HBaseRpcConfig::default()
+    };
+    let cluster_id = format!("strata:{}", layout.root().trim_matches('/'));
+    let listener = runtime
+        .block_on(strata_hbase_rpc::HBaseRpcServer::start_cluster(
+            config,
+            server.clone(),
+            Arc::new(directory),
+            cluster_id,
+            me.start_code,
+        ))
+        .map_err(|e| format!("HBase RPC on {listen}: {e}"))?;
+    hbase::publish(kv.as_ref(), layout, name, &listener.advertised())?;
+    Ok(listener)
 }
 
 /// Calls `on_expired` if the gate's deadline passes while it is set (the coordination thread

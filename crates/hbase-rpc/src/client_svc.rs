@@ -12,7 +12,7 @@ use crate::convert::{
     check_and_mutate, condition_from_pb, get_from_pb, mutation_from_pb, scan_from_pb,
 };
 use crate::error::{HBaseError, HResult};
-use crate::meta::{meta_rows, MetaScan};
+use crate::meta::MetaScan;
 use crate::pb;
 use crate::scanners::{OpenScanner, Source};
 
@@ -42,8 +42,8 @@ pub fn call(
     }
 }
 
-fn meta_get(ctx: &Context, get: &Get) -> Vec<Cell> {
-    let rows = meta_rows(&ctx.master.catalog(), &ctx.identity);
+fn meta_get(ctx: &Context, get: &Get) -> HResult<Vec<Cell>> {
+    let rows = ctx.meta_rows()?;
     let scan = MetaScan {
         columns: get
             .columns
@@ -53,10 +53,11 @@ fn meta_get(ctx: &Context, get: &Get) -> Vec<Cell> {
             .collect(),
         ..MetaScan::default()
     };
-    rows.into_iter()
+    Ok(rows
+        .into_iter()
         .find(|r| r.key == get.row)
         .map(|r| scan.project(&r.cells))
-        .unwrap_or_default()
+        .unwrap_or_default())
 }
 
 fn read_row(ctx: &Context, target: &Target, get: &Get) -> HResult<Vec<Cell>> {
@@ -67,7 +68,7 @@ fn read_row(ctx: &Context, target: &Target, get: &Get) -> HResult<Vec<Cell>> {
                     "filters on hbase:meta are not supported",
                 ));
             }
-            Ok(meta_get(ctx, get))
+            meta_get(ctx, get)
         }
         Target::User(h) => {
             check_row(h, &get.row)?;
@@ -386,7 +387,7 @@ fn open_scanner(ctx: &Context, req: &pb::ScanRequest) -> HResult<OpenScanner> {
                     .map(|c| (c.family.clone(), c.qualifier.clone()))
                     .collect(),
             };
-            let mut rows = mscan.select(meta_rows(&ctx.master.catalog(), &ctx.identity));
+            let mut rows = mscan.select(ctx.meta_rows()?);
             let limit = req.limit_of_rows();
             if limit > 0 {
                 rows.truncate(limit as usize);

@@ -13,15 +13,42 @@ use crate::cellblock::{self, Codec};
 use crate::config::HBaseRpcConfig;
 use crate::convert::cell_to_pb;
 use crate::error::{HBaseError, HResult};
-use crate::meta::ServerIdentity;
+use crate::meta::{meta_rows, MetaRow, ServerIdentity};
 use crate::pb;
 use crate::region_name::{parse_region_name, RegionRef};
 use crate::scanners::Scanners;
 
+/// Where a cluster's regions are, for a region server of a cluster (RFC 0018): `hbase:meta`
+/// and the registry are answered from it instead of a standalone master's catalog.
+pub trait Directory: Send + Sync + 'static {
+    /// Every row of `hbase:meta`: one per table, one per region with the HBase RPC address of
+    /// the server holding it.
+    ///
+    /// # Errors
+    /// The directory cannot be read now (the client retries).
+    fn meta_rows(&self) -> HResult<Vec<MetaRow>>;
+
+    /// The HBase RPC listeners of the cluster's servers (the registry's bootstrap nodes).
+    fn servers(&self) -> Vec<ServerIdentity>;
+
+    /// Whether this server may serve its regions now (it holds its lease).
+    fn serving(&self) -> bool;
+}
+
+/// Who answers for the tables: a standalone master or a cluster's directory.
+pub enum Tables {
+    /// The standalone master (and through it the region server).
+    Standalone(Arc<Master>),
+    /// A region server of a cluster.
+    Cluster(Arc<dyn Directory>),
+}
+
 /// The shared state of one HBase RPC server.
 pub struct Context {
-    /// The master; `master.host()` is the region server.
-    pub master: Arc<Master>,
+    /// The region server the data calls go to.
+    pub server: Arc<RegionServer>,
+    /// Where meta's rows and the registry's answers come from.
+    pub tables: Tables,
     /// Host, port and start code clients see.
     pub identity: ServerIdentity,
     /// The cluster id the registry reports.
@@ -47,7 +74,32 @@ pub enum Target {
 impl Context {
     /// The region server.
     pub fn server(&self) -> &Arc<RegionServer> {
-        self.master.host()
+        &self.server
+    }
+
+    /// The standalone master, if this is a standalone server.
+    ///
+    /// # Errors
+    /// A cluster's region server: master operations go to the cluster (`strata cluster …`).
+    pub fn master(&self) -> HResult<&Arc<Master>> {
+        match &self.tables {
+            Tables::Standalone(m) => Ok(m),
+            Tables::Cluster(_) => Err(HBaseError::do_not_retry(
+                "a cluster's region server does not run master operations: use `strata cluster` \
+                 or the gRPC admin service",
+            )),
+        }
+    }
+
+    /// Every row of `hbase:meta`.
+    ///
+    /// # Errors
+    /// A cluster's directory cannot be read now.
+    pub fn meta_rows(&self) -> HResult<Vec<MetaRow>> {
+        match &self.tables {
+            Tables::Standalone(m) => Ok(meta_rows(&m.catalog(), &self.identity)),
+            Tables::Cluster(d) => d.meta_rows(),
+        }
     }
 
     /// Resolves a region specifier to meta or an open region of this server.
@@ -64,6 +116,13 @@ impl Context {
         match parse_region_name(&spec.value).map_err(HBaseError::do_not_retry)? {
             RegionRef::Meta => Ok(Target::Meta),
             RegionRef::User { table, region_id } => {
+                if let Tables::Cluster(d) = &self.tables {
+                    if !d.serving() {
+                        return Err(HBaseError::not_serving(
+                            "this region server is not serving (its lease is not held)",
+                        ));
+                    }
+                }
                 let hosted = self.server().hosted(region_id).map_err(|_| {
                     HBaseError::not_serving(format!(
                         "region {} is not online",

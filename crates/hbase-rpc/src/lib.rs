@@ -34,6 +34,7 @@ mod server;
 mod status;
 
 pub use config::HBaseRpcConfig;
+pub use context::Directory;
 pub use error::HBaseError;
 pub use server::HBaseRpcServer;
 

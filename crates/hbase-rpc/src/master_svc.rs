@@ -80,7 +80,7 @@ fn tables_matching(
 /// # Errors
 /// The exception for the client.
 pub fn call(ctx: &Context, method: &str, param: &[u8]) -> HResult<Vec<u8>> {
-    let master = &ctx.master;
+    let master = ctx.master()?;
     match method {
         "ExecProcedure" | "ExecProcedureWithRet" => {
             let req: pb::ExecProcedureRequest = decode(param)?;

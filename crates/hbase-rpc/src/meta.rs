@@ -77,14 +77,55 @@ fn cell(
     }
 }
 
+/// One region as `hbase:meta` lists it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MetaRegion {
+    /// Its table.
+    pub table: String,
+    /// Its id (the last part of its region name).
+    pub region_id: u64,
+    /// First row (inclusive).
+    pub start: Bytes,
+    /// Last row (exclusive; empty = end of table).
+    pub end: Bytes,
+    /// The server holding it, when it is open and its table enabled.
+    pub server: Option<ServerIdentity>,
+}
+
 /// Every meta row for `catalog`, in meta order.
 pub fn meta_rows(catalog: &Catalog, server: &ServerIdentity) -> Vec<MetaRow> {
-    let ts = server.start_code as i64;
+    let tables: Vec<(String, bool)> = catalog
+        .tables
+        .iter()
+        .map(|(name, entry)| (name.clone(), entry.enabled))
+        .collect();
+    let regions: Vec<MetaRegion> = catalog
+        .regions
+        .values()
+        .filter(|r| r.is_serving())
+        .filter_map(|region| {
+            let info = &region.info;
+            let table = catalog.tables.get(&info.table)?;
+            Some(MetaRegion {
+                table: info.table.clone(),
+                region_id: info.region_id,
+                start: info.start_row.clone(),
+                end: info.end_row.clone(),
+                server: table.enabled.then(|| server.clone()),
+            })
+        })
+        .collect();
+    rows_of(&tables, &regions, server.start_code as i64)
+}
+
+/// The meta rows of `tables` (name, enabled) and their `regions`, in meta order, with
+/// timestamp `ts`. A region without a server is listed `CLOSED`, without `info:server`.
+pub fn rows_of(tables: &[(String, bool)], regions: &[MetaRegion], ts: i64) -> Vec<MetaRow> {
     let mut rows = Vec::new();
-    for (name, entry) in &catalog.tables {
+    for (name, enabled) in tables {
         let key = Bytes::from(name.clone().into_bytes());
         let state = pb::TableState {
-            state: if entry.enabled {
+            state: if *enabled {
                 pb::table_state::State::Enabled
             } else {
                 pb::table_state::State::Disabled
@@ -102,17 +143,13 @@ pub fn meta_rows(catalog: &Catalog, server: &ServerIdentity) -> Vec<MetaRow> {
             key,
         });
     }
-    for region in catalog.regions.values().filter(|r| r.is_serving()) {
-        let info = &region.info;
-        let Some(table) = catalog.tables.get(&info.table) else {
-            continue;
-        };
-        let key = region_name(&info.table, &info.start_row, info.region_id);
+    for region in regions {
+        let key = region_name(&region.table, &region.start, region.region_id);
         let region_info = pb::RegionInfo {
-            region_id: info.region_id,
-            table_name: table_name_pb(&info.table),
-            start_key: Some(info.start_row.clone()),
-            end_key: Some(info.end_row.clone()),
+            region_id: region.region_id,
+            table_name: table_name_pb(&region.table),
+            start_key: Some(region.start.clone()),
+            end_key: Some(region.end.clone()),
             offline: Some(false),
             split: Some(false),
             replica_id: Some(0),
@@ -124,7 +161,7 @@ pub fn meta_rows(catalog: &Catalog, server: &ServerIdentity) -> Vec<MetaRow> {
             ts,
             pb_value(&region_info),
         )];
-        if table.enabled {
+        if let Some(server) = &region.server {
             cells.push(cell(
                 &key,
                 b"info",
@@ -147,7 +184,11 @@ pub fn meta_rows(catalog: &Catalog, server: &ServerIdentity) -> Vec<MetaRow> {
                 Bytes::copy_from_slice(&server.start_code.to_be_bytes()),
             ));
         }
-        let state: &'static [u8] = if table.enabled { b"OPEN" } else { b"CLOSED" };
+        let state: &'static [u8] = if region.server.is_some() {
+            b"OPEN"
+        } else {
+            b"CLOSED"
+        };
         cells.push(cell(&key, b"info", b"state", ts, Bytes::from_static(state)));
         cells.sort_by(|a, b| a.qualifier.cmp(&b.qualifier));
         rows.push(MetaRow { key, cells });

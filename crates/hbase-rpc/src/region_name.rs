@@ -28,7 +28,9 @@ pub fn region_name(table: &str, start: &[u8], region_id: u64) -> Bytes {
     base.put_u8(b',');
     base.put_slice(start);
     base.put_u8(b',');
-    base.put_slice(region_id.to_string().as_bytes());
+    // Java prints the id as a signed long: ids from 2^63 up (cluster ids carry a table hash
+    // in their high bits) are negative in names the client builds.
+    base.put_slice((region_id as i64).to_string().as_bytes());
     let encoded = encoded_name(&base);
     base.put_u8(b'.');
     base.put_slice(encoded.as_bytes());
@@ -75,7 +77,11 @@ pub fn parse_region_name(name: &[u8]) -> Result<RegionRef, String> {
     let id_end = tail.iter().position(|&b| b == b'.').unwrap_or(tail.len());
     let id = std::str::from_utf8(&tail[..id_end])
         .ok()
-        .and_then(|s| s.parse::<u64>().ok())
+        .and_then(|s| {
+            s.parse::<u64>()
+                .ok()
+                .or_else(|| s.parse::<i64>().ok().map(|v| v as u64))
+        })
         .ok_or_else(bad)?;
     if table == META_TABLE {
         return Err(format!(

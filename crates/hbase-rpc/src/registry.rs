@@ -4,8 +4,9 @@
 
 use prost::Message;
 
-use crate::context::Context;
+use crate::context::{Context, Tables};
 use crate::error::{HBaseError, HResult};
+use crate::meta::ServerIdentity;
 use crate::pb;
 use crate::region_name::{META_REGION_ID, META_TABLE};
 use crate::schema::table_name_pb;
@@ -54,7 +55,10 @@ pub fn call(ctx: &Context, method: &str) -> HResult<Vec<u8>> {
         }
         .encode_to_vec(),
         "GetBootstrapNodes" => pb::GetBootstrapNodesResponse {
-            server_name: vec![server],
+            server_name: match &ctx.tables {
+                Tables::Standalone(_) => vec![server],
+                Tables::Cluster(d) => d.servers().iter().map(ServerIdentity::to_pb).collect(),
+            },
         }
         .encode_to_vec(),
         _ => return Err(HBaseError::unknown_method("ClientMetaService", method)),

@@ -14,6 +14,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use bytes::Bytes;
 use prost::Message;
 use strata_master::Master;
+use strata_server::RegionServer;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, oneshot};
@@ -21,7 +22,7 @@ use tokio::task::JoinHandle;
 
 use crate::cellblock::{self, Codec};
 use crate::config::HBaseRpcConfig;
-use crate::context::{CellsOut, Context};
+use crate::context::{CellsOut, Context, Directory, Tables};
 use crate::error::HBaseError;
 use crate::frame::{self, Call, FrameError};
 use crate::meta::ServerIdentity;
@@ -73,6 +74,52 @@ impl HBaseRpcServer {
     /// # Errors
     /// The address cannot be bound, or it is a wildcard address and no advertised host is set.
     pub async fn start(config: HBaseRpcConfig, master: Arc<Master>) -> std::io::Result<Self> {
+        let start_code = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        let data_dir = master.host().config().data_dir.display().to_string();
+        let cluster_id = format!("strata-{}", encoded_name(data_dir.as_bytes()));
+        let server = master.host().clone();
+        Self::start_with(
+            config,
+            server,
+            Tables::Standalone(master),
+            cluster_id,
+            start_code,
+        )
+        .await
+    }
+
+    /// Binds `config.listen` and serves the regions `server` holds as a region server of a
+    /// cluster: `hbase:meta` and the registry are answered from `directory`; `cluster_id` and
+    /// `start_code` (the server's, in its cluster name) are what clients are told.
+    ///
+    /// # Errors
+    /// As [`HBaseRpcServer::start`].
+    pub async fn start_cluster(
+        config: HBaseRpcConfig,
+        server: Arc<RegionServer>,
+        directory: Arc<dyn Directory>,
+        cluster_id: String,
+        start_code: u64,
+    ) -> std::io::Result<Self> {
+        Self::start_with(
+            config,
+            server,
+            Tables::Cluster(directory),
+            cluster_id,
+            start_code,
+        )
+        .await
+    }
+
+    async fn start_with(
+        config: HBaseRpcConfig,
+        server: Arc<RegionServer>,
+        tables: Tables,
+        cluster_id: String,
+        start_code: u64,
+    ) -> std::io::Result<Self> {
         if config.advertised_host.is_none() && config.listen.ip().is_unspecified() {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::InvalidInput,
@@ -85,10 +132,6 @@ impl HBaseRpcServer {
         }
         let listener = TcpListener::bind(config.listen).await?;
         let addr = listener.local_addr()?;
-        let start_code = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis() as u64);
-        let data_dir = master.host().config().data_dir.display().to_string();
         let identity = ServerIdentity {
             host: config
                 .advertised_host
@@ -98,12 +141,13 @@ impl HBaseRpcServer {
             start_code,
         };
         let context = Arc::new(Context {
-            cluster_id: format!("strata-{}", encoded_name(data_dir.as_bytes())),
+            cluster_id,
             identity,
             scanners: Scanners::new(config.scanner_lease, config.max_open_scanners),
             procedures: AtomicU64::new(0),
             trace: std::env::var_os("STRATA_HBASE_RPC_TRACE").is_some_and(|v| v == "1"),
-            master,
+            server,
+            tables,
             config,
         });
         let (stop, stopped) = oneshot::channel();

@@ -12,6 +12,10 @@
 //!  GET /metrics                 Prometheus / OpenMetrics text
 //! ```
 //!
+//! Cluster processes (`strata master`, `strata regionserver`) serve the same endpoint from a
+//! [`NodeView`] ([`HttpServer::start_node`], see [`node`]): their own page and figures, and for
+//! a region server the engine's figures and region pages.
+//!
 //! Everything is read at request time from the figures the engine and the region server keep
 //! (region stats, WAL and cache counters, the request observer), so serving the UI adds
 //! nothing to the request path. The endpoint only reads: every route is `GET` (or `HEAD`),
@@ -19,6 +23,7 @@
 //! (see `query`).
 
 mod metrics;
+pub mod node;
 mod pages;
 mod query;
 mod rates;
@@ -32,18 +37,25 @@ use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
-pub use metrics::render as render_metrics;
+pub use metrics::{render as render_metrics, render_node as render_node_metrics};
+pub use metrics::{Figure, FigureKind, Labels};
+pub use node::{NodeView, Section};
 
 /// The default address of the endpoint: HBase's master web UI port, loopback only.
 pub const DEFAULT_LISTEN: SocketAddr =
     SocketAddr::new(std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST), 16010);
+
+/// The default address of a cluster region server's endpoint: HBase's region server web UI
+/// port, loopback only.
+pub const DEFAULT_REGIONSERVER_LISTEN: SocketAddr =
+    SocketAddr::new(std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST), 16030);
 
 /// A running HTTP endpoint.
 pub struct HttpServer {
     addr: SocketAddr,
     stop: Option<oneshot::Sender<()>>,
     serving: JoinHandle<()>,
-    sampler: JoinHandle<()>,
+    sampler: Option<JoinHandle<()>>,
 }
 
 impl HttpServer {
@@ -62,9 +74,37 @@ impl HttpServer {
         let state = router::State::new(master, settings, addr);
         let sampler = tokio::spawn(rates::sample_forever(
             state.rates.clone(),
-            state.master.clone(),
+            state.master.host().clone(),
         ));
         let app = router::router(state);
+        Ok(Self::serve(listener, addr, app, Some(sampler)))
+    }
+
+    /// Binds `listen` and serves `/metrics` and the pages of a cluster process described by
+    /// `view` (see [`node`]); `settings` are extra rows for the configuration page.
+    ///
+    /// # Errors
+    /// The address cannot be bound (in use, not local).
+    pub async fn start_node(
+        listen: SocketAddr,
+        view: Arc<dyn NodeView>,
+        settings: Vec<(String, String)>,
+    ) -> std::io::Result<HttpServer> {
+        let listener = TcpListener::bind(listen).await?;
+        let addr = listener.local_addr()?;
+        let state = node::NodeState::new(view, settings, addr);
+        let sampler = state
+            .server()
+            .map(|host| tokio::spawn(rates::sample_forever(state.rates.clone(), host)));
+        Ok(Self::serve(listener, addr, node::router(state), sampler))
+    }
+
+    fn serve(
+        listener: TcpListener,
+        addr: SocketAddr,
+        app: axum::Router,
+        sampler: Option<JoinHandle<()>>,
+    ) -> HttpServer {
         let (stop_tx, stop_rx) = oneshot::channel::<()>();
         let serving = tokio::spawn(async move {
             let served = axum::serve(listener, app)
@@ -76,12 +116,12 @@ impl HttpServer {
                 tracing::error!(error = %e, "HTTP endpoint stopped");
             }
         });
-        Ok(HttpServer {
+        HttpServer {
             addr,
             stop: Some(stop_tx),
             serving,
             sampler,
-        })
+        }
     }
 
     /// The address the endpoint listens on.
@@ -94,7 +134,9 @@ impl HttpServer {
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
         }
-        self.sampler.abort();
+        if let Some(sampler) = &self.sampler {
+            sampler.abort();
+        }
         let _ = (&mut self.serving).await;
     }
 }

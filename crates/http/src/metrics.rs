@@ -16,8 +16,10 @@ use prometheus_client::metrics::counter::ConstCounter;
 use prometheus_client::metrics::gauge::ConstGauge;
 use prometheus_client::metrics::MetricType;
 use prometheus_client::registry::{Registry, Unit};
+use std::sync::Arc;
 use strata_master::Master;
 use strata_server::observe::Op;
+use strata_server::RegionServer;
 use strata_storage::events::{self, Snapshot, Work};
 
 mod stores;
@@ -26,9 +28,18 @@ mod stores;
 pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
 /// The figures of `master`'s process as OpenMetrics text.
-pub fn render(master: &std::sync::Arc<Master>) -> String {
+pub fn render(master: &Arc<Master>) -> String {
+    render_node(Some(master.host()), &[])
+}
+
+/// The figures of a process with `server` (a region server, if it has one) and `extra`
+/// figures of its own (a cluster process's coordination), as OpenMetrics text.
+pub fn render_node(server: Option<&Arc<RegionServer>>, extra: &[Figure]) -> String {
     let mut registry = Registry::default();
-    registry.register_collector(Box::new(Figures(master.clone())));
+    registry.register_collector(Box::new(Figures {
+        server: server.cloned(),
+        extra: extra.to_vec(),
+    }));
     let mut out = String::new();
     // Writing to a String cannot fail; a collector error would be a bug in this file.
     if let Err(e) = prometheus_client::encoding::text::encode(&mut out, &registry) {
@@ -37,7 +48,45 @@ pub fn render(master: &std::sync::Arc<Master>) -> String {
     out
 }
 
-struct Figures(std::sync::Arc<Master>);
+/// Whether a [`Figure`] only goes up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FigureKind {
+    /// A total since the process started (`_total` is appended).
+    Counter,
+    /// A value now.
+    Gauge,
+}
+
+/// One metric family a process adds to the engine's: its name (with the `strata_` prefix,
+/// without `_total`), help text, kind, and one value per label set.
+#[derive(Clone, Debug)]
+pub struct Figure {
+    /// The metric's name.
+    pub name: &'static str,
+    /// What it counts.
+    pub help: &'static str,
+    /// Counter or gauge.
+    pub kind: FigureKind,
+    /// Values by labels (bounded label values only, never row keys).
+    pub rows: Vec<(Labels, i64)>,
+}
+
+impl Figure {
+    /// A figure without labels.
+    pub fn single(name: &'static str, help: &'static str, kind: FigureKind, value: i64) -> Self {
+        Figure {
+            name,
+            help,
+            kind,
+            rows: vec![(Vec::new(), value)],
+        }
+    }
+}
+
+struct Figures {
+    server: Option<Arc<RegionServer>>,
+    extra: Vec<Figure>,
+}
 
 impl std::fmt::Debug for Figures {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -45,7 +94,8 @@ impl std::fmt::Debug for Figures {
     }
 }
 
-type Labels = Vec<(&'static str, String)>;
+/// Label names and values of one row of a figure.
+pub type Labels = Vec<(&'static str, String)>;
 
 /// One metric family being written.
 struct Family<'a, 'b> {
@@ -123,17 +173,33 @@ impl Collector for Figures {
         let mut f = Family {
             encoder: &mut encoder,
         };
-        requests(&mut f, &self.0)?;
-        regions(&mut f, &self.0)?;
-        work(&mut f, &self.0)?;
-        wal(&mut f, &self.0)?;
-        stores::stores(&mut f, &self.0)?;
-        caches(&mut f, &self.0)
+        for x in &self.extra {
+            match x.kind {
+                FigureKind::Counter => {
+                    let rows: Vec<(Labels, u64)> = x
+                        .rows
+                        .iter()
+                        .map(|(l, v)| (l.clone(), u64::try_from(*v).unwrap_or(0)))
+                        .collect();
+                    f.counter(x.name, x.help, None, &rows)?;
+                }
+                FigureKind::Gauge => f.gauge(x.name, x.help, None, &x.rows)?,
+            }
+        }
+        let Some(host) = &self.server else {
+            return Ok(());
+        };
+        requests(&mut f, host)?;
+        regions(&mut f, host)?;
+        work(&mut f, host)?;
+        wal(&mut f, host)?;
+        stores::stores(&mut f, host)?;
+        caches(&mut f, host)
     }
 }
 
-fn requests(f: &mut Family<'_, '_>, master: &Master) -> std::fmt::Result {
-    let tables = master.host().observer().tables();
+fn requests(f: &mut Family<'_, '_>, host: &RegionServer) -> std::fmt::Result {
+    let tables = host.observer().tables();
     let mut counts = Vec::new();
     let mut errors = Vec::new();
     let mut latency = Vec::new();
@@ -167,7 +233,7 @@ fn requests(f: &mut Family<'_, '_>, master: &Master) -> std::fmt::Result {
         "Time from receipt to response of data-service requests, by operation and table.",
         &latency,
     )?;
-    let slow = master.host().observer().slow_ops().len();
+    let slow = host.observer().slow_ops().len();
     f.gauge(
         "strata_slow_operations_kept",
         "Slow operations listed on the UI's slow-operation page.",
@@ -176,8 +242,8 @@ fn requests(f: &mut Family<'_, '_>, master: &Master) -> std::fmt::Result {
     )
 }
 
-fn regions(f: &mut Family<'_, '_>, master: &Master) -> std::fmt::Result {
-    let hosted = master.host().hosted_regions();
+fn regions(f: &mut Family<'_, '_>, host: &RegionServer) -> std::fmt::Result {
+    let hosted = host.hosted_regions();
     let mut memtable_bytes = Vec::new();
     let mut segments = Vec::new();
     let mut index_bytes = Vec::new();
@@ -243,7 +309,7 @@ fn regions(f: &mut Family<'_, '_>, master: &Master) -> std::fmt::Result {
         None,
         &segments,
     )?;
-    let budget = master.host().budget();
+    let budget = host.budget();
     f.gauge(
         "strata_memtable_budget_used",
         "Memtable bytes of all regions, as the shared budget accounts them.",
@@ -308,8 +374,7 @@ fn regions(f: &mut Family<'_, '_>, master: &Master) -> std::fmt::Result {
     )
 }
 
-fn work(f: &mut Family<'_, '_>, master: &Master) -> std::fmt::Result {
-    let host = master.host();
+fn work(f: &mut Family<'_, '_>, host: &RegionServer) -> std::fmt::Result {
     let done = host.work_done();
     f.counter(
         "strata_flushes",
@@ -379,8 +444,8 @@ fn work(f: &mut Family<'_, '_>, master: &Master) -> std::fmt::Result {
     )
 }
 
-fn wal(f: &mut Family<'_, '_>, master: &Master) -> std::fmt::Result {
-    let s = master.host().wal().stats();
+fn wal(f: &mut Family<'_, '_>, host: &RegionServer) -> std::fmt::Result {
+    let s = host.wal().stats();
     f.counter(
         "strata_wal_appends",
         "Entries appended to the WAL.",
@@ -430,8 +495,7 @@ fn wal(f: &mut Family<'_, '_>, master: &Master) -> std::fmt::Result {
     )
 }
 
-fn caches(f: &mut Family<'_, '_>, master: &Master) -> std::fmt::Result {
-    let host = master.host();
+fn caches(f: &mut Family<'_, '_>, host: &RegionServer) -> std::fmt::Result {
     let b = host.block_cache().map(|c| c.stats()).unwrap_or_default();
     let kinds = |data: u64, meta: u64| -> Vec<(Labels, u64)> {
         vec![

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
-use strata_master::Master;
+use strata_server::RegionServer;
 
 /// How often totals are sampled.
 pub const EVERY: Duration = Duration::from_secs(5);
@@ -20,9 +20,8 @@ pub struct Rates {
 
 impl Rates {
     /// Adds a sample of the totals now.
-    pub fn sample(&self, master: &Master) {
-        let totals = master
-            .host()
+    pub fn sample(&self, host: &RegionServer) {
+        let totals = host
             .observer()
             .tables()
             .iter()
@@ -58,10 +57,10 @@ impl Rates {
 }
 
 /// Samples every [`EVERY`] until aborted.
-pub async fn sample_forever(rates: Arc<Rates>, master: Arc<Master>) {
+pub async fn sample_forever(rates: Arc<Rates>, host: Arc<RegionServer>) {
     let mut tick = tokio::time::interval(EVERY);
     loop {
         tick.tick().await;
-        rates.sample(&master);
+        rates.sample(&host);
     }
 }

@@ -47,6 +47,8 @@ pub enum PageError {
     BadRequest(String),
     /// No such table or region (404).
     NotFound(String),
+    /// What the page reads from cannot be reached now (503).
+    Unavailable(String),
 }
 
 impl From<BadQuery> for PageError {
@@ -60,6 +62,7 @@ impl IntoResponse for PageError {
         let (status, message) = match self {
             PageError::BadRequest(m) => (StatusCode::BAD_REQUEST, m),
             PageError::NotFound(m) => (StatusCode::NOT_FOUND, m),
+            PageError::Unavailable(m) => (StatusCode::SERVICE_UNAVAILABLE, m),
         };
         let body = pages::layout::page(
             status.canonical_reason().unwrap_or("Error"),
@@ -122,7 +125,7 @@ async fn region(Extract(s): Extract<State>, RawQuery(q): RawQuery) -> Page {
     let id = required(&p, "id")?
         .parse::<u64>()
         .map_err(|_| PageError::BadRequest("parameter 'id' must be a region id".to_owned()))?;
-    Ok(html(pages::region::render(&s, id)?))
+    Ok(html(pages::region::render(s.master.host(), id)?))
 }
 
 async fn heatmap(Extract(s): Extract<State>, RawQuery(q): RawQuery) -> Page {
@@ -146,7 +149,7 @@ async fn heatmap(Extract(s): Extract<State>, RawQuery(q): RawQuery) -> Page {
 
 async fn slow(Extract(s): Extract<State>, RawQuery(q): RawQuery) -> Page {
     params(q, &[])?;
-    Ok(html(pages::slow::render(&s)))
+    Ok(html(pages::slow::render(s.master.host())))
 }
 
 async fn history(RawQuery(q): RawQuery) -> Page {
@@ -156,7 +159,11 @@ async fn history(RawQuery(q): RawQuery) -> Page {
 
 async fn config(Extract(s): Extract<State>, RawQuery(q): RawQuery) -> Page {
     params(q, &[])?;
-    Ok(html(pages::config::render(&s)))
+    Ok(html(pages::config::render(
+        Some(s.master.host()),
+        s.addr,
+        &s.settings,
+    )))
 }
 
 async fn metrics(Extract(s): Extract<State>, RawQuery(q): RawQuery) -> Page {

@@ -13,14 +13,18 @@ pub use props::{parse_properties, Workload};
 pub use runner::{run, Options};
 
 /// The split points HBase's peer setup uses for `usertable`: the 19-digit hashed key space
-/// cut evenly into `regions` ranges.
+/// cut evenly into `regions` ranges, in byte order (shorter numbers sort after longer ones
+/// that start with a smaller digit; a cluster's admin accepts only increasing split keys).
 pub fn split_keys(regions: u32) -> Vec<bytes::Bytes> {
-    (1..regions)
+    let mut keys: Vec<bytes::Bytes> = (1..regions)
         .map(|i| {
             let v = (f64::from(i) * (i64::MAX as f64 / f64::from(regions))) as i64;
             bytes::Bytes::from(format!("user{v}"))
         })
-        .collect()
+        .collect();
+    keys.sort();
+    keys.dedup();
+    keys
 }
 
 /// The core workloads' properties, as in YCSB's `workloads/` directory.
@@ -34,4 +38,18 @@ pub fn core_workload(name: &str) -> Option<&'static str> {
         "workloadf" => "readproportion=0.5\nupdateproportion=0\nreadmodifywriteproportion=0.5\nrequestdistribution=zipfian\n",
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod split_tests {
+    use super::split_keys;
+
+    #[test]
+    fn split_keys_increase_in_byte_order() {
+        for regions in [1, 2, 12, 1000] {
+            let keys = split_keys(regions);
+            assert_eq!(keys.len(), regions as usize - 1);
+            assert!(keys.windows(2).all(|w| w[0] < w[1]), "{regions}: {keys:?}");
+        }
+    }
 }

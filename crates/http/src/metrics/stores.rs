@@ -3,20 +3,20 @@
 
 use std::collections::BTreeMap;
 
-use strata_master::Master;
+use strata_server::RegionServer;
 use strata_storage::compaction::pressure::pressure;
 
 use super::{gauge_of, one, Family, Labels};
 
 /// `strata_compaction_throughput_limit_bytes_per_second`, `strata_compaction_pressure_ratio`
 /// and `strata_window_store_files`.
-pub(super) fn stores(f: &mut Family<'_, '_>, master: &Master) -> std::fmt::Result {
+pub(super) fn stores(f: &mut Family<'_, '_>, host: &RegionServer) -> std::fmt::Result {
     // The controller raises the limit with the highest pressure among the stores (HBase's
     // PressureAwareCompactionThroughputController): the limit a compaction started now gets.
     let mut highest = 0.0f64;
     let mut limit: Option<Option<u64>> = None;
     let mut windows: BTreeMap<(String, String, String), u64> = BTreeMap::new();
-    for h in master.host().hosted_regions() {
+    for h in host.hosted_regions() {
         let options = h.region.compaction_options();
         let e = &options.exploring;
         for s in h.region.store_stats() {

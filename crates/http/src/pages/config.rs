@@ -1,16 +1,35 @@
 //! `/config`: the settings the server runs with.
 
 use super::layout::{bytes, esc, page, table};
-use crate::router::State;
+use std::net::SocketAddr;
 
-/// Renders the page.
-pub fn render(s: &State) -> String {
-    let c = s.master.host().config();
+use strata_server::RegionServer;
+
+/// Renders the page: the region server's settings (if the process has one), the endpoint's
+/// address and `settings` (the process's flags).
+pub fn render(
+    host: Option<&RegionServer>,
+    addr: SocketAddr,
+    settings: &[(String, String)],
+) -> String {
+    let mut rows: Vec<(String, String)> = vec![("HTTP endpoint".into(), addr.to_string())];
+    if let Some(host) = host {
+        server_rows(host, &mut rows);
+    }
+    rows.extend(settings.iter().cloned());
+    let rows: Vec<Vec<String>> = rows
+        .into_iter()
+        .map(|(k, v)| vec![esc(&k), format!("<code>{}</code>", esc(&v))])
+        .collect();
+    page("Configuration", &table(&["Setting", "Value"], &rows))
+}
+
+fn server_rows(host: &RegionServer, out: &mut Vec<(String, String)>) {
+    let c = host.config();
     let mut rows: Vec<(String, String)> = vec![
         ("data directory".into(), c.data_dir.display().to_string()),
         ("data directory type".into(), c.data_dir_type.name().into()),
         ("advertised address".into(), c.advertised_address.clone()),
-        ("HTTP endpoint".into(), s.addr.to_string()),
         ("memtable budget".into(), bytes(c.memtable_budget_bytes)),
         ("block cache".into(), bytes(c.block_cache_bytes)),
         ("row cache".into(), bytes(c.row_cache_bytes)),
@@ -47,10 +66,5 @@ pub fn render(s: &State) -> String {
             v.path.display().to_string(),
         ));
     }
-    rows.extend(s.settings.iter().cloned());
-    let rows: Vec<Vec<String>> = rows
-        .into_iter()
-        .map(|(k, v)| vec![esc(&k), format!("<code>{}</code>", esc(&v))])
-        .collect();
-    page("Configuration", &table(&["Setting", "Value"], &rows))
+    out.extend(rows);
 }

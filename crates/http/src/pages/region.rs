@@ -6,16 +6,16 @@ use std::sync::atomic::Ordering;
 
 use super::layout::{bytes, esc, key, page, table, time_ms};
 use crate::query::encode;
-use crate::router::{PageError, State};
+use strata_server::RegionServer;
+
+use crate::router::PageError;
 
 /// Renders the page.
 ///
 /// # Errors
 /// The region is not open on this server.
-pub fn render(s: &State, id: u64) -> Result<String, PageError> {
-    let hosted = s
-        .master
-        .host()
+pub fn render(host: &RegionServer, id: u64) -> Result<String, PageError> {
+    let hosted = host
         .hosted(id)
         .map_err(|_| PageError::NotFound(format!("region {id} is not open on this server")))?;
     let region = &hosted.region;

@@ -3,11 +3,11 @@
 use std::fmt::Write as _;
 
 use super::layout::{esc, page, table, time_ms};
-use crate::router::State;
+use strata_server::RegionServer;
 
 /// Renders the page.
-pub fn render(s: &State) -> String {
-    let observer = s.master.host().observer();
+pub fn render(host: &RegionServer) -> String {
+    let observer = host.observer();
     let mut body = String::new();
     let _ = write!(
         body,
