@@ -252,7 +252,8 @@ async fn cluster_processes_serve_metrics_pages_and_thrift() {
     assert_eq!(page.0, 200);
     for text in [
         "Region servers",
-        "endpoints_t,00000001",
+        ".00000001",
+        "endpoints_t,",
         "active (this one)",
         "Procedures",
     ] {

@@ -310,7 +310,10 @@ impl<K: Kv, H: RegionHost> RegionServer<K, H> {
                     match ev.kind {
                         EventKind::Put => {
                             if let Ok(order) = Order::decode(&ev.kv.value) {
+                                // A put is a fresh order: the master may have deleted the ack
+                                // of an identical earlier one, so it is acknowledged again.
                                 self.orders.insert(region.to_string(), order);
+                                self.acked.remove(region);
                             }
                         }
                         EventKind::Delete => {
@@ -324,7 +327,9 @@ impl<K: Kv, H: RegionHost> RegionServer<K, H> {
             Err(KvError::WatchLost(_)) => {
                 self.kv.cancel(watch);
                 let w = self.watch_inbox()?;
-                self.acked.retain(|r, _| self.orders.contains_key(r));
+                // Orders may have been deleted and sent again while the watch was lost: every
+                // current order is acknowledged again (acks are idempotent puts).
+                self.acked.clear();
                 Ok(w)
             }
             Err(e) => Err(e),

@@ -110,6 +110,8 @@ type SimMaster = Master<MemKv, MemWal>;
 
 /// The balancer is off for this long at the end of a run.
 const QUIESCE_MS: Millis = 8000;
+/// Longest extra time after healing for procedures still in flight to finish.
+const SETTLE_MS: Millis = 10_000;
 type SimServer = RegionServer<MemKv, SimHost>;
 
 /// One simulated cluster.
@@ -286,7 +288,17 @@ impl World {
         let mut created = false;
         let end_chaos = self.config.chaos_ms;
         let end = end_chaos + self.config.heal_ms;
-        while self.now.get() < end {
+        // Past `end`, moves the balancer started just before it was switched off (a master
+        // reloading its image can take their last steps late) may finish, within a bound.
+        let settle_end = end + SETTLE_MS;
+        while self.now.get() < end
+            || (self.now.get() < settle_end
+                && !self
+                    .store
+                    .borrow()
+                    .peek_prefix(&self.layout.procs())
+                    .is_empty())
+        {
             let now = self.now.get() + self.config.step_ms;
             self.now.set(now);
             self.store.borrow_mut().advance(now);
