@@ -8,7 +8,8 @@
 //!   dead writer by recovering its lease.
 //!
 //! [`Local`] implements both on the local file system (the default); [`Faulty`] wraps any
-//! store to inject errors and latency in tests. Shared stores (HDFS) live in the
+//! store to inject errors and latency in tests, and to take crash images
+//! ([`CrashImage`]) that keep only what was made durable. Shared stores (HDFS) live in the
 //! `strata-shared-storage` crate and implement the same traits; nothing else in the engine,
 //! the server or the master touches files.
 //!
@@ -21,6 +22,7 @@
 //! directory. Stores whose namespace is durable by itself (HDFS: the NameNode's edit log)
 //! make `sync_dir` a no-op. Code written against this contract is crash-safe on every store.
 
+mod crash;
 mod faulty;
 mod local;
 mod source_reader;
@@ -30,6 +32,7 @@ use std::io::{self, Write};
 use std::path::Path;
 use std::sync::Arc;
 
+pub use crash::CrashImage;
 pub use faulty::{Fault, FaultOp, Faulty};
 pub use local::Local;
 pub use source_reader::SourceReader;
