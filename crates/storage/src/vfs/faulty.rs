@@ -160,6 +160,11 @@ impl<S> Faulty<S> {
         });
     }
 
+    /// True while some injected fault has calls left to hit.
+    pub fn armed(&self) -> bool {
+        !self.rules.rules.lock().is_empty()
+    }
+
     /// Removes every rule: the store works again.
     pub fn clear(&self) {
         self.rules.rules.lock().clear();

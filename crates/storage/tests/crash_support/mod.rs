@@ -187,7 +187,8 @@ impl<F: FileStore + LogStore + 'static> Life<F> {
         });
     }
 
-    fn open(&self, info: &RegionInfo, policy: StoragePolicy) -> Region {
+    /// Opens region `info` on the life's store and WAL.
+    pub fn open(&self, info: &RegionInfo, policy: StoragePolicy) -> Region {
         open_region(
             &self.root,
             self.store.clone(),
@@ -199,17 +200,22 @@ impl<F: FileStore + LogStore + 'static> Life<F> {
         .unwrap()
     }
 
-    /// Puts `n` new rows into `region`, recording each acknowledgement.
-    pub fn put(&mut self, region: &Region, n: usize) {
-        let mut done = 0;
-        while done < n {
+    /// The key of the next put into `region`.
+    pub fn next_key(&mut self, region: &Region) -> String {
+        loop {
             let key = key(self.next_key);
             self.next_key += 1;
-            if !in_range(region.info(), &key) {
-                continue;
+            if in_range(region.info(), &key) {
+                return key;
             }
+        }
+    }
+
+    /// Puts `n` new rows into `region`, recording each acknowledgement.
+    pub fn put(&mut self, region: &Region, n: usize) {
+        for _ in 0..n {
+            let key = self.next_key(region);
             self.try_put(region, &key).unwrap();
-            done += 1;
         }
     }
 
