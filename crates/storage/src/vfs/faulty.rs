@@ -463,6 +463,10 @@ impl<S: LogStore> LogStore for Faulty<S> {
         self.inner.recover_lease(path)
     }
 
+    fn reclaim(&self, path: &Path) -> io::Result<bool> {
+        self.inner.reclaim(path)
+    }
+
     fn set_storage_policy(&self, dir: &Path, policy: StoragePolicy) -> io::Result<()> {
         self.inner.set_storage_policy(dir, policy)
     }

@@ -301,6 +301,18 @@ pub trait LogStore: Send + Sync {
         Ok(false)
     }
 
+    /// Closes this process's own log `path` whose writer broke (an HDFS pipeline whose
+    /// DataNode died), so the WAL may go on in a new log. Returns `true` only if this call
+    /// started the close: `false` when the log was already closed or being closed by someone
+    /// else (a fence), and on stores without leases (the default).
+    ///
+    /// # Errors
+    /// The store could not close it in time.
+    fn reclaim(&self, path: &Path) -> io::Result<bool> {
+        let _ = path;
+        Ok(false)
+    }
+
     /// Sets the storage policy of the log directory `dir` (HDFS); ignored elsewhere.
     ///
     /// # Errors

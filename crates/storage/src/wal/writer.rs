@@ -214,11 +214,11 @@ impl Writer {
         let next = create_segment(self.fs.as_ref(), &self.dir, id, counters)?;
         if let Some(sync_error) = abandon {
             // The store works again (the new segment is durable); the old segment's writer does
-            // not. Close it by recovering its lease: `true` means it was still ours. A log
-            // someone else closed means this writer was fenced; a store that cannot recover
+            // not. Reclaim it: `true` means this call closed it, so it was still ours. A log
+            // someone else closed or is closing means this writer was fenced; a store without
             // leases (local files) keeps the old rule: no roll past a failed sync.
             let old = self.path();
-            if !matches!(self.fs.recover_lease(&old), Ok(true)) {
+            if !matches!(self.fs.reclaim(&old), Ok(true)) {
                 let mut next = next;
                 let _ = next.close();
                 let _ = self.fs.remove(&segment_path(&self.dir, id));
