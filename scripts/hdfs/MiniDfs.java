@@ -4,9 +4,17 @@
 //
 // Usage: MiniDfs <base dir> <namenode port> <http port> <datanodes> <ready file>
 // Writes <ready file> once the cluster is up, then serves until killed.
+//
+// Fault injection: a file <ready file>.cmd holding "stop-datanode N" or "restart-datanode N"
+// stops DataNode N (killing its block pipelines mid-write) or starts it again on the same
+// ports with the same volumes; the launcher then renames the command to <ready file>.done
+// (holding "ok" or the error), which is how scripts/hdfs.sh waits for it.
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.StandardCopyOption;
+import java.util.HashMap;
+import java.util.Map;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.StorageType;
@@ -55,8 +63,46 @@ public class MiniDfs {
         ("{\"namenode_port\":" + cluster.getNameNodePort() + ",\"http_port\":" + httpPort + "}\n")
             .getBytes(StandardCharsets.UTF_8));
     Runtime.getRuntime().addShutdownHook(new Thread(cluster::shutdown));
+    File cmd = new File(ready.getPath() + ".cmd");
+    File done = new File(ready.getPath() + ".done");
+    Map<Integer, MiniDFSCluster.DataNodeProperties> stopped = new HashMap<>();
     while (true) {
-      Thread.sleep(60_000);
+      Thread.sleep(100);
+      if (!cmd.exists()) {
+        continue;
+      }
+      String[] words = new String(Files.readAllBytes(cmd.toPath()), StandardCharsets.UTF_8)
+          .trim().split("\\s+");
+      String answer;
+      try {
+        int dn = Integer.parseInt(words[1]);
+        if (words[0].equals("stop-datanode")) {
+          MiniDFSCluster.DataNodeProperties props = cluster.stopDataNode(dn);
+          if (props == null) {
+            throw new IllegalArgumentException("no running DataNode " + dn);
+          }
+          stopped.put(dn, props);
+        } else if (words[0].equals("restart-datanode")) {
+          MiniDFSCluster.DataNodeProperties props = stopped.remove(dn);
+          if (props == null) {
+            throw new IllegalArgumentException("DataNode " + dn + " is not stopped");
+          }
+          // Same ports, so clients and the NameNode find it where it was.
+          cluster.restartDataNode(props, true);
+          cluster.waitActive();
+        } else {
+          throw new IllegalArgumentException("unknown command " + words[0]);
+        }
+        answer = "ok";
+      } catch (Exception e) {
+        answer = "error: " + e;
+      }
+      // The command is gone before the answer appears, so the next one is never deleted.
+      Files.delete(cmd.toPath());
+      File tmp = new File(done.getPath() + ".tmp");
+      Files.write(tmp.toPath(), (answer + "\n").getBytes(StandardCharsets.UTF_8));
+      Files.move(tmp.toPath(), done.toPath(), StandardCopyOption.ATOMIC_MOVE,
+          StandardCopyOption.REPLACE_EXISTING);
     }
   }
 }

@@ -124,7 +124,9 @@ async fn sigkill_on_s3_loses_no_acknowledged_write_and_a_second_process_is_refus
     let files = conn.admin().list_files("t").await.unwrap();
     assert!(!files.is_empty());
     assert!(
-        files.iter().all(|f| f.path.starts_with("s3://")),
+        files
+            .iter()
+            .all(|f| f.path.starts_with("s3://") && f.tier == "S3"),
         "{files:?}"
     );
 }

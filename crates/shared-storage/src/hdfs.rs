@@ -370,6 +370,23 @@ impl LogStore for Hdfs {
     }
 
     fn recover_lease(&self, path: &Path) -> io::Result<bool> {
+        self.recover(path, false)
+    }
+
+    fn reclaim(&self, path: &Path) -> io::Result<bool> {
+        self.recover(path, true)
+    }
+
+    fn set_storage_policy(&self, dir: &Path, policy: StoragePolicy) -> io::Result<()> {
+        self.set_policy(dir, policy)
+    }
+}
+
+impl Hdfs {
+    /// Recovers the lease of `path` and polls until it is closed; whether it was open. With
+    /// `own`, a log someone else already closed or is recovering answers `false` at once
+    /// (see [`LogStore::reclaim`]).
+    fn recover(&self, path: &Path, own: bool) -> io::Result<bool> {
         let started = Instant::now();
         let mut pause = Duration::from_millis(100);
         let mut first = true;
@@ -382,6 +399,10 @@ impl LogStore for Hdfs {
                 Ok(true) => return Ok(!first),
                 Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
                 Ok(false) => {}
+                // Another process's recovery is running: that is a fence.
+                Err(e) if own && first && e.kind() == io::ErrorKind::WouldBlock => {
+                    return Ok(false)
+                }
                 // Recovery already running (another call started it): keep polling.
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
                 Err(e) => return Err(e),
@@ -400,10 +421,6 @@ impl LogStore for Hdfs {
             std::thread::sleep(pause);
             pause = (pause * 2).min(Duration::from_secs(1));
         }
-    }
-
-    fn set_storage_policy(&self, dir: &Path, policy: StoragePolicy) -> io::Result<()> {
-        self.set_policy(dir, policy)
     }
 }
 

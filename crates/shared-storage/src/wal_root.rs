@@ -75,6 +75,10 @@ impl LogStore for Rebased {
         self.inner.recover_lease(&self.map(path))
     }
 
+    fn reclaim(&self, path: &Path) -> io::Result<bool> {
+        self.inner.reclaim(&self.map(path))
+    }
+
     fn set_storage_policy(&self, dir: &Path, policy: StoragePolicy) -> io::Result<()> {
         self.inner.set_storage_policy(&self.map(dir), policy)
     }

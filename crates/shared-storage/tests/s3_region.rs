@@ -106,6 +106,8 @@ fn a_region_on_s3_flushes_compacts_recovers_and_serves_warm_gets_without_a_get()
     let files = region.file_listing();
     assert_eq!(files.len(), 1, "{files:?}");
     assert!(files[0].path.starts_with("s3://"), "{files:?}");
+    // The store is the tier (it used to show the data directory's HDD).
+    assert_eq!(files[0].tier, "S3", "{files:?}");
     // Acknowledged but only in the WAL.
     for row in 300..400 {
         put(&region, row);

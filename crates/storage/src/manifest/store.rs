@@ -14,6 +14,12 @@
 //!   leaves the newest `MANIFEST-<n>` holding either the old or the new version.
 //! - So a damaged current manifest is never an unfinished write: open reports it instead of
 //!   falling back to an older one (whose files compactions may have deleted since).
+//! - A failed publish never blocks the next: a failure before the rename leaves the current
+//!   manifest the durable one (the `.tmp` is removed, the next publish reuses the number); a
+//!   failed directory sync leaves the old or the new one durable, so the next publish takes
+//!   the number after the new one and supersedes either. Callers keep every file a
+//!   possibly-durable manifest lists until a later edit is durable (a failed flush or
+//!   compaction leaves its outputs, unlisted, for open to delete).
 //!
 //! Thread safety: [`Manifest::apply`] takes `&mut self`; the region serializes its edits (one
 //! owner, or a mutex). Readers keep the `Arc<Version>` they were given.
@@ -65,7 +71,9 @@ pub struct Manifest {
     fs: Arc<dyn Fs>,
     number: u64,
     current: Arc<Version>,
-    poisoned: bool,
+    /// Manifests superseded by a failed publish (which may or may not be durable), removed
+    /// once a later one is.
+    superseded: Vec<u64>,
 }
 
 impl Manifest {
@@ -89,7 +97,7 @@ impl Manifest {
             fs,
             number: 0,
             current: Arc::new(version),
-            poisoned: false,
+            superseded: Vec::new(),
         };
         let first = Arc::clone(&manifest.current);
         manifest.publish(first)?;
@@ -138,7 +146,7 @@ impl Manifest {
             fs,
             number,
             current: Arc::new(version),
-            poisoned: false,
+            superseded: Vec::new(),
         })
     }
 
@@ -147,7 +155,8 @@ impl Manifest {
         &self.current
     }
 
-    /// The current manifest's number (1 after create, +1 per applied edit).
+    /// The current manifest's number (1 after create, +1 per applied edit, +1 more after a
+    /// publish whose directory sync failed).
     pub fn number(&self) -> u64 {
         self.number
     }
@@ -156,16 +165,13 @@ impl Manifest {
     /// edit changes nothing and writes nothing.
     ///
     /// When this returns `Ok`, the new version survives any crash. When it returns
-    /// [`Error::Io`], the durable state is the old or the new version (unknown which) and the
-    /// handle is poisoned: reopen to learn which.
+    /// [`Error::Io`], the current version stays the old one, the durable state is the old or
+    /// the new version until the next successful apply (which supersedes both), and the
+    /// handle stays usable: the next apply retries.
     ///
     /// # Errors
-    /// [`Error::Edit`] (nothing written, the handle stays usable), [`Error::Io`],
-    /// [`Error::Poisoned`] after an earlier I/O failure.
+    /// [`Error::Edit`] (nothing written), [`Error::Io`].
     pub fn apply(&mut self, edit: &VersionEdit) -> Result<Arc<Version>> {
-        if self.poisoned {
-            return Err(Error::Poisoned);
-        }
         if edit.is_empty() {
             return Ok(Arc::clone(&self.current));
         }
@@ -181,19 +187,31 @@ impl Manifest {
         let tmp = format!("{name}{TMP_SUFFIX}");
         let bytes = format::encode(&version, number);
         let fs = &self.fs;
-        let durable = fs
+        let named = fs
             .write(&tmp, &bytes)
             .and_then(|()| fs.sync_file(&tmp))
             .map_err(Error::io(&tmp))
-            .and_then(|()| fs.rename(&tmp, &name).map_err(Error::io(&name)))
-            .and_then(|()| fs.sync_dir().map_err(Error::io(".")));
-        if let Err(e) = durable {
-            self.poisoned = true;
+            .and_then(|()| fs.rename(&tmp, &name).map_err(Error::io(&name)));
+        if let Err(e) = named {
+            // Never named (a failed rename did not happen): the current manifest is the
+            // durable one. A failed removal leaves a `.tmp` the next write replaces.
+            let _ = fs.remove(&tmp);
             return Err(e);
         }
+        if let Err(e) = fs.sync_dir().map_err(Error::io(".")) {
+            // `name` may or may not be durable: the next publish goes past it.
+            if self.number > 0 {
+                self.superseded.push(self.number);
+            }
+            self.number = number;
+            return Err(e);
+        }
+        // The new manifest is durable; a failed removal leaves a file open removes.
         if self.number > 0 {
-            // The new manifest is durable; a failed removal leaves a file open removes.
-            let _ = self.fs.remove(&file_name(self.number));
+            self.superseded.push(self.number);
+        }
+        for old in std::mem::take(&mut self.superseded) {
+            let _ = self.fs.remove(&file_name(old));
         }
         self.number = number;
         self.current = version;

@@ -26,7 +26,8 @@ pub struct FileListing {
     /// Half of a split parent's file, read through a reference.
     pub reference: bool,
     /// The storage type of the volume holding the file (`HDD`, `SSD`, ...); on a store that
-    /// places files by policy (HDFS), the storage policy of the family's directory.
+    /// places files by policy (HDFS), the storage policy of the family's directory; on an
+    /// object store, the store (`S3`).
     pub tier: String,
     /// The file's path (for a reference, the parent's file): a local path, or the URL of the
     /// file on a shared store (`hdfs://host:port/...`).
@@ -61,17 +62,15 @@ fn listing(store: &Store, meta: &crate::manifest::StoreFile, now: i64) -> FileLi
     let files = store.file_store();
     let (path, tier) = if files.places_by_policy() {
         (files.url(&path), store.family.storage_policy.to_string())
-    } else {
-        // Remote stores without policies (S3) still name files by URL.
-        let shown = if files.scheme() == "file" {
-            path.display().to_string()
-        } else {
-            files.url(&path)
-        };
+    } else if files.scheme() == "file" {
         (
-            shown,
+            path.display().to_string(),
             kind.map_or_else(|| meta.tier.clone(), |k| k.name().to_owned()),
         )
+    } else {
+        // Remote stores without policies (S3): the file's URL, and the store as its tier (its
+        // volumes are key prefixes in one bucket, not devices of a storage type).
+        (files.url(&path), files.scheme().to_ascii_uppercase())
     };
     let time_range = (meta.cell_count > 0).then_some((meta.min_timestamp, meta.max_timestamp));
     let window = match (&store.family.compaction_policy, time_range) {

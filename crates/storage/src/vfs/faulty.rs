@@ -2,6 +2,9 @@
 //! chosen operations of the wrapped [`FileStore`] / [`LogStore`], for a number of calls or
 //! until cleared. Errors are injected before the operation runs, so the wrapped store is left
 //! as an operation that failed before touching anything would leave it.
+//!
+//! Built with [`Faulty::with_crash_images`], it also models what a power loss would leave
+//! ([`CrashImage`], see [`super::crash`]) and can take an image at every sync point.
 
 use std::fmt;
 use std::io::{self, Write};
@@ -11,7 +14,28 @@ use std::time::Duration;
 
 use parking_lot::Mutex;
 
+use super::crash::{CrashImage, Tracker};
 use super::{DirEntry, FileStore, FileWriter, LogFile, LogStore, Source, StoragePolicy};
+
+/// The crash model of a store, shared with its open writers.
+type Crash = Option<Arc<Mutex<Tracker>>>;
+
+/// A writer's handle on its node in the crash model.
+type CrashNode = Option<(Arc<Mutex<Tracker>>, u64)>;
+
+/// Runs `f` on the crash model, if there is one.
+fn on(crash: &Crash, f: impl FnOnce(&mut Tracker)) {
+    if let Some(t) = crash {
+        f(&mut t.lock());
+    }
+}
+
+/// Runs `f` on a writer's node of the crash model, if there is one.
+fn on_node(node: &CrashNode, f: impl FnOnce(&mut Tracker, u64)) {
+    if let Some((t, id)) = node {
+        f(&mut t.lock(), *id);
+    }
+}
 
 /// The operations a fault can hit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -48,6 +72,8 @@ impl Fault {
 struct Rule {
     op: FaultOp,
     fault: Fault,
+    /// Calls to let through before hitting.
+    skip: u32,
     /// Calls left to hit; `None`: until cleared.
     left: Option<u32>,
 }
@@ -64,6 +90,10 @@ impl Rules {
             let Some(i) = rules.iter().position(|r| r.op == op) else {
                 return Ok(());
             };
+            if rules[i].skip > 0 {
+                rules[i].skip -= 1;
+                return Ok(());
+            }
             let fault = rules[i].fault;
             if let Some(n) = &mut rules[i].left {
                 *n -= 1;
@@ -89,6 +119,7 @@ impl Rules {
 pub struct Faulty<S> {
     inner: S,
     rules: Arc<Rules>,
+    crash: Crash,
 }
 
 impl<S> fmt::Debug for Faulty<S> {
@@ -105,25 +136,82 @@ impl<S> Faulty<S> {
         Faulty {
             inner,
             rules: Arc::default(),
+            crash: None,
         }
     }
 
     /// Makes the next `times` calls of `op` (all of them until [`clear`](Self::clear) when
     /// `None`) meet `fault`.
     pub fn inject(&self, op: FaultOp, fault: Fault, times: Option<u32>) {
+        self.inject_after(op, fault, 0, times);
+    }
+
+    /// Like [`inject`](Self::inject), but lets the next `skip` calls of `op` through first:
+    /// a fault at the `skip + 1`-th call, so a test can fail each call of an operation in turn.
+    pub fn inject_after(&self, op: FaultOp, fault: Fault, skip: u32, times: Option<u32>) {
         if times == Some(0) {
             return;
         }
         self.rules.rules.lock().push(Rule {
             op,
             fault,
+            skip,
             left: times,
         });
+    }
+
+    /// True while some injected fault has calls left to hit.
+    pub fn armed(&self) -> bool {
+        !self.rules.rules.lock().is_empty()
     }
 
     /// Removes every rule: the store works again.
     pub fn clear(&self) {
         self.rules.rules.lock().clear();
+    }
+
+    /// Starts (`true`) or stops taking a crash image at every sync point: just before each
+    /// `sync` of a file or log and each `sync_dir`. Does nothing without a crash model.
+    pub fn record_crash_images(&self, on_off: bool) {
+        on(&self.crash, |t| t.record(on_off));
+    }
+
+    /// How many crash images were taken at sync points so far.
+    pub fn crash_image_count(&self) -> usize {
+        self.crash.as_ref().map_or(0, |t| t.lock().images().len())
+    }
+
+    /// The crash images taken at sync points so far, oldest first.
+    pub fn crash_images(&self) -> Vec<CrashImage> {
+        self.crash
+            .as_ref()
+            .map_or_else(Vec::new, |t| t.lock().images().to_vec())
+    }
+
+    /// What a power loss now would leave; empty without a crash model.
+    pub fn crash_image(&self) -> CrashImage {
+        self.crash
+            .as_ref()
+            .map_or_else(CrashImage::default, |t| t.lock().image())
+    }
+}
+
+impl<S: FileStore> Faulty<S> {
+    /// Wraps `inner` like [`new`](Self::new) and models what a crash would leave of the files
+    /// and logs under `root`; what is there now counts as durable.
+    ///
+    /// Requires: every change under `root` goes through this store (one `Faulty` serves as
+    /// both the file store and the log store).
+    ///
+    /// # Errors
+    /// Reading the present content of `root` failed.
+    pub fn with_crash_images(inner: S, root: &Path) -> io::Result<Faulty<S>> {
+        let tracker = Tracker::adopt(&inner, root)?;
+        Ok(Faulty {
+            inner,
+            rules: Arc::default(),
+            crash: Some(Arc::new(Mutex::new(tracker))),
+        })
     }
 }
 
@@ -147,12 +235,15 @@ impl Source for FaultySource {
 struct FaultyWriter {
     inner: Box<dyn FileWriter>,
     rules: Arc<Rules>,
+    crash: CrashNode,
 }
 
 impl Write for FaultyWriter {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         self.rules.check(FaultOp::Write)?;
-        self.inner.write(buf)
+        let n = self.inner.write(buf)?;
+        on_node(&self.crash, |t, id| t.wrote(id, &buf[..n]));
+        Ok(n)
     }
 
     fn flush(&mut self) -> io::Result<()> {
@@ -162,8 +253,11 @@ impl Write for FaultyWriter {
 
 impl FileWriter for FaultyWriter {
     fn sync(&mut self) -> io::Result<()> {
+        on_node(&self.crash, |t, _| t.sync_point());
         self.rules.check(FaultOp::Sync)?;
-        self.inner.sync()
+        self.inner.sync()?;
+        on_node(&self.crash, Tracker::synced);
+        Ok(())
     }
 
     fn close(self: Box<Self>) -> io::Result<()> {
@@ -174,12 +268,15 @@ impl FileWriter for FaultyWriter {
 struct FaultyLog {
     inner: Box<dyn LogFile>,
     rules: Arc<Rules>,
+    crash: CrashNode,
 }
 
 impl LogFile for FaultyLog {
     fn append(&mut self, buf: &[u8]) -> io::Result<()> {
         self.rules.check(FaultOp::Append)?;
-        self.inner.append(buf)
+        self.inner.append(buf)?;
+        on_node(&self.crash, |t, id| t.wrote(id, buf));
+        Ok(())
     }
 
     fn flush(&mut self) -> io::Result<()> {
@@ -188,16 +285,30 @@ impl LogFile for FaultyLog {
     }
 
     fn sync(&mut self) -> io::Result<()> {
+        on_node(&self.crash, |t, _| t.sync_point());
         self.rules.check(FaultOp::Sync)?;
-        self.inner.sync()
+        self.inner.sync()?;
+        on_node(&self.crash, Tracker::synced);
+        Ok(())
     }
 
     fn truncate(&mut self, len: u64) -> io::Result<()> {
-        self.inner.truncate(len)
+        self.inner.truncate(len)?;
+        on_node(&self.crash, |t, id| t.truncated(id, len));
+        Ok(())
     }
 
     fn close(&mut self) -> io::Result<()> {
         self.inner.close()
+    }
+}
+
+impl<S> Faulty<S> {
+    /// Records a file or log created at `path` in the crash model; its writer's node.
+    fn created(&self, path: &Path) -> CrashNode {
+        let t = self.crash.as_ref()?;
+        let id = t.lock().created(path)?;
+        Some((t.clone(), id))
     }
 }
 
@@ -212,7 +323,9 @@ impl<S: FileStore> FileStore for Faulty<S> {
 
     fn create_dir_all(&self, dir: &Path) -> io::Result<()> {
         self.rules.check(FaultOp::Namespace)?;
-        self.inner.create_dir_all(dir)
+        self.inner.create_dir_all(dir)?;
+        on(&self.crash, |t| t.created_dir(dir));
+        Ok(())
     }
 
     fn list(&self, dir: &Path) -> io::Result<Vec<DirEntry>> {
@@ -239,30 +352,41 @@ impl<S: FileStore> FileStore for Faulty<S> {
 
     fn create(&self, path: &Path) -> io::Result<Box<dyn FileWriter>> {
         self.rules.check(FaultOp::Write)?;
+        let inner = self.inner.create(path)?;
         Ok(Box::new(FaultyWriter {
-            inner: self.inner.create(path)?,
+            inner,
             rules: self.rules.clone(),
+            crash: self.created(path),
         }))
     }
 
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
         self.rules.check(FaultOp::Namespace)?;
-        self.inner.rename(from, to)
+        self.inner.rename(from, to)?;
+        on(&self.crash, |t| t.renamed(from, to));
+        Ok(())
     }
 
     fn remove_file(&self, path: &Path) -> io::Result<()> {
         self.rules.check(FaultOp::Namespace)?;
-        self.inner.remove_file(path)
+        self.inner.remove_file(path)?;
+        on(&self.crash, |t| t.removed(path));
+        Ok(())
     }
 
     fn remove_dir_all(&self, dir: &Path) -> io::Result<()> {
         self.rules.check(FaultOp::Namespace)?;
-        self.inner.remove_dir_all(dir)
+        self.inner.remove_dir_all(dir)?;
+        on(&self.crash, |t| t.removed_dir(dir));
+        Ok(())
     }
 
     fn sync_dir(&self, dir: &Path) -> io::Result<()> {
+        on(&self.crash, Tracker::sync_point);
         self.rules.check(FaultOp::Sync)?;
-        self.inner.sync_dir(dir)
+        self.inner.sync_dir(dir)?;
+        on(&self.crash, |t| t.synced_dir(dir));
+        Ok(())
     }
 
     fn set_storage_policy(&self, dir: &Path, policy: StoragePolicy) -> io::Result<()> {
@@ -285,14 +409,18 @@ impl<S: LogStore> LogStore for Faulty<S> {
 
     fn create_dir_all(&self, dir: &Path) -> io::Result<()> {
         self.rules.check(FaultOp::Namespace)?;
-        self.inner.create_dir_all(dir)
+        self.inner.create_dir_all(dir)?;
+        on(&self.crash, |t| t.created_dir(dir));
+        Ok(())
     }
 
     fn create(&self, path: &Path) -> io::Result<Box<dyn LogFile>> {
         self.rules.check(FaultOp::Write)?;
+        let inner = self.inner.create(path)?;
         Ok(Box::new(FaultyLog {
-            inner: self.inner.create(path)?,
+            inner,
             rules: self.rules.clone(),
+            crash: self.created(path),
         }))
     }
 
@@ -311,21 +439,32 @@ impl<S: LogStore> LogStore for Faulty<S> {
 
     fn cut(&self, path: &Path, len: u64) -> io::Result<()> {
         self.rules.check(FaultOp::Write)?;
-        self.inner.cut(path, len)
+        self.inner.cut(path, len)?;
+        on(&self.crash, |t| t.cut(path, len));
+        Ok(())
     }
 
     fn remove(&self, path: &Path) -> io::Result<()> {
         self.rules.check(FaultOp::Namespace)?;
-        self.inner.remove(path)
+        self.inner.remove(path)?;
+        on(&self.crash, |t| t.removed(path));
+        Ok(())
     }
 
     fn sync_dir(&self, dir: &Path) -> io::Result<()> {
+        on(&self.crash, Tracker::sync_point);
         self.rules.check(FaultOp::Sync)?;
-        self.inner.sync_dir(dir)
+        self.inner.sync_dir(dir)?;
+        on(&self.crash, |t| t.synced_dir(dir));
+        Ok(())
     }
 
     fn recover_lease(&self, path: &Path) -> io::Result<bool> {
         self.inner.recover_lease(path)
+    }
+
+    fn reclaim(&self, path: &Path) -> io::Result<bool> {
+        self.inner.reclaim(path)
     }
 
     fn set_storage_policy(&self, dir: &Path, policy: StoragePolicy) -> io::Result<()> {

@@ -8,7 +8,8 @@
 //!   dead writer by recovering its lease.
 //!
 //! [`Local`] implements both on the local file system (the default); [`Faulty`] wraps any
-//! store to inject errors and latency in tests. Shared stores (HDFS) live in the
+//! store to inject errors and latency in tests, and to take crash images
+//! ([`CrashImage`]) that keep only what was made durable. Shared stores (HDFS) live in the
 //! `strata-shared-storage` crate and implement the same traits; nothing else in the engine,
 //! the server or the master touches files.
 //!
@@ -21,6 +22,7 @@
 //! directory. Stores whose namespace is durable by itself (HDFS: the NameNode's edit log)
 //! make `sync_dir` a no-op. Code written against this contract is crash-safe on every store.
 
+mod crash;
 mod faulty;
 mod local;
 mod source_reader;
@@ -30,6 +32,7 @@ use std::io::{self, Write};
 use std::path::Path;
 use std::sync::Arc;
 
+pub use crash::CrashImage;
 pub use faulty::{Fault, FaultOp, Faulty};
 pub use local::Local;
 pub use source_reader::SourceReader;
@@ -294,6 +297,18 @@ pub trait LogStore: Send + Sync {
     /// # Errors
     /// The store could not recover the lease in time.
     fn recover_lease(&self, path: &Path) -> io::Result<bool> {
+        let _ = path;
+        Ok(false)
+    }
+
+    /// Closes this process's own log `path` whose writer broke (an HDFS pipeline whose
+    /// DataNode died), so the WAL may go on in a new log. Returns `true` only if this call
+    /// started the close: `false` when the log was already closed or being closed by someone
+    /// else (a fence), and on stores without leases (the default).
+    ///
+    /// # Errors
+    /// The store could not close it in time.
+    fn reclaim(&self, path: &Path) -> io::Result<bool> {
         let _ = path;
         Ok(false)
     }

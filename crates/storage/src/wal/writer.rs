@@ -5,7 +5,13 @@
 //! - `len` is the offset just past the last record of a successful batch; bytes a failed batch
 //!   left past it are cut off (now, or through `truncate_to` before anything else is written).
 //! - A segment is closed (a newer one created) only when it ends at a record boundary and has
-//!   been fsync'd, so every segment but the newest is complete and durable.
+//!   been fsync'd, so every segment but the newest is complete and durable. One exception: a
+//!   segment whose sync failed and keeps failing (an HDFS writer whose DataNode died never
+//!   recovers) is abandoned once the next segment exists and this writer has recovered the
+//!   old one's lease itself. Everything acknowledged in it was synced before the failure; the
+//!   bytes after that belong to failed batches, never acknowledged.
+//! - A writer never abandons a segment someone else closed: that is another process fencing
+//!   it (lease recovery), and from then on every roll fails.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -188,16 +194,38 @@ impl Writer {
     /// Closes the active segment (fsync'd) and starts the next one. On failure the current
     /// segment stays active; a retry reuses the same new id, replacing any partial file.
     fn roll(&mut self, segments: &Mutex<SegmentSet>, counters: &Counters) -> Result<()> {
+        // A roll after a failed sync may abandon the segment if its sync still fails.
+        let after_failure = self.must_roll;
+        let mut abandon = None;
         if self.dirty {
             if let Err(e) = crate::events::timed_wal_sync(|| self.file.sync()) {
                 self.must_roll = true;
-                return Err(Error::io("sync", &self.path(), e));
+                let e = Error::io("sync", &self.path(), e);
+                if !after_failure {
+                    return Err(e);
+                }
+                abandon = Some(e);
+            } else {
+                Counters::add(&counters.syncs, 1);
+                self.dirty = false;
             }
-            Counters::add(&counters.syncs, 1);
-            self.dirty = false;
         }
         let id = self.id + 1;
         let next = create_segment(self.fs.as_ref(), &self.dir, id, counters)?;
+        if let Some(sync_error) = abandon {
+            // The store works again (the new segment is durable); the old segment's writer does
+            // not. Reclaim it: `true` means this call closed it, so it was still ours. A log
+            // someone else closed or is closing means this writer was fenced; a store without
+            // leases (local files) keeps the old rule: no roll past a failed sync.
+            let old = self.path();
+            if !matches!(self.fs.reclaim(&old), Ok(true)) {
+                let mut next = next;
+                let _ = next.close();
+                let _ = self.fs.remove(&segment_path(&self.dir, id));
+                return Err(sync_error);
+            }
+            self.dirty = false;
+        }
         // Best effort: a log left open is closed by lease recovery when the WAL is next opened.
         let _ = std::mem::replace(&mut self.file, next).close();
         self.id = id;

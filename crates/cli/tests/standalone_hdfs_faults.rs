@@ -1,0 +1,228 @@
+//! `strata standalone --root hdfs://…` under HDFS faults:
+//! - a NameNode that cannot be reached at start is a clear error naming the URL within
+//!   seconds (no HDFS needed);
+//! - the DataNode dying mid-write (on a MiniDFSCluster of its own, started and stopped by
+//!   `scripts/hdfs.sh` on `STRATA_HDFS_FAULT_PORT`/`STRATA_HDFS_FAULT_HTTP_PORT`, default
+//!   9400/9974, in `STRATA_HDFS_FAULT_DIR`; skipped without `STRATA_HDFS_URL` unless `STRATA_REQUIRE_HDFS`): writes fail
+//!   with UNAVAILABLE, the server serves again once the DataNode is back, and every
+//!   acknowledged write is there, also after a SIGKILL and a restart.
+#![allow(clippy::unwrap_used)]
+
+mod support;
+
+use support::Killed;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use strata_client::{ClientOptions, Connection, Table};
+use strata_model::ops::{Get, Put};
+use strata_model::schema::{FamilyDescriptor, TableDescriptor, TableName};
+use strata_proto::pb::ErrorCode;
+
+#[test]
+fn an_unreachable_namenode_fails_the_start_within_seconds_naming_the_url() {
+    // A port nothing listens on.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("hdfs://127.0.0.1:{port}");
+    let scratch = tempfile::tempdir().unwrap();
+    let started = Instant::now();
+    let mut child =
+        support::standalone(scratch.path(), &["--root".into(), format!("{url}/strata")])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > Duration::from_secs(30) {
+            let _ = child.kill();
+            panic!("still starting after 30 s with an unreachable NameNode");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let took = started.elapsed();
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    assert!(!status.success());
+    assert!(took < Duration::from_secs(15), "took {took:?}");
+    assert!(err.contains(&url), "{err}");
+}
+
+/// A MiniDFSCluster of this test's own (its DataNode is stopped, which would break other
+/// tests sharing one), stopped when dropped.
+struct OwnHdfs {
+    _dir: tempfile::TempDir,
+    /// Its state directory: `STRATA_HDFS_FAULT_DIR` (so the test script can stop it even if
+    /// this process is killed), else a temporary one.
+    state: PathBuf,
+    port: String,
+    http: String,
+}
+
+fn script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/hdfs.sh")
+}
+
+impl OwnHdfs {
+    fn start() -> Option<OwnHdfs> {
+        if std::env::var_os("STRATA_HDFS_URL").is_none() {
+            assert!(
+                std::env::var_os("STRATA_REQUIRE_HDFS").is_none(),
+                "STRATA_REQUIRE_HDFS is set but STRATA_HDFS_URL is not"
+            );
+            eprintln!("skipped: no HDFS (scripts/hdfs.sh start, then set STRATA_HDFS_URL)");
+            return None;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let hdfs = OwnHdfs {
+            state: std::env::var_os("STRATA_HDFS_FAULT_DIR")
+                .map_or_else(|| dir.path().join("hdfs"), PathBuf::from),
+            _dir: dir,
+            port: std::env::var("STRATA_HDFS_FAULT_PORT").unwrap_or_else(|_| "9400".into()),
+            http: std::env::var("STRATA_HDFS_FAULT_HTTP_PORT").unwrap_or_else(|_| "9974".into()),
+        };
+        hdfs.run(&["start"]);
+        Some(hdfs)
+    }
+
+    fn url(&self) -> String {
+        format!("hdfs://127.0.0.1:{}", self.port)
+    }
+
+    fn run(&self, args: &[&str]) {
+        let status = Command::new("timeout")
+            .arg("240")
+            .arg(script())
+            .args(args)
+            .env("STRATA_HDFS_PORT", &self.port)
+            .env("STRATA_HDFS_HTTP_PORT", &self.http)
+            .env("STRATA_HDFS_DIR", &self.state)
+            .stdout(Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success(), "scripts/hdfs.sh {args:?} failed");
+    }
+}
+
+impl Drop for OwnHdfs {
+    fn drop(&mut self) {
+        self.run(&["stop"]);
+    }
+}
+
+fn row(i: u32) -> Bytes {
+    Bytes::from(format!("row{i:06}"))
+}
+
+fn put(i: u32) -> Put {
+    Put::new(row(i)).add("f", "q", Bytes::from(format!("v{i}")))
+}
+
+async fn assert_present(table: &Table, acked: &[u32]) {
+    for &i in acked {
+        let got = table.get(&Get::new(row(i))).await.unwrap();
+        assert_eq!(
+            got.first().map(|c| c.value.clone()),
+            Some(Bytes::from(format!("v{i}"))),
+            "acknowledged row {i} lost"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_datanode_dying_mid_write_fails_writes_and_the_server_serves_again_once_it_returns() {
+    let Some(hdfs) = OwnHdfs::start() else { return };
+    let scratch = tempfile::tempdir().unwrap();
+    let root = format!("{}/strata", hdfs.url());
+    let flags: Vec<String> = vec![
+        "--root".into(),
+        root,
+        "--hdfs-http".into(),
+        format!("127.0.0.1:{}", hdfs.http),
+    ];
+    let (child, addr) = support::spawn(scratch.path(), &flags, Stdio::inherit());
+    let server = Killed(child);
+    // No client retries: each put's own answer is what the server said.
+    let options = ClientOptions {
+        retries: 0,
+        operation_timeout: Duration::from_secs(30),
+        ..ClientOptions::default()
+    };
+    let conn = Connection::connect_with(&addr, options).await.unwrap();
+    let t = TableDescriptor::new(TableName::parse("t").unwrap())
+        .with_family(FamilyDescriptor::new("f"));
+    conn.admin().create_table(&t, &[]).await.unwrap();
+    let table = conn.table("t").unwrap();
+    let mut acked = Vec::new();
+    let mut next = 0u32;
+    for _ in 0..50 {
+        table.put(&put(next)).await.unwrap();
+        acked.push(next);
+        next += 1;
+    }
+
+    // The DataNode dies: the WAL's block pipeline breaks mid-write.
+    hdfs.run(&["stop-datanode", "0"]);
+    let mut failures = Vec::new();
+    for _ in 0..5 {
+        match tokio::time::timeout(Duration::from_secs(40), table.put(&put(next))).await {
+            Ok(Ok(())) => acked.push(next),
+            Ok(Err(e)) => failures.push(e.code),
+            Err(_) => panic!("a put hung with the DataNode down"),
+        }
+        next += 1;
+    }
+    assert!(
+        !failures.is_empty() && failures.iter().all(|c| *c == ErrorCode::Unavailable),
+        "{failures:?}"
+    );
+
+    // It comes back: writes succeed again within a bounded time.
+    hdfs.run(&["restart-datanode", "0"]);
+    let back = Instant::now();
+    loop {
+        match table.put(&put(next)).await {
+            Ok(()) => {
+                acked.push(next);
+                next += 1;
+                break;
+            }
+            Err(e) => {
+                assert_eq!(e.code, ErrorCode::Unavailable, "{e}");
+                assert!(
+                    back.elapsed() < Duration::from_secs(90),
+                    "still failing 90 s after the DataNode returned: {e}"
+                );
+                next += 1;
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+        }
+    }
+    eprintln!(
+        "writes again {:?} after the DataNode returned",
+        back.elapsed()
+    );
+    for _ in 0..50 {
+        table.put(&put(next)).await.unwrap();
+        acked.push(next);
+        next += 1;
+    }
+    conn.admin().flush("t").await.unwrap();
+    assert_present(&table, &acked).await;
+
+    // SIGKILL and restart: every acknowledged write is durable.
+    drop(server);
+    let (child, addr) = support::spawn(scratch.path(), &flags, Stdio::inherit());
+    let _server = Killed(child);
+    let conn = Connection::connect(&addr).await.unwrap();
+    assert_present(&conn.table("t").unwrap(), &acked).await;
+}
