@@ -7,6 +7,8 @@
 //! `STRATA_REQUIRE_ETCD` is set.
 #![allow(clippy::unwrap_used)]
 
+#[path = "../../http/tests/support/browser.rs"]
+mod browser;
 mod support;
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -269,10 +271,17 @@ async fn cluster_processes_serve_metrics_pages_and_thrift() {
     let mut puts = 0.0;
     for (_, _, http) in &servers {
         let h = http.clone();
-        let ((status, body), (page_status, page)) =
-            tokio::task::spawn_blocking(move || (get(&h, "/metrics"), get(&h, "/")))
-                .await
-                .unwrap();
+        let ((status, body), (page_status, page)) = tokio::task::spawn_blocking(move || {
+            // A renewal comes a third of the lease's TTL after registering.
+            let mut metrics = (0, String::new());
+            eventually("a region server renews its lease", || {
+                metrics = get(&h, "/metrics");
+                sample(&metrics.1, "strata_cluster_lease_renewals_total").is_some_and(|n| n > 0.0)
+            });
+            (metrics, get(&h, "/"))
+        })
+        .await
+        .unwrap();
         assert_eq!(status, 200);
         assert_eq!(page_status, 200);
         assert!(page.contains("Regions open here"), "{page}");
@@ -293,6 +302,23 @@ async fn cluster_processes_serve_metrics_pages_and_thrift() {
     }
     assert_eq!(regions, 3.0);
     assert_eq!(puts, 300.0);
+
+    // The same pages in a real browser: no console error, the cluster shown, a screenshot.
+    let pages = [
+        (
+            "cluster-master",
+            master_http.clone(),
+            vec!["Region servers", "endpoints_t,", "Procedures"],
+        ),
+        (
+            "cluster-regionserver",
+            servers[0].2.clone(),
+            vec!["Regions open here", "endpoints_t,"],
+        ),
+    ];
+    tokio::task::spawn_blocking(move || in_chromium(&pages))
+        .await
+        .unwrap();
 
     // The Thrift gateway on the cluster.
     let port = std::net::TcpListener::bind("127.0.0.1:0")
@@ -327,5 +353,49 @@ async fn cluster_processes_serve_metrics_pages_and_thrift() {
         "the cluster's table is listed: {reply:?}"
     );
 
+    conn.admin().disable_table("endpoints_t").await.unwrap();
     conn.admin().delete_table("endpoints_t").await.unwrap();
+}
+
+/// Loads each `(name, host:port, expected texts)` page's `/` in headless Chromium: it must
+/// show the texts and log no console message; its screenshot goes to
+/// `<target>/tmp/ui-screenshots/NAME.png`. Skipped without Chromium unless
+/// `STRATA_REQUIRE_CHROMIUM` is set.
+fn in_chromium(pages: &[(&str, String, Vec<&str>)]) {
+    let Some(chromium) = browser::chromium() else {
+        assert!(
+            std::env::var_os("STRATA_REQUIRE_CHROMIUM").is_none(),
+            "chromium is not installed (scripts/ui/install-chromium.sh) and \
+             STRATA_REQUIRE_CHROMIUM is set"
+        );
+        eprintln!("skipped the browser check: chromium is not installed");
+        return;
+    };
+    let out = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ui-screenshots");
+    std::fs::create_dir_all(&out).unwrap();
+    for (name, addr, expected) in pages {
+        let url = format!("http://{addr}/");
+        let scratch = tempfile::tempdir().unwrap();
+        let profile = scratch.path().join("profile");
+        let dom = browser::browse(&chromium, &profile, "--dump-dom", &url);
+        let html = String::from_utf8_lossy(&dom.stdout);
+        let log = String::from_utf8_lossy(&dom.stderr);
+        assert!(dom.status.success(), "{name}: chromium failed: {log}");
+        for text in expected {
+            assert!(html.contains(text), "{name}: '{text}' missing from {html}");
+        }
+        let errors = browser::console_errors(&log);
+        assert!(errors.is_empty(), "{name}: console errors: {errors:?}");
+        let file = out.join(format!("{name}.png"));
+        let shot = browser::browse(
+            &chromium,
+            &profile,
+            &format!("--screenshot={}", file.display()),
+            &url,
+        );
+        assert!(shot.status.success(), "{name}: screenshot failed");
+        let png = std::fs::read(&file).unwrap();
+        assert!(png.starts_with(b"\x89PNG"), "{name}: not a PNG");
+        eprintln!("{name}: {} ({} bytes)", file.display(), png.len());
+    }
 }
