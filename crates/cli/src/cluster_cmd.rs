@@ -9,9 +9,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use strata_cluster::kv::Kv;
 use strata_cluster::layout::Layout;
 use strata_cluster::master::{submit_request, take_result, AdminRequest, Master, MasterConfig};
 use strata_cluster::node::{self, NoWal, Unbacked};
+use strata_cluster::record::TableRecord;
 use strata_cluster::regionserver::{RegionServer, RegionServerConfig};
 use strata_cluster::status::ClusterStatus;
 use strata_cluster_node::counted::{CountedKv, KvCounts};
@@ -560,6 +562,19 @@ pub fn run(cmd: &Command) -> Result<(), String> {
     };
     let kv = node::connect(&coordination.etcd)?;
     let layout = coordination.layout();
+    let req = match req {
+        AdminRequest::Move { region, target } => AdminRequest::Move {
+            region: current_region_name(&kv, &layout, region)?,
+            target,
+        },
+        AdminRequest::Assign { region } => AdminRequest::Assign {
+            region: current_region_name(&kv, &layout, region)?,
+        },
+        AdminRequest::Unassign { region } => AdminRequest::Unassign {
+            region: current_region_name(&kv, &layout, region)?,
+        },
+        other => other,
+    };
     let id = format!("{}-{}", millis_since_epoch(), std::process::id());
     submit_request(&kv, &layout, &id, &req).map_err(|e| e.to_string())?;
     let start = Instant::now();
@@ -601,4 +616,33 @@ pub fn server_addresses(etcd: &[String], cluster: &str) -> Result<Vec<String>, S
         ));
     }
     Ok(addrs)
+}
+
+/// A region named in its short form `TABLE,SEQ` (8 hex digits, as the shell and HBase's client
+/// number regions) becomes the full name of region SEQ of the table's current incarnation
+/// (`TABLE,INC.SEQ`); any other name is returned as given (the master checks it).
+///
+/// # Errors
+/// etcd cannot be read.
+fn current_region_name<K: Kv + ?Sized>(
+    kv: &K,
+    layout: &Layout,
+    region: String,
+) -> Result<String, String> {
+    let Some((table, seq)) = region.rsplit_once(',') else {
+        return Ok(region);
+    };
+    let Ok(seq) = u32::from_str_radix(seq, 16) else {
+        return Ok(region);
+    };
+    if region.len() - table.len() != 9 {
+        return Ok(region);
+    }
+    let Some(found) = kv.get(&layout.table(table)).map_err(|e| e.to_string())? else {
+        return Ok(region);
+    };
+    match TableRecord::decode(&found.value) {
+        Ok(rec) if !rec.incarnation.is_empty() => Ok(rec.region_name(table, seq)),
+        _ => Ok(region),
+    }
 }
