@@ -12,12 +12,15 @@
 //! is missing, unless `STRATA_REQUIRE_ETCD` or `STRATA_REQUIRE_HDFS` is set.
 #![allow(clippy::unwrap_used)]
 
+#[path = "support/cluster.rs"]
+mod cluster;
 mod support;
+
+use cluster::{engines, start, Engines};
 
 use support::Killed;
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -34,71 +37,6 @@ use strata_model::ops::{Get, Put, RowMutations};
 use strata_model::schema::{FamilyDescriptor, TableDescriptor, TableName};
 use strata_proto::pb;
 use tokio::runtime::Runtime;
-
-struct Engines {
-    etcd: String,
-    hdfs: String,
-    http: String,
-}
-
-fn engines() -> Option<Engines> {
-    let etcd = std::env::var("STRATA_ETCD_ENDPOINTS")
-        .ok()
-        .filter(|v| !v.is_empty());
-    let hdfs = std::env::var("STRATA_HDFS_URL")
-        .ok()
-        .filter(|v| !v.is_empty());
-    match (etcd, hdfs) {
-        (Some(etcd), Some(hdfs)) => Some(Engines {
-            etcd,
-            hdfs,
-            http: std::env::var("STRATA_HDFS_HTTP").unwrap_or_else(|_| "127.0.0.1:9870".into()),
-        }),
-        (etcd, hdfs) => {
-            for (var, set) in [("ETCD", etcd.is_some()), ("HDFS", hdfs.is_some())] {
-                assert!(
-                    set || std::env::var_os(format!("STRATA_REQUIRE_{var}")).is_none(),
-                    "STRATA_REQUIRE_{var} is set but the engine's address is not"
-                );
-            }
-            eprintln!(
-                "skipped: needs etcd and HDFS (scripts/etcd.sh start, scripts/hdfs.sh start; \
-                 STRATA_ETCD_ENDPOINTS, STRATA_HDFS_URL)"
-            );
-            None
-        }
-    }
-}
-
-/// Starts `strata ARGS…` and waits for the stdout line containing `marker`; returns the
-/// process (killed when dropped), that line, and a flag set once the process printed a line
-/// containing `aborting` or `aborted`.
-fn start(args: &[String], marker: &str) -> (Killed, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_strata"))
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let child = Killed(child);
-    let (tx, rx) = std::sync::mpsc::channel();
-    let wanted = marker.to_string();
-    std::thread::spawn(move || {
-        let mut sent = false;
-        for line in BufReader::new(stdout).lines() {
-            let Ok(line) = line else { break };
-            if !sent && line.contains(&wanted) {
-                let _ = tx.send(line);
-                sent = true;
-            }
-        }
-    });
-    let line = rx
-        .recv_timeout(Duration::from_secs(60))
-        .unwrap_or_else(|_| panic!("strata {args:?} did not print '{marker}' in 60 s"));
-    (child, line)
-}
 
 fn signal(child: &Killed, sig: &str) {
     let status = Command::new("kill")

@@ -8,82 +8,20 @@
 //! table is dropped.
 #![allow(clippy::unwrap_used)]
 
+#[path = "support/cluster.rs"]
+mod cluster;
 mod support;
 
-use support::{key, start_writers, Killed};
+use cluster::{engines, start};
+
+use support::{key, start_writers};
 
 use std::collections::HashSet;
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use strata_client::{ClientOptions, Connection};
 use strata_model::ops::Get;
 use strata_model::schema::{FamilyDescriptor, TableDescriptor, TableName};
-
-struct Engines {
-    etcd: String,
-    hdfs: String,
-    http: String,
-}
-
-fn engines() -> Option<Engines> {
-    let etcd = std::env::var("STRATA_ETCD_ENDPOINTS")
-        .ok()
-        .filter(|v| !v.is_empty());
-    let hdfs = std::env::var("STRATA_HDFS_URL")
-        .ok()
-        .filter(|v| !v.is_empty());
-    match (etcd, hdfs) {
-        (Some(etcd), Some(hdfs)) => Some(Engines {
-            etcd,
-            hdfs,
-            http: std::env::var("STRATA_HDFS_HTTP").unwrap_or_else(|_| "127.0.0.1:9870".into()),
-        }),
-        (etcd, hdfs) => {
-            for (var, set) in [("ETCD", etcd.is_some()), ("HDFS", hdfs.is_some())] {
-                assert!(
-                    set || std::env::var_os(format!("STRATA_REQUIRE_{var}")).is_none(),
-                    "STRATA_REQUIRE_{var} is set but the engine's address is not"
-                );
-            }
-            eprintln!(
-                "skipped: needs etcd and HDFS (scripts/etcd.sh start, scripts/hdfs.sh start; \
-                 STRATA_ETCD_ENDPOINTS, STRATA_HDFS_URL)"
-            );
-            None
-        }
-    }
-}
-
-/// Starts `strata ARGS…` and waits for the stdout line containing `marker`; returns the
-/// process (killed when dropped) and that line. Later output is drained.
-fn start(args: &[String], marker: &str) -> (Killed, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_strata"))
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let child = Killed(child);
-    let (tx, rx) = std::sync::mpsc::channel();
-    let wanted = marker.to_string();
-    std::thread::spawn(move || {
-        let mut sent = false;
-        for line in BufReader::new(stdout).lines() {
-            let Ok(line) = line else { break };
-            if !sent && line.contains(&wanted) {
-                let _ = tx.send(line);
-                sent = true;
-            }
-        }
-    });
-    let line = rx
-        .recv_timeout(Duration::from_secs(60))
-        .unwrap_or_else(|_| panic!("strata {args:?} did not print '{marker}' in 60 s"));
-    (child, line)
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kill_9_of_a_region_server_loses_no_acknowledged_write() {
