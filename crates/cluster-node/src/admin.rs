@@ -263,6 +263,18 @@ fn wait_until<K: Kv + ?Sized>(
 }
 
 /// Waits until procedure `proc_id` is done (its record gone).
+/// Submits `req` (a procedure) and waits until the procedure is done; `what` names it in
+/// errors.
+fn run_procedure<K: Kv + ?Sized>(
+    kv: &K,
+    layout: &Layout,
+    req: &AdminRequest,
+    what: &str,
+) -> Result<(), Status> {
+    let id = submit_and_wait(kv, layout, req)?;
+    wait_proc(kv, layout, what, &id)
+}
+
 fn wait_proc<K: Kv + ?Sized>(
     kv: &K,
     layout: &Layout,
@@ -365,14 +377,14 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
             }
             replace_schema(kv, layout, &table, created)?;
             if rec.state == TableState::Enabled {
-                let id = submit_and_wait(
+                run_procedure(
                     kv,
                     layout,
                     &AdminRequest::ReopenTable {
                         table: name.clone(),
                     },
+                    &format!("reopen {name}"),
                 )?;
-                wait_proc(kv, layout, &format!("reopen {name}"), &id)?;
                 wait_served(kv, layout, &name)?;
             }
             Ok(Empty {})
@@ -386,14 +398,14 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
     ) -> Result<Response<Empty>, Status> {
         let name = table_name(&request.into_inner().table)?;
         self.run(move |kv, layout, _| {
-            let id = submit_and_wait(
+            run_procedure(
                 kv,
                 layout,
                 &AdminRequest::DisableTable {
                     table: name.clone(),
                 },
+                &format!("disable {name}"),
             )?;
-            wait_proc(kv, layout, &format!("disable {name}"), &id)?;
             Ok(Empty {})
         })
         .await
@@ -405,14 +417,14 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
     ) -> Result<Response<Empty>, Status> {
         let name = table_name(&request.into_inner().table)?;
         self.run(move |kv, layout, _| {
-            let id = submit_and_wait(
+            run_procedure(
                 kv,
                 layout,
                 &AdminRequest::EnableTable {
                     table: name.clone(),
                 },
+                &format!("enable {name}"),
             )?;
-            wait_proc(kv, layout, &format!("enable {name}"), &id)?;
             wait_served(kv, layout, &name)?;
             Ok(Empty {})
         })
@@ -426,15 +438,15 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
         let req = request.into_inner();
         let name = table_name(&req.table)?;
         self.run(move |kv, layout, _| {
-            let id = submit_and_wait(
+            run_procedure(
                 kv,
                 layout,
                 &AdminRequest::TruncateTable {
                     table: name.clone(),
                     preserve: req.preserve_splits,
                 },
+                &format!("truncate {name}"),
             )?;
-            wait_proc(kv, layout, &format!("truncate {name}"), &id)?;
             wait_served(kv, layout, &name)?;
             Ok(Empty {})
         })
