@@ -61,6 +61,10 @@ pub struct MasterArgs {
     /// port, 127.0.0.1:16010; port 0 picks one).
     #[arg(long, num_args = 0..=1, default_missing_value = "127.0.0.1:16010")]
     http: Option<std::net::SocketAddr>,
+    /// Seconds between sweeps of recovered edits that no region will replay (those of tables
+    /// dropped after their server crashed); 0 turns the sweep off. Needs --root.
+    #[arg(long, default_value_t = 300)]
+    janitor_secs: u64,
 }
 
 /// Arguments of `strata regionserver`.
@@ -332,6 +336,9 @@ pub fn run_master(args: &MasterArgs) -> Result<(), String> {
         Some(url) => {
             let root = open_root(url, args.hdfs_http.as_deref())?;
             println!("strata master {who}: WALs under {}", root.url);
+            if args.janitor_secs > 0 {
+                spawn_janitor(args, &root, &stop)?;
+            }
             let fencer = LogFencer::new(root.storage, root.path);
             let master = Master::new(
                 kv,
@@ -356,6 +363,44 @@ pub fn run_master(args: &MasterArgs) -> Result<(), String> {
     if let Some(http) = http {
         http.stop();
     }
+    Ok(())
+}
+
+/// Sweeps recovered edits nobody will replay every `--janitor-secs`, on a thread with its own
+/// etcd client, until the master stops (a failed sweep is logged and retried next time).
+fn spawn_janitor(
+    args: &MasterArgs,
+    root: &strata_shared_storage::Root,
+    stop: &Arc<AtomicBool>,
+) -> Result<(), String> {
+    let kv = node::connect(&args.coordination.etcd)?;
+    let (storage, path, layout) = (
+        root.storage.clone(),
+        root.path.clone(),
+        args.coordination.layout(),
+    );
+    let (period, stop) = (Duration::from_secs(args.janitor_secs), stop.clone());
+    std::thread::Builder::new()
+        .name("janitor".into())
+        .spawn(move || loop {
+            let next = std::time::Instant::now() + period;
+            while std::time::Instant::now() < next {
+                if stop.load(Ordering::Relaxed) {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(200));
+            }
+            match strata_cluster_node::janitor::sweep_recovered(&storage, &path, &kv, &layout) {
+                Ok(swept) if swept.removed > 0 => tracing::info!(
+                    removed = swept.removed,
+                    kept = swept.kept,
+                    "recovered-edits sweep"
+                ),
+                Ok(_) => {}
+                Err(e) => tracing::warn!(error = %e, "recovered-edits sweep failed"),
+            }
+        })
+        .map_err(|e| format!("cannot start the janitor: {e}"))?;
     Ok(())
 }
 

@@ -1,6 +1,6 @@
-//! [`LogFencer`]: the master's [`WalFencer`] on the shared log store. Fencing recovers the
-//! lease of every file in the dead server's WAL directory (HDFS `recover_lease`), so the
-//! server can never append again; splitting writes its edits out per region
+//! [`LogFencer`]: the master's [`WalFencer`] on the shared log store. Fencing moves the dead
+//! server's WAL directory away (one rename) and recovers the lease of every file in it (HDFS
+//! `recover_lease`), so the server can never append again, nor start a new log; splitting writes its edits out per region
 //! ([`crate::recovered::split_wal`]). Both can take seconds on HDFS, longer than a master may
 //! block its tick (its own lease must be renewed), so each runs on a thread of its own and
 //! the master is answered "pending" until it finishes.
@@ -15,7 +15,7 @@ use strata_cluster::lease::Millis;
 use strata_cluster::wal::{Fence, WalError, WalFencer};
 use strata_storage::vfs::Storage;
 
-use crate::names::{recovered_dir, region_id, wal_dir};
+use crate::names::{recovered_dir, region_id, splitting_dir, wal_dir};
 use crate::recovered::split_wal;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -98,25 +98,49 @@ impl LogFencer {
     }
 }
 
-/// Recovers the lease of every file in `server`'s WAL directory.
+/// Fences `server`'s WAL: renames its directory to the splitting directory (atomic on the
+/// NameNode), then recovers the lease of every file there. A log is never created with its
+/// parents ([`strata_storage::vfs::LogStore::create`]), so once the rename is done the server
+/// can neither append to a log it had open (its lease is recovered below) nor start a new one
+/// the fencer would miss, however long it was paused. Returns the number of logs fenced.
+/// Idempotent: a rerun finds the directory moved already.
 ///
 /// # Errors
-/// Listing failed or a lease was not recovered in time.
+/// The rename or listing failed, or a lease was not recovered in time.
 pub fn fence_wal(storage: &Storage, root: &Path, server: &str) -> Result<usize, String> {
-    let dir = wal_dir(root, server);
-    let files = match storage.logs.list(&dir) {
-        Ok(f) => f,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(0),
-        Err(e) => return Err(format!("list {}: {e}", storage.logs.url(&dir))),
-    };
+    let live = wal_dir(root, server);
+    let moved = splitting_dir(root, server);
+    match storage.logs.rename_dir(&live, &moved) {
+        Ok(()) => tracing::info!(
+            server = %server,
+            to = %storage.logs.url(&moved),
+            "WAL directory moved away for fencing"
+        ),
+        // Moved by an earlier attempt, or the server never wrote a log.
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        // Both exist: cannot happen (a server creates its directory once, at start), but
+        // fencing every log in both still stops every writer.
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => tracing::warn!(
+            server = %server,
+            "WAL directory found beside its splitting directory; fencing both"
+        ),
+        Err(e) => return Err(format!("move {} away: {e}", storage.logs.url(&live))),
+    }
     let mut n = 0;
-    for f in files.iter().filter(|f| !f.is_dir) {
-        let path = dir.join(&f.name);
-        storage
-            .logs
-            .recover_lease(&path)
-            .map_err(|e| format!("recover the lease of {}: {e}", storage.logs.url(&path)))?;
-        n += 1;
+    for dir in [moved, live] {
+        let files = match storage.logs.list(&dir) {
+            Ok(f) => f,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(format!("list {}: {e}", storage.logs.url(&dir))),
+        };
+        for f in files.iter().filter(|f| !f.is_dir) {
+            let path = dir.join(&f.name);
+            storage
+                .logs
+                .recover_lease(&path)
+                .map_err(|e| format!("recover the lease of {}: {e}", storage.logs.url(&path)))?;
+            n += 1;
+        }
     }
     Ok(n)
 }

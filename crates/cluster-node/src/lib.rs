@@ -8,6 +8,7 @@
 //! - [`schema`]: table schemas in etcd.
 //! - [`recovered`]: splitting a dead server's WAL per region, replaying it at open.
 //! - [`fencer`]: [`fencer::LogFencer`], the master's `WalFencer`.
+//! - [`janitor`]: deleting recovered edits no region will replay.
 //! - [`host`]: [`host::StorageHost`], the region server's `RegionHost`.
 //! - [`admin`]: [`admin::ClusterAdmin`], the admin service of a region server.
 //! - [`route`]: flush and compaction forwarded to the servers hosting a table's regions.
@@ -25,6 +26,7 @@ pub mod fencer;
 pub mod hbase;
 pub mod host;
 pub mod http;
+pub mod janitor;
 pub mod names;
 pub mod recovered;
 pub mod route;

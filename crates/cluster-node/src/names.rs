@@ -8,6 +8,9 @@
 //!   the second open is refused ("already open"), never merged.
 //! - A server `host:port:startcode` keeps its WAL in `wal/host,port,startcode/` (HDFS refuses
 //!   `:` in names; HBase spells server names with commas too).
+//! - The master fences a dead server's WAL by first renaming its directory to
+//!   `wal/host,port,startcode-splitting/` (HBase's suffix), then recovering every file's lease
+//!   there; the split reads it from there.
 //! - Edits split from a dead server's WAL for region `id` are in
 //!   `recovered/<id as 16 hex digits>/<server dir>/`, in the WAL's segment format.
 
@@ -47,6 +50,12 @@ pub fn wal_dir(root: &Path, server: &str) -> PathBuf {
     root.join("wal").join(server_dir(server))
 }
 
+/// Where the master moves a dead `server`'s WAL directory before fencing and splitting it.
+pub fn splitting_dir(root: &Path, server: &str) -> PathBuf {
+    root.join("wal")
+        .join(format!("{}-splitting", server_dir(server)))
+}
+
 /// The directory of recovered edits of region `id` under `root`.
 pub fn recovered_dir(root: &Path, id: u64) -> PathBuf {
     root.join("recovered").join(format!("{id:016x}"))
@@ -71,6 +80,10 @@ mod tests {
         assert_ne!(a, c, "a re-created table's regions are stored apart");
         assert!(region_id("t,.00000003").is_none());
         assert_eq!(server_dir("127.0.0.1:16020:17"), "127.0.0.1,16020,17");
+        assert_eq!(
+            splitting_dir(Path::new("/r"), "127.0.0.1:16020:17"),
+            PathBuf::from("/r/wal/127.0.0.1,16020,17-splitting")
+        );
         assert_eq!(server_address("127.0.0.1:16020:17"), "127.0.0.1:16020");
         assert_eq!(
             recovered_dir(Path::new("/r"), 0x10),

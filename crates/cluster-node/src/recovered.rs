@@ -23,7 +23,7 @@ use strata_storage::vfs::Storage;
 use strata_storage::wal::{Entry as WalEntry, Wal, WalOptions};
 use strata_storage::{Region, RegionConfig};
 
-use crate::names::{recovered_dir, server_dir, wal_dir};
+use crate::names::{recovered_dir, server_dir, splitting_dir, wal_dir};
 
 /// Entries appended to one region's recovered edits at a time.
 const CHUNK: usize = 256;
@@ -38,7 +38,8 @@ fn not_found(e: &io::Error) -> bool {
     e.kind() == io::ErrorKind::NotFound
 }
 
-/// Splits `server`'s WAL (already fenced) into per-region recovered edits, then deletes it.
+/// Splits `server`'s WAL (already fenced, so moved to its splitting directory) into
+/// per-region recovered edits, then deletes it.
 /// Idempotent: a split interrupted before its marker was written is redone from the WAL (each
 /// region's directory rewritten from scratch); after the marker, only the deletion is redone.
 /// Returns the number of entries split.
@@ -46,7 +47,9 @@ fn not_found(e: &io::Error) -> bool {
 /// # Errors
 /// The log store failed or a segment is corrupt (retry later; nothing is deleted).
 pub fn split_wal(storage: &Storage, root: &Path, server: &str) -> Result<u64, String> {
-    let dir = wal_dir(root, server);
+    // The fence moved the WAL to the splitting directory; the live one is read too (a WAL
+    // fenced before fences moved directories; normally it no longer exists).
+    let dirs = [splitting_dir(root, server), wal_dir(root, server)];
     let marker = split_marker(root, server);
     let err = |what: &str, p: &Path, e: &dyn std::fmt::Display| {
         format!("{what} {}: {e}", storage.files.url(p))
@@ -57,23 +60,29 @@ pub fn split_wal(storage: &Storage, root: &Path, server: &str) -> Result<u64, St
         .map_err(|e| err("check", &marker, &e))?;
     let mut entries = 0;
     if !done {
-        match storage.logs.list(&dir) {
-            Ok(found) if !found.is_empty() => {
-                entries = write_recovered(storage, root, server, &dir)?;
-                storage
-                    .files
-                    .write_atomic(&marker, b"split\n")
-                    .map_err(|e| err("write", &marker, &e))?;
+        let mut found = Vec::new();
+        for dir in &dirs {
+            match storage.logs.list(dir) {
+                Ok(logs) if !logs.is_empty() => found.push(dir.clone()),
+                Ok(_) => {}
+                Err(e) if not_found(&e) => {}
+                Err(e) => return Err(err("list", dir, &e)),
             }
-            Ok(_) => {}
-            Err(e) if not_found(&e) => {}
-            Err(e) => return Err(err("list", &dir, &e)),
+        }
+        if !found.is_empty() {
+            entries = write_recovered(storage, root, server, &found)?;
+            storage
+                .files
+                .write_atomic(&marker, b"split\n")
+                .map_err(|e| err("write", &marker, &e))?;
         }
     }
-    match storage.files.remove_dir_all(&dir) {
-        Ok(()) => {}
-        Err(e) if not_found(&e) => {}
-        Err(e) => return Err(err("delete", &dir, &e)),
+    for dir in &dirs {
+        match storage.files.remove_dir_all(dir) {
+            Ok(()) => {}
+            Err(e) if not_found(&e) => {}
+            Err(e) => return Err(err("delete", dir, &e)),
+        }
     }
     match storage.files.remove_file(&marker) {
         Ok(()) => {}
@@ -87,14 +96,19 @@ fn write_recovered(
     storage: &Storage,
     root: &Path,
     server: &str,
-    dir: &Path,
+    dirs: &[PathBuf],
 ) -> Result<u64, String> {
-    let dead = Wal::open_with(dir, WalOptions::default(), storage.logs.clone())
-        .map_err(|e| format!("open the WAL of {server}: {e}"))?;
+    let mut dead = Vec::new();
+    for dir in dirs {
+        dead.push(
+            Wal::open_with(dir, WalOptions::default(), storage.logs.clone())
+                .map_err(|e| format!("open the WAL of {server}: {e}"))?,
+        );
+    }
     let mut out: HashMap<u64, (Wal, Vec<WalEntry>)> = HashMap::new();
     let mut count = 0u64;
     let result = (|| {
-        for entry in dead.replay(|_| Some(0)) {
+        for entry in dead.iter().flat_map(|wal| wal.replay(|_| Some(0))) {
             let entry = entry.map_err(|e| format!("read the WAL of {server}: {e}"))?;
             count += 1;
             let region = entry.region;
@@ -135,7 +149,9 @@ fn write_recovered(
             closed = Err(format!("close recovered edits: {e}"));
         }
     }
-    let _ = dead.close();
+    for wal in &dead {
+        let _ = wal.close();
+    }
     result?;
     closed?;
     Ok(count)

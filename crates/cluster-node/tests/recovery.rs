@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use strata_cluster_node::fencer::fence_wal;
-use strata_cluster_node::names::{recovered_dir, region_id, server_dir};
+use strata_cluster_node::names::{recovered_dir, region_id, server_dir, splitting_dir, wal_dir};
 use strata_cluster_node::recovered::{replay_recovered, split_wal};
 use strata_model::ops::{Get, Put};
 use strata_model::schema::{FamilyDescriptor, TableDescriptor, TableName};
@@ -68,11 +68,19 @@ fn a_dead_servers_edits_reach_the_next_opener_once() {
     put(high.region_id, "x", "x1");
     drop(a);
 
-    // The master fences and splits its WAL; a second split finds nothing left to do.
+    // The master fences its WAL (moving the directory away: a rerun finds it moved) and
+    // splits it; a second split finds nothing left to do.
+    fence_wal(&storage, root, "a:1:1").unwrap();
+    assert!(!wal_dir(root, "a:1:1").exists());
+    assert!(splitting_dir(root, "a:1:1").exists());
     fence_wal(&storage, root, "a:1:1").unwrap();
     assert_eq!(split_wal(&storage, root, "a:1:1").unwrap(), 4);
     assert_eq!(split_wal(&storage, root, "a:1:1").unwrap(), 0);
     assert!(recovered_dir(root, low.region_id).join("a,1,1").exists());
+    assert!(
+        !splitting_dir(root, "a:1:1").exists(),
+        "the split deletes the fenced WAL"
+    );
 
     // Server b opens both regions: every write is there, the newest value wins.
     let b = server(root, "b:2:2");

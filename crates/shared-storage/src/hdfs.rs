@@ -369,6 +369,14 @@ impl LogStore for Hdfs {
         Ok(())
     }
 
+    fn rename_dir(&self, from: &Path, to: &Path) -> io::Result<()> {
+        // Without overwrite, the NameNode refuses an existing target (one atomic rename).
+        let to = path_str(to)?;
+        self.run("rename", from, move |c, p| async move {
+            c.rename(&p, &to, false).await
+        })
+    }
+
     fn recover_lease(&self, path: &Path) -> io::Result<bool> {
         self.recover(path, false)
     }

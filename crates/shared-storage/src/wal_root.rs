@@ -71,6 +71,10 @@ impl LogStore for Rebased {
         self.inner.sync_dir(&self.map(dir))
     }
 
+    fn rename_dir(&self, from: &Path, to: &Path) -> io::Result<()> {
+        self.inner.rename_dir(&self.map(from), &self.map(to))
+    }
+
     fn recover_lease(&self, path: &Path) -> io::Result<bool> {
         self.inner.recover_lease(&self.map(path))
     }

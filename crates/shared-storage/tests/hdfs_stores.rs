@@ -133,3 +133,34 @@ fn storage_policies_place_blocks_on_datanode_volumes_of_their_type() {
     }
     FileStore::remove_dir_all(hdfs.as_ref(), &root).unwrap();
 }
+
+#[test]
+fn a_writer_whose_directory_was_moved_and_fenced_can_neither_append_nor_start_a_log() {
+    let Some(writer) = support::client() else {
+        return;
+    };
+    let fencer = support::client().unwrap();
+    let base = support::unique_dir("moved");
+    let (live, moved) = (base.join("rs,1,1"), base.join("rs,1,1-splitting"));
+    LogStore::create_dir_all(writer.as_ref(), &live).unwrap();
+    let mut log = LogStore::create(writer.as_ref(), &live.join("wal-1")).unwrap();
+    log.append(&[1; 100]).unwrap();
+    log.sync().unwrap();
+    // The fencer moves the directory away (one rename on the NameNode), then fences each log.
+    fencer.rename_dir(&live, &moved).unwrap();
+    let again = fencer.rename_dir(&live, &moved).unwrap_err();
+    assert_eq!(again.kind(), std::io::ErrorKind::NotFound, "{again}");
+    LogStore::create_dir_all(fencer.as_ref(), &live).unwrap();
+    let onto = fencer.rename_dir(&live, &moved).unwrap_err();
+    assert_eq!(onto.kind(), std::io::ErrorKind::AlreadyExists, "{onto}");
+    FileStore::remove_dir_all(fencer.as_ref(), &live).unwrap();
+    fencer.recover_lease(&moved.join("wal-1")).unwrap();
+    // The old writer: its open log is closed under it, and the roll it would try next fails,
+    // because the directory it knows is gone and logs are created without parents.
+    let appended = log.append(&[2; 100]).and_then(|()| log.sync());
+    assert!(appended.is_err(), "a fenced writer synced");
+    assert!(LogStore::create(writer.as_ref(), &live.join("wal-2")).is_err());
+    let src = LogStore::open(fencer.as_ref(), &moved.join("wal-1")).unwrap();
+    assert_eq!(src.size().unwrap(), 100);
+    FileStore::remove_dir_all(fencer.as_ref(), &base).unwrap();
+}

@@ -459,6 +459,13 @@ impl<S: LogStore> LogStore for Faulty<S> {
         Ok(())
     }
 
+    fn rename_dir(&self, from: &Path, to: &Path) -> io::Result<()> {
+        self.rules.check(FaultOp::Namespace)?;
+        self.inner.rename_dir(from, to)?;
+        on(&self.crash, |t| t.renamed(from, to));
+        Ok(())
+    }
+
     fn recover_lease(&self, path: &Path) -> io::Result<bool> {
         self.inner.recover_lease(path)
     }

@@ -213,6 +213,21 @@ impl LogStore for Local {
     fn sync_dir(&self, dir: &Path) -> io::Result<()> {
         sync_dir(dir)
     }
+
+    fn rename_dir(&self, from: &Path, to: &Path) -> io::Result<()> {
+        // rename(2) replaces an empty directory: refuse an existing target first.
+        if fs::symlink_metadata(to).is_ok() {
+            return Err(io::Error::new(
+                io::ErrorKind::AlreadyExists,
+                format!("{} exists", to.display()),
+            ));
+        }
+        fs::rename(from, to)?;
+        for parent in [from.parent(), to.parent()].into_iter().flatten() {
+            sync_dir(parent)?;
+        }
+        Ok(())
+    }
 }
 
 /// A local log file; the file position is always its end.

@@ -301,6 +301,22 @@ pub trait LogStore: Send + Sync {
         Ok(false)
     }
 
+    /// Renames the log directory `from` to `to`, atomically and durably; `to` must not exist.
+    /// The master moves a dead server's WAL directory away before fencing its logs: as
+    /// [`LogStore::create`] never creates parents, a writer that outlived its lease can then
+    /// create no new log where the fencer would not look.
+    ///
+    /// # Errors
+    /// `AlreadyExists` if `to` exists, `NotFound` if `from` does not, `Unsupported` on a
+    /// store without atomic directory renames (the default), or any I/O error.
+    fn rename_dir(&self, from: &Path, to: &Path) -> io::Result<()> {
+        let _ = (from, to);
+        Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "this log store cannot rename directories",
+        ))
+    }
+
     /// Closes this process's own log `path` whose writer broke (an HDFS pipeline whose
     /// DataNode died), so the WAL may go on in a new log. Returns `true` only if this call
     /// started the close: `false` when the log was already closed or being closed by someone
