@@ -122,11 +122,23 @@ impl<K: Kv> Shared<K> {
         };
         let ids = (storage_id(&daughters.0)?, storage_id(&daughters.1)?);
         let started = std::time::Instant::now();
-        let stats = self.server.region_stats(id).map_err(|e| e.to_string())?;
-        if stats.has_references {
+        // A daughter of an earlier split compacts its references away first (the upkeep
+        // thread may be doing so right now: then this waits for it).
+        let mut attempts = 0;
+        while self
+            .server
+            .region_stats(id)
+            .map_err(|e| e.to_string())?
+            .has_references
+        {
+            attempts += 1;
+            if attempts > 100 {
+                return Err("its references to its parent's files remain after compacting".into());
+            }
             self.server
                 .compact_region(id, None, false)
                 .map_err(|e| format!("compact before the split: {e}"))?;
+            std::thread::sleep(std::time::Duration::from_millis(100));
         }
         let (_, high) = self
             .server
