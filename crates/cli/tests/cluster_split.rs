@@ -1,9 +1,9 @@
 //! Region splits in cluster mode, as real processes on a real etcd and HDFS (see
 //! `support/cluster.rs`; skipped without them unless `STRATA_REQUIRE_ETCD`/`HDFS`):
 //! - a table split under writers, at a row through the admin service (what the shell's
-//!   `split 't', 'row'` sends) and then again through the shell: every acknowledged
-//!   write readable afterwards, the daughters served, and each split parent gone (record and
-//!   directory) once its daughters compacted their references away;
+//!   `split 't', 'row'` sends), then through the shell and `strata cluster split`: every
+//!   acknowledged write readable afterwards, the daughters served, and each split parent gone
+//!   (record and directory) once its daughters compacted their references away;
 //! - a table with a small `MAX_FILESIZE` splits by itself once its store grows past it;
 //! - the active master killed (SIGKILL) while a split is in flight: the standby finishes it.
 #![allow(clippy::unwrap_used)]
@@ -133,6 +133,15 @@ async fn tables_split_under_writers_and_by_size() {
     let started = Instant::now();
     let c = Cluster::start(&e, "split", 2);
     let (kv, layout) = etcd(&e, &c.name);
+    // No balancing moves: a region in a move refuses a split request ("in transition").
+    let off = AdminRequest::SetBalancer { on: false };
+    blocking(|| submit_request(&kv, &layout, "balancer-off", &off)).unwrap();
+    wait_for("the balancer off", Duration::from_secs(20), || {
+        matches!(
+            blocking(|| take_result(&kv, &layout, "balancer-off")),
+            Ok(Some(_))
+        )
+    });
     let storage_root =
         strata_shared_storage::open_root(&c.root, Some(&e.http), Duration::from_secs(10)).unwrap();
     let (storage, root): (Storage, PathBuf) =
@@ -180,6 +189,26 @@ async fn tables_split_under_writers_and_by_size() {
         String::from_utf8_lossy(&out.stderr)
     );
     let split_by_shell = t0.elapsed();
+    // And a region by its short name (`table,seq`) with `strata cluster split`.
+    let upper = regions(&kv, &layout, "t")
+        .into_iter()
+        .find(|(_, r)| r.state == RegionState::Open && r.start == key(200).to_vec())
+        .map(|(n, _)| n)
+        .unwrap();
+    let short = format!("t,{}", upper.rsplit_once('.').unwrap().1);
+    let out = blocking(|| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_strata"))
+            .args(["cluster", "split", "--etcd", &e.etcd, "--cluster", &c.name])
+            .args([short.as_str(), "--row", "row00000300"])
+            .output()
+            .unwrap()
+    });
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.contains(&format!("split {upper} into ")),
+        "strata cluster split failed: {text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     tokio::time::sleep(Duration::from_millis(300)).await;
     stop.store(true, Ordering::Relaxed);
     for w in running {
@@ -191,7 +220,7 @@ async fn tables_split_under_writers_and_by_size() {
         .into_iter()
         .filter(|(_, r)| r.state != RegionState::Split)
         .collect();
-    assert!(live.len() >= 3, "regions after the splits: {live:?}");
+    assert!(live.len() >= 4, "regions after the splits: {live:?}");
     assert!(
         live.iter()
             .all(|(_, r)| r.state == RegionState::Open && r.server.is_some()),
