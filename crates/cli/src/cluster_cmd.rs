@@ -201,6 +201,18 @@ pub enum Command {
         #[arg(required = true)]
         servers: Vec<String>,
     },
+    /// Splits a region (`table,seq` or its full name) at a row or its middle key, or every
+    /// region of a table at its middle key (the region holding the row with --row); waits
+    /// until the daughters are open.
+    Split {
+        #[command(flatten)]
+        coordination: Coordination,
+        /// A region name, or a table.
+        target: String,
+        /// The split row.
+        #[arg(long)]
+        row: Option<String>,
+    },
     /// Lets a decommissioned region server take regions again.
     Recommission {
         #[command(flatten)]
@@ -500,10 +512,39 @@ pub fn run_regionserver(args: &RegionServerArgs) -> Result<(), String> {
     .map_err(|why| format!("region server {name} aborted: {why}"))
 }
 
+/// `strata cluster split`: through the master, waiting for the daughters to open.
+fn split(coordination: &Coordination, target: &str, row: Option<&str>) -> Result<(), String> {
+    let kv = node::connect(&coordination.etcd)?;
+    let layout = coordination.layout();
+    let target = if target.contains(',') {
+        current_region_name(&kv, &layout, target.to_string())?
+    } else {
+        target.to_string()
+    };
+    let row = row.map(|r| r.as_bytes().to_vec());
+    let done = strata_cluster_node::split::split(&kv, &layout, &target, row)
+        .map_err(|s| s.message().to_string())?;
+    for s in done {
+        println!(
+            "split {} into {} and {}",
+            s.parent, s.daughters.0, s.daughters.1
+        );
+    }
+    Ok(())
+}
+
 /// Runs `strata cluster …`.
 pub fn run(cmd: &Command) -> Result<(), String> {
     if let Some(outcome) = run_operation(cmd) {
         return outcome;
+    }
+    if let Command::Split {
+        coordination,
+        target,
+        row,
+    } = cmd
+    {
+        return split(coordination, target, row.as_deref());
     }
     let (coordination, req) = match cmd {
         Command::Status(c) => {
@@ -600,7 +641,8 @@ pub fn run(cmd: &Command) -> Result<(), String> {
                 preserve: *preserve_splits,
             },
         ),
-        Command::Balance(_)
+        Command::Split { .. }
+        | Command::Balance(_)
         | Command::BalanceSwitch { .. }
         | Command::Decommission { .. }
         | Command::Recommission { .. } => unreachable!("run by run_operation"),

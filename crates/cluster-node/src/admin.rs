@@ -5,7 +5,9 @@
 //! request path in etcd (`request/<id>` → `result/<id>`), then wait until the procedure is done
 //! and the table's regions are open (or its records gone). `Flush` and `Compact` are sent to
 //! every server hosting a region of the table, marked [`LOCAL`] so each acts on its own
-//! regions only. Split and merge are not available in cluster mode yet.
+//! regions only. `Split` submits one split request per region (through the master, which has
+//! the region's server split it) and waits for the daughters to open. Merge is not available
+//! in cluster mode yet.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -25,7 +27,7 @@ use crate::route::{admin_client, local_request, on_local_regions, servers_of, LO
 use crate::schema::{get_schema, put_schema, replace_schema};
 
 /// How long a create or delete waits for the master.
-const ADMIN_WAIT: Duration = Duration::from_secs(60);
+pub(crate) const ADMIN_WAIT: Duration = Duration::from_secs(60);
 
 /// The cluster admin service over etcd.
 pub struct ClusterAdmin<K> {
@@ -95,7 +97,7 @@ impl<K: Kv + Send + Sync + 'static> ClusterAdmin<K> {
     }
 }
 
-fn unavailable(e: impl std::fmt::Display) -> Status {
+pub(crate) fn unavailable(e: impl std::fmt::Display) -> Status {
     strata_proto::status(ErrorCode::Unavailable, format!("etcd: {e}"))
 }
 
@@ -135,6 +137,9 @@ pub fn locate<K: Kv + ?Sized>(
         let (Some((_, id)), Ok(rec)) = (region_id(name), RegionRecord::decode(&item.value)) else {
             continue;
         };
+        if rec.state == RegionState::Split {
+            continue; // a split parent kept for the janitor: its daughters cover its rows
+        }
         let serving = rec.state == RegionState::Open;
         let stats = server
             .and_then(|s| s.region_stats(id).ok())
@@ -203,7 +208,7 @@ pub fn locate_enabled<K: Kv + ?Sized>(
 
 /// Submits `req` to the master through etcd and waits for its answer: the id of the
 /// procedure it started.
-fn submit_and_wait<K: Kv + ?Sized>(
+pub(crate) fn submit_and_wait<K: Kv + ?Sized>(
     kv: &K,
     layout: &Layout,
     req: &AdminRequest,
@@ -244,7 +249,7 @@ fn submit_and_wait<K: Kv + ?Sized>(
 }
 
 /// Waits until `done` holds, polling etcd.
-fn wait_until<K: Kv + ?Sized>(
+pub(crate) fn wait_until<K: Kv + ?Sized>(
     kv: &K,
     what: &str,
     mut done: impl FnMut(&K) -> Result<bool, Status>,
@@ -275,7 +280,7 @@ fn run_procedure<K: Kv + ?Sized>(
     wait_proc(kv, layout, what, &id)
 }
 
-fn wait_proc<K: Kv + ?Sized>(
+pub(crate) fn wait_proc<K: Kv + ?Sized>(
     kv: &K,
     layout: &Layout,
     what: &str,
@@ -557,8 +562,19 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
         Ok(Response::new(Empty {}))
     }
 
-    async fn split(&self, _request: Request<pb::SplitRequest>) -> Result<Response<Empty>, Status> {
-        Err(unsupported("split"))
+    async fn split(&self, request: Request<pb::SplitRequest>) -> Result<Response<Empty>, Status> {
+        let req = request.into_inner();
+        let row = req.split_row.map(|r| r.to_vec());
+        if row.as_ref().is_some_and(Vec::is_empty) {
+            return Err(strata_server::status::invalid(
+                "the split row must not be empty",
+            ));
+        }
+        let target = req.table;
+        self.run(move |kv, layout, _| {
+            crate::split::split(kv, layout, &target, row).map(|_| Empty {})
+        })
+        .await
     }
 
     async fn merge(&self, _request: Request<pb::MergeRequest>) -> Result<Response<Empty>, Status> {
@@ -599,8 +615,12 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
                     per_server.insert(name.to_string(), 0);
                 }
             }
+            let mut split_parents = 0u32;
             for r in &regions.kvs {
                 if let Ok(rec) = RegionRecord::decode(&r.value) {
+                    if rec.state == RegionState::Split {
+                        split_parents += 1;
+                    }
                     if let (Some(s), RegionState::Open) = (&rec.server, rec.state) {
                         *per_server.entry(s.clone()).or_default() += 1;
                     }
@@ -616,7 +636,9 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
                     })
                     .collect(),
                 tables: u32::try_from(tables.kvs.len()).unwrap_or(u32::MAX),
-                regions: u32::try_from(regions.kvs.len()).unwrap_or(u32::MAX),
+                regions: u32::try_from(regions.kvs.len())
+                    .unwrap_or(u32::MAX)
+                    .saturating_sub(split_parents),
                 version: env!("CARGO_PKG_VERSION").to_string(),
             })
         })

@@ -210,6 +210,20 @@ impl<H: RegionHost> RegionHost for CountedHost<H> {
     fn cancel_open(&self, region: &str) {
         self.inner.cancel_open(region);
     }
+
+    fn try_split(
+        &self,
+        region: &str,
+        epoch: u64,
+        daughters: &(String, String),
+        row: Option<&[u8]>,
+    ) -> Option<Result<Vec<u8>, String>> {
+        self.inner.try_split(region, epoch, daughters, row)
+    }
+
+    fn requests(&self) -> Vec<(String, u64)> {
+        self.inner.requests()
+    }
 }
 
 #[cfg(test)]

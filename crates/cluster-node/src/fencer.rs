@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 use strata_cluster::lease::Millis;
-use strata_cluster::wal::{Fence, WalError, WalFencer};
+use strata_cluster::wal::{Fence, ParentFiles, WalError, WalFencer};
 use strata_storage::vfs::Storage;
 
 use crate::names::{recovered_dir, region_id, splitting_dir, wal_dir};
@@ -22,6 +22,8 @@ use crate::recovered::split_wal;
 enum Job {
     Running,
     Done,
+    /// Finished without doing anything (a split parent still referenced): reported once.
+    NotYet,
     Failed(String),
 }
 
@@ -52,12 +54,31 @@ impl LogFencer {
         server: &str,
         work: impl FnOnce(Storage, PathBuf, String) -> Result<(), String> + Send + 'static,
     ) -> Result<bool, WalError> {
+        self.run_job(kind, server, move |storage, root, server| {
+            work(storage, root, server).map(|()| true)
+        })
+        .map(|job| job == Some(true))
+    }
+
+    /// As [`LogFencer::run`] for work that may finish without doing anything (`Ok(false)`):
+    /// answers `None` while it runs, then `Some(done)` once (a `Some(false)` is forgotten, so
+    /// the next call starts the work again).
+    fn run_job(
+        &self,
+        kind: &'static str,
+        server: &str,
+        work: impl FnOnce(Storage, PathBuf, String) -> Result<bool, String> + Send + 'static,
+    ) -> Result<Option<bool>, WalError> {
         let key = (kind, server.to_string());
         let mut guard = self.jobs.lock();
         let jobs = &mut *guard;
         match jobs.get(&key).cloned() {
-            Some(Job::Done) => return Ok(true),
-            Some(Job::Running) => return Ok(false),
+            Some(Job::Done) => return Ok(Some(true)),
+            Some(Job::Running) => return Ok(None),
+            Some(Job::NotYet) => {
+                jobs.remove(&key);
+                return Ok(Some(false));
+            }
             Some(Job::Failed(why)) => {
                 jobs.remove(&key);
                 return Err(WalError(why));
@@ -75,7 +96,8 @@ impl LogFencer {
                 let started = std::time::Instant::now();
                 let outcome = work(storage, root, server.clone());
                 match &outcome {
-                    Ok(()) => tracing::info!(
+                    Ok(false) => {}
+                    Ok(true) => tracing::info!(
                         server = %server,
                         ms = started.elapsed().as_millis() as u64,
                         "WAL {kind} done"
@@ -85,7 +107,8 @@ impl LogFencer {
                 jobs.lock().insert(
                     key,
                     match outcome {
-                        Ok(()) => Job::Done,
+                        Ok(true) => Job::Done,
+                        Ok(false) => Job::NotYet,
                         Err(e) => Job::Failed(e),
                     },
                 );
@@ -94,8 +117,74 @@ impl LogFencer {
             self.jobs.lock().remove(&retry_key);
             return Err(WalError(format!("cannot start the WAL {kind}: {e}")));
         }
-        Ok(false)
+        Ok(None)
     }
+}
+
+/// The data directory of cluster region `region` under `root`, and its storage id.
+fn region_dir(root: &Path, region: &str) -> Result<(PathBuf, u64), String> {
+    let (table, id) = region_id(region).ok_or_else(|| format!("bad region name {region}"))?;
+    let name = strata_model::schema::TableName::parse(&table).map_err(|e| e.to_string())?;
+    let dir = strata_server::ServerConfig::new(root, String::new())
+        .table_dir(&name)
+        .join(strata_storage::region::region_dir_name(id));
+    Ok((dir, id))
+}
+
+fn remove_dir(storage: &Storage, dir: &Path) -> Result<(), String> {
+    match storage.files.remove_dir_all(dir) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(format!("delete {}: {e}", storage.files.url(dir))),
+    }
+}
+
+/// Deletes the directories and recovered edits of `regions` (daughters of a split rolled
+/// back: never opened). Missing directories are fine.
+///
+/// # Errors
+/// A bad region name, or a deletion failed.
+pub fn remove_region_dirs(
+    storage: &Storage,
+    root: &Path,
+    regions: &[String],
+) -> Result<(), String> {
+    for region in regions {
+        let (dir, id) = region_dir(root, region)?;
+        remove_dir(storage, &dir)?;
+        remove_dir(storage, &recovered_dir(root, id))?;
+    }
+    Ok(())
+}
+
+/// Deletes split parent `parent`'s directory and recovered edits if none of `daughters`
+/// references its files (`Region::remove_split_parent`); answers whether it did.
+///
+/// # Errors
+/// A bad region name, or a deletion failed.
+pub fn remove_unreferenced_parent(
+    storage: &Storage,
+    root: &Path,
+    parent: &str,
+    daughters: &[String],
+) -> Result<bool, String> {
+    let (dir, id) = region_dir(root, parent)?;
+    let dirs = daughters
+        .iter()
+        .map(|d| region_dir(root, d).map(|(dir, _)| dir))
+        .collect::<Result<Vec<_>, _>>()?;
+    let gone = !storage
+        .files
+        .exists(&dir)
+        .map_err(|e| format!("{}: {e}", storage.files.url(&dir)))?;
+    if !gone
+        && !strata_storage::Region::remove_split_parent(storage.files.as_ref(), &dir, id, &dirs)
+            .map_err(|e| e.to_string())?
+    {
+        return Ok(false);
+    }
+    remove_dir(storage, &recovered_dir(root, id))?;
+    Ok(true)
 }
 
 /// Fences `server`'s WAL: renames its directory to the splitting directory (atomic on the
@@ -206,5 +295,40 @@ impl WalFencer for LogFencer {
         } else {
             Ok(Fence::Pending)
         }
+    }
+
+    fn remove_regions(&self, regions: &[String]) -> Result<Fence, WalError> {
+        let key = regions.join(" ");
+        let list = regions.to_vec();
+        let done = self.run("remove-regions", &key, move |storage, root, _| {
+            remove_region_dirs(&storage, &root, &list)
+        })?;
+        if done {
+            self.jobs.lock().remove(&("remove-regions", key));
+            Ok(Fence::Done)
+        } else {
+            Ok(Fence::Pending)
+        }
+    }
+
+    fn remove_split_parent(
+        &self,
+        parent: &str,
+        daughters: &[String],
+    ) -> Result<ParentFiles, WalError> {
+        let list = daughters.to_vec();
+        let job = self.run_job("remove-parent", parent, move |storage, root, parent| {
+            remove_unreferenced_parent(&storage, &root, &parent, &list)
+        })?;
+        Ok(match job {
+            None => ParentFiles::Pending,
+            Some(false) => ParentFiles::Referenced,
+            Some(true) => {
+                self.jobs
+                    .lock()
+                    .remove(&("remove-parent", parent.to_string()));
+                ParentFiles::Removed
+            }
+        })
     }
 }

@@ -139,8 +139,8 @@ impl<K: Kv + Send + Sync + 'static> Directory for EtcdDirectory<K> {
             else {
                 continue;
             };
-            if !enabled.contains_key(&table) {
-                continue;
+            if !enabled.contains_key(&table) || rec.state == RegionState::Split {
+                continue; // a split parent: its daughters cover its rows
             }
             let server = match (&rec.server, rec.state) {
                 (Some(s), RegionState::Open) if enabled[&table] => {

@@ -2,7 +2,9 @@
 //! region from the shared root (its key range from its record in etcd, its schema from
 //! `schema/<table>`), replaying recovered edits first; a close order flushes it; an abort
 //! forgets every region without flushing (their edits stay in this server's WAL, which the
-//! master fences and splits).
+//! master fences and splits). A split order splits an open region with `Region::split`
+//! (compacting a daughter's references to its own parent first) on a thread of its own; the
+//! daughters' storage ids come from their cluster names, as any region's.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -33,6 +35,12 @@ enum Slot {
     Closing,
     /// Closed, or its flush failed (reported once).
     Closed(Result<(), String>),
+    /// Open under this storage id and being split on its own thread, for this epoch.
+    Splitting(u64, u64),
+    /// Split at this epoch at this row (reported once; then forgotten).
+    Split(u64, Vec<u8>),
+    /// The split at this epoch failed; still open under this storage id (reported once).
+    SplitFailed(u64, u64, String),
 }
 
 struct Shared<K> {
@@ -73,17 +81,77 @@ impl<K: Kv + Send + Sync + 'static> StorageHost<K> {
 
     /// The regions open here (cluster names).
     pub fn regions(&self) -> Vec<String> {
+        self.open_regions().into_iter().map(|(r, _)| r).collect()
+    }
+
+    /// The regions open here (and not splitting): cluster names and storage ids.
+    pub fn open_regions(&self) -> Vec<(String, u64)> {
         self.shared
             .slots
             .lock()
             .iter()
-            .filter(|(_, s)| matches!(s, Slot::Open(_)))
-            .map(|(r, _)| r.clone())
+            .filter_map(|(r, s)| match s {
+                Slot::Open(id) => Some((r.clone(), *id)),
+                _ => None,
+            })
             .collect()
     }
 }
 
+impl<K: Kv> Clone for StorageHost<K> {
+    fn clone(&self) -> Self {
+        StorageHost {
+            shared: self.shared.clone(),
+        }
+    }
+}
+
 impl<K: Kv> Shared<K> {
+    /// Splits open region `id` into the regions named `daughters` at `row` (or its middle
+    /// key); compacts away references to its own parent first. Answers the split row.
+    fn split_now(
+        &self,
+        id: u64,
+        daughters: &(String, String),
+        row: Option<Vec<u8>>,
+    ) -> Result<Vec<u8>, String> {
+        let storage_id = |name: &str| {
+            region_id(name)
+                .map(|(_, id)| id)
+                .ok_or_else(|| format!("bad region name {name}"))
+        };
+        let ids = (storage_id(&daughters.0)?, storage_id(&daughters.1)?);
+        let started = std::time::Instant::now();
+        // A daughter of an earlier split compacts its references away first (the upkeep
+        // thread may be doing so right now: then this waits for it).
+        let mut attempts = 0;
+        while self
+            .server
+            .region_stats(id)
+            .map_err(|e| e.to_string())?
+            .has_references
+        {
+            attempts += 1;
+            if attempts > 100 {
+                return Err("its references to its parent's files remain after compacting".into());
+            }
+            self.server
+                .compact_region(id, None, false)
+                .map_err(|e| format!("compact before the split: {e}"))?;
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        let (_, high) = self
+            .server
+            .split_region(id, row.map(Bytes::from), ids)
+            .map_err(|e| format!("split: {e}"))?;
+        tracing::info!(
+            daughters = ?daughters,
+            ms = started.elapsed().as_millis() as u64,
+            "region split"
+        );
+        Ok(high.start_row.to_vec())
+    }
+
     fn open_now(&self, region: &str) -> Result<u64, String> {
         let (table, id) = region_id(region).ok_or_else(|| format!("bad region name {region}"))?;
         let record = self
@@ -218,6 +286,69 @@ impl<K: Kv + Send + Sync + 'static> RegionHost for StorageHost<K> {
         }
     }
 
+    fn try_split(
+        &self,
+        region: &str,
+        epoch: u64,
+        daughters: &(String, String),
+        row: Option<&[u8]>,
+    ) -> Option<Result<Vec<u8>, String>> {
+        let mut slots = self.shared.slots.lock();
+        let id = match slots.get(region) {
+            Some(Slot::Open(id)) => *id,
+            Some(Slot::Splitting(_, e)) if *e == epoch => return None,
+            Some(Slot::Split(e, _)) if *e == epoch => {
+                let Some(Slot::Split(_, row)) = slots.remove(region) else {
+                    return None;
+                };
+                return Some(Ok(row));
+            }
+            Some(Slot::SplitFailed(id, e, _)) if *e == epoch => {
+                let id = *id;
+                let Some(Slot::SplitFailed(_, _, why)) =
+                    slots.insert(region.to_string(), Slot::Open(id))
+                else {
+                    return None;
+                };
+                return Some(Err(why));
+            }
+            _ => return Some(Err(format!("region {region} is not open here"))),
+        };
+        slots.insert(region.to_string(), Slot::Splitting(id, epoch));
+        drop(slots);
+        let shared = self.shared.clone();
+        let name = region.to_string();
+        let daughters = daughters.clone();
+        let row = row.map(<[u8]>::to_vec);
+        let spawned = std::thread::Builder::new()
+            .name("region-split".into())
+            .spawn(move || {
+                let outcome = shared.split_now(id, &daughters, row);
+                let mut slots = shared.slots.lock();
+                if !matches!(slots.get(&name), Some(Slot::Splitting(..))) {
+                    return; // aborted meanwhile
+                }
+                let slot = match outcome {
+                    Ok(row) => Slot::Split(epoch, row),
+                    Err(e) => {
+                        tracing::warn!(region = %name, error = %e, "region split failed");
+                        Slot::SplitFailed(id, epoch, e)
+                    }
+                };
+                slots.insert(name, slot);
+            });
+        match spawned {
+            Ok(_) => None,
+            Err(e) => {
+                self.shared
+                    .slots
+                    .lock()
+                    .insert(region.to_string(), Slot::Open(id));
+                Some(Err(format!("cannot start the split of {region}: {e}")))
+            }
+        }
+    }
+
     fn cancel_open(&self, region: &str) {
         let mut slots = self.shared.slots.lock();
         if matches!(slots.get(region), Some(Slot::Opening(_) | Slot::Failed(..))) {
@@ -264,7 +395,7 @@ impl<K: Kv + Send + Sync + 'static> RegionHost for StorageHost<K> {
     fn abort(&self) {
         let slots = std::mem::take(&mut *self.shared.slots.lock());
         for slot in slots.into_values() {
-            if let Slot::Open(id) = slot {
+            if let Slot::Open(id) | Slot::Splitting(id, _) | Slot::SplitFailed(id, ..) = slot {
                 let _ = self.shared.server.close_region(id, false);
             }
         }

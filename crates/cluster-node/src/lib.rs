@@ -13,6 +13,9 @@
 //! - [`admin`]: [`admin::ClusterAdmin`], the admin service of a region server.
 //! - [`route`]: flush and compaction forwarded to the servers hosting a table's regions.
 //! - [`serve`]: running a region server: gRPC, the lease gate, the coordination loop.
+//! - [`split`]: splitting a table's or a region's regions through the master, from a client.
+//! - [`upkeep`]: a region server's background upkeep: compacting split daughters' references
+//!   away and requesting the split of regions past their table's split size.
 //! - [`counted`]: counting etcd operations and region orders for `/metrics`.
 //! - [`hbase`]: `hbase:meta` and the registry from etcd for the HBase RPC listener.
 //! - [`http`]: what the HTTP endpoints of region servers and masters show (RFC 0018).
@@ -32,3 +35,5 @@ pub mod recovered;
 pub mod route;
 pub mod schema;
 pub mod serve;
+pub mod split;
+pub mod upkeep;

@@ -10,6 +10,9 @@
 //!  client ──gRPC──▶ gate (now < deadline?) ──▶ DataService ─────────────────────┘
 //!         ──gRPC──▶ ClusterAdmin (locate, create, drop: etcd)
 //! ```
+//!
+//! An upkeep thread compacts split daughters' references away and requests the split of
+//! regions past their table's split size ([`crate::upkeep`]).
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -31,6 +34,9 @@ use crate::hbase;
 use crate::host::StorageHost;
 use crate::http::{RegionServerView, Served};
 use crate::names::server_dir;
+
+/// How often a region server looks for daughters to compact and regions to split.
+const UPKEEP_PERIOD: Duration = Duration::from_secs(2);
 
 /// Whether data requests may be served: until the lease's deadline, on the clock the
 /// coordination thread ticks with.
@@ -216,10 +222,15 @@ pub fn run_with(
     let kv_counts = Arc::new(KvCounts::default());
     let order_counts = Arc::new(OrderCounts::default());
     let served = Arc::new(Served::default());
-    let host = CountedHost::new(
-        StorageHost::new(server.clone(), host_kv.clone(), config.layout.clone(), root),
-        order_counts.clone(),
+    let storage_host =
+        StorageHost::new(server.clone(), host_kv.clone(), config.layout.clone(), root);
+    let upkeep = crate::upkeep::Upkeep::new(
+        storage_host.clone(),
+        admin_kv.clone(),
+        config.layout.clone(),
+        name.clone(),
     );
+    let host = CountedHost::new(storage_host, order_counts.clone());
     let http = match endpoints.http {
         Some(listen) => {
             let view = RegionServerView::new(
@@ -276,6 +287,11 @@ pub fn run_with(
     };
     started(&node);
     let watchdog = spawn_watchdog(gate.clone(), on_expired);
+    let upkeep_stop = Arc::new(AtomicBool::new(false));
+    let upkeep = crate::upkeep::spawn(upkeep, UPKEEP_PERIOD, upkeep_stop.clone());
+    if let Err(e) = &upkeep {
+        report(&format!("no upkeep thread (no automatic splits): {e}"));
+    }
 
     let mut live = false;
     let mut serving_count = 0;
@@ -315,6 +331,10 @@ pub fn run_with(
         std::thread::sleep(TICK);
     };
     watchdog.store(true, Ordering::SeqCst);
+    upkeep_stop.store(true, Ordering::SeqCst);
+    if let Ok(handle) = upkeep {
+        let _ = handle.join();
+    }
     if outcome.is_ok() {
         // A clean stop: flush every region (nothing to split), then leave.
         for region in rs.host().inner().regions() {

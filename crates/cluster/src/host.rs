@@ -1,5 +1,5 @@
 //! What a region server's coordination needs from its storage side: open a region (replaying
-//! recovered edits) and close it (flushing). The region server of `strata-server` implements it
+//! recovered edits), close it (flushing) and split it. The region server of `strata-server` implements it
 //! on shared storage; the simulation and the tests use models.
 
 /// Opening and closing regions on this server.
@@ -41,6 +41,24 @@ pub trait RegionHost {
     /// at once).
     fn cancel_open(&self, region: &str) {
         let _ = region;
+    }
+
+    /// Splits open `region` (at `epoch`) into `daughters` (lower half first) at `row`, or at
+    /// its middle key without one, without blocking the caller for long: `None` while the
+    /// split is in progress (the caller asks again at its next tick), then its outcome, once:
+    /// the split row, with the daughters' directories complete and the region no longer
+    /// served, or an error with the region still served and no daughter directory left. The
+    /// daughters are not opened (the master sends open orders once it recorded them). The
+    /// default cannot split.
+    fn try_split(
+        &self,
+        region: &str,
+        epoch: u64,
+        daughters: &(String, String),
+        row: Option<&[u8]>,
+    ) -> Option<Result<Vec<u8>, String>> {
+        let _ = (region, epoch, daughters, row);
+        Some(Err("this region server cannot split regions".into()))
     }
 
     /// Requests served so far by each open region (cumulative counters; the region server

@@ -43,6 +43,11 @@ pub enum RegionState {
     Closing,
     /// Closed on request; stays closed until assigned.
     Closed,
+    /// A split order is out to `server` (which still serves the region until it splits).
+    Splitting,
+    /// Split into its `daughters`: served by nobody, kept until no daughter references its
+    /// files (then the master's janitor deletes its directory and this record).
+    Split,
 }
 
 impl RegionState {
@@ -53,6 +58,8 @@ impl RegionState {
             RegionState::Open => "open",
             RegionState::Closing => "closing",
             RegionState::Closed => "closed",
+            RegionState::Splitting => "splitting",
+            RegionState::Split => "split",
         }
     }
 
@@ -63,6 +70,8 @@ impl RegionState {
             "open" => RegionState::Open,
             "closing" => RegionState::Closing,
             "closed" => RegionState::Closed,
+            "splitting" => RegionState::Splitting,
+            "split" => RegionState::Split,
             other => return Err(bad("region", format!("state {other:?}"))),
         })
     }
@@ -84,6 +93,8 @@ pub struct RegionRecord {
     pub start: Vec<u8>,
     /// Last row (exclusive; empty = end of table).
     pub end: Vec<u8>,
+    /// The daughters of a split region (lower half first), kept for the janitor.
+    pub daughters: Option<(String, String)>,
 }
 
 impl RegionRecord {
@@ -96,12 +107,13 @@ impl RegionRecord {
             proc: None,
             start,
             end,
+            daughters: None,
         }
     }
 
-    /// Encodes the record.
+    /// Encodes the record (two more fields name a split region's daughters).
     pub fn encode(&self) -> Vec<u8> {
-        format!(
+        let mut s = format!(
             "region1 {} {} {} {} {} {}",
             self.state.as_str(),
             opt(self.server.as_deref()),
@@ -109,8 +121,11 @@ impl RegionRecord {
             opt(self.proc.as_deref()),
             hex_or_dash(&self.start),
             hex_or_dash(&self.end)
-        )
-        .into_bytes()
+        );
+        if let Some((a, b)) = &self.daughters {
+            let _ = write!(s, " {a} {b}");
+        }
+        s.into_bytes()
     }
 
     /// Decodes a record.
@@ -118,7 +133,17 @@ impl RegionRecord {
     /// # Errors
     /// Not a region record.
     pub fn decode(bytes: &[u8]) -> Result<RegionRecord, DecodeError> {
-        let f = fields(bytes, "region1", 7)?;
+        let f = match fields(bytes, "region1", 9) {
+            Ok(f) => f,
+            Err(_) => fields(bytes, "region1", 7)?,
+        };
+        let daughters = match (f.get(7), f.get(8)) {
+            (Some(a), Some(b)) if region_name_ok(a) && region_name_ok(b) && a != b => {
+                Some(((*a).to_string(), (*b).to_string()))
+            }
+            (None, None) => None,
+            _ => return Err(bad("region", format!("daughters in {f:?}"))),
+        };
         Ok(RegionRecord {
             state: RegionState::parse(f[1])?,
             server: unopt(f[2]),
@@ -126,6 +151,7 @@ impl RegionRecord {
             proc: unopt(f[4]),
             start: unhex_or_dash(f[5])?,
             end: unhex_or_dash(f[6])?,
+            daughters,
         })
     }
 }
@@ -183,9 +209,18 @@ pub struct TableRecord {
     /// tables created before incarnations existed): part of every region name, so a re-created
     /// table never reuses a region name, epoch or storage id of a dropped one.
     pub incarnation: String,
+    /// The sequence number of the next region created by a split (0: none yet, the first
+    /// is [`TableRecord::regions`]); never decreases, so a split's daughter names are never
+    /// used again, not even after the split rolled back.
+    pub next_seq: u32,
 }
 
 impl TableRecord {
+    /// The first sequence number free for a split's daughters.
+    pub fn free_seq(&self) -> u32 {
+        self.next_seq.max(self.regions())
+    }
+
     /// Number of regions.
     pub fn regions(&self) -> u32 {
         u32::try_from(self.splits.len() + 1).unwrap_or(u32::MAX)
@@ -217,10 +252,15 @@ impl TableRecord {
         } else {
             splits.join(",")
         };
-        if self.incarnation.is_empty() {
-            format!("table1 {state} {splits}").into_bytes()
+        let incarnation = if self.incarnation.is_empty() {
+            "-"
         } else {
-            format!("table1 {state} {splits} {}", self.incarnation).into_bytes()
+            &self.incarnation
+        };
+        match (self.next_seq, self.incarnation.is_empty()) {
+            (0, true) => format!("table1 {state} {splits}").into_bytes(),
+            (0, false) => format!("table1 {state} {splits} {incarnation}").into_bytes(),
+            (n, _) => format!("table1 {state} {splits} {incarnation} {n:x}").into_bytes(),
         }
     }
 
@@ -229,12 +269,18 @@ impl TableRecord {
     /// # Errors
     /// Not a table record.
     pub fn decode(bytes: &[u8]) -> Result<TableRecord, DecodeError> {
-        let f = match fields(bytes, "table1", 4) {
-            Ok(f) => f,
-            Err(_) => fields(bytes, "table1", 3)?,
-        };
+        let f = fields(bytes, "table1", 5)
+            .or_else(|_| fields(bytes, "table1", 4))
+            .or_else(|_| fields(bytes, "table1", 3))?;
         let state = TableState::parse(f[1])?;
-        let incarnation = f.get(3).map_or_else(String::new, |s| (*s).to_string());
+        let incarnation = match f.get(3) {
+            None | Some(&"-") => String::new(),
+            Some(s) => (*s).to_string(),
+        };
+        let next_seq = match f.get(4) {
+            None => 0,
+            Some(n) => u32::from_str_radix(n, 16).map_err(|_| bad("table", "next region"))?,
+        };
         if incarnation.contains([',', '/', ' ']) {
             return Err(bad("table", format!("incarnation {incarnation:?}")));
         }
@@ -247,6 +293,7 @@ impl TableRecord {
             state,
             splits,
             incarnation,
+            next_seq,
         })
     }
 }
@@ -319,6 +366,19 @@ pub enum TruncateStep {
     Delete,
 }
 
+/// Where a region split is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SplitStep {
+    /// The split order is out: waiting for the server's `split` or `failed-split` ack.
+    Await,
+    /// Rolling back: delete the daughters' directories, then give the parent back (to its
+    /// server if it still `serves` it, else offline for reassignment).
+    Undo {
+        /// Whether the server still serves the parent (it answered `failed-split`).
+        serves: bool,
+    },
+}
+
 /// A persisted procedure: written before it acts, advanced by guarded transactions, resumed
 /// from its last step by whichever master is active.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -383,6 +443,21 @@ pub enum Procedure {
         preserve: bool,
         /// The step.
         step: TruncateStep,
+    },
+    /// Split an open region where it is served into two new regions.
+    Split {
+        /// The parent region.
+        region: String,
+        /// The daughters' names (rows below the split row, rows from it).
+        daughters: (String, String),
+        /// The split row asked for (`None`: the server picks the middle key).
+        row: Option<Vec<u8>>,
+        /// The server the order went to.
+        server: ServerName,
+        /// The parent's epoch on that server.
+        epoch: u64,
+        /// The step.
+        step: SplitStep,
     },
 }
 
@@ -458,6 +533,23 @@ impl Procedure {
                     TruncateStep::Delete => "delete",
                 };
                 let _ = write!(s, "truncate {table} {} {step}", u8::from(*preserve));
+            }
+            Procedure::Split {
+                region,
+                daughters: (low, high),
+                row,
+                server,
+                epoch,
+                step,
+            } => {
+                let row = row.as_deref().map_or_else(|| "-".to_string(), hex);
+                let _ = write!(s, "split {region} {low} {high} {row} {server} {epoch}");
+                match step {
+                    SplitStep::Await => s.push_str(" await"),
+                    SplitStep::Undo { serves } => {
+                        let _ = write!(s, " undo {}", u8::from(*serves));
+                    }
+                }
             }
         }
         s.into_bytes()
@@ -549,13 +641,36 @@ impl Procedure {
                     other => return Err(bad("proc", format!("truncate step {other:?}"))),
                 },
             },
+            "split" => {
+                let (low, high) = (get(3)?, get(4)?);
+                if !region_name_ok(low) || !region_name_ok(high) || low == high {
+                    return Err(bad("proc", format!("daughters in {text:?}")));
+                }
+                let row = match get(5)? {
+                    "-" => None,
+                    r => Some(unhex(r)?),
+                };
+                let step = match (get(8)?, f.get(9).copied(), f.len()) {
+                    ("await", None, 9) => SplitStep::Await,
+                    ("undo", Some(b @ ("0" | "1")), 10) => SplitStep::Undo { serves: b == "1" },
+                    _ => return Err(bad("proc", format!("split step in {text:?}"))),
+                };
+                Procedure::Split {
+                    region: get(2)?.to_string(),
+                    daughters: (low.to_string(), high.to_string()),
+                    row,
+                    server: get(6)?.to_string(),
+                    epoch: epoch(7)?,
+                    step,
+                }
+            }
             other => return Err(bad("proc", format!("kind {other:?}"))),
         })
     }
 }
 
 /// An order from the master to a region server.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Order {
     /// Open the region at this epoch.
     Open {
@@ -567,10 +682,20 @@ pub enum Order {
         /// Region epoch.
         epoch: u64,
     },
+    /// Split the region (open at this epoch) into `daughters` at `row` (`None`: its middle
+    /// key), then stop serving it; the daughters are opened by later open orders.
+    Split {
+        /// Region epoch.
+        epoch: u64,
+        /// The daughters' names (lower half first).
+        daughters: (String, String),
+        /// The split row, if chosen by the master.
+        row: Option<Vec<u8>>,
+    },
 }
 
 /// A region server's answer to an order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Ack {
     /// Opened and serving at this epoch.
     Opened(u64),
@@ -578,6 +703,11 @@ pub enum Ack {
     FailedOpen(u64),
     /// Closed (flushed) at this epoch.
     Closed(u64),
+    /// Split at this epoch at this row: the daughters' directories are complete and the
+    /// region is no longer served.
+    Split(u64, Vec<u8>),
+    /// Could not split at this epoch; still serving the region.
+    FailedSplit(u64),
 }
 
 impl Order {
@@ -586,6 +716,14 @@ impl Order {
         match self {
             Order::Open { epoch } => format!("order1 open {epoch}"),
             Order::Close { epoch } => format!("order1 close {epoch}"),
+            Order::Split {
+                epoch,
+                daughters: (low, high),
+                row,
+            } => {
+                let row = row.as_deref().map_or_else(|| "-".to_string(), hex);
+                format!("order1 split {epoch} {low} {high} {row}")
+            }
         }
         .into_bytes()
     }
@@ -595,12 +733,22 @@ impl Order {
     /// # Errors
     /// Not an order.
     pub fn decode(bytes: &[u8]) -> Result<Order, DecodeError> {
-        let f = fields(bytes, "order1", 3)?;
+        let f = fields(bytes, "order1", 3).or_else(|_| fields(bytes, "order1", 6))?;
         let epoch = f[2].parse().map_err(|_| bad("order", "epoch"))?;
-        match f[1] {
-            "open" => Ok(Order::Open { epoch }),
-            "close" => Ok(Order::Close { epoch }),
-            other => Err(bad("order", format!("kind {other:?}"))),
+        match (f[1], f.len()) {
+            ("open", 3) => Ok(Order::Open { epoch }),
+            ("close", 3) => Ok(Order::Close { epoch }),
+            ("split", 6) if region_name_ok(f[3]) && region_name_ok(f[4]) && f[3] != f[4] => {
+                Ok(Order::Split {
+                    epoch,
+                    daughters: (f[3].to_string(), f[4].to_string()),
+                    row: match f[5] {
+                        "-" => None,
+                        r => Some(unhex(r)?),
+                    },
+                })
+            }
+            (other, _) => Err(bad("order", format!("kind {other:?} in {f:?}"))),
         }
     }
 }
@@ -612,6 +760,8 @@ impl Ack {
             Ack::Opened(e) => format!("ack1 opened {e}"),
             Ack::FailedOpen(e) => format!("ack1 failed-open {e}"),
             Ack::Closed(e) => format!("ack1 closed {e}"),
+            Ack::Split(e, row) => format!("ack1 split {e} {}", hex(row)),
+            Ack::FailedSplit(e) => format!("ack1 failed-split {e}"),
         }
         .into_bytes()
     }
@@ -621,13 +771,15 @@ impl Ack {
     /// # Errors
     /// Not an acknowledgement.
     pub fn decode(bytes: &[u8]) -> Result<Ack, DecodeError> {
-        let f = fields(bytes, "ack1", 3)?;
+        let f = fields(bytes, "ack1", 3).or_else(|_| fields(bytes, "ack1", 4))?;
         let e = f[2].parse().map_err(|_| bad("ack", "epoch"))?;
-        match f[1] {
-            "opened" => Ok(Ack::Opened(e)),
-            "failed-open" => Ok(Ack::FailedOpen(e)),
-            "closed" => Ok(Ack::Closed(e)),
-            other => Err(bad("ack", format!("kind {other:?}"))),
+        match (f[1], f.get(3)) {
+            ("opened", None) => Ok(Ack::Opened(e)),
+            ("failed-open", None) => Ok(Ack::FailedOpen(e)),
+            ("closed", None) => Ok(Ack::Closed(e)),
+            ("failed-split", None) => Ok(Ack::FailedSplit(e)),
+            ("split", Some(row)) if !row.is_empty() => Ok(Ack::Split(e, unhex(row)?)),
+            (other, _) => Err(bad("ack", format!("kind {other:?} in {f:?}"))),
         }
     }
 }
@@ -639,6 +791,11 @@ fn fields<'a>(bytes: &'a [u8], tag: &'static str, n: usize) -> Result<Vec<&'a st
         return Err(bad(tag, format!("{text:?}")));
     }
     Ok(f)
+}
+
+/// Whether `name` can be a region name in a record (`table,…`, no space).
+fn region_name_ok(name: &str) -> bool {
+    name.contains(',') && !name.starts_with(',') && !name.ends_with(',') && !name.contains(' ')
 }
 
 fn opt(s: Option<&str>) -> &str {
@@ -696,6 +853,7 @@ mod tests {
             proc: Some("00000000000000a0-00000001".into()),
             start: b"a\x00".to_vec(),
             end: Vec::new(),
+            daughters: None,
         };
         assert_eq!(RegionRecord::decode(&r.encode()).unwrap(), r);
         let fresh = RegionRecord::new(Vec::new(), b"m".to_vec());
@@ -705,6 +863,7 @@ mod tests {
             state: TableState::Creating,
             splits: vec![b"g".to_vec(), b"p".to_vec()],
             incarnation: String::new(),
+            next_seq: 0,
         };
         assert_eq!(TableRecord::decode(&t.encode()).unwrap(), t);
         assert_eq!(t.region_name("t", 1), "t,00000001");
@@ -791,6 +950,118 @@ mod tests {
         }
         for a in [Ack::Opened(1), Ack::FailedOpen(2), Ack::Closed(3)] {
             assert_eq!(Ack::decode(&a.encode()).unwrap(), a);
+        }
+    }
+
+    #[test]
+    fn split_records_round_trip() {
+        let parent = RegionRecord {
+            state: RegionState::Split,
+            server: None,
+            epoch: 3,
+            proc: None,
+            start: b"a".to_vec(),
+            end: b"q".to_vec(),
+            daughters: Some(("t,1a-3.00000004".into(), "t,1a-3.00000005".into())),
+        };
+        assert_eq!(RegionRecord::decode(&parent.encode()).unwrap(), parent);
+        let splitting = RegionRecord {
+            state: RegionState::Splitting,
+            server: Some("h:1:2".into()),
+            proc: Some("a-1".into()),
+            daughters: None,
+            ..parent.clone()
+        };
+        assert_eq!(
+            RegionRecord::decode(&splitting.encode()).unwrap(),
+            splitting
+        );
+
+        let mut t = TableRecord {
+            state: TableState::Enabled,
+            splits: vec![b"g".to_vec()],
+            incarnation: String::new(),
+            next_seq: 0,
+        };
+        assert_eq!(t.free_seq(), 2);
+        t.next_seq = 0x1f;
+        assert_eq!(TableRecord::decode(&t.encode()).unwrap(), t);
+        assert_eq!(t.free_seq(), 0x1f);
+        t.incarnation = "1a-3".into();
+        assert_eq!(TableRecord::decode(&t.encode()).unwrap(), t);
+
+        for step in [SplitStep::Await, SplitStep::Undo { serves: true }] {
+            for row in [None, Some(b"m\x00".to_vec())] {
+                let p = Procedure::Split {
+                    region: "t,00000001".into(),
+                    daughters: ("t,00000004".into(), "t,00000005".into()),
+                    row,
+                    server: "h:1:2".into(),
+                    epoch: 7,
+                    step,
+                };
+                assert_eq!(Procedure::decode(&p.encode()).unwrap(), p);
+            }
+        }
+        let o = Order::Split {
+            epoch: 4,
+            daughters: ("ns:t,1-2.00000002".into(), "ns:t,1-2.00000003".into()),
+            row: Some(b"k".to_vec()),
+        };
+        assert_eq!(Order::decode(&o.encode()).unwrap(), o);
+        assert_eq!(
+            o.encode(),
+            b"order1 split 4 ns:t,1-2.00000002 ns:t,1-2.00000003 6b"
+        );
+        let o = Order::Split {
+            epoch: 4,
+            daughters: ("t,00000002".into(), "t,00000003".into()),
+            row: None,
+        };
+        assert_eq!(Order::decode(&o.encode()).unwrap(), o);
+        for a in [Ack::Split(5, b"row7".to_vec()), Ack::FailedSplit(5)] {
+            assert_eq!(Ack::decode(&a.encode()).unwrap(), a);
+        }
+    }
+
+    #[test]
+    fn malformed_split_records_are_refused() {
+        for bad in [
+            "region1 split - 3 - 61 71 t,00000004",
+            "region1 split - 3 - 61 71 t,00000004 t,00000004",
+            "region1 split - 3 - 61 71 nocomma t,00000005",
+            "region1 split - 3 - 61 71 t,00000004 t,00000005 extra",
+        ] {
+            assert!(RegionRecord::decode(bad.as_bytes()).is_err(), "{bad}");
+        }
+        assert!(TableRecord::decode(b"table1 enabled - - zz").is_err());
+        for bad in [
+            "proc1 split t,1 t,2 t,3 - h:1:2 7",
+            "proc1 split t,1 t,2 t,3 - h:1:2 7 undo",
+            "proc1 split t,1 t,2 t,3 - h:1:2 7 undo 2",
+            "proc1 split t,1 t,2 t,3 - h:1:2 7 await 1",
+            "proc1 split t,1 t,2 t,2 - h:1:2 7 await",
+            "proc1 split t,1 t,2 t,3 zz h:1:2 7 await",
+            "proc1 split t,1 t,2 t,3 - h:1:2 x await",
+        ] {
+            assert!(Procedure::decode(bad.as_bytes()).is_err(), "{bad}");
+        }
+        for bad in [
+            "order1 split 4 t,2 t,3",
+            "order1 split 4 t,2 t,2 -",
+            "order1 split 4 t,2 t,3 6",
+            "order1 open 4 t,2 t,3 -",
+            "order1 split x t,2 t,3 -",
+        ] {
+            assert!(Order::decode(bad.as_bytes()).is_err(), "{bad}");
+        }
+        for bad in [
+            "ack1 split 4",
+            "ack1 split 4 zz",
+            "ack1 failed-split 4 61",
+            "ack1 opened 4 61",
+        ] {
+            assert!(Ack::decode(bad.as_bytes()).is_err(), "{bad}");
         }
     }
 

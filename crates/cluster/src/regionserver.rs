@@ -71,6 +71,11 @@ pub struct RegionServer<K: Kv, H: RegionHost> {
     acked: BTreeMap<String, Ack>,
     /// Epoch of the last failed open per region.
     failed: BTreeMap<String, u64>,
+    /// Regions split here: the epoch of the order and the split row (acknowledged again if
+    /// the order is seen again).
+    split_done: BTreeMap<String, (u64, Vec<u8>)>,
+    /// Epoch of the last failed split per region.
+    split_failed: BTreeMap<String, u64>,
     /// Request rates between load reports.
     meter: LoadMeter,
     /// When the next load report is due.
@@ -102,6 +107,8 @@ impl<K: Kv, H: RegionHost> RegionServer<K, H> {
             seen: BTreeMap::new(),
             acked: BTreeMap::new(),
             failed: BTreeMap::new(),
+            split_done: BTreeMap::new(),
+            split_failed: BTreeMap::new(),
             meter: LoadMeter::default(),
             next_load: 0,
             last_load: None,
@@ -336,12 +343,53 @@ impl<K: Kv, H: RegionHost> RegionServer<K, H> {
         }
     }
 
+    /// Carries out a split order (at most once per epoch); `None` while it is in progress.
+    fn split(
+        &mut self,
+        region: &str,
+        epoch: u64,
+        daughters: &(String, String),
+        row: Option<&[u8]>,
+        now: Millis,
+    ) -> Option<Ack> {
+        if let Some((e, row)) = self.split_done.get(region) {
+            if *e == epoch {
+                return Some(Ack::Split(epoch, row.clone()));
+            }
+        }
+        if self.split_failed.get(region) == Some(&epoch) {
+            return Some(Ack::FailedSplit(epoch));
+        }
+        if !self.is_live(now) {
+            return None;
+        }
+        if self.regions.get(region) != Some(&epoch) {
+            self.split_failed.insert(region.to_string(), epoch);
+            return Some(Ack::FailedSplit(epoch));
+        }
+        match self.host.try_split(region, epoch, daughters, row)? {
+            Ok(row) => {
+                self.regions.remove(region);
+                self.split_done
+                    .insert(region.to_string(), (epoch, row.clone()));
+                Some(Ack::Split(epoch, row))
+            }
+            Err(_) => {
+                self.split_failed.insert(region.to_string(), epoch);
+                Some(Ack::FailedSplit(epoch))
+            }
+        }
+    }
+
     /// Makes the open regions match the orders, then writes the acks not yet written.
     fn carry_out(&mut self, lease: i64, now: Millis) {
         let mut acks: Vec<(String, Ack)> = Vec::new();
         let mut opens = 0;
-        let orders: Vec<(String, Order)> =
-            self.orders.iter().map(|(r, o)| (r.clone(), *o)).collect();
+        let orders: Vec<(String, Order)> = self
+            .orders
+            .iter()
+            .map(|(r, o)| (r.clone(), o.clone()))
+            .collect();
         for (region, order) in orders {
             let ack = match order {
                 Order::Open { epoch } => {
@@ -391,6 +439,14 @@ impl<K: Kv, H: RegionHost> RegionServer<K, H> {
                     }
                     Ack::Closed(epoch)
                 }
+                Order::Split {
+                    epoch,
+                    daughters,
+                    row,
+                } => match self.split(&region, epoch, &daughters, row.as_deref(), now) {
+                    Some(ack) => ack,
+                    None => continue,
+                },
             };
             if self.acked.get(&region) != Some(&ack) {
                 acks.push((region, ack));
@@ -410,7 +466,7 @@ impl<K: Kv, H: RegionHost> RegionServer<K, H> {
                 .is_ok()
             {
                 for (r, a) in chunk {
-                    self.acked.insert(r.clone(), *a);
+                    self.acked.insert(r.clone(), a.clone());
                 }
             }
         }

@@ -24,7 +24,18 @@ pub enum Fence {
     Pending,
 }
 
-/// Fencing and splitting of dead servers' WALs.
+/// Whether a split parent's files could be deleted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParentFiles {
+    /// Deleted (or already gone): the parent's record may go too.
+    Removed,
+    /// A daughter still references them (it has not compacted since the split).
+    Referenced,
+    /// Being checked or deleted; ask again later.
+    Pending,
+}
+
+/// Fencing and splitting of dead servers' WALs, and deleting regions' files on shared storage.
 pub trait WalFencer {
     /// Fences `server`'s WAL. Idempotent; call until it answers [`Fence::Done`].
     ///
@@ -51,6 +62,32 @@ pub trait WalFencer {
         let _ = (table, regions);
         Ok(Fence::Done)
     }
+
+    /// Deletes the directories (data and recovered edits) of `regions` (cluster names) that
+    /// were never opened: the daughters of a split rolled back. Idempotent; call until it
+    /// answers [`Fence::Done`]. The default (no storage) has nothing to delete.
+    ///
+    /// # Errors
+    /// The store failed; retry later.
+    fn remove_regions(&self, regions: &[String]) -> Result<Fence, WalError> {
+        let _ = regions;
+        Ok(Fence::Done)
+    }
+
+    /// Deletes split parent `parent`'s directory and recovered edits once none of
+    /// `daughters` (those not split again since) references its files in its manifest.
+    /// Idempotent. The default (no storage) answers [`ParentFiles::Removed`].
+    ///
+    /// # Errors
+    /// The store failed; retry later.
+    fn remove_split_parent(
+        &self,
+        parent: &str,
+        daughters: &[String],
+    ) -> Result<ParentFiles, WalError> {
+        let _ = (parent, daughters);
+        Ok(ParentFiles::Removed)
+    }
 }
 
 #[derive(Default)]
@@ -64,6 +101,10 @@ struct WalState {
     /// Per region: edits recovered from split WALs, not yet replayed.
     recovered: BTreeMap<String, BTreeSet<u64>>,
     recovery_ms: Millis,
+    /// Split daughters whose files still reference their parent's: daughter → parent.
+    references: BTreeMap<String, String>,
+    /// Regions whose directories were deleted (rolled-back daughters, removed parents).
+    removed: BTreeSet<String>,
 }
 
 /// An in-memory model of per-server WALs with lease-recovery fencing that takes `recovery_ms`.
@@ -114,6 +155,29 @@ impl MemWal {
         self.lock().recovered.remove(region).unwrap_or_default()
     }
 
+    /// Records that `daughters` were created referencing `parent`'s files (a split).
+    pub fn add_references(&self, parent: &str, daughters: &(String, String)) {
+        let mut s = self.lock();
+        for d in [&daughters.0, &daughters.1] {
+            s.references.insert(d.clone(), parent.to_string());
+        }
+    }
+
+    /// The parent whose files `daughter` still references, if any.
+    pub fn referenced_parent(&self, daughter: &str) -> Option<String> {
+        self.lock().references.get(daughter).cloned()
+    }
+
+    /// `daughter` rewrote its references into files of its own (a compaction).
+    pub fn compacted(&self, daughter: &str) {
+        self.lock().references.remove(daughter);
+    }
+
+    /// Whether `region`'s directory was deleted.
+    pub fn is_removed(&self, region: &str) -> bool {
+        self.lock().removed.contains(region)
+    }
+
     /// Forgets `server`'s edits of `region` (after a flush on a clean close made them durable).
     pub fn truncate(&self, server: &str, region: &str) {
         if let Some(log) = self.lock().logs.get_mut(server) {
@@ -149,5 +213,32 @@ impl WalFencer for MemWal {
             s.recovered.entry(region).or_default().insert(edit);
         }
         Ok(())
+    }
+
+    fn remove_regions(&self, regions: &[String]) -> Result<Fence, WalError> {
+        let mut s = self.lock();
+        for r in regions {
+            s.references.remove(r);
+            s.recovered.remove(r);
+            s.removed.insert(r.clone());
+        }
+        Ok(Fence::Done)
+    }
+
+    fn remove_split_parent(
+        &self,
+        parent: &str,
+        daughters: &[String],
+    ) -> Result<ParentFiles, WalError> {
+        let mut s = self.lock();
+        let referenced = daughters
+            .iter()
+            .any(|d| s.references.get(d).is_some_and(|p| p == parent));
+        if referenced {
+            return Ok(ParentFiles::Referenced);
+        }
+        s.recovered.remove(parent);
+        s.removed.insert(parent.to_string());
+        Ok(ParentFiles::Removed)
     }
 }

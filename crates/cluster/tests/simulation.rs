@@ -4,7 +4,8 @@
 //! acknowledged write (also after a reopen for a schema change); after the faults stop, every
 //! region of an enabled table is served again, none of a disabled table, and no procedure is
 //! left in transition. Admin requests during the chaos include table disable, enable, reopen,
-//! truncate, drop and re-creation of a dropped name.
+//! truncate, drop, re-creation of a dropped name, and region splits (so "served by two
+//! servers" is checked on key ranges, and acknowledged writes by the rows they cover).
 //!
 //! `STRATA_SIM_SEEDS=N` sets how many seeds run (default 2000); `STRATA_SIM_SEED=S` runs seed S
 //! alone with its event trace printed (`cargo test -p strata-cluster --test simulation -- --nocapture`).
@@ -62,6 +63,9 @@ fn assignment_survives_crashes_pauses_partitions_and_lost_messages() {
         total.lifecycle_accepted += c.lifecycle_accepted;
         total.recreated += c.recreated;
         total.decommissions += c.decommissions;
+        total.splits_accepted += c.splits_accepted;
+        total.splits_done += c.splits_done;
+        total.daughters_with_parent_writes += c.daughters_with_parent_writes;
     }
     eprintln!("{seeds} seeds: {total:?}");
     // The faults must actually have been exercised, not only survived.
@@ -79,5 +83,10 @@ fn assignment_survives_crashes_pauses_partitions_and_lost_messages() {
             "disable/enable/reopen/truncate: {total:?}"
         );
         assert!(total.recreated > 0, "re-created dropped tables: {total:?}");
+        assert!(total.splits_done >= seeds / 4, "splits: {total:?}");
+        assert!(
+            total.daughters_with_parent_writes >= seeds / 10,
+            "daughters opened with their parent's writes: {total:?}"
+        );
     }
 }

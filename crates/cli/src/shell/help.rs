@@ -144,8 +144,9 @@ pub const COMMANDS: &[CommandHelp] = &[
         "Requests a minor compaction of a table or one family.", &[]),
     cmd("major_compact", Group::Tools, "major_compact 't' [, 'cf']",
         "Requests a major compaction of a table or one family.", &[]),
-    cmd("split", Group::Tools, "split 't' [, 'split_key']",
-        "Splits a table's regions, at their midpoints or at the given key.", &[]),
+    cmd("split", Group::Tools, "split 't' | 'REGION' [, 'split_key']",
+        "Splits a table's regions (or, in cluster mode, one region named 'table,…'), at their \
+         midpoints or at the given key.", &[]),
     CommandHelp {
         aliases: &["list_files"],
         ..cmd("files", Group::Tools, "files 't'",

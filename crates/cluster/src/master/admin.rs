@@ -69,6 +69,14 @@ pub enum AdminRequest {
         /// Whether the split points are kept.
         preserve: bool,
     },
+    /// Split an open region of an enabled table where it is served, at `row` (strictly
+    /// inside the region) or, without one, at its middle key as the server finds it.
+    Split {
+        /// The region.
+        region: String,
+        /// The split row.
+        row: Option<Vec<u8>>,
+    },
     /// Turn the balancer on or off (persisted; the answer says what it was).
     SetBalancer {
         /// On.
@@ -116,6 +124,10 @@ impl AdminRequest {
             }
             AdminRequest::SetBalancer { on } => {
                 format!("req1 balance_switch {}", if *on { "on" } else { "off" })
+            }
+            AdminRequest::Split { region, row } => {
+                let row = row.as_deref().map_or_else(|| "-".to_string(), hex);
+                format!("req1 split {region} {row}")
             }
             AdminRequest::Balance => "req1 balance".to_string(),
             AdminRequest::Decommission { server } => format!("req1 decommission {server}"),
@@ -177,6 +189,13 @@ impl AdminRequest {
             },
             ["req1", "balance_switch", "on"] => AdminRequest::SetBalancer { on: true },
             ["req1", "balance_switch", "off"] => AdminRequest::SetBalancer { on: false },
+            ["req1", "split", region, row] => AdminRequest::Split {
+                region: (*region).to_string(),
+                row: match *row {
+                    "-" => None,
+                    r => Some(unhex(r)?),
+                },
+            },
             ["req1", "balance"] => AdminRequest::Balance,
             ["req1", "decommission", server] => AdminRequest::Decommission {
                 server: (*server).to_string(),
@@ -256,6 +275,7 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
                     state: TableState::Creating,
                     splits,
                     incarnation: incarnation_of(&id),
+                    next_seq: 0,
                 };
                 let p = Procedure::CreateTable {
                     table: table.clone(),
@@ -351,6 +371,7 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
                 })
                 .map_err(halted)
             }
+            AdminRequest::Split { region, row } => self.stage_split(&region, row),
             req @ (AdminRequest::SetBalancer { .. }
             | AdminRequest::Balance
             | AdminRequest::Decommission { .. }
@@ -360,7 +381,11 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
 
     /// `table`'s record if the table is in one of `states`; else why not (`no table t`,
     /// `table t is enabled`, `table t is disabled`, `table t is busy (…)`).
-    fn table_in(&mut self, table: &str, states: &[TableState]) -> Result<TableRecord, String> {
+    pub(super) fn table_in(
+        &mut self,
+        table: &str,
+        states: &[TableState],
+    ) -> Result<TableRecord, String> {
         let Some((rec, _)) = self.lead().image.tables.get(table).cloned() else {
             return Err(format!("no table {table}"));
         };
@@ -415,7 +440,11 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
         Ok(())
     }
 
-    fn check_region(&mut self, region: &str, states: &[RegionState]) -> Result<(), String> {
+    pub(super) fn check_region(
+        &mut self,
+        region: &str,
+        states: &[RegionState],
+    ) -> Result<(), String> {
         let Some((rec, _)) = self.lead().image.regions.get(region) else {
             return Err(format!("no region {region}"));
         };

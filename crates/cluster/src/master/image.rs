@@ -26,6 +26,8 @@ pub(crate) struct Image {
     pub by_server: BTreeMap<String, BTreeSet<String>>,
     /// Offline regions without a procedure.
     pub unassigned: BTreeSet<String>,
+    /// Split parents without a procedure (the janitor's work list).
+    pub split_parents: BTreeSet<String>,
     /// Server-crash procedures by server.
     pub crashes: BTreeMap<String, String>,
     /// The balancer switch as persisted (`None`: never set, the configured default holds).
@@ -272,6 +274,7 @@ impl Image {
                 }
             }
             self.unassigned.remove(id);
+            self.split_parents.remove(id);
         }
         if let Some((rec, rev)) = new {
             if let Some(s) = &rec.server {
@@ -282,6 +285,9 @@ impl Image {
             }
             if rec.state == RegionState::Offline && rec.proc.is_none() {
                 self.unassigned.insert(id.to_string());
+            }
+            if rec.state == RegionState::Split && rec.proc.is_none() {
+                self.split_parents.insert(id.to_string());
             }
             self.regions.insert(id.to_string(), (rec, rev));
         }

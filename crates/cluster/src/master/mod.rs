@@ -9,7 +9,8 @@
 //!
 //! Module map: `image` (the in-memory catalog and its indexes), `batch` (guarded batched
 //! writes), `procs` (one function per procedure kind), `tables` (disable, enable, reopen and
-//! truncate), `admin` (requests that start procedures), `operations` (balancer switch,
+//! truncate), `split` (region splits and the janitor of split parents), `admin` (requests
+//! that start procedures), `operations` (balancer switch,
 //! decommission), `balancer`, `decommission` (draining).
 
 mod admin;
@@ -20,6 +21,7 @@ mod image;
 mod operations;
 mod procs;
 mod requests;
+mod split;
 mod tables;
 
 use crate::election::{self, Candidacy};
@@ -51,6 +53,8 @@ pub struct MasterConfig {
     pub balance: bool,
     /// Interval between the balancer's reads of the servers' load reports, ms.
     pub balance_period_ms: Millis,
+    /// Interval between two rounds of the janitor deleting split parents, ms.
+    pub janitor_period_ms: Millis,
 }
 
 impl Default for MasterConfig {
@@ -63,6 +67,7 @@ impl Default for MasterConfig {
             ops_per_tick: 20_000,
             balance: true,
             balance_period_ms: 10_000,
+            janitor_period_ms: 2_000,
         }
     }
 }
@@ -123,6 +128,8 @@ pub struct Master<K: Kv, F: WalFencer> {
     next_load_balance: Millis,
     /// The server the last load round found overloaded.
     last_overloaded: Option<String>,
+    /// When the janitor next looks at split parents.
+    next_janitor: Millis,
 }
 
 impl<K: Kv, F: WalFencer> Master<K, F> {
@@ -145,6 +152,7 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
             stats: MasterStats::default(),
             next_load_balance: 0,
             last_overloaded: None,
+            next_janitor: 0,
         }
     }
 
@@ -389,6 +397,7 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
         self.start_crash_recoveries()?;
         self.sweep()?;
         self.housekeeping()?;
+        self.janitor(now)?;
         self.drain()?;
         self.balance(now)?;
         for _ in 0..16 {

@@ -9,6 +9,7 @@
 //! - Crash recovery starts only once the server's registration key is gone (its lease expired,
 //!   so its self-fencing deadline has passed).
 
+use super::split::SplitProc;
 use super::{Halt, Kv, Master};
 use crate::kv::Op;
 use crate::layout::region_table;
@@ -35,7 +36,7 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
         Op::Delete(self.layout.proc(id))
     }
 
-    fn order_ops(&self, server: &str, region: &str) -> [Op; 2] {
+    pub(super) fn order_ops(&self, server: &str, region: &str) -> [Op; 2] {
         [
             Op::Delete(self.layout.order(server, region)),
             Op::Delete(self.layout.ack(server, region)),
@@ -139,6 +140,23 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
                     preserve,
                     step,
                 } => self.step_truncate(&id, &table, preserve, step)?,
+                Procedure::Split {
+                    region,
+                    daughters,
+                    row,
+                    server,
+                    epoch,
+                    step,
+                } => {
+                    let p = SplitProc {
+                        region,
+                        daughters,
+                        row,
+                        server,
+                        epoch,
+                    };
+                    self.step_split(&id, &p, step)?;
+                }
             }
         }
         Ok(())
@@ -358,6 +376,31 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
         let Some((rec, _)) = image.regions.get(region).cloned() else {
             return Ok(());
         };
+        if let Some((
+            pid,
+            Procedure::Split {
+                region: r,
+                daughters,
+                row,
+                server: s,
+                epoch,
+                ..
+            },
+        )) = rec.proc.as_ref().and_then(|p| {
+            image
+                .procs
+                .get(p)
+                .map(|(proc, _)| (p.clone(), proc.clone()))
+        }) {
+            let p = SplitProc {
+                region: r,
+                daughters,
+                row,
+                server: s,
+                epoch,
+            };
+            return self.release_splitting(region, server, rec, &pid, &p);
+        }
         let transit = rec.proc.as_ref().and_then(|p| match image.procs.get(p) {
             Some((
                 Procedure::Transit {

@@ -234,6 +234,7 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
                     state: TableState::Creating,
                     splits: if preserve { rec.splits } else { Vec::new() },
                     incarnation: incarnation_of(id),
+                    next_seq: 0,
                 };
                 let create = Procedure::CreateTable {
                     table: table.to_string(),

@@ -68,6 +68,12 @@ pub struct Coverage {
     pub lifecycle_accepted: u64,
     /// Creations of a table under the name of a dropped one.
     pub recreated: u64,
+    /// Split requests accepted.
+    pub splits_accepted: u64,
+    /// Splits carried out by a server.
+    pub splits_done: u64,
+    /// Daughters opened holding writes their parent acknowledged.
+    pub daughters_with_parent_writes: u64,
 }
 
 struct SimLink {
@@ -114,6 +120,9 @@ const QUIESCE_MS: Millis = 8000;
 const SETTLE_MS: Millis = 10_000;
 type SimServer = RegionServer<MemKv, SimHost>;
 
+/// A served region's end row and name.
+type EndAndName<'a> = (&'a [u8], &'a str);
+
 /// One simulated cluster.
 pub struct World {
     seed: u64,
@@ -138,6 +147,8 @@ pub struct World {
     epochs: BTreeSet<i64>,
     /// After healing: the balancer switch and decommissions still to undo.
     restore: bool,
+    /// A server ticked since the last check of who serves what.
+    served_changed: bool,
     /// The balancer was switched off for the last seconds (a load move may start any time
     /// while clients write, and must not be caught half done by the final check).
     quiesced: bool,
@@ -169,6 +180,7 @@ impl World {
             epochs: BTreeSet::new(),
             restore: false,
             quiesced: false,
+            served_changed: true,
             config,
         };
         for _ in 0..w.config.masters {
@@ -233,6 +245,7 @@ impl World {
             ops_per_tick: 40,
             balance: true,
             balance_period_ms: 3000,
+            janitor_period_ms: 500,
         };
         let m = Master::new(
             kv,
@@ -254,6 +267,8 @@ impl World {
             model: self.model.clone(),
             wal: self.wal.clone(),
             fail_next_open: Rc::new(RefCell::new(false)),
+            store: self.store.clone(),
+            layout: self.layout.clone(),
         };
         // Small budgets so that work spans ticks, as it does on a large catalog.
         let config = RegionServerConfig {
@@ -323,7 +338,10 @@ impl World {
                 self.quiesced = self.admin(AdminRequest::SetBalancer { on: false });
             }
             self.client_writes();
-            self.check_single_server();
+            // Only a server's tick adds a region it serves (time only takes them away).
+            if std::mem::take(&mut self.served_changed) {
+                self.check_single_server();
+            }
             if !self.model.borrow().violations.is_empty() {
                 break;
             }
@@ -335,6 +353,8 @@ impl World {
         self.coverage.recovered_opens = m.recovered_opens;
         self.coverage.opens = m.opens;
         self.coverage.acked_writes = m.acked.values().map(|s| s.len() as u64).sum();
+        self.coverage.splits_done = m.splits;
+        self.coverage.daughters_with_parent_writes = m.daughters_with_parent_writes;
         m.violations.clone()
     }
 
@@ -482,6 +502,7 @@ impl World {
             }
             if let Some(s) = self.servers[i].process.as_mut() {
                 s.tick(now);
+                self.served_changed = true;
             }
             self.servers[i].next_tick = now + self.between(60, 140);
         }
@@ -505,6 +526,7 @@ impl World {
                 | AdminRequest::ReopenTable { .. }
                 | AdminRequest::TruncateTable { .. }
         );
+        let split = matches!(req, AdminRequest::Split { .. });
         let recreate = match &req {
             AdminRequest::CreateTable { table, .. } => self.dropped.contains(table),
             _ => false,
@@ -517,6 +539,7 @@ impl World {
                 self.coverage.admin_accepted += 1;
                 self.coverage.lifecycle_accepted += u64::from(lifecycle);
                 self.coverage.recreated += u64::from(recreate);
+                self.coverage.splits_accepted += u64::from(split);
                 self.log(format!("admin {text} accepted as {id}"));
                 true
             }
@@ -533,7 +556,7 @@ impl World {
         let servers = m.live_servers();
         let pick = |w: &World, n: usize| w.between(0, n.max(1) as u64) as usize;
         let drained = m.decommissioned();
-        let choice = self.between(0, 18);
+        let choice = self.between(0, 21);
         let with_state = |state: TableState, t_too: bool| -> Vec<String> {
             tables
                 .iter()
@@ -641,6 +664,28 @@ impl World {
             16 => AdminRequest::SetBalancer {
                 on: self.chance(0.5),
             },
+            17..=19 => {
+                let open: Vec<&(String, RegionRecord)> = regions
+                    .iter()
+                    .filter(|(_, r)| r.state == RegionState::Open && r.proc.is_none())
+                    .collect();
+                if open.is_empty() {
+                    return;
+                }
+                let (region, rec) = open[pick(self, open.len())];
+                // Half at the server's middle key, half at a row near the region's start
+                // (sometimes outside it: the master refuses those).
+                let row = self.chance(0.5).then(|| {
+                    let mut row = rec.start.clone();
+                    let suffix = self.between(0, 10_000);
+                    row.extend_from_slice(format!("{suffix:04}").as_bytes());
+                    row
+                });
+                AdminRequest::Split {
+                    region: region.clone(),
+                    row,
+                }
+            }
             _ => return,
         };
         if matches!(req, AdminRequest::Decommission { .. }) {
@@ -688,6 +733,9 @@ impl World {
             let Some(region) = rs.served_regions(now).nth(pick).map(str::to_string) else {
                 continue;
             };
+            let Some(row) = self.row_in(&region) else {
+                continue;
+            };
             let Some(rs) = self.servers[i].process.as_mut() else {
                 continue;
             };
@@ -697,7 +745,10 @@ impl World {
             match self.wal.append(&name, &region, w) {
                 Ok(()) => {
                     let mut m = self.model.borrow_mut();
-                    m.acked.entry(region.clone()).or_default().insert(w);
+                    m.acked
+                        .entry(model::incarnation(&region).to_string())
+                        .or_default()
+                        .insert(w, row);
                     m.memtable.entry((name, region)).or_default().insert(w);
                 }
                 Err(_) => {
@@ -707,11 +758,40 @@ impl World {
         }
     }
 
+    /// A row in `region`'s key range (as its server knows it): its start row followed by a
+    /// few random digits, or a random row of the universe `row<digits>` / `<letter><digits>`
+    /// that falls inside; `None` if no try lands in a narrow region.
+    fn row_in(&self, region: &str) -> Option<Vec<u8>> {
+        let range = self.model.borrow().ranges.get(region).cloned()?;
+        for _ in 0..8 {
+            let digits = format!("{:04}", self.between(0, 10_000));
+            let row = if self.chance(0.5) {
+                let mut r = range.0.clone();
+                r.extend_from_slice(digits.as_bytes());
+                r
+            } else if self.chance(0.5) {
+                format!("row{:04}{digits}", self.between(0, 7)).into_bytes()
+            } else {
+                let letter = char::from(b'a' + self.between(0, 6) as u8);
+                format!("{letter}{digits}").into_bytes()
+            };
+            if model::covers(&range, &row) {
+                return Some(row);
+            }
+        }
+        None
+    }
+
     /// No region is served by two servers (paused ones included: they would serve on waking).
     fn check_single_server(&mut self) {
         let now = self.now.get();
         let mut seen: std::collections::BTreeMap<&str, &str> = std::collections::BTreeMap::new();
         let mut bad = Vec::new();
+        let model = self.model.borrow();
+        // Served regions by (incarnation, start row): a parent and its daughter cover
+        // overlapping rows under different names.
+        let mut by_range: std::collections::BTreeMap<(&str, &[u8]), Vec<EndAndName<'_>>> =
+            std::collections::BTreeMap::new();
         for n in &self.servers {
             let Some(rs) = &n.process else { continue };
             for region in rs.served_regions(now) {
@@ -721,8 +801,32 @@ impl World {
                         rs.name()
                     ));
                 }
+                if let Some((start, end)) = model.ranges.get(region) {
+                    by_range
+                        .entry((model::incarnation(region), start.as_slice()))
+                        .or_default()
+                        .push((end.as_slice(), region));
+                }
             }
         }
+        let mut last: Option<(&str, &[u8], &str)> = None; // incarnation, end, region
+        for ((inc, start), regions) in &by_range {
+            if regions.len() > 1 {
+                bad.push(format!(
+                    "{regions:?} served at once with one start row at {now} ms"
+                ));
+            }
+            if let Some((prev_inc, prev_end, prev)) = last {
+                if prev_inc == *inc && (prev_end.is_empty() || prev_end > *start) {
+                    bad.push(format!(
+                        "{prev} and {} serve overlapping rows at {now} ms",
+                        regions[0].1
+                    ));
+                }
+            }
+            last = Some((inc, regions[0].0, regions[0].1));
+        }
+        drop(model);
         self.model.borrow_mut().violations.extend(bad);
     }
 
@@ -776,6 +880,12 @@ impl World {
             bad.push(format!("procedures still running after healing: {procs:?}"));
         }
         for (id, rec) in regions {
+            if rec.state == RegionState::Split {
+                if served.contains(&id) || rec.server.is_some() {
+                    bad.push(format!("split parent {id} is served: {rec:?}"));
+                }
+                continue;
+            }
             let enabled = tables
                 .iter()
                 .any(|(t, r)| t == region_table(&id) && r.state == TableState::Enabled);

@@ -91,6 +91,13 @@ pub enum Command {
         /// Where to split; `None` splits each region at its midpoint.
         split_key: Option<Bytes>,
     },
+    /// `split 'REGION'`: one region (cluster mode), at its midpoint or the given key.
+    SplitRegion {
+        /// The region's name (`table,…`).
+        region: String,
+        /// Where to split.
+        split_key: Option<Bytes>,
+    },
     /// `files` / `list_files`: the table's store files.
     Files(TableName),
     /// `put`.
@@ -255,7 +262,13 @@ fn other(mut args: Args) -> Result<Command, ShellError> {
         }
         "split" => {
             args.arity(1, 2)?;
-            let table = args.table()?;
+            let target = args.required("table or region name")?;
+            // A region name (`table,…`, as `list_regions` and the cluster's records spell
+            // them) splits that region only.
+            let region = match &target {
+                Value::Str(b) if b.contains(&b',') => Some(args.text(&target, "region name")?),
+                _ => None,
+            };
             let split_key = match args.next() {
                 Some(v) => Some(args.bytes(&v, "split key")?),
                 None => None,
@@ -263,7 +276,13 @@ fn other(mut args: Args) -> Result<Command, ShellError> {
             if split_key.as_ref().is_some_and(Bytes::is_empty) {
                 return Err(args.invalid("the split key must not be empty"));
             }
-            Command::Split { table, split_key }
+            match region {
+                Some(region) => Command::SplitRegion { region, split_key },
+                None => Command::Split {
+                    table: args.table_name(&target)?,
+                    split_key,
+                },
+            }
         }
         "list" => {
             args.arity(0, 1)?;

@@ -166,6 +166,9 @@ pub async fn execute(
             progress::track(conn, format!("{label} '{table}'"), regions, work).await?;
         }
         Command::Split { table, split_key } => cluster::split(conn, &table, split_key).await?,
+        Command::SplitRegion { region, split_key } => {
+            conn.admin().split(&region, split_key).await?;
+        }
         Command::Files(table) => cluster::files(conn, &table, out).await?,
         Command::Status(detail) => match crate::cluster_ops::shell_cluster() {
             Some(ops) => cluster_ops::status(ops, detail, out).await?,

@@ -91,6 +91,13 @@ fn tools() {
             split_key: Some(Bytes::from_static(b"\x80"))
         }
     );
+    assert_eq!(
+        parse("split 'ns:t,1a-3.00000002', 'm'"),
+        Command::SplitRegion {
+            region: "ns:t,1a-3.00000002".into(),
+            split_key: Some(Bytes::from_static(b"m"))
+        }
+    );
 }
 
 #[test]

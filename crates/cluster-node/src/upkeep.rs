@@ -1,0 +1,148 @@
+//! A region server's background upkeep in cluster mode, as the standalone master's `upkeep`:
+//! a split daughter that still reads its parent's files through references is compacted (so
+//! the master's janitor can delete the parent, and the daughter can split again), and a region
+//! whose largest store passed its table's split size is proposed for a split through the
+//! master (`request/<id>` in etcd), once per region name (a split gives new names) unless the
+//! request was refused, then again after [`RETRY`].
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use strata_cluster::kv::Kv;
+use strata_cluster::layout::{region_table, Layout};
+use strata_cluster::master::{submit_request, take_result, AdminRequest};
+
+use crate::host::StorageHost;
+
+/// How long before a refused split request of the same region is made again.
+pub const RETRY: Duration = Duration::from_secs(30);
+
+/// Upkeep state of one region server.
+pub struct Upkeep<K: Kv> {
+    host: StorageHost<K>,
+    kv: Arc<K>,
+    layout: Layout,
+    name: String,
+    /// Split requests made: region → (request id, when).
+    requested: BTreeMap<String, (Option<String>, Instant)>,
+    counter: u64,
+}
+
+impl<K: Kv + Send + Sync + 'static> Upkeep<K> {
+    /// Upkeep of the regions `host` serves for server `name`, requesting splits through `kv`.
+    pub fn new(host: StorageHost<K>, kv: Arc<K>, layout: Layout, name: String) -> Self {
+        Upkeep {
+            host,
+            kv,
+            layout,
+            name,
+            requested: BTreeMap::new(),
+            counter: 0,
+        }
+    }
+
+    /// One round over the open regions; `report` gets a line per action.
+    pub fn round(&mut self, report: &mut dyn FnMut(String)) {
+        self.collect_results(report);
+        let server = self.host.server().clone();
+        let open = self.host.open_regions();
+        let mut per_table: BTreeMap<&str, u32> = BTreeMap::new();
+        for (name, _) in &open {
+            *per_table.entry(region_table(name)).or_default() += 1;
+        }
+        for (name, id) in &open {
+            let Ok(stats) = server.region_stats(*id) else {
+                continue;
+            };
+            if stats.has_references {
+                match server.compact_region(*id, None, false) {
+                    Ok(()) => report(format!("compacted the split references of {name}")),
+                    Err(e) => report(format!("compaction of {name} failed: {e}")),
+                }
+                continue;
+            }
+            let Ok(hosted) = server.hosted(*id) else {
+                continue;
+            };
+            // HBase's increasing policy counts the table's regions on this server.
+            let generation = per_table
+                .get(region_table(name))
+                .map_or(0, |n| n.saturating_sub(1));
+            let Some(limit) = hosted.table.split_size(generation) else {
+                continue;
+            };
+            if stats.largest_store_bytes <= limit || self.requested.contains_key(name) {
+                continue;
+            }
+            self.counter += 1;
+            let id = format!(
+                "split-{}-{}-{}",
+                self.name.replace(':', "_"),
+                std::process::id(),
+                self.counter
+            );
+            let req = AdminRequest::Split {
+                region: name.clone(),
+                row: None,
+            };
+            match submit_request(self.kv.as_ref(), &self.layout, &id, &req) {
+                Ok(()) => {
+                    report(format!(
+                        "{name} has {} bytes in its largest store (split size {limit}): split requested",
+                        stats.largest_store_bytes
+                    ));
+                    self.requested
+                        .insert(name.clone(), (Some(id), Instant::now()));
+                }
+                Err(e) => report(format!("split request for {name} failed: {e}")),
+            }
+        }
+        // Forget regions no longer here (split or moved) once their request was answered.
+        let open: Vec<&String> = open.iter().map(|(n, _)| n).collect();
+        self.requested
+            .retain(|r, (id, _)| id.is_some() || open.contains(&r));
+    }
+
+    /// Reads (and deletes) the master's answers to the split requests made; a refused region
+    /// may be proposed again after [`RETRY`].
+    fn collect_results(&mut self, report: &mut dyn FnMut(String)) {
+        let now = Instant::now();
+        for (region, (id, when)) in &mut self.requested {
+            if let Some(req) = id.clone() {
+                if let Ok(Some(result)) = take_result(self.kv.as_ref(), &self.layout, &req) {
+                    if result.starts_with("rejected") {
+                        report(format!("split of {region}: {result}"));
+                        *when = now;
+                    } else {
+                        *when = now + RETRY * 1000; // accepted: never again under this name
+                    }
+                    *id = None;
+                }
+            }
+        }
+        self.requested
+            .retain(|_, (id, when)| id.is_some() || now < *when + RETRY);
+    }
+}
+
+/// Runs [`Upkeep::round`] every `period` on a thread of its own until `stop` is set.
+pub fn spawn<K: Kv + Send + Sync + 'static>(
+    mut upkeep: Upkeep<K>,
+    period: Duration,
+    stop: Arc<AtomicBool>,
+) -> std::io::Result<std::thread::JoinHandle<()>> {
+    std::thread::Builder::new()
+        .name("region-upkeep".into())
+        .spawn(move || {
+            let mut next = Instant::now() + period;
+            while !stop.load(Ordering::Relaxed) {
+                if Instant::now() >= next {
+                    upkeep.round(&mut |line| tracing::info!("{line}"));
+                    next = Instant::now() + period;
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        })
+}
