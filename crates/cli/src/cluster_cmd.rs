@@ -65,6 +65,11 @@ pub struct MasterArgs {
     /// dropped after their server crashed); 0 turns the sweep off. Needs --root.
     #[arg(long, default_value_t = 300)]
     janitor_secs: u64,
+    /// Take HBase's native RPC (HBase's Java client) on this address: the registry, meta and
+    /// `MasterService` (admin through etcd requests; a standby answers too), so
+    /// `hbase.client.bootstrap.servers` may list masters.
+    #[arg(long)]
+    hbase_rpc: Option<std::net::SocketAddr>,
 }
 
 /// Arguments of `strata regionserver`.
@@ -108,6 +113,10 @@ pub struct RegionServerArgs {
     /// `hbase:meta` from etcd.
     #[arg(long)]
     hbase_rpc: Option<std::net::SocketAddr>,
+    /// How long an HBase RPC scan call may skip rows (a filter matching few) before it
+    /// answers with a heartbeat, for clients that handle them [default: 30000].
+    #[arg(long)]
+    hbase_rpc_scan_time_limit_ms: Option<u64>,
 }
 
 /// `strata cluster …`.
@@ -337,6 +346,23 @@ pub fn run_master(args: &MasterArgs) -> Result<(), String> {
         Some(listen) => Some(MasterHttp::start(args, counts, listen)?),
         None => None,
     };
+    let hbase_rpc = match args.hbase_rpc {
+        Some(listen) => {
+            let listener = strata_cluster_node::hbase_master::MasterListener::start(
+                &args.coordination.etcd,
+                args.coordination.layout(),
+                &args.advertise,
+                listen,
+            )?;
+            println!(
+                "strata master {}: HBase RPC on {}",
+                args.advertise,
+                listener.addr()
+            );
+            Some(listener)
+        }
+        None => None,
+    };
     let config = MasterConfig {
         ttl_secs: args.ttl,
         ..MasterConfig::default()
@@ -371,6 +397,9 @@ pub fn run_master(args: &MasterArgs) -> Result<(), String> {
             );
             node::run_master(master, &stop, report);
         }
+    }
+    if let Some(listener) = hbase_rpc {
+        listener.stop();
     }
     if let Some(http) = http {
         http.stop();
@@ -446,6 +475,7 @@ fn run_data_regionserver(args: &RegionServerArgs, url: &str) -> Result<(), Strin
     let endpoints = Endpoints {
         http: args.http,
         hbase_rpc: args.hbase_rpc,
+        hbase_rpc_scan_time_limit: args.hbase_rpc_scan_time_limit_ms.map(Duration::from_millis),
     };
     strata_cluster_node::serve::run_with(
         config,

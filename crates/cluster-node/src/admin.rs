@@ -33,14 +33,28 @@ pub(crate) const ADMIN_WAIT: Duration = Duration::from_secs(60);
 pub struct ClusterAdmin<K> {
     kv: Arc<K>,
     layout: Layout,
-    server: Arc<RegionServer>,
+    server: Option<Arc<RegionServer>>,
 }
 
 impl<K: Kv + Send + Sync + 'static> ClusterAdmin<K> {
     /// A service reading and writing the cluster under `layout` through `kv`; `server` gives
     /// the sizes of the regions open here.
     pub fn new(kv: Arc<K>, layout: Layout, server: Arc<RegionServer>) -> Self {
-        ClusterAdmin { kv, layout, server }
+        ClusterAdmin {
+            kv,
+            layout,
+            server: Some(server),
+        }
+    }
+
+    /// The same service in a process without regions (a master's HBase RPC listener): no
+    /// sizes, and flush or compaction forwarded to the servers, never run here.
+    pub fn without_server(kv: Arc<K>, layout: Layout) -> Self {
+        ClusterAdmin {
+            kv,
+            layout,
+            server: None,
+        }
     }
 
     /// The tonic server for this service, with Strata's message-size limits.
@@ -53,10 +67,10 @@ impl<K: Kv + Send + Sync + 'static> ClusterAdmin<K> {
     async fn run<T, F>(&self, f: F) -> Result<Response<T>, Status>
     where
         T: Send + 'static,
-        F: FnOnce(&K, &Layout, &RegionServer) -> Result<T, Status> + Send + 'static,
+        F: FnOnce(&K, &Layout, Option<&RegionServer>) -> Result<T, Status> + Send + 'static,
     {
         let (kv, layout, server) = (self.kv.clone(), self.layout.clone(), self.server.clone());
-        tokio::task::spawn_blocking(move || f(&kv, &layout, &server))
+        tokio::task::spawn_blocking(move || f(&kv, &layout, server.as_deref()))
             .await
             .map_err(strata_server::status::internal)?
             .map(Response::new)
@@ -99,6 +113,10 @@ impl<K: Kv + Send + Sync + 'static> ClusterAdmin<K> {
 
 pub(crate) fn unavailable(e: impl std::fmt::Display) -> Status {
     strata_proto::status(ErrorCode::Unavailable, format!("etcd: {e}"))
+}
+
+fn no_regions_here() -> Status {
+    strata_proto::status(ErrorCode::NotServingRegion, "this process holds no regions")
 }
 
 fn unsupported(what: &str) -> Status {
@@ -308,11 +326,11 @@ fn wait_served<K: Kv + ?Sized>(kv: &K, layout: &Layout, table: &str) -> Result<(
 fn table_info<K: Kv + ?Sized>(
     kv: &K,
     layout: &Layout,
-    server: &RegionServer,
+    server: Option<&RegionServer>,
     table: &str,
 ) -> Result<pb::TableInfo, Status> {
     let (rec, _) = table_record(kv, layout, table)?;
-    let regions = locate(kv, layout, Some(server), table)?;
+    let regions = locate(kv, layout, server, table)?;
     let schema = get_schema(kv, layout, table).map_err(unavailable)?;
     let state = match rec.state {
         TableState::Enabled => pb::TableState::Enabled,
@@ -523,6 +541,7 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
         if local {
             return self
                 .run(move |_, _, server| {
+                    let server = server.ok_or_else(no_regions_here)?;
                     on_local_regions(server, &regions, |id| server.flush_region(id))
                         .map(|()| Empty {})
                 })
@@ -548,6 +567,7 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
             let major = req.major;
             return self
                 .run(move |_, _, server| {
+                    let server = server.ok_or_else(no_regions_here)?;
                     on_local_regions(server, &regions, |id| {
                         server.compact_region(id, family.as_deref(), major)
                     })
@@ -588,7 +608,7 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
         let name = table_name(&request.into_inner().table)?;
         self.run(move |kv, layout, server| {
             Ok(pb::LocateResponse {
-                regions: locate_enabled(kv, layout, Some(server), &name)?,
+                regions: locate_enabled(kv, layout, server, &name)?,
             })
         })
         .await

@@ -5,6 +5,10 @@
 //! each open region, the listener of the server its record says holds it. A client whose
 //! cached location is stale gets `NotServingRegionException` from the old server and reads
 //! meta again.
+//!
+//! A master with a listener publishes it under `<cluster>/endpoints/hbase-master/<advertised
+//! address>` (value `host:port:startcode`); the registry names the one whose advertised
+//! address holds the election as the active master, and lists only masters in the election.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -14,6 +18,7 @@ use strata_cluster::kv::{range_all, Kv, Op, Txn};
 use strata_cluster::layout::Layout;
 use strata_cluster::record::{RegionRecord, RegionState, TableRecord, TableState};
 use strata_hbase_rpc::meta::{rows_of, MetaRegion, MetaRow, ServerIdentity};
+use strata_hbase_rpc::ops::{LiveServer, ServerRegion};
 use strata_hbase_rpc::{Directory, HBaseError};
 
 use crate::names::region_id;
@@ -22,6 +27,64 @@ use crate::serve::Gate;
 /// The prefix of published HBase RPC listeners.
 pub fn endpoints_prefix(layout: &Layout) -> String {
     format!("{}endpoints/hbase-rpc/", layout.root())
+}
+
+/// The prefix of masters' published HBase RPC listeners.
+pub fn master_endpoints_prefix(layout: &Layout) -> String {
+    format!("{}endpoints/hbase-master/", layout.root())
+}
+
+/// The cluster id HBase clients are told.
+pub fn cluster_id(layout: &Layout) -> String {
+    format!("strata:{}", layout.root().trim_matches('/'))
+}
+
+/// Records that the master advertised as `advertise` takes HBase RPC calls as `me`.
+///
+/// # Errors
+/// etcd is unavailable.
+pub fn publish_master<K: Kv + ?Sized>(
+    kv: &K,
+    layout: &Layout,
+    advertise: &str,
+    me: &ServerIdentity,
+) -> Result<(), String> {
+    let value = format!("{}:{}:{}", me.host, me.port, me.start_code);
+    kv.txn(Txn {
+        compares: Vec::new(),
+        success: vec![Op::put(
+            format!("{}{advertise}", master_endpoints_prefix(layout)),
+            value.into_bytes(),
+        )],
+    })
+    .map(|_| ())
+    .map_err(|e| e.to_string())
+}
+
+/// Removes what [`publish_master`] recorded.
+///
+/// # Errors
+/// etcd is unavailable.
+pub fn withdraw_master<K: Kv + ?Sized>(
+    kv: &K,
+    layout: &Layout,
+    advertise: &str,
+) -> Result<(), String> {
+    kv.txn(Txn {
+        compares: Vec::new(),
+        success: vec![Op::Delete(format!(
+            "{}{advertise}",
+            master_endpoints_prefix(layout)
+        ))],
+    })
+    .map(|_| ())
+    .map_err(|e| e.to_string())
+}
+
+/// `host:port:startcode` as an identity.
+fn parse_listener(value: &str) -> Option<ServerIdentity> {
+    let (addr, _) = value.rsplit_once(':')?;
+    identity(value, addr)
 }
 
 /// Records that `server` (`host:port:startcode`) takes HBase RPC calls at `addr` (`host:port`).
@@ -73,15 +136,15 @@ pub fn identity(server: &str, addr: &str) -> Option<ServerIdentity> {
 pub struct EtcdDirectory<K> {
     kv: Arc<K>,
     layout: Layout,
-    gate: Arc<Gate>,
+    gate: Option<Arc<Gate>>,
     me: ServerIdentity,
 }
 
 impl<K: Kv + Send + Sync + 'static> EtcdDirectory<K> {
-    /// The directory of the cluster under `layout`, for the server `me` whose lease `gate`
-    /// reflects. (The caller keeps a handle to `kv` and drops it last: etcd clients own a
-    /// runtime.)
-    pub fn new(kv: Arc<K>, layout: Layout, gate: Arc<Gate>, me: ServerIdentity) -> Self {
+    /// The directory of the cluster under `layout`, for the process `me`: a region server
+    /// whose lease `gate` reflects, or a master (`None`: it holds no regions). (The caller
+    /// keeps a handle to `kv` and drops it last: etcd clients own a runtime.)
+    pub fn new(kv: Arc<K>, layout: Layout, gate: Option<Arc<Gate>>, me: ServerIdentity) -> Self {
         EtcdDirectory {
             kv,
             layout,
@@ -179,6 +242,11 @@ impl<K: Kv + Send + Sync + 'static> Directory for EtcdDirectory<K> {
             .filter(|(s, _)| live.contains(s))
             .filter_map(|(s, a)| identity(s, a))
             .collect();
+        for (m, _) in self.masters() {
+            if !out.contains(&m) {
+                out.push(m);
+            }
+        }
         if !out.contains(&self.me) {
             out.insert(0, self.me.clone());
         }
@@ -186,7 +254,92 @@ impl<K: Kv + Send + Sync + 'static> Directory for EtcdDirectory<K> {
     }
 
     fn serving(&self) -> bool {
-        self.gate.is_open()
+        self.gate.as_ref().is_none_or(|g| g.is_open())
+    }
+
+    fn masters(&self) -> Vec<(ServerIdentity, bool)> {
+        self.read_masters().unwrap_or_default()
+    }
+}
+
+impl<K: Kv + Send + Sync + 'static> EtcdDirectory<K> {
+    /// Published master listeners of masters in the election, with whether each is active
+    /// (the first in election order).
+    fn read_masters(&self) -> Result<Vec<(ServerIdentity, bool)>, String> {
+        let kv = self.kv.as_ref();
+        let mut election = range_all(kv, &self.layout.election(), 100)
+            .map_err(|e| e.to_string())?
+            .kvs;
+        election.sort_by_key(|m| m.create_revision);
+        let candidates: Vec<String> = election
+            .into_iter()
+            .map(|m| String::from_utf8_lossy(&m.value).into_owned())
+            .collect();
+        let prefix = master_endpoints_prefix(&self.layout);
+        let published: BTreeMap<String, ServerIdentity> = range_all(kv, &prefix, 100)
+            .map_err(|e| e.to_string())?
+            .kvs
+            .into_iter()
+            .filter_map(|item| {
+                let advertise = item.key.strip_prefix(&prefix)?.to_owned();
+                let id = parse_listener(std::str::from_utf8(&item.value).ok()?)?;
+                Some((advertise, id))
+            })
+            .collect();
+        Ok(candidates
+            .iter()
+            .enumerate()
+            .filter_map(|(i, c)| published.get(c).map(|id| (id.clone(), i == 0)))
+            .collect())
+    }
+
+    /// The registered region servers, named by their HBase RPC listener when they publish
+    /// one (else by their gRPC address), with the regions open on each.
+    ///
+    /// # Errors
+    /// etcd is unavailable.
+    pub fn live_servers(&self) -> Result<Vec<LiveServer>, HBaseError> {
+        let kv = self.kv.as_ref();
+        let prefix = self.layout.servers();
+        let names: Vec<String> = range_all(kv, &prefix, 1000)
+            .map_err(unavailable)?
+            .kvs
+            .into_iter()
+            .filter_map(|item| item.key.strip_prefix(&prefix).map(str::to_owned))
+            .collect();
+        let endpoints = self.endpoints().map_err(unavailable)?;
+        let mut regions: BTreeMap<String, Vec<ServerRegion>> = BTreeMap::new();
+        let prefix = self.layout.regions();
+        for item in range_all(kv, &prefix, 1000).map_err(unavailable)?.kvs {
+            let Some(name) = item.key.strip_prefix(&prefix) else {
+                continue;
+            };
+            let (Some((table, id)), Ok(rec)) = (region_id(name), RegionRecord::decode(&item.value))
+            else {
+                continue;
+            };
+            if let (Some(server), RegionState::Open) = (rec.server, rec.state) {
+                regions.entry(server).or_default().push(ServerRegion {
+                    table,
+                    start: Bytes::from(rec.start),
+                    region_id: id,
+                });
+            }
+        }
+        Ok(names
+            .into_iter()
+            .filter_map(|name| {
+                let addr = endpoints
+                    .get(&name)
+                    .cloned()
+                    .unwrap_or_else(|| crate::names::server_address(&name).to_owned());
+                let identity = identity(&name, &addr)?;
+                Some(LiveServer {
+                    identity,
+                    regions: regions.remove(&name).unwrap_or_default(),
+                })
+            })
+            .collect())
     }
 }
 
@@ -202,5 +355,11 @@ mod tests {
         assert_eq!(id.start_code, 1_700_000_000_000);
         assert!(identity("no-start-code", "127.0.0.1:1").is_none());
         assert!(identity("h:1:2", "no-port").is_none());
+        let m = parse_listener("10.0.0.1:16100:42").unwrap();
+        assert_eq!(
+            (m.host.as_str(), m.port, m.start_code),
+            ("10.0.0.1", 16100, 42)
+        );
+        assert!(parse_listener("10.0.0.1:16100").is_none());
     }
 }

@@ -18,6 +18,8 @@
 //!   away and requesting the split of regions past their table's split size.
 //! - [`counted`]: counting etcd operations and region orders for `/metrics`.
 //! - [`hbase`]: `hbase:meta` and the registry from etcd for the HBase RPC listener.
+//! - [`hbase_ops`]: HBase RPC's `MasterService` on the cluster admin service.
+//! - [`hbase_master`]: a master's HBase RPC listener (registry, meta and `MasterService`).
 //! - [`http`]: what the HTTP endpoints of region servers and masters show (RFC 0018).
 //!
 //! This crate joins `strata-cluster` (no storage) and the storage and server crates (no
@@ -27,6 +29,8 @@ pub mod admin;
 pub mod counted;
 pub mod fencer;
 pub mod hbase;
+pub mod hbase_master;
+pub mod hbase_ops;
 pub mod host;
 pub mod http;
 pub mod janitor;

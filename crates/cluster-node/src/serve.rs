@@ -100,6 +100,9 @@ pub struct Endpoints {
     pub http: Option<SocketAddr>,
     /// Where HBase's native RPC listens (for HBase's Java client); `None`: no listener.
     pub hbase_rpc: Option<SocketAddr>,
+    /// How long an HBase RPC scan call may skip rows before it answers with a heartbeat
+    /// (`None`: the listener's default).
+    pub hbase_rpc_scan_time_limit: Option<Duration>,
 }
 
 /// A running region server: its name and address, and a handle to stop it.
@@ -260,6 +263,7 @@ pub fn run_with(
         Some(listen) => Some(start_hbase_rpc(
             &runtime,
             listen,
+            endpoints.hbase_rpc_scan_time_limit,
             &name,
             &server,
             &admin_kv,
@@ -368,9 +372,11 @@ pub fn run_with(
 }
 
 /// Starts the HBase RPC listener of server `name` on `listen` and publishes its address.
+#[allow(clippy::too_many_arguments)]
 fn start_hbase_rpc(
     runtime: &tokio::runtime::Runtime,
     listen: SocketAddr,
+    scan_time_limit: Option<Duration>,
     name: &str,
     server: &Arc<RegionServer>,
     kv: &Arc<EtcdKv>,
@@ -383,18 +389,33 @@ fn start_hbase_rpc(
     let addr = bound.to_string();
     let me = hbase::identity(name, &addr)
         .ok_or_else(|| format!("HBase RPC: bad server name {name} or address {addr}"))?;
-    let directory = hbase::EtcdDirectory::new(kv.clone(), layout.clone(), gate.clone(), me.clone());
-    let config = strata_hbase_rpc::HBaseRpcConfig {
+    let directory = Arc::new(hbase::EtcdDirectory::new(
+        kv.clone(),
+        layout.clone(),
+        Some(gate.clone()),
+        me.clone(),
+    ));
+    let ops = crate::hbase_ops::ClusterOps::new(
+        ClusterAdmin::new(kv.clone(), layout.clone(), server.clone()),
+        directory.clone(),
+        kv.clone(),
+        layout.clone(),
+        runtime.handle().clone(),
+    );
+    let mut config = strata_hbase_rpc::HBaseRpcConfig {
         listen: bound,
         ..strata_hbase_rpc::HBaseRpcConfig::default()
     };
-    let cluster_id = format!("strata:{}", layout.root().trim_matches('/'));
+    if let Some(limit) = scan_time_limit {
+        config.scan_time_limit = limit;
+    }
     let listener = runtime
         .block_on(strata_hbase_rpc::HBaseRpcServer::start_cluster(
             config,
-            server.clone(),
-            Arc::new(directory),
-            cluster_id,
+            Some(server.clone()),
+            directory,
+            Arc::new(ops),
+            hbase::cluster_id(layout),
             me.start_code,
         ))
         .map_err(|e| format!("HBase RPC on {listen}: {e}"))?;

@@ -32,7 +32,7 @@ pub fn call(ctx: &Context, method: &str, param: &[u8]) -> HResult<Vec<u8>> {
         "FlushRegion" => {
             let req: pb::FlushRegionRequest = decode(param)?;
             let id = region_id(ctx, &req.region)?;
-            ctx.server().flush_region(id)?;
+            ctx.server()?.flush_region(id)?;
             let now = SystemTime::now()
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |d| d.as_millis() as u64);
@@ -56,7 +56,7 @@ pub fn call(ctx: &Context, method: &str, param: &[u8]) -> HResult<Vec<u8>> {
                         .map_err(|_| HBaseError::do_not_retry("family name is not UTF-8"))
                 })
                 .transpose()?;
-            ctx.server()
+            ctx.server()?
                 .compact_region(id, family.as_deref(), req.major())?;
             Ok(pb::Empty {}.encode_to_vec())
         }

@@ -2,6 +2,8 @@
 //! and Scan, on user regions through the same `HostedRegion` calls the gRPC data service
 //! makes, and read-only on `hbase:meta`.
 
+use std::time::Instant;
+
 use prost::Message;
 use strata_model::cell::Cell;
 use strata_model::ops::{Get, Mutation, RowMutations};
@@ -14,7 +16,7 @@ use crate::convert::{
 use crate::error::{HBaseError, HResult};
 use crate::meta::MetaScan;
 use crate::pb;
-use crate::scanners::{OpenScanner, Source};
+use crate::scanners::{Batch, Limits, OpenScanner, Source};
 
 fn decode<M: Message + Default>(param: &[u8]) -> HResult<M> {
     M::decode(param).map_err(|e| HBaseError::do_not_retry(format!("malformed request: {e}")))
@@ -102,7 +104,7 @@ fn user_region(ctx: &Context, spec: &pb::RegionSpecifier) -> HResult<HostedRegio
 }
 
 fn check_values(ctx: &Context, m: &Mutation) -> HResult<()> {
-    let max = ctx.server().config().max_value_bytes;
+    let max = ctx.server()?.config().max_value_bytes;
     let largest = match m {
         Mutation::Put(p) => p.cells.iter().map(|c| c.value.len()).max(),
         Mutation::Append(a) => a.cells.iter().map(|c| c.value.len()).max(),
@@ -335,28 +337,40 @@ fn multi(
     })
 }
 
-fn scan_response(
-    id: u64,
-    rows: &[Vec<Cell>],
-    more_in_region: bool,
-    out: &mut CellsOut,
-) -> pb::ScanResponse {
+fn scan_response(id: u64, batch: &Batch, out: &mut CellsOut) -> pb::ScanResponse {
     let mut resp = pb::ScanResponse {
         scanner_id: Some(id),
         more_results: Some(true),
-        more_results_in_region: Some(more_in_region),
+        more_results_in_region: Some(batch.more),
+        heartbeat_message: batch.heartbeat.then_some(true),
         ..pb::ScanResponse::default()
     };
     if out.uses_block() {
-        for cells in rows {
+        for (cells, partial) in &batch.results {
             out.push_block(cells);
             resp.cells_per_result.push(cells.len() as u32);
-            resp.partial_flag_per_result.push(false);
+            resp.partial_flag_per_result.push(*partial);
         }
     } else {
-        resp.results = rows.iter().map(|cells| out.result(cells)).collect();
+        resp.results = batch
+            .results
+            .iter()
+            .map(|(cells, partial)| pb::Result {
+                partial: partial.then_some(true),
+                ..out.result(cells)
+            })
+            .collect();
     }
     resp
+}
+
+/// A response with no results: the region has more rows (or `more` is false).
+fn empty_response(id: u64, more: bool, out: &mut CellsOut) -> pb::ScanResponse {
+    let batch = Batch {
+        more,
+        ..Batch::default()
+    };
+    scan_response(id, &batch, out)
 }
 
 fn open_scanner(ctx: &Context, req: &pb::ScanRequest) -> HResult<OpenScanner> {
@@ -411,7 +425,11 @@ fn open_scanner(ctx: &Context, req: &pb::ScanRequest) -> HResult<OpenScanner> {
 }
 
 fn scan(ctx: &Context, req: pb::ScanRequest, out: &mut CellsOut) -> HResult<pb::ScanResponse> {
-    let server_max = ctx.server().config().scan_max_result_bytes;
+    // Meta's rows are small: a master (no region server) answers them with HBase's default.
+    let server_max = ctx
+        .server
+        .as_ref()
+        .map_or(2 << 20, |s| s.config().scan_max_result_bytes);
     let rows_wanted = req.number_of_rows.unwrap_or(0) as usize;
     let (id, scanner) = match req.scanner_id {
         Some(id) => {
@@ -443,26 +461,32 @@ fn scan(ctx: &Context, req: pb::ScanRequest, out: &mut CellsOut) -> HResult<pb::
         }
         s.next_call_seq += 1;
         if req.renew() {
-            return Ok(scan_response(id, &[], true, out));
+            return Ok(empty_response(id, true, out));
         }
     }
     if rows_wanted == 0 {
-        return Ok(scan_response(id, &[], true, out));
+        return Ok(empty_response(id, true, out));
     }
-    let max_bytes = s.max_result_bytes.map_or(server_max, |m| m.min(server_max));
-    let batch = s.next_batch(rows_wanted, max_bytes);
+    let limits = Limits {
+        max_bytes: s.max_result_bytes.map_or(server_max, |m| m.min(server_max)),
+        partials: req.client_handles_partials(),
+        deadline: req
+            .client_handles_heartbeats()
+            .then(|| Instant::now() + ctx.config.scan_time_limit),
+    };
+    let batch = s.next_batch(rows_wanted, &limits);
     drop(s);
-    let (rows, more) = match batch {
+    let batch = match batch {
         Ok(b) => b,
         Err(e) => {
             ctx.scanners.close(id);
             return Err(e);
         }
     };
-    if !more || req.close_scanner() {
+    if !batch.more || req.close_scanner() {
         ctx.scanners.close(id);
     }
-    let mut resp = scan_response(id, &rows, more, out);
+    let mut resp = scan_response(id, &batch, out);
     resp.ttl = Some(ctx.scanners.lease().as_millis() as u32);
     Ok(resp)
 }

@@ -20,6 +20,10 @@ pub struct HBaseRpcConfig {
     pub scanner_lease: Duration,
     /// Most scanners open at once.
     pub max_open_scanners: usize,
+    /// How long a scan call of a client that handles heartbeats may spend skipping rows
+    /// before it answers with a heartbeat (HBase: half the smaller of the scanner lease and
+    /// the RPC timeout, 30 s by default).
+    pub scan_time_limit: Duration,
 }
 
 impl HBaseRpcConfig {
@@ -37,6 +41,7 @@ impl Default for HBaseRpcConfig {
             max_frame_bytes: Self::DEFAULT_MAX_FRAME_BYTES,
             scanner_lease: Duration::from_secs(60),
             max_open_scanners: 10_000,
+            scan_time_limit: Duration::from_secs(30),
         }
     }
 }

@@ -1,5 +1,6 @@
-//! What every handler shares: the master (and through it the region server the gRPC
-//! services use), this server's identity, open scanners, and the response cell block.
+//! What every handler shares: the region server the gRPC services use (none on a cluster's
+//! master), where meta's rows come from, the master operations, this server's identity, open
+//! scanners, and the response cell block.
 
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
@@ -14,6 +15,7 @@ use crate::config::HBaseRpcConfig;
 use crate::convert::cell_to_pb;
 use crate::error::{HBaseError, HResult};
 use crate::meta::{meta_rows, MetaRow, ServerIdentity};
+use crate::ops::MasterOps;
 use crate::pb;
 use crate::region_name::{parse_region_name, RegionRef};
 use crate::scanners::Scanners;
@@ -33,30 +35,41 @@ pub trait Directory: Send + Sync + 'static {
 
     /// Whether this server may serve its regions now (it holds its lease).
     fn serving(&self) -> bool;
+
+    /// The HBase RPC listeners of the cluster's masters, with whether each is the active
+    /// one (empty: no master takes HBase RPC; each listener answers for the master).
+    fn masters(&self) -> Vec<(ServerIdentity, bool)> {
+        Vec::new()
+    }
 }
 
-/// Who answers for the tables: a standalone master or a cluster's directory.
+/// Where meta's rows come from: a standalone master or a cluster's directory.
 pub enum Tables {
     /// The standalone master (and through it the region server).
     Standalone(Arc<Master>),
-    /// A region server of a cluster.
+    /// A region server or master of a cluster.
     Cluster(Arc<dyn Directory>),
 }
 
 /// The shared state of one HBase RPC server.
 pub struct Context {
-    /// The region server the data calls go to.
-    pub server: Arc<RegionServer>,
+    /// The region server the data calls go to (none on a cluster's master).
+    pub server: Option<Arc<RegionServer>>,
     /// Where meta's rows and the registry's answers come from.
     pub tables: Tables,
+    /// What `MasterService` runs on.
+    pub ops: Arc<dyn MasterOps>,
     /// Host, port and start code clients see.
     pub identity: ServerIdentity,
     /// The cluster id the registry reports.
     pub cluster_id: String,
     /// Open scanners.
     pub scanners: Scanners,
-    /// Procedure ids handed out (admin operations finish before they answer).
+    /// The last procedure id handed out (admin operations finish before they answer).
     pub procedures: AtomicU64,
+    /// Ids above this one were handed out here (it is derived from the start code, so a
+    /// restarted server does not report another process's ids as its own).
+    pub first_procedure: u64,
     /// Settings.
     pub config: HBaseRpcConfig,
     /// Log every call and refused connection to stderr (`STRATA_HBASE_RPC_TRACE=1`).
@@ -73,22 +86,14 @@ pub enum Target {
 
 impl Context {
     /// The region server.
-    pub fn server(&self) -> &Arc<RegionServer> {
-        &self.server
-    }
-
-    /// The standalone master, if this is a standalone server.
     ///
     /// # Errors
-    /// A cluster's region server: master operations go to the cluster (`strata cluster …`).
-    pub fn master(&self) -> HResult<&Arc<Master>> {
-        match &self.tables {
-            Tables::Standalone(m) => Ok(m),
-            Tables::Cluster(_) => Err(HBaseError::do_not_retry(
-                "a cluster's region server does not run master operations: use `strata cluster` \
-                 or the gRPC admin service",
-            )),
-        }
+    /// A cluster's master holds no regions (`NotServingRegionException`: the client reads
+    /// meta again and goes to the region's server).
+    pub fn server(&self) -> HResult<&Arc<RegionServer>> {
+        self.server.as_ref().ok_or_else(|| {
+            HBaseError::not_serving("a master holds no regions: read hbase:meta for their servers")
+        })
     }
 
     /// Every row of `hbase:meta`.
@@ -123,7 +128,7 @@ impl Context {
                         ));
                     }
                 }
-                let hosted = self.server().hosted(region_id).map_err(|_| {
+                let hosted = self.server()?.hosted(region_id).map_err(|_| {
                     HBaseError::not_serving(format!(
                         "region {} is not online",
                         String::from_utf8_lossy(&spec.value)

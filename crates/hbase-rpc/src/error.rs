@@ -76,6 +76,15 @@ impl HBaseError {
         )
     }
 
+    /// `UnknownRegionException`: no such region (split, merged or dropped).
+    pub fn unknown_region(message: impl Into<String>) -> HBaseError {
+        HBaseError::new(
+            "org.apache.hadoop.hbase.UnknownRegionException",
+            message,
+            true,
+        )
+    }
+
     /// `NoSuchColumnFamilyException`.
     pub fn no_such_family(message: impl Into<String>) -> HBaseError {
         HBaseError::new(

@@ -7,12 +7,14 @@
 //!                           ├─ client_svc  ClientService: Get/Mutate/Multi/Scan
 //!                           │               └─▶ HostedRegion (same calls as gRPC Data)
 //!                           │               └─▶ meta (hbase:meta rows from the catalog)
-//!                           └─ master_svc  MasterService ─▶ Master (same as gRPC Admin)
+//!                           └─ master_svc  MasterService ─▶ MasterOps: the standalone Master,
+//!                                           or a cluster's admin path (both as gRPC Admin)
 //! ```
 //!
 //! Modules: `frame` (the codec of connections and calls), `cellblock` (KeyValue cell
 //! blocks), `convert` and `filters` (HBase protobufs to Strata operations), `schema`
-//! (descriptors), `region_name` and `meta` (HBase's region names and `hbase:meta`),
+//! (descriptors), `region_name` and `meta` (HBase's region names and `hbase:meta`), `ops`
+//! (what `MasterService` runs on),
 //! `scanners` (leased scanners), `error` (HBase exception classes).
 
 mod admin_svc;
@@ -26,6 +28,7 @@ pub mod filters;
 pub mod frame;
 mod master_svc;
 pub mod meta;
+pub mod ops;
 pub mod region_name;
 mod registry;
 mod scanners;
@@ -36,6 +39,7 @@ mod status;
 pub use config::HBaseRpcConfig;
 pub use context::Directory;
 pub use error::HBaseError;
+pub use ops::MasterOps;
 pub use server::HBaseRpcServer;
 
 /// HBase's protobuf messages (package `hbase.pb`), generated from `proto/hbase.proto`.

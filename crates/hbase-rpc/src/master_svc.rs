@@ -1,18 +1,19 @@
-//! `MasterService`: table lifecycle and schema through the same [`Master`] calls the gRPC
-//! admin service makes. Strata's admin operations finish before they answer, so each
-//! returns a fresh procedure id that `GetProcedureResult` reports as finished.
+//! `MasterService`: table lifecycle and schema through [`MasterOps`] — a standalone master's
+//! calls, or a cluster's admin path (the same as the gRPC admin service's). Strata's admin
+//! operations finish before they answer, so each returns a fresh procedure id that
+//! `GetProcedureResult` reports as finished.
 //!
-//! [`Master`]: strata_master::Master
+//! [`MasterOps`]: crate::ops::MasterOps
 
 use std::collections::BTreeSet;
 use std::sync::atomic::Ordering;
 
 use bytes::Bytes;
 use prost::Message;
-use strata_master::catalog::{namespace_of, Catalog};
 
 use crate::context::Context;
 use crate::error::{HBaseError, HResult};
+use crate::ops::{MasterOps, TableEntry};
 use crate::pb;
 use crate::region_name::META_TABLE;
 use crate::schema::{
@@ -29,13 +30,9 @@ fn procedure(ctx: &Context) -> Vec<u8> {
 }
 
 /// Runs `f` (a master operation) and answers with a finished procedure id.
-fn run(ctx: &Context, f: impl FnOnce() -> strata_master::Result<()>) -> HResult<Vec<u8>> {
+fn run(ctx: &Context, f: impl FnOnce() -> HResult<()>) -> HResult<Vec<u8>> {
     f()?;
     Ok(procedure(ctx))
-}
-
-fn namespaces(catalog: &Catalog) -> BTreeSet<String> {
-    catalog.all_namespaces()
 }
 
 fn namespace_pb(name: &str) -> pb::NamespaceDescriptor {
@@ -45,34 +42,59 @@ fn namespace_pb(name: &str) -> pb::NamespaceDescriptor {
     }
 }
 
-/// Tables of the catalog a listing asks for.
+fn invalid_family(message: String) -> HBaseError {
+    HBaseError {
+        class: "org.apache.hadoop.hbase.InvalidFamilyOperationException",
+        message,
+        do_not_retry: true,
+    }
+}
+
+/// Tables a listing asks for, by name.
 fn tables_matching(
-    catalog: &Catalog,
+    ops: &dyn MasterOps,
     names: &[pb::TableName],
     regex: Option<&str>,
     namespace: Option<&str>,
-) -> HResult<Vec<String>> {
+) -> HResult<Vec<TableEntry>> {
     if let Some(r) = regex.filter(|r| *r != ".*") {
         return Err(HBaseError::do_not_retry(format!(
             "table name patterns ('{r}') are not supported by Strata; list all tables"
         )));
     }
+    let mut all = ops.tables()?;
+    all.sort_by_key(|t| t.descriptor.name.to_string());
     if !names.is_empty() {
-        let mut out = Vec::new();
-        for n in names {
-            let name = table_name_from_pb(n)?;
-            if catalog.tables.contains_key(&name) {
-                out.push(name);
-            }
-        }
-        return Ok(out);
+        let wanted = names
+            .iter()
+            .map(table_name_from_pb)
+            .collect::<HResult<BTreeSet<String>>>()?;
+        all.retain(|t| wanted.contains(&t.descriptor.name.to_string()));
+        return Ok(all);
     }
-    Ok(catalog
-        .tables
-        .keys()
-        .filter(|t| namespace.is_none_or(|ns| namespace_of(t) == ns))
-        .cloned()
-        .collect())
+    if let Some(ns) = namespace {
+        all.retain(|t| t.descriptor.name.namespace() == ns);
+    }
+    Ok(all)
+}
+
+fn names_pb(tables: &[TableEntry]) -> Vec<pb::TableName> {
+    tables
+        .iter()
+        .map(|t| table_name_pb(&t.descriptor.name.to_string()))
+        .collect()
+}
+
+fn schemas_pb(tables: &[TableEntry]) -> Vec<pb::TableSchema> {
+    tables.iter().map(|t| table_to_pb(&t.descriptor)).collect()
+}
+
+fn require_namespace(ops: &dyn MasterOps, name: &str) -> HResult<()> {
+    if ops.namespaces()?.contains(name) {
+        Ok(())
+    } else {
+        Err(HBaseError::namespace_not_found(name))
+    }
 }
 
 /// Runs one `MasterService` method.
@@ -80,7 +102,7 @@ fn tables_matching(
 /// # Errors
 /// The exception for the client.
 pub fn call(ctx: &Context, method: &str, param: &[u8]) -> HResult<Vec<u8>> {
-    let master = ctx.master()?;
+    let ops = ctx.ops.as_ref();
     match method {
         "ExecProcedure" | "ExecProcedureWithRet" => {
             let req: pb::ExecProcedureRequest = decode(param)?;
@@ -95,7 +117,7 @@ pub fn call(ctx: &Context, method: &str, param: &[u8]) -> HResult<Vec<u8>> {
                 .instance
                 .clone()
                 .ok_or_else(|| HBaseError::do_not_retry("flush-table-proc without a table"))?;
-            master.flush_table(&table)?;
+            ops.flush_table(&table)?;
             Ok(pb::ExecProcedureResponse {
                 expected_timeout: Some(0),
                 return_data: None,
@@ -108,7 +130,7 @@ pub fn call(ctx: &Context, method: &str, param: &[u8]) -> HResult<Vec<u8>> {
             snapshot: None,
         }
         .encode_to_vec()),
-        "GetClusterStatus" => Ok(crate::status::cluster_status(ctx).encode_to_vec()),
+        "GetClusterStatus" => Ok(crate::status::cluster_status(ctx)?.encode_to_vec()),
         "IsMasterRunning" => Ok(pb::IsMasterRunningResponse {
             is_master_running: true,
         }
@@ -119,11 +141,8 @@ pub fn call(ctx: &Context, method: &str, param: &[u8]) -> HResult<Vec<u8>> {
             if table.name.to_string() == META_TABLE {
                 return Err(HBaseError::do_not_retry("hbase:meta cannot be created"));
             }
-            let ns = table.name.namespace().to_string();
-            if !namespaces(&master.catalog()).contains(&ns) {
-                return Err(HBaseError::namespace_not_found(&ns));
-            }
-            run(ctx, || master.create_table(table, &req.split_keys))
+            require_namespace(ops, table.name.namespace())?;
+            run(ctx, || ops.create_table(table, &req.split_keys))
         }
         "CreateNamespace" | "ModifyNamespace" => {
             let req: pb::NamespaceDescriptorRequest = decode(param)?;
@@ -137,136 +156,110 @@ pub fn call(ctx: &Context, method: &str, param: &[u8]) -> HResult<Vec<u8>> {
                 )));
             }
             if method == "CreateNamespace" {
-                return run(ctx, || master.create_namespace(name));
+                return run(ctx, || ops.create_namespace(name));
             }
             // Nothing to modify without configuration: it only has to exist.
-            if !namespaces(&master.catalog()).contains(name) {
-                return Err(HBaseError::namespace_not_found(name));
-            }
+            require_namespace(ops, name)?;
             Ok(procedure(ctx))
         }
         "DeleteNamespace" => {
             let req: pb::NamespaceNameRequest = decode(param)?;
-            run(ctx, || master.delete_namespace(&req.namespace_name))
+            run(ctx, || ops.delete_namespace(&req.namespace_name))
         }
         "DeleteTable" | "EnableTable" | "DisableTable" => {
             let req: pb::TableNameRequest = decode(param)?;
             let name = table_name_from_pb(&req.table_name)?;
             match method {
-                "DeleteTable" => run(ctx, || master.delete_table(&name)),
-                "EnableTable" => run(ctx, || master.enable_table(&name)),
-                _ => run(ctx, || master.disable_table(&name)),
+                "DeleteTable" => run(ctx, || ops.delete_table(&name)),
+                "EnableTable" => run(ctx, || ops.enable_table(&name)),
+                _ => run(ctx, || ops.disable_table(&name)),
             }
         }
-        "TruncateTable" => {
+        // HBase names this method in lower camel case (as `getProcedureResult`).
+        "truncateTable" | "TruncateTable" => {
             let req: pb::TruncateTableRequest = decode(param)?;
             let name = table_name_from_pb(&req.table_name)?;
-            run(ctx, || master.truncate_table(&name, req.preserve_splits()))
+            run(ctx, || ops.truncate_table(&name, req.preserve_splits()))
         }
         "ModifyTable" => {
             let req: pb::ModifyTableRequest = decode(param)?;
             let table = table_from_pb(&req.table_schema)?;
-            run(ctx, || master.alter_table(table))
+            run(ctx, || ops.alter_table(table))
         }
         "AddColumn" | "ModifyColumn" => {
             let req: pb::ColumnRequest = decode(param)?;
             let name = table_name_from_pb(&req.table_name)?;
             let family = family_from_pb(&req.column_families)?;
-            let mut table = master.catalog().table(&name)?.descriptor.clone();
+            let mut table = ops.table(&name)?.descriptor;
             let exists = table.family(family.name.as_bytes()).is_some();
             match (method, exists) {
                 ("AddColumn", true) => {
-                    return Err(HBaseError {
-                        class: "org.apache.hadoop.hbase.InvalidFamilyOperationException",
-                        message: format!("family {} already exists in {name}", family.name),
-                        do_not_retry: true,
-                    })
+                    return Err(invalid_family(format!(
+                        "family {} already exists in {name}",
+                        family.name
+                    )))
                 }
                 ("ModifyColumn", false) => {
-                    return Err(HBaseError {
-                        class: "org.apache.hadoop.hbase.InvalidFamilyOperationException",
-                        message: format!("family {} does not exist in {name}", family.name),
-                        do_not_retry: true,
-                    })
+                    return Err(invalid_family(format!(
+                        "family {} does not exist in {name}",
+                        family.name
+                    )))
                 }
                 _ => {}
             }
             table.families.retain(|f| f.name != family.name);
             table.families.push(family);
-            run(ctx, || master.alter_table(table))
+            run(ctx, || ops.alter_table(table))
         }
         "DeleteColumn" => {
             let req: pb::DeleteColumnRequest = decode(param)?;
             let name = table_name_from_pb(&req.table_name)?;
-            let mut table = master.catalog().table(&name)?.descriptor.clone();
+            let mut table = ops.table(&name)?.descriptor;
             let before = table.families.len();
             table
                 .families
                 .retain(|f| f.name.as_bytes() != req.column_name.as_ref());
             if table.families.len() == before {
-                return Err(HBaseError {
-                    class: "org.apache.hadoop.hbase.InvalidFamilyOperationException",
-                    message: format!(
-                        "family {} does not exist in {name}",
-                        String::from_utf8_lossy(&req.column_name)
-                    ),
-                    do_not_retry: true,
-                });
+                return Err(invalid_family(format!(
+                    "family {} does not exist in {name}",
+                    String::from_utf8_lossy(&req.column_name)
+                )));
             }
-            run(ctx, || master.alter_table(table))
+            run(ctx, || ops.alter_table(table))
         }
         "SplitRegion" => {
             let req: pb::SplitTableRegionRequest = decode(param)?;
             let table = table_name_from_pb(&req.region_info.table_name)?;
             let id = req.region_info.region_id;
-            let entry = master.catalog().regions.get(&id).cloned();
-            if entry.is_none_or(|e| e.info.table != table || !e.is_serving()) {
-                return Err(HBaseError {
-                    class: "org.apache.hadoop.hbase.UnknownRegionException",
-                    message: format!("no serving region {id} of {table}"),
-                    do_not_retry: true,
-                });
-            }
             run(ctx, || {
-                master.split_region(id, req.split_row.filter(|r| !r.is_empty()))
+                ops.split_region(&table, id, req.split_row.filter(|r| !r.is_empty()))
             })
         }
         "GetTableDescriptors" => {
             let req: pb::GetTableDescriptorsRequest = decode(param)?;
-            let catalog = master.catalog();
-            let names = tables_matching(
-                &catalog,
+            let tables = tables_matching(
+                ops,
                 &req.table_names,
                 req.regex.as_deref(),
                 req.namespace.as_deref(),
             )?;
             Ok(pb::GetTableDescriptorsResponse {
-                table_schema: names
-                    .iter()
-                    .filter_map(|n| catalog.tables.get(n))
-                    .map(|t| table_to_pb(&t.descriptor))
-                    .collect(),
+                table_schema: schemas_pb(&tables),
             }
             .encode_to_vec())
         }
         "GetTableNames" => {
             let req: pb::GetTableNamesRequest = decode(param)?;
-            let catalog = master.catalog();
-            let names = tables_matching(
-                &catalog,
-                &[],
-                req.regex.as_deref(),
-                req.namespace.as_deref(),
-            )?;
+            let tables = tables_matching(ops, &[], req.regex.as_deref(), req.namespace.as_deref())?;
             Ok(pb::GetTableNamesResponse {
-                table_names: names.iter().map(|n| table_name_pb(n)).collect(),
+                table_names: names_pb(&tables),
             }
             .encode_to_vec())
         }
         "GetTableState" => {
             let req: pb::GetTableStateRequest = decode(param)?;
             let name = table_name_from_pb(&req.table_name)?;
-            let enabled = name == META_TABLE || master.catalog().table(&name)?.enabled;
+            let enabled = name == META_TABLE || ops.table(&name)?.enabled;
             let state = if enabled {
                 pb::table_state::State::Enabled
             } else {
@@ -279,10 +272,21 @@ pub fn call(ctx: &Context, method: &str, param: &[u8]) -> HResult<Vec<u8>> {
             }
             .encode_to_vec())
         }
+        // Alters finish (every region reopened) before they answer.
+        "GetSchemaAlterStatus" => {
+            let req: pb::GetSchemaAlterStatusRequest = decode(param)?;
+            let name = table_name_from_pb(&req.table_name)?;
+            ops.table(&name)?;
+            Ok(pb::GetSchemaAlterStatusResponse {
+                yet_to_update_regions: Some(0),
+                total_regions: Some(0),
+            }
+            .encode_to_vec())
+        }
         "getProcedureResult" => {
             let req: pb::GetProcedureResultRequest = decode(param)?;
             let issued = ctx.procedures.load(Ordering::Relaxed);
-            let state = if req.proc_id >= 1 && req.proc_id <= issued {
+            let state = if req.proc_id > ctx.first_procedure && req.proc_id <= issued {
                 pb::get_procedure_result_response::State::Finished
             } else {
                 pb::get_procedure_result_response::State::NotFound
@@ -296,21 +300,16 @@ pub fn call(ctx: &Context, method: &str, param: &[u8]) -> HResult<Vec<u8>> {
             .encode_to_vec())
         }
         "ListNamespaceDescriptors" => Ok(pb::ListNamespaceDescriptorsResponse {
-            namespace_descriptor: namespaces(&master.catalog())
-                .iter()
-                .map(|n| namespace_pb(n))
-                .collect(),
+            namespace_descriptor: ops.namespaces()?.iter().map(|n| namespace_pb(n)).collect(),
         }
         .encode_to_vec()),
         "ListNamespaces" => Ok(pb::ListNamespacesResponse {
-            namespace_name: namespaces(&master.catalog()).into_iter().collect(),
+            namespace_name: ops.namespaces()?.into_iter().collect(),
         }
         .encode_to_vec()),
         "GetNamespaceDescriptor" => {
             let req: pb::NamespaceNameRequest = decode(param)?;
-            if !namespaces(&master.catalog()).contains(&req.namespace_name) {
-                return Err(HBaseError::namespace_not_found(&req.namespace_name));
-            }
+            require_namespace(ops, &req.namespace_name)?;
             Ok(pb::GetNamespaceDescriptorResponse {
                 namespace_descriptor: namespace_pb(&req.namespace_name),
             }
@@ -318,23 +317,16 @@ pub fn call(ctx: &Context, method: &str, param: &[u8]) -> HResult<Vec<u8>> {
         }
         "ListTableDescriptorsByNamespace" | "ListTableNamesByNamespace" => {
             let req: pb::NamespaceNameRequest = decode(param)?;
-            let catalog = master.catalog();
-            if !namespaces(&catalog).contains(&req.namespace_name) {
-                return Err(HBaseError::namespace_not_found(&req.namespace_name));
-            }
-            let names = tables_matching(&catalog, &[], None, Some(&req.namespace_name))?;
+            require_namespace(ops, &req.namespace_name)?;
+            let tables = tables_matching(ops, &[], None, Some(&req.namespace_name))?;
             if method == "ListTableNamesByNamespace" {
                 return Ok(pb::ListTableNamesByNamespaceResponse {
-                    table_name: names.iter().map(|n| table_name_pb(n)).collect(),
+                    table_name: names_pb(&tables),
                 }
                 .encode_to_vec());
             }
             Ok(pb::ListTableDescriptorsByNamespaceResponse {
-                table_schema: names
-                    .iter()
-                    .filter_map(|n| catalog.tables.get(n))
-                    .map(|t| table_to_pb(&t.descriptor))
-                    .collect(),
+                table_schema: schemas_pb(&tables),
             }
             .encode_to_vec())
         }

@@ -1,6 +1,9 @@
 //! `ClientMetaService`: how a 2.x client configured with `RpcConnectionRegistry` (or
 //! `MasterRegistry`) finds the cluster without ZooKeeper — cluster id, active master, meta's
-//! location, and the bootstrap nodes. In standalone mode all are this one listener.
+//! location, and the bootstrap nodes. In standalone mode all are this one listener. On a
+//! cluster, meta is answered by whichever listener is asked (each reads etcd), the bootstrap
+//! nodes are every published listener, and the active master is the active Strata master's
+//! listener if it runs one (else the listener asked: every listener takes `MasterService`).
 
 use prost::Message;
 
@@ -28,6 +31,44 @@ pub fn meta_location(ctx: &Context) -> pb::RegionLocation {
     }
 }
 
+/// The master clients are told to use.
+pub fn active_master(ctx: &Context) -> ServerIdentity {
+    match &ctx.tables {
+        Tables::Standalone(_) => ctx.identity.clone(),
+        Tables::Cluster(d) => d
+            .masters()
+            .into_iter()
+            .find_map(|(m, active)| active.then_some(m))
+            .unwrap_or_else(|| ctx.identity.clone()),
+    }
+}
+
+/// Every master with whether it is active (the active one alone if none is published).
+fn masters(ctx: &Context) -> Vec<pb::GetMastersResponseEntry> {
+    let active = active_master(ctx);
+    let mut out: Vec<pb::GetMastersResponseEntry> = match &ctx.tables {
+        Tables::Standalone(_) => Vec::new(),
+        Tables::Cluster(d) => d
+            .masters()
+            .into_iter()
+            .map(|(m, _)| pb::GetMastersResponseEntry {
+                is_active: m == active,
+                server_name: m.to_pb(),
+            })
+            .collect(),
+    };
+    if !out.iter().any(|e| e.is_active) {
+        out.insert(
+            0,
+            pb::GetMastersResponseEntry {
+                server_name: active.to_pb(),
+                is_active: true,
+            },
+        );
+    }
+    out
+}
+
 /// Runs one `ClientMetaService` method (the request messages are empty).
 ///
 /// # Errors
@@ -40,14 +81,11 @@ pub fn call(ctx: &Context, method: &str) -> HResult<Vec<u8>> {
         }
         .encode_to_vec(),
         "GetActiveMaster" => pb::GetActiveMasterResponse {
-            server_name: Some(server),
+            server_name: Some(active_master(ctx).to_pb()),
         }
         .encode_to_vec(),
         "GetMasters" => pb::GetMastersResponse {
-            master_servers: vec![pb::GetMastersResponseEntry {
-                server_name: server,
-                is_active: true,
-            }],
+            master_servers: masters(ctx),
         }
         .encode_to_vec(),
         "GetMetaRegionLocations" => pb::GetMetaRegionLocationsResponse {

@@ -4,6 +4,12 @@
 //!
 //! Each scanner reads one region (or meta) and keeps one row of look-ahead, so a response
 //! can tell the client exactly whether the region has more rows.
+//!
+//! As HBase's `RSRpcServices` does for a client that handles them: a row larger than what is
+//! left of the response's size budget is cut into **partial** results (the cells that fit; the
+//! rest go out first in the next response), and a call that has spent its time limit skipping
+//! rows (a filter that matches few) answers with a **heartbeat** — what it has so far, and
+//! "more in this region" — instead of holding the call past the client's timeout.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -13,7 +19,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use parking_lot::Mutex;
 use strata_model::cell::Cell;
-use strata_storage::region::RegionScanner;
+use strata_storage::region::{RegionScanner, ScanStep};
 
 use crate::error::{HBaseError, HResult};
 
@@ -52,10 +58,20 @@ impl OpenScanner {
         }
     }
 
-    fn read(&mut self) -> HResult<Option<Vec<Cell>>> {
+    /// The next row of the source (after the skipped start row), its end, or the deadline.
+    fn read(&mut self, deadline: Option<Instant>) -> HResult<Read> {
         loop {
             let row = match &mut self.source {
-                Source::Region(s) => s.next_row().map_err(|e| HBaseError::from(&e))?,
+                Source::Region(s) => {
+                    match s
+                        .next_row_within(deadline)
+                        .map_err(|e| HBaseError::from(&e))?
+                    {
+                        ScanStep::Row(cells) => Some(cells),
+                        ScanStep::End => None,
+                        ScanStep::TimedOut => return Ok(Read::TimedOut),
+                    }
+                }
                 Source::Meta(rows) => rows.pop_front(),
             };
             if let (Some(skip), Some(cells)) = (&self.skip, &row) {
@@ -64,34 +80,104 @@ impl OpenScanner {
                 }
             }
             self.skip = None;
-            return Ok(row);
+            return Ok(match row {
+                Some(cells) => Read::Row(cells),
+                None => Read::End,
+            });
         }
     }
 
-    /// Up to `rows` rows (results; a `batch` splits wide rows into several) and at most
-    /// about `max_bytes`, plus whether the source has more.
+    /// Up to `rows` results (a `batch` splits wide rows into several) and at most about
+    /// `limits.max_bytes`, plus whether the source has more. With `limits.partials`, a row
+    /// that does not fit is cut (at least one cell goes out); with `limits.deadline`, reading
+    /// stops once it passes while rows are being skipped (a heartbeat).
     ///
     /// # Errors
     /// A read error (the scanner should be closed).
-    pub fn next_batch(&mut self, rows: usize, max_bytes: u64) -> HResult<(Vec<Vec<Cell>>, bool)> {
+    pub fn next_batch(&mut self, rows: usize, limits: &Limits) -> HResult<Batch> {
         self.last_used = Instant::now();
-        let mut out = Vec::new();
+        let mut batch = Batch::default();
         let mut bytes = 0u64;
-        while out.len() < rows.max(1) && bytes < max_bytes {
-            let next = match self.ahead.take() {
-                Some(row) => Some(row),
-                None => self.read()?,
+        let mut whole = 0usize;
+        while whole < rows.max(1) && bytes < limits.max_bytes {
+            let cells = match self.ahead.take() {
+                Some(row) => row,
+                None => match self.read(limits.deadline)? {
+                    Read::Row(cells) => cells,
+                    Read::End => return Ok(batch),
+                    Read::TimedOut => {
+                        batch.more = true;
+                        batch.heartbeat = true;
+                        return Ok(batch);
+                    }
+                },
             };
-            let Some(cells) = next else {
-                return Ok((out, false));
-            };
-            bytes += cells.iter().map(|c| c.raw_size() as u64).sum::<u64>();
-            out.push(cells);
+            let size: u64 = cells.iter().map(|c| c.raw_size() as u64).sum();
+            if limits.partials && bytes + size > limits.max_bytes && cells.len() > 1 {
+                let mut fit = 0;
+                let mut used = bytes;
+                for c in &cells {
+                    let n = c.raw_size() as u64;
+                    if fit > 0 && used + n > limits.max_bytes {
+                        break;
+                    }
+                    used += n;
+                    fit += 1;
+                }
+                if fit < cells.len() {
+                    let mut head = cells;
+                    self.ahead = Some(head.split_off(fit));
+                    batch.results.push((head, true));
+                    batch.more = true;
+                    return Ok(batch);
+                }
+            }
+            bytes += size;
+            batch.results.push((cells, false));
+            whole += 1;
         }
-        self.ahead = self.read()?;
-        let more = self.ahead.is_some();
-        Ok((out, more))
+        match self.read(limits.deadline)? {
+            Read::Row(cells) => {
+                self.ahead = Some(cells);
+                batch.more = true;
+            }
+            Read::End => {}
+            Read::TimedOut => {
+                batch.more = true;
+                batch.heartbeat = true;
+            }
+        }
+        Ok(batch)
     }
+}
+
+/// What one read of a scanner's source gave.
+enum Read {
+    Row(Vec<Cell>),
+    End,
+    TimedOut,
+}
+
+/// The limits of one scan call.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// Most bytes of cells in the response (about: a whole row may pass it).
+    pub max_bytes: u64,
+    /// The client accepts rows cut into partial results.
+    pub partials: bool,
+    /// When the call must answer (the client handles heartbeats).
+    pub deadline: Option<Instant>,
+}
+
+/// The results of one scan call.
+#[derive(Debug, Default)]
+pub struct Batch {
+    /// Results and whether each is partial (more cells of its row follow).
+    pub results: Vec<(Vec<Cell>, bool)>,
+    /// The region has more rows (or this call stopped early).
+    pub more: bool,
+    /// The call stopped at its time limit.
+    pub heartbeat: bool,
 }
 
 /// The open scanners of one server.

@@ -26,6 +26,7 @@ use crate::context::{CellsOut, Context, Directory, Tables};
 use crate::error::HBaseError;
 use crate::frame::{self, Call, FrameError};
 use crate::meta::ServerIdentity;
+use crate::ops::{MasterOps, StandaloneOps};
 use crate::region_name::encoded_name;
 use crate::scanners::Scanners;
 use crate::{admin_svc, client_svc, master_svc, pb, registry};
@@ -80,26 +81,30 @@ impl HBaseRpcServer {
         let data_dir = master.host().config().data_dir.display().to_string();
         let cluster_id = format!("strata-{}", encoded_name(data_dir.as_bytes()));
         let server = master.host().clone();
+        let ops_master = master.clone();
         Self::start_with(
             config,
-            server,
+            Some(server),
             Tables::Standalone(master),
+            move |me| Arc::new(StandaloneOps::new(ops_master, me.clone())),
             cluster_id,
             start_code,
         )
         .await
     }
 
-    /// Binds `config.listen` and serves the regions `server` holds as a region server of a
-    /// cluster: `hbase:meta` and the registry are answered from `directory`; `cluster_id` and
-    /// `start_code` (the server's, in its cluster name) are what clients are told.
+    /// Binds `config.listen` and serves, for a process of a cluster, the regions `server`
+    /// holds (a region server; `None`: a master, which holds none): `hbase:meta` and the
+    /// registry are answered from `directory`, `MasterService` by `ops`; `cluster_id` and
+    /// `start_code` (the process's, in its cluster name) are what clients are told.
     ///
     /// # Errors
     /// As [`HBaseRpcServer::start`].
     pub async fn start_cluster(
         config: HBaseRpcConfig,
-        server: Arc<RegionServer>,
+        server: Option<Arc<RegionServer>>,
         directory: Arc<dyn Directory>,
+        ops: Arc<dyn MasterOps>,
         cluster_id: String,
         start_code: u64,
     ) -> std::io::Result<Self> {
@@ -107,6 +112,7 @@ impl HBaseRpcServer {
             config,
             server,
             Tables::Cluster(directory),
+            move |_| ops,
             cluster_id,
             start_code,
         )
@@ -115,8 +121,9 @@ impl HBaseRpcServer {
 
     async fn start_with(
         config: HBaseRpcConfig,
-        server: Arc<RegionServer>,
+        server: Option<Arc<RegionServer>>,
         tables: Tables,
+        ops: impl FnOnce(&ServerIdentity) -> Arc<dyn MasterOps>,
         cluster_id: String,
         start_code: u64,
     ) -> std::io::Result<Self> {
@@ -140,11 +147,16 @@ impl HBaseRpcServer {
             port: addr.port(),
             start_code,
         };
+        // Procedure ids start at the start code times 1000, so ids handed out before a
+        // restart are not reported as this process's.
+        let first_procedure = start_code.saturating_mul(1000);
         let context = Arc::new(Context {
+            ops: ops(&identity),
             cluster_id,
             identity,
             scanners: Scanners::new(config.scanner_lease, config.max_open_scanners),
-            procedures: AtomicU64::new(0),
+            procedures: AtomicU64::new(first_procedure),
+            first_procedure,
             trace: std::env::var_os("STRATA_HBASE_RPC_TRACE").is_some_and(|v| v == "1"),
             server,
             tables,

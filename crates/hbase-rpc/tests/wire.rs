@@ -26,14 +26,21 @@ struct Cluster {
 }
 
 async fn cluster(max_frame_bytes: usize) -> Cluster {
+    cluster_with(HBaseRpcConfig {
+        max_frame_bytes,
+        ..HBaseRpcConfig::default()
+    })
+    .await
+}
+
+async fn cluster_with(rpc_config: HBaseRpcConfig) -> Cluster {
     let dir = tempfile::tempdir().unwrap();
     let mut config = StandaloneConfig::new(dir.path());
     config.listen = SocketAddr::from(([127, 0, 0, 1], 0));
     let standalone = Standalone::start(config).await.unwrap();
     let rpc_config = HBaseRpcConfig {
         listen: SocketAddr::from(([127, 0, 0, 1], 0)),
-        max_frame_bytes,
-        ..HBaseRpcConfig::default()
+        ..rpc_config
     };
     let rpc = HBaseRpcServer::start(rpc_config, Arc::clone(standalone.master()))
         .await
@@ -425,6 +432,195 @@ async fn bad_input_is_refused_and_changes_nothing() {
     // The first connection still works.
     let found: pb::GetResponse = client.call("Get", &get("t", id, "x")).await;
     assert!(found.result.is_some());
+    c.stop().await;
+}
+
+/// Opens a scanner on region `id` of `t` and reads it to its end, `rows` per call; returns
+/// every response.
+async fn scan_all(client: &mut Conn, id: u64, scan: pb::Scan, rows: u32) -> Vec<pb::ScanResponse> {
+    let open = pb::ScanRequest {
+        region: Some(region("t", b"", id)),
+        scan: Some(scan),
+        number_of_rows: Some(rows),
+        client_handles_partials: Some(true),
+        client_handles_heartbeats: Some(true),
+        ..pb::ScanRequest::default()
+    };
+    let mut resp: pb::ScanResponse = client.call("Scan", &open).await;
+    let scanner = resp.scanner_id.unwrap();
+    let mut out = Vec::new();
+    let mut seq = 0;
+    while resp.more_results_in_region == Some(true) {
+        out.push(resp);
+        assert!(out.len() < 1000, "the scan does not end");
+        resp = client
+            .call(
+                "Scan",
+                &pb::ScanRequest {
+                    scanner_id: Some(scanner),
+                    number_of_rows: Some(rows),
+                    next_call_seq: Some(seq),
+                    client_handles_partials: Some(true),
+                    client_handles_heartbeats: Some(true),
+                    ..pb::ScanRequest::default()
+                },
+            )
+            .await;
+        seq += 1;
+    }
+    out.push(resp);
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wide_rows_come_back_as_partial_results() {
+    let c = cluster(HBaseRpcConfig::DEFAULT_MAX_FRAME_BYTES).await;
+    let addr = c.rpc.addr();
+    create_table(addr, "t").await;
+    let id = only_region(addr, "t").await;
+    let mut client = Conn::open(addr, "ClientService", None).await;
+    // Row "w": 20 cells of 100 bytes; row "x": one small cell.
+    let wide = pb::MutationProto {
+        row: Some(Bytes::from_static(b"w")),
+        mutate_type: Some(pb::mutation_proto::MutationType::Put as i32),
+        column_value: vec![pb::mutation_proto::ColumnValue {
+            family: Bytes::from_static(b"f"),
+            qualifier_value: (0..20)
+                .map(|i| pb::mutation_proto::column_value::QualifierValue {
+                    qualifier: Some(Bytes::from(format!("q{i:02}"))),
+                    value: Some(Bytes::from(vec![b'v'; 100])),
+                    timestamp: Some(5),
+                    ..Default::default()
+                })
+                .collect(),
+        }],
+        ..pb::MutationProto::default()
+    };
+    for m in [wide, put("x", "1")] {
+        let _: pb::MutateResponse = client
+            .call(
+                "Mutate",
+                &pb::MutateRequest {
+                    region: region("t", b"", id),
+                    mutation: m,
+                    condition: None,
+                    nonce_group: None,
+                },
+            )
+            .await;
+    }
+    let scan = pb::Scan {
+        max_result_size: Some(500),
+        ..pb::Scan::default()
+    };
+    let responses = scan_all(&mut client, id, scan, 100).await;
+    let results: Vec<&pb::Result> = responses.iter().flat_map(|r| &r.results).collect();
+    // The wide row in several pieces, each partial but its last, then row "x" whole.
+    assert!(results.len() > 3, "{} results", results.len());
+    let (last, pieces) = results.split_last().unwrap();
+    assert_eq!(last.cell[0].row.as_deref(), Some(&b"x"[..]));
+    assert_ne!(last.partial, Some(true));
+    let (end, partial) = pieces.split_last().unwrap();
+    assert!(partial.iter().all(|r| r.partial == Some(true)));
+    assert_ne!(end.partial, Some(true));
+    let qualifiers: Vec<Bytes> = pieces
+        .iter()
+        .flat_map(|r| &r.cell)
+        .map(|c| c.qualifier.clone().unwrap())
+        .collect();
+    let expected: Vec<Bytes> = (0..20).map(|i| Bytes::from(format!("q{i:02}"))).collect();
+    assert_eq!(qualifiers, expected);
+    // No response carries more than one piece of the wide row past the limit.
+    for r in &responses {
+        let bytes: usize = r
+            .results
+            .iter()
+            .flat_map(|x| &x.cell)
+            .map(|c| c.value.as_ref().map_or(0, Bytes::len))
+            .sum();
+        assert!(bytes <= 600, "{bytes} bytes in one response");
+    }
+    c.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_filter_skipping_many_rows_answers_with_heartbeats() {
+    // A zero time limit: every call that skips a row answers at once.
+    let c = cluster_with(HBaseRpcConfig {
+        scan_time_limit: std::time::Duration::ZERO,
+        ..HBaseRpcConfig::default()
+    })
+    .await;
+    let addr = c.rpc.addr();
+    create_table(addr, "t").await;
+    let id = only_region(addr, "t").await;
+    let mut client = Conn::open(addr, "ClientService", Some(KV_CODEC)).await;
+    for i in 0..50 {
+        let _: pb::MutateResponse = client
+            .call(
+                "Mutate",
+                &pb::MutateRequest {
+                    region: region("t", b"", id),
+                    mutation: put(&format!("r{i:02}"), if i >= 40 { "m" } else { "v" }),
+                    condition: None,
+                    nonce_group: None,
+                },
+            )
+            .await;
+    }
+    // Rows whose f:q is "m" (r40..r49): a value filter cannot seek, it reads every row.
+    let comparator = pb::BinaryComparator {
+        comparable: pb::ByteArrayComparable {
+            value: Some(Bytes::from_static(b"m")),
+        },
+    };
+    let filter = pb::SingleColumnValueFilter {
+        column_family: Some(Bytes::from_static(b"f")),
+        column_qualifier: Some(Bytes::from_static(b"q")),
+        compare_op: 2,
+        comparator: pb::Comparator {
+            name: "org.apache.hadoop.hbase.filter.BinaryComparator".into(),
+            serialized_comparator: Some(comparator.encode_to_vec().into()),
+        },
+        filter_if_missing: Some(true),
+        latest_version_only: Some(true),
+    };
+    let scan = pb::Scan {
+        filter: Some(pb::Filter {
+            name: "org.apache.hadoop.hbase.filter.SingleColumnValueFilter".into(),
+            serialized_filter: Some(filter.encode_to_vec().into()),
+        }),
+        ..pb::Scan::default()
+    };
+    let responses = scan_all(&mut client, id, scan.clone(), 100).await;
+    let heartbeats = responses
+        .iter()
+        .filter(|r| r.heartbeat_message == Some(true))
+        .count();
+    assert!(heartbeats >= 30, "{heartbeats} heartbeats");
+    for r in responses
+        .iter()
+        .filter(|r| r.heartbeat_message == Some(true))
+    {
+        assert_eq!(r.more_results_in_region, Some(true));
+    }
+    let rows: u32 = responses.iter().flat_map(|r| &r.cells_per_result).sum();
+    assert_eq!(rows, 10, "r40..r49, one cell each");
+    // Without heartbeats the same scan answers in one call.
+    let mut plain = Conn::open(addr, "ClientService", Some(KV_CODEC)).await;
+    let resp: pb::ScanResponse = plain
+        .call(
+            "Scan",
+            &pb::ScanRequest {
+                region: Some(region("t", b"", id)),
+                scan: Some(scan),
+                number_of_rows: Some(100),
+                ..pb::ScanRequest::default()
+            },
+        )
+        .await;
+    assert_eq!(resp.cells_per_result.len(), 10);
+    assert_ne!(resp.heartbeat_message, Some(true));
     c.stop().await;
 }
 

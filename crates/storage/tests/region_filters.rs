@@ -108,3 +108,57 @@ fn get_cells(r: &strata_storage::Region, g: Get) -> Vec<(String, String)> {
         })
         .collect()
 }
+
+/// Every row a scan returns through `next_row_within` with a deadline already passed, and how
+/// many calls timed out on the way.
+fn rows_with_deadline(r: &strata_storage::Region, scan: Scan) -> (Vec<String>, usize) {
+    use strata_storage::region::ScanStep;
+    let mut sc = r.scan(&scan).unwrap();
+    let (mut out, mut timeouts) = (Vec::new(), 0);
+    let past = std::time::Instant::now();
+    loop {
+        match sc.next_row_within(Some(past)).unwrap() {
+            ScanStep::Row(cells) => out.push(String::from_utf8_lossy(&cells[0].row).into_owned()),
+            ScanStep::TimedOut => timeouts += 1,
+            ScanStep::End => return (out, timeouts),
+        }
+        assert!(timeouts < 1000, "the scan does not progress");
+    }
+}
+
+#[test]
+fn a_deadline_stops_between_skipped_rows_and_the_scan_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    let env = Env::new(dir.path(), table(&["f"]));
+    let r = env.open();
+    for i in 0..20 {
+        let colour = if i % 5 == 4 { "red" } else { "blue" };
+        put(&r, &format!("r{i:02}"), "f", "colour", 1, colour);
+    }
+    r.flush().unwrap();
+    put(&r, "r20", "f", "colour", 1, "red");
+    let red = || {
+        let mut scan = Scan::new();
+        scan.filter = Some(Filter::SingleColumnValue(SingleColumnValue {
+            family: Bytes::from_static(b"f"),
+            qualifier: Bytes::from_static(b"colour"),
+            op: CompareOp::Equal,
+            comparator: Comparator::Binary(Bytes::from_static(b"red")),
+            filter_if_missing: true,
+            latest_version_only: true,
+        }));
+        scan
+    };
+    // Each call examines one row at least: the skipped ones time out, the matches come back,
+    // and the rows are those of the scan without a deadline.
+    let (found, timeouts) = rows_with_deadline(&r, red());
+    assert_eq!(found, rows(&r, red()));
+    assert_eq!(found, ["r04", "r09", "r14", "r19", "r20"]);
+    assert_eq!(timeouts, 16);
+    let mut reversed = red();
+    reversed.reversed = true;
+    let (found, timeouts) = rows_with_deadline(&r, reversed.clone());
+    assert_eq!(found, rows(&r, reversed));
+    assert_eq!(found, ["r20", "r19", "r14", "r09", "r04"]);
+    assert_eq!(timeouts, 16);
+}

@@ -46,7 +46,7 @@ pub use compact::{CompactionCounters, CompactionOptions, CompactionReport};
 pub use listing::FileListing;
 pub use mvcc::Mvcc;
 pub use open::region_dir_name;
-pub use read::RegionScanner;
+pub use read::{RegionScanner, ScanStep};
 pub use row_locks::RowLocks;
 pub use segments::MemtableListing;
 pub use store::StoreStats;

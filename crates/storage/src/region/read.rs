@@ -2,6 +2,7 @@
 
 use std::collections::BTreeSet;
 use std::sync::atomic::Ordering;
+use std::time::Instant;
 
 use bytes::Bytes;
 use strata_model::cell::{compare_bytes, Cell, CellKey};
@@ -326,29 +327,59 @@ pub struct RegionScanner {
     _reader: ReadGuard,
 }
 
+/// What [`RegionScanner::next_row_within`] found.
+#[derive(Debug, PartialEq, Eq)]
+pub enum ScanStep {
+    /// The next row's cells (or the next `batch` of them).
+    Row(Vec<Cell>),
+    /// The end of the scan.
+    End,
+    /// The deadline passed while rows were being skipped (filtered out or deleted); the next
+    /// call goes on after the last row examined.
+    TimedOut,
+}
+
 impl RegionScanner {
     /// The next row's cells (or the next `batch` of them), or `None` at the end.
     ///
     /// # Errors
     /// A store-file error; the scanner should be dropped after one.
     pub fn next_row(&mut self) -> Result<Option<Vec<Cell>>> {
+        Ok(match self.next_row_within(None)? {
+            ScanStep::Row(cells) => Some(cells),
+            ScanStep::End | ScanStep::TimedOut => None,
+        })
+    }
+
+    /// As [`next_row`](Self::next_row), but gives up with [`ScanStep::TimedOut`] once
+    /// `deadline` has passed and at least one row was examined, so a scan whose filter skips
+    /// many rows can answer its caller in time (HBase's scan heartbeats).
+    ///
+    /// # Errors
+    /// A store-file error; the scanner should be dropped after one.
+    pub fn next_row_within(&mut self, deadline: Option<Instant>) -> Result<ScanStep> {
         if let Some(batch) = self.batch {
             if !self.pending.is_empty() {
                 let n = batch.min(self.pending.len());
-                return Ok(Some(self.pending.drain(..n).collect()));
+                return Ok(ScanStep::Row(self.pending.drain(..n).collect()));
             }
         }
+        let mut examined = false;
         loop {
             if self.done || self.limit.is_some_and(|l| self.returned >= l) {
-                return Ok(None);
+                return Ok(ScanStep::End);
             }
             if self.filter.is_done() {
                 self.done = true;
-                return Ok(None);
+                return Ok(ScanStep::End);
             }
+            if examined && deadline.is_some_and(|d| Instant::now() >= d) {
+                return Ok(ScanStep::TimedOut);
+            }
+            examined = true;
             let Some(row) = self.next_row_key()? else {
                 self.done = true;
-                return Ok(None);
+                return Ok(ScanStep::End);
             };
             self.position = Some(row.clone());
             let skip = self.filter.skip_row(&row);
@@ -374,9 +405,9 @@ impl RegionScanner {
                 Some(batch) if cells.len() > batch => {
                     self.pending = cells;
                     let first: Vec<Cell> = self.pending.drain(..batch).collect();
-                    return Ok(Some(first));
+                    return Ok(ScanStep::Row(first));
                 }
-                _ => return Ok(Some(cells)),
+                _ => return Ok(ScanStep::Row(cells)),
             }
         }
     }

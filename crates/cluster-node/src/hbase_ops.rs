@@ -1,0 +1,307 @@
+//! `MasterService` of HBase RPC on a cluster (RFC 0018): [`ClusterOps`] runs each operation
+//! through the cluster admin service the gRPC admin clients use ([`ClusterAdmin`]: etcd
+//! requests to the active master, then waiting for the procedure and the regions), so any
+//! process — region server, active or standby master — answers the same way. Namespaces are
+//! `default`, `hbase`, those of existing tables, and those created under
+//! `<cluster>/namespace/<name>`.
+
+use std::collections::BTreeSet;
+use std::future::Future;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use strata_cluster::kv::{range_all, Compare, Kv, Op, Txn};
+use strata_cluster::layout::Layout;
+use strata_hbase_rpc::ops::{LiveServer, MasterOps, TableEntry};
+use strata_hbase_rpc::HBaseError;
+use strata_model::schema::{TableDescriptor, TableName};
+use strata_proto::convert::{table_from_pb, table_to_pb};
+use strata_proto::pb::admin_server::Admin;
+use strata_proto::pb::{self, ErrorCode};
+use tonic::{Request, Response, Status};
+
+use crate::admin::ClusterAdmin;
+use crate::hbase::EtcdDirectory;
+
+type HResult<T> = Result<T, HBaseError>;
+
+const SYSTEM_NAMESPACES: [&str; 2] = ["default", "hbase"];
+
+fn error(class: &'static str, message: String, do_not_retry: bool) -> HBaseError {
+    HBaseError {
+        class,
+        message,
+        do_not_retry,
+    }
+}
+
+/// The HBase exception for a cluster admin error.
+pub fn from_status(status: &Status) -> HBaseError {
+    let message = status.message().to_owned();
+    match strata_proto::code_of(status) {
+        ErrorCode::TableNotFound => HBaseError::table_not_found(&message),
+        ErrorCode::TableExists => error(
+            "org.apache.hadoop.hbase.TableExistsException",
+            message,
+            true,
+        ),
+        ErrorCode::TableDisabled => error(
+            "org.apache.hadoop.hbase.TableNotEnabledException",
+            message,
+            true,
+        ),
+        ErrorCode::TableEnabled => error(
+            "org.apache.hadoop.hbase.TableNotDisabledException",
+            message,
+            true,
+        ),
+        ErrorCode::NoSuchFamily => HBaseError::no_such_family(message),
+        ErrorCode::NotServingRegion => HBaseError::not_serving(message),
+        ErrorCode::RegionTooBusy => error(
+            "org.apache.hadoop.hbase.RegionTooBusyException",
+            message,
+            false,
+        ),
+        ErrorCode::RegionNotFound => HBaseError::unknown_region(message),
+        ErrorCode::InvalidArgument => HBaseError::do_not_retry(message),
+        ErrorCode::Unavailable | ErrorCode::Unknown | ErrorCode::Corruption => {
+            match status.code() {
+                tonic::Code::Unimplemented | tonic::Code::InvalidArgument => {
+                    HBaseError::do_not_retry(message)
+                }
+                _ => error("java.io.IOException", message, false),
+            }
+        }
+    }
+}
+
+/// [`MasterOps`] of a cluster's process, on the cluster admin service.
+pub struct ClusterOps<K> {
+    admin: ClusterAdmin<K>,
+    directory: Arc<EtcdDirectory<K>>,
+    kv: Arc<K>,
+    layout: Layout,
+    runtime: tokio::runtime::Handle,
+}
+
+impl<K: Kv + Send + Sync + 'static> ClusterOps<K> {
+    /// Operations through `admin` (its procedures awaited on `runtime`, from the HBase RPC
+    /// listener's blocking workers), servers from `directory`, namespaces in `kv`.
+    pub fn new(
+        admin: ClusterAdmin<K>,
+        directory: Arc<EtcdDirectory<K>>,
+        kv: Arc<K>,
+        layout: Layout,
+        runtime: tokio::runtime::Handle,
+    ) -> Self {
+        ClusterOps {
+            admin,
+            directory,
+            kv,
+            layout,
+            runtime,
+        }
+    }
+
+    fn call<T>(&self, f: impl Future<Output = Result<Response<T>, Status>>) -> HResult<T> {
+        self.runtime
+            .block_on(f)
+            .map(Response::into_inner)
+            .map_err(|s| from_status(&s))
+    }
+
+    fn namespace_key(&self, name: &str) -> String {
+        format!("{}namespace/{name}", self.layout.root())
+    }
+
+    fn entry(info: pb::TableInfo) -> HResult<TableEntry> {
+        let schema = info
+            .schema
+            .ok_or_else(|| error("java.io.IOException", "no schema".into(), false))?;
+        Ok(TableEntry {
+            descriptor: table_from_pb(schema)
+                .map_err(|e| error("java.io.IOException", e.to_string(), false))?,
+            enabled: info.state == pb::TableState::Enabled as i32,
+        })
+    }
+
+    fn table_request(name: &str) -> Request<pb::TableRequest> {
+        Request::new(pb::TableRequest {
+            table: name.to_owned(),
+        })
+    }
+}
+
+fn etcd(e: impl std::fmt::Display) -> HBaseError {
+    error("java.io.IOException", format!("etcd: {e}"), false)
+}
+
+fn constraint(message: String) -> HBaseError {
+    error(
+        "org.apache.hadoop.hbase.constraint.ConstraintException",
+        message,
+        true,
+    )
+}
+
+impl<K: Kv + Send + Sync + 'static> MasterOps for ClusterOps<K> {
+    fn tables(&self) -> HResult<Vec<TableEntry>> {
+        self.call(self.admin.list_tables(Request::new(pb::Empty {})))?
+            .tables
+            .into_iter()
+            .map(Self::entry)
+            .collect()
+    }
+
+    fn table(&self, name: &str) -> HResult<TableEntry> {
+        Self::entry(self.call(self.admin.describe_table(Self::table_request(name)))?)
+    }
+
+    fn namespaces(&self) -> HResult<BTreeSet<String>> {
+        let mut out: BTreeSet<String> = SYSTEM_NAMESPACES.iter().map(|s| s.to_string()).collect();
+        let prefix = self.namespace_key("");
+        for item in range_all(self.kv.as_ref(), &prefix, 1000)
+            .map_err(etcd)?
+            .kvs
+        {
+            if let Some(n) = item.key.strip_prefix(&prefix) {
+                out.insert(n.to_owned());
+            }
+        }
+        let tables = self.layout.tables();
+        for item in range_all(self.kv.as_ref(), &tables, 1000)
+            .map_err(etcd)?
+            .kvs
+        {
+            if let Some(Ok(name)) = item.key.strip_prefix(&tables).map(TableName::parse) {
+                out.insert(name.namespace().to_owned());
+            }
+        }
+        Ok(out)
+    }
+
+    fn create_namespace(&self, name: &str) -> HResult<()> {
+        TableName::parse(&format!("{name}:t"))
+            .ok()
+            .filter(|t| t.namespace() == name)
+            .ok_or_else(|| HBaseError::do_not_retry(format!("invalid namespace name '{name}'")))?;
+        let exists = || {
+            error(
+                "org.apache.hadoop.hbase.NamespaceExistException",
+                name.to_owned(),
+                true,
+            )
+        };
+        if self.namespaces()?.contains(name) {
+            return Err(exists());
+        }
+        let key = self.namespace_key(name);
+        let out = self
+            .kv
+            .txn(Txn {
+                compares: vec![Compare::CreateRevision(key.clone(), 0)],
+                success: vec![Op::put(key, Vec::new())],
+            })
+            .map_err(etcd)?;
+        if out.succeeded {
+            Ok(())
+        } else {
+            Err(exists())
+        }
+    }
+
+    fn delete_namespace(&self, name: &str) -> HResult<()> {
+        if SYSTEM_NAMESPACES.contains(&name) {
+            return Err(constraint(format!(
+                "the {name} namespace cannot be deleted"
+            )));
+        }
+        if !self.namespaces()?.contains(name) {
+            return Err(HBaseError::namespace_not_found(name));
+        }
+        let tables = self.layout.tables();
+        let held = range_all(self.kv.as_ref(), &tables, 1000)
+            .map_err(etcd)?
+            .kvs
+            .iter()
+            .filter_map(|item| item.key.strip_prefix(&tables))
+            .filter_map(|t| TableName::parse(t).ok())
+            .filter(|t| t.namespace() == name)
+            .count();
+        if held > 0 {
+            return Err(constraint(format!(
+                "namespace {name} holds {held} tables; delete them first"
+            )));
+        }
+        self.kv
+            .txn(Txn {
+                compares: Vec::new(),
+                success: vec![Op::Delete(self.namespace_key(name))],
+            })
+            .map_err(etcd)?;
+        Ok(())
+    }
+
+    fn create_table(&self, table: TableDescriptor, splits: &[Bytes]) -> HResult<()> {
+        table
+            .validate()
+            .map_err(|e| HBaseError::do_not_retry(e.to_string()))?;
+        self.call(
+            self.admin
+                .create_table(Request::new(pb::CreateTableRequest {
+                    schema: Some(table_to_pb(&table)),
+                    split_keys: splits.to_vec(),
+                })),
+        )
+        .map(|_| ())
+    }
+
+    fn delete_table(&self, name: &str) -> HResult<()> {
+        self.call(self.admin.delete_table(Self::table_request(name)))
+            .map(|_| ())
+    }
+
+    fn enable_table(&self, name: &str) -> HResult<()> {
+        self.call(self.admin.enable_table(Self::table_request(name)))
+            .map(|_| ())
+    }
+
+    fn disable_table(&self, name: &str) -> HResult<()> {
+        self.call(self.admin.disable_table(Self::table_request(name)))
+            .map(|_| ())
+    }
+
+    fn truncate_table(&self, name: &str, preserve_splits: bool) -> HResult<()> {
+        self.call(
+            self.admin
+                .truncate_table(Request::new(pb::TruncateTableRequest {
+                    table: name.to_owned(),
+                    preserve_splits,
+                })),
+        )
+        .map(|_| ())
+    }
+
+    fn alter_table(&self, table: TableDescriptor) -> HResult<()> {
+        self.call(self.admin.alter_table(Request::new(pb::AlterTableRequest {
+            schema: Some(table_to_pb(&table)),
+        })))
+        .map(|_| ())
+    }
+
+    fn flush_table(&self, name: &str) -> HResult<()> {
+        self.call(self.admin.flush(Self::table_request(name)))
+            .map(|_| ())
+    }
+
+    fn split_region(&self, table: &str, region_id: u64, _row: Option<Bytes>) -> HResult<()> {
+        Err(HBaseError::do_not_retry(format!(
+            "splitting region {region_id} of {table}: region splits are not available in \
+             cluster mode yet"
+        )))
+    }
+
+    fn live_servers(&self) -> HResult<Vec<LiveServer>> {
+        self.directory.live_servers()
+    }
+}
