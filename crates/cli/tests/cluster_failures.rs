@@ -134,8 +134,10 @@ impl Cluster {
         addr
     }
 
+    /// The cluster's status; an etcd read that fails (a loaded machine: the test's own client
+    /// timed out) is retried for up to 10 s.
     fn status(&self) -> ClusterStatus {
-        ClusterStatus::read(&self.kv, &self.layout).unwrap()
+        etcd_retry(|| ClusterStatus::read(&self.kv, &self.layout).map_err(|e| e.to_string()))
     }
 
     /// The name (`host:port:startcode`) of the live server at `addr`.
@@ -150,21 +152,22 @@ impl Cluster {
     /// Region name → the address of the server it is open on (open regions only).
     fn placement(&self) -> BTreeMap<String, String> {
         let prefix = self.layout.regions();
-        strata_cluster::kv::range_all(&self.kv, &prefix, 1000)
-            .unwrap()
-            .kvs
-            .iter()
-            .filter_map(|kv| {
-                let rec = strata_cluster::record::RegionRecord::decode(&kv.value).ok()?;
-                let name = kv.key.strip_prefix(&prefix)?.to_string();
-                match (rec.state, rec.server) {
-                    (strata_cluster::record::RegionState::Open, Some(s)) => {
-                        Some((name, s.rsplit_once(':')?.0.to_string()))
-                    }
-                    _ => None,
+        etcd_retry(|| {
+            strata_cluster::kv::range_all(&self.kv, &prefix, 1000).map_err(|e| e.to_string())
+        })
+        .kvs
+        .iter()
+        .filter_map(|kv| {
+            let rec = strata_cluster::record::RegionRecord::decode(&kv.value).ok()?;
+            let name = kv.key.strip_prefix(&prefix)?.to_string();
+            match (rec.state, rec.server) {
+                (strata_cluster::record::RegionState::Open, Some(s)) => {
+                    Some((name, s.rsplit_once(':')?.0.to_string()))
                 }
-            })
-            .collect()
+                _ => None,
+            }
+        })
+        .collect()
     }
 
     /// Submits `req` to the active master; returns its answer.
@@ -312,6 +315,18 @@ struct Load {
     stop: Arc<AtomicBool>,
     tasks: Vec<tokio::task::JoinHandle<()>>,
     read_misses: Arc<Mutex<Vec<String>>>,
+}
+
+/// Runs an etcd read until it succeeds, for up to 10 s.
+fn etcd_retry<T>(mut read: impl FnMut() -> Result<T, String>) -> T {
+    let start = Instant::now();
+    loop {
+        match read() {
+            Ok(v) => return v,
+            Err(e) if start.elapsed() > Duration::from_secs(10) => panic!("etcd read: {e}"),
+            Err(_) => std::thread::sleep(Duration::from_millis(200)),
+        }
+    }
 }
 
 fn row(w: usize, k: u64) -> Bytes {

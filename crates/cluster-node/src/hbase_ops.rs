@@ -294,11 +294,24 @@ impl<K: Kv + Send + Sync + 'static> MasterOps for ClusterOps<K> {
             .map(|_| ())
     }
 
-    fn split_region(&self, table: &str, region_id: u64, _row: Option<Bytes>) -> HResult<()> {
-        Err(HBaseError::do_not_retry(format!(
-            "splitting region {region_id} of {table}: region splits are not available in \
-             cluster mode yet"
-        )))
+    fn split_region(&self, table: &str, region_id: u64, row: Option<Bytes>) -> HResult<()> {
+        // HBase names the region by its encoded id; the cluster by `table,…`: find the record
+        // whose storage id it is.
+        let prefix = self.layout.regions();
+        let name = range_all(self.kv.as_ref(), &self.layout.table_regions(table), 1000)
+            .map_err(etcd)?
+            .kvs
+            .into_iter()
+            .filter_map(|item| item.key.strip_prefix(&prefix).map(str::to_owned))
+            .find(|name| crate::names::region_id(name).is_some_and(|(_, id)| id == region_id))
+            .ok_or_else(|| {
+                HBaseError::unknown_region(format!("no region {region_id} of {table}"))
+            })?;
+        self.call(self.admin.split(Request::new(pb::SplitRequest {
+            table: name,
+            split_row: row,
+        })))
+        .map(|_| ())
     }
 
     fn live_servers(&self) -> HResult<Vec<LiveServer>> {

@@ -18,6 +18,7 @@ import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
@@ -175,12 +176,29 @@ public final class ClusterAdminTest {
           }
         }
         check(found == 3, "a filtered scan over 3000 rows finds the 3 that match (" + found + ")");
+
+        // A region split through Admin runs the cluster's split procedure.
+        admin.split(name, Bytes.toBytes("m01500"));
+        long deadline = System.currentTimeMillis() + 60_000;
+        while (admin.getRegions(name).size() < 4 && System.currentTimeMillis() < deadline) {
+          Thread.sleep(200);
+        }
+        check(admin.getRegions(name).size() == 4,
+            "split at m01500: the table has 4 regions (" + admin.getRegions(name).size() + ")");
+        try (RegionLocator loc = conn.getRegionLocator(name)) {
+          String start = Bytes.toString(
+              loc.getRegionLocation(Bytes.toBytes("m02000"), true).getRegion().getStartKey());
+          check("m01500".equals(start), "the upper daughter starts at the split row (" + start + ")");
+        }
+        check("hit".equals(value(t, "m01999", F)) && "v-q".equals(value(t, "q", F)),
+            "rows on both sides of the split read back");
       }
 
       admin.disableTable(name);
       admin.truncateTable(name, true);
       check(admin.isTableEnabled(name), "truncateTable: the table is enabled again");
-      check(admin.getRegions(name).size() == 3, "with its 3 regions (splits preserved)");
+      check(admin.getRegions(name).size() == 4,
+          "with its 4 regions (splits preserved, the Admin split's row too)");
       try (Table t = conn.getTable(name)) {
         check(value(t, "a", F) == null && value(t, "z", F) == null, "and no rows");
         t.put(new Put(Bytes.toBytes("n")).addColumn(F, Q, Bytes.toBytes("after")));
