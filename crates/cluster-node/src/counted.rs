@@ -210,6 +210,10 @@ impl<H: RegionHost> RegionHost for CountedHost<H> {
     fn cancel_open(&self, region: &str) {
         self.inner.cancel_open(region);
     }
+
+    fn requests(&self) -> Vec<(String, strata_cluster::load::Accesses)> {
+        self.inner.requests()
+    }
 }
 
 #[cfg(test)]

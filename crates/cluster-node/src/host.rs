@@ -13,6 +13,7 @@ use parking_lot::Mutex;
 use strata_cluster::host::RegionHost;
 use strata_cluster::kv::Kv;
 use strata_cluster::layout::Layout;
+use strata_cluster::load::Accesses;
 use strata_cluster::record::RegionRecord;
 use strata_server::RegionServer;
 use strata_storage::manifest::RegionInfo;
@@ -239,7 +240,7 @@ impl<K: Kv + Send + Sync + 'static> RegionHost for StorageHost<K> {
     }
 
     /// Gets, scans and mutations of each open region so far (the region's own counters).
-    fn requests(&self) -> Vec<(String, u64)> {
+    fn requests(&self) -> Vec<(String, Accesses)> {
         let open: Vec<(String, u64)> = self
             .shared
             .slots
@@ -254,8 +255,10 @@ impl<K: Kv + Send + Sync + 'static> RegionHost for StorageHost<K> {
             .filter_map(|(r, id)| {
                 let hosted = self.shared.server.hosted(id).ok()?;
                 let c = hosted.region.counters();
-                let n = c.reads.load(std::sync::atomic::Ordering::Relaxed)
-                    + c.mutations.load(std::sync::atomic::Ordering::Relaxed);
+                let n = Accesses {
+                    reads: c.reads.load(std::sync::atomic::Ordering::Relaxed),
+                    writes: c.mutations.load(std::sync::atomic::Ordering::Relaxed),
+                };
                 Some((r, n))
             })
             .collect()

@@ -15,6 +15,8 @@
 //! - [`counted`]: counting etcd operations and region orders for `/metrics`.
 //! - [`hbase`]: `hbase:meta` and the registry from etcd for the HBase RPC listener.
 //! - [`http`]: what the HTTP endpoints of region servers and masters show (RFC 0018).
+//! - [`heat`], [`heat_feed`]: the master's key-access heatmap of the cluster, fed from the
+//!   region servers' load reports.
 //!
 //! This crate joins `strata-cluster` (no storage) and the storage and server crates (no
 //! cluster), so neither depends on the other (DESIGN §10).
@@ -23,6 +25,8 @@ pub mod admin;
 pub mod counted;
 pub mod fencer;
 pub mod hbase;
+pub mod heat;
+pub mod heat_feed;
 pub mod host;
 pub mod http;
 pub mod names;
