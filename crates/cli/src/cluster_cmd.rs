@@ -290,17 +290,25 @@ fn millis_since_epoch() -> u128 {
 struct MasterHttp {
     runtime: tokio::runtime::Runtime,
     server: strata_http::HttpServer,
+    feed: strata_cluster_node::heat_feed::HeatFeed,
     kv: Arc<strata_cluster::etcd::EtcdKv>,
 }
 
 impl MasterHttp {
     fn start(args: &MasterArgs, counts: Arc<KvCounts>, listen: SocketAddr) -> Result<Self, String> {
         let kv = Arc::new(node::connect(&args.coordination.etcd)?);
+        let heat = strata_cluster_node::heat::ClusterHeatmap::shared();
+        let feed = strata_cluster_node::heat_feed::spawn(
+            kv.clone(),
+            args.coordination.layout(),
+            heat.clone(),
+        );
         let view = MasterView::new(
             kv.clone(),
             args.coordination.layout(),
             args.advertise.clone(),
             counts,
+            heat,
         );
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
@@ -327,6 +335,7 @@ impl MasterHttp {
         Ok(MasterHttp {
             runtime,
             server,
+            feed,
             kv,
         })
     }
@@ -334,6 +343,7 @@ impl MasterHttp {
     fn stop(self) {
         self.runtime.block_on(self.server.shutdown());
         self.runtime.shutdown_timeout(Duration::from_secs(1));
+        drop(self.feed);
         drop(self.kv);
     }
 }

@@ -17,7 +17,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use strata_client::{ClientOptions, Connection};
-use strata_model::ops::Put;
+use strata_model::ops::{Get, Put};
 use strata_model::schema::{FamilyDescriptor, TableDescriptor, TableName};
 use support::{key, Killed};
 
@@ -303,16 +303,78 @@ async fn cluster_processes_serve_metrics_pages_and_thrift() {
     assert_eq!(regions, 3.0);
     assert_eq!(puts, 300.0);
 
+    // The master's key-access heatmap, from the region servers' load reports (every 5 s):
+    // reads now, then the master page and the table's page show the table's heatmap.
+    for i in (0..300).step_by(3) {
+        table.get(&Get::new(key(i))).await.unwrap();
+    }
+    let m = master_http.clone();
+    let (home, table_page) = tokio::task::spawn_blocking(move || {
+        let mut page = (0, String::new());
+        eventually("the master's table page shows a heatmap", || {
+            page = get(&m, "/table?name=endpoints_t");
+            page.0 == 200 && page.1.contains("aria-label=\"key-access heatmap\"")
+        });
+        (get(&m, "/"), page)
+    })
+    .await
+    .unwrap();
+    assert_eq!(home.0, 200);
+    for text in [
+        "Key access by table",
+        "href=\"/table?name=endpoints_t\"",
+        "key-access heatmap",
+        "Requests/s",
+    ] {
+        assert!(
+            home.1.contains(text),
+            "'{text}' missing from the master's page"
+        );
+    }
+    for text in [
+        "endpoints_t,",
+        "Requests/s",
+        "Reads",
+        "Writes",
+        "Key access",
+    ] {
+        assert!(
+            table_page.1.contains(text),
+            "'{text}' missing from the table page"
+        );
+    }
+    let m = master_http.clone();
+    let (missing, bad) = tokio::task::spawn_blocking(move || {
+        (
+            get(&m, "/table?name=nope"),
+            get(&m, "/table?name=endpoints_t&kind=x"),
+        )
+    })
+    .await
+    .unwrap();
+    assert_eq!(missing.0, 404);
+    assert_eq!(bad.0, 400);
+
     // The same pages in a real browser: no console error, the cluster shown, a screenshot.
     let pages = [
         (
             "cluster-master",
-            master_http.clone(),
-            vec!["Region servers", "endpoints_t,", "Procedures"],
+            format!("{master_http}/"),
+            vec![
+                "Region servers",
+                "endpoints_t,",
+                "Procedures",
+                "Key access by table",
+            ],
+        ),
+        (
+            "cluster-master-table",
+            format!("{master_http}/table?name=endpoints_t"),
+            vec!["Table endpoints_t", "endpoints_t,", "key-access heatmap"],
         ),
         (
             "cluster-regionserver",
-            servers[0].2.clone(),
+            format!("{}/", servers[0].2),
             vec!["Regions open here", "endpoints_t,"],
         ),
     ];
@@ -357,7 +419,7 @@ async fn cluster_processes_serve_metrics_pages_and_thrift() {
     conn.admin().delete_table("endpoints_t").await.unwrap();
 }
 
-/// Loads each `(name, host:port, expected texts)` page's `/` in headless Chromium: it must
+/// Loads each `(name, host:port/path, expected texts)` page in headless Chromium: it must
 /// show the texts and log no console message; its screenshot goes to
 /// `<target>/tmp/ui-screenshots/NAME.png`. Skipped without Chromium unless
 /// `STRATA_REQUIRE_CHROMIUM` is set.
@@ -374,7 +436,7 @@ fn in_chromium(pages: &[(&str, String, Vec<&str>)]) {
     let out = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ui-screenshots");
     std::fs::create_dir_all(&out).unwrap();
     for (name, addr, expected) in pages {
-        let url = format!("http://{addr}/");
+        let url = format!("http://{addr}");
         let scratch = tempfile::tempdir().unwrap();
         let profile = scratch.path().join("profile");
         let dom = browser::browse(&chromium, &profile, "--dump-dom", &url);

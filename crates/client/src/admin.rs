@@ -327,8 +327,12 @@ impl Admin {
     /// # Errors
     /// The master's error.
     pub async fn status(&self) -> Result<pb::StatusResponse, Error> {
-        self.read(|mut m| async move { m.status(pb::Empty {}).await })
-            .await
+        let status = self
+            .read(|mut m| async move { m.status(pb::Empty {}).await })
+            .await?;
+        self.conn
+            .learn(status.servers.iter().map(|s| s.address.as_str()));
+        Ok(status)
     }
 
     /// Sends a change once.
@@ -337,14 +341,18 @@ impl Admin {
         F: FnOnce(AdminClient<Channel>) -> Fut,
         Fut: Future<Output = Result<Response<T>, Status>>,
     {
+        // No per-attempt limit: a change (creating a table of many regions, a flush) may
+        // rightly take long, and it is never sent twice anyway.
         let retry = Retry::new(self.conn.options());
         let response = retry
             .run(async { send(self.conn.master()).await.map_err(Error::from) })
-            .await?;
+            .await
+            .inspect_err(|e| self.unreachable(e))?;
         Ok(response.into_inner())
     }
 
-    /// Sends a read, retrying as a data read would.
+    /// Sends a read, retrying as a data read would (each attempt cut off at the per-attempt
+    /// timeout).
     async fn read<T, F, Fut>(&self, mut send: F) -> Result<T, Error>
     where
         F: FnMut(AdminClient<Channel>) -> Fut,
@@ -352,14 +360,29 @@ impl Admin {
     {
         let mut retry = Retry::new(self.conn.options());
         loop {
-            let attempt = retry.run(async { send(self.conn.master()).await.map_err(Error::from) });
+            let attempt = retry.run_at(ADMIN, async {
+                send(self.conn.master()).await.map_err(Error::from)
+            });
             match attempt.await {
                 Ok(response) => return Ok(response.into_inner()),
-                Err(e) => retry.back_off(e, Idempotence::Idempotent).await?,
+                Err(e) => {
+                    self.unreachable(&e);
+                    retry.back_off(e, Idempotence::Idempotent).await?;
+                }
             }
         }
     }
+
+    /// Moves to the next admin endpoint after `UNAVAILABLE` (a cluster connection).
+    fn unreachable(&self, e: &Error) {
+        if e.code == ErrorCode::Unavailable {
+            self.conn.admin_unreachable();
+        }
+    }
 }
+
+/// How an admin endpoint is named in a per-attempt timeout's error.
+const ADMIN: &str = "the admin endpoint";
 
 fn table_request(name: &str) -> pb::TableRequest {
     pb::TableRequest {

@@ -26,7 +26,10 @@ use crate::frames::FrameClient;
 use crate::link::DataLink;
 use crate::locate::{self, Position, RegionLocation, Regions};
 use crate::options::{ClientOptions, Protocol};
-use crate::retry::{Idempotence, Retry};
+use crate::retry::{within, Idempotence, Retry};
+
+/// Most admin endpoints a cluster connection keeps.
+pub const MAX_ADMINS: usize = 32;
 use crate::table::Table;
 
 /// A connection to a Strata cluster. Cheap to clone; clones share everything.
@@ -39,9 +42,10 @@ pub struct Connection {
 struct Inner {
     options: ClientOptions,
     master: AdminClient<Channel>,
-    /// Every admin endpoint of a cluster ([`Connection::connect_any`]), tried in turn while
-    /// one is unreachable; empty for a single master.
-    admins: Vec<AdminClient<Channel>>,
+    /// Every admin endpoint of a cluster ([`Connection::connect_any`]) by address, tried in
+    /// turn while one is unreachable; empty for a single master. Grows with the servers that
+    /// locate and status answers name (see [`Connection::learn`]).
+    admins: Mutex<Vec<(String, AdminClient<Channel>)>>,
     /// Index (modulo `admins.len()`) of the admin endpoint in use.
     admin_at: AtomicUsize,
     /// Region server channels by `host:port`, created lazily.
@@ -102,13 +106,13 @@ impl Connection {
                 match endpoint.connect().await {
                     Ok(channel) => {
                         reached = Some(admins.len());
-                        admins.push(admin_client(channel));
+                        admins.push((addr.clone(), admin_client(channel)));
                         continue;
                     }
                     Err(e) => last = Some(format!("{addr}: {e}")),
                 }
             }
-            admins.push(admin_client(endpoint.connect_lazy()));
+            admins.push((addr.clone(), admin_client(endpoint.connect_lazy())));
         }
         let Some(at) = reached else {
             return Err(match last {
@@ -116,21 +120,21 @@ impl Connection {
                 None => Error::invalid("no server address given"),
             });
         };
-        let master = admins[at].clone();
+        let master = admins[at].1.clone();
         Ok(Connection::from_admins(options, master, admins, at))
     }
 
     fn from_admins(
         options: ClientOptions,
         master: AdminClient<Channel>,
-        admins: Vec<AdminClient<Channel>>,
+        admins: Vec<(String, AdminClient<Channel>)>,
         at: usize,
     ) -> Connection {
         Connection {
             inner: Arc::new(Inner {
                 options,
                 master,
-                admins,
+                admins: Mutex::new(admins),
                 admin_at: AtomicUsize::new(at),
                 channels: Mutex::new(HashMap::new()),
                 frames: Mutex::new(HashMap::new()),
@@ -161,17 +165,59 @@ impl Connection {
 
     /// A stub for the master's admin service.
     pub(crate) fn master(&self) -> AdminClient<Channel> {
-        let admins = &self.inner.admins;
+        let admins = self.inner.admins.lock();
         if admins.is_empty() {
             return self.inner.master.clone();
         }
-        admins[self.inner.admin_at.load(Ordering::Relaxed) % admins.len()].clone()
+        admins[self.inner.admin_at.load(Ordering::Relaxed) % admins.len()]
+            .1
+            .clone()
     }
 
     /// The admin endpoint in use is unreachable: use the next one (if there are several).
-    fn admin_unreachable(&self) {
-        if self.inner.admins.len() > 1 {
+    pub(crate) fn admin_unreachable(&self) {
+        if self.inner.admins.lock().len() > 1 {
             self.inner.admin_at.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// The admin endpoints known now (`host:port`), in the order they are tried; empty for a
+    /// connection to a single master ([`Connection::connect`]).
+    pub fn admin_endpoints(&self) -> Vec<String> {
+        self.inner
+            .admins
+            .lock()
+            .iter()
+            .map(|(a, _)| a.clone())
+            .collect()
+    }
+
+    /// Adds `servers` (region servers named by a locate or status answer) to the admin
+    /// endpoints of a cluster connection ([`Connection::connect_any`]: every region server
+    /// answers the admin service), so the client still finds the cluster after the servers
+    /// it started with are all gone (a rolling restart). Keeps at most [`MAX_ADMINS`],
+    /// dropping the oldest other than the one in use.
+    pub(crate) fn learn<'a>(&self, servers: impl IntoIterator<Item = &'a str>) {
+        let mut admins = self.inner.admins.lock();
+        if admins.is_empty() {
+            return;
+        }
+        for server in servers {
+            if server.is_empty() || admins.iter().any(|(a, _)| a == server) {
+                continue;
+            }
+            let Ok(endpoint) = endpoint(server, &self.inner.options) else {
+                continue;
+            };
+            if admins.len() >= MAX_ADMINS {
+                let at = self.inner.admin_at.load(Ordering::Relaxed) % admins.len();
+                let victim = usize::from(at == 0);
+                admins.remove(victim);
+                if victim < at {
+                    self.inner.admin_at.store(at - 1, Ordering::Relaxed);
+                }
+            }
+            admins.push((server.to_string(), admin_client(endpoint.connect_lazy())));
         }
     }
 
@@ -217,19 +263,23 @@ impl Connection {
         if let Some(regions) = self.inner.locations.get(table) {
             return Ok(regions);
         }
-        let response = self
-            .master()
-            .locate(pb::LocateRequest {
-                table: table.to_string(),
-            })
-            .await
-            .map_err(Error::from)
-            .inspect_err(|e| {
-                if e.code == ErrorCode::Unavailable {
-                    self.admin_unreachable();
-                }
-            })?;
+        let mut master = self.master();
+        let request = pb::LocateRequest {
+            table: table.to_string(),
+        };
+        let response = within(
+            "the admin endpoint",
+            self.inner.options.attempt_timeout,
+            async { master.locate(request).await.map_err(Error::from) },
+        )
+        .await
+        .inspect_err(|e| {
+            if e.code == ErrorCode::Unavailable {
+                self.admin_unreachable();
+            }
+        })?;
         let regions = response.into_inner().regions;
+        self.learn(regions.iter().map(|r| r.server.as_str()));
         let regions = Arc::new(Regions::new(regions.into_iter().map(Into::into).collect()));
         self.inner.locations.put(table, regions.clone());
         Ok(regions)
@@ -319,7 +369,9 @@ impl Connection {
             };
             let client = self.data(&region.server)?;
             match retry
-                .run(async { send(client).await.map_err(Error::from) })
+                .run_at(&region.server, async {
+                    send(client).await.map_err(Error::from)
+                })
                 .await
             {
                 Ok(value) => return Ok(value),

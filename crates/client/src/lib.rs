@@ -51,7 +51,7 @@ mod scanner;
 mod table;
 
 pub use admin::{Admin, StoreFileInfo, TableInfo};
-pub use connection::Connection;
+pub use connection::{Connection, MAX_ADMINS};
 pub use error::Error;
 pub use locate::RegionLocation;
 pub use mutator::BufferedMutator;

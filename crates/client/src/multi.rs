@@ -23,7 +23,7 @@ use tonic::Status;
 use crate::error::Error;
 use crate::link::DataLink;
 use crate::locate::{RegionLocation, Regions};
-use crate::retry::{should_retry, Idempotence, Retry};
+use crate::retry::{should_retry, within, Idempotence, Retry};
 use crate::table::{cells_of, idempotence_of, Table};
 
 /// What a group's RPC says of one of its rows.
@@ -181,12 +181,18 @@ where
             let client = conn.data(&region.server)?;
             let request = send(client, indexes.clone());
             let limit = limit.clone();
+            let (server, patience) = (region.server.clone(), conn.options().attempt_timeout);
             tasks.spawn(async move {
                 let _permit = match &limit {
                     Some(l) => l.clone().acquire_owned().await.ok(),
                     None => None,
                 };
-                (indexes, request.await)
+                let answer = within(&server, patience, async {
+                    request.await.map_err(Error::from)
+                })
+                .await
+                .map_err(|e| strata_proto::status(e.code, e.message));
+                (indexes, answer)
             });
         }
         let finished = retry.run(async { Ok(tasks.join_all().await) }).await?;

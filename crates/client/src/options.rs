@@ -8,6 +8,13 @@ use std::time::Duration;
 pub struct ClientOptions {
     /// Longest time one operation (or one scan page) may take, retries included. Default 60 s.
     pub operation_timeout: Duration,
+    /// Longest wait for one answer from one server (a region server or the admin endpoint).
+    /// When it passes, the server is taken as unreachable (stopped, partitioned): a read or
+    /// an idempotent write is sent again to the region's freshly located server; an
+    /// increment, append or check-and-mutate fails with `UNAVAILABLE` (it may or may not have
+    /// been applied). Must exceed the longest single request (a scan page, a large batch).
+    /// Zero: no per-attempt limit (only `operation_timeout`). Default 5 s.
+    pub attempt_timeout: Duration,
     /// Most retries of one operation after the first attempt. Default 15.
     pub retries: u32,
     /// First back-off pause; each retry doubles it, with jitter. Default 100 ms.
@@ -52,6 +59,7 @@ impl Default for ClientOptions {
     fn default() -> Self {
         ClientOptions {
             operation_timeout: Duration::from_secs(60),
+            attempt_timeout: Duration::from_secs(5),
             retries: 15,
             retry_base: Duration::from_millis(100),
             retry_max: Duration::from_secs(5),

@@ -4,7 +4,9 @@
 //! The rule for requests that must not be applied twice (increments, appends, row mutations
 //! holding them, check-and-mutate): retry only when the server said it did not apply the
 //! request (`NOT_SERVING_REGION`, `REGION_TOO_BUSY`). Anything else, above all a connection
-//! lost mid-request, may hide an applied write, so it goes back to the caller.
+//! lost mid-request, may hide an applied write, so it goes back to the caller. So does an
+//! attempt that got no answer within the per-attempt timeout (`UNAVAILABLE`, saying so): a
+//! read or idempotent write is sent again to the region's freshly located server instead.
 
 use std::future::Future;
 use std::time::Duration;
@@ -54,7 +56,36 @@ pub(crate) struct Retry {
     retries: u32,
     attempt: u32,
     timeout: Duration,
+    attempt_timeout: Duration,
     deadline: Instant,
+}
+
+/// The error of an attempt to `server` that got no answer within `limit`.
+pub(crate) fn no_answer(server: &str, limit: Duration) -> Error {
+    Error::new(
+        ErrorCode::Unavailable,
+        format!(
+            "no answer from {server} within {limit:?} (the per-attempt timeout): the server \
+             may be stopped or unreachable; the request may or may not have been applied"
+        ),
+    )
+}
+
+/// Runs `attempt` to `server`, cut off after `limit` (zero: no limit).
+///
+/// # Errors
+/// The attempt's error, or [`no_answer`] when the limit passed first.
+pub(crate) async fn within<T, F>(server: &str, limit: Duration, attempt: F) -> Result<T, Error>
+where
+    F: Future<Output = Result<T, Error>>,
+{
+    if limit.is_zero() {
+        return attempt.await;
+    }
+    match tokio::time::timeout(limit, attempt).await {
+        Ok(result) => result,
+        Err(_) => Err(no_answer(server, limit)),
+    }
 }
 
 impl Retry {
@@ -66,6 +97,7 @@ impl Retry {
             retries: options.retries,
             attempt: 0,
             timeout: options.operation_timeout,
+            attempt_timeout: options.attempt_timeout,
             deadline: Instant::now() + options.operation_timeout,
         }
     }
@@ -82,6 +114,20 @@ impl Retry {
             Ok(result) => result,
             Err(_) => Err(self.timed_out(None)),
         }
+    }
+
+    /// Runs one attempt sent to `server`, cut off at the per-attempt timeout or the
+    /// deadline, whichever comes first.
+    ///
+    /// # Errors
+    /// The attempt's error, [`no_answer`] if the per-attempt timeout passed, or `UNAVAILABLE`
+    /// if the deadline passed first.
+    pub(crate) async fn run_at<T, F>(&self, server: &str, attempt: F) -> Result<T, Error>
+    where
+        F: Future<Output = Result<T, Error>>,
+    {
+        self.run(within(server, self.attempt_timeout, attempt))
+            .await
     }
 
     /// Decides on `err`: sleeps and returns `Ok` if the request may be sent again, else

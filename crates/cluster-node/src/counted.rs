@@ -221,7 +221,7 @@ impl<H: RegionHost> RegionHost for CountedHost<H> {
         self.inner.try_split(region, epoch, daughters, row)
     }
 
-    fn requests(&self) -> Vec<(String, u64)> {
+    fn requests(&self) -> Vec<(String, strata_cluster::load::Accesses)> {
         self.inner.requests()
     }
 }

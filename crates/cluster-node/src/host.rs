@@ -8,6 +8,7 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -15,6 +16,7 @@ use parking_lot::Mutex;
 use strata_cluster::host::RegionHost;
 use strata_cluster::kv::Kv;
 use strata_cluster::layout::Layout;
+use strata_cluster::load::Accesses;
 use strata_cluster::record::RegionRecord;
 use strata_server::RegionServer;
 use strata_storage::manifest::RegionInfo;
@@ -43,8 +45,18 @@ enum Slot {
     SplitFailed(u64, u64, String),
 }
 
+/// Most region opens running at once. Each open reads etcd and the shared root on a thread
+/// of its own; without a bound, an order to open 1,000 regions started 1,000 threads at once,
+/// which starved the coordination thread until its lease deadline passed and the server
+/// aborted (HBase opens regions on a pool of 3 threads by default).
+pub const MAX_OPENS_IN_FLIGHT: usize = 8;
+
 struct Shared<K> {
     server: Arc<RegionServer>,
+    /// Opens running now (at most [`MAX_OPENS_IN_FLIGHT`]).
+    opening: AtomicUsize,
+    /// The most opens that ever ran at once.
+    most_opening: AtomicUsize,
     kv: Arc<K>,
     layout: Layout,
     root: PathBuf,
@@ -70,8 +82,18 @@ impl<K: Kv + Send + Sync + 'static> StorageHost<K> {
                 layout,
                 root,
                 slots: Mutex::new(BTreeMap::new()),
+                opening: AtomicUsize::new(0),
+                most_opening: AtomicUsize::new(0),
             }),
         }
+    }
+
+    /// Opens running now, and the most that ever ran at once.
+    pub fn opens_in_flight(&self) -> (usize, usize) {
+        (
+            self.shared.opening.load(Ordering::SeqCst),
+            self.shared.most_opening.load(Ordering::SeqCst),
+        )
     }
 
     /// The region server.
@@ -226,6 +248,14 @@ impl<K: Kv + Send + Sync + 'static> RegionHost for StorageHost<K> {
             }
             _ => {}
         }
+        // Queued: the region server asks again at its next tick, when an open may have ended.
+        let running = self.shared.opening.load(Ordering::SeqCst);
+        if running >= MAX_OPENS_IN_FLIGHT {
+            return None;
+        }
+        // Only this call, under the slots lock, adds; finished opens subtract at any time.
+        let now = self.shared.opening.fetch_add(1, Ordering::SeqCst) + 1;
+        self.shared.most_opening.fetch_max(now, Ordering::SeqCst);
         slots.insert(region.to_string(), Slot::Opening(epoch));
         drop(slots);
         let shared = self.shared.clone();
@@ -235,10 +265,12 @@ impl<K: Kv + Send + Sync + 'static> RegionHost for StorageHost<K> {
             .spawn(move || {
                 let outcome = shared.open_now(&name);
                 shared.finish(&name, epoch, outcome);
+                shared.opening.fetch_sub(1, Ordering::SeqCst);
             });
         match spawned {
             Ok(_) => None,
             Err(e) => {
+                self.shared.opening.fetch_sub(1, Ordering::SeqCst);
                 self.shared.slots.lock().remove(region);
                 Some(Err(format!("cannot start the open of {region}: {e}")))
             }
@@ -370,7 +402,7 @@ impl<K: Kv + Send + Sync + 'static> RegionHost for StorageHost<K> {
     }
 
     /// Gets, scans and mutations of each open region so far (the region's own counters).
-    fn requests(&self) -> Vec<(String, u64)> {
+    fn requests(&self) -> Vec<(String, Accesses)> {
         let open: Vec<(String, u64)> = self
             .shared
             .slots
@@ -385,8 +417,10 @@ impl<K: Kv + Send + Sync + 'static> RegionHost for StorageHost<K> {
             .filter_map(|(r, id)| {
                 let hosted = self.shared.server.hosted(id).ok()?;
                 let c = hosted.region.counters();
-                let n = c.reads.load(std::sync::atomic::Ordering::Relaxed)
-                    + c.mutations.load(std::sync::atomic::Ordering::Relaxed);
+                let n = Accesses {
+                    reads: c.reads.load(std::sync::atomic::Ordering::Relaxed),
+                    writes: c.mutations.load(std::sync::atomic::Ordering::Relaxed),
+                };
                 Some((r, n))
             })
             .collect()

@@ -1,8 +1,9 @@
 //! What the HTTP endpoints of cluster processes show (RFC 0018): [`RegionServerView`] (its
 //! regions, lease and orders, with the engine's figures) and [`MasterView`] (the cluster as
 //! etcd records it: masters, servers, tables, regions and where they are, procedures).
-//! The master's view reads etcd at request time; a region server's reads only its own
-//! counters.
+//! The master's view reads etcd at request time, and shows each table's key-access heatmap
+//! from the [`ClusterHeatmap`] its process feeds from the load reports (`heat_feed`); a
+//! region server's view reads only its own counters.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::AtomicU64;
@@ -13,10 +14,13 @@ use strata_cluster::kv::{range_all, Kv};
 use strata_cluster::layout::Layout;
 use strata_cluster::record::{Procedure, RegionRecord};
 use strata_cluster::status::ClusterStatus;
-use strata_http::{Figure, FigureKind, NodeView, Section};
+use strata_http::{Figure, FigureKind, NodeView, Section, TablePage};
+use strata_server::observe::HeatmapView;
 use strata_server::RegionServer;
 
 use crate::counted::{KvCounts, OrderCounts};
+use crate::heat::ClusterHeatmap;
+use crate::heat_feed::wall_ms;
 use crate::serve::Gate;
 
 /// At most this many regions are listed on the master's page (all are counted).
@@ -192,29 +196,49 @@ pub struct MasterView<K> {
     layout: Layout,
     address: String,
     counts: Arc<KvCounts>,
+    heat: Arc<Mutex<ClusterHeatmap>>,
 }
 
 impl<K: Kv + Send + Sync + 'static> MasterView<K> {
     /// The view of the master announcing `address`, reading the cluster under `layout`
     /// through `kv`; `counts` are the master's own etcd operations. (An etcd client owns a
     /// runtime: the caller keeps a handle to `kv` and drops it last, off the endpoint's.)
-    pub fn new(kv: Arc<K>, layout: Layout, address: String, counts: Arc<KvCounts>) -> Self {
+    /// `heat` is the heatmap its process feeds (see `heat_feed`).
+    pub fn new(
+        kv: Arc<K>,
+        layout: Layout,
+        address: String,
+        counts: Arc<KvCounts>,
+        heat: Arc<Mutex<ClusterHeatmap>>,
+    ) -> Self {
         MasterView {
             kv,
             layout,
             address,
             counts,
+            heat,
         }
     }
 
     fn regions(&self) -> Result<Vec<(String, RegionRecord)>, String> {
-        let prefix = self.layout.regions();
-        Ok(range_all(self.kv.as_ref(), &prefix, 1000)
+        self.regions_under(&self.layout.regions())
+    }
+
+    /// The region records of `table`, in start-key order.
+    fn table_regions(&self, table: &str) -> Result<Vec<(String, RegionRecord)>, String> {
+        let mut regions = self.regions_under(&self.layout.table_regions(table))?;
+        regions.sort_by(|a, b| a.1.start.cmp(&b.1.start));
+        Ok(regions)
+    }
+
+    fn regions_under(&self, prefix: &str) -> Result<Vec<(String, RegionRecord)>, String> {
+        let names = self.layout.regions();
+        Ok(range_all(self.kv.as_ref(), prefix, 1000)
             .map_err(|e| e.to_string())?
             .kvs
             .into_iter()
             .filter_map(|kv| {
-                let name = kv.key.strip_prefix(&prefix)?.to_owned();
+                let name = kv.key.strip_prefix(&names)?.to_owned();
                 RegionRecord::decode(&kv.value).ok().map(|r| (name, r))
             })
             .collect())
@@ -288,13 +312,23 @@ impl<K: Kv + Send + Sync + 'static> NodeView for MasterView<K> {
             .iter()
             .map(|s| {
                 let n = status.regions_by_server.get(s).copied().unwrap_or(0);
-                vec![s.clone(), "live".into(), format!("#{n}")]
+                let rate = status
+                    .loads
+                    .get(s)
+                    .map_or_else(String::new, |l| format!("#{:.1}", l.requests_per_sec()));
+                vec![s.clone(), "live".into(), format!("#{n}"), rate]
             })
             .collect();
         for s in dead_servers(&status) {
             let n = status.regions_by_server.get(&s).copied().unwrap_or(0);
-            servers.push(vec![s, "dead (recovering)".into(), format!("#{n}")]);
+            servers.push(vec![
+                s,
+                "dead (recovering)".into(),
+                format!("#{n}"),
+                String::new(),
+            ]);
         }
+        let total: f64 = status.loads.values().map(|l| l.requests_per_sec()).sum();
         let tables = Section {
             title: "Tables".into(),
             note: String::new(),
@@ -340,8 +374,10 @@ impl<K: Kv + Send + Sync + 'static> NodeView for MasterView<K> {
             masters,
             Section {
                 title: "Region servers".into(),
-                note: String::new(),
-                head: vec!["Server", "State", "Open regions"],
+                note: format!(
+                    "{total:.1} requests/s in all, as each server last reported (every 5 s)."
+                ),
+                head: vec!["Server", "State", "Open regions", "Requests/s"],
                 rows: servers,
             },
             tables,
@@ -369,6 +405,87 @@ impl<K: Kv + Send + Sync + 'static> NodeView for MasterView<K> {
             },
             procedures,
         ])
+    }
+
+    fn heatmaps(&self) -> Vec<(String, HeatmapView)> {
+        let now = wall_ms();
+        let tables = self.heat.lock().tables();
+        tables
+            .into_iter()
+            .map(|t| {
+                let starts: Vec<Vec<u8>> = self
+                    .table_regions(&t)
+                    .map(|r| r.into_iter().map(|(_, r)| r.start).collect())
+                    .unwrap_or_default();
+                let view = self.heat.lock().view(&t, now, &starts);
+                (t, view)
+            })
+            .collect()
+    }
+
+    fn table(&self, name: &str) -> Result<Option<TablePage>, String> {
+        let status =
+            ClusterStatus::read(self.kv.as_ref(), &self.layout).map_err(|e| e.to_string())?;
+        let Some((_, state, _)) = status.tables.iter().find(|(t, _, _)| t == name) else {
+            return Ok(None);
+        };
+        let regions = self.table_regions(name)?;
+        let mut rates: BTreeMap<&str, (u64, strata_cluster::load::Accesses)> = BTreeMap::new();
+        for load in status.loads.values() {
+            for (r, m) in &load.per_region {
+                let c = load.counts.get(r).copied().unwrap_or_default();
+                rates.insert(r.as_str(), (*m, c));
+            }
+        }
+        let total: u64 = regions
+            .iter()
+            .filter_map(|(n, _)| rates.get(n.as_str()).map(|(m, _)| m))
+            .sum();
+        let rows = regions
+            .iter()
+            .map(|(n, r)| {
+                let (milli, c) = rates.get(n.as_str()).copied().unwrap_or_default();
+                #[expect(clippy::cast_precision_loss, reason = "a rate for display")]
+                let rate = milli as f64 / 1000.0;
+                vec![
+                    n.clone(),
+                    strata_model::ops::escape(&r.start),
+                    strata_model::ops::escape(&r.end),
+                    format!("{:?}", r.state).to_lowercase(),
+                    r.server.clone().unwrap_or_default(),
+                    format!("#{rate:.1}"),
+                    format!("#{}", c.reads),
+                    format!("#{}", c.writes),
+                ]
+            })
+            .collect();
+        let starts: Vec<Vec<u8>> = regions.iter().map(|(_, r)| r.start.clone()).collect();
+        let heatmap = self.heat.lock().view(name, wall_ms(), &starts);
+        #[expect(clippy::cast_precision_loss, reason = "a rate for display")]
+        let total = total as f64 / 1000.0;
+        Ok(Some(TablePage {
+            sections: vec![Section {
+                title: "Regions".into(),
+                note: format!(
+                    "{:?}; {} regions; {total:.1} requests/s. Reads and writes are those of \
+                     each region's server's last load report.",
+                    state,
+                    regions.len()
+                ),
+                head: vec![
+                    "Region",
+                    "Start row",
+                    "End row",
+                    "State",
+                    "Server",
+                    "Requests/s",
+                    "Reads",
+                    "Writes",
+                ],
+                rows,
+            }],
+            heatmap,
+        }))
     }
 
     fn figures(&self) -> Vec<Figure> {

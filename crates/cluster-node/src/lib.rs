@@ -21,6 +21,8 @@
 //! - [`hbase_ops`]: HBase RPC's `MasterService` on the cluster admin service.
 //! - [`hbase_master`]: a master's HBase RPC listener (registry, meta and `MasterService`).
 //! - [`http`]: what the HTTP endpoints of region servers and masters show (RFC 0018).
+//! - [`heat`], [`heat_feed`]: the master's key-access heatmap of the cluster, fed from the
+//!   region servers' load reports.
 //!
 //! This crate joins `strata-cluster` (no storage) and the storage and server crates (no
 //! cluster), so neither depends on the other (DESIGN §10).
@@ -31,6 +33,8 @@ pub mod fencer;
 pub mod hbase;
 pub mod hbase_master;
 pub mod hbase_ops;
+pub mod heat;
+pub mod heat_feed;
 pub mod host;
 pub mod http;
 pub mod janitor;

@@ -61,10 +61,10 @@ pub trait RegionHost {
         Some(Err("this region server cannot split regions".into()))
     }
 
-    /// Requests served so far by each open region (cumulative counters; the region server
-    /// turns their differences into the rates it reports in its load). The default reports
-    /// nothing (every region then counts as idle).
-    fn requests(&self) -> Vec<(String, u64)> {
+    /// Reads and writes served so far by each open region (cumulative counters; the region
+    /// server turns their differences into the rates and counts it reports in its load). The
+    /// default reports nothing (every region then counts as idle).
+    fn requests(&self) -> Vec<(String, crate::load::Accesses)> {
         Vec::new()
     }
 }

@@ -39,7 +39,7 @@ use tokio::task::JoinHandle;
 
 pub use metrics::{render as render_metrics, render_node as render_node_metrics};
 pub use metrics::{Figure, FigureKind, Labels};
-pub use node::{NodeView, Section};
+pub use node::{NodeView, Section, TablePage};
 
 /// The default address of the endpoint: HBase's master web UI port, loopback only.
 pub const DEFAULT_LISTEN: SocketAddr =

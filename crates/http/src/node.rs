@@ -4,7 +4,9 @@
 //! [`RegionServer`], whose engine figures and region pages are the standalone ones.
 //!
 //! ```text
-//!  GET /          the process: its view's sections, then the regions open here
+//!  GET /          the process: its view's sections, its tables' key-access heatmaps
+//!                 (masters), then the regions open here
+//!  GET /table?name=T[&kind=reads|writes|all]   one table: the view's sections and heatmap
 //!  GET /region?id=N   one open region (region servers with data)
 //!  GET /slow          the slow-operation log (region servers with data)
 //!  GET /history       flushes and compactions
@@ -22,6 +24,7 @@ use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
+use strata_server::observe::HeatmapView;
 use strata_server::RegionServer;
 
 use crate::metrics::Figure;
@@ -45,6 +48,18 @@ pub struct Section {
     pub rows: Vec<Vec<String>>,
 }
 
+/// A table's page on a cluster process.
+#[derive(Clone, Debug, Default)]
+pub struct TablePage {
+    /// Tables of the page (regions, load).
+    pub sections: Vec<Section>,
+    /// The table's key-access heatmap.
+    pub heatmap: HeatmapView,
+}
+
+/// Most tables whose heatmap the process page shows (the others are linked).
+pub const HOME_HEATMAPS: usize = 8;
+
 /// What a cluster process shows of itself. Its methods may block (they read etcd): the
 /// endpoint calls them off its async threads.
 pub trait NodeView: Send + Sync + 'static {
@@ -63,6 +78,22 @@ pub trait NodeView: Send + Sync + 'static {
     /// Figures for `/metrics` besides the region server's (a figure that cannot be read now
     /// is left out).
     fn figures(&self) -> Vec<Figure>;
+
+    /// Tables with a key-access heatmap, each with it (shown on the process page, the first
+    /// [`HOME_HEATMAPS`]). The default has none.
+    fn heatmaps(&self) -> Vec<(String, HeatmapView)> {
+        Vec::new()
+    }
+
+    /// The page of table `name`; `None` if there is no such table (or the process has no
+    /// table pages: the default).
+    ///
+    /// # Errors
+    /// What it reads from is unavailable.
+    fn table(&self, name: &str) -> Result<Option<TablePage>, String> {
+        let _ = name;
+        Ok(None)
+    }
 }
 
 /// What the node routes read.
@@ -133,6 +164,7 @@ pub fn router(state: NodeState) -> Router {
     Router::new()
         .route("/", get(home))
         .route("/region", get(region))
+        .route("/table", get(table_page))
         .route("/slow", get(slow))
         .route("/history", get(history))
         .route("/config", get(config))
@@ -213,7 +245,8 @@ fn open_regions(host: &RegionServer, rates: &Rates) -> String {
 
 async fn home(Extract(s): Extract<NodeState>, RawQuery(q): RawQuery) -> Page {
     params(q, &[])?;
-    let (title, sections) = blocking(&s, |v| (v.title(), v.sections())).await?;
+    let (title, sections, heatmaps) =
+        blocking(&s, |v| (v.title(), v.sections(), v.heatmaps())).await?;
     let mut body = match sections {
         Ok(sections) => render_sections(&sections),
         Err(e) => {
@@ -222,10 +255,65 @@ async fn home(Extract(s): Extract<NodeState>, RawQuery(q): RawQuery) -> Page {
             )))
         }
     };
+    body.push_str(&home_heatmaps(&heatmaps));
     if let Some(host) = s.server() {
         body.push_str(&open_regions(&host, &s.rates));
     }
     Ok(html(page(&title, &body)))
+}
+
+/// The key-access heatmaps of the process page.
+fn home_heatmaps(heatmaps: &[(String, HeatmapView)]) -> String {
+    if heatmaps.is_empty() {
+        return String::new();
+    }
+    let mut body = format!(
+        "<h2>Key access by table</h2><p>Reads and writes by key range over time, from the \
+         region servers' load reports ({} tables).</p>",
+        heatmaps.len()
+    );
+    for (name, view) in heatmaps.iter().take(HOME_HEATMAPS) {
+        let base = format!("/table?name={}", crate::query::encode(name));
+        let _ = write!(body, "<h3><a href=\"{base}\">{}</a></h3>", esc(name));
+        body.push_str(&pages::heatmap::block(
+            view,
+            pages::heatmap::Kind::All,
+            &base,
+        ));
+    }
+    if heatmaps.len() > HOME_HEATMAPS {
+        let more: Vec<String> = heatmaps[HOME_HEATMAPS..]
+            .iter()
+            .map(|(n, _)| {
+                format!(
+                    "<a href=\"/table?name={}\">{}</a>",
+                    crate::query::encode(n),
+                    esc(n)
+                )
+            })
+            .collect();
+        let _ = write!(body, "<p>Other tables: {}.</p>", more.join(", "));
+    }
+    body
+}
+
+async fn table_page(Extract(s): Extract<NodeState>, RawQuery(q): RawQuery) -> Page {
+    let p = params(q, &["name", "kind"])?;
+    let kind = pages::heatmap::parse_kind(p.get("kind").map(String::as_str))?;
+    let name = p
+        .get("name")
+        .ok_or_else(|| PageError::BadRequest("missing parameter 'name'".to_owned()))?
+        .clone();
+    let wanted = name.clone();
+    let (title, found) = blocking(&s, move |v| (v.title(), v.table(&wanted))).await?;
+    let table = found
+        .map_err(|e| PageError::Unavailable(format!("{title}: cannot read the cluster: {e}")))?
+        .ok_or_else(|| PageError::NotFound(format!("no table '{name}'")))?;
+    let mut body = render_sections(&table.sections);
+    body.push_str("<h2>Key access</h2>");
+    let base = format!("/table?name={}", crate::query::encode(&name));
+    body.push_str(&pages::heatmap::block(&table.heatmap, kind, &base));
+    Ok(html(page(&format!("Table {name}"), &body)))
 }
 
 async fn region(Extract(s): Extract<NodeState>, RawQuery(q): RawQuery) -> Page {

@@ -130,16 +130,7 @@ async fn region(Extract(s): Extract<State>, RawQuery(q): RawQuery) -> Page {
 
 async fn heatmap(Extract(s): Extract<State>, RawQuery(q): RawQuery) -> Page {
     let p = params(q, &["table", "kind"])?;
-    let kind = match p.get("kind").map(String::as_str) {
-        None | Some("all") => pages::heatmap::Kind::All,
-        Some("reads") => pages::heatmap::Kind::Reads,
-        Some("writes") => pages::heatmap::Kind::Writes,
-        Some(_) => {
-            return Err(PageError::BadRequest(
-                "parameter 'kind' must be reads, writes or all".to_owned(),
-            ))
-        }
-    };
+    let kind = pages::heatmap::parse_kind(p.get("kind").map(String::as_str))?;
     Ok(html(pages::heatmap::render(
         &s,
         required(&p, "table")?,

@@ -19,6 +19,22 @@ pub struct FakeData {
 type Answer<T> = Result<Response<T>, Status>;
 
 impl FakeData {
+    /// Never answers while this server is stalled (as a SIGSTOPped process): the call is
+    /// counted in `stalled_calls`, nothing is applied.
+    async fn stall(&self) {
+        let stalled = {
+            let mut s = self.state.lock();
+            let stalled = s.stalled.contains(&self.me);
+            if stalled {
+                s.stalled_calls += 1;
+            }
+            stalled
+        };
+        if stalled {
+            tokio::time::sleep(std::time::Duration::from_secs(3600)).await;
+        }
+    }
+
     /// Counts the call; fails now for a plain fault, returns one to fail with after applying.
     fn begin(
         &self,
@@ -134,6 +150,7 @@ fn apply(s: &mut State, rm: &pb::RowMutations) -> Vec<pb::Cell> {
 #[tonic::async_trait]
 impl pb::data_server::Data for FakeData {
     async fn get(&self, request: Request<pb::GetRequest>) -> Answer<pb::GetResponse> {
+        self.stall().await;
         let request = request.into_inner();
         let mut s = self.state.lock();
         let fault = self.begin(&mut s, "get", &request.table)?;
@@ -147,6 +164,7 @@ impl pb::data_server::Data for FakeData {
         &self,
         request: Request<pb::MultiGetRequest>,
     ) -> Answer<pb::MultiGetResponse> {
+        self.stall().await;
         let request = request.into_inner();
         let mut s = self.state.lock();
         let fault = self.begin(&mut s, "multi_get", &request.table)?;
@@ -159,6 +177,7 @@ impl pb::data_server::Data for FakeData {
     }
 
     async fn mutate(&self, request: Request<pb::MutateRequest>) -> Answer<pb::MutateResponse> {
+        self.stall().await;
         let request = request.into_inner();
         let mut s = self.state.lock();
         let fault = self.begin(&mut s, "mutate", &request.table)?;
@@ -169,6 +188,7 @@ impl pb::data_server::Data for FakeData {
     }
 
     async fn batch(&self, request: Request<pb::BatchRequest>) -> Answer<pb::BatchResponse> {
+        self.stall().await;
         use pb::batch_result::Outcome;
         let request = request.into_inner();
         let mut s = self.state.lock();
@@ -202,6 +222,7 @@ impl pb::data_server::Data for FakeData {
         &self,
         request: Request<pb::CheckAndMutateRequest>,
     ) -> Answer<pb::CheckAndMutateResponse> {
+        self.stall().await;
         use pb::check_and_mutate_request::Condition;
         let request = request.into_inner();
         let mut s = self.state.lock();
@@ -222,6 +243,7 @@ impl pb::data_server::Data for FakeData {
     }
 
     async fn scan(&self, request: Request<pb::ScanRequest>) -> Answer<pb::ScanResponse> {
+        self.stall().await;
         let request = request.into_inner();
         let mut s = self.state.lock();
         let fault = self.begin(&mut s, "scan", &request.table)?;

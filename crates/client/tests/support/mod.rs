@@ -70,6 +70,10 @@ pub struct State {
     pub stuck_scans: bool,
     /// Hooks run after the scan page with this number (1-based) is read.
     pub page_hooks: Vec<(usize, Hook)>,
+    /// Servers whose data service never answers (as if SIGSTOPped).
+    pub stalled: std::collections::HashSet<usize>,
+    /// Data calls that reached a stalled server.
+    pub stalled_calls: usize,
 }
 
 impl State {
@@ -174,6 +178,7 @@ pub(crate) fn fault_status(fault: &Fault) -> tonic::Status {
 pub struct Cluster {
     pub state: Arc<Mutex<State>>,
     pub addrs: Vec<String>,
+    stops: Mutex<Vec<Option<tokio::sync::oneshot::Sender<()>>>>,
 }
 
 impl Cluster {
@@ -204,6 +209,7 @@ impl Cluster {
                 });
             }
         }
+        let mut stops = Vec::new();
         for (me, listener) in listeners.into_iter().enumerate() {
             let data = data::FakeData {
                 state: state.clone(),
@@ -212,14 +218,29 @@ impl Cluster {
             let admin = admin::FakeAdmin {
                 state: state.clone(),
             };
+            let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+            stops.push(Some(stop));
             tokio::spawn(
                 Server::builder()
                     .add_service(pb::data_server::DataServer::new(data))
                     .add_service(pb::admin_server::AdminServer::new(admin))
-                    .serve_with_incoming(TcpListenerStream::new(listener)),
+                    .serve_with_incoming_shutdown(TcpListenerStream::new(listener), async {
+                        let _ = stopped.await;
+                    }),
             );
         }
-        Cluster { state, addrs }
+        Cluster {
+            state,
+            addrs,
+            stops: Mutex::new(stops),
+        }
+    }
+
+    /// Stops server `i` for good: it accepts no more connections and closes its own.
+    pub fn stop_server(&self, i: usize) {
+        if let Some(stop) = self.stops.lock()[i].take() {
+            let _ = stop.send(());
+        }
     }
 
     /// A connection to server 0 (the master) with fast retries.

@@ -245,12 +245,18 @@ impl RegionHost for SimHost {
     }
 
     /// Writes in each region's memtable here: enough for the load reports to carry rates.
-    fn requests(&self) -> Vec<(String, u64)> {
+    fn requests(&self) -> Vec<(String, strata_cluster::load::Accesses)> {
         let m = self.model.borrow();
         m.memtable
             .iter()
             .filter(|((s, _), _)| *s == self.server)
-            .map(|((_, r), w)| (r.clone(), w.len() as u64))
+            .map(|((_, r), w)| {
+                let writes = w.len() as u64;
+                (
+                    r.clone(),
+                    strata_cluster::load::Accesses { reads: 0, writes },
+                )
+            })
             .collect()
     }
 }

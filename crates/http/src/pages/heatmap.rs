@@ -41,27 +41,10 @@ pub fn render(s: &State, table: &str, kind: Kind) -> Result<String, PageError> {
     let view = activity
         .and_then(|a| a.heatmap(Instant::now()))
         .unwrap_or_default();
-    let mut body = String::new();
-    let link = |k: &str, label: &str, on: bool| {
-        if on {
-            format!("<b>{label}</b>")
-        } else {
-            format!(
-                "<a href=\"/heatmap?table={}&amp;kind={k}\">{label}</a>",
-                encode(table)
-            )
-        }
-    };
-    let _ = write!(
-        body,
-        "<p><a href=\"/table?name={}\">Table {}</a>. Show: {} · {} · {}. Each column is {} s; \
-         the rightmost is now.</p>",
+    let mut body = format!(
+        "<p><a href=\"/table?name={}\">Table {}</a>.</p>",
         encode(table),
-        esc(table),
-        link("all", "reads and writes", kind == Kind::All),
-        link("reads", "reads", kind == Kind::Reads),
-        link("writes", "writes", kind == Kind::Writes),
-        view.slot.as_secs_f64()
+        esc(table)
     );
     if !tracked {
         let _ = write!(
@@ -70,12 +53,57 @@ pub fn render(s: &State, table: &str, kind: Kind) -> Result<String, PageError> {
              heatmap.</p>",
             strata_server::observe::MAX_HEATMAPS
         );
-    } else if view.band_starts.is_empty() {
-        body.push_str("<p class=\"muted\">No accesses yet.</p>");
     } else {
-        body.push_str(&svg(&view, kind));
+        let base = format!("/heatmap?table={}", encode(table));
+        body.push_str(&block(&view, kind, &base));
     }
     Ok(page(&format!("Key access: {table}"), &body))
+}
+
+/// A heatmap with its reads/writes switch (links to `base&kind=…`) and time scale, or a line
+/// saying there were no accesses yet.
+pub fn block(view: &HeatmapView, kind: Kind, base: &str) -> String {
+    let link = |k: &str, label: &str, on: bool| {
+        if on {
+            format!("<b>{label}</b>")
+        } else {
+            format!("<a href=\"{base}&amp;kind={k}\">{label}</a>")
+        }
+    };
+    let mut body = format!(
+        "<p>Show: {} · {} · {}. Each column is {} s; the rightmost is now.</p>",
+        link("all", "reads and writes", kind == Kind::All),
+        link("reads", "reads", kind == Kind::Reads),
+        link("writes", "writes", kind == Kind::Writes),
+        view.slot.as_secs_f64()
+    );
+    if view
+        .reads
+        .iter()
+        .chain(&view.writes)
+        .flatten()
+        .all(|n| *n == 0)
+    {
+        body.push_str("<p class=\"muted\">No accesses yet.</p>");
+        return body;
+    }
+    body.push_str(&svg(view, kind));
+    body
+}
+
+/// The `kind` query parameter.
+///
+/// # Errors
+/// Not `all`, `reads` or `writes`.
+pub fn parse_kind(kind: Option<&str>) -> Result<Kind, PageError> {
+    match kind {
+        None | Some("all") => Ok(Kind::All),
+        Some("reads") => Ok(Kind::Reads),
+        Some("writes") => Ok(Kind::Writes),
+        Some(_) => Err(PageError::BadRequest(
+            "parameter 'kind' must be reads, writes or all".to_owned(),
+        )),
+    }
 }
 
 fn counts(view: &HeatmapView, kind: Kind, band: usize, col: usize) -> u64 {
@@ -102,7 +130,8 @@ fn colour(level: f64) -> String {
     format!("#{r:02x}{g:02x}{b:02x}")
 }
 
-fn svg(view: &HeatmapView, kind: Kind) -> String {
+/// The heatmap as an inline SVG grid.
+pub fn svg(view: &HeatmapView, kind: Kind) -> String {
     let bands = view.band_starts.len();
     let cols = view.reads.first().map_or(0, Vec::len);
     let max = (0..bands)
