@@ -8,6 +8,8 @@
 #   scripts/hdfs.sh status
 #   scripts/hdfs.sh stop-datanode [N]     # stops DataNode N (default 0): its pipelines die mid-write
 #   scripts/hdfs.sh restart-datanode [N]  # starts it again, same ports and volumes
+#   scripts/hdfs.sh stop-namenode         # stops the NameNode (DataNodes keep running)
+#   scripts/hdfs.sh restart-namenode      # starts it again, same ports and metadata
 #
 # Settings: STRATA_HDFS_PORT (NameNode RPC, default 9000), STRATA_HDFS_HTTP_PORT (9870),
 # STRATA_HDFS_DATANODES (1), STRATA_HDFS_DIR (state, default $TMPDIR/strata-hdfs).
@@ -96,7 +98,7 @@ datanode() {
 case "${1:-}" in
   start) start ;;
   stop) stop ;;
-  stop-datanode | restart-datanode) datanode "$1" "${2:-}" ;;
+  stop-datanode | restart-datanode | stop-namenode | restart-namenode) datanode "$1" "${2:-}" ;;
   status) if running && [ -f "$ready" ]; then echo "running: hdfs://127.0.0.1:$port (http 127.0.0.1:$http)"; else echo "stopped"; exit 1; fi ;;
-  *) echo "usage: $0 start|stop|status|stop-datanode [N]|restart-datanode [N]" >&2; exit 2 ;;
+  *) echo "usage: $0 start|stop|status|stop-datanode [N]|restart-datanode [N]|stop-namenode|restart-namenode" >&2; exit 2 ;;
 esac

@@ -7,8 +7,10 @@
 //
 // Fault injection: a file <ready file>.cmd holding "stop-datanode N" or "restart-datanode N"
 // stops DataNode N (killing its block pipelines mid-write) or starts it again on the same
-// ports with the same volumes; the launcher then renames the command to <ready file>.done
-// (holding "ok" or the error), which is how scripts/hdfs.sh waits for it.
+// ports with the same volumes; "stop-namenode 0" and "restart-namenode 0" do the same for the
+// NameNode (same RPC and HTTP ports, same metadata directories; the restart waits until it has
+// left safe mode). The launcher then renames the command to <ready file>.done (holding "ok" or
+// the error), which is how scripts/hdfs.sh waits for it.
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -90,6 +92,13 @@ public class MiniDfs {
           // Same ports, so clients and the NameNode find it where it was.
           cluster.restartDataNode(props, true);
           cluster.waitActive();
+        } else if (words[0].equals("stop-namenode")) {
+          cluster.shutdownNameNode(dn);
+        } else if (words[0].equals("restart-namenode")) {
+          cluster.restartNameNode(dn, true);
+          cluster.waitActive();
+          cluster.getNameNodeRpc(dn).setSafeMode(
+              org.apache.hadoop.hdfs.protocol.HdfsConstants.SafeModeAction.SAFEMODE_LEAVE, false);
         } else {
           throw new IllegalArgumentException("unknown command " + words[0]);
         }

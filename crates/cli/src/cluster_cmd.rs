@@ -57,6 +57,10 @@ pub struct MasterArgs {
     /// The HDFS NameNode's HTTP address (WebHDFS) [default: the NameNode's host, port 9870].
     #[arg(long)]
     hdfs_http: Option<String>,
+    /// Longest wait, in seconds, for one HDFS operation (with --root): past it the operation
+    /// fails, so writes fail with UNAVAILABLE while the NameNode is unreachable.
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    store_timeout_secs: u64,
     /// Serve /metrics and the web UI on this address (`--http` alone: HBase's master UI
     /// port, 127.0.0.1:16010; port 0 picks one).
     #[arg(long, num_args = 0..=1, default_missing_value = "127.0.0.1:16010")]
@@ -94,6 +98,10 @@ pub struct RegionServerArgs {
     /// The HDFS NameNode's HTTP address (WebHDFS) [default: the NameNode's host, port 9870].
     #[arg(long)]
     hdfs_http: Option<String>,
+    /// Longest wait, in seconds, for one HDFS operation (with --root): past it the operation
+    /// fails, so writes fail with UNAVAILABLE while the NameNode is unreachable.
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    store_timeout_secs: u64,
     /// Where the gRPC data and admin services listen (with --root); the server is named and
     /// reached by this address.
     #[arg(long, default_value = "127.0.0.1:16020")]
@@ -382,7 +390,7 @@ pub fn run_master(args: &MasterArgs) -> Result<(), String> {
     let report = |what: &str| println!("strata master {who}: {what}");
     match &args.root {
         Some(url) => {
-            let root = open_root(url, args.hdfs_http.as_deref())?;
+            let root = open_root(url, args.hdfs_http.as_deref(), args.store_timeout_secs)?;
             println!("strata master {who}: WALs under {}", root.url);
             if args.janitor_secs > 0 {
                 spawn_janitor(args, &root, &stop)?;
@@ -455,14 +463,22 @@ fn spawn_janitor(
     Ok(())
 }
 
-fn open_root(url: &str, hdfs_http: Option<&str>) -> Result<strata_shared_storage::Root, String> {
-    strata_shared_storage::open_root(url, hdfs_http, Duration::from_secs(10))
-        .map_err(|e| format!("--root {url}: {e}"))
+fn open_root(
+    url: &str,
+    hdfs_http: Option<&str>,
+    store_timeout_secs: u64,
+) -> Result<strata_shared_storage::Root, String> {
+    let options = strata_shared_storage::RootOptions {
+        hdfs_http: hdfs_http.map(str::to_owned),
+        store_timeout: Duration::from_secs(store_timeout_secs),
+        ..strata_shared_storage::RootOptions::new()
+    };
+    strata_shared_storage::open_root_with(url, &options).map_err(|e| format!("--root {url}: {e}"))
 }
 
 /// Runs a region server with data on the shared root.
 fn run_data_regionserver(args: &RegionServerArgs, url: &str) -> Result<(), String> {
-    let root = open_root(url, args.hdfs_http.as_deref())?;
+    let root = open_root(url, args.hdfs_http.as_deref(), args.store_timeout_secs)?;
     let mut server = strata_server::ServerConfig::new(&root.path, args.listen.to_string());
     server.storage = root.storage.clone();
     server.memtable_budget_bytes = args.memtable_mib << 20;

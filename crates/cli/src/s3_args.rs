@@ -40,6 +40,7 @@ impl S3Args {
             s3_region: self.s3_region.clone(),
             s3_cache_dir: self.s3_cache_dir.clone(),
             s3_cache_bytes: self.s3_cache_mib << 20,
+            ..RootOptions::new()
         }
     }
 }

@@ -42,6 +42,10 @@ pub struct Args {
     hdfs_http: Option<String>,
     #[command(flatten)]
     s3: Box<crate::s3_args::S3Args>,
+    /// Longest wait, in seconds, for one operation of a remote root (HDFS, S3): past it the
+    /// operation fails, so writes fail with UNAVAILABLE while a NameNode is unreachable.
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    store_timeout_secs: u64,
     /// Where the gRPC services listen.
     #[arg(long, default_value = "127.0.0.1:16000")]
     listen: SocketAddr,
@@ -177,7 +181,8 @@ async fn serve(args: &Args) -> Result<(), String> {
     let root = match &args.root {
         Some(url) => {
             let url = url.clone();
-            let options = args.s3.root_options(args.hdfs_http.clone());
+            let mut options = args.s3.root_options(args.hdfs_http.clone());
+            options.store_timeout = Duration::from_secs(args.store_timeout_secs);
             tokio::task::spawn_blocking(move || {
                 strata_shared_storage::open_root_with(&url, &options)
             })

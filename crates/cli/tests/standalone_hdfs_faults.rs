@@ -1,19 +1,21 @@
 //! `strata standalone --root hdfs://…` under HDFS faults:
 //! - a NameNode that cannot be reached at start is a clear error naming the URL within
 //!   seconds (no HDFS needed);
-//! - the DataNode dying mid-write (on a MiniDFSCluster of its own, started and stopped by
-//!   `scripts/hdfs.sh` on `STRATA_HDFS_FAULT_PORT`/`STRATA_HDFS_FAULT_HTTP_PORT`, default
-//!   9400/9974, in `STRATA_HDFS_FAULT_DIR`; skipped without `STRATA_HDFS_URL` unless `STRATA_REQUIRE_HDFS`): writes fail
-//!   with UNAVAILABLE, the server serves again once the DataNode is back, and every
+//! - the DataNode dying mid-write (on a MiniDFSCluster of its own, `support/own_hdfs.rs`;
+//!   skipped without `STRATA_HDFS_URL` unless `STRATA_REQUIRE_HDFS`): writes fail with
+//!   UNAVAILABLE, the server serves again once the DataNode is back, and every
 //!   acknowledged write is there, also after a SIGKILL and a restart.
 #![allow(clippy::unwrap_used)]
 
+#[path = "support/own_hdfs.rs"]
+mod own_hdfs;
 mod support;
+
+use own_hdfs::OwnHdfs;
 
 use support::Killed;
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -57,68 +59,6 @@ fn an_unreachable_namenode_fails_the_start_within_seconds_naming_the_url() {
     assert!(err.contains(&url), "{err}");
 }
 
-/// A MiniDFSCluster of this test's own (its DataNode is stopped, which would break other
-/// tests sharing one), stopped when dropped.
-struct OwnHdfs {
-    _dir: tempfile::TempDir,
-    /// Its state directory: `STRATA_HDFS_FAULT_DIR` (so the test script can stop it even if
-    /// this process is killed), else a temporary one.
-    state: PathBuf,
-    port: String,
-    http: String,
-}
-
-fn script() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/hdfs.sh")
-}
-
-impl OwnHdfs {
-    fn start() -> Option<OwnHdfs> {
-        if std::env::var_os("STRATA_HDFS_URL").is_none() {
-            assert!(
-                std::env::var_os("STRATA_REQUIRE_HDFS").is_none(),
-                "STRATA_REQUIRE_HDFS is set but STRATA_HDFS_URL is not"
-            );
-            eprintln!("skipped: no HDFS (scripts/hdfs.sh start, then set STRATA_HDFS_URL)");
-            return None;
-        }
-        let dir = tempfile::tempdir().unwrap();
-        let hdfs = OwnHdfs {
-            state: std::env::var_os("STRATA_HDFS_FAULT_DIR")
-                .map_or_else(|| dir.path().join("hdfs"), PathBuf::from),
-            _dir: dir,
-            port: std::env::var("STRATA_HDFS_FAULT_PORT").unwrap_or_else(|_| "9400".into()),
-            http: std::env::var("STRATA_HDFS_FAULT_HTTP_PORT").unwrap_or_else(|_| "9974".into()),
-        };
-        hdfs.run(&["start"]);
-        Some(hdfs)
-    }
-
-    fn url(&self) -> String {
-        format!("hdfs://127.0.0.1:{}", self.port)
-    }
-
-    fn run(&self, args: &[&str]) {
-        let status = Command::new("timeout")
-            .arg("240")
-            .arg(script())
-            .args(args)
-            .env("STRATA_HDFS_PORT", &self.port)
-            .env("STRATA_HDFS_HTTP_PORT", &self.http)
-            .env("STRATA_HDFS_DIR", &self.state)
-            .stdout(Stdio::null())
-            .status()
-            .unwrap();
-        assert!(status.success(), "scripts/hdfs.sh {args:?} failed");
-    }
-}
-
-impl Drop for OwnHdfs {
-    fn drop(&mut self) {
-        self.run(&["stop"]);
-    }
-}
-
 fn row(i: u32) -> Bytes {
     Bytes::from(format!("row{i:06}"))
 }
@@ -142,13 +82,7 @@ async fn assert_present(table: &Table, acked: &[u32]) {
 async fn a_datanode_dying_mid_write_fails_writes_and_the_server_serves_again_once_it_returns() {
     let Some(hdfs) = OwnHdfs::start() else { return };
     let scratch = tempfile::tempdir().unwrap();
-    let root = format!("{}/strata", hdfs.url());
-    let flags: Vec<String> = vec![
-        "--root".into(),
-        root,
-        "--hdfs-http".into(),
-        format!("127.0.0.1:{}", hdfs.http),
-    ];
+    let flags = hdfs.standalone_flags();
     let (child, addr) = support::spawn(scratch.path(), &flags, Stdio::inherit());
     let server = Killed(child);
     // No client retries: each put's own answer is what the server said.

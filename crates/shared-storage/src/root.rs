@@ -35,6 +35,10 @@ pub struct RootOptions {
     pub hdfs_http: Option<String>,
     /// Longest wait for a remote store to answer at start.
     pub connect_timeout: Duration,
+    /// Longest wait for one operation of a remote store (an HDFS NameNode or DataNode call,
+    /// an S3 request, retries included): past it the operation fails with `TimedOut`, so an
+    /// unreachable NameNode fails writes instead of holding them.
+    pub store_timeout: Duration,
     /// Where the WAL lives instead of under the root: a local directory or `hdfs://…`.
     /// Required for an `s3://` root (object storage has no appendable, syncable log).
     pub wal_root: Option<String>,
@@ -50,11 +54,13 @@ pub struct RootOptions {
 }
 
 impl RootOptions {
-    /// Defaults: a 10 s connect bound, a 1 GiB S3 cache, the WAL under the root.
+    /// Defaults: a 10 s connect bound, 60 s per remote operation (HDFS's own socket timeout),
+    /// a 1 GiB S3 cache, the WAL under the root.
     pub fn new() -> RootOptions {
         RootOptions {
             hdfs_http: None,
             connect_timeout: Duration::from_secs(10),
+            store_timeout: Duration::from_secs(60),
             wal_root: None,
             s3_endpoint: None,
             s3_region: None,
@@ -101,7 +107,7 @@ pub fn open_root_with(root: &str, options: &RootOptions) -> io::Result<Root> {
     let mut opened = if let Some(rest) = root.strip_prefix("s3://") {
         open_s3(root, rest, options)?
     } else {
-        open_plain(root, options.hdfs_http.as_deref(), options.connect_timeout)?
+        open_plain(root, options)?
     };
     if let Some(wal_root) = &options.wal_root {
         if opened.storage.is_local() {
@@ -113,11 +119,7 @@ pub fn open_root_with(root: &str, options: &RootOptions) -> io::Result<Root> {
                 ),
             ));
         }
-        let wal = open_plain(
-            wal_root,
-            options.hdfs_http.as_deref(),
-            options.connect_timeout,
-        )?;
+        let wal = open_plain(wal_root, options)?;
         if wal.storage.is_local() {
             wal.storage.logs.create_dir_all(&wal.path)?;
         }
@@ -159,6 +161,7 @@ fn open_s3(root: &str, rest: &str, options: &RootOptions) -> io::Result<Root> {
     s3_options.endpoint.clone_from(&options.s3_endpoint);
     s3_options.region.clone_from(&options.s3_region);
     s3_options.cache_bytes = options.s3_cache_bytes;
+    s3_options.op_timeout = options.store_timeout;
     let s3 = Arc::new(S3::connect(s3_options, options.connect_timeout)?);
     let path = PathBuf::from(format!("/{prefix}"));
     Ok(Root {
@@ -175,7 +178,7 @@ fn open_s3(root: &str, rest: &str, options: &RootOptions) -> io::Result<Root> {
 }
 
 /// A local or HDFS root.
-fn open_plain(root: &str, hdfs_http: Option<&str>, connect_timeout: Duration) -> io::Result<Root> {
+fn open_plain(root: &str, options: &RootOptions) -> io::Result<Root> {
     if let Some(rest) = root.strip_prefix("hdfs://") {
         let (authority, path) = match rest.find('/') {
             Some(i) => (&rest[..i], &rest[i..]),
@@ -188,11 +191,12 @@ fn open_plain(root: &str, hdfs_http: Option<&str>, connect_timeout: Duration) ->
             ));
         }
         let url = format!("hdfs://{authority}");
-        let mut options = HdfsOptions::new(&url);
-        if let Some(http) = hdfs_http {
-            options.http_addr = http.to_owned();
+        let mut hdfs_options = HdfsOptions::new(&url);
+        if let Some(http) = &options.hdfs_http {
+            hdfs_options.http_addr.clone_from(http);
         }
-        let hdfs = Arc::new(Hdfs::connect(options, connect_timeout)?);
+        hdfs_options.op_timeout = options.store_timeout;
+        let hdfs = Arc::new(Hdfs::connect(hdfs_options, options.connect_timeout)?);
         return Ok(Root {
             storage: Storage {
                 files: hdfs.clone(),
