@@ -4,7 +4,8 @@
 //!
 //! - a region server stopped (SIGSTOP) past its lease is replaced, then woken (SIGCONT): it
 //!   serves nothing and accepts no write, exits, and its WAL was fenced and split away;
-//! - the active master killed (SIGKILL) while moves are in flight: the standby finishes them;
+//! - the active master killed (SIGKILL) while moves and a create-table are in flight: the
+//!   standby finishes them, and the new table serves every region;
 //! - every region server restarted in turn, each drained first with the shell's
 //!   `decommission` (HBase's graceful rolling restart).
 //!
@@ -603,18 +604,65 @@ fn the_standby_master_finishes_moves_when_the_active_one_is_killed() {
         });
         assert!(answer.starts_with("accepted"), "{answer}");
     }
+    // A create-table in flight too: a second table of 16 regions, killed once its record
+    // exists and before all its regions are open.
+    let creating = {
+        let conn = conn.clone();
+        rt.spawn(async move {
+            let t2 = TableDescriptor::new(TableName::parse("t2").unwrap())
+                .with_family(FamilyDescriptor::new("f"));
+            let splits: Vec<Bytes> = (1..16).map(|i| Bytes::from(format!("{i:02}"))).collect();
+            conn.admin().create_table(&t2, &splits).await
+        })
+    };
+    let waiting = Instant::now();
+    let open_t2 = |c: &Cluster| {
+        c.placement()
+            .keys()
+            .filter(|r| r.starts_with("t2,"))
+            .count()
+    };
+    loop {
+        let listed = c.status().tables.iter().any(|(name, _, _)| name == "t2");
+        if listed && open_t2(&c) < 16 {
+            break;
+        }
+        assert!(
+            open_t2(&c) < 16 && waiting.elapsed() < Duration::from_secs(20),
+            "the create of t2 was not seen in flight"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let t2_open_at_kill = open_t2(&c);
     let i = c.masters.iter().position(|(_, a)| *a == active).unwrap();
     let (killed, _) = c.masters.remove(i);
     let killed_at = Instant::now();
     drop(killed);
-    let took = c.serving(&rt, 4, Duration::from_secs(60));
+    let took = c.serving(&rt, 4 + 16, Duration::from_secs(60));
+    // The create either answered or lost its answer with the master; either way the standby
+    // finished it: every region of t2 serves a write and a read.
+    let created = rt.block_on(creating).unwrap();
+    if let Err(e) = &created {
+        assert_eq!(e.code, pb::ErrorCode::Unavailable, "create of t2: {e}");
+    }
+    rt.block_on(async {
+        let t2 = conn.table("t2").unwrap();
+        for i in 0..16 {
+            let row = Bytes::from(format!("{i:02}-row"));
+            t2.put(&Put::new(row.clone()).add("f", "q", Bytes::from("v")))
+                .await
+                .unwrap();
+            let got = t2.get(&Get::new(row)).await.unwrap();
+            assert_eq!(got.first().map(|c| c.value.clone()), Some(Bytes::from("v")));
+        }
+    });
     let status = c.status();
     assert_eq!(status.masters.len(), 1, "{status}");
     assert_ne!(status.masters[0], active);
     let moved = c
         .placement()
         .iter()
-        .filter(|(r, a)| placement.get(*r) != Some(a))
+        .filter(|(r, a)| placement.get(*r).is_some_and(|before| before != *a))
         .count();
     assert_eq!(moved, placement.len(), "every move finished: {status}");
     assert_eq!(status.balancer, Some(false), "{status}");
@@ -624,10 +672,11 @@ fn the_standby_master_finishes_moves_when_the_active_one_is_killed() {
     let after = load.count();
     let total = rt.block_on(load.finish(&c.fresh_table(&rt)));
     eprintln!(
-        "kill -9 of the active master with {} moves in flight: all finished by the standby and \
-         serving {:.2} s after the kill; {total} acknowledged writes ({before} before) all read \
-         back",
+        "kill -9 of the active master with {} moves and a create of 16 regions ({t2_open_at_kill} \
+         open; answer: {}) in flight: all finished by the standby and serving {:.2} s after the \
+         kill; {total} acknowledged writes ({before} before) all read back",
         placement.len(),
+        if created.is_ok() { "ok" } else { "lost" },
         killed_at.elapsed().min(took).as_secs_f64()
     );
     assert!(after > before, "no write acknowledged after the kill");
