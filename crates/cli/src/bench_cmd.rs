@@ -9,6 +9,8 @@ use strata_model::schema::{Compression, DataBlockEncoding, Durability};
 // Declared here rather than in main.rs: it is one of `bench`'s subcommands.
 #[path = "bench_rowcache.rs"]
 mod bench_rowcache;
+#[path = "bench_seed002.rs"]
+mod bench_seed002;
 
 /// Benchmarks.
 #[derive(Subcommand)]
@@ -31,6 +33,12 @@ pub enum Command {
     RowCache(bench_rowcache::Args),
     /// YCSB core workloads against a running server, in YCSB's output format.
     Ycsb(crate::bench_ycsb::Args),
+    /// Seed 002's random writes (10 B to 10 KB values) through a running server with the
+    /// client's buffered mutator, as the HBase peer's `seeds.sh write` runs it.
+    ClientWrite(bench_seed002::WriteArgs),
+    /// Seed 002's zipfian and uniform random reads of 1 KB values through a running server,
+    /// as the HBase peer's `seeds.sh read` runs it.
+    ClientRead(bench_seed002::ReadArgs),
 }
 
 /// Arguments of `bench engine-write`.
@@ -133,6 +141,8 @@ pub fn run(cmd: &Command) -> Result<(), String> {
     match cmd {
         Command::Server(a) => crate::bench_rpc::run(a),
         Command::RowCache(a) => bench_rowcache::run(a),
+        Command::ClientWrite(a) => bench_seed002::write(a),
+        Command::ClientRead(a) => bench_seed002::read(a),
         Command::Ycsb(a) => crate::bench_ycsb::run(a),
         Command::EngineWrite(a) => {
             let durabilities = a

@@ -37,6 +37,12 @@ impl Recorder {
         summarize(&mut v)
     }
 
+    /// How many calls took `limit` or longer.
+    pub fn count_at_least(&self, limit: std::time::Duration) -> usize {
+        let us = u32::try_from(limit.as_micros()).unwrap_or(u32::MAX);
+        self.samples.iter().filter(|s| s.1 >= us).count()
+    }
+
     /// Per second of the run: (second, ops, p99, p99.9, max).
     pub fn per_second(&self) -> Vec<(u32, usize, u32, u32, u32)> {
         let mut by: std::collections::BTreeMap<u32, Vec<u32>> = Default::default();
