@@ -333,6 +333,9 @@ impl<K: Kv, H: RegionHost> RegionServer<K, H> {
                         EventKind::Delete => {
                             self.orders.remove(region);
                             self.acked.remove(region);
+                            // A failed merge may be asked for again at the same epochs (the
+                            // regions stayed open): the master deleted this order first.
+                            self.merge_failed.remove(region);
                         }
                     }
                 }

@@ -587,6 +587,13 @@ mod tests {
         assert!(rig
             .wal
             .is_removed(&format!("{}{merged:08x}", &r[0].0[..r[0].0.len() - 8])));
+        // Asked again (the regions still open at the same epochs), the merge is carried out.
+        rig.hosts[0].fail.set(false);
+        rig.merge(&r[1].0, &r[0].0).unwrap();
+        rig.run(10);
+        let live = rig.live();
+        assert_eq!(live.len(), 1, "{live:?}");
+        assert_eq!(live[0].1.state, RegionState::Open);
     }
 
     #[test]
