@@ -7,7 +7,7 @@
 use strata_cluster::kv::{range_all, Kv};
 use strata_cluster::layout::Layout;
 use strata_cluster::master::AdminRequest;
-use strata_cluster::record::{RegionRecord, RegionState};
+use strata_cluster::record::{Procedure, RegionRecord, RegionState};
 use strata_proto::pb::ErrorCode;
 use tonic::Status;
 
@@ -91,22 +91,35 @@ pub fn merge<K: Kv + ?Sized>(
         b: b.to_string(),
     };
     let proc_id = submit_and_wait(kv, layout, &req)?;
+    // The merged region's name, from the procedure (its record outlives the merged parents',
+    // which the janitor deletes); from the parents' records if the procedure ended already.
+    let named = match kv.get(&layout.proc(&proc_id)).map_err(unavailable)? {
+        Some(found) => match Procedure::decode(&found.value) {
+            Ok(Procedure::Merge { merged, .. }) => Some(merged),
+            _ => None,
+        },
+        None => None,
+    };
     wait_proc(kv, layout, &format!("merge {a} and {b}"), &proc_id)?;
     let (ra, rb) = (region_record(kv, layout, a)?, region_record(kv, layout, b)?);
-    let merged = match (
-        ra.as_ref().and_then(RegionRecord::merged_into),
-        rb.as_ref().and_then(RegionRecord::merged_into),
-    ) {
-        (Some(x), Some(y)) if x == y => x.to_string(),
-        _ => {
-            return Err(strata_proto::status(
-                ErrorCode::Unavailable,
-                format!(
-                    "the merge of {a} and {b} rolled back (a region server failed or moved a \
-                     region meanwhile: see its log); both regions are served again"
-                ),
-            ))
-        }
+    let merged = match named {
+        Some(m) => region_record(kv, layout, &m)?.map(|_| m),
+        None => match (
+            ra.as_ref().and_then(RegionRecord::merged_into),
+            rb.as_ref().and_then(RegionRecord::merged_into),
+        ) {
+            (Some(x), Some(y)) if x == y => Some(x.to_string()),
+            _ => None,
+        },
+    };
+    let Some(merged) = merged else {
+        return Err(strata_proto::status(
+            ErrorCode::Unavailable,
+            format!(
+                "the merge of {a} and {b} rolled back (a region server failed or moved a \
+                 region meanwhile: see its log); both regions are served again"
+            ),
+        ));
     };
     wait_until(kv, &format!("open the merged region {merged}"), |kv| {
         Ok(match region_record(kv, layout, &merged)? {
