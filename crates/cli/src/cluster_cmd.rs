@@ -230,6 +230,19 @@ pub enum Command {
         #[arg(long)]
         row: Option<String>,
     },
+    /// Merges two adjacent regions of a table (`table,seq`, their full names, or just their
+    /// sequence numbers), moving one onto the other's server first if they are apart; waits
+    /// until the merged region is open.
+    Merge {
+        #[command(flatten)]
+        coordination: Coordination,
+        /// The table.
+        table: String,
+        /// One region.
+        region_a: String,
+        /// The other, adjacent to it.
+        region_b: String,
+    },
     /// Lets a decommissioned region server take regions again.
     Recommission {
         #[command(flatten)]
@@ -589,6 +602,35 @@ fn split(coordination: &Coordination, target: &str, row: Option<&str>) -> Result
     Ok(())
 }
 
+/// `strata cluster merge`: through the master, waiting for the merged region to open.
+fn merge(coordination: &Coordination, table: &str, a: &str, b: &str) -> Result<(), String> {
+    let kv = node::connect(&coordination.etcd)?;
+    let layout = coordination.layout();
+    let table = strata_model::schema::TableName::parse(table)
+        .map_err(|e| e.to_string())?
+        .to_string();
+    let mut names = Vec::new();
+    for r in [a, b] {
+        let name = if r.contains(',') {
+            r.to_string()
+        } else {
+            format!("{table},{r}")
+        };
+        let name = current_region_name(&kv, &layout, name)?;
+        if strata_cluster::layout::region_table(&name) != table {
+            return Err(format!("region {name} is not a region of table {table}"));
+        }
+        names.push(name);
+    }
+    let done = strata_cluster_node::merge::merge(&kv, &layout, &names[0], &names[1])
+        .map_err(|s| s.message().to_string())?;
+    println!(
+        "merged {} and {} into {}",
+        done.regions.0, done.regions.1, done.merged
+    );
+    Ok(())
+}
+
 /// Runs `strata cluster …`.
 pub fn run(cmd: &Command) -> Result<(), String> {
     if let Some(outcome) = run_operation(cmd) {
@@ -601,6 +643,15 @@ pub fn run(cmd: &Command) -> Result<(), String> {
     } = cmd
     {
         return split(coordination, target, row.as_deref());
+    }
+    if let Command::Merge {
+        coordination,
+        table,
+        region_a,
+        region_b,
+    } = cmd
+    {
+        return merge(coordination, table, region_a, region_b);
     }
     let (coordination, req) = match cmd {
         Command::Status(c) => {
@@ -698,6 +749,7 @@ pub fn run(cmd: &Command) -> Result<(), String> {
             },
         ),
         Command::Split { .. }
+        | Command::Merge { .. }
         | Command::Balance(_)
         | Command::BalanceSwitch { .. }
         | Command::Decommission { .. }

@@ -6,8 +6,9 @@
 //! and the table's regions are open (or its records gone). `Flush` and `Compact` are sent to
 //! every server hosting a region of the table, marked [`LOCAL`] so each acts on its own
 //! regions only. `Split` submits one split request per region (through the master, which has
-//! the region's server split it) and waits for the daughters to open. Merge is not available
-//! in cluster mode yet.
+//! the region's server split it) and waits for the daughters to open; `Merge` submits one
+//! merge request (the master co-locates the two regions and has their server merge them) and
+//! waits for the merged region to open.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -155,8 +156,8 @@ pub fn locate<K: Kv + ?Sized>(
         let (Some((_, id)), Ok(rec)) = (region_id(name), RegionRecord::decode(&item.value)) else {
             continue;
         };
-        if rec.state == RegionState::Split {
-            continue; // a split parent kept for the janitor: its daughters cover its rows
+        if matches!(rec.state, RegionState::Split | RegionState::Merged) {
+            continue; // a parent kept for the janitor: its daughters cover its rows
         }
         let serving = rec.state == RegionState::Open;
         let stats = server
@@ -252,6 +253,8 @@ pub(crate) fn submit_and_wait<K: Kv + ?Sized>(
                 Err(strata_proto::status(ErrorCode::TableExists, result))
             } else if result.contains("no table") || result.contains("unknown table") {
                 Err(strata_proto::status(ErrorCode::TableNotFound, result))
+            } else if result.contains("no region") {
+                Err(strata_proto::status(ErrorCode::RegionNotFound, result))
             } else {
                 Err(strata_server::status::invalid(result))
             };
@@ -597,8 +600,15 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
         .await
     }
 
-    async fn merge(&self, _request: Request<pb::MergeRequest>) -> Result<Response<Empty>, Status> {
-        Err(unsupported("merge"))
+    async fn merge(&self, request: Request<pb::MergeRequest>) -> Result<Response<Empty>, Status> {
+        let req = request.into_inner();
+        let table = table_name(&req.table)?;
+        self.run(move |kv, layout, _| {
+            let a = crate::merge::region_named(kv, layout, &table, req.region_a)?;
+            let b = crate::merge::region_named(kv, layout, &table, req.region_b)?;
+            crate::merge::merge(kv, layout, &a, &b).map(|_| Empty {})
+        })
+        .await
     }
 
     async fn locate(
@@ -638,7 +648,7 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
             let mut split_parents = 0u32;
             for r in &regions.kvs {
                 if let Ok(rec) = RegionRecord::decode(&r.value) {
-                    if rec.state == RegionState::Split {
+                    if matches!(rec.state, RegionState::Split | RegionState::Merged) {
                         split_parents += 1;
                     }
                     if let (Some(s), RegionState::Open) = (&rec.server, rec.state) {

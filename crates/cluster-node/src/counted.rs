@@ -221,6 +221,10 @@ impl<H: RegionHost> RegionHost for CountedHost<H> {
         self.inner.try_split(region, epoch, daughters, row)
     }
 
+    fn try_merge(&self, low: &str, high: &str, merged: &str) -> Option<Result<(), String>> {
+        self.inner.try_merge(low, high, merged)
+    }
+
     fn requests(&self) -> Vec<(String, strata_cluster::load::Accesses)> {
         self.inner.requests()
     }

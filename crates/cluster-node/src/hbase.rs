@@ -202,8 +202,10 @@ impl<K: Kv + Send + Sync + 'static> Directory for EtcdDirectory<K> {
             else {
                 continue;
             };
-            if !enabled.contains_key(&table) || rec.state == RegionState::Split {
-                continue; // a split parent: its daughters cover its rows
+            if !enabled.contains_key(&table)
+                || matches!(rec.state, RegionState::Split | RegionState::Merged)
+            {
+                continue; // a split or merged parent: its successors cover its rows
             }
             let server = match (&rec.server, rec.state) {
                 (Some(s), RegionState::Open) if enabled[&table] => {

@@ -314,6 +314,15 @@ impl<K: Kv + Send + Sync + 'static> MasterOps for ClusterOps<K> {
         .map(|_| ())
     }
 
+    fn merge_regions(&self, table: &str, a: u64, b: u64) -> HResult<()> {
+        self.call(self.admin.merge(Request::new(pb::MergeRequest {
+            table: table.to_string(),
+            region_a: a,
+            region_b: b,
+        })))
+        .map(|_| ())
+    }
+
     fn live_servers(&self) -> HResult<Vec<LiveServer>> {
         self.directory.live_servers()
     }

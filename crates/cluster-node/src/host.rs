@@ -4,7 +4,8 @@
 //! forgets every region without flushing (their edits stay in this server's WAL, which the
 //! master fences and splits). A split order splits an open region with `Region::split`
 //! (compacting a daughter's references to its own parent first) on a thread of its own; the
-//! daughters' storage ids come from their cluster names, as any region's.
+//! daughters' storage ids come from their cluster names, as any region's. A merge order
+//! merges two open regions with `Region::merge` the same way.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -43,6 +44,13 @@ enum Slot {
     Split(u64, Vec<u8>),
     /// The split at this epoch failed; still open under this storage id (reported once).
     SplitFailed(u64, u64, String),
+    /// Open under this storage id and being merged (with its neighbour) into this region, on
+    /// a thread of its own.
+    Merging(u64, String),
+    /// The lower region of a merge into this region, done (reported once; then forgotten).
+    Merged(String),
+    /// The merge into this region failed; still open under this storage id (reported once).
+    MergeFailed(u64, String, String),
 }
 
 /// Most region opens running at once. Each open reads etcd and the shared root on a thread
@@ -172,6 +180,41 @@ impl<K: Kv> Shared<K> {
             "region split"
         );
         Ok(high.start_row.to_vec())
+    }
+
+    /// Merges open regions `low` and `high` (storage ids) into region `merged`, compacting
+    /// away references each still has to its own parents first.
+    fn merge_now(&self, low: u64, high: u64, merged: &str) -> Result<(), String> {
+        let (_, merged_id) =
+            region_id(merged).ok_or_else(|| format!("bad region name {merged}"))?;
+        let started = std::time::Instant::now();
+        for id in [low, high] {
+            let mut attempts = 0;
+            while self
+                .server
+                .region_stats(id)
+                .map_err(|e| e.to_string())?
+                .has_references
+            {
+                attempts += 1;
+                if attempts > 100 {
+                    return Err("references to a parent's files remain after compacting".into());
+                }
+                self.server
+                    .compact_region(id, None, false)
+                    .map_err(|e| format!("compact before the merge: {e}"))?;
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+        }
+        self.server
+            .merge_regions(low, high, merged_id)
+            .map_err(|e| format!("merge: {e}"))?;
+        tracing::info!(
+            merged,
+            ms = started.elapsed().as_millis() as u64,
+            "regions merged"
+        );
+        Ok(())
     }
 
     fn open_now(&self, region: &str) -> Result<u64, String> {
@@ -381,6 +424,68 @@ impl<K: Kv + Send + Sync + 'static> RegionHost for StorageHost<K> {
         }
     }
 
+    fn try_merge(&self, low: &str, high: &str, merged: &str) -> Option<Result<(), String>> {
+        let mut slots = self.shared.slots.lock();
+        match slots.get(low) {
+            Some(Slot::Merging(_, m)) if m == merged => return None,
+            Some(Slot::Merged(m)) if m == merged => {
+                slots.remove(low);
+                return Some(Ok(()));
+            }
+            Some(Slot::MergeFailed(id, m, _)) if m == merged => {
+                let id = *id;
+                let Some(Slot::MergeFailed(_, _, why)) =
+                    slots.insert(low.to_string(), Slot::Open(id))
+                else {
+                    return None;
+                };
+                return Some(Err(why));
+            }
+            _ => {}
+        }
+        let (Some(Slot::Open(l)), Some(Slot::Open(h))) = (slots.get(low), slots.get(high)) else {
+            return Some(Err(format!(
+                "regions {low} and {high} are not both open here"
+            )));
+        };
+        let (l, h) = (*l, *h);
+        slots.insert(low.to_string(), Slot::Merging(l, merged.to_string()));
+        slots.insert(high.to_string(), Slot::Merging(h, merged.to_string()));
+        drop(slots);
+        let shared = self.shared.clone();
+        let (low_name, high_name, merged_name) =
+            (low.to_string(), high.to_string(), merged.to_string());
+        let spawned = std::thread::Builder::new()
+            .name("region-merge".into())
+            .spawn(move || {
+                let outcome = shared.merge_now(l, h, &merged_name);
+                let mut slots = shared.slots.lock();
+                if !matches!(slots.get(&low_name), Some(Slot::Merging(..))) {
+                    return; // aborted meanwhile
+                }
+                match outcome {
+                    Ok(()) => {
+                        slots.remove(&high_name);
+                        slots.insert(low_name, Slot::Merged(merged_name));
+                    }
+                    Err(e) => {
+                        tracing::warn!(region = %low_name, error = %e, "region merge failed");
+                        slots.insert(high_name, Slot::Open(h));
+                        slots.insert(low_name, Slot::MergeFailed(l, merged_name, e));
+                    }
+                }
+            });
+        match spawned {
+            Ok(_) => None,
+            Err(e) => {
+                let mut slots = self.shared.slots.lock();
+                slots.insert(low.to_string(), Slot::Open(l));
+                slots.insert(high.to_string(), Slot::Open(h));
+                Some(Err(format!("cannot start the merge of {low}: {e}")))
+            }
+        }
+    }
+
     fn cancel_open(&self, region: &str) {
         let mut slots = self.shared.slots.lock();
         if matches!(slots.get(region), Some(Slot::Opening(_) | Slot::Failed(..))) {
@@ -429,7 +534,12 @@ impl<K: Kv + Send + Sync + 'static> RegionHost for StorageHost<K> {
     fn abort(&self) {
         let slots = std::mem::take(&mut *self.shared.slots.lock());
         for slot in slots.into_values() {
-            if let Slot::Open(id) | Slot::Splitting(id, _) | Slot::SplitFailed(id, ..) = slot {
+            if let Slot::Open(id)
+            | Slot::Splitting(id, _)
+            | Slot::SplitFailed(id, ..)
+            | Slot::Merging(id, _)
+            | Slot::MergeFailed(id, ..) = slot
+            {
                 let _ = self.shared.server.close_region(id, false);
             }
         }

@@ -38,6 +38,7 @@ pub mod heat_feed;
 pub mod host;
 pub mod http;
 pub mod janitor;
+pub mod merge;
 pub mod names;
 pub mod recovered;
 pub mod route;

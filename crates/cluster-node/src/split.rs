@@ -21,7 +21,7 @@ pub struct SplitDone {
     pub daughters: (String, String),
 }
 
-/// The region records of `table` (split parents left out), by name.
+/// The region records of `table` (split and merged parents left out), by name.
 fn live_regions<K: Kv + ?Sized>(
     kv: &K,
     layout: &Layout,
@@ -34,7 +34,7 @@ fn live_regions<K: Kv + ?Sized>(
         .filter_map(|item| {
             let name = item.key.strip_prefix(&layout.regions())?.to_string();
             let rec = RegionRecord::decode(&item.value).ok()?;
-            (rec.state != RegionState::Split).then_some((name, rec))
+            (!matches!(rec.state, RegionState::Split | RegionState::Merged)).then_some((name, rec))
         })
         .collect())
 }

@@ -1,5 +1,6 @@
 //! What a region server's coordination needs from its storage side: open a region (replaying
-//! recovered edits), close it (flushing) and split it. The region server of `strata-server` implements it
+//! recovered edits), close it (flushing), split it and merge
+//! two. The region server of `strata-server` implements it
 //! on shared storage; the simulation and the tests use models.
 
 /// Opening and closing regions on this server.
@@ -59,6 +60,17 @@ pub trait RegionHost {
     ) -> Option<Result<Vec<u8>, String>> {
         let _ = (region, epoch, daughters, row);
         Some(Err("this region server cannot split regions".into()))
+    }
+
+    /// Merges open regions `low` and `high` (adjacent, `low` first) into `merged`, without
+    /// blocking the caller for long: `None` while the merge is in progress (the caller asks
+    /// again at its next tick), then its outcome, once: with the merged region's directory
+    /// complete and neither region served any more, or an error with both still served and
+    /// no merged directory left. The merged region is not opened (the master sends its open
+    /// order once it recorded it). The default cannot merge.
+    fn try_merge(&self, low: &str, high: &str, merged: &str) -> Option<Result<(), String>> {
+        let _ = (low, high, merged);
+        Some(Err("this region server cannot merge regions".into()))
     }
 
     /// Reads and writes served so far by each open region (cumulative counters; the region

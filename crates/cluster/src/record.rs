@@ -48,6 +48,12 @@ pub enum RegionState {
     /// Split into its `daughters`: served by nobody, kept until no daughter references its
     /// files (then the master's janitor deletes its directory and this record).
     Split,
+    /// A merge order naming this region is out to `server` (which still serves it until the
+    /// merge is done).
+    Merging,
+    /// Merged with its neighbour into the region its `daughters` name (twice): served by
+    /// nobody, kept until the merged region no longer references its files.
+    Merged,
 }
 
 impl RegionState {
@@ -60,6 +66,8 @@ impl RegionState {
             RegionState::Closed => "closed",
             RegionState::Splitting => "splitting",
             RegionState::Split => "split",
+            RegionState::Merging => "merging",
+            RegionState::Merged => "merged",
         }
     }
 
@@ -72,6 +80,8 @@ impl RegionState {
             "closed" => RegionState::Closed,
             "splitting" => RegionState::Splitting,
             "split" => RegionState::Split,
+            "merging" => RegionState::Merging,
+            "merged" => RegionState::Merged,
             other => return Err(bad("region", format!("state {other:?}"))),
         })
     }
@@ -93,11 +103,20 @@ pub struct RegionRecord {
     pub start: Vec<u8>,
     /// Last row (exclusive; empty = end of table).
     pub end: Vec<u8>,
-    /// The daughters of a split region (lower half first), kept for the janitor.
+    /// The daughters of a split region (lower half first), kept for the janitor; for a merged
+    /// region, the merged region named twice.
     pub daughters: Option<(String, String)>,
 }
 
 impl RegionRecord {
+    /// The region a merged region went into.
+    pub fn merged_into(&self) -> Option<&str> {
+        match (&self.state, &self.daughters) {
+            (RegionState::Merged, Some((m, _))) => Some(m),
+            _ => None,
+        }
+    }
+
     /// A new, offline region of `[start, end)`.
     pub fn new(start: Vec<u8>, end: Vec<u8>) -> RegionRecord {
         RegionRecord {
@@ -137,15 +156,20 @@ impl RegionRecord {
             Ok(f) => f,
             Err(_) => fields(bytes, "region1", 7)?,
         };
+        let state = RegionState::parse(f[1])?;
         let daughters = match (f.get(7), f.get(8)) {
-            (Some(a), Some(b)) if region_name_ok(a) && region_name_ok(b) && a != b => {
+            (Some(a), Some(b))
+                if region_name_ok(a)
+                    && region_name_ok(b)
+                    && (a != b) != (state == RegionState::Merged) =>
+            {
                 Some(((*a).to_string(), (*b).to_string()))
             }
             (None, None) => None,
             _ => return Err(bad("region", format!("daughters in {f:?}"))),
         };
         Ok(RegionRecord {
-            state: RegionState::parse(f[1])?,
+            state,
             server: unopt(f[2]),
             epoch: f[3].parse().map_err(|_| bad("region", "epoch"))?,
             proc: unopt(f[4]),
@@ -379,6 +403,28 @@ pub enum SplitStep {
     },
 }
 
+/// Where a merge of two adjacent regions is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MergeStep {
+    /// The higher region is being moved onto the lower one's server by a transit of its own:
+    /// waiting for it to end.
+    Colocate,
+    /// The merge order is out (at the regions' epochs then): waiting for the server's `merged`
+    /// or `failed-merge` ack.
+    Await {
+        /// The lower region's epoch (the order's).
+        low: u64,
+        /// The higher region's epoch.
+        high: u64,
+    },
+    /// Rolling back: delete the merged region's directory, then give both regions back (to
+    /// the server if it still `serves` them, else offline for reassignment).
+    Undo {
+        /// Whether the server still serves both (it answered `failed-merge`).
+        serves: bool,
+    },
+}
+
 /// A persisted procedure: written before it acts, advanced by guarded transactions, resumed
 /// from its last step by whichever master is active.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -458,6 +504,18 @@ pub enum Procedure {
         epoch: u64,
         /// The step.
         step: SplitStep,
+    },
+    /// Merge two adjacent open regions of an enabled table into a new one, where the lower
+    /// one is served.
+    Merge {
+        /// The regions (lower first).
+        regions: (String, String),
+        /// The merged region's name.
+        merged: String,
+        /// The server the regions are merged on.
+        server: ServerName,
+        /// The step.
+        step: MergeStep,
     },
 }
 
@@ -547,6 +605,23 @@ impl Procedure {
                 match step {
                     SplitStep::Await => s.push_str(" await"),
                     SplitStep::Undo { serves } => {
+                        let _ = write!(s, " undo {}", u8::from(*serves));
+                    }
+                }
+            }
+            Procedure::Merge {
+                regions: (low, high),
+                merged,
+                server,
+                step,
+            } => {
+                let _ = write!(s, "merge {low} {high} {merged} {server}");
+                match step {
+                    MergeStep::Colocate => s.push_str(" colocate"),
+                    MergeStep::Await { low, high } => {
+                        let _ = write!(s, " await {low} {high}");
+                    }
+                    MergeStep::Undo { serves } => {
                         let _ = write!(s, " undo {}", u8::from(*serves));
                     }
                 }
@@ -664,6 +739,34 @@ impl Procedure {
                     step,
                 }
             }
+            "merge" => {
+                let (low, high, merged) = (get(2)?, get(3)?, get(4)?);
+                if ![low, high, merged].iter().all(|r| region_name_ok(r))
+                    || low == high
+                    || merged == low
+                    || merged == high
+                {
+                    return Err(bad("proc", format!("regions in {text:?}")));
+                }
+                let step = match (get(6)?, f.len()) {
+                    ("colocate", 7) => MergeStep::Colocate,
+                    ("await", 9) => MergeStep::Await {
+                        low: epoch(7)?,
+                        high: epoch(8)?,
+                    },
+                    ("undo", 8) => match get(7)? {
+                        b @ ("0" | "1") => MergeStep::Undo { serves: b == "1" },
+                        _ => return Err(bad("proc", format!("merge step in {text:?}"))),
+                    },
+                    _ => return Err(bad("proc", format!("merge step in {text:?}"))),
+                };
+                Procedure::Merge {
+                    regions: (low.to_string(), high.to_string()),
+                    merged: merged.to_string(),
+                    server: get(5)?.to_string(),
+                    step,
+                }
+            }
             other => return Err(bad("proc", format!("kind {other:?}"))),
         })
     }
@@ -692,6 +795,18 @@ pub enum Order {
         /// The split row, if chosen by the master.
         row: Option<Vec<u8>>,
     },
+    /// Merge the region (open at `epoch`, the lower one) with `high` (open at `high_epoch`)
+    /// into `merged`, then stop serving both; the merged region is opened by a later order.
+    Merge {
+        /// The lower region's epoch.
+        epoch: u64,
+        /// The higher region.
+        high: String,
+        /// Its epoch.
+        high_epoch: u64,
+        /// The merged region's name.
+        merged: String,
+    },
 }
 
 /// A region server's answer to an order.
@@ -708,6 +823,11 @@ pub enum Ack {
     Split(u64, Vec<u8>),
     /// Could not split at this epoch; still serving the region.
     FailedSplit(u64),
+    /// Merged at this (the lower region's) epoch: the merged region's directory is complete
+    /// and neither region is served any more.
+    Merged(u64),
+    /// Could not merge at this epoch; still serving both regions.
+    FailedMerge(u64),
 }
 
 impl Order {
@@ -724,6 +844,12 @@ impl Order {
                 let row = row.as_deref().map_or_else(|| "-".to_string(), hex);
                 format!("order1 split {epoch} {low} {high} {row}")
             }
+            Order::Merge {
+                epoch,
+                high,
+                high_epoch,
+                merged,
+            } => format!("order1 merge {epoch} {high} {high_epoch} {merged}"),
         }
         .into_bytes()
     }
@@ -748,6 +874,14 @@ impl Order {
                     },
                 })
             }
+            ("merge", 6) if region_name_ok(f[3]) && region_name_ok(f[5]) && f[3] != f[5] => {
+                Ok(Order::Merge {
+                    epoch,
+                    high: f[3].to_string(),
+                    high_epoch: f[4].parse().map_err(|_| bad("order", "epoch"))?,
+                    merged: f[5].to_string(),
+                })
+            }
             (other, _) => Err(bad("order", format!("kind {other:?} in {f:?}"))),
         }
     }
@@ -762,6 +896,8 @@ impl Ack {
             Ack::Closed(e) => format!("ack1 closed {e}"),
             Ack::Split(e, row) => format!("ack1 split {e} {}", hex(row)),
             Ack::FailedSplit(e) => format!("ack1 failed-split {e}"),
+            Ack::Merged(e) => format!("ack1 merged {e}"),
+            Ack::FailedMerge(e) => format!("ack1 failed-merge {e}"),
         }
         .into_bytes()
     }
@@ -778,6 +914,8 @@ impl Ack {
             ("failed-open", None) => Ok(Ack::FailedOpen(e)),
             ("closed", None) => Ok(Ack::Closed(e)),
             ("failed-split", None) => Ok(Ack::FailedSplit(e)),
+            ("merged", None) => Ok(Ack::Merged(e)),
+            ("failed-merge", None) => Ok(Ack::FailedMerge(e)),
             ("split", Some(row)) if !row.is_empty() => Ok(Ack::Split(e, unhex(row)?)),
             (other, _) => Err(bad("ack", format!("kind {other:?} in {f:?}"))),
         }
@@ -1063,6 +1201,80 @@ mod tests {
         ] {
             assert!(Ack::decode(bad.as_bytes()).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn merge_records_round_trip_and_malformed_ones_are_refused() {
+        let merged = RegionRecord {
+            state: RegionState::Merged,
+            server: None,
+            epoch: 3,
+            proc: None,
+            start: b"a".to_vec(),
+            end: b"q".to_vec(),
+            daughters: Some(("t,1a-3.00000006".into(), "t,1a-3.00000006".into())),
+        };
+        assert_eq!(RegionRecord::decode(&merged.encode()).unwrap(), merged);
+        assert_eq!(merged.merged_into(), Some("t,1a-3.00000006"));
+        let merging = RegionRecord {
+            state: RegionState::Merging,
+            server: Some("h:1:2".into()),
+            proc: Some("a-1".into()),
+            daughters: None,
+            ..merged.clone()
+        };
+        assert_eq!(RegionRecord::decode(&merging.encode()).unwrap(), merging);
+        assert_eq!(merging.merged_into(), None);
+        for step in [
+            MergeStep::Colocate,
+            MergeStep::Await { low: 4, high: 9 },
+            MergeStep::Undo { serves: true },
+            MergeStep::Undo { serves: false },
+        ] {
+            let p = Procedure::Merge {
+                regions: ("t,00000001".into(), "t,00000002".into()),
+                merged: "t,00000005".into(),
+                server: "h:1:2".into(),
+                step,
+            };
+            assert_eq!(Procedure::decode(&p.encode()).unwrap(), p);
+        }
+        let o = Order::Merge {
+            epoch: 4,
+            high: "ns:t,1-2.00000002".into(),
+            high_epoch: 7,
+            merged: "ns:t,1-2.00000009".into(),
+        };
+        assert_eq!(Order::decode(&o.encode()).unwrap(), o);
+        for a in [Ack::Merged(5), Ack::FailedMerge(5)] {
+            assert_eq!(Ack::decode(&a.encode()).unwrap(), a);
+        }
+        for bad in [
+            // A merged region names its merged region twice; a split parent two daughters.
+            "region1 merged - 3 - 61 71 t,00000004 t,00000005",
+            "region1 split - 3 - 61 71 t,00000004 t,00000004",
+        ] {
+            assert!(RegionRecord::decode(bad.as_bytes()).is_err(), "{bad}");
+        }
+        for bad in [
+            "proc1 merge t,1 t,2 t,3 h:1:2",
+            "proc1 merge t,1 t,1 t,3 h:1:2 colocate",
+            "proc1 merge t,1 t,2 t,2 h:1:2 colocate",
+            "proc1 merge t,1 t,2 t,3 h:1:2 await 4",
+            "proc1 merge t,1 t,2 t,3 h:1:2 await 4 x",
+            "proc1 merge t,1 t,2 t,3 h:1:2 undo 2",
+            "proc1 merge t,1 t,2 t,3 h:1:2 colocate 1",
+        ] {
+            assert!(Procedure::decode(bad.as_bytes()).is_err(), "{bad}");
+        }
+        for bad in [
+            "order1 merge 4 t,2 7",
+            "order1 merge 4 t,2 x t,9",
+            "order1 merge 4 t,2 7 t,2",
+        ] {
+            assert!(Order::decode(bad.as_bytes()).is_err(), "{bad}");
+        }
+        assert!(Ack::decode(b"ack1 merged 4 61").is_err());
     }
 
     #[test]

@@ -76,6 +76,11 @@ pub struct RegionServer<K: Kv, H: RegionHost> {
     split_done: BTreeMap<String, (u64, Vec<u8>)>,
     /// Epoch of the last failed split per region.
     split_failed: BTreeMap<String, u64>,
+    /// Merges done here, by lower region: the epoch of the order (acknowledged again if the
+    /// order is seen again).
+    merge_done: BTreeMap<String, u64>,
+    /// Epoch of the last failed merge per lower region.
+    merge_failed: BTreeMap<String, u64>,
     /// Request rates between load reports.
     meter: LoadMeter,
     /// When the next load report is due.
@@ -109,6 +114,8 @@ impl<K: Kv, H: RegionHost> RegionServer<K, H> {
             failed: BTreeMap::new(),
             split_done: BTreeMap::new(),
             split_failed: BTreeMap::new(),
+            merge_done: BTreeMap::new(),
+            merge_failed: BTreeMap::new(),
             meter: LoadMeter::default(),
             next_load: 0,
             last_load: None,
@@ -326,6 +333,9 @@ impl<K: Kv, H: RegionHost> RegionServer<K, H> {
                         EventKind::Delete => {
                             self.orders.remove(region);
                             self.acked.remove(region);
+                            // A failed merge may be asked for again at the same epochs (the
+                            // regions stayed open): the master deleted this order first.
+                            self.merge_failed.remove(region);
                         }
                     }
                 }
@@ -377,6 +387,43 @@ impl<K: Kv, H: RegionHost> RegionServer<K, H> {
             Err(_) => {
                 self.split_failed.insert(region.to_string(), epoch);
                 Some(Ack::FailedSplit(epoch))
+            }
+        }
+    }
+
+    /// Carries out a merge order on `low` (at most once per epoch); `None` while it is in
+    /// progress.
+    fn merge(
+        &mut self,
+        low: &str,
+        epoch: u64,
+        (high, high_epoch): (&str, u64),
+        merged: &str,
+        now: Millis,
+    ) -> Option<Ack> {
+        if self.merge_done.get(low) == Some(&epoch) {
+            return Some(Ack::Merged(epoch));
+        }
+        if self.merge_failed.get(low) == Some(&epoch) {
+            return Some(Ack::FailedMerge(epoch));
+        }
+        if !self.is_live(now) {
+            return None;
+        }
+        if self.regions.get(low) != Some(&epoch) || self.regions.get(high) != Some(&high_epoch) {
+            self.merge_failed.insert(low.to_string(), epoch);
+            return Some(Ack::FailedMerge(epoch));
+        }
+        match self.host.try_merge(low, high, merged)? {
+            Ok(()) => {
+                self.regions.remove(low);
+                self.regions.remove(high);
+                self.merge_done.insert(low.to_string(), epoch);
+                Some(Ack::Merged(epoch))
+            }
+            Err(_) => {
+                self.merge_failed.insert(low.to_string(), epoch);
+                Some(Ack::FailedMerge(epoch))
             }
         }
     }
@@ -444,6 +491,15 @@ impl<K: Kv, H: RegionHost> RegionServer<K, H> {
                     daughters,
                     row,
                 } => match self.split(&region, epoch, &daughters, row.as_deref(), now) {
+                    Some(ack) => ack,
+                    None => continue,
+                },
+                Order::Merge {
+                    epoch,
+                    high,
+                    high_epoch,
+                    merged,
+                } => match self.merge(&region, epoch, (&high, high_epoch), &merged, now) {
                     Some(ack) => ack,
                     None => continue,
                 },

@@ -103,6 +103,8 @@ struct WalState {
     recovery_ms: Millis,
     /// Split daughters whose files still reference their parent's: daughter → parent.
     references: BTreeMap<String, String>,
+    /// Merged regions whose files still reference their two parents': merged → parents.
+    merge_references: BTreeMap<String, BTreeSet<String>>,
     /// Regions whose directories were deleted (rolled-back daughters, removed parents).
     removed: BTreeSet<String>,
 }
@@ -163,14 +165,37 @@ impl MemWal {
         }
     }
 
-    /// The parent whose files `daughter` still references, if any.
+    /// Records that `merged` was created referencing the files of `parents` (a merge).
+    pub fn add_merge_references(&self, parents: (&str, &str), merged: &str) {
+        let set = BTreeSet::from([parents.0.to_string(), parents.1.to_string()]);
+        self.lock().merge_references.insert(merged.to_string(), set);
+    }
+
+    /// A parent whose files `daughter` still references, if any.
     pub fn referenced_parent(&self, daughter: &str) -> Option<String> {
-        self.lock().references.get(daughter).cloned()
+        self.referenced_parents(daughter).into_iter().next()
+    }
+
+    /// Every parent whose files `region` still references (a split's parent, or a merge's
+    /// two).
+    pub fn referenced_parents(&self, region: &str) -> Vec<String> {
+        let s = self.lock();
+        let mut parents: Vec<String> = s.references.get(region).cloned().into_iter().collect();
+        parents.extend(
+            s.merge_references
+                .get(region)
+                .into_iter()
+                .flatten()
+                .cloned(),
+        );
+        parents
     }
 
     /// `daughter` rewrote its references into files of its own (a compaction).
     pub fn compacted(&self, daughter: &str) {
-        self.lock().references.remove(daughter);
+        let mut s = self.lock();
+        s.references.remove(daughter);
+        s.merge_references.remove(daughter);
     }
 
     /// Whether `region`'s directory was deleted.
@@ -219,6 +244,7 @@ impl WalFencer for MemWal {
         let mut s = self.lock();
         for r in regions {
             s.references.remove(r);
+            s.merge_references.remove(r);
             s.recovered.remove(r);
             s.removed.insert(r.clone());
         }
@@ -231,9 +257,12 @@ impl WalFencer for MemWal {
         daughters: &[String],
     ) -> Result<ParentFiles, WalError> {
         let mut s = self.lock();
-        let referenced = daughters
-            .iter()
-            .any(|d| s.references.get(d).is_some_and(|p| p == parent));
+        let referenced = daughters.iter().any(|d| {
+            s.references.get(d).is_some_and(|p| p == parent)
+                || s.merge_references
+                    .get(d)
+                    .is_some_and(|p| p.contains(parent))
+        });
         if referenced {
             return Ok(ParentFiles::Referenced);
         }

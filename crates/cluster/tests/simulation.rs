@@ -4,7 +4,7 @@
 //! acknowledged write (also after a reopen for a schema change); after the faults stop, every
 //! region of an enabled table is served again, none of a disabled table, and no procedure is
 //! left in transition. Admin requests during the chaos include table disable, enable, reopen,
-//! truncate, drop, re-creation of a dropped name, and region splits (so "served by two
+//! truncate, drop, re-creation of a dropped name, region splits and merges (so "served by two
 //! servers" is checked on key ranges, and acknowledged writes by the rows they cover).
 //!
 //! `STRATA_SIM_SEEDS=N` sets how many seeds run (default 2000); `STRATA_SIM_SEED=S` runs seed S
@@ -66,6 +66,8 @@ fn assignment_survives_crashes_pauses_partitions_and_lost_messages() {
         total.splits_accepted += c.splits_accepted;
         total.splits_done += c.splits_done;
         total.daughters_with_parent_writes += c.daughters_with_parent_writes;
+        total.merges_accepted += c.merges_accepted;
+        total.merges_done += c.merges_done;
     }
     eprintln!("{seeds} seeds: {total:?}");
     // The faults must actually have been exercised, not only survived.
@@ -84,6 +86,7 @@ fn assignment_survives_crashes_pauses_partitions_and_lost_messages() {
         );
         assert!(total.recreated > 0, "re-created dropped tables: {total:?}");
         assert!(total.splits_done >= seeds / 4, "splits: {total:?}");
+        assert!(total.merges_done >= seeds / 8, "merges: {total:?}");
         assert!(
             total.daughters_with_parent_writes >= seeds / 10,
             "daughters opened with their parent's writes: {total:?}"

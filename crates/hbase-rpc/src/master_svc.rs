@@ -15,7 +15,7 @@ use crate::context::Context;
 use crate::error::{HBaseError, HResult};
 use crate::ops::{MasterOps, TableEntry};
 use crate::pb;
-use crate::region_name::META_TABLE;
+use crate::region_name::{parse_region_name, region_name, RegionRef, META_TABLE};
 use crate::schema::{
     family_from_pb, table_from_pb, table_name_from_pb, table_name_pb, table_to_pb,
 };
@@ -27,6 +27,27 @@ fn decode<M: Message + Default>(param: &[u8]) -> HResult<M> {
 fn procedure(ctx: &Context) -> Vec<u8> {
     let id = ctx.procedures.fetch_add(1, Ordering::Relaxed) + 1;
     pb::ProcedureResponse { proc_id: Some(id) }.encode_to_vec()
+}
+
+/// The table and id of a region to merge: from its full name, or from its encoded name (what
+/// HBase's `Admin.mergeRegionsAsync` sends) among the regions the live servers hold.
+fn merge_region(ops: &dyn MasterOps, spec: &pb::RegionSpecifier) -> HResult<(String, u64)> {
+    use pb::region_specifier::RegionSpecifierType;
+    let unknown = |what: &str| HBaseError::unknown_region(format!("no region {what}"));
+    if spec.r#type == RegionSpecifierType::RegionName as i32 {
+        return match parse_region_name(&spec.value).map_err(HBaseError::do_not_retry)? {
+            RegionRef::User { table, region_id } => Ok((table, region_id)),
+            RegionRef::Meta => Err(HBaseError::do_not_retry("hbase:meta does not merge")),
+        };
+    }
+    let encoded = String::from_utf8_lossy(&spec.value).into_owned();
+    let suffix = format!(".{encoded}.");
+    ops.live_servers()?
+        .into_iter()
+        .flat_map(|s| s.regions)
+        .find(|r| region_name(&r.table, &r.start, r.region_id).ends_with(suffix.as_bytes()))
+        .map(|r| (r.table, r.region_id))
+        .ok_or_else(|| unknown(&encoded))
 }
 
 /// Runs `f` (a master operation) and answers with a finished procedure id.
@@ -234,6 +255,27 @@ pub fn call(ctx: &Context, method: &str, param: &[u8]) -> HResult<Vec<u8>> {
             run(ctx, || {
                 ops.split_region(&table, id, req.split_row.filter(|r| !r.is_empty()))
             })
+        }
+        "MergeTableRegions" => {
+            let req: pb::MergeTableRegionsRequest = decode(param)?;
+            if req.forcible == Some(true) {
+                return Err(HBaseError::do_not_retry(
+                    "forcible merges (of regions that are not adjacent) are not supported",
+                ));
+            }
+            let [a, b] = req.region.as_slice() else {
+                return Err(HBaseError::do_not_retry(format!(
+                    "a merge takes two regions, not {}",
+                    req.region.len()
+                )));
+            };
+            let ((ta, ia), (tb, ib)) = (merge_region(ops, a)?, merge_region(ops, b)?);
+            if ta != tb {
+                return Err(HBaseError::do_not_retry(format!(
+                    "regions of different tables ({ta} and {tb}) cannot merge"
+                )));
+            }
+            run(ctx, || ops.merge_regions(&ta, ia, ib))
         }
         "GetTableDescriptors" => {
             let req: pb::GetTableDescriptorsRequest = decode(param)?;

@@ -122,6 +122,12 @@ pub trait MasterOps: Send + Sync + 'static {
     /// No such serving region, or splitting is not available.
     fn split_region(&self, table: &str, region_id: u64, row: Option<Bytes>) -> HResult<()>;
 
+    /// Merges two adjacent regions `a` and `b` of `table` (either order).
+    ///
+    /// # Errors
+    /// No such region, not adjacent, the table disabled, or a region in transition.
+    fn merge_regions(&self, table: &str, a: u64, b: u64) -> HResult<()>;
+
     /// The live region servers and their regions.
     ///
     /// # Errors
@@ -214,6 +220,10 @@ impl MasterOps for StandaloneOps {
             )));
         }
         Ok(self.master.split_region(region_id, row)?)
+    }
+
+    fn merge_regions(&self, table: &str, a: u64, b: u64) -> HResult<()> {
+        Ok(self.master.merge(table, a, b)?)
     }
 
     fn live_servers(&self) -> HResult<Vec<LiveServer>> {

@@ -630,3 +630,111 @@ fn request_frames_carry_the_method() {
     let call = frame::decode_call(framed.slice(4..)).unwrap();
     assert_eq!(call.header.method_name(), "Get");
 }
+
+/// The serving regions of `name` in the standalone catalog: (start row, id), by start row.
+fn serving(c: &Cluster, name: &str) -> Vec<(Bytes, u64)> {
+    let mut out: Vec<(Bytes, u64)> = c
+        .standalone
+        .master()
+        .catalog()
+        .regions
+        .values()
+        .filter(|r| r.is_serving() && r.info.table == name)
+        .map(|r| (r.info.start_row.clone(), r.info.region_id))
+        .collect();
+    out.sort();
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn merge_table_regions_by_encoded_name() {
+    let c = cluster(HBaseRpcConfig::DEFAULT_MAX_FRAME_BYTES).await;
+    let addr = c.rpc.addr();
+    let mut master = Conn::open(addr, "MasterService", None).await;
+    let _: pb::ProcedureResponse = master
+        .call(
+            "CreateTable",
+            &pb::CreateTableRequest {
+                table_schema: pb::TableSchema {
+                    table_name: Some(table("mt")),
+                    column_families: vec![pb::ColumnFamilySchema {
+                        name: Bytes::from_static(b"f"),
+                        ..pb::ColumnFamilySchema::default()
+                    }],
+                    ..pb::TableSchema::default()
+                },
+                split_keys: vec![Bytes::from_static(b"g"), Bytes::from_static(b"p")],
+                nonce_group: None,
+                nonce: None,
+            },
+        )
+        .await;
+    let regions = serving(&c, "mt");
+    assert_eq!(regions.len(), 3);
+    // What `Admin.mergeRegionsAsync` sends: the regions' encoded names.
+    let encoded = |(start, id): &(Bytes, u64)| {
+        let name = region_name("mt", start, *id);
+        let text = std::str::from_utf8(&name).unwrap();
+        let enc = text.trim_end_matches('.').rsplit('.').next().unwrap();
+        pb::RegionSpecifier {
+            r#type: 2,
+            value: Bytes::copy_from_slice(enc.as_bytes()),
+        }
+    };
+    let merge =
+        |specs: Vec<pb::RegionSpecifier>, forcible: Option<bool>| pb::MergeTableRegionsRequest {
+            region: specs,
+            forcible,
+            nonce_group: None,
+            nonce: None,
+        };
+    // Refused, nothing changed: one region, regions not adjacent, forcible, unknown.
+    for (req, want) in [
+        (merge(vec![encoded(&regions[0])], None), "two regions"),
+        (
+            merge(vec![encoded(&regions[0]), encoded(&regions[2])], None),
+            "adjacent",
+        ),
+        (
+            merge(vec![encoded(&regions[0]), encoded(&regions[1])], Some(true)),
+            "forcible",
+        ),
+        (
+            merge(
+                vec![
+                    encoded(&regions[0]),
+                    pb::RegionSpecifier {
+                        r#type: 2,
+                        value: Bytes::from_static(b"0123456789abcdef0123456789abcdef"),
+                    },
+                ],
+                None,
+            ),
+            "no region",
+        ),
+    ] {
+        let (header, _, _) = master.call_with("MergeTableRegions", &req, &[]).await;
+        let e = format!("{:?}", header.exception.expect("an exception"));
+        assert!(e.contains(want), "{e}");
+    }
+    assert_eq!(serving(&c, "mt"), regions);
+    // The upper two, by encoded name, then the rest by full name.
+    let _: pb::ProcedureResponse = master
+        .call(
+            "MergeTableRegions",
+            &merge(vec![encoded(&regions[2]), encoded(&regions[1])], None),
+        )
+        .await;
+    let two = serving(&c, "mt");
+    assert_eq!(two.len(), 2, "{two:?}");
+    assert_eq!(two[1].0, Bytes::from_static(b"g"));
+    let by_name = |(start, id): &(Bytes, u64)| region("mt", start, *id);
+    let _: pb::ProcedureResponse = master
+        .call(
+            "MergeTableRegions",
+            &merge(vec![by_name(&two[0]), by_name(&two[1])], None),
+        )
+        .await;
+    assert_eq!(serving(&c, "mt").len(), 1);
+    c.stop().await;
+}

@@ -147,6 +147,10 @@ pub const COMMANDS: &[CommandHelp] = &[
     cmd("split", Group::Tools, "split 't' | 'REGION' [, 'split_key']",
         "Splits a table's regions (or, in cluster mode, one region named 'table,…'), at their \
          midpoints or at the given key.", &[]),
+    cmd("merge_region", Group::Tools, "merge_region 'REGION_A', 'REGION_B'",
+        "Merges two adjacent regions of a table (named 'table,…' as list_regions shows them) \
+         into one; in cluster mode the master first moves them onto one server.",
+        &["merge_region 't1,1a-3.00000001', 't1,1a-3.00000002'"]),
     CommandHelp {
         aliases: &["list_files"],
         ..cmd("files", Group::Tools, "files 't'",

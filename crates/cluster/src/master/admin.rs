@@ -77,6 +77,14 @@ pub enum AdminRequest {
         /// The split row.
         row: Option<Vec<u8>>,
     },
+    /// Merge two adjacent open regions of an enabled table (either order) into a new region,
+    /// moving one onto the other's server first if they are apart.
+    Merge {
+        /// One region.
+        a: String,
+        /// The other.
+        b: String,
+    },
     /// Turn the balancer on or off (persisted; the answer says what it was).
     SetBalancer {
         /// On.
@@ -129,6 +137,7 @@ impl AdminRequest {
                 let row = row.as_deref().map_or_else(|| "-".to_string(), hex);
                 format!("req1 split {region} {row}")
             }
+            AdminRequest::Merge { a, b } => format!("req1 merge {a} {b}"),
             AdminRequest::Balance => "req1 balance".to_string(),
             AdminRequest::Decommission { server } => format!("req1 decommission {server}"),
             AdminRequest::Recommission { server } => format!("req1 recommission {server}"),
@@ -195,6 +204,10 @@ impl AdminRequest {
                     "-" => None,
                     r => Some(unhex(r)?),
                 },
+            },
+            ["req1", "merge", a, b] => AdminRequest::Merge {
+                a: (*a).to_string(),
+                b: (*b).to_string(),
             },
             ["req1", "balance"] => AdminRequest::Balance,
             ["req1", "decommission", server] => AdminRequest::Decommission {
@@ -372,6 +385,7 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
                 .map_err(halted)
             }
             AdminRequest::Split { region, row } => self.stage_split(&region, row),
+            AdminRequest::Merge { a, b } => self.stage_merge(&a, &b),
             req @ (AdminRequest::SetBalancer { .. }
             | AdminRequest::Balance
             | AdminRequest::Decommission { .. }

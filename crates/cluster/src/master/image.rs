@@ -26,7 +26,7 @@ pub(crate) struct Image {
     pub by_server: BTreeMap<String, BTreeSet<String>>,
     /// Offline regions without a procedure.
     pub unassigned: BTreeSet<String>,
-    /// Split parents without a procedure (the janitor's work list).
+    /// Split and merged parents without a procedure (the janitor's work list).
     pub split_parents: BTreeSet<String>,
     /// Server-crash procedures by server.
     pub crashes: BTreeMap<String, String>,
@@ -286,7 +286,7 @@ impl Image {
             if rec.state == RegionState::Offline && rec.proc.is_none() {
                 self.unassigned.insert(id.to_string());
             }
-            if rec.state == RegionState::Split && rec.proc.is_none() {
+            if matches!(rec.state, RegionState::Split | RegionState::Merged) && rec.proc.is_none() {
                 self.split_parents.insert(id.to_string());
             }
             self.regions.insert(id.to_string(), (rec, rev));

@@ -9,7 +9,8 @@
 //!
 //! Module map: `image` (the in-memory catalog and its indexes), `batch` (guarded batched
 //! writes), `procs` (one function per procedure kind), `tables` (disable, enable, reopen and
-//! truncate), `split` (region splits and the janitor of split parents), `admin` (requests
+//! truncate), `split` (region splits and the janitor of split and merged parents), `merge` (region
+//! merges), `admin` (requests
 //! that start procedures), `operations` (balancer switch,
 //! decommission), `balancer`, `decommission` (draining).
 
@@ -18,6 +19,7 @@ mod balancer;
 mod batch;
 mod decommission;
 mod image;
+mod merge;
 mod operations;
 mod procs;
 mod requests;

@@ -9,6 +9,7 @@
 //! - Crash recovery starts only once the server's registration key is gone (its lease expired,
 //!   so its self-fencing deadline has passed).
 
+use super::merge::MergeProc;
 use super::split::SplitProc;
 use super::{Halt, Kv, Master};
 use crate::kv::Op;
@@ -156,6 +157,19 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
                         epoch,
                     };
                     self.step_split(&id, &p, step)?;
+                }
+                Procedure::Merge {
+                    regions,
+                    merged,
+                    server,
+                    step,
+                } => {
+                    let p = MergeProc {
+                        regions,
+                        merged,
+                        server,
+                    };
+                    self.step_merge(&id, &p, step)?;
                 }
             }
         }
@@ -400,6 +414,27 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
                 epoch,
             };
             return self.release_splitting(region, server, rec, &pid, &p);
+        }
+        if let Some((
+            pid,
+            Procedure::Merge {
+                regions,
+                merged,
+                server: s,
+                step,
+            },
+        )) = rec.proc.as_ref().and_then(|p| {
+            image
+                .procs
+                .get(p)
+                .map(|(proc, _)| (p.clone(), proc.clone()))
+        }) {
+            let p = MergeProc {
+                regions,
+                merged,
+                server: s,
+            };
+            return self.release_merging(region, server, rec, &pid, &p, step);
         }
         let transit = rec.proc.as_ref().and_then(|p| match image.procs.get(p) {
             Some((

@@ -186,11 +186,17 @@ mod tests {
                 table: "t".into(),
                 preserve: true,
             },
+            AdminRequest::Merge {
+                a: "t,1a-3.00000001".into(),
+                b: "t,1a-3.00000002".into(),
+            },
         ];
         for r in reqs {
             assert_eq!(AdminRequest::decode(&r.encode()).unwrap(), r);
         }
         assert!(AdminRequest::decode(b"req1 create t zz").is_err());
         assert!(AdminRequest::decode(b"req1 truncate t 2").is_err());
+        assert!(AdminRequest::decode(b"req1 merge t,00000001").is_err());
+        assert!(AdminRequest::decode(b"req1 merge t,1 t,2 t,3").is_err());
     }
 }

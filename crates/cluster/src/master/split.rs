@@ -1,5 +1,6 @@
 //! Region splits, carried out where the region is served (HBase's split procedure), and the
-//! janitor that deletes split parents once their daughters no longer need their files.
+//! janitor that deletes split (and merged) parents once their daughters (the merged region)
+//! no longer need their files.
 //!
 //! ```text
 //!  request ─▶ table next_seq += 2, parent `splitting`, order `split e d1 d2 row`, proc Await
@@ -297,17 +298,18 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
             let Some((a, b)) = rec.daughters.clone().filter(|_| enabled) else {
                 continue;
             };
-            // A daughter split since (or already deleted as a split parent) had compacted
-            // its references away first: only the others are asked about.
-            let pending: Vec<String> = [a, b]
+            // A daughter split or merged since (or already deleted as a parent) had compacted
+            // its references away first: only the others are asked about. A merged parent
+            // names its merged region twice.
+            let mut pending: Vec<String> = [a, b]
                 .into_iter()
                 .filter(|d| {
-                    image
-                        .regions
-                        .get(d)
-                        .is_some_and(|(r, _)| r.state != RegionState::Split)
+                    image.regions.get(d).is_some_and(|(r, _)| {
+                        !matches!(r.state, RegionState::Split | RegionState::Merged)
+                    })
                 })
                 .collect();
+            pending.dedup();
             work.push((parent.clone(), pending));
         }
         for (parent, daughters) in work {

@@ -74,6 +74,10 @@ pub struct Coverage {
     pub splits_done: u64,
     /// Daughters opened holding writes their parent acknowledged.
     pub daughters_with_parent_writes: u64,
+    /// Merge requests accepted.
+    pub merges_accepted: u64,
+    /// Merges carried out by a server.
+    pub merges_done: u64,
 }
 
 struct SimLink {
@@ -354,6 +358,7 @@ impl World {
         self.coverage.opens = m.opens;
         self.coverage.acked_writes = m.acked.values().map(|s| s.len() as u64).sum();
         self.coverage.splits_done = m.splits;
+        self.coverage.merges_done = m.merges;
         self.coverage.daughters_with_parent_writes = m.daughters_with_parent_writes;
         m.violations.clone()
     }
@@ -527,6 +532,7 @@ impl World {
                 | AdminRequest::TruncateTable { .. }
         );
         let split = matches!(req, AdminRequest::Split { .. });
+        let merge = matches!(req, AdminRequest::Merge { .. });
         let recreate = match &req {
             AdminRequest::CreateTable { table, .. } => self.dropped.contains(table),
             _ => false,
@@ -540,6 +546,7 @@ impl World {
                 self.coverage.lifecycle_accepted += u64::from(lifecycle);
                 self.coverage.recreated += u64::from(recreate);
                 self.coverage.splits_accepted += u64::from(split);
+                self.coverage.merges_accepted += u64::from(merge);
                 self.log(format!("admin {text} accepted as {id}"));
                 true
             }
@@ -556,7 +563,7 @@ impl World {
         let servers = m.live_servers();
         let pick = |w: &World, n: usize| w.between(0, n.max(1) as u64) as usize;
         let drained = m.decommissioned();
-        let choice = self.between(0, 21);
+        let choice = self.between(0, 23);
         let with_state = |state: TableState, t_too: bool| -> Vec<String> {
             tables
                 .iter()
@@ -685,6 +692,26 @@ impl World {
                     region: region.clone(),
                     row,
                 }
+            }
+            21 | 22 => {
+                let open: Vec<&(String, RegionRecord)> = regions
+                    .iter()
+                    .filter(|(_, r)| r.state == RegionState::Open && r.proc.is_none())
+                    .collect();
+                if open.len() < 2 {
+                    return;
+                }
+                let (a, rec) = open[pick(self, open.len())];
+                // Mostly its neighbour above; sometimes any region (the master refuses a
+                // region that is not adjacent, of another table, or itself).
+                let neighbour = open.iter().find(|(n, r)| {
+                    !rec.end.is_empty() && r.start == rec.end && region_table(n) == region_table(a)
+                });
+                let b = match neighbour {
+                    Some((b, _)) if self.chance(0.8) => b.clone(),
+                    _ => open[pick(self, open.len())].0.clone(),
+                };
+                AdminRequest::Merge { a: a.clone(), b }
             }
             _ => return,
         };
@@ -880,9 +907,9 @@ impl World {
             bad.push(format!("procedures still running after healing: {procs:?}"));
         }
         for (id, rec) in regions {
-            if rec.state == RegionState::Split {
+            if matches!(rec.state, RegionState::Split | RegionState::Merged) {
                 if served.contains(&id) || rec.server.is_some() {
-                    bad.push(format!("split parent {id} is served: {rec:?}"));
+                    bad.push(format!("split or merged parent {id} is served: {rec:?}"));
                 }
                 continue;
             }

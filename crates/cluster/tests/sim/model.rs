@@ -49,6 +49,8 @@ pub struct Model {
     pub opens: u64,
     /// Splits carried out by servers.
     pub splits: u64,
+    /// Merges carried out by servers.
+    pub merges: u64,
     /// Daughters opened with writes their parent acknowledged (coverage).
     pub daughters_with_parent_writes: u64,
 }
@@ -101,17 +103,19 @@ impl RegionHost for SimHost {
                 self.server
             ));
         }
-        let daughter = self.wal.referenced_parent(region).is_some();
-        if let Some(parent) = self.wal.referenced_parent(region) {
-            if self.wal.is_removed(&parent) {
+        let parents = self.wal.referenced_parents(region);
+        let daughter = !parents.is_empty();
+        for parent in &parents {
+            if self.wal.is_removed(parent) {
                 m.violations.push(format!(
-                    "{} opened {region}, which references deleted split parent {parent}",
+                    "{} opened {region}, which references deleted parent {parent}",
                     self.server
                 ));
             }
-            // The model's daughters compact their references away as they open.
-            self.wal.compacted(region);
         }
+        // The model's daughters (and merged regions) compact their references away as they
+        // open.
+        self.wal.compacted(region);
         let holders = m.holders.get(region).cloned().unwrap_or_default();
         let mut crashed_holder = false;
         for h in holders.iter().filter(|h| **h != self.server) {
@@ -237,6 +241,48 @@ impl RegionHost for SimHost {
         m.splits += 1;
         self.wal.add_references(region, daughters);
         Some(Ok(split))
+    }
+
+    /// As the storage engine: refuses regions still referencing a parent, or not adjacent,
+    /// flushes both, and writes the merged region referencing both's files; neither is held
+    /// any more.
+    fn try_merge(&self, low: &str, high: &str, merged: &str) -> Option<Result<(), String>> {
+        if std::mem::take(&mut *self.fail_next_open.borrow_mut()) {
+            return Some(Err("injected merge failure".into()));
+        }
+        if [low, high]
+            .iter()
+            .any(|r| self.wal.referenced_parent(r).is_some())
+        {
+            return Some(Err("still references a parent".into()));
+        }
+        let mut m = self.model.borrow_mut();
+        let (Some(lr), Some(hr)) = (m.ranges.get(low).cloned(), m.ranges.get(high).cloned()) else {
+            return Some(Err("a region was never opened".into()));
+        };
+        if lr.1.is_empty() || lr.1 != hr.0 {
+            return Some(Err(format!("{low} and {high} are not adjacent")));
+        }
+        let mut content = BTreeSet::new();
+        for r in [low, high] {
+            // Closed for writes, then flushed: every write it acknowledged is in its files.
+            let flushed = m
+                .memtable
+                .remove(&(self.server.clone(), r.to_string()))
+                .unwrap_or_default();
+            let store = m.store.entry(r.to_string()).or_default();
+            store.extend(flushed);
+            content.extend(store.iter().copied());
+            self.wal.truncate(&self.server, r);
+            if let Some(h) = m.holders.get_mut(r) {
+                h.remove(&self.server);
+            }
+        }
+        m.store.insert(merged.to_string(), content);
+        m.ranges.insert(merged.to_string(), (lr.0, hr.1));
+        m.merges += 1;
+        self.wal.add_merge_references((low, high), merged);
+        Some(Ok(()))
     }
 
     fn abort(&self) {

@@ -91,6 +91,13 @@ pub enum Command {
         /// Where to split; `None` splits each region at its midpoint.
         split_key: Option<Bytes>,
     },
+    /// `merge_region 'REGION_A', 'REGION_B'`: two adjacent regions of a table.
+    MergeRegions {
+        /// One region's name (`table,…`).
+        a: String,
+        /// The other's.
+        b: String,
+    },
     /// `split 'REGION'`: one region (cluster mode), at its midpoint or the given key.
     SplitRegion {
         /// The region's name (`table,…`).
@@ -283,6 +290,22 @@ fn other(mut args: Args) -> Result<Command, ShellError> {
                     split_key,
                 },
             }
+        }
+        "merge_region" => {
+            args.arity(2, 2)?;
+            let name = |args: &mut Args| -> Result<String, ShellError> {
+                let v = args.required("region name")?;
+                let name = args.text(&v, "region name")?;
+                if !name.contains(',') {
+                    return Err(args.invalid(format!(
+                        "'{name}' is not a region name (table,…, as list_regions shows them)"
+                    )));
+                }
+                Ok(name)
+            };
+            let a = name(&mut args)?;
+            let b = name(&mut args)?;
+            Command::MergeRegions { a, b }
         }
         "list" => {
             args.arity(0, 1)?;

@@ -1,4 +1,4 @@
-//! Maintenance and cluster information: flush, compact, split, files, status, version,
+//! Maintenance and cluster information: flush, compact, split, merge, files, status, version,
 //! whoami, help.
 
 use std::io::Write;
@@ -53,6 +53,26 @@ pub(super) async fn split(
     key: Option<Bytes>,
 ) -> Result<(), ExecError> {
     Ok(conn.admin().split(&table.to_string(), key).await?)
+}
+
+/// `merge_region`: the table and storage id of each region name (a cluster name `table,…`, or
+/// `table,ID` with a standalone server's decimal region id), then one merge.
+pub(super) async fn merge_regions(conn: &Connection, a: &str, b: &str) -> Result<(), ExecError> {
+    let parse = |name: &str| -> Result<(String, u64), ExecError> {
+        if let Some(found) = strata_cluster_node::names::region_id(name) {
+            return Ok(found);
+        }
+        name.rsplit_once(',')
+            .and_then(|(t, id)| Some((t.to_string(), id.parse().ok()?)))
+            .ok_or_else(|| ExecError::Rejected(format!("'{name}' is not a region name")))
+    };
+    let ((ta, ia), (tb, ib)) = (parse(a)?, parse(b)?);
+    if ta != tb {
+        return Err(ExecError::Rejected(format!(
+            "regions '{a}' and '{b}' are of different tables"
+        )));
+    }
+    Ok(conn.admin().merge(&ta, ia, ib).await?)
 }
 
 /// `files`: one line per store file of the table's serving regions (regions by start row,

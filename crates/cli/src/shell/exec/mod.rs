@@ -169,6 +169,7 @@ pub async fn execute(
         Command::SplitRegion { region, split_key } => {
             conn.admin().split(&region, split_key).await?;
         }
+        Command::MergeRegions { a, b } => cluster::merge_regions(conn, &a, &b).await?,
         Command::Files(table) => cluster::files(conn, &table, out).await?,
         Command::Status(detail) => match crate::cluster_ops::shell_cluster() {
             Some(ops) => cluster_ops::status(ops, detail, out).await?,

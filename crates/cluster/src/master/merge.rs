@@ -1,0 +1,638 @@
+//! Region merges, carried out where both regions are served (HBase's
+//! `MergeTableRegionsProcedure`): two adjacent open regions of an enabled table become one
+//! region whose files reference both.
+//!
+//! ```text
+//!  request ─▶ table next_seq += 1, the region on `server` held by the merge, the other moved
+//!             onto `server` by a transit of its own, proc Colocate (one transaction)
+//!             (both already on one server: straight to the order below)
+//!  Colocate ── transit ended, both open on `server` ──▶ both `merging`,
+//!          │     order `merge e_low high e_high merged` to `server`, proc Await
+//!          └─ not co-located (or the table is no longer enabled) ─▶ released, proc deleted
+//!  Await ── ack `merged e_low` ──▶ both `merged` (naming the merged region), the merged
+//!          │                       region [low.start, high.end) with an assign transit
+//!          │                       (target: `server`), the boundary dropped from the table's
+//!          │                       split points, proc deleted (one transaction)
+//!          ├─ ack `failed-merge e_low` ─▶ Undo{serves}
+//!          └─ server dies ─▶ crash recovery takes both offline ─▶ Undo{!serves}
+//!  Undo ─▶ delete the merged region's directory ─▶ both back `open` on `server` (it still
+//!          serves them) or offline (reassigned by the sweep), proc deleted
+//! ```
+//!
+//! Safety, as for a split: the merged region gets its open order only after the server
+//! acknowledged the merge, i.e. after both regions stopped taking writes and flushed (every
+//! write they acknowledged is in the files the merged region references); the commit swaps
+//! the records in one transaction, so no key is ever served by two regions. A rollback
+//! deletes a merged directory nobody opened, whose name is never used again (`next_seq` only
+//! grows). The merged regions' files are deleted by the janitor once the merged region has
+//! compacted its references away (see [`super::split`]).
+
+use super::admin::AdminError;
+use super::{Halt, Kv, Master};
+use crate::kv::Op;
+use crate::layout::{incarnation_region_id, region_table};
+use crate::record::{
+    Ack, MergeStep, Order, Procedure, RegionRecord, RegionState, TableState, TransitStep,
+};
+use crate::wal::{Fence, WalFencer};
+
+/// One merge procedure's fixed fields.
+pub(super) struct MergeProc {
+    pub regions: (String, String),
+    pub merged: String,
+    pub server: String,
+}
+
+impl MergeProc {
+    fn at(&self, step: MergeStep) -> Procedure {
+        Procedure::Merge {
+            regions: self.regions.clone(),
+            merged: self.merged.clone(),
+            server: self.server.clone(),
+            step,
+        }
+    }
+}
+
+impl<K: Kv, F: WalFencer> Master<K, F> {
+    /// Checks a merge request and stages its first step; returns the procedure's id.
+    #[allow(
+        clippy::type_complexity,
+        reason = "the pair is the one `stage_request` returns"
+    )]
+    pub(super) fn stage_merge(
+        &mut self,
+        a: &str,
+        b: &str,
+    ) -> Result<String, (Option<Halt>, AdminError)> {
+        let invalid = |m: String| (None, AdminError::Invalid(m));
+        if a == b {
+            return Err(invalid(format!("cannot merge region {a} with itself")));
+        }
+        let table = region_table(a).to_string();
+        if region_table(b) != table {
+            return Err(invalid(format!(
+                "regions {a} and {b} are of different tables"
+            )));
+        }
+        let mut trec = self
+            .table_in(&table, &[TableState::Enabled])
+            .map_err(invalid)?;
+        self.check_region(a, &[RegionState::Open])
+            .map_err(invalid)?;
+        self.check_region(b, &[RegionState::Open])
+            .map_err(invalid)?;
+        let image = &self.lead().image;
+        let (Some((ra, _)), Some((rb, _))) = (image.regions.get(a), image.regions.get(b)) else {
+            return Err(invalid(format!("no region {a} or {b}")));
+        };
+        let ((low, lrec), (high, hrec)) = if ra.start <= rb.start {
+            ((a, ra.clone()), (b, rb.clone()))
+        } else {
+            ((b, rb.clone()), (a, ra.clone()))
+        };
+        if lrec.end.is_empty() || lrec.end != hrec.start {
+            return Err(invalid(format!("regions {a} and {b} are not adjacent")));
+        }
+        let live = |r: &RegionRecord| r.server.clone().filter(|s| image.live.contains(s));
+        let (Some(ls), Some(hs)) = (live(&lrec), live(&hrec)) else {
+            return Err(invalid(format!("region {a} or {b} has no live server")));
+        };
+        // On the lower region's server, unless only the higher one's takes regions.
+        let server = if image.drained.contains(&ls) && !image.drained.contains(&hs) {
+            hs.clone()
+        } else {
+            ls.clone()
+        };
+        let seq = trec.free_seq();
+        let Some(next) = seq.checked_add(1) else {
+            return Err(invalid(format!("table {table} has no region numbers left")));
+        };
+        let merged = incarnation_region_id(&table, &trec.incarnation, seq);
+        if image.regions.contains_key(&merged) {
+            return Err(invalid(format!("merged region name {merged} is taken")));
+        }
+        trec.next_seq = next;
+        let id = self.new_proc_id();
+        let p = MergeProc {
+            regions: (low.to_string(), high.to_string()),
+            merged,
+            server: server.clone(),
+        };
+        let mut ops = vec![Op::put(self.layout.table(&table), trec.encode())];
+        if ls == hs {
+            ops.extend(self.order_merge(&id, &p, lrec, hrec));
+        } else {
+            let (stayer, srec, mover, mut mrec) = if server == ls {
+                (low, lrec, high, hrec)
+            } else {
+                (high, hrec, low, lrec)
+            };
+            let held = RegionRecord {
+                proc: Some(id.clone()),
+                ..srec
+            };
+            let transit = self.new_proc_id();
+            mrec.proc = Some(transit.clone());
+            let t = Procedure::Transit {
+                region: mover.to_string(),
+                target: Some(server),
+                open: true,
+                step: TransitStep::Close,
+            };
+            ops.push(self.put_region(stayer, &held));
+            ops.push(self.put_region(mover, &mrec));
+            ops.push(self.put_proc(&transit, &t));
+            ops.push(self.put_proc(&id, &p.at(MergeStep::Colocate)));
+        }
+        self.stage(ops)
+            .map_err(|h| (Some(h), AdminError::Unavailable))?;
+        Ok(id)
+    }
+
+    /// The writes that send the merge order: both regions `merging`, held by procedure `id`,
+    /// and the procedure at `Await`.
+    fn order_merge(
+        &self,
+        id: &str,
+        p: &MergeProc,
+        low: RegionRecord,
+        high: RegionRecord,
+    ) -> Vec<Op> {
+        let order = Order::Merge {
+            epoch: low.epoch,
+            high: p.regions.1.clone(),
+            high_epoch: high.epoch,
+            merged: p.merged.clone(),
+        };
+        let step = MergeStep::Await {
+            low: low.epoch,
+            high: high.epoch,
+        };
+        let merging = |r: RegionRecord| RegionRecord {
+            state: RegionState::Merging,
+            proc: Some(id.to_string()),
+            ..r
+        };
+        vec![
+            self.put_region(&p.regions.0, &merging(low)),
+            self.put_region(&p.regions.1, &merging(high)),
+            Op::put(self.layout.order(&p.server, &p.regions.0), order.encode()),
+            self.put_proc(id, &p.at(step)),
+        ]
+    }
+
+    /// Advances merge procedure `id` by one step.
+    pub(super) fn step_merge(
+        &mut self,
+        id: &str,
+        p: &MergeProc,
+        step: MergeStep,
+    ) -> Result<(), Halt> {
+        let image = &self.lead().image;
+        let (Some((low, _)), Some((high, _))) = (
+            image.regions.get(&p.regions.0).cloned(),
+            image.regions.get(&p.regions.1).cloned(),
+        ) else {
+            return self.stage(vec![self.del_proc(id)]);
+        };
+        match step {
+            MergeStep::Colocate => self.colocated(id, p, low, high),
+            MergeStep::Await { low: epoch, .. } => {
+                if low.state != RegionState::Merging || low.server.as_ref() != Some(&p.server) {
+                    // Not where the order went (never expected): give both back.
+                    return self.stage(vec![
+                        self.put_proc(id, &p.at(MergeStep::Undo { serves: false }))
+                    ]);
+                }
+                let ack = image
+                    .acks
+                    .get(&(p.server.clone(), p.regions.0.clone()))
+                    .cloned();
+                match ack {
+                    Some(Ack::Merged(e)) if e == epoch => self.commit_merge(id, p, low, high),
+                    Some(Ack::FailedMerge(e)) if e == epoch => self.stage(vec![
+                        self.put_proc(id, &p.at(MergeStep::Undo { serves: true }))
+                    ]),
+                    _ => Ok(()),
+                }
+            }
+            MergeStep::Undo { serves } => {
+                if !matches!(
+                    self.fencer.remove_regions(std::slice::from_ref(&p.merged)),
+                    Ok(Fence::Done)
+                ) {
+                    return Ok(()); // asked again at the next step
+                }
+                let mut ops = self.order_ops(&p.server, &p.regions.0).to_vec();
+                for (name, rec) in [(&p.regions.0, low), (&p.regions.1, high)] {
+                    if rec.proc.as_deref() != Some(id) {
+                        continue; // released already (never expected)
+                    }
+                    let live =
+                        |s: &String| self.lead.as_ref().is_some_and(|l| l.image.live.contains(s));
+                    let back = match &rec.server {
+                        Some(s) if !live(s) => return Ok(()), // its crash recovery first
+                        Some(_) if serves && rec.state == RegionState::Merging => RegionRecord {
+                            state: RegionState::Open,
+                            proc: None,
+                            ..rec
+                        },
+                        _ => RegionRecord {
+                            state: RegionState::Offline,
+                            server: None,
+                            proc: None,
+                            ..rec
+                        },
+                    };
+                    ops.push(self.put_region(name, &back));
+                }
+                ops.push(self.del_proc(id));
+                self.stage(ops)
+            }
+        }
+    }
+
+    /// `Colocate`: once the moved region's transit ended, sends the merge order if both are
+    /// open on the merge's server (and the table still enabled); else gives up.
+    fn colocated(
+        &mut self,
+        id: &str,
+        p: &MergeProc,
+        low: RegionRecord,
+        high: RegionRecord,
+    ) -> Result<(), Halt> {
+        let ours = |r: &RegionRecord| r.proc.as_deref() == Some(id);
+        if !ours(&low) && !ours(&high) {
+            // Crash recovery released the region the merge held.
+            return self.stage(vec![self.del_proc(id)]);
+        }
+        let moving = |r: &RegionRecord| r.proc.is_some() && r.proc.as_deref() != Some(id);
+        if moving(&low) || moving(&high) {
+            return Ok(()); // the transit (or whatever took the region since) runs
+        }
+        let image = &self.lead().image;
+        let here =
+            |r: &RegionRecord| r.state == RegionState::Open && r.server.as_ref() == Some(&p.server);
+        let enabled = image
+            .tables
+            .get(region_table(&p.regions.0))
+            .is_some_and(|(t, _)| t.state == TableState::Enabled);
+        if here(&low) && here(&high) && image.live.contains(&p.server) && enabled {
+            let ops = self.order_merge(id, p, low, high);
+            return self.stage(ops);
+        }
+        let mut ops = vec![self.del_proc(id)];
+        for (name, rec) in [(&p.regions.0, low), (&p.regions.1, high)] {
+            if ours(&rec) {
+                ops.push(self.put_region(name, &RegionRecord { proc: None, ..rec }));
+            }
+        }
+        self.stage(ops)
+    }
+
+    /// The merge happened: both regions are retired and the merged one created with its
+    /// assign transit, in one transaction.
+    fn commit_merge(
+        &mut self,
+        id: &str,
+        p: &MergeProc,
+        low: RegionRecord,
+        high: RegionRecord,
+    ) -> Result<(), Halt> {
+        let mut ops = self.order_ops(&p.server, &p.regions.0).to_vec();
+        let transit = self.new_proc_id();
+        let mut merged = RegionRecord::new(low.start.clone(), high.end.clone());
+        merged.proc = Some(transit.clone());
+        ops.push(self.put_region(&p.merged, &merged));
+        let t = Procedure::Transit {
+            region: p.merged.clone(),
+            target: Some(p.server.clone()),
+            open: true,
+            step: TransitStep::Pick,
+        };
+        ops.push(self.put_proc(&transit, &t));
+        let table = region_table(&p.merged).to_string();
+        if let Some((mut t, _)) = self.lead().image.tables.get(&table).cloned() {
+            if let Ok(at) = t.splits.binary_search(&high.start) {
+                // Kept current, so a truncate preserving splits keeps today's boundaries.
+                t.splits.remove(at);
+                ops.push(Op::put(self.layout.table(&table), t.encode()));
+            }
+        }
+        for (name, rec) in [(&p.regions.0, low), (&p.regions.1, high)] {
+            let retired = RegionRecord {
+                state: RegionState::Merged,
+                server: None,
+                proc: None,
+                daughters: Some((p.merged.clone(), p.merged.clone())),
+                ..rec
+            };
+            ops.push(self.put_region(name, &retired));
+        }
+        ops.push(self.del_proc(id));
+        self.stage(ops)
+    }
+
+    /// Crash recovery of a server holding `region`, which merge procedure `pid` holds: before
+    /// the order, the region goes offline and the merge ends; after it, it goes offline (its
+    /// files are whole whether or not the merge happened) and the merge rolls back.
+    pub(super) fn release_merging(
+        &mut self,
+        region: &str,
+        server: &str,
+        rec: RegionRecord,
+        pid: &str,
+        p: &MergeProc,
+        step: MergeStep,
+    ) -> Result<(), Halt> {
+        let mut ops = self.order_ops(server, region).to_vec();
+        let offline = RegionRecord {
+            state: RegionState::Offline,
+            server: None,
+            ..rec
+        };
+        if step == MergeStep::Colocate {
+            ops.push(self.put_region(
+                region,
+                &RegionRecord {
+                    proc: None,
+                    ..offline
+                },
+            ));
+            ops.push(self.del_proc(pid));
+        } else {
+            ops.push(self.put_region(region, &offline));
+            ops.push(self.put_proc(pid, &p.at(MergeStep::Undo { serves: false })));
+        }
+        self.stage(ops)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::{Cell, RefCell};
+    use std::collections::BTreeSet;
+    use std::rc::Rc;
+
+    use super::*;
+    use crate::host::RegionHost;
+    use crate::layout::Layout;
+    use crate::master::{AdminRequest, MasterConfig};
+    use crate::mem::{MemKv, MemStore, Perfect, SharedStore};
+    use crate::regionserver::{RegionServer, RegionServerConfig};
+    use crate::wal::MemWal;
+
+    /// A host whose regions hold no data; merges succeed unless `fail` is set.
+    #[derive(Clone, Default)]
+    struct Host {
+        open: Rc<RefCell<BTreeSet<String>>>,
+        fail: Rc<Cell<bool>>,
+    }
+
+    impl RegionHost for Host {
+        fn open(&self, region: &str, _epoch: u64) -> Result<(), String> {
+            self.open.borrow_mut().insert(region.to_string());
+            Ok(())
+        }
+        fn close(&self, region: &str) -> Result<(), String> {
+            self.open.borrow_mut().remove(region);
+            Ok(())
+        }
+        fn abort(&self) {
+            self.open.borrow_mut().clear();
+        }
+        fn try_merge(&self, low: &str, high: &str, _merged: &str) -> Option<Result<(), String>> {
+            if self.fail.get() {
+                return Some(Err("injected merge failure".into()));
+            }
+            let mut open = self.open.borrow_mut();
+            if !open.remove(low) || !open.remove(high) {
+                return Some(Err("not open here".into()));
+            }
+            Some(Ok(()))
+        }
+    }
+
+    struct Rig {
+        store: SharedStore,
+        now: u64,
+        master: Master<MemKv, MemWal>,
+        wal: MemWal,
+        servers: Vec<RegionServer<MemKv, Host>>,
+        hosts: Vec<Host>,
+    }
+
+    impl Rig {
+        fn new(servers: usize) -> Rig {
+            let store = MemStore::new(1);
+            let layout = Layout::new("/t");
+            let kv = || MemKv::new(store.clone(), Rc::new(Perfect));
+            let wal = MemWal::new(0);
+            let master = Master::new(
+                kv(),
+                wal.clone(),
+                layout.clone(),
+                "m:1".into(),
+                MasterConfig {
+                    balance: false,
+                    janitor_period_ms: 5_000,
+                    ..MasterConfig::default()
+                },
+            );
+            let hosts: Vec<Host> = (0..servers).map(|_| Host::default()).collect();
+            let servers = hosts
+                .iter()
+                .enumerate()
+                .map(|(i, h)| {
+                    RegionServer::new(
+                        kv(),
+                        h.clone(),
+                        layout.clone(),
+                        format!("h:{i}:1"),
+                        format!("h:{i}"),
+                        RegionServerConfig::default(),
+                    )
+                })
+                .collect();
+            let mut rig = Rig {
+                store,
+                now: 0,
+                master,
+                wal,
+                servers,
+                hosts,
+            };
+            rig.run(5);
+            assert!(rig.master.is_active());
+            rig
+        }
+
+        fn run(&mut self, ticks: usize) {
+            for _ in 0..ticks {
+                self.now += 100;
+                self.store.borrow_mut().advance(self.now);
+                self.master.tick(self.now);
+                for s in &mut self.servers {
+                    s.tick(self.now);
+                }
+            }
+        }
+
+        fn region(&self, name: &str) -> Option<RegionRecord> {
+            self.master
+                .regions()
+                .into_iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, r)| r)
+        }
+
+        /// Open regions of table `t` by start row.
+        fn live(&self) -> Vec<(String, RegionRecord)> {
+            let mut all: Vec<_> = self
+                .master
+                .regions()
+                .into_iter()
+                .filter(|(_, r)| r.state != RegionState::Merged)
+                .collect();
+            all.sort_by(|a, b| a.1.start.cmp(&b.1.start));
+            all
+        }
+
+        /// Creates `t` split at `splits` and waits until every region is open.
+        fn table(&mut self, splits: &[&str]) -> Vec<(String, RegionRecord)> {
+            let req = AdminRequest::CreateTable {
+                table: "t".into(),
+                splits: splits.iter().map(|s| s.as_bytes().to_vec()).collect(),
+            };
+            self.master.submit(req).unwrap();
+            self.run(10);
+            let live = self.live();
+            assert!(live.iter().all(|(_, r)| r.state == RegionState::Open));
+            live
+        }
+
+        fn merge(&mut self, a: &str, b: &str) -> Result<String, AdminError> {
+            self.master.submit(AdminRequest::Merge {
+                a: a.into(),
+                b: b.into(),
+            })
+        }
+    }
+
+    fn invalid(r: Result<String, AdminError>) -> String {
+        match r {
+            Err(AdminError::Invalid(why)) => why,
+            other => panic!("not refused: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn merges_swap_the_records_at_once_and_bad_requests_change_nothing() {
+        let mut rig = Rig::new(1);
+        let r = rig.table(&["g", "p"]);
+        let before = rig.master.regions();
+        let (a, b, c) = (&r[0].0, &r[1].0, &r[2].0);
+        assert!(invalid(rig.merge(a, a)).contains("with itself"));
+        assert!(invalid(rig.merge(a, c)).contains("not adjacent"));
+        assert!(invalid(rig.merge(a, "t,99999999")).contains("no region"));
+        assert!(invalid(rig.merge(a, "u,00000001")).contains("different tables"));
+        assert_eq!(rig.master.regions(), before, "refusals change nothing");
+        assert!(rig.master.procedures().is_empty());
+
+        let id = rig.merge(b, a).unwrap();
+        // One tick: the order is out, both regions merging, held by the procedure.
+        assert_eq!(rig.region(a).unwrap().state, RegionState::Merging);
+        assert_eq!(rig.region(b).unwrap().proc.as_deref(), Some(id.as_str()));
+        assert!(invalid(rig.merge(b, c)).contains("in transition"));
+        rig.run(10);
+        assert!(rig.master.procedures().is_empty());
+        let live = rig.live();
+        assert_eq!(live.len(), 2, "{live:?}");
+        let (merged, rec) = &live[0];
+        assert_eq!(rec.state, RegionState::Open);
+        assert_eq!(
+            (rec.start.as_slice(), rec.end.as_slice()),
+            (&b""[..], &b"p"[..])
+        );
+        for parent in [a, b] {
+            let p = rig.region(parent).unwrap();
+            assert_eq!(p.state, RegionState::Merged);
+            assert_eq!(p.merged_into(), Some(merged.as_str()));
+            assert_eq!(p.server, None);
+        }
+        let tables = rig.master.tables();
+        assert_eq!(tables[0].1.splits, vec![b"p".to_vec()], "boundary dropped");
+        // The janitor deletes the parents (the model's merged region references nothing).
+        rig.run(40);
+        assert!(rig.region(a).is_none() && rig.region(b).is_none());
+        assert!(rig.wal.is_removed(a) && rig.wal.is_removed(b));
+    }
+
+    #[test]
+    fn a_failed_merge_gives_both_regions_back() {
+        let mut rig = Rig::new(1);
+        let r = rig.table(&["g"]);
+        rig.hosts[0].fail.set(true);
+        rig.merge(&r[0].0, &r[1].0).unwrap();
+        rig.run(10);
+        assert!(rig.master.procedures().is_empty());
+        let live = rig.live();
+        assert_eq!(live.len(), 2);
+        assert!(live
+            .iter()
+            .all(|(_, r)| r.state == RegionState::Open && r.proc.is_none()));
+        // The merged region's name was used: its directory is deleted, the name never reused.
+        let merged = rig.master.tables()[0].1.free_seq() - 1;
+        assert!(rig
+            .wal
+            .is_removed(&format!("{}{merged:08x}", &r[0].0[..r[0].0.len() - 8])));
+        // Asked again (the regions still open at the same epochs), the merge is carried out.
+        rig.hosts[0].fail.set(false);
+        rig.merge(&r[1].0, &r[0].0).unwrap();
+        rig.run(10);
+        let live = rig.live();
+        assert_eq!(live.len(), 1, "{live:?}");
+        assert_eq!(live[0].1.state, RegionState::Open);
+    }
+
+    #[test]
+    fn regions_apart_are_moved_together_first() {
+        let mut rig = Rig::new(2);
+        let r = rig.table(&["g"]);
+        assert_ne!(r[0].1.server, r[1].1.server, "{r:?}");
+        rig.merge(&r[0].0, &r[1].0).unwrap();
+        rig.run(20);
+        assert!(rig.master.procedures().is_empty());
+        let live = rig.live();
+        assert_eq!(live.len(), 1, "{live:?}");
+        assert_eq!(live[0].1.state, RegionState::Open);
+        assert_eq!(live[0].1.server, r[0].1.server);
+    }
+
+    #[test]
+    fn a_server_dying_during_the_merge_rolls_it_back() {
+        let mut rig = Rig::new(2);
+        let r = rig.table(&["g"]);
+        // Hold the merge on the server: it never answers.
+        rig.merge(&r[0].0, &r[1].0).unwrap();
+        let holder = r[0].1.server.clone().unwrap();
+        let i = rig.servers.iter().position(|s| s.name() == holder).unwrap();
+        rig.run(6); // co-located, the order out
+        rig.servers[i].leave();
+        rig.run(60);
+        assert!(
+            rig.master.procedures().is_empty(),
+            "{:?}",
+            rig.master.procedures()
+        );
+        let live = rig.live();
+        assert!(
+            live.iter()
+                .all(|(_, r)| r.state == RegionState::Open && r.server.is_some()),
+            "{live:?}"
+        );
+        // Covered exactly once either way: merged, or both regions back.
+        assert!(live.len() == 1 || live.len() == 2, "{live:?}");
+    }
+}
