@@ -464,10 +464,12 @@ impl RegionServer {
         self.hosted(region_id)?.region.flush().map(|_| ())
     }
 
-    /// Compacts one family (or all) of a region; `major` compacts every file.
+    /// Compacts one family (or all) of a region; `major` compacts every file. Then moves the
+    /// region's files whose tier changed (date-tiered windows that aged, a changed storage
+    /// policy), as a compaction check does.
     ///
     /// # Errors
-    /// Not open here, an unknown family, or the compaction failed.
+    /// Not open here, an unknown family, or the compaction or a move failed.
     pub fn compact_region(&self, region_id: u64, family: Option<&str>, major: bool) -> Result<()> {
         let region = self.hosted(region_id)?.region;
         let request = if major {
@@ -476,9 +478,10 @@ impl RegionServer {
             MajorRequest::None
         };
         match family {
-            Some(f) => region.compact_store(f.as_bytes(), request).map(|_| ()),
-            None => region.compact(request).map(|_| ()),
+            Some(f) => region.compact_store(f.as_bytes(), request).map(|_| ())?,
+            None => region.compact(request).map(|_| ())?,
         }
+        region.move_tiers().map(|_| ())
     }
 
     /// Splits a region into two daughters with the given ids and stops serving the parent.
