@@ -21,7 +21,7 @@ use strata_storage::clock::Clock;
 use strata_storage::compaction::exploring::MajorRequest;
 use strata_storage::region::CompactionOptions;
 use strata_storage::tiers::Volumes;
-use strata_storage::vfs::{DirEntry, FileStore, FileWriter, Local, Source};
+use strata_storage::vfs::{DirEntry, Faulty, FileStore, FileWriter, Local, Source};
 use strata_storage::Region;
 
 const H: i64 = 3_600_000;
@@ -117,12 +117,10 @@ fn env(root: &Path) -> Env {
     env
 }
 
-fn volumes(root: &Path, store: &Arc<PolicyStore>) -> Arc<Volumes> {
-    Arc::new(Volumes::single(root).with_files(store.clone()))
-}
-
-fn open(env: &Env, store: &Arc<PolicyStore>) -> Region {
-    let r = env.open_on(Some(volumes(&env.root, store))).unwrap();
+fn open(env: &Env, store: &Arc<impl FileStore + 'static>) -> Region {
+    let files: Arc<dyn FileStore> = store.clone();
+    let volumes = Arc::new(Volumes::single(&env.root).with_files(files));
+    let r = env.open_on(Some(volumes)).unwrap();
     let mut o = CompactionOptions::default();
     o.exploring.major.period_ms = 0;
     o.exploring.blocking_file_count = 1000;
@@ -295,4 +293,59 @@ fn leftovers_in_policy_directories_are_removed_on_open() {
     assert_eq!(files_in(&cold), vec![listed.name.clone()]);
     assert!(!path.exists());
     r.close().unwrap();
+}
+
+/// Every `.sst` file under the family's directory and its policy directories.
+fn all_files(fam: &Path) -> Vec<String> {
+    let mut all = files_in(fam);
+    for e in std::fs::read_dir(fam).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_dir() {
+            all.extend(files_in(&e.path()));
+        }
+    }
+    all
+}
+
+#[test]
+fn a_crash_at_any_sync_point_of_a_move_loses_nothing_and_leaves_one_copy() {
+    let tmp = tempfile::tempdir().unwrap();
+    let live = tmp.path().join("live");
+    let store = Arc::new(Faulty::with_crash_images(PolicyStore::default(), &live).unwrap());
+    let env = env(&live);
+    let r = open(&env, &store);
+    let now = env.clock.now_ms();
+    for i in 0..20 {
+        put(&r, &format!("row{i:02}"), "f", "q", now - 60 * DAY, "old");
+    }
+    // Every cell is in a store file before the images start (the WAL is not in them).
+    r.flush().unwrap();
+    store.record_crash_images(true);
+    env.clock.advance(H);
+    assert_eq!(r.move_tiers().unwrap(), 1);
+    store.record_crash_images(false);
+    r.close().unwrap();
+
+    let images = store.crash_images();
+    assert!(images.len() >= 3, "too few sync points: {}", images.len());
+    for (i, image) in images.iter().enumerate() {
+        let restored = tmp.path().join(format!("image-{i}"));
+        image.write_to(&Local, &live, &restored).unwrap();
+        let env = self::env(&restored);
+        env.clock.set(now + H);
+        let r = open(&env, &Arc::new(PolicyStore::default()));
+        assert_eq!(rows(&r), 20, "image {i}");
+        let listing = r.file_listing();
+        assert_eq!(listing.len(), 1, "image {i}: {listing:?}");
+        let path = PathBuf::from(listing[0].path.strip_prefix("file://").unwrap());
+        assert!(path.exists(), "image {i}: {path:?}");
+        // The unlisted copy (the new one before the edit, the old one after) is gone.
+        assert_eq!(all_files(&family_dir(&restored)).len(), 1, "image {i}");
+        // And the move completes from any of them.
+        r.move_tiers().unwrap();
+        assert_eq!(r.file_listing()[0].tier, "COLD", "image {i}");
+        assert_eq!(rows(&r), 20, "image {i}");
+        r.close().unwrap();
+        std::fs::remove_dir_all(&restored).unwrap();
+    }
 }
