@@ -162,15 +162,26 @@ impl RegionServer {
                     .into(),
             ));
         }
-        let volumes = Arc::new(
-            Volumes::new(
-                &config.data_dir,
-                config.data_dir_type,
-                config.volumes.clone(),
-            )
-            .map_err(Error::InvalidArgument)?
-            .with_files(storage.files.clone()),
-        );
+        let mut volumes = Volumes::new(
+            &config.data_dir,
+            config.data_dir_type,
+            config.volumes.clone(),
+        )
+        .map_err(Error::InvalidArgument)?
+        .with_files(storage.files.clone());
+        if let Some((volume, files)) = &config.cold_volume {
+            if !storage.is_local() {
+                return Err(Error::InvalidArgument(
+                    "a cold root (the ARCHIVE tier on object storage) needs a local data \
+                     directory"
+                        .into(),
+                ));
+            }
+            volumes = volumes
+                .with_remote(volume.clone(), files.clone())
+                .map_err(Error::InvalidArgument)?;
+        }
+        let volumes = Arc::new(volumes);
         let wal = Arc::new(Wal::open_with(
             crate::wal_place::wal_dir(
                 storage,

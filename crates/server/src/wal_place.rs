@@ -44,7 +44,11 @@ pub(crate) fn wal_dir(
         return Ok(dir);
     }
     let files = storage.files.as_ref();
-    let kind = volumes.place(policy);
+    let mut kind = volumes.place(policy);
+    if volumes.is_remote(kind) {
+        // A bucket cannot append or sync a log: the WAL stays on the data directory.
+        kind = volumes.root_kind();
+    }
     let dir = volumes.dir(kind, rel);
     files.create_dir_all(&dir).map_err(|e| io(&dir, e))?;
     let dir = dir.canonicalize().map_err(|e| io(&dir, e))?;
@@ -55,6 +59,7 @@ pub(crate) fn wal_dir(
     let previous = read_marker(files, &marker);
     let mut sources: Vec<PathBuf> = volumes
         .all()
+        .filter(|v| !volumes.is_remote(v.kind))
         .map(|v| v.path.join(rel))
         .filter(|p| p.canonicalize().map_or(true, |c| c != dir))
         .collect();

@@ -165,7 +165,7 @@ impl Region {
 
     fn write_snapshot(&self, store: &Store, snap: &FlushSnapshot, seq: u64) -> Result<StoreFile> {
         let now = self.inner.config.clock.now_ms();
-        let tier = store.flush_tier();
+        let tier = store.written_tier(store.flush_tier());
         let dir = store.prepare_dir(tier)?;
         let files = store.file_store().as_ref();
         // Flushes of single segments may repeat with the same sequence id and clock reading.

@@ -60,7 +60,10 @@ fn listing(store: &Store, meta: &crate::manifest::StoreFile, now: i64) -> FileLi
     let path = store
         .file_path(meta)
         .unwrap_or_else(|_| store.dir.join(&meta.name));
-    let files = store.file_store();
+    let files = match tier {
+        Some(t) => store.files_of(t),
+        None => store.file_store(),
+    };
     let (path, tier) = if files.places_by_policy() {
         // The policy the file's blocks were written under: its policy directory's, else the
         // family's.
@@ -74,6 +77,9 @@ fn listing(store: &Store, meta: &crate::manifest::StoreFile, now: i64) -> FileLi
             path.display().to_string(),
             tier.map_or_else(|| meta.tier.clone(), |t| t.kind().name().to_owned()),
         )
+    } else if let Some(Tier::Volume(kind)) = tier.filter(|t| store.is_remote(*t)) {
+        // A volume on a store of its own (the ARCHIVE tier as a bucket): its URL and type.
+        (files.url(&path), kind.name().to_owned())
     } else {
         // Remote stores without policies (S3): the file's URL, and the store as its tier (its
         // volumes are key prefixes in one bucket, not devices of a storage type).

@@ -238,7 +238,7 @@ fn remove_unlisted_in(
     listed: &HashMap<String, Tier>,
     with_policy_dirs: bool,
 ) -> Result<()> {
-    let files = store.file_store();
+    let files = store.files_of(tier);
     let entries = match files.list(dir) {
         Ok(e) => e,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),

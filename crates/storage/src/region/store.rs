@@ -100,7 +100,7 @@ impl Store {
         let path = self.file_path(&meta)?;
         let tier = self.tier_of(&meta.tier)?;
         let reader = super::sst_io::open(
-            self.file_store().as_ref(),
+            self.files_of(tier).as_ref(),
             &path,
             tier.kind(),
             self.reader_options(),
@@ -111,6 +111,30 @@ impl Store {
     /// The store the region's files are in.
     pub(crate) fn file_store(&self) -> &std::sync::Arc<dyn FileStore> {
         self.volumes.files()
+    }
+
+    /// The store holding files of `tier`: the region's, or a remote volume's.
+    pub(crate) fn files_of(&self, tier: Tier) -> &std::sync::Arc<dyn FileStore> {
+        match tier {
+            Tier::Volume(kind) => self.volumes.files_of(kind),
+            Tier::Policy(_) => self.volumes.files(),
+        }
+    }
+
+    /// Where a flush or compaction writes a file placed on `tier`: there, unless `tier` is a
+    /// volume on a store of its own (a bucket), which only the tier mover copies files to;
+    /// then the data directory, and the next move takes the file over.
+    pub(crate) fn written_tier(&self, tier: Tier) -> Tier {
+        if self.is_remote(tier) {
+            Tier::Volume(self.volumes.root_kind())
+        } else {
+            tier
+        }
+    }
+
+    /// True when `tier` is a volume on a store of its own.
+    pub(crate) fn is_remote(&self, tier: Tier) -> bool {
+        matches!(tier, Tier::Volume(kind) if self.volumes.is_remote(kind))
     }
 
     /// The store's directory for files of `tier`.
@@ -130,7 +154,7 @@ impl Store {
     /// first (once per open store), so the blocks of every file written into it follow it.
     pub(crate) fn prepare_dir(&self, tier: Tier) -> crate::Result<PathBuf> {
         let dir = self.tier_dir(tier);
-        let files = self.file_store();
+        let files = self.files_of(tier);
         files
             .create_dir_all(&dir)
             .map_err(|e| crate::Error::io(&dir, e))?;

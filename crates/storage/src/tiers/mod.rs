@@ -18,6 +18,6 @@ pub use placement::{parse_policy_dir, policy_dir_name, Tier};
 pub use policy::{preference, StorageType};
 pub(crate) use reads::CountedSource;
 pub use reads::{tier_reads, TierReads};
-pub(crate) use relocate::copy_synced;
+pub(crate) use relocate::copy_between;
 pub use relocate::relocate_dir;
 pub use volumes::{Volume, Volumes, WarnSink};

@@ -20,7 +20,7 @@ use crate::compaction::date_tiered::incoming_window;
 use crate::error::{Error, Result};
 use crate::events::Work;
 use crate::manifest::{StoreFile, VersionEdit};
-use crate::tiers::{copy_synced, Tier};
+use crate::tiers::{copy_between, Tier};
 
 impl Region {
     /// Moves every store file that is not on the volume its placement asks for now; returns
@@ -84,9 +84,14 @@ impl Region {
         for (file, from, to) in chosen {
             let source = store.tier_dir(*from).join(&file.meta.name);
             let dir = store.prepare_dir(*to)?;
-            let files = store.file_store().as_ref();
             let target = dir.join(&file.meta.name);
-            copy_synced(files, &source, &target).map_err(|e| Error::io(&target, e))?;
+            copy_between(
+                store.files_of(*from).as_ref(),
+                &source,
+                store.files_of(*to).as_ref(),
+                &target,
+            )
+            .map_err(|e| Error::io(&target, e))?;
             let meta = StoreFile {
                 tier: store.tier_name(*to),
                 ..file.meta.clone()
@@ -112,7 +117,7 @@ impl Region {
                 store.set_files(files);
             }
             // Unlisted now; a failed removal leaves a file the next open deletes.
-            let _ = store.file_store().remove_file(&source);
+            let _ = store.files_of(*from).remove_file(&source);
             self.inner
                 .compactions
                 .counters

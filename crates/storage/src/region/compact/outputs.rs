@@ -74,7 +74,7 @@ impl Region {
         };
         let kinds: Vec<Tier> = starts
             .iter()
-            .map(|start| store.output_tier(*start, now))
+            .map(|start| store.written_tier(store.output_tier(*start, now)))
             .collect();
         let dirs: Vec<PathBuf> = kinds
             .iter()
