@@ -2,7 +2,8 @@
 //! of `scripts/s3.sh` (`STRATA_S3_ENDPOINT`, `STRATA_S3_BUCKET`, `AWS_*`; skipped without
 //! them unless `STRATA_REQUIRE_S3`): a date-tiered window past its cold age moves from the
 //! local data directory to the bucket, is listed with its `s3://` URL as ARCHIVE, reads back
-//! through the client before and after a restart, and the local copy is gone; a cold root
+//! through the client before and after a restart, `files` in the shell shows it, and the
+//! local copy is gone; a cold root
 //! that is not `s3://` stops the start with a clear error.
 #![allow(clippy::unwrap_used)]
 
@@ -128,6 +129,29 @@ async fn a_window_past_its_cold_age_moves_to_the_bucket_and_reads_back() {
 
     let rows = table.scan_all(&Scan::default()).await.unwrap();
     assert_eq!(rows.iter().map(Vec::len).sum::<usize>(), 200);
+
+    // The shell's `files` shows the object's URL and its tier.
+    let script = scratch.path().join("files.rb");
+    std::fs::write(&script, "files 't'\n").unwrap();
+    let shell_addr = addr.clone();
+    let out = tokio::task::spawn_blocking(move || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_strata"))
+            .args(["shell", "--server", &shell_addr])
+            .arg(&script)
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    let listed = String::from_utf8_lossy(&out.stdout);
+    let line = listed
+        .lines()
+        .find(|l| l.contains(&cold.name))
+        .unwrap_or_else(|| panic!("{listed}"));
+    assert!(
+        line.contains("ARCHIVE") && line.contains(&cold.path),
+        "{line}"
+    );
 
     // A restart opens the manifest's ARCHIVE file from the bucket.
     drop(server);
