@@ -73,6 +73,12 @@ pub struct Args {
     /// repeatable, one per storage type. Families choose with STORAGE_POLICY.
     #[arg(long = "volume", value_parser = Volume::parse)]
     volumes: Vec<Volume>,
+    /// The ARCHIVE tier on object storage, `s3://bucket/prefix` (the --s3-* flags apply):
+    /// files placed on ARCHIVE (COLD, date-tiered windows past their cold age) are moved there
+    /// by the tier mover and read through the page cache. Needs a local data directory and no
+    /// --volume ARCHIVE=….
+    #[arg(long)]
+    cold_root: Option<String>,
     /// The WAL's storage policy: LAZY_PERSIST (RAM_DISK), ALL_SSD, ONE_SSD, HOT, WARM, COLD.
     #[arg(long, default_value = "HOT", value_parser = parse_policy)]
     wal_storage_policy: StoragePolicy,
@@ -161,6 +167,9 @@ fn log_layout(args: &Args, grpc: SocketAddr, root: &str) {
     for v in &args.volumes {
         tracing::info!(path = %v.path.display(), storage_type = v.kind.name(), "volume");
     }
+    if let Some(url) = &args.cold_root {
+        tracing::info!(url = %url, storage_type = "ARCHIVE", "cold root");
+    }
     tracing::info!(policy = ?args.wal_storage_policy, "WAL storage policy");
 }
 
@@ -197,6 +206,25 @@ async fn serve(args: &Args) -> Result<(), String> {
         )
         .map_err(|e| e.to_string())?,
     };
+    let cold_volume = match &args.cold_root {
+        Some(url) => {
+            let url = url.clone();
+            let options = args.s3.root_options(None);
+            let (s3, path) = tokio::task::spawn_blocking(move || {
+                strata_shared_storage::open_cold_root(&url, &options)
+            })
+            .await
+            .map_err(|e| e.to_string())?
+            .map_err(|e| e.to_string())?;
+            let files: std::sync::Arc<dyn strata_storage::vfs::FileStore> = s3;
+            let volume = Volume {
+                kind: StorageType::Archive,
+                path,
+            };
+            Some((volume, files))
+        }
+        None => None,
+    };
     let mut config = StandaloneConfig::new(&root.path);
     config.server.storage = root.storage.clone();
     config.listen = args.listen;
@@ -205,6 +233,7 @@ async fn serve(args: &Args) -> Result<(), String> {
     config.server.max_value_bytes = args.max_value_bytes;
     config.server.data_dir_type = args.data_dir_type;
     config.server.volumes = args.volumes.clone();
+    config.server.cold_volume = cold_volume;
     config.server.wal_storage_policy = args.wal_storage_policy;
     config.server.slow_op_threshold = std::time::Duration::from_millis(args.slow_op_ms);
     let server = Standalone::start(config).await.map_err(|e| e.to_string())?;

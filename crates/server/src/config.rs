@@ -51,6 +51,10 @@ pub struct ServerConfig {
     /// Further volumes, at most one per storage type, for store files and the WAL that
     /// storage policies place there (RFC 0010).
     pub volumes: Vec<Volume>,
+    /// The ARCHIVE tier on a store of its own (`--cold-root s3://bucket/prefix`): the volume
+    /// (its path in that store's namespace) and the store. Only the tier mover writes there;
+    /// needs a local data directory and no local ARCHIVE volume.
+    pub cold_volume: Option<(Volume, std::sync::Arc<dyn strata_storage::vfs::FileStore>)>,
     /// The WAL's storage policy (HBase's `hbase.wal.storage.policy`); default `HOT`, the data
     /// directory when it is the `HDD` volume.
     pub wal_storage_policy: StoragePolicy,
@@ -88,6 +92,7 @@ impl ServerConfig {
             wal: WalOptions::default(),
             data_dir_type: StorageType::Hdd,
             volumes: Vec::new(),
+            cold_volume: None,
             wal_storage_policy: StoragePolicy::Hot,
             storage: strata_storage::vfs::Storage::local(),
             slow_op_threshold: std::time::Duration::from_secs(1),

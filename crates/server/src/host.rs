@@ -162,15 +162,26 @@ impl RegionServer {
                     .into(),
             ));
         }
-        let volumes = Arc::new(
-            Volumes::new(
-                &config.data_dir,
-                config.data_dir_type,
-                config.volumes.clone(),
-            )
-            .map_err(Error::InvalidArgument)?
-            .with_files(storage.files.clone()),
-        );
+        let mut volumes = Volumes::new(
+            &config.data_dir,
+            config.data_dir_type,
+            config.volumes.clone(),
+        )
+        .map_err(Error::InvalidArgument)?
+        .with_files(storage.files.clone());
+        if let Some((volume, files)) = &config.cold_volume {
+            if !storage.is_local() {
+                return Err(Error::InvalidArgument(
+                    "a cold root (the ARCHIVE tier on object storage) needs a local data \
+                     directory"
+                        .into(),
+                ));
+            }
+            volumes = volumes
+                .with_remote(volume.clone(), files.clone())
+                .map_err(Error::InvalidArgument)?;
+        }
+        let volumes = Arc::new(volumes);
         let wal = Arc::new(Wal::open_with(
             crate::wal_place::wal_dir(
                 storage,
@@ -464,10 +475,12 @@ impl RegionServer {
         self.hosted(region_id)?.region.flush().map(|_| ())
     }
 
-    /// Compacts one family (or all) of a region; `major` compacts every file.
+    /// Compacts one family (or all) of a region; `major` compacts every file. Then moves the
+    /// region's files whose tier changed (date-tiered windows that aged, a changed storage
+    /// policy), as a compaction check does.
     ///
     /// # Errors
-    /// Not open here, an unknown family, or the compaction failed.
+    /// Not open here, an unknown family, or the compaction or a move failed.
     pub fn compact_region(&self, region_id: u64, family: Option<&str>, major: bool) -> Result<()> {
         let region = self.hosted(region_id)?.region;
         let request = if major {
@@ -476,9 +489,10 @@ impl RegionServer {
             MajorRequest::None
         };
         match family {
-            Some(f) => region.compact_store(f.as_bytes(), request).map(|_| ()),
-            None => region.compact(request).map(|_| ()),
+            Some(f) => region.compact_store(f.as_bytes(), request).map(|_| ())?,
+            None => region.compact(request).map(|_| ())?,
         }
+        region.move_tiers().map(|_| ())
     }
 
     /// Splits a region into two daughters with the given ids and stops serving the parent.

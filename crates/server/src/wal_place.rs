@@ -44,7 +44,11 @@ pub(crate) fn wal_dir(
         return Ok(dir);
     }
     let files = storage.files.as_ref();
-    let kind = volumes.place(policy);
+    let mut kind = volumes.place(policy);
+    if volumes.is_remote(kind) {
+        // A bucket cannot append or sync a log: the WAL stays on the data directory.
+        kind = volumes.root_kind();
+    }
     let dir = volumes.dir(kind, rel);
     files.create_dir_all(&dir).map_err(|e| io(&dir, e))?;
     let dir = dir.canonicalize().map_err(|e| io(&dir, e))?;
@@ -55,11 +59,15 @@ pub(crate) fn wal_dir(
     let previous = read_marker(files, &marker);
     let mut sources: Vec<PathBuf> = volumes
         .all()
+        .filter(|v| !volumes.is_remote(v.kind))
         .map(|v| v.path.join(rel))
         .filter(|p| p.canonicalize().map_or(true, |c| c != dir))
         .collect();
     if let Some((was_kind, was_dir)) = &previous {
-        let still_configured = was_kind.is_some_and(|k| volumes.get(k).is_some());
+        // A type now on a remote store (a local ARCHIVE volume replaced by a bucket) is not
+        // where the previous WAL is: take it from the directory the marker names.
+        let still_configured =
+            was_kind.is_some_and(|k| volumes.get(k).is_some() && !volumes.is_remote(k));
         if !still_configured && *was_dir != dir {
             if files.exists(was_dir).unwrap_or(false) {
                 sources.push(was_dir.clone());
@@ -149,5 +157,40 @@ mod tests {
         let wal = wal_dir(&Storage::local(), &second, StoragePolicy::Hot, None).unwrap();
         assert_eq!(std::fs::read(wal.join("segment")).unwrap(), b"y");
         assert!(!ram.join("wal").exists());
+    }
+
+    #[test]
+    fn the_wal_never_goes_to_a_remote_archive_and_leaves_a_replaced_local_one() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (data, archive, bucket) = (
+            tmp.path().join("data"),
+            tmp.path().join("archive"),
+            tmp.path().join("bucket"),
+        );
+        let local_archive = Volume {
+            kind: StorageType::Archive,
+            path: archive.clone(),
+        };
+        let first = Volumes::new(&data, StorageType::Hdd, vec![local_archive]).unwrap();
+        let wal = wal_dir(&Storage::local(), &first, StoragePolicy::Cold, None).unwrap();
+        assert!(wal.starts_with(archive.canonicalize().unwrap()));
+        std::fs::write(wal.join("segment"), b"z").unwrap();
+        // The ARCHIVE tier becomes a bucket (here a second store on local files): the WAL
+        // stays on the data directory and the previous one is moved there.
+        let remote: std::sync::Arc<dyn strata_storage::vfs::FileStore> =
+            std::sync::Arc::new(strata_storage::vfs::Local);
+        let bucket_volume = Volume {
+            kind: StorageType::Archive,
+            path: bucket.clone(),
+        };
+        let second = Volumes::new(&data, StorageType::Hdd, Vec::new())
+            .unwrap()
+            .with_remote(bucket_volume, remote)
+            .unwrap();
+        let wal = wal_dir(&Storage::local(), &second, StoragePolicy::Cold, None).unwrap();
+        assert!(wal.starts_with(data.canonicalize().unwrap()), "{wal:?}");
+        assert_eq!(std::fs::read(wal.join("segment")).unwrap(), b"z");
+        assert!(!archive.join("wal").exists());
+        assert!(!bucket.exists());
     }
 }

@@ -22,5 +22,5 @@ pub mod wal_root;
 pub mod webhdfs;
 
 pub use hdfs::{Hdfs, HdfsOptions};
-pub use root::{open_root, open_root_with, Root, RootOptions};
+pub use root::{open_cold_root, open_root, open_root_with, Root, RootOptions};
 pub use s3::{S3Options, S3Requests, S3};

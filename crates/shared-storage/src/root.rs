@@ -135,15 +135,66 @@ pub fn open_root_with(root: &str, options: &RootOptions) -> io::Result<Root> {
     Ok(opened)
 }
 
-fn open_s3(root: &str, rest: &str, options: &RootOptions) -> io::Result<Root> {
+/// A store of its own for the ARCHIVE tier (`--cold-root s3://bucket/prefix`): the bucket's
+/// file store, with the S3 settings and page cache of `options` (a cache directory of its
+/// own), and the prefix's path in it.
+///
+/// # Errors
+/// Not an `s3://` URL, an empty bucket, or the bucket cannot be reached (as for a root).
+pub fn open_cold_root(url: &str, options: &RootOptions) -> io::Result<(Arc<S3>, PathBuf)> {
+    let Some(rest) = url.strip_prefix("s3://") else {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("--cold-root {url}: expected s3://bucket/prefix"),
+        ));
+    };
+    let (s3, path, _) = connect_s3(url, rest, options, "cold")?;
+    Ok((s3, path))
+}
+
+/// The bucket and prefix of `s3://bucket/prefix` (`rest` is what follows `s3://`), connected;
+/// the page cache goes in its own directory per URL and `role`.
+fn connect_s3(
+    url: &str,
+    rest: &str,
+    options: &RootOptions,
+    role: &str,
+) -> io::Result<(Arc<S3>, PathBuf, String)> {
     let (bucket, prefix) = rest.split_once('/').unwrap_or((rest, ""));
     let prefix = prefix.trim_matches('/');
     if bucket.is_empty() {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
-            format!("{root}: expected s3://bucket/prefix"),
+            format!("{url}: expected s3://bucket/prefix"),
         ));
     }
+    let cache_dir = match &options.s3_cache_dir {
+        Some(dir) if role == "root" => dir.clone(),
+        Some(dir) => dir.join(role),
+        None => {
+            let key = if role == "root" {
+                url.to_owned()
+            } else {
+                format!("{role}:{url}")
+            };
+            let id = crate::s3_cache::key_hash(&key);
+            std::env::temp_dir().join(format!("strata-s3-cache-{:016x}", id as u64))
+        }
+    };
+    let mut s3_options = S3Options::new(bucket, Some(cache_dir));
+    s3_options.endpoint.clone_from(&options.s3_endpoint);
+    s3_options.region.clone_from(&options.s3_region);
+    s3_options.cache_bytes = options.s3_cache_bytes;
+    s3_options.op_timeout = options.store_timeout;
+    let s3 = Arc::new(S3::connect(s3_options, options.connect_timeout)?);
+    Ok((
+        s3,
+        PathBuf::from(format!("/{prefix}")),
+        format!("s3://{bucket}/{prefix}"),
+    ))
+}
+
+fn open_s3(root: &str, rest: &str, options: &RootOptions) -> io::Result<Root> {
     if options.wal_root.is_none() {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
@@ -153,24 +204,14 @@ fn open_s3(root: &str, rest: &str, options: &RootOptions) -> io::Result<Root> {
             ),
         ));
     }
-    let cache_dir = options.s3_cache_dir.clone().unwrap_or_else(|| {
-        let id = crate::s3_cache::key_hash(root);
-        std::env::temp_dir().join(format!("strata-s3-cache-{:016x}", id as u64))
-    });
-    let mut s3_options = S3Options::new(bucket, Some(cache_dir));
-    s3_options.endpoint.clone_from(&options.s3_endpoint);
-    s3_options.region.clone_from(&options.s3_region);
-    s3_options.cache_bytes = options.s3_cache_bytes;
-    s3_options.op_timeout = options.store_timeout;
-    let s3 = Arc::new(S3::connect(s3_options, options.connect_timeout)?);
-    let path = PathBuf::from(format!("/{prefix}"));
+    let (s3, path, url) = connect_s3(root, rest, options, "root")?;
     Ok(Root {
         storage: Storage {
             files: s3.clone(),
             // Replaced by the WAL root's log store.
             logs: Arc::new(strata_storage::vfs::Local),
         },
-        url: format!("s3://{bucket}/{prefix}"),
+        url,
         path,
         hdfs: None,
         s3: Some(s3),

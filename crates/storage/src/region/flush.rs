@@ -165,10 +165,9 @@ impl Region {
 
     fn write_snapshot(&self, store: &Store, snap: &FlushSnapshot, seq: u64) -> Result<StoreFile> {
         let now = self.inner.config.clock.now_ms();
-        let kind = store.flush_tier();
-        let dir = store.tier_dir(kind);
+        let tier = store.written_tier(store.flush_tier());
+        let dir = store.prepare_dir(tier)?;
         let files = store.file_store().as_ref();
-        files.create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
         // Flushes of single segments may repeat with the same sequence id and clock reading.
         let listed: HashSet<String> = store.files().iter().map(|f| f.meta.name.clone()).collect();
         let name = (0u64..)
@@ -220,7 +219,7 @@ impl Region {
             cell_count: info.cell_count,
             created_at_ms: now,
             major: false,
-            tier: store.tier_name(kind),
+            tier: store.tier_name(tier),
             reference: None,
         })
     }

@@ -5,6 +5,7 @@ use strata_model::schema::CompactionPolicy;
 use super::store::Store;
 use super::Region;
 use crate::compaction::date_tiered::incoming_window;
+use crate::tiers::Tier;
 
 /// One store file of a region.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -55,18 +56,30 @@ impl Region {
 }
 
 fn listing(store: &Store, meta: &crate::manifest::StoreFile, now: i64) -> FileListing {
-    let kind = store.tier_of(&meta.tier).ok();
+    let tier = store.tier_of(&meta.tier).ok();
     let path = store
         .file_path(meta)
         .unwrap_or_else(|_| store.dir.join(&meta.name));
-    let files = store.file_store();
+    let files = match tier {
+        Some(t) => store.files_of(t),
+        None => store.file_store(),
+    };
     let (path, tier) = if files.places_by_policy() {
-        (files.url(&path), store.family.storage_policy.to_string())
+        // The policy the file's blocks were written under: its policy directory's, else the
+        // family's.
+        let policy = match tier {
+            Some(Tier::Policy(p)) => p,
+            _ => store.family.storage_policy,
+        };
+        (files.url(&path), policy.to_string())
     } else if files.scheme() == "file" {
         (
             path.display().to_string(),
-            kind.map_or_else(|| meta.tier.clone(), |k| k.name().to_owned()),
+            tier.map_or_else(|| meta.tier.clone(), |t| t.kind().name().to_owned()),
         )
+    } else if let Some(Tier::Volume(kind)) = tier.filter(|t| store.is_remote(*t)) {
+        // A volume on a store of its own (the ARCHIVE tier as a bucket): its URL and type.
+        (files.url(&path), kind.name().to_owned())
     } else {
         // Remote stores without policies (S3): the file's URL, and the store as its tier (its
         // volumes are key prefixes in one bucket, not devices of a storage type).

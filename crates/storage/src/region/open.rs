@@ -13,7 +13,7 @@ use super::{Counters, Inner, Mvcc, Region, RegionConfig, RowLocks};
 use crate::background::Job;
 use crate::error::{Error, Result};
 use crate::manifest::{self, Manifest, StoreFs, Version, VersionEdit};
-use crate::tiers::{StorageType, Volumes};
+use crate::tiers::{parse_policy_dir, Tier, Volumes};
 
 /// The directory name of region `id` inside its table's directory. A split daughter finds its
 /// parent's files through it.
@@ -218,21 +218,43 @@ fn volumes_of(config: &RegionConfig) -> Result<(Arc<Volumes>, PathBuf)> {
 
 /// Deletes store files the manifest does not list (left by an interrupted flush, compaction
 /// or move), on every volume.
-fn remove_unlisted(store: &Store, listed: &HashMap<String, StorageType>) -> Result<()> {
+fn remove_unlisted(store: &Store, listed: &HashMap<String, Tier>) -> Result<()> {
     for volume in store.volumes.all() {
         let dir = volume.path.join(&store.rel);
-        let files = store.file_store();
-        let entries = match files.list(&dir) {
-            Ok(e) => e,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-            Err(e) => return Err(Error::io(&dir, e)),
-        };
-        for entry in entries.into_iter().filter(|e| !e.is_dir) {
-            // A listed name on another volume than the manifest's is a move's leftover.
-            if listed.get(&entry.name) != Some(&volume.kind) {
-                let path = dir.join(&entry.name);
-                files.remove_file(&path).map_err(|e| Error::io(&path, e))?;
+        // Policy directories are only under the family's directory on the data directory.
+        let is_root = volume.path == store.volumes.root();
+        remove_unlisted_in(store, &dir, Tier::Volume(volume.kind), listed, is_root)?;
+    }
+    Ok(())
+}
+
+/// Removes the files of `dir` that the manifest does not list in `tier` (a move's leftover is
+/// listed in another tier); in the family's own directory, also those of its policy
+/// directories.
+fn remove_unlisted_in(
+    store: &Store,
+    dir: &std::path::Path,
+    tier: Tier,
+    listed: &HashMap<String, Tier>,
+    with_policy_dirs: bool,
+) -> Result<()> {
+    let files = store.files_of(tier);
+    let entries = match files.list(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(Error::io(dir, e)),
+    };
+    for entry in entries {
+        if entry.is_dir {
+            if let Some(policy) = parse_policy_dir(&entry.name).filter(|_| with_policy_dirs) {
+                let sub = dir.join(&entry.name);
+                remove_unlisted_in(store, &sub, Tier::Policy(policy), listed, false)?;
             }
+            continue;
+        }
+        if listed.get(&entry.name) != Some(&tier) {
+            let path = dir.join(&entry.name);
+            files.remove_file(&path).map_err(|e| Error::io(&path, e))?;
         }
     }
     Ok(())

@@ -1,12 +1,13 @@
 //! One column family of a region: its memtable and its store files.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use bytes::Bytes;
-use parking_lot::RwLock;
+use parking_lot::{Mutex, RwLock};
 use strata_model::cell::CellKey;
-use strata_model::schema::{CompactionPolicy, FamilyDescriptor};
+use strata_model::schema::{CompactionPolicy, FamilyDescriptor, StoragePolicy};
 use strata_sstable::{BlockCache, CellRef, Reader, ReaderOptions, Result as SstResult};
 
 use crate::vfs::FileStore;
@@ -14,7 +15,7 @@ use crate::vfs::FileStore;
 use crate::manifest::StoreFile;
 use crate::memtable::{self, Memtable};
 use crate::read::Cursor;
-use crate::tiers::{StorageType, Volumes};
+use crate::tiers::{policy_dir_name, Tier, Volumes};
 
 /// An open store file.
 pub(crate) struct FileHandle {
@@ -36,6 +37,8 @@ pub(crate) struct Store {
     /// reader holding the `Arc` keeps a consistent set.
     pub(crate) files: RwLock<Arc<Vec<Arc<FileHandle>>>>,
     pub(crate) cache: Option<Arc<BlockCache>>,
+    /// Policy directories whose storage policy this open store has set.
+    policy_dirs: Mutex<HashSet<StoragePolicy>>,
 }
 
 /// Figures of one store.
@@ -85,6 +88,7 @@ impl Store {
             volumes,
             files: RwLock::new(Arc::new(Vec::new())),
             cache,
+            policy_dirs: Mutex::new(HashSet::new()),
         }
     }
 
@@ -94,11 +98,11 @@ impl Store {
 
     pub(crate) fn open_file(&self, meta: StoreFile) -> crate::Result<Arc<FileHandle>> {
         let path = self.file_path(&meta)?;
-        let kind = self.tier_of(&meta.tier)?;
+        let tier = self.tier_of(&meta.tier)?;
         let reader = super::sst_io::open(
-            self.file_store().as_ref(),
+            self.files_of(tier).as_ref(),
             &path,
-            kind,
+            tier.kind(),
             self.reader_options(),
         )?;
         Ok(Arc::new(FileHandle { meta, reader }))
@@ -109,25 +113,83 @@ impl Store {
         self.volumes.files()
     }
 
-    /// The store's directory on the volume of type `kind`.
-    pub(crate) fn tier_dir(&self, kind: StorageType) -> PathBuf {
-        self.volumes.dir(kind, &self.rel)
+    /// The store holding files of `tier`: the region's, or a remote volume's.
+    pub(crate) fn files_of(&self, tier: Tier) -> &std::sync::Arc<dyn FileStore> {
+        match tier {
+            Tier::Volume(kind) => self.volumes.files_of(kind),
+            Tier::Policy(_) => self.volumes.files(),
+        }
     }
 
-    /// The storage type a manifest tier names (see [`Volumes::resolve`]).
-    pub(crate) fn tier_of(&self, tier: &str) -> crate::Result<StorageType> {
+    /// Where a flush or compaction writes a file placed on `tier`: there, unless `tier` is a
+    /// volume on a store of its own (a bucket), which only the tier mover copies files to;
+    /// then the data directory, and the next move takes the file over.
+    pub(crate) fn written_tier(&self, tier: Tier) -> Tier {
+        if self.is_remote(tier) {
+            Tier::Volume(self.volumes.root_kind())
+        } else {
+            tier
+        }
+    }
+
+    /// True when `tier` is a volume on a store of its own.
+    pub(crate) fn is_remote(&self, tier: Tier) -> bool {
+        matches!(tier, Tier::Volume(kind) if self.volumes.is_remote(kind))
+    }
+
+    /// The store's directory for files of `tier`.
+    pub(crate) fn tier_dir(&self, tier: Tier) -> PathBuf {
+        self.tier_dir_of(tier, &self.rel)
+    }
+
+    /// The directory for files of `tier` of the store at `rel` (this one, or a split parent's).
+    fn tier_dir_of(&self, tier: Tier, rel: &Path) -> PathBuf {
+        match tier {
+            Tier::Volume(kind) => self.volumes.dir(kind, rel),
+            Tier::Policy(policy) => self.volumes.root().join(rel).join(policy_dir_name(policy)),
+        }
+    }
+
+    /// Creates the directory for files of `tier`; a policy directory gets its storage policy
+    /// first (once per open store), so the blocks of every file written into it follow it.
+    pub(crate) fn prepare_dir(&self, tier: Tier) -> crate::Result<PathBuf> {
+        let dir = self.tier_dir(tier);
+        let files = self.files_of(tier);
+        files
+            .create_dir_all(&dir)
+            .map_err(|e| crate::Error::io(&dir, e))?;
+        if let Tier::Policy(policy) = tier {
+            if !self.policy_dirs.lock().contains(&policy) {
+                files
+                    .set_storage_policy(&dir, policy)
+                    .map_err(|e| crate::Error::io(&dir, e))?;
+                self.policy_dirs.lock().insert(policy);
+            }
+        }
+        Ok(dir)
+    }
+
+    /// The tier a manifest's tier field names: empty for the data directory, a storage
+    /// type's name for a volume (see [`Volumes::resolve`]), a storage policy's name for a
+    /// policy directory.
+    pub(crate) fn tier_of(&self, tier: &str) -> crate::Result<Tier> {
+        if let Some(policy) = StoragePolicy::parse(tier).filter(|_| !tier.is_empty()) {
+            return Ok(Tier::Policy(policy));
+        }
         self.volumes
             .resolve(tier)
+            .map(Tier::Volume)
             .map_err(|e| crate::Error::InvalidArgument(format!("{}: {e}", self.family.name)))
     }
 
-    /// Where a file of this store is: on the volume its tier names, in this store's directory,
-    /// or for a split daughter's reference, the parent's file in the parent region's store
-    /// (`rel` is `<region>/<family>`; the parent's is `<parent region>/<family>`).
+    /// Where a file of this store is: in the directory its tier names, in this store's
+    /// directory, or for a split daughter's reference, the parent's file in the parent
+    /// region's store (`rel` is `<region>/<family>`; the parent's is
+    /// `<parent region>/<family>`).
     pub(crate) fn file_path(&self, meta: &StoreFile) -> crate::Result<PathBuf> {
-        let kind = self.tier_of(&meta.tier)?;
+        let tier = self.tier_of(&meta.tier)?;
         Ok(match &meta.reference {
-            None => self.tier_dir(kind).join(&meta.name),
+            None => self.tier_dir(tier).join(&meta.name),
             Some(r) => {
                 let family_dir = self.rel.file_name().unwrap_or_default();
                 let table_rel = self
@@ -138,38 +200,63 @@ impl Store {
                 let parent = table_rel
                     .join(super::region_dir_name(r.parent_region_id))
                     .join(family_dir);
-                self.volumes.dir(kind, &parent).join(&r.parent_file)
+                self.tier_dir_of(tier, &parent).join(&r.parent_file)
             }
         })
     }
 
-    /// The manifest's tier field for a file on `kind`: empty for the data directory, so a
+    /// The manifest's tier field for a file of `tier`: empty for the data directory, so a
     /// data directory whose declared type changes keeps finding its files.
-    pub(crate) fn tier_name(&self, kind: StorageType) -> String {
-        if kind == self.volumes.root_kind() {
-            String::new()
-        } else {
-            kind.name().to_owned()
+    pub(crate) fn tier_name(&self, tier: Tier) -> String {
+        match tier {
+            Tier::Volume(kind) if kind == self.volumes.root_kind() => String::new(),
+            Tier::Volume(kind) => kind.name().to_owned(),
+            Tier::Policy(policy) => policy.name().to_owned(),
         }
+    }
+
+    /// Where a file placed by `policy` goes: a volume chosen by the policy on local files; on
+    /// a store placing by policy (HDFS), the family's directory for the family's own
+    /// `STORAGE_POLICY` and the policy's directory under it for any other.
+    fn place(&self, policy: StoragePolicy) -> Tier {
+        if self.file_store().places_by_policy() {
+            if policy == self.family.storage_policy {
+                Tier::Volume(self.volumes.root_kind())
+            } else {
+                Tier::Policy(policy)
+            }
+        } else {
+            Tier::Volume(self.volumes.place(policy))
+        }
+    }
+
+    /// True when files of this store may belong elsewhere than the family's directory
+    /// (another volume, or a policy directory for date-tiered windows placed by age).
+    pub(crate) fn has_tiers(&self) -> bool {
+        let by_age = matches!(
+            &self.family.compaction_policy,
+            CompactionPolicy::DateTiered(dt) if dt.storage_policy_enable
+        );
+        self.volumes.all().nth(1).is_some() || (by_age && self.file_store().places_by_policy())
     }
 
     /// Where a flush writes: the hot window's policy when date-tiered windows are placed by
     /// age (a flush holds the newest data), else the family's `STORAGE_POLICY`.
-    pub(crate) fn flush_tier(&self) -> StorageType {
+    pub(crate) fn flush_tier(&self) -> Tier {
         let policy = match &self.family.compaction_policy {
             CompactionPolicy::DateTiered(dt) if dt.storage_policy_enable => {
                 dt.hot_window_storage_policy
             }
             _ => self.family.storage_policy,
         };
-        self.volumes.place(policy)
+        self.place(policy)
     }
 
     /// Where a compaction output whose window starts at `window_start` goes at `now`
     /// (HBase's `getWindowStoragePolicy`: hot if the window starts at or after
     /// `now − hot age`, else warm if at or after `now − warm age`, else cold); the family's
     /// `STORAGE_POLICY` when windows are not placed by age or the output has no window.
-    pub(crate) fn output_tier(&self, window_start: Option<i64>, now: i64) -> StorageType {
+    pub(crate) fn output_tier(&self, window_start: Option<i64>, now: i64) -> Tier {
         let policy = match (&self.family.compaction_policy, window_start) {
             (CompactionPolicy::DateTiered(dt), Some(start)) if dt.storage_policy_enable => {
                 if start >= now.saturating_sub(dt.hot_window_age_ms) {
@@ -182,7 +269,7 @@ impl Store {
             }
             _ => self.family.storage_policy,
         };
-        self.volumes.place(policy)
+        self.place(policy)
     }
 
     /// The current file set.

@@ -50,13 +50,27 @@ pub fn relocate_dir(files: &dyn FileStore, from: &Path, to: &Path) -> io::Result
 /// # Errors
 /// Copying, syncing or renaming failed.
 pub(crate) fn copy_synced(files: &dyn FileStore, source: &Path, target: &Path) -> io::Result<()> {
+    copy_between(files, source, files, target)
+}
+
+/// As [`copy_synced`], from `source` in the store `from` to `target` in the store `to` (a
+/// local volume to a bucket).
+///
+/// # Errors
+/// Reading, writing, syncing or renaming failed.
+pub(crate) fn copy_between(
+    from: &dyn FileStore,
+    source: &Path,
+    to: &dyn FileStore,
+    target: &Path,
+) -> io::Result<()> {
     let mut tmp = target.as_os_str().to_owned();
     tmp.push(".tmp");
     let tmp = std::path::PathBuf::from(tmp);
     let done = (|| {
-        let src = files.open(source)?;
+        let src = from.open(source)?;
         let len = src.size()?;
-        let mut out = files.create(&tmp)?;
+        let mut out = to.create(&tmp)?;
         let mut at = 0u64;
         while at < len {
             let n = (len - at).min(4 << 20) as usize;
@@ -65,14 +79,14 @@ pub(crate) fn copy_synced(files: &dyn FileStore, source: &Path, target: &Path) -
         }
         out.sync()?;
         FileWriter::close(out)?;
-        files.rename(&tmp, target)
+        to.rename(&tmp, target)
     })();
     if let Err(e) = done {
-        let _ = files.remove_file(&tmp);
+        let _ = to.remove_file(&tmp);
         return Err(e);
     }
     match target.parent().filter(|p| !p.as_os_str().is_empty()) {
-        Some(dir) => files.sync_dir(dir),
+        Some(dir) => to.sync_dir(dir),
         None => Ok(()),
     }
 }

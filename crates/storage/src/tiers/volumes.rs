@@ -56,8 +56,11 @@ pub struct Volumes {
     others: Vec<Volume>,
     warned: Mutex<HashSet<StoragePolicy>>,
     warn: WarnSink,
-    /// The store every volume's files are in.
+    /// The store every volume's files are in, but those of `remote`.
     files: Arc<dyn FileStore>,
+    /// Volumes on a store of their own (the ARCHIVE tier as an S3 bucket): only the tier
+    /// mover copies files there; flushes and compactions write on `files`.
+    remote: Vec<(StorageType, Arc<dyn FileStore>)>,
 }
 
 impl fmt::Debug for Volumes {
@@ -82,6 +85,7 @@ impl Volumes {
             warned: Mutex::new(HashSet::new()),
             warn: Arc::new(|_| {}),
             files: Arc::new(Local),
+            remote: Vec::new(),
         }
     }
 
@@ -118,7 +122,44 @@ impl Volumes {
             warned: Mutex::new(HashSet::new()),
             warn: Arc::new(|msg| tracing::warn!("{msg}")),
             files: Arc::new(Local),
+            remote: Vec::new(),
         })
+    }
+
+    /// Adds `volume`, on the store `files` rather than the data directory's (an `s3://`
+    /// bucket as the ARCHIVE tier).
+    ///
+    /// # Errors
+    /// A volume of its type is already configured.
+    pub fn with_remote(
+        mut self,
+        volume: Volume,
+        files: Arc<dyn FileStore>,
+    ) -> Result<Volumes, String> {
+        if self.get(volume.kind).is_some() {
+            return Err(format!(
+                "two volumes of storage type {}; the {} tier on {} replaces a local one",
+                volume.kind,
+                volume.kind,
+                files.url(&volume.path)
+            ));
+        }
+        self.remote.push((volume.kind, files));
+        self.others.push(volume);
+        Ok(self)
+    }
+
+    /// The store holding the files of the volume of type `kind`.
+    pub fn files_of(&self, kind: StorageType) -> &Arc<dyn FileStore> {
+        self.remote
+            .iter()
+            .find(|(k, _)| *k == kind)
+            .map_or(&self.files, |(_, f)| f)
+    }
+
+    /// True when the volume of type `kind` is on a store of its own ([`Volumes::with_remote`]).
+    pub fn is_remote(&self, kind: StorageType) -> bool {
+        self.remote.iter().any(|(k, _)| *k == kind)
     }
 
     /// Sends placement warnings to `sink` instead of standard error.
@@ -225,7 +266,7 @@ impl Volumes {
     /// A removal failed.
     pub fn remove_elsewhere(&self, rel: &Path) -> std::io::Result<()> {
         for v in &self.others {
-            self.files.remove_dir_all(&v.path.join(rel))?;
+            self.files_of(v.kind).remove_dir_all(&v.path.join(rel))?;
         }
         Ok(())
     }

@@ -1,8 +1,10 @@
-//! Moving store files between volumes without rewriting them (HDFS's mover): a file whose
+//! Moving store files between tiers without merging them (HDFS's mover): a file whose
 //! family's policy, or whose date-tiered window's age, now places it on another volume than
-//! the one holding it is copied there and the manifest switched to the copy.
+//! the one holding it — or, on a store that places blocks by policy (HDFS), in another policy
+//! directory, whose policy the copy's new blocks follow — is copied there and the manifest
+//! switched to the copy.
 //!
-//! Crash safety (RFC 0010): the copy is written as `.tmp` on the target volume, synced,
+//! Crash safety (RFC 0010): the copy is written as `.tmp` in the target directory, synced,
 //! renamed and its directory synced before the manifest edit (remove the entry, add it back
 //! with the new tier) makes it the listed one; the old copy is deleted only after the edit.
 //! A crash before the edit leaves an unlisted copy, after it an unlisted original: opening the
@@ -18,7 +20,7 @@ use crate::compaction::date_tiered::incoming_window;
 use crate::error::{Error, Result};
 use crate::events::Work;
 use crate::manifest::{StoreFile, VersionEdit};
-use crate::tiers::{copy_synced, StorageType};
+use crate::tiers::{copy_between, Tier};
 
 impl Region {
     /// Moves every store file that is not on the volume its placement asks for now; returns
@@ -35,7 +37,7 @@ impl Region {
         self.check_open()?;
         let mut moved = 0;
         for store in self.inner.stores.values() {
-            if store.volumes.all().nth(1).is_none() {
+            if !store.has_tiers() {
                 continue;
             }
             moved += self
@@ -49,7 +51,7 @@ impl Region {
         let state = &self.inner.compactions;
         let now = self.inner.config.clock.now_ms();
         // Mark the files to move as compacting, so no compaction takes them meanwhile.
-        let chosen: Vec<(Arc<FileHandle>, StorageType, StorageType)> = {
+        let chosen: Vec<(Arc<FileHandle>, Tier, Tier)> = {
             let mut compacting = state.compacting.lock();
             let marked = compacting.entry(store.name.clone()).or_default();
             let mut chosen = Vec::new();
@@ -78,18 +80,18 @@ impl Region {
         result
     }
 
-    fn move_files(
-        &self,
-        store: &Store,
-        chosen: &[(Arc<FileHandle>, StorageType, StorageType)],
-    ) -> Result<usize> {
+    fn move_files(&self, store: &Store, chosen: &[(Arc<FileHandle>, Tier, Tier)]) -> Result<usize> {
         for (file, from, to) in chosen {
             let source = store.tier_dir(*from).join(&file.meta.name);
-            let dir = store.tier_dir(*to);
-            let files = store.file_store().as_ref();
-            files.create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+            let dir = store.prepare_dir(*to)?;
             let target = dir.join(&file.meta.name);
-            copy_synced(files, &source, &target).map_err(|e| Error::io(&target, e))?;
+            copy_between(
+                store.files_of(*from).as_ref(),
+                &source,
+                store.files_of(*to).as_ref(),
+                &target,
+            )
+            .map_err(|e| Error::io(&target, e))?;
             let meta = StoreFile {
                 tier: store.tier_name(*to),
                 ..file.meta.clone()
@@ -115,7 +117,7 @@ impl Region {
                 store.set_files(files);
             }
             // Unlisted now; a failed removal leaves a file the next open deletes.
-            let _ = store.file_store().remove_file(&source);
+            let _ = store.files_of(*from).remove_file(&source);
             self.inner
                 .compactions
                 .counters
@@ -128,7 +130,7 @@ impl Region {
 
 /// Where a file belongs now: by its window's age for a date-tiered family placing windows
 /// (the window holding its newest cell), else by the family's policy.
-fn wanted(store: &Store, meta: &StoreFile, now: i64) -> StorageType {
+fn wanted(store: &Store, meta: &StoreFile, now: i64) -> Tier {
     let window_start = match &store.family.compaction_policy {
         CompactionPolicy::DateTiered(dt) if dt.storage_policy_enable && meta.cell_count > 0 => {
             Some(

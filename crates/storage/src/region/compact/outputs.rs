@@ -19,7 +19,7 @@ use crate::region::flush::sync_dir;
 use crate::region::sst_io::{self, SstWriter};
 use crate::region::store::{FileHandle, Store};
 use crate::region::Region;
-use crate::tiers::StorageType;
+use crate::tiers::Tier;
 use crate::vfs::FileStore;
 
 impl Region {
@@ -72,15 +72,15 @@ impl Region {
         } else {
             vec![sel.plan.window_start]
         };
-        let kinds: Vec<StorageType> = starts
+        let kinds: Vec<Tier> = starts
             .iter()
-            .map(|start| store.output_tier(*start, now))
+            .map(|start| store.written_tier(store.output_tier(*start, now)))
             .collect();
-        let dirs: Vec<PathBuf> = kinds.iter().map(|k| store.tier_dir(*k)).collect();
+        let dirs: Vec<PathBuf> = kinds
+            .iter()
+            .map(|k| store.prepare_dir(*k))
+            .collect::<Result<_>>()?;
         let files = store.file_store().as_ref();
-        for dir in &dirs {
-            files.create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-        }
         let written = merge_into(
             files,
             &dirs,
