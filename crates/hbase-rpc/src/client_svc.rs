@@ -44,6 +44,50 @@ pub fn call(
     }
 }
 
+/// Runs `method` if it only reads user regions (a get, or a multi of gets alone): no side
+/// effects, no blocking work besides store-file reads, so the listener may try it inline
+/// ([`strata_server::inline`]). `None`: it is some other call (a write, a scan, a read of
+/// `hbase:meta`, which may wait on a cluster's directory), for [`call`] on a blocking thread.
+pub fn call_read_only(
+    ctx: &Context,
+    method: &str,
+    param: &[u8],
+    out: &mut CellsOut,
+) -> Option<HResult<Vec<u8>>> {
+    match method {
+        "Get" => {
+            let req: pb::GetRequest = match decode(param) {
+                Ok(r) => r,
+                Err(e) => return Some(Err(e)),
+            };
+            if matches!(ctx.target(&req.region), Ok(Target::Meta)) {
+                return None;
+            }
+            Some(get(ctx, req, out).map(|r| r.encode_to_vec()))
+        }
+        "Multi" => {
+            let req: pb::MultiRequest = match decode(param) {
+                Ok(r) => r,
+                Err(e) => return Some(Err(e)),
+            };
+            let gets_only = req.condition.is_none()
+                && req.region_action.iter().all(|ra| {
+                    !ra.atomic()
+                        && ra.condition.is_none()
+                        && ra
+                            .action
+                            .iter()
+                            .all(|a| a.get.is_some() && a.mutation.is_none())
+                });
+            if !gets_only {
+                return None;
+            }
+            Some(multi(ctx, req, Vec::new(), out).map(|r| r.encode_to_vec()))
+        }
+        _ => None,
+    }
+}
+
 fn meta_get(ctx: &Context, get: &Get) -> HResult<Vec<Cell>> {
     let rows = ctx.meta_rows()?;
     let scan = MetaScan {
