@@ -60,10 +60,14 @@ pub fn call_read_only(
                 Ok(r) => r,
                 Err(e) => return Some(Err(e)),
             };
-            if matches!(ctx.target(&req.region), Ok(Target::Meta)) {
-                return None;
+            match ctx.target(&req.region) {
+                Ok(Target::Meta) => None,
+                target => Some(
+                    target
+                        .and_then(|t| get_from(ctx, &t, &req, out))
+                        .map(|r| r.encode_to_vec()),
+                ),
             }
-            Some(get(ctx, req, out).map(|r| r.encode_to_vec()))
         }
         "Multi" => {
             let req: pb::MultiRequest = match decode(param) {
@@ -125,8 +129,18 @@ fn read_row(ctx: &Context, target: &Target, get: &Get) -> HResult<Vec<Cell>> {
 
 fn get(ctx: &Context, req: pb::GetRequest, out: &mut CellsOut) -> HResult<pb::GetResponse> {
     let target = ctx.target(&req.region)?;
+    get_from(ctx, &target, &req, out)
+}
+
+/// A get on `target`, the region `req` names.
+fn get_from(
+    ctx: &Context,
+    target: &Target,
+    req: &pb::GetRequest,
+    out: &mut CellsOut,
+) -> HResult<pb::GetResponse> {
     let (get, exists_only) = get_from_pb(&req.get)?;
-    let cells = read_row(ctx, &target, &get)?;
+    let cells = read_row(ctx, target, &get)?;
     let result = if exists_only {
         pb::Result {
             exists: Some(!cells.is_empty()),

@@ -355,9 +355,10 @@ impl Connection {
         let (done_tx, mut done_rx) = mpsc::unbounded_channel::<Bytes>();
         let max = self.ctx.config.max_frame_bytes;
         let mut input = BytesMut::with_capacity(READ_CHUNK);
-        let mut closed = false;
+        // The client closed its side (or reading failed); a protocol error was answered.
+        let (mut eof, mut failed) = (false, false);
         loop {
-            while !closed {
+            while !failed && self.waiting < MAX_IN_FLIGHT {
                 match frame::take_frame(&mut input, max)
                     .and_then(|f| f.map(frame::decode_call).transpose())
                 {
@@ -366,7 +367,7 @@ impl Connection {
                     Err(e) => {
                         // Nothing more is read; calls already running are still answered.
                         self.output.extend_from_slice(&fatal(e.to_string()));
-                        closed = true;
+                        failed = true;
                     }
                 }
             }
@@ -378,7 +379,12 @@ impl Connection {
                 writer.write_all(&self.output).await?;
                 self.output.clear();
             }
-            if closed && self.waiting == 0 {
+            let whole_frame = input.len() >= 4 && frame::frame_needs(&input, max) == 0;
+            if !failed && self.waiting < MAX_IN_FLIGHT && whole_frame {
+                // Calls held back by the in-flight limit, now that some finished.
+                continue;
+            }
+            if (eof || failed) && self.waiting == 0 {
                 return writer.shutdown().await;
             }
             let room = READ_CHUNK.max(frame::frame_needs(&input, max).min(MAX_READ_RESERVE));
@@ -386,20 +392,22 @@ impl Connection {
                 input.reserve(room);
             }
             tokio::select! {
-                read = reader.read_buf(&mut input), if !closed && self.waiting < MAX_IN_FLIGHT => {
+                read = reader.read_buf(&mut input),
+                    if !eof && !failed && self.waiting < MAX_IN_FLIGHT =>
+                {
                     match read {
                         Ok(0) => {
                             if !input.is_empty() && self.ctx.trace {
                                 eprintln!("hbase-rpc: connection closed inside a frame");
                             }
-                            closed = true;
+                            eof = true;
                         }
                         Ok(_) => {}
                         Err(e) => {
                             if self.ctx.trace {
                                 eprintln!("hbase-rpc: reading the connection failed: {e}");
                             }
-                            closed = true;
+                            eof = true;
                         }
                     }
                 }
