@@ -15,6 +15,9 @@
 # `usertable` is created by the harness's `PeerAdmin create usertable family 10` through the
 # Java Admin API on both, pre-split into 10 regions on YCSB's hashed key space.
 #
+# OLD_STRATA=/path/to/strata (optional): an older build's server, run first through the very
+# same client, for before/after figures in one run.
+#
 # Phases: load, then WORKLOADS (default "workloada workloadc"), each run bounded by DURATION s.
 # Columns: ops/s, read and update/insert latency (avg, p95, p99 µs), server CPU µs per op
 # (utime+stime of the server process from /proc), operations that did not return OK.
@@ -24,6 +27,8 @@ ROOT=$PWD
 : "${HBASE_PEER:?set HBASE_PEER to an HBase standalone harness directory}"
 : "${RECORDS:=200000}" "${THREADS:=8}" "${DURATION:=60}" "${WORKLOADS:=workloada workloadc}"
 : "${OUT:=data/bench-ycsb-hbase-client}" "${STRATA_ARGS:=}" "${SKIP_GRPC:=0}" "${SKIP_HBASE:=0}"
+: "${OLD_STRATA:=}"
+[ -z "$OLD_STRATA" ] || OLD_STRATA=$(cd "$(dirname "$OLD_STRATA")" && pwd)/$(basename "$OLD_STRATA")
 HBASE_PEER=$(cd "$HBASE_PEER" && pwd)
 . scripts/lib/toolchain.sh
 ensure_rust
@@ -72,12 +77,15 @@ phases() {
   done
 }
 
-# --- 1. Strata through its HBase RPC listener, with the HBase Java client.
-echo "== Strata standalone, HBase RPC (Java YCSB, HBase 2 binding): $RECORDS records, $THREADS threads, ${DURATION}s per workload"
-HPORT=$(free_port); GPORT=$(free_port); WPORT=$(free_port)
-STRATA_CONF="$OUT/strata-conf"; mkdir -p "$STRATA_CONF"
-cp "$CONF_DIR/client/log4j.properties" "$STRATA_CONF/" 2>/dev/null || true
-cat > "$STRATA_CONF/hbase-site.xml" <<XML
+# --- 1. Strata through its HBase RPC listener, with the HBase Java client: OLD_STRATA (if
+# given) first, then this checkout's build.
+strata_hbase() { # system-name binary
+  local sys=$1 bin=$2 conf="$OUT/$1-conf"
+  echo "== $sys: Strata standalone, HBase RPC (Java YCSB, HBase 2 binding): $RECORDS records, $THREADS threads, ${DURATION}s per workload"
+  HPORT=$(free_port); GPORT=$(free_port); WPORT=$(free_port)
+  mkdir -p "$conf"
+  cp "$CONF_DIR/client/log4j.properties" "$conf/" 2>/dev/null || true
+  cat > "$conf/hbase-site.xml" <<XML
 <?xml version="1.0"?>
 <configuration>
   <property><name>hbase.client.registry.impl</name>
@@ -85,17 +93,22 @@ cat > "$STRATA_CONF/hbase-site.xml" <<XML
   <property><name>hbase.client.bootstrap.servers</name><value>127.0.0.1:$HPORT</value></property>
 </configuration>
 XML
-# shellcheck disable=SC2086
-"$STRATA" standalone --data-dir "$OUT/strata-data" --listen "127.0.0.1:$GPORT" --no-thrift \
-  --hbase-rpc-listen "127.0.0.1:$HPORT" --http-listen "127.0.0.1:$WPORT" $STRATA_ARGS \
-  > "$OUT/strata.log" 2>&1 &
-pid=$!
-trap 'kill $pid 2>/dev/null || true' EXIT
-for _ in $(seq 200); do grep -q "HBase RPC on" "$OUT/strata.log" 2>/dev/null && break; sleep 0.1; done
-grep -q "HBase RPC on" "$OUT/strata.log" || { echo "strata standalone did not start:" >&2; cat "$OUT/strata.log" >&2; exit 1; }
-phases strata-hbase "$STRATA_CONF" "$pid"
-kill -TERM "$pid"; wait "$pid" || true; trap - EXIT
-rm -rf "$OUT/strata-data"
+  # shellcheck disable=SC2086
+  "$bin" standalone --data-dir "$OUT/$sys-data" --listen "127.0.0.1:$GPORT" --no-thrift \
+    --hbase-rpc-listen "127.0.0.1:$HPORT" --http-listen "127.0.0.1:$WPORT" $STRATA_ARGS \
+    > "$OUT/$sys.log" 2>&1 &
+  pid=$!
+  trap 'kill $pid 2>/dev/null || true' EXIT
+  for _ in $(seq 200); do grep -q "HBase RPC on" "$OUT/$sys.log" 2>/dev/null && break; sleep 0.1; done
+  grep -q "HBase RPC on" "$OUT/$sys.log" || { echo "strata standalone did not start:" >&2; cat "$OUT/$sys.log" >&2; exit 1; }
+  phases "$sys" "$conf" "$pid"
+  kill -TERM "$pid"; wait "$pid" || true; trap - EXIT
+  rm -rf "$OUT/$sys-data"
+}
+if [ -n "$OLD_STRATA" ]; then
+  strata_hbase strata-old-hbase "$OLD_STRATA"
+fi
+strata_hbase strata-hbase "$STRATA"
 
 # --- 2. Strata through its own gRPC client (Rust YCSB).
 if [ "$SKIP_GRPC" != 1 ]; then
@@ -138,6 +151,7 @@ row() { # system phase file
   echo "|---|---|---:|---:|---:|---:|---:|"
   for phase in load $WORKLOADS; do
     row "HBase 2.6 (Java YCSB)" "$phase" "$OUT/hbase-$phase.txt"
+    row "Strata HBase RPC, OLD_STRATA (Java YCSB)" "$phase" "$OUT/strata-old-hbase-$phase.txt"
     row "Strata HBase RPC (Java YCSB)" "$phase" "$OUT/strata-hbase-$phase.txt"
     [ "$phase" = load ] && g="$OUT/grpc/strata-load.txt" || g="$OUT/grpc/strata-$phase.txt"
     row "Strata gRPC (Rust YCSB)" "$phase" "$g"

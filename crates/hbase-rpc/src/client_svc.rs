@@ -44,6 +44,54 @@ pub fn call(
     }
 }
 
+/// Runs `method` if it only reads user regions (a get, or a multi of gets alone): no side
+/// effects, no blocking work besides store-file reads, so the listener may try it inline
+/// ([`strata_server::inline`]). `None`: it is some other call (a write, a scan, a read of
+/// `hbase:meta`, which may wait on a cluster's directory), for [`call`] on a blocking thread.
+pub fn call_read_only(
+    ctx: &Context,
+    method: &str,
+    param: &[u8],
+    out: &mut CellsOut,
+) -> Option<HResult<Vec<u8>>> {
+    match method {
+        "Get" => {
+            let req: pb::GetRequest = match decode(param) {
+                Ok(r) => r,
+                Err(e) => return Some(Err(e)),
+            };
+            match ctx.target(&req.region) {
+                Ok(Target::Meta) => None,
+                target => Some(
+                    target
+                        .and_then(|t| get_from(ctx, &t, &req, out))
+                        .map(|r| r.encode_to_vec()),
+                ),
+            }
+        }
+        "Multi" => {
+            let req: pb::MultiRequest = match decode(param) {
+                Ok(r) => r,
+                Err(e) => return Some(Err(e)),
+            };
+            let gets_only = req.condition.is_none()
+                && req.region_action.iter().all(|ra| {
+                    !ra.atomic()
+                        && ra.condition.is_none()
+                        && ra
+                            .action
+                            .iter()
+                            .all(|a| a.get.is_some() && a.mutation.is_none())
+                });
+            if !gets_only {
+                return None;
+            }
+            Some(multi(ctx, req, Vec::new(), out).map(|r| r.encode_to_vec()))
+        }
+        _ => None,
+    }
+}
+
 fn meta_get(ctx: &Context, get: &Get) -> HResult<Vec<Cell>> {
     let rows = ctx.meta_rows()?;
     let scan = MetaScan {
@@ -81,8 +129,18 @@ fn read_row(ctx: &Context, target: &Target, get: &Get) -> HResult<Vec<Cell>> {
 
 fn get(ctx: &Context, req: pb::GetRequest, out: &mut CellsOut) -> HResult<pb::GetResponse> {
     let target = ctx.target(&req.region)?;
+    get_from(ctx, &target, &req, out)
+}
+
+/// A get on `target`, the region `req` names.
+fn get_from(
+    ctx: &Context,
+    target: &Target,
+    req: &pb::GetRequest,
+    out: &mut CellsOut,
+) -> HResult<pb::GetResponse> {
     let (get, exists_only) = get_from_pb(&req.get)?;
-    let cells = read_row(ctx, &target, &get)?;
+    let cells = read_row(ctx, target, &get)?;
     let result = if exists_only {
         pb::Result {
             exists: Some(!cells.is_empty()),

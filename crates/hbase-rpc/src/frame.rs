@@ -104,6 +104,43 @@ pub async fn read_frame<R: AsyncRead + Unpin>(
     Ok(Some(Bytes::from(buf)))
 }
 
+/// Takes one whole length-prefixed frame off the front of `input`; `Ok(None)` if `input`
+/// does not hold one yet (see [`frame_needs`]).
+///
+/// # Errors
+/// A frame announced over `max` bytes (nothing is taken).
+pub fn take_frame(input: &mut BytesMut, max: usize) -> Result<Option<Bytes>, FrameError> {
+    let Some(len) = announced(input, max)? else {
+        return Ok(None);
+    };
+    if input.len() < 4 + len {
+        return Ok(None);
+    }
+    input.advance(4);
+    Ok(Some(input.split_to(len).freeze()))
+}
+
+/// Bytes still missing from the frame at the front of `input` (0 if it is whole or its length
+/// is not read yet, or the length is over `max`, which [`take_frame`] reports).
+pub fn frame_needs(input: &[u8], max: usize) -> usize {
+    match announced(input, max) {
+        Ok(Some(len)) => (4 + len).saturating_sub(input.len()),
+        _ => 0,
+    }
+}
+
+/// The length of the frame at the front of `input`, once its 4 bytes are there.
+fn announced(input: &[u8], max: usize) -> Result<Option<usize>, FrameError> {
+    let Some(prefix) = input.get(..4) else {
+        return Ok(None);
+    };
+    let len = u32::from_be_bytes([prefix[0], prefix[1], prefix[2], prefix[3]]) as usize;
+    if len > max {
+        return Err(FrameError::TooLarge { len, max });
+    }
+    Ok(Some(len))
+}
+
 async fn read_exact<R: AsyncRead + Unpin>(
     reader: &mut R,
     buf: &mut [u8],
@@ -183,6 +220,13 @@ fn take_delimited(frame: &mut Bytes, what: &str) -> Result<Bytes, FrameError> {
 
 /// A successful reply: the encoded response message and an optional cell block.
 pub fn encode_reply(call_id: u32, message: &[u8], cell_block: Option<&[u8]>) -> Bytes {
+    let mut out = BytesMut::new();
+    put_reply(&mut out, call_id, message, cell_block);
+    out.freeze()
+}
+
+/// Appends a successful reply frame to `out` (as [`encode_reply`] makes it).
+pub fn put_reply(out: &mut BytesMut, call_id: u32, message: &[u8], cell_block: Option<&[u8]>) {
     let header = pb::ResponseHeader {
         call_id: Some(call_id),
         exception: None,
@@ -190,35 +234,46 @@ pub fn encode_reply(call_id: u32, message: &[u8], cell_block: Option<&[u8]>) -> 
             length: Some(b.len() as u32),
         }),
     };
-    frame(&header, Some(message), cell_block.unwrap_or_default())
+    put_frame(out, &header, Some(message), cell_block.unwrap_or_default());
 }
 
 /// An exception reply.
 pub fn encode_exception(call_id: u32, exception: pb::ExceptionResponse) -> Bytes {
+    let mut out = BytesMut::new();
+    put_exception(&mut out, call_id, exception);
+    out.freeze()
+}
+
+/// Appends an exception reply frame to `out` (as [`encode_exception`] makes it).
+pub fn put_exception(out: &mut BytesMut, call_id: u32, exception: pb::ExceptionResponse) {
     let header = pb::ResponseHeader {
         call_id: Some(call_id),
         exception: Some(exception),
         cell_block_meta: None,
     };
-    frame(&header, None, &[])
+    put_frame(out, &header, None, &[]);
 }
 
-fn frame(header: &pb::ResponseHeader, message: Option<&[u8]>, block: &[u8]) -> Bytes {
+fn put_frame(
+    out: &mut BytesMut,
+    header: &pb::ResponseHeader,
+    message: Option<&[u8]>,
+    block: &[u8],
+) {
     let header_len = header.encoded_len();
     let total = prost::length_delimiter_len(header_len)
         + header_len
         + message.map_or(0, |m| prost::length_delimiter_len(m.len()) + m.len())
         + block.len();
-    let mut out = BytesMut::with_capacity(4 + total);
+    out.reserve(4 + total);
     out.put_u32(total as u32);
     // Encoding into a buffer with enough room cannot fail.
-    let _ = header.encode_length_delimited(&mut out);
+    let _ = header.encode_length_delimited(out);
     if let Some(m) = message {
-        let _ = prost::encode_length_delimiter(m.len(), &mut out);
+        let _ = prost::encode_length_delimiter(m.len(), out);
         out.put_slice(m);
     }
     out.put_slice(block);
-    out.freeze()
 }
 
 /// Encodes a request frame, as the HBase client does (for tests and tools).

@@ -1,6 +1,10 @@
-//! The listener: one task per connection reads calls in order and runs each on a blocking
-//! worker (the engine's calls block), so calls on one connection run concurrently and
-//! their replies go out as they finish, in any order, as HBase's client expects.
+//! The listener: one task per connection reads every whole call the socket has, answers in
+//! place the reads that complete at once (gets and multi-gets from memtables and cached
+//! blocks, as the gRPC and framed services do: [`strata_server::inline`]), runs the others
+//! (writes, which wait for the WAL; reads that miss the cache; scans; admin) on blocking
+//! threads, and writes all ready replies with one write. Calls on one connection thus run
+//! concurrently and their replies go out as they are ready, in any order, as HBase's client
+//! expects.
 //!
 //! A connection whose preamble, header or framing is wrong gets a
 //! `FatalConnectionException` naming the problem (when it can be framed) and is closed;
@@ -11,7 +15,7 @@ use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 use prost::Message;
 use strata_master::Master;
 use strata_server::RegionServer;
@@ -35,10 +39,14 @@ use crate::{admin_svc, client_svc, master_svc, pb, registry};
 const MAX_HEADER_BYTES: usize = 64 << 10;
 /// The call id of replies that belong to no call (HBase sends -1).
 const NO_CALL: u32 = u32::MAX;
-/// Calls of one connection running at once; the connection's next call is read only when one
-/// finishes, so a client that floods calls (or does not read its replies) is held back
-/// instead of filling the server.
+/// Calls of one connection running at once on blocking threads; beyond it the connection's
+/// socket is not read until one finishes, so a client that floods calls (or does not read its
+/// replies) is held back instead of filling the server.
 const MAX_IN_FLIGHT: usize = 128;
+/// Room made in a connection's input buffer before each read.
+const READ_CHUNK: usize = 16 << 10;
+/// Most room made at once for a large frame still arriving (it grows as its bytes do).
+const MAX_READ_RESERVE: usize = 4 << 20;
 
 /// The services a connection can name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -316,71 +324,191 @@ async fn serve_connection(ctx: Arc<Context>, mut stream: TcpStream) {
             return;
         }
     };
-    let (mut reader, mut writer) = stream.into_split();
-    let (tx, mut rx) = mpsc::channel::<Bytes>(256);
-    let writing = tokio::spawn(async move {
-        while let Some(reply) = rx.recv().await {
-            if writer.write_all(&reply).await.is_err() {
-                return;
-            }
-        }
-        let _ = writer.shutdown().await;
-    });
-    let max = ctx.config.max_frame_bytes;
-    let in_flight = Arc::new(tokio::sync::Semaphore::new(MAX_IN_FLIGHT));
-    loop {
-        let Ok(permit) = in_flight.clone().acquire_owned().await else {
-            break;
-        };
-        let frame = match frame::read_frame(&mut reader, max).await {
-            Ok(Some(f)) => f,
-            Ok(None) => break,
-            Err(e) => {
-                if !matches!(e, FrameError::Io(_) | FrameError::Truncated) {
-                    let _ = tx.send(fatal(e.to_string())).await;
-                }
-                break;
-            }
-        };
-        let call = match frame::decode_call(frame) {
-            Ok(c) => c,
-            Err(e) => {
-                let _ = tx.send(fatal(e.to_string())).await;
-                break;
-            }
-        };
-        let ctx = ctx.clone();
-        let tx = tx.clone();
-        tokio::spawn(async move {
-            let _permit = permit;
-            let call_id = call.header.call_id();
-            let reply = tokio::task::spawn_blocking(move || handle(&ctx, service, codec, call))
-                .await
-                .unwrap_or_else(|e| {
-                    frame::encode_exception(
-                        call_id,
-                        HBaseError {
-                            class: "java.io.IOException",
-                            message: format!("internal error: {e}"),
-                            do_not_retry: false,
-                        }
-                        .to_response(),
-                    )
-                });
-            let _ = tx.send(reply).await;
-        });
-    }
-    drop(tx);
-    let _ = writing.await;
+    let mut conn = Connection {
+        ctx,
+        service,
+        codec,
+        output: BytesMut::new(),
+        waiting: 0,
+    };
+    let _ = conn.serve(stream).await;
 }
 
-/// Runs one call to its reply frame.
-fn handle(ctx: &Context, service: Service, codec: Option<Codec>, call: Call) -> Bytes {
+/// One connection past its handshake: its calls read in order, answered in any order.
+struct Connection {
+    ctx: Arc<Context>,
+    service: Service,
+    codec: Option<Codec>,
+    /// Replies ready to write.
+    output: BytesMut,
+    /// Calls running elsewhere (on the blocking pool).
+    waiting: usize,
+}
+
+impl Connection {
+    /// Reads every whole call the socket has, answers in place those that can be, hands the
+    /// others to blocking threads, and writes all ready replies with one write; until the
+    /// client closes the connection (or breaks the protocol: a fatal exception, no more
+    /// reads) and every call is answered.
+    async fn serve(&mut self, mut stream: TcpStream) -> std::io::Result<()> {
+        let (mut reader, mut writer) = stream.split();
+        let (done_tx, mut done_rx) = mpsc::unbounded_channel::<Bytes>();
+        let max = self.ctx.config.max_frame_bytes;
+        let mut input = BytesMut::with_capacity(READ_CHUNK);
+        // The client closed its side (or reading failed); a protocol error was answered.
+        let (mut eof, mut failed) = (false, false);
+        loop {
+            while !failed && self.waiting < MAX_IN_FLIGHT {
+                match frame::take_frame(&mut input, max)
+                    .and_then(|f| f.map(frame::decode_call).transpose())
+                {
+                    Ok(Some(call)) => self.start(call, &done_tx),
+                    Ok(None) => break,
+                    Err(e) => {
+                        // Nothing more is read; calls already running are still answered.
+                        self.output.extend_from_slice(&fatal(e.to_string()));
+                        failed = true;
+                    }
+                }
+            }
+            while let Ok(reply) = done_rx.try_recv() {
+                self.waiting -= 1;
+                self.output.extend_from_slice(&reply);
+            }
+            if !self.output.is_empty() {
+                writer.write_all(&self.output).await?;
+                self.output.clear();
+            }
+            let whole_frame = input.len() >= 4 && frame::frame_needs(&input, max) == 0;
+            if !failed && self.waiting < MAX_IN_FLIGHT && whole_frame {
+                // Calls held back by the in-flight limit, now that some finished.
+                continue;
+            }
+            if (eof || failed) && self.waiting == 0 {
+                return writer.shutdown().await;
+            }
+            let room = READ_CHUNK.max(frame::frame_needs(&input, max).min(MAX_READ_RESERVE));
+            if input.capacity() - input.len() < room / 4 {
+                input.reserve(room);
+            }
+            tokio::select! {
+                read = reader.read_buf(&mut input),
+                    if !eof && !failed && self.waiting < MAX_IN_FLIGHT =>
+                {
+                    match read {
+                        Ok(0) => {
+                            if !input.is_empty() && self.ctx.trace {
+                                eprintln!("hbase-rpc: connection closed inside a frame");
+                            }
+                            eof = true;
+                        }
+                        Ok(_) => {}
+                        Err(e) => {
+                            if self.ctx.trace {
+                                eprintln!("hbase-rpc: reading the connection failed: {e}");
+                            }
+                            eof = true;
+                        }
+                    }
+                }
+                Some(reply) = done_rx.recv(), if self.waiting > 0 => {
+                    self.waiting -= 1;
+                    self.output.extend_from_slice(&reply);
+                }
+            }
+        }
+    }
+
+    /// Answers `call` in place if it is a read that completes at once (from memtables and
+    /// cached blocks, no other read in flight: [`strata_server::inline`]); else runs it on a
+    /// blocking thread (writes wait for the WAL, uncached reads for the disk), whose reply
+    /// arrives on `done`. Gets and multis count as reads in flight until answered (a multi
+    /// is known to hold writes only once tried, so one that was not tried counts too).
+    fn start(&mut self, call: Call, done: &mpsc::UnboundedSender<Bytes>) {
+        let mut ticket = match (&self.ctx.server, self.service) {
+            (Some(server), Service::Client)
+                if matches!(call.header.method_name(), "Get" | "Multi") =>
+            {
+                Some(server.reads().enter())
+            }
+            _ => None,
+        };
+        if let Some(t) = &ticket {
+            let (ctx, codec) = (&*self.ctx, self.codec);
+            let out = &mut self.output;
+            let mark = out.len();
+            match t.try_inline(|| answer_read_only(ctx, codec, &call, out)) {
+                Some(true) => return,
+                // Not a read after all (a multi with writes): not counted as one.
+                Some(false) => ticket = None,
+                // A read that may block (not tried, or it needed an uncached block): counted
+                // until it is answered; whatever reply the refused attempt made is dropped.
+                None => self.output.truncate(mark),
+            }
+        }
+        self.waiting += 1;
+        let (ctx, service, codec, done) =
+            (self.ctx.clone(), self.service, self.codec, done.clone());
+        tokio::spawn(async move {
+            let call_id = call.header.call_id();
+            let reply = tokio::task::spawn_blocking(move || {
+                let _ticket = ticket;
+                let mut out = BytesMut::new();
+                handle(&ctx, service, codec, &call, &mut out);
+                out.freeze()
+            })
+            .await
+            .unwrap_or_else(|e| {
+                frame::encode_exception(
+                    call_id,
+                    HBaseError {
+                        class: "java.io.IOException",
+                        message: format!("internal error: {e}"),
+                        do_not_retry: false,
+                    }
+                    .to_response(),
+                )
+            });
+            let _ = done.send(reply);
+        });
+    }
+}
+
+/// Appends the reply of `call`, a `ClientService` call, to `out` if it only reads user
+/// regions ([`client_svc::call_read_only`]); false (and `out` unchanged) if it is another
+/// call.
+fn answer_read_only(ctx: &Context, codec: Option<Codec>, call: &Call, out: &mut BytesMut) -> bool {
+    if !call.cell_block.is_empty() {
+        return false;
+    }
+    let method = call.header.method_name();
+    let mut cells = CellsOut::new(codec);
+    let Some(result) = client_svc::call_read_only(ctx, method, &call.param, &mut cells) else {
+        return false;
+    };
+    reply(ctx, Service::Client, call, result, cells, out);
+    true
+}
+
+/// Runs one call and appends its reply frame to `out`.
+fn handle(ctx: &Context, service: Service, codec: Option<Codec>, call: &Call, out: &mut BytesMut) {
+    let mut cells = CellsOut::new(codec);
+    let result = dispatch(ctx, service, codec, call, &mut cells);
+    reply(ctx, service, call, result, cells, out);
+}
+
+/// Appends the reply frame of `call`'s `result` (and `cells`) to `out`.
+fn reply(
+    ctx: &Context,
+    service: Service,
+    call: &Call,
+    result: Result<Vec<u8>, HBaseError>,
+    cells: CellsOut,
+    out: &mut BytesMut,
+) {
     let call_id = call.header.call_id();
-    let method = call.header.method_name().to_string();
-    let mut out = CellsOut::new(codec);
-    let result = dispatch(ctx, service, codec, &method, call, &mut out);
     if ctx.trace {
+        let method = call.header.method_name();
         match &result {
             Ok(_) => eprintln!("hbase-rpc: {service:?}.{method} #{call_id}: ok"),
             Err(e) => eprintln!(
@@ -390,8 +518,8 @@ fn handle(ctx: &Context, service: Service, codec: Option<Codec>, call: Call) -> 
         }
     }
     match result {
-        Ok(message) => frame::encode_reply(call_id, &message, out.finish().as_deref()),
-        Err(e) => frame::encode_exception(call_id, e.to_response()),
+        Ok(message) => frame::put_reply(out, call_id, &message, cells.finish().as_deref()),
+        Err(e) => frame::put_exception(out, call_id, e.to_response()),
     }
 }
 
@@ -399,10 +527,10 @@ fn dispatch(
     ctx: &Context,
     service: Service,
     codec: Option<Codec>,
-    method: &str,
-    call: Call,
+    call: &Call,
     out: &mut CellsOut,
 ) -> Result<Vec<u8>, HBaseError> {
+    let method = call.header.method_name();
     let block = if call.cell_block.is_empty() {
         Vec::new()
     } else {

@@ -28,6 +28,7 @@ use strata_storage::wal::Wal;
 use strata_storage::{Error, Region, RegionConfig, Result};
 
 use crate::config::ServerConfig;
+use crate::inline::ReadGate;
 use crate::observe::Observer;
 use crate::row_cache::{RegionCache, RowCache, RowCacheStats};
 
@@ -131,6 +132,7 @@ pub struct RegionServer {
     regions: RwLock<Regions>,
     counters: ServerCounters,
     observer: Observer,
+    reads: ReadGate,
     started: Instant,
 }
 
@@ -210,6 +212,7 @@ impl RegionServer {
             regions: RwLock::new(Regions::default()),
             counters: ServerCounters::default(),
             observer,
+            reads: ReadGate::default(),
             started: Instant::now(),
         }))
     }
@@ -227,6 +230,12 @@ impl RegionServer {
     /// Request figures, slow operations and key-access heatmaps.
     pub fn observer(&self) -> &Observer {
         &self.observer
+    }
+
+    /// The reads in flight, whichever protocol serves them: who may run inline
+    /// ([`crate::inline`]).
+    pub fn reads(&self) -> &ReadGate {
+        &self.reads
     }
 
     /// Time since the server opened.

@@ -20,6 +20,7 @@ pub mod config;
 pub mod files;
 pub mod frames;
 pub mod host;
+pub mod inline;
 pub mod observe;
 pub mod row_cache;
 pub mod scan;

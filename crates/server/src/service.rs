@@ -5,9 +5,10 @@
 //! cached blocks (the common case) never leaves it. A read that needs an uncached block fails
 //! fast without side effects and is run again on a blocking thread, as writes always are
 //! (they may wait for a WAL sync). Only one read at a time is served inline
-//! (`INLINE_READS_MAX`); reads arriving meanwhile use the blocking pool.
+//! ([`crate::inline`], shared with the server's other protocols); reads arriving meanwhile
+//! use the blocking pool.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -19,7 +20,6 @@ use strata_proto::convert::{
 };
 use strata_proto::pb;
 use strata_proto::pb::data_server::Data;
-use strata_sstable::cache_only::cache_only;
 use tonic::{Request, Response, Status};
 
 use crate::host::RegionServer;
@@ -31,35 +31,12 @@ use crate::status::{from_storage, internal, invalid, not_serving};
 #[derive(Clone)]
 pub struct DataService {
     server: Arc<RegionServer>,
-    /// Reads being served now (inline or on the blocking pool), shared by the clones tonic
-    /// makes of the service.
-    reads_in_flight: Arc<AtomicUsize>,
-}
-
-/// Most reads in flight (the new one included) for a read to be tried inline. An inline read
-/// holds a runtime worker; while one runs, further reads go to the blocking pool so they run
-/// in parallel and a worker stays free for the sockets. Measured on 2 cores, YCSB C with 8
-/// client threads (docs/rfcs/0013-request-path.md): 1 gives 0.5x the server CPU per read and
-/// 1.1-1.25x the throughput of always using the pool; 2 or unbounded lose 27-48% of the
-/// throughput and triple p95, as reads queue behind each other on busy workers.
-const INLINE_READS_MAX: usize = 1;
-
-/// Counts a read in flight until dropped.
-struct InFlight<'a>(&'a AtomicUsize);
-
-impl Drop for InFlight<'_> {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::Relaxed);
-    }
 }
 
 impl DataService {
     /// A service answering from `server`'s regions.
     pub fn new(server: Arc<RegionServer>) -> Self {
-        DataService {
-            server,
-            reads_in_flight: Arc::new(AtomicUsize::new(0)),
-        }
+        DataService { server }
     }
 
     /// The tonic server for this service, with Strata's message-size limits.
@@ -116,19 +93,12 @@ impl DataService {
         T: Send + 'static,
         F: Fn(&RegionServer) -> Result<strata_storage::Result<T>, Status> + Send + 'static,
     {
-        let in_flight = self.reads_in_flight.fetch_add(1, Ordering::Relaxed) + 1;
-        let _counted = InFlight(&self.reads_in_flight);
-        if in_flight <= INLINE_READS_MAX {
-            // A panic is answered as an internal error, as it is from a blocking thread.
-            let inline = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                cache_only(|| f(&self.server))
-            }))
-            .map_err(|_| internal("the read panicked"))?;
-            match inline? {
-                Ok(value) => return Ok(value),
-                Err(e) if e.is_would_block() => {}
-                Err(e) => return Err(from_storage(&e)),
-            }
+        let ticket = self.server.reads().enter();
+        match ticket.try_inline(|| f(&self.server)) {
+            Some(Ok(Ok(value))) => return Ok(value),
+            Some(Ok(Err(e))) => return Err(from_storage(&e)),
+            Some(Err(status)) => return Err(status),
+            None => {}
         }
         let server = self.server.clone();
         tokio::task::spawn_blocking(move || f(&server))

@@ -16,6 +16,8 @@ use crate::error::Error;
 
 thread_local! {
     static CACHE_ONLY: Cell<bool> = const { Cell::new(false) };
+    /// Reads refused on this thread (see [`cache_only_refused`]).
+    static REFUSED: Cell<u64> = const { Cell::new(0) };
 }
 
 /// Runs `f` with store-file reads limited to the block cache: a read that misses it fails with
@@ -32,6 +34,15 @@ pub fn cache_only<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
+/// Runs `f` as [`cache_only`] does; also true if any read was refused inside it, even one
+/// whose error `f` handled or turned into something else (an exception in one of a batch's
+/// results, say). A caller that sees true runs `f` again where it may block.
+pub fn cache_only_refused<R>(f: impl FnOnce() -> R) -> (R, bool) {
+    let before = REFUSED.with(Cell::get);
+    let result = cache_only(f);
+    (result, REFUSED.with(Cell::get) != before)
+}
+
 /// True if `e` is the error of a read refused inside [`cache_only`].
 pub fn is_would_block(e: &Error) -> bool {
     matches!(e, Error::Io { source, .. } if source.kind() == io::ErrorKind::WouldBlock)
@@ -41,6 +52,7 @@ pub fn is_would_block(e: &Error) -> bool {
 /// from its source.
 pub(crate) fn check(file: &str) -> Result<(), Error> {
     if CACHE_ONLY.with(Cell::get) {
+        REFUSED.with(|r| r.set(r.get().wrapping_add(1)));
         return Err(Error::io(
             file,
             io::Error::new(
@@ -69,6 +81,13 @@ mod tests {
         let caught = std::panic::catch_unwind(|| cache_only(|| panic!("boom")));
         assert!(caught.is_err());
         assert!(check("f").is_ok(), "restored after a panic");
+        let (swallowed, refused) = cache_only_refused(|| check("f").is_err());
+        assert!(
+            swallowed && refused,
+            "a refusal is seen even if its error is dropped"
+        );
+        let ((), refused) = cache_only_refused(|| ());
+        assert!(!refused, "no read, no refusal");
         let other = Error::io("f", io::Error::other("disk"));
         assert!(!is_would_block(&other));
     }

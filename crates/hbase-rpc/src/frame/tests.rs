@@ -136,3 +136,71 @@ mod garbage {
         }
     }
 }
+
+#[test]
+fn buffered_frames_are_taken_whole_one_at_a_time() {
+    let first = encode_request(1, "Get", &get_request(), &[]);
+    let second = encode_request(2, "Get", &get_request(), b"cells");
+    let mut input = BytesMut::new();
+    input.extend_from_slice(&first);
+    input.extend_from_slice(&second[..7]);
+    assert_eq!(
+        frame_needs(&input[first.len()..], 1 << 20),
+        second.len() - 7
+    );
+    let call = decode_call(take_frame(&mut input, 1 << 20).unwrap().unwrap()).unwrap();
+    assert_eq!(call.header.call_id(), 1);
+    assert!(
+        take_frame(&mut input, 1 << 20).unwrap().is_none(),
+        "the second is partial"
+    );
+    assert_eq!(input.len(), 7, "nothing of a partial frame is taken");
+    input.extend_from_slice(&second[7..]);
+    assert_eq!(frame_needs(&input, 1 << 20), 0);
+    let call = decode_call(take_frame(&mut input, 1 << 20).unwrap().unwrap()).unwrap();
+    assert_eq!(
+        (call.header.call_id(), &call.cell_block[..]),
+        (2, &b"cells"[..])
+    );
+    assert!(input.is_empty());
+    for short in 0..4 {
+        let mut input = BytesMut::from(&first[..short]);
+        assert!(take_frame(&mut input, 1 << 20).unwrap().is_none());
+        assert_eq!(
+            frame_needs(&input, 1 << 20),
+            0,
+            "the length is not read yet"
+        );
+    }
+}
+
+#[test]
+fn a_buffered_frame_over_the_limit_is_refused_before_it_arrives() {
+    let mut input = BytesMut::from(&u32::MAX.to_be_bytes()[..]);
+    assert!(matches!(
+        take_frame(&mut input, 1 << 20),
+        Err(FrameError::TooLarge { len, max }) if len == u32::MAX as usize && max == 1 << 20
+    ));
+    assert_eq!(input.len(), 4, "nothing is taken");
+    assert_eq!(frame_needs(&input, 1 << 20), 0);
+}
+
+#[test]
+fn replies_appended_to_a_buffer_are_the_encoded_ones() {
+    let mut out = BytesMut::new();
+    put_reply(&mut out, 3, b"msg", Some(b"cells"));
+    put_exception(&mut out, 4, pb::ExceptionResponse::default());
+    let mut expected = BytesMut::new();
+    expected.extend_from_slice(&encode_reply(3, b"msg", Some(b"cells")));
+    expected.extend_from_slice(&encode_exception(4, pb::ExceptionResponse::default()));
+    assert_eq!(out, expected);
+    let first = take_frame(&mut out, 1 << 20).unwrap().unwrap();
+    let (header, message, block) = decode_reply(first).unwrap();
+    assert_eq!(
+        (header.call_id(), &message[..], &block[..]),
+        (3, &b"msg"[..], &b"cells"[..])
+    );
+    let (header, _, _) = decode_reply(take_frame(&mut out, 1 << 20).unwrap().unwrap()).unwrap();
+    assert_eq!(header.call_id(), 4);
+    assert!(header.exception.is_some());
+}
