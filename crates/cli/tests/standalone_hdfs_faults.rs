@@ -11,16 +11,14 @@
 mod own_hdfs;
 mod support;
 
-use own_hdfs::OwnHdfs;
+use own_hdfs::{assert_present, put, OwnHdfs};
 
 use support::Killed;
 
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use bytes::Bytes;
-use strata_client::{ClientOptions, Connection, Table};
-use strata_model::ops::{Get, Put};
+use strata_client::{ClientOptions, Connection};
 use strata_model::schema::{FamilyDescriptor, TableDescriptor, TableName};
 use strata_proto::pb::ErrorCode;
 
@@ -57,25 +55,6 @@ fn an_unreachable_namenode_fails_the_start_within_seconds_naming_the_url() {
     assert!(!status.success());
     assert!(took < Duration::from_secs(15), "took {took:?}");
     assert!(err.contains(&url), "{err}");
-}
-
-fn row(i: u32) -> Bytes {
-    Bytes::from(format!("row{i:06}"))
-}
-
-fn put(i: u32) -> Put {
-    Put::new(row(i)).add("f", "q", Bytes::from(format!("v{i}")))
-}
-
-async fn assert_present(table: &Table, acked: &[u32]) {
-    for &i in acked {
-        let got = table.get(&Get::new(row(i))).await.unwrap();
-        assert_eq!(
-            got.first().map(|c| c.value.clone()),
-            Some(Bytes::from(format!("v{i}"))),
-            "acknowledged row {i} lost"
-        );
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -9,36 +9,17 @@
 mod own_hdfs;
 mod support;
 
-use own_hdfs::OwnHdfs;
+use own_hdfs::{assert_present, put, row, OwnHdfs};
 use support::Killed;
 
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use strata_client::{ClientOptions, Connection, Table};
-use strata_model::ops::{Get, Put};
+use strata_client::{ClientOptions, Connection};
+use strata_model::ops::Get;
 use strata_model::schema::{FamilyDescriptor, TableDescriptor, TableName};
 use strata_proto::pb::ErrorCode;
-
-fn row(i: u32) -> Bytes {
-    Bytes::from(format!("row{i:06}"))
-}
-
-fn put(i: u32) -> Put {
-    Put::new(row(i)).add("f", "q", Bytes::from(format!("v{i}")))
-}
-
-async fn assert_present(table: &Table, acked: &[u32]) {
-    for &i in acked {
-        let got = table.get(&Get::new(row(i))).await.unwrap();
-        assert_eq!(
-            got.first().map(|c| c.value.clone()),
-            Some(Bytes::from(format!("v{i}"))),
-            "acknowledged row {i} lost"
-        );
-    }
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn with_the_namenode_down_nothing_hangs_and_every_acknowledged_write_survives() {

@@ -8,6 +8,10 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use bytes::Bytes;
+use strata_client::Table;
+use strata_model::ops::{Get, Put};
+
 /// Stopped when dropped.
 pub struct OwnHdfs {
     _dir: tempfile::TempDir,
@@ -78,5 +82,27 @@ impl OwnHdfs {
 impl Drop for OwnHdfs {
     fn drop(&mut self) {
         self.run(&["stop"]);
+    }
+}
+
+/// The row key of test write `i`.
+pub fn row(i: u32) -> Bytes {
+    Bytes::from(format!("row{i:06}"))
+}
+
+/// Test write `i`: `f:q = v<i>`.
+pub fn put(i: u32) -> Put {
+    Put::new(row(i)).add("f", "q", Bytes::from(format!("v{i}")))
+}
+
+/// Every acknowledged write reads back.
+pub async fn assert_present(table: &Table, acked: &[u32]) {
+    for &i in acked {
+        let got = table.get(&Get::new(row(i))).await.unwrap();
+        assert_eq!(
+            got.first().map(|c| c.value.clone()),
+            Some(Bytes::from(format!("v{i}"))),
+            "acknowledged row {i} lost"
+        );
     }
 }
