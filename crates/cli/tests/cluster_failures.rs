@@ -480,6 +480,61 @@ async fn direct_puts(addr: &str) -> Vec<Result<(), String>> {
     results
 }
 
+/// The same puts over the framed protocol (a raw connection: preface, one frame per put,
+/// each answered before the next is sent).
+async fn direct_framed_puts(addr: &str) -> Vec<Result<(), String>> {
+    use strata_proto::frame::{self, Method, PREFACE, RESPONSE_OK};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = match tokio::net::TcpStream::connect(addr).await {
+        Ok(s) => s,
+        Err(e) => return vec![Err(format!("connect: {e}"))],
+    };
+    if let Err(e) = stream.write_all(&PREFACE).await {
+        return vec![Err(format!("preface: {e}"))];
+    }
+    let mut results = Vec::new();
+    let mut input = bytes::BytesMut::new();
+    for (id, r) in ["000-stale", "250-stale", "500-stale", "750-stale"]
+        .into_iter()
+        .enumerate()
+    {
+        let mut rm = RowMutations::new(Bytes::from(r));
+        rm.add(Put::new(Bytes::from(r)).add("f", "q", Bytes::from("stale")))
+            .unwrap();
+        let req = pb::MutateRequest {
+            table: "t".into(),
+            mutations: Some(strata_proto::convert::row_mutations_to_pb(&rm)),
+        };
+        let mut out = bytes::BytesMut::new();
+        frame::put_frame(&mut out, id as u32, Method::Mutate as u8, &req);
+        let answer = async {
+            stream.write_all(&out).await.map_err(|e| e.to_string())?;
+            loop {
+                if let Some(f) = frame::take_frame(&mut input).map_err(|e| e.to_string())? {
+                    return Ok::<_, String>(f);
+                }
+                if stream
+                    .read_buf(&mut input)
+                    .await
+                    .map_err(|e| e.to_string())?
+                    == 0
+                {
+                    return Err("connection closed".to_string());
+                }
+            }
+        };
+        results.push(
+            match tokio::time::timeout(Duration::from_secs(5), answer).await {
+                Ok(Ok(f)) if f.kind == RESPONSE_OK => Ok(()),
+                Ok(Ok(f)) => Err(format!("error frame for call {}", f.id)),
+                Ok(Err(e)) => Err(e),
+                Err(_) => Err("timed out".into()),
+            },
+        );
+    }
+    results
+}
+
 #[test]
 fn a_region_server_stopped_past_its_lease_serves_nothing_when_woken() {
     let Some(e) = engines() else { return };
@@ -519,6 +574,11 @@ fn a_region_server_stopped_past_its_lease_serves_nothing_when_woken() {
     assert!(
         refused.iter().all(Result::is_err),
         "the woken server accepted a write for a region it lost: {refused:?}"
+    );
+    let refused = rt.block_on(direct_framed_puts(&victim_addr));
+    assert!(
+        refused.iter().all(Result::is_err),
+        "the woken server accepted a framed write for a region it lost: {refused:?}"
     );
     let woke = Instant::now();
     loop {

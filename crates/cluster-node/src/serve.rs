@@ -1,13 +1,14 @@
-//! Running a region server with data: the coordination state machine on a thread, the gRPC
-//! data and admin services on a tokio runtime, and the **gate** between them that refuses
-//! every data request once the lease's self-fencing deadline has passed, whatever the
-//! coordination thread is doing (it may be blocked in a slow open or an etcd call).
+//! Running a region server with data: the coordination state machine on a thread, the data
+//! service (gRPC and the framed protocol on one port) and the admin service on a tokio
+//! runtime, and the **gate** between them that refuses every data request once the lease's
+//! self-fencing deadline has passed, whatever the coordination thread is doing (it may be
+//! blocked in a slow open or an etcd call).
 //!
 //! ```text
 //!  etcd ◀──lease, orders, acks──▶ tick thread ──open/close──▶ StorageHost ──▶ RegionServer
 //!                                     │ deadline                                 ▲
 //!                                     ▼                                          │
-//!  client ──gRPC──▶ gate (now < deadline?) ──▶ DataService ─────────────────────┘
+//!  client ─gRPC or frames─▶ gate (now < deadline?) ──▶ DataService ───────────────┘
 //!         ──gRPC──▶ ClusterAdmin (locate, create, drop: etcd)
 //! ```
 //!
@@ -25,8 +26,6 @@ use strata_cluster::node::TICK;
 use strata_cluster::regionserver::{RegionServer as Coordination, RegionServerConfig};
 use strata_proto::pb::ErrorCode;
 use strata_server::{DataService, RegionServer, ServerConfig};
-use tonic::service::interceptor::InterceptedService;
-use tonic::Request;
 
 use crate::admin::ClusterAdmin;
 use crate::counted::{CountedHost, CountedKv, KvCounts, OrderCounts};
@@ -194,19 +193,18 @@ pub fn run_with(
 
     let gate = Gate::new();
     let refuse = gate.clone();
-    let data = InterceptedService::new(
-        DataService::new(server.clone()).into_server(),
-        move |req: Request<()>| {
-            if refuse.is_open() {
-                Ok(req)
-            } else {
-                Err(strata_proto::status(
-                    ErrorCode::NotServingRegion,
-                    "this region server is not serving (its lease is not held)",
-                ))
-            }
-        },
-    );
+    // Every data request, over gRPC or the framed protocol, is refused while the lease is
+    // not held (no split brain).
+    let data = DataService::new(server.clone()).with_admission(Arc::new(move || {
+        if refuse.is_open() {
+            Ok(())
+        } else {
+            Err(strata_proto::status(
+                ErrorCode::NotServingRegion,
+                "this region server is not serving (its lease is not held)",
+            ))
+        }
+    }));
     // etcd clients own a runtime, which must not be dropped on the gRPC runtime's threads:
     // these handles are the last ones, dropped on this thread at the end.
     let admin_kv = Arc::new(connect(&config.etcd)?);
@@ -214,10 +212,15 @@ pub fn run_with(
     let admin = ClusterAdmin::new(admin_kv.clone(), config.layout.clone(), server.clone());
     let layout = config.layout.clone();
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    // One port for both protocols: framed connections are served by the data service's
+    // own connection tasks, the others go to tonic (RFC 0013, Decision 5).
+    let (incoming, accepting) = {
+        let _entered = runtime.enter();
+        strata_server::frames::split_listener(listener, data.clone())
+    };
     let router = tonic::transport::Server::builder()
-        .add_service(data)
+        .add_service(data.into_server())
         .add_service(admin.into_server());
-    let incoming = tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true));
     let serving = runtime.spawn(router.serve_with_incoming_shutdown(incoming, async {
         let _ = stop_rx.await;
     }));
@@ -352,6 +355,7 @@ pub fn run_with(
     } else {
         rs.abort("stopped");
     }
+    accepting.stop();
     let _ = stop_tx.send(());
     let _ = runtime.block_on(serving);
     if let Some(http) = http {

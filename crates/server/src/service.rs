@@ -27,16 +27,36 @@ use crate::observe::{Call, Op};
 use crate::scan::scan_page;
 use crate::status::{from_storage, internal, invalid, not_serving};
 
+/// Whether a request may be served now (`Err`: the status to answer instead). A cluster
+/// region server refuses every data request while it does not hold its lease.
+pub type Admission = Arc<dyn Fn() -> Result<(), Status> + Send + Sync>;
+
 /// The data service over a [`RegionServer`].
 #[derive(Clone)]
 pub struct DataService {
     server: Arc<RegionServer>,
+    admission: Option<Admission>,
 }
 
 impl DataService {
     /// A service answering from `server`'s regions.
     pub fn new(server: Arc<RegionServer>) -> Self {
-        DataService { server }
+        DataService {
+            server,
+            admission: None,
+        }
+    }
+
+    /// The same service, asking `admission` before each request runs, whichever protocol
+    /// carried it (gRPC or frames).
+    pub fn with_admission(mut self, admission: Admission) -> Self {
+        self.admission = Some(admission);
+        self
+    }
+
+    /// `admission`'s answer (requests are always admitted without one).
+    fn admitted(&self) -> Result<(), Status> {
+        self.admission.as_ref().map_or(Ok(()), |admit| admit())
     }
 
     /// The tonic server for this service, with Strata's message-size limits.
@@ -55,6 +75,10 @@ impl DataService {
             .counters()
             .requests
             .fetch_add(1, Ordering::Relaxed);
+        if let Err(refused) = self.admitted() {
+            self.server.observer().finish(call, false);
+            return Err(refused);
+        }
         let server = self.server.clone();
         let result = tokio::task::spawn_blocking(move || f(&server))
             .await
@@ -82,6 +106,10 @@ impl DataService {
             .counters()
             .requests
             .fetch_add(1, Ordering::Relaxed);
+        if let Err(refused) = self.admitted() {
+            self.server.observer().finish(call, false);
+            return Err(refused);
+        }
         let result = self.read_inline_or_blocking(f).await;
         self.server.observer().finish(call, result.is_ok());
         result
