@@ -40,7 +40,7 @@ pub struct Args {
     phase: Phase,
     /// The protocol of data requests: grpc, or frames (Strata's framed protocol on the same
     /// port).
-    #[arg(long, default_value = "grpc")]
+    #[arg(long, default_value = "frames")]
     protocol: strata_client::Protocol,
 }
 

@@ -31,7 +31,7 @@ pub struct Common {
     #[arg(long, default_value = "127.0.0.1:16000")]
     server: String,
     /// The protocol of data requests: grpc, or frames.
-    #[arg(long, default_value = "grpc")]
+    #[arg(long, default_value = "frames")]
     protocol: Protocol,
     /// Client threads (each with its own mutator or reader).
     #[arg(long, default_value_t = 8)]

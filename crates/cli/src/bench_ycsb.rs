@@ -40,7 +40,7 @@ pub struct Args {
     server: String,
     /// The protocol of data requests: grpc, or frames (Strata's framed protocol on the same
     /// port).
-    #[arg(long, default_value = "grpc")]
+    #[arg(long, default_value = "frames")]
     protocol: strata_client::Protocol,
     /// For load: (re)create the table, pre-split into this many regions as the HBase peer
     /// does (0 keeps an existing table).

@@ -15,9 +15,9 @@ pub struct Args {
     /// Where the Thrift service listens.
     #[arg(long, default_value = "127.0.0.1:9090")]
     listen: SocketAddr,
-    /// The protocol of data requests to region servers: grpc, or frames (Strata's framed
-    /// protocol; a standalone server speaks it on its usual port).
-    #[arg(long, default_value = "grpc")]
+    /// The protocol of data requests to region servers: frames (Strata's framed protocol,
+    /// which every server speaks on its usual port) or grpc.
+    #[arg(long, default_value = "frames")]
     protocol: strata_client::Protocol,
     /// Serve a cluster found through etcd (endpoints, comma-separated host:port) instead of
     /// --server: any live region server answers locations and table DDL.
@@ -83,10 +83,6 @@ pub fn run(args: &Args) -> Result<(), String> {
     // client runs one of its own).
     let cluster = if args.etcd.is_empty() {
         None
-    } else if args.protocol != strata_client::Protocol::Grpc {
-        return Err("--protocol frames is served by standalone servers only; \
-                    cluster region servers speak grpc"
-            .to_string());
     } else {
         Some(crate::cluster_cmd::server_addresses(
             &args.etcd,
@@ -105,7 +101,11 @@ pub fn run(args: &Args) -> Result<(), String> {
                 args.server.clone(),
             ),
             Some(addrs) => {
-                let conn = strata_client::Connection::connect_any(addrs, Default::default())
+                let options = strata_client::ClientOptions {
+                    protocol: args.protocol,
+                    ..Default::default()
+                };
+                let conn = strata_client::Connection::connect_any(addrs, options)
                     .await
                     .map_err(|e| {
                         format!("cannot reach the cluster's region servers {addrs:?}: {e}")
