@@ -6,8 +6,8 @@
 #   HBASE_PEER=/path/to/hbase-peer RECORDS=... ./scripts/bench-ycsb.sh   # also runs HBase
 #   STRATA_ARGS="--block-cache-mib 3072" ...   # extra `strata standalone` flags (HBase's peer
 #                                              # gives its block cache 0.4 × an 8 GiB heap)
-#   PROTOCOL=frames ...   # the YCSB client's data requests over Strata's framed protocol
-#                         # (default grpc; RFC 0013)
+#   PROTOCOL=grpc ...     # the YCSB client's data requests over gRPC instead of Strata's framed protocol
+#                         # (default frames, the client's default; RFC 0013)
 #
 # HBASE_PEER is a directory with an HBase standalone harness (setup.sh, start.sh, stop.sh,
 # ycsb.sh load|run <workload>, writing YCSB reports into $PEER_DIR/results). Without it only
@@ -18,7 +18,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${RECORDS:=1000000}" "${THREADS:=8}" "${DURATION:=60}" "${WORKLOADS:=workloada workloadc}"
-: "${OUT:=data/bench-ycsb}" "${PORT:=16100}" "${PROTOCOL:=grpc}"
+: "${OUT:=data/bench-ycsb}" "${PORT:=16100}" "${PROTOCOL:=frames}"
 . scripts/lib/toolchain.sh
 ensure_rust
 cargo build --release --locked -q -p strata-cli --bin strata
