@@ -197,4 +197,12 @@ impl Rig {
             b: b.into(),
         })
     }
+
+    /// Asks for a split of `region` at `row`.
+    pub fn split(&mut self, region: &str, row: &str) -> Result<String, AdminError> {
+        self.master.submit(AdminRequest::Split {
+            region: region.into(),
+            row: Some(row.as_bytes().to_vec()),
+        })
+    }
 }
