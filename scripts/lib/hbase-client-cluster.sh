@@ -6,8 +6,8 @@
 # them, and asks for a region to be moved (done here with `strata cluster move`) to check that
 # the client re-locates it. Then strata.hbase.ClusterAdminTest bootstraps from the masters'
 # HBase RPC listeners (an active and a standby master): Admin's table lifecycle with split
-# keys, families, truncate, namespaces, getClusterMetrics(), partial results and heartbeats
-# (the region servers' scan time limit is set low). Everything is stopped on exit; each Java
+# keys, families, a region split and a merge, truncate, namespaces, getClusterMetrics(),
+# partial results and heartbeats (the region servers' scan time limit is set low). Everything is stopped on exit; each Java
 # run is bounded by `timeout`.
 
 : "${STRATA_ETCD_ENDPOINTS:?cluster mode needs etcd: set STRATA_ETCD_ENDPOINTS (scripts/etcd.sh)}"

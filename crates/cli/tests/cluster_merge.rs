@@ -12,64 +12,32 @@
 
 #[path = "support/cluster.rs"]
 mod cluster;
+#[path = "support/cluster_admin.rs"]
+mod cluster_admin;
 mod support;
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use strata_client::{ClientOptions, Connection, Error, Table};
+use strata_client::{Error, Table};
 use strata_cluster::etcd::EtcdKv;
 use strata_cluster::kv::{range_all, Kv, Op, Txn};
 use strata_cluster::layout::Layout;
-use strata_cluster::master::{submit_request, take_result, AdminRequest};
+use strata_cluster::master::{take_result, AdminRequest};
 use strata_cluster::record::{RegionRecord, RegionState};
 use strata_model::ops::{Get, Put};
 use strata_model::schema::{FamilyDescriptor, TableDescriptor, TableName};
 use strata_proto::pb::ErrorCode;
 
-use cluster::{engines, start, Cluster, Engines};
+use cluster::{engines, Cluster};
+use cluster_admin::{
+    balancer_off, blocking, connect_with_table, etcd, region_dir, regions, request, standby,
+    wait_for, writers,
+};
 use support::key;
-
-fn options() -> ClientOptions {
-    ClientOptions {
-        retry_max: Duration::from_millis(300),
-        retries: 200,
-        ..ClientOptions::default()
-    }
-}
-
-/// Runs blocking `f` (the etcd client blocks on a runtime of its own) off the test's runtime.
-fn blocking<T>(f: impl FnOnce() -> T) -> T {
-    tokio::task::block_in_place(f)
-}
-
-fn etcd(e: &Engines, cluster: &str) -> (EtcdKv, Layout) {
-    let kv = blocking(|| {
-        EtcdKv::connect(std::slice::from_ref(&e.etcd), Duration::from_secs(5)).unwrap()
-    });
-    (kv, Layout::new(&format!("/strata/{cluster}")))
-}
-
-/// The region records of `table` by name.
-fn regions(kv: &EtcdKv, layout: &Layout, table: &str) -> Vec<(String, RegionRecord)> {
-    blocking(|| range_all(kv, &layout.table_regions(table), 1000))
-        .unwrap()
-        .kvs
-        .into_iter()
-        .map(|item| {
-            let name = item
-                .key
-                .strip_prefix(&layout.regions())
-                .unwrap()
-                .to_string();
-            (name, RegionRecord::decode(&item.value).unwrap())
-        })
-        .collect()
-}
 
 /// The regions of `table` that serve rows (merged parents left out), by start row.
 fn live(kv: &EtcdKv, layout: &Layout, table: &str) -> Vec<(String, RegionRecord)> {
@@ -79,30 +47,6 @@ fn live(kv: &EtcdKv, layout: &Layout, table: &str) -> Vec<(String, RegionRecord)
         .collect();
     all.sort_by(|a, b| a.1.start.cmp(&b.1.start));
     all
-}
-
-/// Waits (at most `limit`) until `done` holds.
-fn wait_for(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
-    let deadline = Instant::now() + limit;
-    while !done() {
-        assert!(Instant::now() < deadline, "{what}: not within {limit:?}");
-        blocking(|| std::thread::sleep(Duration::from_millis(100)));
-    }
-}
-
-/// Submits `req` through etcd as request `id`; answers the master's result.
-fn request(kv: &EtcdKv, layout: &Layout, id: &str, req: &AdminRequest) -> String {
-    blocking(|| submit_request(kv, layout, id, req)).unwrap();
-    let mut result = None;
-    wait_for(
-        &format!("request {id} answered"),
-        Duration::from_secs(20),
-        || {
-            result = blocking(|| take_result(kv, layout, id)).ok().flatten();
-            result.is_some()
-        },
-    );
-    result.unwrap()
 }
 
 /// Moves `region` onto `server` (a full server name) and waits until it is open there.
@@ -128,41 +72,8 @@ fn move_to(kv: &EtcdKv, layout: &Layout, region: &str, server: &str) {
     });
 }
 
-fn region_dir(root: &Path, region: &str) -> PathBuf {
-    let (table, id) = strata_cluster_node::names::region_id(region).unwrap();
-    strata_server::ServerConfig::new(root, String::new())
-        .table_dir(&TableName::parse(&table).unwrap())
-        .join(strata_storage::region::region_dir_name(id))
-}
-
 fn storage_id(region: &str) -> u64 {
     strata_cluster_node::names::region_id(region).unwrap().1
-}
-
-/// Writers putting rows `from..` (value `v<i>`) until `stop`; answers the rows acknowledged.
-fn writers(
-    table: &Table,
-    from: u64,
-    n: u64,
-    stop: &Arc<AtomicBool>,
-) -> Vec<tokio::task::JoinHandle<Vec<u64>>> {
-    (0..n)
-        .map(|w| {
-            let (table, stop) = (table.clone(), stop.clone());
-            tokio::spawn(async move {
-                let mut acked = Vec::new();
-                let mut i = from + w;
-                while !stop.load(Ordering::Relaxed) {
-                    let put = Put::new(wkey(i)).add("f", "q", Bytes::from(format!("v{i}")));
-                    if table.put(&put).await.is_ok() {
-                        acked.push(i);
-                    }
-                    i += n;
-                }
-                acked
-            })
-        })
-        .collect()
 }
 
 /// Writer `i`'s row: one row per write, spread over the whole key space (every region
@@ -184,31 +95,19 @@ fn code<T: std::fmt::Debug>(r: Result<T, Error>) -> ErrorCode {
     r.unwrap_err().code
 }
 
-async fn balancer_off(kv: &EtcdKv, layout: &Layout) {
-    // No balancing moves: a region in a move refuses a merge request ("in transition").
-    let off = AdminRequest::SetBalancer { on: false };
-    request(kv, layout, "balancer-off", &off);
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn regions_merge_under_writers_together_and_apart() {
     let Some(e) = engines() else { return };
     let started = Instant::now();
     let c = Cluster::start(&e, "merge", 2);
     let (kv, layout) = etcd(&e, &c.name);
-    balancer_off(&kv, &layout).await;
+    balancer_off(&kv, &layout);
     let storage_root =
         strata_shared_storage::open_root(&c.root, Some(&e.http), Duration::from_secs(10)).unwrap();
     let (storage, root) = (storage_root.storage.clone(), storage_root.path.clone());
-    let conn = Connection::connect_any(&c.addrs(), options())
-        .await
-        .unwrap();
-    let admin = conn.admin();
-    let t = TableDescriptor::new(TableName::parse("t").unwrap())
-        .with_family(FamilyDescriptor::new("f"));
     let splits: Vec<Bytes> = [250_000, 500_000, 750_000].map(key).to_vec();
-    admin.create_table(&t, &splits).await.unwrap();
-    let table = conn.table("t").unwrap();
+    let (conn, table) = connect_with_table(&c, &splits).await;
+    let admin = conn.admin();
     for i in 0..400 {
         let put = Put::new(key(i * 2500)).add("f", "q", Bytes::from(format!("v{}", i * 2500)));
         table.put(&put).await.unwrap();
@@ -323,7 +222,7 @@ async fn regions_merge_under_writers_together_and_apart() {
 
     // Merges under writers.
     let stop = Arc::new(AtomicBool::new(false));
-    let running = writers(&table, 1_000_000, 2, &stop);
+    let running = writers(&table, 1_000_000, 2, &stop, wkey);
     tokio::time::sleep(Duration::from_millis(300)).await;
     let t0 = Instant::now();
     admin
@@ -429,42 +328,17 @@ async fn the_standby_master_finishes_a_merge_when_the_active_one_is_killed() {
     let Some(e) = engines() else { return };
     let started = Instant::now();
     let mut c = Cluster::start(&e, "mergefail", 2);
-    let standby_args: Vec<String> = [
-        "master",
-        "--etcd",
-        &e.etcd,
-        "--cluster",
-        &c.name,
-        "--ttl",
-        "2",
-        "--root",
-        &c.root,
-        "--hdfs-http",
-        &e.http,
-        "--advertise",
-        "127.0.0.1:17998",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    let (standby, _) = start(&standby_args, "standing by");
+    let standby = standby(&e, &c, "127.0.0.1:17998");
     let (kv, layout) = etcd(&e, &c.name);
-    balancer_off(&kv, &layout).await;
-    let conn = Connection::connect_any(&c.addrs(), options())
-        .await
-        .unwrap();
-    let admin = conn.admin();
-    let t = TableDescriptor::new(TableName::parse("t").unwrap())
-        .with_family(FamilyDescriptor::new("f"));
-    admin.create_table(&t, &[key(500_000)]).await.unwrap();
-    let table = conn.table("t").unwrap();
+    balancer_off(&kv, &layout);
+    let (_conn, table) = connect_with_table(&c, &[key(500_000)]).await;
     for i in 0..2000 {
         let put = Put::new(key(i * 500)).add("f", "q", Bytes::from(format!("v{}", i * 500)));
         table.put(&put).await.unwrap();
     }
     let acked_before: BTreeSet<u64> = (0..2000).map(|i| i * 500).collect();
     let stop = Arc::new(AtomicBool::new(false));
-    let running = writers(&table, 1_000_000, 2, &stop);
+    let running = writers(&table, 1_000_000, 2, &stop, wkey);
 
     // Submit the merge, and kill the active master as soon as it accepted it.
     let r = live(&kv, &layout, "t");

@@ -10,16 +10,18 @@
 
 #[path = "support/cluster.rs"]
 mod cluster;
+#[path = "support/cluster_admin.rs"]
+mod cluster_admin;
 mod support;
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use strata_client::{ClientOptions, Connection, Table};
+use strata_client::Table;
 use strata_cluster::etcd::EtcdKv;
 use strata_cluster::kv::range_all;
 use strata_cluster::layout::Layout;
@@ -29,87 +31,12 @@ use strata_model::ops::{Get, Put};
 use strata_model::schema::{FamilyDescriptor, TableDescriptor, TableName};
 use strata_storage::vfs::Storage;
 
-use cluster::{engines, start, Cluster, Engines};
+use cluster::{engines, Cluster};
+use cluster_admin::{
+    balancer_off, blocking, connect_with_table, etcd, region_dir, regions, standby, wait_for,
+    writers,
+};
 use support::key;
-
-fn options() -> ClientOptions {
-    ClientOptions {
-        retry_max: Duration::from_millis(300),
-        retries: 200,
-        ..ClientOptions::default()
-    }
-}
-
-/// Runs blocking `f` (the etcd client blocks on a runtime of its own) off the test's runtime.
-fn blocking<T>(f: impl FnOnce() -> T) -> T {
-    tokio::task::block_in_place(f)
-}
-
-fn etcd(e: &Engines, cluster: &str) -> (EtcdKv, Layout) {
-    let kv = blocking(|| {
-        EtcdKv::connect(std::slice::from_ref(&e.etcd), Duration::from_secs(5)).unwrap()
-    });
-    (kv, Layout::new(&format!("/strata/{cluster}")))
-}
-
-/// The region records of `table` by name.
-fn regions(kv: &EtcdKv, layout: &Layout, table: &str) -> Vec<(String, RegionRecord)> {
-    blocking(|| range_all(kv, &layout.table_regions(table), 1000))
-        .unwrap()
-        .kvs
-        .into_iter()
-        .map(|item| {
-            let name = item
-                .key
-                .strip_prefix(&layout.regions())
-                .unwrap()
-                .to_string();
-            (name, RegionRecord::decode(&item.value).unwrap())
-        })
-        .collect()
-}
-
-/// Waits (at most `limit`) until `done` holds.
-fn wait_for(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
-    let deadline = Instant::now() + limit;
-    while !done() {
-        assert!(Instant::now() < deadline, "{what}: not within {limit:?}");
-        blocking(|| std::thread::sleep(Duration::from_millis(100)));
-    }
-}
-
-fn region_dir(root: &Path, region: &str) -> PathBuf {
-    let (table, id) = strata_cluster_node::names::region_id(region).unwrap();
-    strata_server::ServerConfig::new(root, String::new())
-        .table_dir(&TableName::parse(&table).unwrap())
-        .join(strata_storage::region::region_dir_name(id))
-}
-
-/// Writers putting rows `from..` (value `v<i>`) until `stop`; answers the rows acknowledged.
-fn writers(
-    table: &Table,
-    from: u64,
-    n: u64,
-    stop: &Arc<AtomicBool>,
-) -> Vec<tokio::task::JoinHandle<Vec<u64>>> {
-    (0..n)
-        .map(|w| {
-            let (table, stop) = (table.clone(), stop.clone());
-            tokio::spawn(async move {
-                let mut acked = Vec::new();
-                let mut i = from + w;
-                while !stop.load(Ordering::Relaxed) {
-                    let put = Put::new(key(i)).add("f", "q", Bytes::from(format!("v{i}")));
-                    if table.put(&put).await.is_ok() {
-                        acked.push(i);
-                    }
-                    i += n;
-                }
-                acked
-            })
-        })
-        .collect()
-}
 
 async fn check_all(table: &Table, rows: &BTreeSet<u64>) {
     for i in rows {
@@ -133,27 +60,13 @@ async fn tables_split_under_writers_and_by_size() {
     let started = Instant::now();
     let c = Cluster::start(&e, "split", 2);
     let (kv, layout) = etcd(&e, &c.name);
-    // No balancing moves: a region in a move refuses a split request ("in transition").
-    let off = AdminRequest::SetBalancer { on: false };
-    blocking(|| submit_request(&kv, &layout, "balancer-off", &off)).unwrap();
-    wait_for("the balancer off", Duration::from_secs(20), || {
-        matches!(
-            blocking(|| take_result(&kv, &layout, "balancer-off")),
-            Ok(Some(_))
-        )
-    });
+    balancer_off(&kv, &layout);
     let storage_root =
         strata_shared_storage::open_root(&c.root, Some(&e.http), Duration::from_secs(10)).unwrap();
     let (storage, root): (Storage, PathBuf) =
         (storage_root.storage.clone(), storage_root.path.clone());
-    let conn = Connection::connect_any(&c.addrs(), options())
-        .await
-        .unwrap();
+    let (conn, table) = connect_with_table(&c, &[]).await;
     let admin = conn.admin();
-    let t = TableDescriptor::new(TableName::parse("t").unwrap())
-        .with_family(FamilyDescriptor::new("f"));
-    admin.create_table(&t, &[]).await.unwrap();
-    let table = conn.table("t").unwrap();
     for i in 0..400 {
         let put = Put::new(key(i)).add("f", "q", Bytes::from(format!("v{i}")));
         table.put(&put).await.unwrap();
@@ -162,7 +75,7 @@ async fn tables_split_under_writers_and_by_size() {
 
     // A split at a row while two writers write.
     let stop = Arc::new(AtomicBool::new(false));
-    let running = writers(&table, 1_000_000, 2, &stop);
+    let running = writers(&table, 1_000_000, 2, &stop, key);
     tokio::time::sleep(Duration::from_millis(300)).await;
     let t0 = Instant::now();
     admin.split("t", Some(key(200))).await.unwrap();
@@ -285,41 +198,16 @@ async fn the_standby_master_finishes_a_split_when_the_active_one_is_killed() {
     let Some(e) = engines() else { return };
     let started = Instant::now();
     let mut c = Cluster::start(&e, "splitfail", 2);
-    let standby_args: Vec<String> = [
-        "master",
-        "--etcd",
-        &e.etcd,
-        "--cluster",
-        &c.name,
-        "--ttl",
-        "2",
-        "--root",
-        &c.root,
-        "--hdfs-http",
-        &e.http,
-        "--advertise",
-        "127.0.0.1:17999",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    let (standby, _) = start(&standby_args, "standing by");
+    let standby = standby(&e, &c, "127.0.0.1:17999");
     let (kv, layout) = etcd(&e, &c.name);
-    let conn = Connection::connect_any(&c.addrs(), options())
-        .await
-        .unwrap();
-    let admin = conn.admin();
-    let t = TableDescriptor::new(TableName::parse("t").unwrap())
-        .with_family(FamilyDescriptor::new("f"));
-    admin.create_table(&t, &[]).await.unwrap();
-    let table = conn.table("t").unwrap();
+    let (_conn, table) = connect_with_table(&c, &[]).await;
     for i in 0..2000 {
         let put = Put::new(key(i)).add("f", "q", Bytes::from(format!("v{i}")));
         table.put(&put).await.unwrap();
     }
     let acked_before: BTreeSet<u64> = (0..2000).collect();
     let stop = Arc::new(AtomicBool::new(false));
-    let running = writers(&table, 1_000_000, 2, &stop);
+    let running = writers(&table, 1_000_000, 2, &stop, key);
 
     // Submit the split, and kill the active master as soon as it accepted it.
     let (parent, _) = regions(&kv, &layout, "t").into_iter().next().unwrap();

@@ -2,8 +2,10 @@
 //! a split daughter that still reads its parent's files through references is compacted (so
 //! the master's janitor can delete the parent, and the daughter can split again), and a region
 //! whose largest store passed its table's split size is proposed for a split through the
-//! master (`request/<id>` in etcd), once per region name (a split gives new names) unless the
-//! request was refused, then again after [`RETRY`].
+//! master (`request/<id>` in etcd), then again [`RETRY`] after the master answered if the region
+//! is still here under the same name (a split gives new names): the request was refused, or the
+//! split failed and rolled back (the region server tries a failed split again only after a
+//! back-off of its own, `RegionServerConfig::split_backoff_ms`).
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -16,7 +18,8 @@ use strata_cluster::master::{submit_request, take_result, AdminRequest};
 
 use crate::host::StorageHost;
 
-/// How long before a refused split request of the same region is made again.
+/// How long after the master answered a split request the same region, still here and still
+/// past its split size, is proposed again.
 pub const RETRY: Duration = Duration::from_secs(30);
 
 /// Upkeep state of one region server.
@@ -105,8 +108,9 @@ impl<K: Kv + Send + Sync + 'static> Upkeep<K> {
             .retain(|r, (id, _)| id.is_some() || open.contains(&r));
     }
 
-    /// Reads (and deletes) the master's answers to the split requests made; a refused region
-    /// may be proposed again after [`RETRY`].
+    /// Reads (and deletes) the master's answers to the split requests made; a region still
+    /// here may be proposed again [`RETRY`] after the answer (refused, or accepted and rolled
+    /// back).
     fn collect_results(&mut self, report: &mut dyn FnMut(String)) {
         let now = Instant::now();
         for (region, (id, when)) in &mut self.requested {
@@ -114,10 +118,8 @@ impl<K: Kv + Send + Sync + 'static> Upkeep<K> {
                 if let Ok(Some(result)) = take_result(self.kv.as_ref(), &self.layout, &req) {
                     if result.starts_with("rejected") {
                         report(format!("split of {region}: {result}"));
-                        *when = now;
-                    } else {
-                        *when = now + RETRY * 1000; // accepted: never again under this name
                     }
+                    *when = now;
                     *id = None;
                 }
             }

@@ -63,6 +63,34 @@ impl RegionHost for Unbacked {
     fn abort(&self) {
         self.regions().clear();
     }
+
+    fn try_open(&self, region: &str, epoch: u64) -> Option<Result<(), String>> {
+        Some(self.open(region, epoch))
+    }
+
+    fn try_close(&self, region: &str) -> Option<Result<(), String>> {
+        Some(self.close(region))
+    }
+
+    fn cancel_open(&self, _region: &str) {}
+
+    fn try_split(
+        &self,
+        _region: &str,
+        _epoch: u64,
+        _daughters: &(String, String),
+        _row: Option<&[u8]>,
+    ) -> Option<Result<Vec<u8>, String>> {
+        Some(Err("this region server cannot split regions".into()))
+    }
+
+    fn try_merge(&self, _low: &str, _high: &str, _merged: &str) -> Option<Result<(), String>> {
+        Some(Err("this region server cannot merge regions".into()))
+    }
+
+    fn requests(&self) -> Vec<(String, crate::load::Accesses)> {
+        Vec::new()
+    }
 }
 
 fn millis(start: Instant) -> Millis {

@@ -9,11 +9,18 @@
 //!   server with a new start code).
 //! - An open order is carried out at most once per epoch, and never for an epoch older than one
 //!   this server already saw for the region.
+//! - A split order is carried out at most once: a failed split is tried again only for a fresh
+//!   order (the master deleted the failed one and sent another: its revision differs), and
+//!   only once a back-off since the failure passed ([`RegionServerConfig::split_backoff_ms`],
+//!   doubling with each failure at the same epoch, bounded); an order within the back-off is
+//!   refused at once.
 
 use std::collections::BTreeMap;
 
 use crate::host::RegionHost;
-use crate::kv::{range_all, Compare, EventKind, Kv, KvError, Op, Txn, WatchId, MAX_TXN_OPS};
+use crate::kv::{
+    range_all, Compare, EventKind, Kv, KvError, Op, Revision, Txn, WatchId, MAX_TXN_OPS,
+};
 use crate::layout::Layout;
 use crate::lease::{LeaseKeeper, LeaseStatus, Millis};
 use crate::load::{LoadMeter, ServerLoad};
@@ -30,7 +37,14 @@ pub struct RegionServerConfig {
     pub opens_per_tick: usize,
     /// Interval between two load reports (`load/<server>`), ms.
     pub load_period_ms: Millis,
+    /// How long after a failed split of a region a fresh split order at the same epoch is
+    /// tried again, ms; doubles with each further failure, up to
+    /// 2^[`MAX_SPLIT_BACKOFF_DOUBLINGS`] times this. Orders within it are refused at once.
+    pub split_backoff_ms: Millis,
 }
+
+/// Doublings of [`RegionServerConfig::split_backoff_ms`] at most (32 times: 64 s by default).
+pub const MAX_SPLIT_BACKOFF_DOUBLINGS: u32 = 5;
 
 impl Default for RegionServerConfig {
     fn default() -> Self {
@@ -39,8 +53,21 @@ impl Default for RegionServerConfig {
             margin_ms: 500,
             opens_per_tick: 1000,
             load_period_ms: 5000,
+            split_backoff_ms: 2000,
         }
     }
+}
+
+/// A split that failed here, at one epoch of the region.
+#[derive(Debug, Clone, Copy)]
+struct SplitFailure {
+    epoch: u64,
+    /// Revision of the last order answered with the failure (never tried again).
+    order: Revision,
+    /// When the last attempt failed.
+    at: Millis,
+    /// Failed attempts at this epoch.
+    failures: u32,
 }
 
 enum Phase {
@@ -63,6 +90,8 @@ pub struct RegionServer<K: Kv, H: RegionHost> {
     phase: Phase,
     /// Orders in the inbox, by region.
     orders: BTreeMap<String, Order>,
+    /// Revision of each order in the inbox (a fresh order has a new one).
+    order_revs: BTreeMap<String, Revision>,
     /// Open regions and the epoch each was opened at.
     regions: BTreeMap<String, u64>,
     /// Highest epoch seen per region (never act on an older order).
@@ -74,8 +103,8 @@ pub struct RegionServer<K: Kv, H: RegionHost> {
     /// Regions split here: the epoch of the order and the split row (acknowledged again if
     /// the order is seen again).
     split_done: BTreeMap<String, (u64, Vec<u8>)>,
-    /// Epoch of the last failed split per region.
-    split_failed: BTreeMap<String, u64>,
+    /// The last failed split per region.
+    split_failed: BTreeMap<String, SplitFailure>,
     /// Merges done here, by lower region: the epoch of the order (acknowledged again if the
     /// order is seen again).
     merge_done: BTreeMap<String, u64>,
@@ -108,6 +137,7 @@ impl<K: Kv, H: RegionHost> RegionServer<K, H> {
             config,
             phase: Phase::Starting(None),
             orders: BTreeMap::new(),
+            order_revs: BTreeMap::new(),
             regions: BTreeMap::new(),
             seen: BTreeMap::new(),
             acked: BTreeMap::new(),
@@ -303,11 +333,13 @@ impl<K: Kv, H: RegionHost> RegionServer<K, H> {
         let page = range_all(&self.kv, &prefix, 1000)?;
         let watch = self.kv.watch(&prefix, page.revision + 1)?;
         self.orders.clear();
+        self.order_revs.clear();
         for kv in page.kvs {
             if let (Some(region), Ok(order)) =
                 (kv.key.strip_prefix(&prefix), Order::decode(&kv.value))
             {
                 self.orders.insert(region.to_string(), order);
+                self.order_revs.insert(region.to_string(), kv.mod_revision);
             }
         }
         Ok(watch)
@@ -327,11 +359,14 @@ impl<K: Kv, H: RegionHost> RegionServer<K, H> {
                                 // A put is a fresh order: the master may have deleted the ack
                                 // of an identical earlier one, so it is acknowledged again.
                                 self.orders.insert(region.to_string(), order);
+                                self.order_revs
+                                    .insert(region.to_string(), ev.kv.mod_revision);
                                 self.acked.remove(region);
                             }
                         }
                         EventKind::Delete => {
                             self.orders.remove(region);
+                            self.order_revs.remove(region);
                             self.acked.remove(region);
                             // A failed merge may be asked for again at the same epochs (the
                             // regions stayed open): the master deleted this order first.
@@ -353,7 +388,8 @@ impl<K: Kv, H: RegionHost> RegionServer<K, H> {
         }
     }
 
-    /// Carries out a split order (at most once per epoch); `None` while it is in progress.
+    /// Carries out a split order (at most once per order; after a failure, again for a fresh
+    /// order past the back-off); `None` while it is in progress.
     fn split(
         &mut self,
         region: &str,
@@ -367,25 +403,54 @@ impl<K: Kv, H: RegionHost> RegionServer<K, H> {
                 return Some(Ack::Split(epoch, row.clone()));
             }
         }
-        if self.split_failed.get(region) == Some(&epoch) {
-            return Some(Ack::FailedSplit(epoch));
+        let order = self.order_revs.get(region).copied().unwrap_or(0);
+        let backoff = self.config.split_backoff_ms;
+        if let Some(f) = self
+            .split_failed
+            .get_mut(region)
+            .filter(|f| f.epoch == epoch)
+        {
+            let doublings = f
+                .failures
+                .saturating_sub(1)
+                .min(MAX_SPLIT_BACKOFF_DOUBLINGS);
+            let wait = backoff.saturating_mul(1 << doublings);
+            if f.order == order || now < f.at.saturating_add(wait) {
+                // Answered: this order is never tried, even once the back-off passed (the
+                // master may be rolling it back already).
+                f.order = order;
+                return Some(Ack::FailedSplit(epoch));
+            }
         }
         if !self.is_live(now) {
             return None;
         }
-        if self.regions.get(region) != Some(&epoch) {
-            self.split_failed.insert(region.to_string(), epoch);
-            return Some(Ack::FailedSplit(epoch));
-        }
-        match self.host.try_split(region, epoch, daughters, row)? {
+        let outcome = if self.regions.get(region) == Some(&epoch) {
+            self.host.try_split(region, epoch, daughters, row)?
+        } else {
+            Err(format!("region {region} is not open here at epoch {epoch}"))
+        };
+        match outcome {
             Ok(row) => {
                 self.regions.remove(region);
+                self.split_failed.remove(region);
                 self.split_done
                     .insert(region.to_string(), (epoch, row.clone()));
                 Some(Ack::Split(epoch, row))
             }
             Err(_) => {
-                self.split_failed.insert(region.to_string(), epoch);
+                let failures = self
+                    .split_failed
+                    .get(region)
+                    .filter(|f| f.epoch == epoch)
+                    .map_or(0, |f| f.failures);
+                let failure = SplitFailure {
+                    epoch,
+                    order,
+                    at: now,
+                    failures: failures.saturating_add(1),
+                };
+                self.split_failed.insert(region.to_string(), failure);
                 Some(Ack::FailedSplit(epoch))
             }
         }

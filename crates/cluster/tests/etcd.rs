@@ -72,6 +72,34 @@ impl RegionHost for TestHost {
     fn abort(&self) {
         self.open.borrow_mut().clear();
     }
+
+    fn try_open(&self, region: &str, epoch: u64) -> Option<Result<(), String>> {
+        Some(self.open(region, epoch))
+    }
+
+    fn try_close(&self, region: &str) -> Option<Result<(), String>> {
+        Some(self.close(region))
+    }
+
+    fn cancel_open(&self, _region: &str) {}
+
+    fn try_split(
+        &self,
+        _region: &str,
+        _epoch: u64,
+        _daughters: &(String, String),
+        _row: Option<&[u8]>,
+    ) -> Option<Result<Vec<u8>, String>> {
+        Some(Err("the test host cannot split".into()))
+    }
+
+    fn try_merge(&self, _low: &str, _high: &str, _merged: &str) -> Option<Result<(), String>> {
+        Some(Err("the test host cannot merge".into()))
+    }
+
+    fn requests(&self) -> Vec<(String, strata_cluster::load::Accesses)> {
+        Vec::new()
+    }
 }
 
 type EtcdMaster = Master<EtcdKv, MemWal>;

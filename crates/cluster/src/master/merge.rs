@@ -98,11 +98,26 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
         let (Some(ls), Some(hs)) = (live(&lrec), live(&hrec)) else {
             return Err(invalid(format!("region {a} or {b} has no live server")));
         };
-        // On the lower region's server, unless only the higher one's takes regions.
-        let server = if image.drained.contains(&ls) && !image.drained.contains(&hs) {
-            hs.clone()
-        } else {
-            ls.clone()
+        let server = match (image.drained.contains(&ls), image.drained.contains(&hs)) {
+            (true, false) => hs.clone(),
+            // Both on decommissioned servers: colocated on one that takes regions (a move
+            // onto a decommissioned server would land elsewhere), both moved in turn.
+            (true, true) if ls != hs => {
+                let fewest = image
+                    .live
+                    .iter()
+                    .filter(|s| !image.drained.contains(*s))
+                    .min_by_key(|s| image.by_server.get(*s).map_or(0, |r| r.len()));
+                let Some(t) = fewest else {
+                    return Err(invalid(format!(
+                        "regions {a} and {b} are on decommissioned servers {ls} and {hs}, and \
+                         no live server takes regions to merge them on: recommission one"
+                    )));
+                };
+                t.clone()
+            }
+            // On the lower region's server (both on it, or it takes regions).
+            _ => ls.clone(),
         };
         let seq = trec.free_seq();
         let Some(next) = seq.checked_add(1) else {
@@ -123,31 +138,49 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
         if ls == hs {
             ops.extend(self.order_merge(&id, &p, lrec, hrec));
         } else {
-            let (stayer, srec, mover, mut mrec) = if server == ls {
-                (low, lrec, high, hrec)
+            // The region away from `server` moves there; the lower one if neither is on it
+            // (the higher follows once it arrived, see `colocated`).
+            let (held, mover) = if server == ls {
+                ((low, lrec), (high, hrec))
             } else {
-                (high, hrec, low, lrec)
+                ((high, hrec), (low, lrec))
             };
-            let held = RegionRecord {
-                proc: Some(id.clone()),
-                ..srec
-            };
-            let transit = self.new_proc_id();
-            mrec.proc = Some(transit.clone());
-            let t = Procedure::Transit {
-                region: mover.to_string(),
-                target: Some(server),
-                open: true,
-                step: TransitStep::Close,
-            };
-            ops.push(self.put_region(stayer, &held));
-            ops.push(self.put_region(mover, &mrec));
-            ops.push(self.put_proc(&transit, &t));
-            ops.push(self.put_proc(&id, &p.at(MergeStep::Colocate)));
+            ops.extend(self.colocate(&id, &p, held, mover));
         }
         self.stage(ops)
             .map_err(|h| (Some(h), AdminError::Unavailable))?;
         Ok(id)
+    }
+
+    /// The writes that hold region `held` for merge procedure `id` (at `Colocate`) and move
+    /// region `mover` onto the merge's server by a transit of its own.
+    fn colocate(
+        &mut self,
+        id: &str,
+        p: &MergeProc,
+        (held, hrec): (&str, RegionRecord),
+        (mover, mut mrec): (&str, RegionRecord),
+    ) -> Vec<Op> {
+        let transit = self.new_proc_id();
+        mrec.proc = Some(transit.clone());
+        let t = Procedure::Transit {
+            region: mover.to_string(),
+            target: Some(p.server.clone()),
+            open: true,
+            step: TransitStep::Close,
+        };
+        vec![
+            self.put_region(
+                held,
+                &RegionRecord {
+                    proc: Some(id.to_string()),
+                    ..hrec
+                },
+            ),
+            self.put_region(mover, &mrec),
+            self.put_proc(&transit, &t),
+            self.put_proc(id, &p.at(MergeStep::Colocate)),
+        ]
     }
 
     /// The writes that send the merge order: both regions `merging`, held by procedure `id`,
@@ -254,7 +287,11 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
     }
 
     /// `Colocate`: once the moved region's transit ended, sends the merge order if both are
-    /// open on the merge's server (and the table still enabled); else gives up.
+    /// open on the merge's server (and the table still enabled); if only the moved one is (the
+    /// merge's server is neither region's: both sat on decommissioned servers), moves the
+    /// held one there too, holding the other; else gives up. The second move starts only
+    /// with the held region away from the merge's server, which it then no longer is: at most
+    /// two moves per merge.
     fn colocated(
         &mut self,
         id: &str,
@@ -278,8 +315,28 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
             .tables
             .get(region_table(&p.regions.0))
             .is_some_and(|(t, _)| t.state == TableState::Enabled);
+        let usable = image.live.contains(&p.server) && !image.drained.contains(&p.server);
         if here(&low) && here(&high) && image.live.contains(&p.server) && enabled {
             let ops = self.order_merge(id, p, low, high);
+            return self.stage(ops);
+        }
+        let (held, arrived) = if ours(&low) {
+            (
+                (p.regions.0.as_str(), low.clone()),
+                (p.regions.1.as_str(), high.clone()),
+            )
+        } else {
+            (
+                (p.regions.1.as_str(), high.clone()),
+                (p.regions.0.as_str(), low.clone()),
+            )
+        };
+        let serving = |r: &RegionRecord| {
+            r.state == RegionState::Open
+                && r.server.as_ref().is_some_and(|s| image.live.contains(s))
+        };
+        if usable && enabled && here(&arrived.1) && !here(&held.1) && serving(&held.1) {
+            let ops = self.colocate(id, p, arrived, held);
             return self.stage(ops);
         }
         let mut ops = vec![self.del_proc(id)];
@@ -371,154 +428,9 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
 
 #[cfg(test)]
 mod tests {
-    use std::cell::{Cell, RefCell};
-    use std::collections::BTreeSet;
-    use std::rc::Rc;
-
     use super::*;
-    use crate::host::RegionHost;
-    use crate::layout::Layout;
-    use crate::master::{AdminRequest, MasterConfig};
-    use crate::mem::{MemKv, MemStore, Perfect, SharedStore};
-    use crate::regionserver::{RegionServer, RegionServerConfig};
-    use crate::wal::MemWal;
-
-    /// A host whose regions hold no data; merges succeed unless `fail` is set.
-    #[derive(Clone, Default)]
-    struct Host {
-        open: Rc<RefCell<BTreeSet<String>>>,
-        fail: Rc<Cell<bool>>,
-    }
-
-    impl RegionHost for Host {
-        fn open(&self, region: &str, _epoch: u64) -> Result<(), String> {
-            self.open.borrow_mut().insert(region.to_string());
-            Ok(())
-        }
-        fn close(&self, region: &str) -> Result<(), String> {
-            self.open.borrow_mut().remove(region);
-            Ok(())
-        }
-        fn abort(&self) {
-            self.open.borrow_mut().clear();
-        }
-        fn try_merge(&self, low: &str, high: &str, _merged: &str) -> Option<Result<(), String>> {
-            if self.fail.get() {
-                return Some(Err("injected merge failure".into()));
-            }
-            let mut open = self.open.borrow_mut();
-            if !open.remove(low) || !open.remove(high) {
-                return Some(Err("not open here".into()));
-            }
-            Some(Ok(()))
-        }
-    }
-
-    struct Rig {
-        store: SharedStore,
-        now: u64,
-        master: Master<MemKv, MemWal>,
-        wal: MemWal,
-        servers: Vec<RegionServer<MemKv, Host>>,
-        hosts: Vec<Host>,
-    }
-
-    impl Rig {
-        fn new(servers: usize) -> Rig {
-            let store = MemStore::new(1);
-            let layout = Layout::new("/t");
-            let kv = || MemKv::new(store.clone(), Rc::new(Perfect));
-            let wal = MemWal::new(0);
-            let master = Master::new(
-                kv(),
-                wal.clone(),
-                layout.clone(),
-                "m:1".into(),
-                MasterConfig {
-                    balance: false,
-                    janitor_period_ms: 5_000,
-                    ..MasterConfig::default()
-                },
-            );
-            let hosts: Vec<Host> = (0..servers).map(|_| Host::default()).collect();
-            let servers = hosts
-                .iter()
-                .enumerate()
-                .map(|(i, h)| {
-                    RegionServer::new(
-                        kv(),
-                        h.clone(),
-                        layout.clone(),
-                        format!("h:{i}:1"),
-                        format!("h:{i}"),
-                        RegionServerConfig::default(),
-                    )
-                })
-                .collect();
-            let mut rig = Rig {
-                store,
-                now: 0,
-                master,
-                wal,
-                servers,
-                hosts,
-            };
-            rig.run(5);
-            assert!(rig.master.is_active());
-            rig
-        }
-
-        fn run(&mut self, ticks: usize) {
-            for _ in 0..ticks {
-                self.now += 100;
-                self.store.borrow_mut().advance(self.now);
-                self.master.tick(self.now);
-                for s in &mut self.servers {
-                    s.tick(self.now);
-                }
-            }
-        }
-
-        fn region(&self, name: &str) -> Option<RegionRecord> {
-            self.master
-                .regions()
-                .into_iter()
-                .find(|(n, _)| n == name)
-                .map(|(_, r)| r)
-        }
-
-        /// Open regions of table `t` by start row.
-        fn live(&self) -> Vec<(String, RegionRecord)> {
-            let mut all: Vec<_> = self
-                .master
-                .regions()
-                .into_iter()
-                .filter(|(_, r)| r.state != RegionState::Merged)
-                .collect();
-            all.sort_by(|a, b| a.1.start.cmp(&b.1.start));
-            all
-        }
-
-        /// Creates `t` split at `splits` and waits until every region is open.
-        fn table(&mut self, splits: &[&str]) -> Vec<(String, RegionRecord)> {
-            let req = AdminRequest::CreateTable {
-                table: "t".into(),
-                splits: splits.iter().map(|s| s.as_bytes().to_vec()).collect(),
-            };
-            self.master.submit(req).unwrap();
-            self.run(10);
-            let live = self.live();
-            assert!(live.iter().all(|(_, r)| r.state == RegionState::Open));
-            live
-        }
-
-        fn merge(&mut self, a: &str, b: &str) -> Result<String, AdminError> {
-            self.master.submit(AdminRequest::Merge {
-                a: a.into(),
-                b: b.into(),
-            })
-        }
-    }
+    use crate::master::rig::Rig;
+    use crate::master::AdminRequest;
 
     fn invalid(r: Result<String, AdminError>) -> String {
         match r {
@@ -608,6 +520,74 @@ mod tests {
         assert_eq!(live.len(), 1, "{live:?}");
         assert_eq!(live[0].1.state, RegionState::Open);
         assert_eq!(live[0].1.server, r[0].1.server);
+    }
+
+    /// Creates `t` split at `g` (one region on each of two servers) and decommissions both
+    /// regions' servers in one go, before the drain moves anything; answers the regions and
+    /// the index of the third server.
+    fn both_on_decommissioned(rig: &mut Rig) -> (Vec<(String, RegionRecord)>, usize) {
+        let r = rig.table(&["g"]);
+        let servers: Vec<String> = r.iter().filter_map(|(_, rec)| rec.server.clone()).collect();
+        assert_eq!(servers.len(), 2);
+        assert_ne!(servers[0], servers[1], "{r:?}");
+        let third = rig
+            .servers
+            .iter()
+            .position(|s| !servers.iter().any(|h| h == s.name()))
+            .unwrap();
+        for server in servers {
+            rig.master
+                .submit(AdminRequest::Decommission { server })
+                .unwrap();
+        }
+        (r, third)
+    }
+
+    #[test]
+    fn regions_on_two_decommissioned_servers_merge_on_a_third() {
+        let mut rig = Rig::new(3);
+        let (r, third) = both_on_decommissioned(&mut rig);
+        let third = rig.servers[third].name().to_string();
+        rig.merge(&r[0].0, &r[1].0).unwrap();
+        rig.run(40);
+        assert!(
+            rig.master.procedures().is_empty(),
+            "{:?}",
+            rig.master.procedures()
+        );
+        let live = rig.live();
+        assert_eq!(live.len(), 1, "merged, not rolled back: {live:?}");
+        assert_eq!(live[0].1.state, RegionState::Open);
+        assert_eq!(live[0].1.server.as_ref(), Some(&third));
+        assert_eq!(
+            (live[0].1.start.as_slice(), live[0].1.end.as_slice()),
+            (&b""[..], &b""[..])
+        );
+    }
+
+    #[test]
+    fn a_merge_with_nowhere_to_go_is_refused_up_front() {
+        let mut rig = Rig::new(3);
+        let (r, third) = both_on_decommissioned(&mut rig);
+        // The only server that takes regions leaves before the drain could use it.
+        rig.servers[third].leave();
+        rig.run(10);
+        let live = rig.live();
+        assert_eq!(
+            live.iter()
+                .map(|(_, rec)| rec.server.clone())
+                .collect::<Vec<_>>(),
+            r.iter()
+                .map(|(_, rec)| rec.server.clone())
+                .collect::<Vec<_>>(),
+            "nothing drained: no server to take the regions"
+        );
+        let before = rig.master.regions();
+        let why = invalid(rig.merge(&r[0].0, &r[1].0));
+        assert!(why.contains("decommissioned servers"), "{why}");
+        assert!(why.contains("recommission"), "{why}");
+        assert_eq!(rig.master.regions(), before, "the refusal changes nothing");
+        assert!(rig.master.procedures().is_empty());
     }
 
     #[test]

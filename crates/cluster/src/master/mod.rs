@@ -23,6 +23,8 @@ mod merge;
 mod operations;
 mod procs;
 mod requests;
+#[cfg(test)]
+mod rig;
 mod split;
 mod tables;
 

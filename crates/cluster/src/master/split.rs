@@ -324,7 +324,54 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::master::rig::Rig;
     use crate::master::AdminRequest;
+
+    /// Splits `region` at `m` and lets the procedure end; answers the regions then.
+    fn split_at_m(rig: &mut Rig, region: &str) -> Vec<(String, RegionRecord)> {
+        rig.split(region, "m").unwrap();
+        rig.run(5);
+        assert!(
+            rig.master.procedures().is_empty(),
+            "{:?}",
+            rig.master.procedures()
+        );
+        rig.live()
+    }
+
+    #[test]
+    fn a_failed_split_is_tried_again_after_a_growing_back_off() {
+        let mut rig = Rig::new(1);
+        let region = rig.table(&[])[0].0.clone();
+        let host = rig.hosts[0].clone();
+        host.fail_splits.set(2);
+        // Fails: the region is served again, at the same epoch.
+        let live = split_at_m(&mut rig, &region);
+        assert_eq!(live.len(), 1, "{live:?}");
+        assert_eq!(live[0].1.state, RegionState::Open);
+        assert_eq!(host.splits.get(), 1);
+        // Asked again within the back-off (2 s): refused at once, not tried.
+        assert_eq!(split_at_m(&mut rig, &region).len(), 1);
+        assert_eq!(host.splits.get(), 1, "not tried within the back-off");
+        // Past it (2 s after the failure): tried, and fails again.
+        rig.run(20);
+        assert_eq!(split_at_m(&mut rig, &region).len(), 1);
+        assert_eq!(host.splits.get(), 2);
+        // The back-off doubled (4 s): 3 s later still refused, 5 s later tried and done.
+        rig.run(25);
+        assert_eq!(split_at_m(&mut rig, &region).len(), 1);
+        assert_eq!(
+            host.splits.get(),
+            2,
+            "not tried within the doubled back-off"
+        );
+        rig.run(20);
+        let live = split_at_m(&mut rig, &region);
+        assert_eq!(host.splits.get(), 3);
+        assert_eq!(live.len(), 2, "split at last: {live:?}");
+        assert_eq!(live[1].1.start, b"m".to_vec());
+        assert!(live.iter().all(|(_, r)| r.state == RegionState::Open));
+    }
 
     #[test]
     fn split_requests_round_trip_and_bad_ones_are_refused() {

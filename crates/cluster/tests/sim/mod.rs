@@ -280,6 +280,7 @@ impl World {
             margin_ms: 300,
             opens_per_tick: 3,
             load_period_ms: 1000,
+            split_backoff_ms: 1000,
         };
         let rs = RegionServer::new(
             kv,

@@ -290,6 +290,17 @@ impl RegionHost for SimHost {
         m.memtable.retain(|(s, _), _| *s != self.server);
     }
 
+    // The model's opens and closes finish at once.
+    fn try_open(&self, region: &str, epoch: u64) -> Option<Result<(), String>> {
+        Some(self.open(region, epoch))
+    }
+
+    fn try_close(&self, region: &str) -> Option<Result<(), String>> {
+        Some(self.close(region))
+    }
+
+    fn cancel_open(&self, _region: &str) {}
+
     /// Writes in each region's memtable here: enough for the load reports to carry rates.
     fn requests(&self) -> Vec<(String, strata_cluster::load::Accesses)> {
         let m = self.model.borrow();

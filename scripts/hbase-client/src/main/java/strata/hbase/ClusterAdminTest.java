@@ -3,6 +3,7 @@ package strata.hbase;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.ClusterMetrics;
@@ -17,6 +18,7 @@ import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.RegionInfo;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.ResultScanner;
@@ -35,8 +37,9 @@ import org.apache.hadoop.hbase.util.Bytes;
  * disables and enables it, adds, modifies and deletes a family, flushes, truncates and deletes
  * it; checks getClusterMetrics() lists the cluster's region servers (the third argument, their
  * count); reads a row larger than the scan's max result size back whole through a
- * ResultScanner (partial results), and a filtered scan over many rows (heartbeats). Prints one
- * line per check; exits 1 on the first failure.
+ * ResultScanner (partial results), and a filtered scan over many rows (heartbeats); splits a
+ * region and merges two (refusing two that are not adjacent) through Admin. Prints one line
+ * per check; exits 1 on the first failure.
  */
 public final class ClusterAdminTest {
   private static final byte[] F = Bytes.toBytes("f");
@@ -60,6 +63,13 @@ public final class ClusterAdminTest {
     conf.setInt("hbase.rpc.timeout", 20000);
     conf.setInt("hbase.client.operation.timeout", 90000);
     return ConnectionFactory.createConnection(conf);
+  }
+
+  /** The table's regions by start key. */
+  private static List<RegionInfo> sortedRegions(Admin admin, TableName name) throws Exception {
+    List<RegionInfo> regions = new ArrayList<>(admin.getRegions(name));
+    regions.sort(RegionInfo.COMPARATOR);
+    return regions;
   }
 
   private static String value(Table t, String row, byte[] family) throws Exception {
@@ -192,13 +202,66 @@ public final class ClusterAdminTest {
         }
         check("hit".equals(value(t, "m01999", F)) && "v-q".equals(value(t, "q", F)),
             "rows on both sides of the split read back");
+
+        // A merge through Admin runs the cluster's merge procedure: the first two regions
+        // [, g) and [g, m01500) become one, on whichever servers they were.
+        List<RegionInfo> regions = sortedRegions(admin, name);
+        RegionInfo first = regions.get(0);
+        RegionInfo second = regions.get(1);
+        long began = System.nanoTime();
+        admin.mergeRegionsAsync(
+                new byte[][] {first.getEncodedNameAsBytes(), second.getEncodedNameAsBytes()}, false)
+            .get(120, TimeUnit.SECONDS);
+        long mergeMs = (System.nanoTime() - began) / 1_000_000;
+        regions = sortedRegions(admin, name);
+        check(regions.size() == 3,
+            "mergeRegionsAsync of [, g) and [g, m01500): the table has 3 regions ("
+                + regions.size() + ", " + mergeMs + " ms)");
+        RegionInfo merged = regions.get(0);
+        check(merged.getStartKey().length == 0
+                && "m01500".equals(Bytes.toString(merged.getEndKey())),
+            "the merged region spans [, m01500) ("
+                + Bytes.toStringBinary(merged.getEndKey()) + ")");
+        int rows = 0;
+        Scan low = new Scan().withStopRow(Bytes.toBytes("m01500"));
+        try (ResultScanner s = t.getScanner(low)) {
+          for (Result r : s) {
+            rows++;
+          }
+        }
+        check(rows == 1502, "its 1502 rows all read back (" + rows + ")");
+        check("v-a".equals(value(t, "a", F)) && "v-h".equals(value(t, "h", F))
+                && "miss".equals(value(t, "m01498", F)),
+            "rows of both former regions read back by get");
+        t.put(new Put(Bytes.toBytes("b")).addColumn(F, Q, Bytes.toBytes("after-merge")));
+        check("after-merge".equals(value(t, "b", F)), "the merged region serves a put");
+        try (RegionLocator loc = conn.getRegionLocator(name)) {
+          byte[] at = loc.getRegionLocation(Bytes.toBytes("h"), true).getRegion().getRegionName();
+          check(Bytes.equals(at, merged.getRegionName()),
+              "the client locates a row of the higher former region in the merged one");
+        }
+        // Regions that are not adjacent are refused, and nothing changes.
+        RegionInfo last = regions.get(2);
+        boolean refused = false;
+        try {
+          admin.mergeRegionsAsync(
+                  new byte[][] {merged.getEncodedNameAsBytes(), last.getEncodedNameAsBytes()}, false)
+              .get(60, TimeUnit.SECONDS);
+        } catch (Exception e) {
+          refused = true;
+          System.out.println("     (" + e.getClass().getSimpleName() + ": "
+              + String.valueOf(e.getMessage()).split("\n")[0] + ")");
+        }
+        check(refused, "merging regions that are not adjacent throws");
+        check(sortedRegions(admin, name).size() == 3 && "after-merge".equals(value(t, "b", F)),
+            "and changes nothing: 3 regions, rows read back");
       }
 
       admin.disableTable(name);
       admin.truncateTable(name, true);
       check(admin.isTableEnabled(name), "truncateTable: the table is enabled again");
-      check(admin.getRegions(name).size() == 4,
-          "with its 4 regions (splits preserved, the Admin split's row too)");
+      check(admin.getRegions(name).size() == 3,
+          "with its 3 regions (splits preserved: the Admin split's row in, the merged one out)");
       try (Table t = conn.getTable(name)) {
         check(value(t, "a", F) == null && value(t, "z", F) == null, "and no rows");
         t.put(new Put(Bytes.toBytes("n")).addColumn(F, Q, Bytes.toBytes("after")));
