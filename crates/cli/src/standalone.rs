@@ -24,6 +24,24 @@ fn parse_policy(s: &str) -> Result<StoragePolicy, String> {
     })
 }
 
+/// How often regions are checked for date-tiered windows that aged into another tier.
+#[derive(clap::Args, Clone, Copy, Debug)]
+pub struct TierCheckArgs {
+    /// Seconds between checks of every open region for store files whose tier changed with
+    /// age (date-tiered windows past their warm or cold age), which are then moved, so idle
+    /// regions move them too; a check touches no store when nothing is due. 0 turns it off
+    /// (moves then wait for a compaction check, a flush or `compact`).
+    #[arg(long, default_value_t = 300)]
+    pub tier_check_secs: u64,
+}
+
+impl TierCheckArgs {
+    /// The interval ([`Duration::ZERO`]: off).
+    pub fn every(self) -> Duration {
+        Duration::from_secs(self.tier_check_secs)
+    }
+}
+
 /// Arguments of `strata standalone`.
 #[derive(clap::Args)]
 pub struct Args {
@@ -82,6 +100,8 @@ pub struct Args {
     /// The WAL's storage policy: LAZY_PERSIST (RAM_DISK), ALL_SSD, ONE_SSD, HOT, WARM, COLD.
     #[arg(long, default_value = "HOT", value_parser = parse_policy)]
     wal_storage_policy: StoragePolicy,
+    #[command(flatten)]
+    tier_check: TierCheckArgs,
     #[command(flatten)]
     thrift: crate::gateway_cmd::Limits,
     /// Where HBase's native RPC listens, for the HBase Java client (one port for the
@@ -235,6 +255,7 @@ async fn serve(args: &Args) -> Result<(), String> {
     config.server.volumes = args.volumes.clone();
     config.server.cold_volume = cold_volume;
     config.server.wal_storage_policy = args.wal_storage_policy;
+    config.server.tier_check_every = args.tier_check.every();
     config.server.slow_op_threshold = std::time::Duration::from_millis(args.slow_op_ms);
     let server = Standalone::start(config).await.map_err(|e| e.to_string())?;
     if args.no_request_metrics {

@@ -157,6 +157,7 @@ impl Region {
                 counters: Counters::default(),
                 flush_requested: AtomicBool::new(false),
                 compaction_requested: AtomicBool::new(false),
+                tier_moves_requested: AtomicBool::new(false),
                 accounted: AtomicU64::new(0),
                 compactions: Default::default(),
                 config,
