@@ -377,6 +377,7 @@ impl FileStore for S3 {
 
     fn list(&self, dir: &Path) -> io::Result<Vec<DirEntry>> {
         S3Requests::count(&self.inner.requests.list);
+        let dir_key = key(dir)?;
         let listed = self.run("list", dir, |s, k| async move {
             s.list_with_delimiter(prefix(&k)).await
         })?;
@@ -390,7 +391,10 @@ impl FileStore for S3 {
                 is_dir: true,
             })
             .collect();
-        out.extend(listed.objects.iter().filter_map(|o| {
+        // SeaweedFS lists an emptied directory's own entry (`dir/`) as an object under it,
+        // whose key is the directory's: not a file in it.
+        let files = listed.objects.iter().filter(|o| o.location != dir_key);
+        out.extend(files.filter_map(|o| {
             o.location.filename().map(|name| DirEntry {
                 name: name.to_owned(),
                 len: o.size,
