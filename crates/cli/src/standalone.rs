@@ -58,6 +58,11 @@ pub struct Args {
     /// [default: the NameNode's host, port 9870].
     #[arg(long)]
     hdfs_http: Option<String>,
+    /// Where the WAL lives instead of under --root: a local directory or
+    /// `hdfs://HOST:PORT/PATH`. Required with an `s3://` root (object storage cannot append
+    /// or sync a log); not for a local root (use --volume and --wal-storage-policy).
+    #[arg(long)]
+    wal_root: Option<String>,
     #[command(flatten)]
     s3: Box<crate::s3_args::S3Args>,
     /// Longest wait, in seconds, for one operation of a remote root (HDFS, S3): past it the
@@ -93,8 +98,8 @@ pub struct Args {
     volumes: Vec<Volume>,
     /// The ARCHIVE tier on object storage, `s3://bucket/prefix` (the --s3-* flags apply):
     /// files placed on ARCHIVE (COLD, date-tiered windows past their cold age) are moved there
-    /// by the tier mover and read through the page cache. Needs a local data directory and no
-    /// --volume ARCHIVE=….
+    /// by the tier mover and read through the page cache. With any root; not with --volume
+    /// ARCHIVE=….
     #[arg(long)]
     cold_root: Option<String>,
     /// The WAL's storage policy: LAZY_PERSIST (RAM_DISK), ALL_SSD, ONE_SSD, HOT, WARM, COLD.
@@ -210,7 +215,9 @@ async fn serve(args: &Args) -> Result<(), String> {
     let root = match &args.root {
         Some(url) => {
             let url = url.clone();
-            let mut options = args.s3.root_options(args.hdfs_http.clone());
+            let mut options = args
+                .s3
+                .root_options(args.hdfs_http.clone(), args.wal_root.clone());
             options.store_timeout = Duration::from_secs(args.store_timeout_secs);
             tokio::task::spawn_blocking(move || {
                 strata_shared_storage::open_root_with(&url, &options)
@@ -228,20 +235,12 @@ async fn serve(args: &Args) -> Result<(), String> {
     };
     let cold_volume = match &args.cold_root {
         Some(url) => {
-            let url = url.clone();
-            let options = args.s3.root_options(None);
-            let (s3, path) = tokio::task::spawn_blocking(move || {
-                strata_shared_storage::open_cold_root(&url, &options)
-            })
-            .await
-            .map_err(|e| e.to_string())?
-            .map_err(|e| e.to_string())?;
-            let files: std::sync::Arc<dyn strata_storage::vfs::FileStore> = s3;
-            let volume = Volume {
-                kind: StorageType::Archive,
-                path,
-            };
-            Some((volume, files))
+            let (url, s3) = (url.clone(), args.s3.clone());
+            let timeout = Duration::from_secs(args.store_timeout_secs);
+            let cold = tokio::task::spawn_blocking(move || s3.cold_volume(&url, timeout))
+                .await
+                .map_err(|e| e.to_string())??;
+            Some(cold)
         }
         None => None,
     };

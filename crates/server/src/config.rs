@@ -53,7 +53,7 @@ pub struct ServerConfig {
     pub volumes: Vec<Volume>,
     /// The ARCHIVE tier on a store of its own (`--cold-root s3://bucket/prefix`): the volume
     /// (its path in that store's namespace) and the store. Only the tier mover writes there;
-    /// needs a local data directory and no local ARCHIVE volume.
+    /// any root (local, HDFS, S3), and no local ARCHIVE volume.
     pub cold_volume: Option<(Volume, std::sync::Arc<dyn strata_storage::vfs::FileStore>)>,
     /// The WAL's storage policy (HBase's `hbase.wal.storage.policy`); default `HOT`, the data
     /// directory when it is the `HDD` volume.

@@ -175,13 +175,8 @@ impl RegionServer {
         .map_err(Error::InvalidArgument)?
         .with_files(storage.files.clone());
         if let Some((volume, files)) = &config.cold_volume {
-            if !storage.is_local() {
-                return Err(Error::InvalidArgument(
-                    "a cold root (the ARCHIVE tier on object storage) needs a local data \
-                     directory"
-                        .into(),
-                ));
-            }
+            // On any root: the manifest names a file's tier, and the ARCHIVE volume's store
+            // is configuration (RFC 0011, "The ARCHIVE tier as a bucket").
             volumes = volumes
                 .with_remote(volume.clone(), files.clone())
                 .map_err(Error::InvalidArgument)?;
