@@ -102,6 +102,17 @@ pub struct RegionServerArgs {
     /// fails, so writes fail with UNAVAILABLE while the NameNode is unreachable.
     #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=3600))]
     store_timeout_secs: u64,
+    /// The ARCHIVE tier on object storage, `s3://bucket/prefix` (with --root; the --s3-*
+    /// flags apply): files placed on ARCHIVE (COLD, date-tiered windows past their cold age)
+    /// are moved there by the tier mover, the WAL and every other file stay on --root. Give
+    /// every region server the same one: a region whose manifest lists ARCHIVE files opens
+    /// only on a server that has it.
+    #[arg(long)]
+    cold_root: Option<String>,
+    #[command(flatten)]
+    s3: Box<crate::s3_args::S3Args>,
+    #[command(flatten)]
+    tier_check: crate::standalone::TierCheckArgs,
     /// Where the gRPC data and admin services listen (with --root); the server is named and
     /// reached by this address.
     #[arg(long, default_value = "127.0.0.1:16020")]
@@ -496,6 +507,12 @@ fn run_data_regionserver(args: &RegionServerArgs, url: &str) -> Result<(), Strin
     server.storage = root.storage.clone();
     server.memtable_budget_bytes = args.memtable_mib << 20;
     server.block_cache_bytes = args.block_cache_mib << 20;
+    server.tier_check_every = args.tier_check.every();
+    if let Some(cold) = &args.cold_root {
+        let timeout = Duration::from_secs(args.store_timeout_secs);
+        server.cold_volume = Some(args.s3.cold_volume(cold, timeout)?);
+        println!("strata regionserver: the ARCHIVE tier is {cold}");
+    }
     let config = NodeConfig {
         etcd: args.coordination.etcd.clone(),
         layout: args.coordination.layout(),
@@ -552,9 +569,10 @@ pub fn run_regionserver(args: &RegionServerArgs) -> Result<(), String> {
     if let Some(url) = &args.root {
         return run_data_regionserver(args, url);
     }
-    if args.http.is_some() || args.hbase_rpc.is_some() {
+    if args.http.is_some() || args.hbase_rpc.is_some() || args.cold_root.is_some() {
         return Err(
-            "--http and --hbase-rpc need --root (a coordination-only server has no data)"
+            "--http, --hbase-rpc and --cold-root need --root (a coordination-only server has \
+             no data)"
                 .to_owned(),
         );
     }

@@ -24,6 +24,24 @@ fn parse_policy(s: &str) -> Result<StoragePolicy, String> {
     })
 }
 
+/// How often regions are checked for date-tiered windows that aged into another tier.
+#[derive(clap::Args, Clone, Copy, Debug)]
+pub struct TierCheckArgs {
+    /// Seconds between checks of every open region for store files whose tier changed with
+    /// age (date-tiered windows past their warm or cold age), which are then moved, so idle
+    /// regions move them too; a check touches no store when nothing is due. 0 turns it off
+    /// (moves then wait for a compaction check, a flush or `compact`).
+    #[arg(long, default_value_t = 300)]
+    pub tier_check_secs: u64,
+}
+
+impl TierCheckArgs {
+    /// The interval ([`Duration::ZERO`]: off).
+    pub fn every(self) -> Duration {
+        Duration::from_secs(self.tier_check_secs)
+    }
+}
+
 /// Arguments of `strata standalone`.
 #[derive(clap::Args)]
 pub struct Args {
@@ -40,6 +58,11 @@ pub struct Args {
     /// [default: the NameNode's host, port 9870].
     #[arg(long)]
     hdfs_http: Option<String>,
+    /// Where the WAL lives instead of under --root: a local directory or
+    /// `hdfs://HOST:PORT/PATH`. Required with an `s3://` root (object storage cannot append
+    /// or sync a log); not for a local root (use --volume and --wal-storage-policy).
+    #[arg(long)]
+    wal_root: Option<String>,
     #[command(flatten)]
     s3: Box<crate::s3_args::S3Args>,
     /// Longest wait, in seconds, for one operation of a remote root (HDFS, S3): past it the
@@ -75,13 +98,15 @@ pub struct Args {
     volumes: Vec<Volume>,
     /// The ARCHIVE tier on object storage, `s3://bucket/prefix` (the --s3-* flags apply):
     /// files placed on ARCHIVE (COLD, date-tiered windows past their cold age) are moved there
-    /// by the tier mover and read through the page cache. Needs a local data directory and no
-    /// --volume ARCHIVE=….
+    /// by the tier mover and read through the page cache. With any root; not with --volume
+    /// ARCHIVE=….
     #[arg(long)]
     cold_root: Option<String>,
     /// The WAL's storage policy: LAZY_PERSIST (RAM_DISK), ALL_SSD, ONE_SSD, HOT, WARM, COLD.
     #[arg(long, default_value = "HOT", value_parser = parse_policy)]
     wal_storage_policy: StoragePolicy,
+    #[command(flatten)]
+    tier_check: TierCheckArgs,
     #[command(flatten)]
     thrift: crate::gateway_cmd::Limits,
     /// Where HBase's native RPC listens, for the HBase Java client (one port for the
@@ -190,7 +215,9 @@ async fn serve(args: &Args) -> Result<(), String> {
     let root = match &args.root {
         Some(url) => {
             let url = url.clone();
-            let mut options = args.s3.root_options(args.hdfs_http.clone());
+            let mut options = args
+                .s3
+                .root_options(args.hdfs_http.clone(), args.wal_root.clone());
             options.store_timeout = Duration::from_secs(args.store_timeout_secs);
             tokio::task::spawn_blocking(move || {
                 strata_shared_storage::open_root_with(&url, &options)
@@ -208,20 +235,12 @@ async fn serve(args: &Args) -> Result<(), String> {
     };
     let cold_volume = match &args.cold_root {
         Some(url) => {
-            let url = url.clone();
-            let options = args.s3.root_options(None);
-            let (s3, path) = tokio::task::spawn_blocking(move || {
-                strata_shared_storage::open_cold_root(&url, &options)
-            })
-            .await
-            .map_err(|e| e.to_string())?
-            .map_err(|e| e.to_string())?;
-            let files: std::sync::Arc<dyn strata_storage::vfs::FileStore> = s3;
-            let volume = Volume {
-                kind: StorageType::Archive,
-                path,
-            };
-            Some((volume, files))
+            let (url, s3) = (url.clone(), args.s3.clone());
+            let timeout = Duration::from_secs(args.store_timeout_secs);
+            let cold = tokio::task::spawn_blocking(move || s3.cold_volume(&url, timeout))
+                .await
+                .map_err(|e| e.to_string())??;
+            Some(cold)
         }
         None => None,
     };
@@ -235,6 +254,7 @@ async fn serve(args: &Args) -> Result<(), String> {
     config.server.volumes = args.volumes.clone();
     config.server.cold_volume = cold_volume;
     config.server.wal_storage_policy = args.wal_storage_policy;
+    config.server.tier_check_every = args.tier_check.every();
     config.server.slow_op_threshold = std::time::Duration::from_millis(args.slow_op_ms);
     let server = Standalone::start(config).await.map_err(|e| e.to_string())?;
     if args.no_request_metrics {

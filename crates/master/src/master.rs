@@ -106,8 +106,9 @@ impl Master {
                     .map(std::path::Path::to_path_buf)
             })
             .collect();
-        let files = self.host.volumes().files().as_ref();
         for volume in self.host.volumes().all() {
+            // Each volume in its own store (the ARCHIVE tier may be a bucket).
+            let files = self.host.volumes().files_of(volume.kind).as_ref();
             let tables = volume.path.join("tables");
             for ns in read_dirs(files, &tables)? {
                 for table in read_dirs(files, &ns)? {

@@ -53,7 +53,7 @@ pub struct ServerConfig {
     pub volumes: Vec<Volume>,
     /// The ARCHIVE tier on a store of its own (`--cold-root s3://bucket/prefix`): the volume
     /// (its path in that store's namespace) and the store. Only the tier mover writes there;
-    /// needs a local data directory and no local ARCHIVE volume.
+    /// any root (local, HDFS, S3), and no local ARCHIVE volume.
     pub cold_volume: Option<(Volume, std::sync::Arc<dyn strata_storage::vfs::FileStore>)>,
     /// The WAL's storage policy (HBase's `hbase.wal.storage.policy`); default `HOT`, the data
     /// directory when it is the `HDD` volume.
@@ -66,6 +66,11 @@ pub struct ServerConfig {
     pub slow_op_threshold: std::time::Duration,
     /// Width of a column of the key-access heatmap; default 10 s (60 columns: 10 minutes).
     pub heatmap_slot: std::time::Duration,
+    /// How often every open region is checked for store files whose tier changed with age
+    /// (date-tiered windows past their warm or cold age), so idle regions move them too
+    /// (`strata_storage::tier_check`); a check touches no store when nothing is due. Default
+    /// five minutes; zero turns the check off (moves then wait for a compaction check).
+    pub tier_check_every: std::time::Duration,
     /// A directory below `wal/` for this server's WAL (cluster mode: one per region server,
     /// `wal/<server>/`, so another server can fence and split it); `None` uses `wal/` itself.
     pub wal_subdir: Option<String>,
@@ -97,6 +102,7 @@ impl ServerConfig {
             storage: strata_storage::vfs::Storage::local(),
             slow_op_threshold: std::time::Duration::from_secs(1),
             heatmap_slot: std::time::Duration::from_secs(10),
+            tier_check_every: strata_storage::tier_check::TierChecker::DEFAULT_EVERY,
             wal_subdir: None,
         }
     }

@@ -23,6 +23,7 @@ use strata_storage::compaction::exploring::MajorRequest;
 use strata_storage::events::{failed, Place, Work};
 use strata_storage::manifest::RegionInfo;
 use strata_storage::region::region_dir_name;
+use strata_storage::tier_check::{RegionList, TierCheckStats, TierChecker};
 use strata_storage::tiers::Volumes;
 use strata_storage::wal::Wal;
 use strata_storage::{Error, Region, RegionConfig, Result};
@@ -134,6 +135,8 @@ pub struct RegionServer {
     observer: Observer,
     reads: ReadGate,
     started: Instant,
+    /// The periodic tier check of the open regions (none when its interval is zero).
+    tier_checker: parking_lot::Mutex<Option<TierChecker>>,
 }
 
 #[derive(Default)]
@@ -172,13 +175,8 @@ impl RegionServer {
         .map_err(Error::InvalidArgument)?
         .with_files(storage.files.clone());
         if let Some((volume, files)) = &config.cold_volume {
-            if !storage.is_local() {
-                return Err(Error::InvalidArgument(
-                    "a cold root (the ARCHIVE tier on object storage) needs a local data \
-                     directory"
-                        .into(),
-                ));
-            }
+            // On any root: the manifest names a file's tier, and the ARCHIVE volume's store
+            // is configuration (RFC 0011, "The ARCHIVE tier as a bucket").
             volumes = volumes
                 .with_remote(volume.clone(), files.clone())
                 .map_err(Error::InvalidArgument)?;
@@ -200,7 +198,7 @@ impl RegionServer {
         let row_cache = (config.row_cache_bytes > 0)
             .then(|| Arc::new(RowCache::new(config.row_cache_bytes, clock.clone())));
         let observer = Observer::new(config.slow_op_threshold, config.heatmap_slot);
-        Ok(Arc::new(RegionServer {
+        let server = Arc::new(RegionServer {
             volumes,
             background: Background::new(config.background_threads.max(1)),
             budget: MemoryBudget::new(config.memtable_budget_bytes),
@@ -214,7 +212,36 @@ impl RegionServer {
             observer,
             reads: ReadGate::default(),
             started: Instant::now(),
-        }))
+            tier_checker: parking_lot::Mutex::new(None),
+        });
+        server.start_tier_checks()?;
+        Ok(server)
+    }
+
+    /// Starts the periodic tier check of the open regions, unless its interval is zero. The
+    /// checker holds the server weakly, so it never keeps a dropped server alive.
+    fn start_tier_checks(self: &Arc<Self>) -> Result<()> {
+        let every = self.config.tier_check_every;
+        if every.is_zero() {
+            return Ok(());
+        }
+        let weak = Arc::downgrade(self);
+        let regions: RegionList = Arc::new(move || {
+            weak.upgrade().map_or_else(Vec::new, |server| {
+                let open = server.regions.read();
+                open.by_id.values().map(|h| h.region.clone()).collect()
+            })
+        });
+        let checker = TierChecker::start(every, regions).map_err(|e| {
+            Error::InvalidArgument(format!("cannot start the tier check thread: {e}"))
+        })?;
+        *self.tier_checker.lock() = Some(checker);
+        Ok(())
+    }
+
+    /// What the periodic tier check did so far (`None` when it is off).
+    pub fn tier_check_stats(&self) -> Option<TierCheckStats> {
+        self.tier_checker.lock().as_ref().map(TierChecker::stats)
     }
 
     /// The server's settings.
@@ -553,6 +580,10 @@ impl RegionServer {
     /// # Errors
     /// The first region that failed to flush or the WAL's close error; every region is tried.
     pub fn shutdown(&self) -> Result<()> {
+        let checker = self.tier_checker.lock().take();
+        if let Some(checker) = checker {
+            checker.stop();
+        }
         let mut first = None;
         for h in self.hosted_regions() {
             let id = h.region.info().region_id;

@@ -17,7 +17,6 @@ mod root;
 mod runtime;
 pub mod s3;
 pub mod s3_cache;
-mod s3_lock;
 pub mod wal_root;
 pub mod webhdfs;
 

@@ -73,6 +73,11 @@ fn files_are_written_once_read_by_range_listed_renamed_and_removed() {
     s3.remove_file(&dir.join("b.sst")).unwrap();
     let gone = s3.remove_file(&dir.join("b.sst")).unwrap_err();
     assert_eq!(gone.kind(), std::io::ErrorKind::NotFound);
+    // A directory emptied by removing its last file lists nothing, not itself (SeaweedFS
+    // keeps the directory's entry, `sub/`, which a listing of `sub` must not call a file).
+    s3.remove_file(&dir.join("sub/x")).unwrap();
+    let emptied = s3.list(&dir.join("sub")).unwrap();
+    assert!(emptied.is_empty(), "{emptied:?}");
     assert!(s3.url(&path).starts_with("s3://"), "{}", s3.url(&path));
     s3.remove_dir_all(&dir).unwrap();
     assert!(!s3.exists(&dir).unwrap());

@@ -23,6 +23,8 @@ pub enum Job {
     Flush(Region),
     /// Compact a region's stores if a policy finds something to do.
     Compact(Region),
+    /// Move a region's store files whose tier changed (windows that aged), without compacting.
+    MoveTiers(Region),
     /// The in-memory compaction a seal of one store's active segment asked for.
     CompactInMemory(Region, bytes::Bytes),
 }
@@ -84,7 +86,7 @@ impl Background {
         };
         let queued = match job {
             Job::Flush(_) => Some(&self.queued_flushes),
-            Job::Compact(_) => Some(&self.queued_compactions),
+            Job::Compact(_) | Job::MoveTiers(_) => Some(&self.queued_compactions),
             Job::CompactInMemory(..) => None,
         };
         if let Some(tx) = lane.lock().as_ref() {
@@ -116,7 +118,7 @@ fn worker(rx: &Mutex<mpsc::Receiver<Job>>, bg: &Weak<Background>) {
         if let Some(bg) = bg.upgrade() {
             let queued = match job {
                 Job::Flush(_) => Some(&bg.queued_flushes),
-                Job::Compact(_) => Some(&bg.queued_compactions),
+                Job::Compact(_) | Job::MoveTiers(_) => Some(&bg.queued_compactions),
                 Job::CompactInMemory(..) => None,
             };
             if let Some(q) = queued {
@@ -128,6 +130,7 @@ fn worker(rx: &Mutex<mpsc::Receiver<Job>>, bg: &Weak<Background>) {
         let ok = match job {
             Job::Flush(region) => region.run_requested_flush().is_ok(),
             Job::Compact(region) => region.run_requested_compaction().is_ok(),
+            Job::MoveTiers(region) => region.run_requested_tier_moves().is_ok(),
             Job::CompactInMemory(region, family) => {
                 region.compact_in_memory(&family);
                 true

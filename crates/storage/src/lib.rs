@@ -20,6 +20,7 @@ pub mod manifest;
 pub mod memtable;
 pub mod read;
 pub mod region;
+pub mod tier_check;
 pub mod tiers;
 pub mod vfs;
 pub mod wal;

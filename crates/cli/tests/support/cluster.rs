@@ -89,11 +89,18 @@ pub struct Cluster {
     pub master: Killed,
     /// Region server processes and their addresses.
     pub servers: Vec<(Killed, String)>,
+    /// The arguments every region server starts with.
+    server_args: Vec<String>,
 }
 
 impl Cluster {
     /// Starts a master and `n` region servers (lease TTL 2 s) under a fresh name `prefix-…`.
     pub fn start(e: &Engines, prefix: &str, n: usize) -> Cluster {
+        Cluster::start_with(e, prefix, n, &[])
+    }
+
+    /// As [`Cluster::start`], with `server_args` added to every region server's.
+    pub fn start_with(e: &Engines, prefix: &str, n: usize, server_args: &[String]) -> Cluster {
         let nanos = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .unwrap()
@@ -119,35 +126,44 @@ impl Cluster {
             .collect()
         };
         let (master, _) = start(&common("master"), "active");
-        let mut servers = Vec::new();
-        for _ in 0..n {
-            let mut args = common("regionserver");
-            args.extend(
-                [
-                    "--listen",
-                    "127.0.0.1:0",
-                    "--memtable-mib",
-                    "32",
-                    "--block-cache-mib",
-                    "8",
-                ]
-                .map(String::from),
-            );
-            let (child, line) = start(&args, "serving on ");
-            let addr = line
-                .split("serving on ")
-                .nth(1)
-                .and_then(|r| r.split_whitespace().next())
-                .unwrap()
-                .to_string();
-            servers.push((child, addr));
-        }
-        Cluster {
+        let mut server_args_all = common("regionserver");
+        server_args_all.extend_from_slice(server_args);
+        let mut cluster = Cluster {
             name,
             root,
             master,
-            servers,
+            servers: Vec::new(),
+            server_args: server_args_all,
+        };
+        for _ in 0..n {
+            cluster.add_server();
         }
+        cluster
+    }
+
+    /// Starts one more region server (as the others) and returns its address.
+    pub fn add_server(&mut self) -> String {
+        let mut args = self.server_args.clone();
+        args.extend(
+            [
+                "--listen",
+                "127.0.0.1:0",
+                "--memtable-mib",
+                "32",
+                "--block-cache-mib",
+                "8",
+            ]
+            .map(String::from),
+        );
+        let (child, line) = start(&args, "serving on ");
+        let addr = line
+            .split("serving on ")
+            .nth(1)
+            .and_then(|r| r.split_whitespace().next())
+            .unwrap()
+            .to_string();
+        self.servers.push((child, addr.clone()));
+        addr
     }
 
     /// The region servers' addresses.

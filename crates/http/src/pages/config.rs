@@ -52,6 +52,14 @@ fn server_rows(host: &RegionServer, out: &mut Vec<(String, String)>) {
             format!("{:?}", c.wal_storage_policy),
         ),
         (
+            "tier check interval".into(),
+            if c.tier_check_every.is_zero() {
+                "off".into()
+            } else {
+                format!("{} s", c.tier_check_every.as_secs_f64())
+            },
+        ),
+        (
             "slow-operation threshold".into(),
             format!("{} ms", c.slow_op_threshold.as_millis()),
         ),

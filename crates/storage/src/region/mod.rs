@@ -140,6 +140,8 @@ pub(crate) struct Inner {
     pub(crate) flush_requested: AtomicBool,
     /// A compaction check was asked for and not yet started.
     pub(crate) compaction_requested: AtomicBool,
+    /// Tier moves were asked for and not yet started.
+    pub(crate) tier_moves_requested: AtomicBool,
     /// Memtable bytes last reported to the budget.
     pub(crate) accounted: AtomicU64,
     /// Compactions, write throttling, and their exclusion of splits (region/compact.rs).
@@ -268,6 +270,43 @@ impl Region {
         }
         self.compact(crate::compaction::exploring::MajorRequest::None)?;
         self.move_tiers().map(|_| ())
+    }
+
+    /// Asks for the tier moves [`Region::tier_moves_due`] finds, if any: queued on the
+    /// background pool (merged with a pending request), or run now without one. Returns
+    /// whether moves were due. When none is, nothing is queued and no store is touched, so a
+    /// periodic check of idle regions costs a walk of their file lists
+    /// ([`crate::tier_check::TierChecker`]).
+    pub fn request_tier_moves(&self) -> bool {
+        if !self.tier_moves_due() {
+            return false;
+        }
+        if self.inner.tier_moves_requested.swap(true, Ordering::SeqCst) {
+            return true;
+        }
+        match &self.inner.config.background {
+            Some(bg) => bg.submit(Job::MoveTiers(self.clone())),
+            None => {
+                // A failure is logged by the mover; the next check asks again.
+                let _ = self.run_requested_tier_moves();
+            }
+        }
+        true
+    }
+
+    /// Runs requested tier moves (the background pool calls this); returns how many files
+    /// moved.
+    ///
+    /// # Errors
+    /// As [`Region::move_tiers`].
+    pub fn run_requested_tier_moves(&self) -> Result<usize> {
+        self.inner
+            .tier_moves_requested
+            .store(false, Ordering::SeqCst);
+        if self.inner.closed.load(Ordering::SeqCst) {
+            return Ok(0);
+        }
+        self.move_tiers()
     }
 
     /// Runs the in-memory compaction a seal of `family`'s active segment asked for (the

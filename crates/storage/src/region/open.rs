@@ -157,6 +157,7 @@ impl Region {
                 counters: Counters::default(),
                 flush_requested: AtomicBool::new(false),
                 compaction_requested: AtomicBool::new(false),
+                tier_moves_requested: AtomicBool::new(false),
                 accounted: AtomicU64::new(0),
                 compactions: Default::default(),
                 config,
@@ -254,7 +255,13 @@ fn remove_unlisted_in(
         }
         if listed.get(&entry.name) != Some(&tier) {
             let path = dir.join(&entry.name);
-            files.remove_file(&path).map_err(|e| Error::io(&path, e))?;
+            match files.remove_file(&path) {
+                // Gone already (a listing may name what was just removed): nothing to do.
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(Error::io(&path, e));
+                }
+                _ => {}
+            }
         }
     }
     Ok(())

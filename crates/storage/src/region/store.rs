@@ -217,8 +217,14 @@ impl Store {
 
     /// Where a file placed by `policy` goes: a volume chosen by the policy on local files; on
     /// a store placing by policy (HDFS), the family's directory for the family's own
-    /// `STORAGE_POLICY` and the policy's directory under it for any other.
+    /// `STORAGE_POLICY` and the policy's directory under it for any other. On either, a
+    /// policy whose first storage type is a volume on a store of its own (COLD with the
+    /// ARCHIVE tier as a bucket) places the file there.
     fn place(&self, policy: StoragePolicy) -> Tier {
+        let first = crate::tiers::preference(policy)[0];
+        if self.volumes.is_remote(first) {
+            return Tier::Volume(first);
+        }
         if self.file_store().places_by_policy() {
             if policy == self.family.storage_policy {
                 Tier::Volume(self.volumes.root_kind())

@@ -47,6 +47,29 @@ impl Region {
         Ok(moved)
     }
 
+    /// True when some store file is not where its placement asks for now (a date-tiered
+    /// window that aged into another tier, a changed storage policy): what
+    /// [`Region::move_tiers`] would move. Cheap: it looks only at the open file set (what the
+    /// manifest lists) and the clock, never at a store. Split references are never due.
+    pub fn tier_moves_due(&self) -> bool {
+        if self.inner.closed.load(std::sync::atomic::Ordering::SeqCst) {
+            return false;
+        }
+        let now = self.inner.config.clock.now_ms();
+        self.inner
+            .stores
+            .values()
+            .filter(|store| store.has_tiers())
+            .any(|store| {
+                store.files().iter().any(|f| {
+                    f.meta.reference.is_none()
+                        && store
+                            .tier_of(&f.meta.tier)
+                            .is_ok_and(|from| from != wanted(store, &f.meta, now))
+                })
+            })
+    }
+
     fn move_store(&self, store: &Store) -> Result<usize> {
         let state = &self.inner.compactions;
         let now = self.inner.config.clock.now_ms();

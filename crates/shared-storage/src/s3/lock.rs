@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 
 use strata_storage::vfs::FileStore;
 
+use super::S3;
 use crate::hdfs_lock::{dead_here, holder_line};
-use crate::s3::S3;
 
 /// Holds the lock; deletes `LOCK` when dropped.
 struct HeldS3Lock {
