@@ -172,7 +172,7 @@ async fn the_operation_timeout_bounds_retries() {
         retries: 1000,
         retry_base: Duration::from_millis(20),
         retry_max: Duration::from_millis(50),
-        ..ClientOptions::default()
+        ..fast_options()
     };
     let conn = Connection::connect_with(&cluster.addrs[0], options)
         .await

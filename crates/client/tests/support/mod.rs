@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use parking_lot::Mutex;
-use strata_client::{ClientOptions, Connection};
+use strata_client::{ClientOptions, Connection, Protocol};
 use strata_proto::pb::{self, ErrorCode};
 use tokio::net::TcpListener;
 use tokio_stream::wrappers::TcpListenerStream;
@@ -261,8 +261,11 @@ impl Cluster {
     }
 }
 
+/// Quick retries, over gRPC: the fake servers implement the data and admin services with
+/// tonic only (the framed transport is tested against real servers, `strata-master`'s tests).
 pub fn fast_options() -> ClientOptions {
     ClientOptions {
+        protocol: Protocol::Grpc,
         operation_timeout: Duration::from_secs(10),
         retries: 5,
         retry_base: Duration::from_millis(1),
