@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The same Java YCSB client and HBase 2 binding against HBase 2.6 and against Strata's HBase RPC
-# listener, in one run, plus Strata through its own gRPC client (`strata bench ycsb`, via
-# scripts/bench-ycsb.sh) for comparison. Prints one markdown table.
+# listener, in one run, plus Strata through its own client (`strata bench ycsb`, via
+# scripts/bench-ycsb.sh; the framed protocol, or gRPC with PROTOCOL=grpc) for comparison. Prints one markdown table.
 #
 #   HBASE_PEER=/path/to/hbase-harness RECORDS=200000 THREADS=8 DURATION=60 \
 #     ./scripts/bench-ycsb-hbase-client.sh
@@ -110,9 +110,9 @@ if [ -n "$OLD_STRATA" ]; then
 fi
 strata_hbase strata-hbase "$STRATA"
 
-# --- 2. Strata through its own gRPC client (Rust YCSB).
+# --- 2. Strata through its own client (Rust YCSB; the framed protocol unless PROTOCOL=grpc).
 if [ "$SKIP_GRPC" != 1 ]; then
-  echo "== Strata standalone, gRPC (strata bench ycsb)"
+  echo "== Strata standalone, its own client (strata bench ycsb, ${PROTOCOL:-frames})"
   # (without HBASE_PEER: that script would run HBase too)
   env -u HBASE_PEER RECORDS="$RECORDS" THREADS="$THREADS" DURATION="$DURATION" WORKLOADS="$WORKLOADS" \
     OUT="$OUT/grpc" PORT="$(free_port)" STRATA_ARGS="$STRATA_ARGS" ./scripts/bench-ycsb.sh \
@@ -154,6 +154,6 @@ row() { # system phase file
     row "Strata HBase RPC, OLD_STRATA (Java YCSB)" "$phase" "$OUT/strata-old-hbase-$phase.txt"
     row "Strata HBase RPC (Java YCSB)" "$phase" "$OUT/strata-hbase-$phase.txt"
     [ "$phase" = load ] && g="$OUT/grpc/strata-load.txt" || g="$OUT/grpc/strata-$phase.txt"
-    row "Strata gRPC (Rust YCSB)" "$phase" "$g"
+    row "Strata own client, ${PROTOCOL:-frames} (Rust YCSB)" "$phase" "$g"
   done
 } | tee "$OUT/summary.md"
