@@ -105,5 +105,7 @@ row() { # system phase file
   echo "| system | peak RSS MiB | disk MiB after load | after major compaction |"
   echo "|---|---:|---:|---:|"
   echo "| Strata | $strata_rss | $strata_disk_load | $strata_disk_compact |"
-  [ -n "${HBASE_PEER:-}" ] && echo "| HBase | $hbase_rss | $hbase_disk_load | $hbase_disk_compact |"
+  if [ -n "${HBASE_PEER:-}" ]; then
+    echo "| HBase | $hbase_rss | $hbase_disk_load | $hbase_disk_compact |"
+  fi
 } | tee "$OUT/summary.md"
