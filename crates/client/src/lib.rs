@@ -54,6 +54,7 @@ pub use admin::{Admin, StoreFileInfo, TableInfo};
 pub use connection::{Connection, MAX_ADMINS};
 pub use error::Error;
 pub use locate::RegionLocation;
+pub use multi::MAX_ROWS_PER_RPC;
 pub use mutator::BufferedMutator;
 pub use options::{BufferedMutatorOptions, ClientOptions, Protocol};
 pub use parallel::ParallelScanner;

@@ -1,6 +1,7 @@
 //! Multi-row requests (`get_many`, `batch`, and through it `put_many` and the buffered
-//! mutator): rows are grouped by region, each group goes out as one RPC, groups run
-//! concurrently, and results are put back in request order.
+//! mutator): rows are grouped by region, each group goes out as RPCs of at most
+//! [`MAX_ROWS_PER_RPC`] rows, RPCs run concurrently (as many as the caller's limit allows),
+//! and results are put back in request order.
 //!
 //! A group that fails as a whole with `NOT_SERVING_REGION` (or another retryable code its
 //! rows allow) is relocated and regrouped in the next round; so are single rows the server
@@ -25,6 +26,12 @@ use crate::link::DataLink;
 use crate::locate::{RegionLocation, Regions};
 use crate::retry::{should_retry, within, Idempotence, Retry};
 use crate::table::{cells_of, idempotence_of, Table};
+
+/// Most rows one multi-row RPC carries. A region's group larger than this goes out as several
+/// RPCs, so that each answers well within the per-attempt timeout even when its rows are many
+/// and small: a 2 MiB buffer of 10-byte values is ~35,000 rows, which took the server longer
+/// than the timeout, and the resent RPCs then piled more work on it.
+pub const MAX_ROWS_PER_RPC: usize = 1000;
 
 /// What a group's RPC says of one of its rows.
 pub(crate) enum Outcome<T> {
@@ -177,7 +184,14 @@ where
             )
         });
         let mut tasks = JoinSet::new();
-        for (region, indexes) in groups {
+        let rpcs = groups.into_iter().flat_map(|(region, indexes)| {
+            let chunks: Vec<Vec<usize>> = indexes
+                .chunks(MAX_ROWS_PER_RPC)
+                .map(<[usize]>::to_vec)
+                .collect();
+            chunks.into_iter().map(move |c| (region.clone(), c))
+        });
+        for (region, indexes) in rpcs {
             let client = conn.data(&region.server)?;
             let request = send(client, indexes.clone());
             let limit = limit.clone();

@@ -6,7 +6,7 @@
 mod support;
 
 use bytes::Bytes;
-use strata_client::{BufferedMutatorOptions, Table};
+use strata_client::{BufferedMutatorOptions, Table, MAX_ROWS_PER_RPC};
 use strata_model::ops::{Delete, Get, Increment, Mutation, Put, RowMutations, Scan};
 use strata_model::schema::{FamilyDescriptor, TableDescriptor, TableName};
 use strata_proto::pb::ErrorCode;
@@ -111,6 +111,19 @@ async fn put_many_then_delete() {
         t.put_many(&bad).await.unwrap_err().code,
         ErrorCode::NoSuchFamily
     );
+}
+
+#[tokio::test]
+async fn a_large_batch_for_one_region_goes_out_in_bounded_rpcs() {
+    let cluster = Cluster::start(1, &[]).await;
+    let t = table(&cluster).await;
+    let n = 2 * MAX_ROWS_PER_RPC + 500;
+    let rows: Vec<RowMutations> = (0..n).map(|i| put(&format!("r{i:05}"))).collect();
+    let outcomes = t.batch(&rows).await.unwrap();
+    assert_eq!(outcomes.len(), n);
+    assert!(outcomes.iter().all(Result::is_ok));
+    assert_eq!(cluster.state.lock().calls("batch"), 3);
+    assert_eq!(t.scan_all(&Scan::new()).await.unwrap().len(), n);
 }
 
 #[tokio::test]
