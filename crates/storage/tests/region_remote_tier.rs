@@ -12,36 +12,12 @@ use std::sync::Arc;
 
 use region_support::*;
 use strata_model::ops::{Get, Scan};
-use strata_model::schema::{
-    CompactionPolicy, DateTiered, FamilyDescriptor, StoragePolicy, TableDescriptor, TableName,
-};
 use strata_storage::clock::Clock;
 use strata_storage::compaction::exploring::MajorRequest;
 use strata_storage::region::CompactionOptions;
 use strata_storage::tiers::{StorageType, Volume, Volumes};
 use strata_storage::vfs::{FileStore, Local};
 use strata_storage::Region;
-
-const H: i64 = 3_600_000;
-const DAY: i64 = 24 * H;
-
-fn env(root: &Path) -> Env {
-    let mut f = FamilyDescriptor::new("f");
-    f.versions = 1;
-    f.compaction_policy = CompactionPolicy::DateTiered(DateTiered {
-        storage_policy_enable: true,
-        hot_window_age_ms: DAY,
-        hot_window_storage_policy: StoragePolicy::Hot,
-        warm_window_age_ms: 7 * DAY,
-        warm_window_storage_policy: StoragePolicy::Hot,
-        cold_window_storage_policy: StoragePolicy::Cold,
-        ..DateTiered::default()
-    });
-    let t = TableDescriptor::new(TableName::parse("t").unwrap()).with_family(f);
-    let env = Env::new(root, t);
-    env.clock.set(100 * DAY);
-    env
-}
 
 fn open(env: &Env, bucket: &Path) -> strata_storage::Result<Region> {
     let remote: Arc<dyn FileStore> = Arc::new(Local);
@@ -94,7 +70,7 @@ fn cold_windows_move_to_the_remote_store_and_read_back() {
     let tmp = tempfile::tempdir().unwrap();
     let (data, bucket) = (tmp.path().join("data"), tmp.path().join("bucket"));
     std::fs::create_dir_all(&data).unwrap();
-    let env = env(&data);
+    let env = cold_archive_env(&data);
     let r = open(&env, &bucket).unwrap();
     let now = env.clock.now_ms();
     for i in 0..10 {
@@ -141,7 +117,7 @@ fn leftovers_of_a_move_to_the_remote_store_are_removed_on_open() {
     let tmp = tempfile::tempdir().unwrap();
     let (data, bucket) = (tmp.path().join("data"), tmp.path().join("bucket"));
     std::fs::create_dir_all(&data).unwrap();
-    let env = env(&data);
+    let env = cold_archive_env(&data);
     let r = open(&env, &bucket).unwrap();
     let now = env.clock.now_ms();
     put(&r, "a", "f", "q", now - 60 * DAY, "x");

@@ -13,9 +13,6 @@ use std::time::{Duration, Instant};
 
 use region_support::*;
 use strata_model::ops::Scan;
-use strata_model::schema::{
-    CompactionPolicy, DateTiered, FamilyDescriptor, StoragePolicy, TableDescriptor, TableName,
-};
 use strata_storage::background::Background;
 use strata_storage::clock::Clock;
 use strata_storage::compaction::exploring::MajorRequest;
@@ -24,28 +21,6 @@ use strata_storage::tier_check::{check_round, TierChecker};
 use strata_storage::tiers::{StorageType, Volume, Volumes};
 use strata_storage::vfs::{Fault, FaultOp, Faulty, FileStore, Local};
 use strata_storage::Region;
-
-const H: i64 = 3_600_000;
-const DAY: i64 = 24 * H;
-
-/// Family `f`: windows younger than a day HOT, than a week HOT, older COLD (ARCHIVE).
-fn env(root: &Path) -> Env {
-    let mut f = FamilyDescriptor::new("f");
-    f.versions = 1;
-    f.compaction_policy = CompactionPolicy::DateTiered(DateTiered {
-        storage_policy_enable: true,
-        hot_window_age_ms: DAY,
-        hot_window_storage_policy: StoragePolicy::Hot,
-        warm_window_age_ms: 7 * DAY,
-        warm_window_storage_policy: StoragePolicy::Hot,
-        cold_window_storage_policy: StoragePolicy::Cold,
-        ..DateTiered::default()
-    });
-    let t = TableDescriptor::new(TableName::parse("t").unwrap()).with_family(f);
-    let env = Env::new(root, t);
-    env.clock.set(100 * DAY);
-    env
-}
 
 /// The data directory (HDD) and an ARCHIVE volume, both on `files`.
 fn volumes(env: &Env, archive: &Path, files: Arc<dyn FileStore>) -> Arc<Volumes> {
@@ -106,7 +81,7 @@ fn an_idle_region_moves_an_aged_window_within_one_interval() {
     let tmp = tempfile::tempdir().unwrap();
     let (data, archive) = (tmp.path().join("data"), tmp.path().join("archive"));
     std::fs::create_dir_all(&data).unwrap();
-    let env = env(&data);
+    let env = cold_archive_env(&data);
     let bg = Background::new(1);
     let r = region_with_a_young_window(
         &env,
@@ -171,7 +146,7 @@ fn a_check_touches_no_store_and_skips_closed_regions() {
     let tmp = tempfile::tempdir().unwrap();
     let (data, archive) = (tmp.path().join("data"), tmp.path().join("archive"));
     std::fs::create_dir_all(&data).unwrap();
-    let env = env(&data);
+    let env = cold_archive_env(&data);
     let store = Arc::new(Faulty::new(Local));
     let r = region_with_a_young_window(&env, volumes(&env, &archive, store.clone()), None);
     // Every store operation fails from here on: a check that did any I/O could not answer.
@@ -207,7 +182,7 @@ fn a_check_touches_no_store_and_skips_closed_regions() {
 
     // A closed region is never due.
     let tmp = tempfile::tempdir().unwrap();
-    let env = self::env(tmp.path());
+    let env = cold_archive_env(tmp.path());
     let r = region_with_a_young_window(&env, volumes(&env, &archive, Arc::new(Local)), None);
     r.close().unwrap();
     env.clock.set(env.clock.now_ms() + 30 * DAY);

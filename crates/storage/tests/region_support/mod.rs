@@ -7,7 +7,9 @@ use std::sync::Arc;
 use bytes::Bytes;
 use strata_model::cell::Cell;
 use strata_model::ops::{Get, Put};
-use strata_model::schema::{FamilyDescriptor, TableDescriptor, TableName};
+use strata_model::schema::{
+    CompactionPolicy, DateTiered, FamilyDescriptor, StoragePolicy, TableDescriptor, TableName,
+};
 use strata_storage::background::Background;
 use strata_storage::clock::ManualClock;
 use strata_storage::manifest::RegionInfo;
@@ -106,4 +108,28 @@ pub fn show(c: Cell) -> (String, String, i64, String) {
         c.timestamp,
         String::from_utf8_lossy(&c.value).into_owned(),
     )
+}
+
+/// An hour and a day in milliseconds.
+pub const H: i64 = 3_600_000;
+pub const DAY: i64 = 24 * H;
+
+/// Table `t` with one date-tiered family `f` (one version): windows younger than a day HOT,
+/// than a week HOT, older COLD (ARCHIVE); the clock at day 100.
+pub fn cold_archive_env(root: &Path) -> Env {
+    let mut f = FamilyDescriptor::new("f");
+    f.versions = 1;
+    f.compaction_policy = CompactionPolicy::DateTiered(DateTiered {
+        storage_policy_enable: true,
+        hot_window_age_ms: DAY,
+        hot_window_storage_policy: StoragePolicy::Hot,
+        warm_window_age_ms: 7 * DAY,
+        warm_window_storage_policy: StoragePolicy::Hot,
+        cold_window_storage_policy: StoragePolicy::Cold,
+        ..DateTiered::default()
+    });
+    let t = TableDescriptor::new(TableName::parse("t").unwrap()).with_family(f);
+    let env = Env::new(root, t);
+    env.clock.set(100 * DAY);
+    env
 }
