@@ -13,10 +13,10 @@ mod cluster;
 mod support;
 
 use cluster::{engines, Cluster};
-use support::key;
+use support::{key, now_ms, s3};
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use strata_client::{ClientOptions, Connection, Table};
@@ -26,31 +26,6 @@ use strata_model::schema::{
 };
 use strata_shared_storage::{Hdfs, HdfsOptions, S3Options, S3};
 use strata_storage::vfs::FileStore;
-
-fn s3() -> Option<(String, String)> {
-    let (Ok(endpoint), Ok(bucket)) = (
-        std::env::var("STRATA_S3_ENDPOINT"),
-        std::env::var("STRATA_S3_BUCKET"),
-    ) else {
-        assert!(
-            std::env::var_os("STRATA_REQUIRE_S3").is_none(),
-            "STRATA_REQUIRE_S3 is set but STRATA_S3_ENDPOINT or STRATA_S3_BUCKET is not"
-        );
-        eprintln!("skipped: no S3 (eval \"$(scripts/s3.sh start)\")");
-        return None;
-    };
-    Some((endpoint, bucket))
-}
-
-fn now_ms() -> i64 {
-    i64::try_from(
-        SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .unwrap()
-            .as_millis(),
-    )
-    .unwrap()
-}
 
 /// Every object under `dir`, with its size.
 fn objects(store: &S3, dir: &Path) -> Vec<(PathBuf, u64)> {

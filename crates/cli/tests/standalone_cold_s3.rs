@@ -9,11 +9,11 @@
 
 mod support;
 
-use support::{key, Killed};
+use support::{key, now_ms, s3, Killed};
 
 use std::path::Path;
 use std::process::Stdio;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use strata_client::Connection;
@@ -25,31 +25,6 @@ use strata_shared_storage::{S3Options, S3};
 use strata_storage::vfs::FileStore;
 
 const DAY: i64 = 86_400_000;
-
-fn s3() -> Option<(String, String)> {
-    let (Ok(endpoint), Ok(bucket)) = (
-        std::env::var("STRATA_S3_ENDPOINT"),
-        std::env::var("STRATA_S3_BUCKET"),
-    ) else {
-        assert!(
-            std::env::var_os("STRATA_REQUIRE_S3").is_none(),
-            "STRATA_REQUIRE_S3 is set but STRATA_S3_ENDPOINT or STRATA_S3_BUCKET is not"
-        );
-        eprintln!("skipped: no S3 (eval \"$(scripts/s3.sh start)\")");
-        return None;
-    };
-    Some((endpoint, bucket))
-}
-
-fn now_ms() -> i64 {
-    i64::try_from(
-        SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .unwrap()
-            .as_millis(),
-    )
-    .unwrap()
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_window_past_its_cold_age_moves_to_the_bucket_and_reads_back() {

@@ -145,3 +145,28 @@ pub async fn assert_acknowledged(table: &strata_client::Table, acked: &[u64]) {
         }
     }
 }
+
+/// The S3 endpoint and bucket `scripts/s3.sh start` exported, or `None` (the test skips) when
+/// there is none; with `STRATA_REQUIRE_S3` set a missing one fails instead.
+pub fn s3() -> Option<(String, String)> {
+    let (Ok(endpoint), Ok(bucket)) = (
+        std::env::var("STRATA_S3_ENDPOINT"),
+        std::env::var("STRATA_S3_BUCKET"),
+    ) else {
+        assert!(
+            std::env::var_os("STRATA_REQUIRE_S3").is_none(),
+            "STRATA_REQUIRE_S3 is set but STRATA_S3_ENDPOINT or STRATA_S3_BUCKET is not"
+        );
+        eprintln!("skipped: no S3 (eval \"$(scripts/s3.sh start)\")");
+        return None;
+    };
+    Some((endpoint, bucket))
+}
+
+/// Milliseconds since the Unix epoch, as cell timestamps count them.
+pub fn now_ms() -> i64 {
+    let since = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap();
+    i64::try_from(since.as_millis()).unwrap()
+}
