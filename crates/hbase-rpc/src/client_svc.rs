@@ -16,6 +16,7 @@ use crate::convert::{
 use crate::error::{HBaseError, HResult};
 use crate::meta::MetaScan;
 use crate::pb;
+use crate::region_action::non_atomic;
 use crate::scanners::{Batch, Limits, OpenScanner, Source};
 
 fn decode<M: Message + Default>(param: &[u8]) -> HResult<M> {
@@ -161,7 +162,7 @@ fn user_region(ctx: &Context, spec: &pb::RegionSpecifier) -> HResult<HostedRegio
     }
 }
 
-fn check_values(ctx: &Context, m: &Mutation) -> HResult<()> {
+pub(crate) fn check_values(ctx: &Context, m: &Mutation) -> HResult<()> {
     let max = ctx.server()?.config().max_value_bytes;
     let largest = match m {
         Mutation::Put(p) => p.cells.iter().map(|c| c.value.len()).max(),
@@ -227,7 +228,7 @@ fn mutate(
     })
 }
 
-fn action_result(
+pub(crate) fn action_result(
     ctx: &Context,
     h: &HostedRegion,
     action: &pb::Action,
@@ -354,11 +355,7 @@ fn multi(
                 Ok(r)
             } else {
                 Ok(pb::RegionActionResult {
-                    result_or_exception: ra
-                        .action
-                        .iter()
-                        .map(|a| action_result(ctx, &h, a, &mut cells, out))
-                        .collect(),
+                    result_or_exception: non_atomic(ctx, &h, ra, &mut cells, out),
                     exception: None,
                     processed: None,
                 })

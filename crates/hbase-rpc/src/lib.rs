@@ -29,6 +29,7 @@ pub mod frame;
 mod master_svc;
 pub mod meta;
 pub mod ops;
+mod region_action;
 pub mod region_name;
 mod registry;
 mod scanners;

@@ -8,6 +8,7 @@
 //! ([`crate::inline`], shared with the server's other protocols); reads arriving meanwhile
 //! use the blocking pool.
 
+use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -22,7 +23,7 @@ use strata_proto::pb;
 use strata_proto::pb::data_server::Data;
 use tonic::{Request, Response, Status};
 
-use crate::host::RegionServer;
+use crate::host::{HostedRegion, RegionServer};
 use crate::observe::{Call, Op};
 use crate::scan::scan_page;
 use crate::status::{from_storage, internal, invalid, not_serving};
@@ -188,6 +189,57 @@ fn apply_row(
     Ok(result.cells.iter().map(cell_to_pb).collect())
 }
 
+/// Applies the rows of a batch: the rows of each region together (in mini-batches, see
+/// `Region::batch`), each row with its own outcome, in the order given.
+fn apply_rows(
+    server: &RegionServer,
+    table: &str,
+    rows: Vec<Result<RowMutations, Status>>,
+) -> Vec<Result<Vec<pb::Cell>, Status>> {
+    let mut outcomes: Vec<Option<Result<Vec<pb::Cell>, Status>>> = Vec::with_capacity(rows.len());
+    // (the region, its rows, their places in `outcomes`), in first-seen order.
+    let mut groups: Vec<(HostedRegion, Vec<RowMutations>, Vec<usize>)> = Vec::new();
+    let mut group_of: HashMap<u64, usize> = HashMap::new();
+    for (i, rm) in rows.into_iter().enumerate() {
+        let rm = match rm {
+            Ok(rm) => rm,
+            Err(status) => {
+                outcomes.push(Some(Err(status)));
+                continue;
+            }
+        };
+        let Some(hosted) = server.region_for(table, &rm.row) else {
+            outcomes.push(Some(Err(not_serving(table, &rm.row))));
+            continue;
+        };
+        outcomes.push(None);
+        let id = hosted.region.info().region_id;
+        match group_of.get(&id) {
+            Some(&g) => {
+                groups[g].1.push(rm);
+                groups[g].2.push(i);
+            }
+            None => {
+                group_of.insert(id, groups.len());
+                groups.push((hosted, vec![rm], vec![i]));
+            }
+        }
+    }
+    for (hosted, rows, places) in groups {
+        for (result, i) in hosted.batch(&rows).into_iter().zip(places) {
+            outcomes[i] = Some(
+                result
+                    .map(|r| r.cells.iter().map(cell_to_pb).collect())
+                    .map_err(|e| from_storage(&e)),
+            );
+        }
+    }
+    outcomes
+        .into_iter()
+        .map(|o| o.unwrap_or_else(|| Err(Status::internal("a row of the batch was not applied"))))
+        .collect()
+}
+
 /// Counts the rows of a multi-row request after its first in the table's heatmap.
 fn touch_rows<'a>(call: &Call, rows: impl Iterator<Item = &'a Bytes>, write: bool) {
     let now = std::time::Instant::now();
@@ -289,9 +341,8 @@ impl Data for DataService {
         touch_rows(&call, decoded, true);
         let results = self
             .blocking(call, move |server| {
-                Ok(rows
+                Ok(apply_rows(server, &table, rows)
                     .into_iter()
-                    .map(|rm| rm.and_then(|rm| apply_row(server, &table, &rm)))
                     .map(|outcome| pb::BatchResult {
                         outcome: Some(match outcome {
                             Ok(cells) => pb::batch_result::Outcome::Ok(pb::Result {

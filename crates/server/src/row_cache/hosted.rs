@@ -25,9 +25,12 @@ impl HostedRegion {
         self.row_cache.write(&rm.row, || self.region.mutate_row(rm))
     }
 
-    /// Applies row mutations, each row on its own, invalidating each row.
+    /// Applies row mutations, each row on its own (in mini-batches), invalidating each row.
     pub fn batch(&self, rows: &[RowMutations]) -> Vec<Result<MutationResult>> {
-        rows.iter().map(|rm| self.mutate_row(rm)).collect()
+        self.row_cache
+            .write_rows(rows.iter().map(|rm| rm.row.as_ref()), || {
+                self.region.batch(rows)
+            })
     }
 
     /// Check-and-mutate; invalidates the row whether or not the condition held.

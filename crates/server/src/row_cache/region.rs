@@ -117,6 +117,28 @@ impl RegionCache {
         write()
     }
 
+    /// [`write`](Self::write) for a write to several rows at once (a batch).
+    pub fn write_rows<'r, T>(
+        &self,
+        rows: impl Iterator<Item = &'r [u8]>,
+        write: impl FnOnce() -> T,
+    ) -> T {
+        let Some(slot) = self.slot.as_deref() else {
+            return write();
+        };
+        let _done: Vec<WriteDone<'_>> = rows
+            .map(|row| {
+                let stripe = slot.cache.stripe(slot.epoch, row);
+                stripe.fetch_add(1, Ordering::SeqCst);
+                WriteDone {
+                    stripe,
+                    invalidations: &slot.cache.invalidations,
+                }
+            })
+            .collect();
+        write()
+    }
+
     /// The region stops being served here (closed, split, merged, truncated, or about to be
     /// reopened with a new schema): its entries are dropped and none is served again.
     pub fn retire(&self) {

@@ -30,6 +30,7 @@ mod flush;
 mod half;
 mod listing;
 mod merge;
+mod mini_batch;
 mod mvcc;
 mod open;
 mod point_get;

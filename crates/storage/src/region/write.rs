@@ -76,11 +76,6 @@ impl Region {
         result
     }
 
-    /// Applies many row mutations; each row is atomic on its own, and each gets its own result.
-    pub fn batch(&self, rows: &[RowMutations]) -> Vec<Result<MutationResult>> {
-        rows.iter().map(|rm| self.mutate_row(rm)).collect()
-    }
-
     /// Applies `cam.mutations` if the condition holds; returns whether it did.
     ///
     /// # Errors
@@ -230,7 +225,7 @@ impl Region {
             });
         }
         let durability = durability.resolve(self.inner.config.table.durability);
-        let seq = self.log_and_apply(cells, durability)?;
+        let seq = self.log_and_apply(cells, durability, 1)?;
         for c in &mut results {
             c.seq = seq;
         }
@@ -240,8 +235,14 @@ impl Region {
         })
     }
 
-    /// Gives the cells a sequence id, logs them, inserts them, and publishes them.
-    fn log_and_apply(&self, mut cells: Vec<Cell>, durability: Durability) -> Result<u64> {
+    /// Gives the cells (of `rows` row mutations) one sequence id, logs them as one entry,
+    /// inserts them, and publishes them.
+    pub(super) fn log_and_apply(
+        &self,
+        mut cells: Vec<Cell>,
+        durability: Durability,
+        rows: u64,
+    ) -> Result<u64> {
         let inner = &self.inner;
         let _updates = inner.updates.read();
         // A split or close sets `closed` before its flush takes `updates` exclusively.
@@ -271,11 +272,11 @@ impl Region {
         inner.mvcc.complete(seq);
         // Acknowledge only once readers can see it (an older write may still be in flight).
         inner.mvcc.wait_for(seq);
-        inner.counters.mutations.fetch_add(1, Ordering::Relaxed);
+        inner.counters.mutations.fetch_add(rows, Ordering::Relaxed);
         Ok(seq)
     }
 
-    fn put_cells(&self, p: &Put, now: i64, out: &mut Vec<Cell>) -> Result<()> {
+    pub(super) fn put_cells(&self, p: &Put, now: i64, out: &mut Vec<Cell>) -> Result<()> {
         for c in &p.cells {
             self.check_family(&c.family)?;
             out.push(Cell::put(
@@ -289,7 +290,7 @@ impl Region {
         Ok(())
     }
 
-    fn delete_cells(&self, d: &Delete, now: i64, out: &mut Vec<Cell>) -> Result<()> {
+    pub(super) fn delete_cells(&self, d: &Delete, now: i64, out: &mut Vec<Cell>) -> Result<()> {
         let default_ts = d.timestamp.unwrap_or(now);
         if d.markers.is_empty() {
             // The whole row: every family.
@@ -351,7 +352,7 @@ impl Region {
 }
 
 /// The stronger of two durabilities (a row mutation is logged as its strongest part asks).
-fn stronger(a: Durability, b: Durability) -> Durability {
+pub(super) fn stronger(a: Durability, b: Durability) -> Durability {
     fn rank(d: Durability) -> u8 {
         match d {
             Durability::UseDefault => 0,

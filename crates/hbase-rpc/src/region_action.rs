@@ -1,0 +1,105 @@
+//! A non-atomic region action of a `Multi` call: its actions in order, with consecutive puts
+//! and deletes applied together through `HostedRegion::batch` (one WAL entry, one MVCC wait
+//! per mini-batch, as HBase's `doBatchOp`). A get, an increment or an append first applies the
+//! puts and deletes before it, so every action sees the ones before it.
+
+use strata_model::ops::{Mutation, RowMutations};
+use strata_server::HostedRegion;
+
+use crate::client_svc::{action_result, check_values};
+use crate::context::{check_row, CellsOut, Context};
+use crate::convert::mutation_from_pb;
+use crate::error::{HBaseError, HResult};
+use crate::pb;
+use strata_model::cell::Cell;
+
+/// The results of the actions of `ra` on `h`, in the order of its actions.
+pub(crate) fn non_atomic(
+    ctx: &Context,
+    h: &HostedRegion,
+    ra: &pb::RegionAction,
+    cells: &mut dyn Iterator<Item = Cell>,
+    out: &mut CellsOut,
+) -> Vec<pb::ResultOrException> {
+    let mut results: Vec<Option<pb::ResultOrException>> = Vec::with_capacity(ra.action.len());
+    // Puts and deletes not applied yet: (place in `results`, action index, the row mutation).
+    let mut pending: Vec<(usize, Option<u32>, RowMutations)> = Vec::new();
+    for a in &ra.action {
+        let place = results.len();
+        let plain = match &a.mutation {
+            Some(m) if is_plain(m) => Some(plain_row(ctx, h, m, cells)),
+            _ => None,
+        };
+        match plain {
+            Some(Ok(rm)) => {
+                results.push(None);
+                pending.push((place, a.index, rm));
+            }
+            Some(Err(e)) => results.push(Some(failed(a.index, &e))),
+            None => {
+                apply_pending(h, &mut pending, &mut results, out);
+                results.push(Some(action_result(ctx, h, a, cells, out)));
+            }
+        }
+    }
+    apply_pending(h, &mut pending, &mut results, out);
+    results
+        .into_iter()
+        .map(|r| r.expect("every action of a region action has a result"))
+        .collect()
+}
+
+fn is_plain(m: &pb::MutationProto) -> bool {
+    use pb::mutation_proto::MutationType;
+    matches!(m.mutate_type(), MutationType::Put | MutationType::Delete)
+}
+
+/// Decodes a put or delete (its cells come next from `cells`) into a row mutation.
+fn plain_row(
+    ctx: &Context,
+    h: &HostedRegion,
+    m: &pb::MutationProto,
+    cells: &mut dyn Iterator<Item = Cell>,
+) -> HResult<RowMutations> {
+    let m: Mutation = mutation_from_pb(m, cells)?;
+    check_values(ctx, &m)?;
+    check_row(h, m.row())?;
+    RowMutations::new(m.row().clone())
+        .with(m)
+        .map_err(|e| HBaseError::do_not_retry(e.to_string()))
+}
+
+/// Applies the pending puts and deletes as one batch and stores each one's result.
+fn apply_pending(
+    h: &HostedRegion,
+    pending: &mut Vec<(usize, Option<u32>, RowMutations)>,
+    results: &mut [Option<pb::ResultOrException>],
+    out: &mut CellsOut,
+) {
+    if pending.is_empty() {
+        return;
+    }
+    let (places, rest): (Vec<usize>, Vec<(Option<u32>, RowMutations)>) = pending
+        .drain(..)
+        .map(|(place, index, rm)| (place, (index, rm)))
+        .unzip();
+    let (indexes, rows): (Vec<Option<u32>>, Vec<RowMutations>) = rest.into_iter().unzip();
+    for ((outcome, place), index) in h.batch(&rows).into_iter().zip(places).zip(indexes) {
+        results[place] = Some(match outcome {
+            Ok(_) => pb::ResultOrException {
+                index,
+                result: Some(out.result(&[])),
+                exception: None,
+            },
+            Err(e) => failed(index, &HBaseError::from(&e)),
+        });
+    }
+}
+
+fn failed(index: Option<u32>, e: &HBaseError) -> pb::ResultOrException {
+    pb::ResultOrException {
+        index,
+        result: None,
+        exception: Some(e.to_name_bytes()),
+    }
+}
