@@ -32,6 +32,7 @@ use crate::config::ServerConfig;
 use crate::inline::ReadGate;
 use crate::observe::Observer;
 use crate::row_cache::{RegionCache, RowCache, RowCacheStats};
+use crate::write_queue::WriteQueues;
 
 /// One open region and the schema it was opened with.
 ///
@@ -134,6 +135,7 @@ pub struct RegionServer {
     counters: ServerCounters,
     observer: Observer,
     reads: ReadGate,
+    writes: Arc<WriteQueues>,
     started: Instant,
     /// The periodic tier check of the open regions (none when its interval is zero).
     tier_checker: parking_lot::Mutex<Option<TierChecker>>,
@@ -211,6 +213,7 @@ impl RegionServer {
             counters: ServerCounters::default(),
             observer,
             reads: ReadGate::default(),
+            writes: Arc::default(),
             started: Instant::now(),
             tier_checker: parking_lot::Mutex::new(None),
         });
@@ -257,6 +260,11 @@ impl RegionServer {
     /// Request figures, slow operations and key-access heatmaps.
     pub fn observer(&self) -> &Observer {
         &self.observer
+    }
+
+    /// The regions' write queues ([`crate::write_queue`]), whichever protocol writes.
+    pub fn writes(&self) -> &Arc<WriteQueues> {
+        &self.writes
     }
 
     /// The reads in flight, whichever protocol serves them: who may run inline

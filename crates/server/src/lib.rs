@@ -27,6 +27,7 @@ pub mod scan;
 pub mod service;
 pub mod status;
 mod wal_place;
+pub mod write_queue;
 
 pub use config::ServerConfig;
 pub use files::RegionFiles;

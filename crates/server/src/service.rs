@@ -89,6 +89,36 @@ impl DataService {
         result
     }
 
+    /// Applies one row mutation through its region's write queue
+    /// ([`crate::write_queue`]): gathered with the region's other queued rows into one
+    /// mini-batch, on the blocking pool.
+    async fn queued_write(
+        &self,
+        call: Call,
+        table: &str,
+        rm: RowMutations,
+    ) -> Result<Vec<pb::Cell>, Status> {
+        self.server
+            .counters()
+            .requests
+            .fetch_add(1, Ordering::Relaxed);
+        let result = match self.admitted() {
+            Err(refused) => Err(refused),
+            Ok(()) => match self.server.region_for(table, &rm.row) {
+                None => Err(not_serving(table, &rm.row)),
+                Some(hosted) => match self.server.writes().submit(hosted, rm).await {
+                    Ok(Ok(r)) => Ok(r.cells.iter().map(cell_to_pb).collect()),
+                    Ok(Err(e)) => Err(from_storage(&e)),
+                    Err(_) => Err(Status::internal(
+                        "the write's drainer stopped before answering",
+                    )),
+                },
+            },
+        };
+        self.server.observer().finish(call, result.is_ok());
+        result
+    }
+
     /// Starts timing a request (see [`crate::observe`]).
     fn call(&self, op: Op, table: &str, row: &Bytes, request_bytes: usize) -> Call {
         self.server.observer().start(op, table, row, request_bytes)
@@ -175,18 +205,6 @@ fn check_mutations(rm: &RowMutations, max_value: usize) -> Result<(), Status> {
         }
     }
     Ok(())
-}
-
-fn apply_row(
-    server: &RegionServer,
-    table: &str,
-    rm: &RowMutations,
-) -> Result<Vec<pb::Cell>, Status> {
-    let hosted = server
-        .region_for(table, &rm.row)
-        .ok_or_else(|| not_serving(table, &rm.row))?;
-    let result = hosted.mutate_row(rm).map_err(|e| from_storage(&e))?;
-    Ok(result.cells.iter().map(cell_to_pb).collect())
 }
 
 /// Applies the rows of a batch: the rows of each region together (in mini-batches, see
@@ -313,9 +331,7 @@ impl Data for DataService {
         let rm = decode_mutations(req.mutations, self.server.config().max_value_bytes)?;
         let table = req.table;
         let call = self.call(Op::Mutate, &table, &rm.row, request_bytes);
-        let cells = self
-            .blocking(call, move |server| apply_row(server, &table, &rm))
-            .await?;
+        let cells = self.queued_write(call, &table, rm).await?;
         Ok(Response::new(pb::MutateResponse { cells }))
     }
 

@@ -1,0 +1,102 @@
+//! Single-row writes through the data service's write queues: many concurrent puts and
+//! increments to one region are gathered into mini-batches, and each request still gets its
+//! own answer; an unknown family fails only its own request; the queues empty afterwards.
+
+#![allow(clippy::unwrap_used)]
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use strata_model::ops::{Get, Increment, Put, RowMutations};
+use strata_model::schema::{FamilyDescriptor, TableDescriptor, TableName};
+use strata_proto::convert::row_mutations_to_pb;
+use strata_proto::pb;
+use strata_proto::pb::data_server::Data;
+use strata_server::{DataService, RegionServer, ServerConfig};
+use strata_storage::manifest::RegionInfo;
+use tonic::{Code, Request};
+
+fn start() -> (Arc<RegionServer>, DataService, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let config = ServerConfig::new(dir.path(), "test:0").with_memory_budget(64 << 20);
+    let server = RegionServer::open(config).unwrap();
+    let table = TableDescriptor::new(TableName::parse("t").unwrap())
+        .with_family(FamilyDescriptor::new("f"));
+    for (id, start, end) in [(1, "", "m"), (2, "m", "")] {
+        let info = RegionInfo {
+            table: "t".into(),
+            region_id: id,
+            start_row: Bytes::from(start),
+            end_row: Bytes::from(end),
+        };
+        server.open_region(&table, &info).unwrap();
+    }
+    let service = DataService::new(server.clone());
+    (server, service, dir)
+}
+
+async fn mutate(service: &DataService, rm: RowMutations) -> Result<Vec<pb::Cell>, tonic::Status> {
+    service
+        .mutate(Request::new(pb::MutateRequest {
+            table: "t".into(),
+            mutations: Some(row_mutations_to_pb(&rm)),
+        }))
+        .await
+        .map(|r| r.into_inner().cells)
+}
+
+fn value_of(server: &RegionServer, row: &str, q: &str) -> Option<Bytes> {
+    let hosted = server.region_for("t", row.as_bytes()).unwrap();
+    let cells = hosted
+        .get(&Get::new(Bytes::copy_from_slice(row.as_bytes())).with_column("f", q.to_owned()))
+        .unwrap();
+    cells.first().map(|c| c.value.clone())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_puts_and_increments_each_get_their_answer() {
+    let (server, service, _dir) = start();
+    let mut tasks = Vec::new();
+    for t in 0..16 {
+        let service = service.clone();
+        tasks.push(tokio::spawn(async move {
+            for i in 0..200 {
+                // Rows on both sides of the region boundary `m`.
+                let row = format!("{}{t:02}-{i:03}", if i % 2 == 0 { "a" } else { "x" });
+                let put = Put::new(Bytes::from(row.clone())).add("f", "q", format!("v{i}"));
+                let rm = RowMutations::new(Bytes::from(row)).with(put).unwrap();
+                assert!(mutate(&service, rm).await.unwrap().is_empty());
+                let inc = Increment::new("counter").add("f", "n", 1);
+                let rm = RowMutations::new("counter").with(inc).unwrap();
+                let cells = mutate(&service, rm).await.unwrap();
+                assert_eq!(cells.len(), 1, "an increment answers its new value");
+            }
+        }));
+    }
+    for t in tasks {
+        t.await.unwrap();
+    }
+    for (t, i) in [(0, 0), (7, 101), (15, 199)] {
+        let row = format!("{}{t:02}-{i:03}", if i % 2 == 0 { "a" } else { "x" });
+        assert_eq!(value_of(&server, &row, "q").unwrap(), format!("v{i}"));
+    }
+    let n = value_of(&server, "counter", "n").unwrap();
+    assert_eq!(i64::from_be_bytes(n.as_ref().try_into().unwrap()), 16 * 200);
+    assert!(server.writes().is_empty(), "idle queues are forgotten");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bad_write_fails_alone() {
+    let (server, service, _dir) = start();
+    let bad = RowMutations::new("b")
+        .with(Put::new("b").add("nope", "q", "v"))
+        .unwrap();
+    let good = RowMutations::new("c")
+        .with(Put::new("c").add("f", "q", "v"))
+        .unwrap();
+    let (bad, good) = tokio::join!(mutate(&service, bad), mutate(&service, good));
+    assert_eq!(bad.unwrap_err().code(), Code::InvalidArgument);
+    assert!(good.is_ok());
+    assert_eq!(value_of(&server, "c", "q").unwrap(), "v");
+    assert!(value_of(&server, "b", "q").is_none());
+}
