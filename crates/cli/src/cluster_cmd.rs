@@ -113,6 +113,12 @@ pub struct RegionServerArgs {
     s3: Box<crate::s3_args::S3Args>,
     #[command(flatten)]
     tier_check: crate::standalone::TierCheckArgs,
+    /// Seconds between compaction checks of every open region (with --root), so idle regions
+    /// get their periodic major compactions and drop files past their family's TTL; flushes
+    /// ask for checks of their own. 0 turns it off. [default: 10000, as standalone and
+    /// HBase's compaction checker]
+    #[arg(long)]
+    compaction_check_secs: Option<u64>,
     /// Where the gRPC data and admin services listen (with --root); the server is named and
     /// reached by this address.
     #[arg(long, default_value = "127.0.0.1:16020")]
@@ -523,6 +529,10 @@ fn run_data_regionserver(args: &RegionServerArgs, url: &str) -> Result<(), Strin
             ..RegionServerConfig::default()
         },
         listen: args.listen,
+        compaction_check_every: args.compaction_check_secs.map_or(
+            strata_server::host::COMPACTION_CHECK_EVERY,
+            Duration::from_secs,
+        ),
     };
     let stop = stop_on_signal()?;
     let name = std::sync::Mutex::new(String::new());

@@ -15,7 +15,8 @@
 //! - [`serve`]: running a region server: gRPC, the lease gate, the coordination loop.
 //! - [`split`]: splitting a table's or a region's regions through the master, from a client.
 //! - [`upkeep`]: a region server's background upkeep: compacting split daughters' references
-//!   away and requesting the split of regions past their table's split size.
+//!   away, requesting the split of regions past their table's split size, and the periodic
+//!   compaction check of idle regions.
 //! - [`counted`]: counting etcd operations and region orders for `/metrics`.
 //! - [`hbase`]: `hbase:meta` and the registry from etcd for the HBase RPC listener.
 //! - [`hbase_ops`]: HBase RPC's `MasterService` on the cluster admin service.
