@@ -9,6 +9,8 @@
 //! - [`recovered`]: splitting a dead server's WAL per region, replaying it at open.
 //! - [`fencer`]: [`fencer::LogFencer`], the master's `WalFencer`.
 //! - [`janitor`]: deleting recovered edits no region will replay.
+//! - [`region_sweep`]: deleting region directories no record or procedure names, on the root
+//!   and the cold bucket.
 //! - [`host`]: [`host::StorageHost`], the region server's `RegionHost`.
 //! - [`admin`]: [`admin::ClusterAdmin`], the admin service of a region server.
 //! - [`route`]: flush and compaction forwarded to the servers hosting a table's regions.
@@ -42,6 +44,7 @@ pub mod janitor;
 pub mod merge;
 pub mod names;
 pub mod recovered;
+pub mod region_sweep;
 pub mod route;
 pub mod schema;
 pub mod serve;
