@@ -22,6 +22,14 @@
 //! procedure (create, drop, truncate, …) are left to it and skipped. A procedure that cannot be
 //! decoded stops the sweep before any deletion. Deleting is idempotent, so every master may
 //! run the sweep at once.
+//!
+//! A place is one cluster's: the first sweep that finds region directories there writes
+//! [`CLUSTER_MARKER`] naming its cluster (the layout's etcd prefix), and a sweep finding
+//! another cluster's name there deletes nothing and says so. Two clusters given one root or
+//! one cold bucket by mistake would otherwise each delete the other's regions, none of which
+//! has a record in its own etcd prefix. (Two such clusters whose first sweeps run at the same
+//! instant can both write the marker; the second writer's sweep goes on. Configuration, not
+//! the protocol, has to keep roots apart.)
 
 use std::collections::BTreeSet;
 use std::io;
@@ -44,6 +52,31 @@ pub struct Place {
     pub files: Arc<dyn FileStore>,
     /// The root of the data directory (or the cold volume) in it.
     pub root: PathBuf,
+}
+
+/// The file, at a place's root, naming the cluster whose regions the place holds.
+pub const CLUSTER_MARKER: &str = "CLUSTER";
+
+/// Checks that `place` holds this cluster's regions: its marker names `layout`'s prefix, or
+/// it has none yet (then it is written).
+fn check_owner(place: &Place, layout: &Layout) -> Result<(), String> {
+    let path = place.root.join(CLUSTER_MARKER);
+    let me = layout.root().as_bytes();
+    match place.files.read(&path) {
+        Ok(owner) if owner == me => Ok(()),
+        Ok(owner) => Err(format!(
+            "{} names cluster {}, not this one ({}): its region directories are not deleted \
+             (give each cluster a root and a cold root of its own)",
+            place.files.url(&path),
+            String::from_utf8_lossy(&owner),
+            layout.root()
+        )),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => place
+            .files
+            .write_atomic(&path, me)
+            .map_err(|e| format!("write {}: {e}", place.files.url(&path))),
+        Err(e) => Err(format!("read {}: {e}", place.files.url(&path))),
+    }
 }
 
 /// A region directory found by the listing.
@@ -160,6 +193,12 @@ pub fn sweep_region_dirs<K: Kv + ?Sized>(
     let found = list(places)?;
     if found.is_empty() {
         return Ok(Swept::default());
+    }
+    let mut checked = BTreeSet::new();
+    for f in &found {
+        if checked.insert(f.place) {
+            check_owner(&places[f.place], layout)?;
+        }
     }
     let (named, busy_tables) = in_procedures(kv, layout)?;
     let live = live_region_ids(kv, layout)?;
@@ -290,11 +329,20 @@ mod tests {
             assert!(!d.exists(), "{}", d.display());
         }
         assert!(odd.exists());
+        for place in &places {
+            let marker = std::fs::read(place.root.join(CLUSTER_MARKER)).unwrap();
+            assert_eq!(marker, b"c/");
+        }
         // Idempotent.
         assert_eq!(sweep_region_dirs(&places, &kv, &layout).unwrap().removed, 0);
+        // Each place now names this cluster; another cluster's sweep there deletes nothing.
+        let orphan = make(places[0].root.as_path(), "t,1a-3.00000009");
+        let other = Layout::new("other");
+        let refused = sweep_region_dirs(&places, &kv, &other).unwrap_err();
+        assert!(refused.contains("names cluster c/"), "{refused}");
+        assert!(orphan.exists());
         // A procedure it cannot read stops it before any deletion.
         put(&kv, layout.proc("p3"), b"proc9 what".to_vec());
-        let orphan = make(places[0].root.as_path(), "t,1a-3.00000009");
         assert!(sweep_region_dirs(&places, &kv, &layout).is_err());
         assert!(orphan.exists());
     }
