@@ -19,6 +19,7 @@ use strata_cluster::status::ClusterStatus;
 use strata_cluster_node::counted::{CountedKv, KvCounts};
 use strata_cluster_node::fencer::LogFencer;
 use strata_cluster_node::http::MasterView;
+use strata_cluster_node::region_sweep::{sweep_region_dirs, Place};
 use strata_cluster_node::serve::{Endpoints, NodeConfig};
 
 /// Where the cluster is.
@@ -66,9 +67,17 @@ pub struct MasterArgs {
     #[arg(long, num_args = 0..=1, default_missing_value = "127.0.0.1:16010")]
     http: Option<std::net::SocketAddr>,
     /// Seconds between sweeps of recovered edits that no region will replay (those of tables
-    /// dropped after their server crashed); 0 turns the sweep off. Needs --root.
+    /// dropped after their server crashed) and of region directories no region record names
+    /// (split parents' and dropped tables' files in the cold bucket); 0 turns the sweep off.
+    /// Needs --root.
     #[arg(long, default_value_t = 300)]
     janitor_secs: u64,
+    /// The region servers' ARCHIVE tier, `s3://bucket/prefix` (with --root; the --s3-* flags
+    /// apply): the janitor deletes there the files of regions that no longer exist.
+    #[arg(long)]
+    cold_root: Option<String>,
+    #[command(flatten)]
+    s3: Box<crate::s3_args::S3Args>,
     /// Take HBase's native RPC (HBase's Java client) on this address: the registry, meta and
     /// `MasterService` (admin through etcd requests; a standby answers too), so
     /// `hbase.client.bootstrap.servers` may list masters.
@@ -113,6 +122,12 @@ pub struct RegionServerArgs {
     s3: Box<crate::s3_args::S3Args>,
     #[command(flatten)]
     tier_check: crate::standalone::TierCheckArgs,
+    /// Seconds between compaction checks of every open region (with --root), so idle regions
+    /// get their periodic major compactions and drop files past their family's TTL; flushes
+    /// ask for checks of their own. 0 turns it off. [default: 10000, as standalone and
+    /// HBase's compaction checker]
+    #[arg(long)]
+    compaction_check_secs: Option<u64>,
     /// Where the gRPC data and admin services listen (with --root); the server is named and
     /// reached by this address.
     #[arg(long, default_value = "127.0.0.1:16020")]
@@ -382,6 +397,9 @@ impl MasterHttp {
 
 /// Runs `strata master`.
 pub fn run_master(args: &MasterArgs) -> Result<(), String> {
+    if args.root.is_none() && args.cold_root.is_some() {
+        return Err("--cold-root needs --root (a coordination-only master has no data)".into());
+    }
     let counts = Arc::new(KvCounts::default());
     let kv = CountedKv::new(node::connect(&args.coordination.etcd)?, counts.clone());
     let http = match args.http {
@@ -416,8 +434,24 @@ pub fn run_master(args: &MasterArgs) -> Result<(), String> {
         Some(url) => {
             let root = open_root(url, args.hdfs_http.as_deref(), args.store_timeout_secs)?;
             println!("strata master {who}: WALs under {}", root.url);
+            let mut places = vec![Place {
+                files: root.storage.files.clone(),
+                root: root.path.clone(),
+            }];
+            if let Some(cold) = &args.cold_root {
+                // Only lists and deletes: no page cache.
+                let mut s3 = (*args.s3).clone();
+                s3.s3_cache_mib = 0;
+                let timeout = Duration::from_secs(args.store_timeout_secs);
+                let (volume, files) = s3.cold_volume(cold, timeout)?;
+                println!("strata master {who}: the ARCHIVE tier is {cold}");
+                places.push(Place {
+                    files,
+                    root: volume.path,
+                });
+            }
             if args.janitor_secs > 0 {
-                spawn_janitor(args, &root, &stop)?;
+                spawn_janitor(args, &root, places, &stop)?;
             }
             let fencer = LogFencer::new(root.storage, root.path);
             let master = Master::new(
@@ -449,11 +483,13 @@ pub fn run_master(args: &MasterArgs) -> Result<(), String> {
     Ok(())
 }
 
-/// Sweeps recovered edits nobody will replay every `--janitor-secs`, on a thread with its own
+/// Sweeps recovered edits nobody will replay, and region directories in `places` no record
+/// names, every `--janitor-secs`, on a thread with its own
 /// etcd client, until the master stops (a failed sweep is logged and retried next time).
 fn spawn_janitor(
     args: &MasterArgs,
     root: &strata_shared_storage::Root,
+    places: Vec<Place>,
     stop: &Arc<AtomicBool>,
 ) -> Result<(), String> {
     let kv = node::connect(&args.coordination.etcd)?;
@@ -481,6 +517,17 @@ fn spawn_janitor(
                 ),
                 Ok(_) => {}
                 Err(e) => tracing::warn!(error = %e, "recovered-edits sweep failed"),
+            }
+            let started = Instant::now();
+            match sweep_region_dirs(&places, &kv, &layout) {
+                Ok(swept) if swept.removed > 0 => tracing::info!(
+                    removed = swept.removed,
+                    kept = swept.kept,
+                    us = started.elapsed().as_micros() as u64,
+                    "region-directory sweep"
+                ),
+                Ok(_) => {}
+                Err(e) => tracing::warn!(error = %e, "region-directory sweep failed"),
             }
         })
         .map_err(|e| format!("cannot start the janitor: {e}"))?;
@@ -523,6 +570,10 @@ fn run_data_regionserver(args: &RegionServerArgs, url: &str) -> Result<(), Strin
             ..RegionServerConfig::default()
         },
         listen: args.listen,
+        compaction_check_every: args.compaction_check_secs.map_or(
+            strata_server::host::COMPACTION_CHECK_EVERY,
+            Duration::from_secs,
+        ),
     };
     let stop = stop_on_signal()?;
     let name = std::sync::Mutex::new(String::new());

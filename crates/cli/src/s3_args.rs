@@ -20,7 +20,8 @@ pub struct S3Args {
     #[arg(long)]
     pub s3_region: Option<String>,
     /// The local disk cache of S3 pages, so warm reads send no request [default: a
-    /// directory per root under the temporary directory]. Emptied at start.
+    /// directory per root under the temporary directory]. Emptied at start; while another
+    /// process holds it, the first free `DIR-<n>` beside it is used instead.
     #[arg(long)]
     pub s3_cache_dir: Option<PathBuf>,
     /// The disk cache's size in MiB (0 disables it).

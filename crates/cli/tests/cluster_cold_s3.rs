@@ -97,9 +97,9 @@ async fn an_idle_window_moves_from_hdfs_to_the_bucket_and_another_server_reads_i
     conn.admin().flush("t").await.unwrap();
     let flushed = Instant::now();
 
-    // No write, flush or compaction from here (a cluster region server runs no periodic
-    // compaction check): only the periodic tier check can move the window, once it is past
-    // its cold age (ten seconds).
+    // No write, flush or compaction from here (the region server's compaction check comes
+    // every 10,000 s by default): only the periodic tier check can move the window, once it
+    // is past its cold age (ten seconds).
     let mut o = S3Options::new(&bucket, None);
     o.endpoint = Some(endpoint.clone());
     let store = S3::connect(o, Duration::from_secs(20)).unwrap();

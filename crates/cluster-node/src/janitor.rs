@@ -30,6 +30,25 @@ pub struct Swept {
     pub removed: usize,
 }
 
+/// The storage ids of every region that has a record in etcd.
+///
+/// # Errors
+/// Reading etcd failed.
+pub(crate) fn live_region_ids<K: Kv + ?Sized>(
+    kv: &K,
+    layout: &Layout,
+) -> Result<BTreeSet<u64>, String> {
+    let prefix = layout.regions();
+    Ok(range_all(kv, &prefix, 1000)
+        .map_err(|e| format!("read the region records: {e}"))?
+        .kvs
+        .iter()
+        .filter_map(|item| item.key.strip_prefix(&prefix))
+        .filter_map(region_id)
+        .map(|(_, id)| id)
+        .collect())
+}
+
 /// Deletes the recovered edits of regions that have no record in etcd.
 ///
 /// # Errors
@@ -50,15 +69,7 @@ pub fn sweep_recovered<K: Kv + ?Sized>(
     if listed.is_empty() {
         return Ok(Swept::default());
     }
-    let prefix = layout.regions();
-    let live: BTreeSet<u64> = range_all(kv, &prefix, 1000)
-        .map_err(|e| format!("read the region records: {e}"))?
-        .kvs
-        .iter()
-        .filter_map(|item| item.key.strip_prefix(&prefix))
-        .filter_map(region_id)
-        .map(|(_, id)| id)
-        .collect();
+    let live = live_region_ids(kv, layout)?;
     let mut swept = Swept::default();
     for entry in listed.iter().filter(|e| e.is_dir) {
         // Names the janitor did not write are not its business.

@@ -9,13 +9,16 @@
 //! - [`recovered`]: splitting a dead server's WAL per region, replaying it at open.
 //! - [`fencer`]: [`fencer::LogFencer`], the master's `WalFencer`.
 //! - [`janitor`]: deleting recovered edits no region will replay.
+//! - [`region_sweep`]: deleting region directories no record or procedure names, on the root
+//!   and the cold bucket.
 //! - [`host`]: [`host::StorageHost`], the region server's `RegionHost`.
 //! - [`admin`]: [`admin::ClusterAdmin`], the admin service of a region server.
 //! - [`route`]: flush and compaction forwarded to the servers hosting a table's regions.
 //! - [`serve`]: running a region server: gRPC, the lease gate, the coordination loop.
 //! - [`split`]: splitting a table's or a region's regions through the master, from a client.
 //! - [`upkeep`]: a region server's background upkeep: compacting split daughters' references
-//!   away and requesting the split of regions past their table's split size.
+//!   away, requesting the split of regions past their table's split size, and the periodic
+//!   compaction check of idle regions.
 //! - [`counted`]: counting etcd operations and region orders for `/metrics`.
 //! - [`hbase`]: `hbase:meta` and the registry from etcd for the HBase RPC listener.
 //! - [`hbase_ops`]: HBase RPC's `MasterService` on the cluster admin service.
@@ -41,6 +44,7 @@ pub mod janitor;
 pub mod merge;
 pub mod names;
 pub mod recovered;
+pub mod region_sweep;
 pub mod route;
 pub mod schema;
 pub mod serve;

@@ -34,7 +34,8 @@ use crate::host::StorageHost;
 use crate::http::{RegionServerView, Served};
 use crate::names::server_dir;
 
-/// How often a region server looks for daughters to compact and regions to split.
+/// How often a region server looks for daughters to compact and regions to split (and
+/// whether its compaction check is due).
 const UPKEEP_PERIOD: Duration = Duration::from_secs(2);
 
 /// Whether data requests may be served: until the lease's deadline, on the clock the
@@ -90,6 +91,10 @@ pub struct NodeConfig {
     pub coordination: RegionServerConfig,
     /// Where gRPC listens (port 0 picks one).
     pub listen: SocketAddr,
+    /// How often every open region gets a compaction check (periodic majors, TTL drops, tier
+    /// moves on idle regions); zero turns it off. Standalone's period,
+    /// [`strata_server::host::COMPACTION_CHECK_EVERY`], unless set otherwise.
+    pub compaction_check_every: Duration,
 }
 
 /// The optional endpoints of a region server besides gRPC (RFC 0018).
@@ -235,7 +240,8 @@ pub fn run_with(
         admin_kv.clone(),
         config.layout.clone(),
         name.clone(),
-    );
+    )
+    .with_compaction_checks(config.compaction_check_every);
     let host = CountedHost::new(storage_host, order_counts.clone());
     let http = match endpoints.http {
         Some(listen) => {

@@ -6,6 +6,12 @@
 //! is still here under the same name (a split gives new names): the request was refused, or the
 //! split failed and rolled back (the region server tries a failed split again only after a
 //! back-off of its own, `RegionServerConfig::split_backoff_ms`).
+//!
+//! Every `compaction_check_every` (by default [`strata_server::host::COMPACTION_CHECK_EVERY`],
+//! as standalone's master) it also queues a compaction check of every open region, so idle
+//! regions get what comes due with time alone: periodic majors, the drop of files wholly past
+//! their family's TTL, and tier moves. The decisions are the engine's
+//! (`Region::run_requested_compaction`), the same as after a flush.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -31,6 +37,10 @@ pub struct Upkeep<K: Kv> {
     /// Split requests made: region → (request id, when).
     requested: BTreeMap<String, (Option<String>, Instant)>,
     counter: u64,
+    /// How often the open regions get a compaction check (zero: never).
+    compaction_check_every: Duration,
+    /// When they last got one (the upkeep's start at first).
+    last_check: Instant,
 }
 
 impl<K: Kv + Send + Sync + 'static> Upkeep<K> {
@@ -43,12 +53,37 @@ impl<K: Kv + Send + Sync + 'static> Upkeep<K> {
             name,
             requested: BTreeMap::new(),
             counter: 0,
+            compaction_check_every: strata_server::host::COMPACTION_CHECK_EVERY,
+            last_check: Instant::now(),
         }
+    }
+
+    /// Checks every open region for compactions due with time every `every` instead of
+    /// [`strata_server::host::COMPACTION_CHECK_EVERY`]; zero turns the check off.
+    #[must_use]
+    pub fn with_compaction_checks(mut self, every: Duration) -> Self {
+        self.compaction_check_every = every;
+        self
+    }
+
+    /// Queues a compaction check of every open region once `compaction_check_every` passed
+    /// since the last; answers whether it did.
+    fn compaction_checks(&mut self) -> bool {
+        let every = self.compaction_check_every;
+        if every.is_zero() || self.last_check.elapsed() < every {
+            return false;
+        }
+        self.last_check = Instant::now();
+        self.host.server().request_compaction_checks();
+        true
     }
 
     /// One round over the open regions; `report` gets a line per action.
     pub fn round(&mut self, report: &mut dyn FnMut(String)) {
         self.collect_results(report);
+        if self.compaction_checks() {
+            tracing::debug!("compaction check of every open region queued");
+        }
         let server = self.host.server().clone();
         let open = self.host.open_regions();
         let mut per_table: BTreeMap<&str, u32> = BTreeMap::new();

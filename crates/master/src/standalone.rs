@@ -157,21 +157,13 @@ impl Standalone {
     }
 }
 
-/// How often every region gets a compaction check, whatever its writes: periodic majors, TTL
-/// drops and tier moves come due with time alone. HBase's compaction checker period
-/// (`hbase.server.thread.wakefrequency` 10 s × `…compactchecker.interval.multiplier` 1000);
-/// flushes ask for checks of their own, so only idle regions wait this long. (Once a minute
-/// cost workload C a third of its throughput: a compaction a check found replaced files
-/// whose blocks the cache then had to load again.)
-const COMPACTION_CHECK_EVERY: Duration = Duration::from_secs(10_000);
-
 async fn upkeep_loop(master: Arc<Master>, every: Duration) {
     let mut tick = tokio::time::interval(every);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut last_check = tokio::time::Instant::now();
     loop {
         tick.tick().await;
-        if last_check.elapsed() >= COMPACTION_CHECK_EVERY {
+        if last_check.elapsed() >= strata_server::host::COMPACTION_CHECK_EVERY {
             last_check = tokio::time::Instant::now();
             master.host().request_compaction_checks();
         }

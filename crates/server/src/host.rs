@@ -120,6 +120,15 @@ impl WorkDone {
     }
 }
 
+/// How often every region gets a compaction check, whatever its writes: periodic majors, TTL
+/// drops and tier moves come due with time alone. HBase's compaction checker period
+/// (`hbase.server.thread.wakefrequency` 10 s × `…compactchecker.interval.multiplier` 1000);
+/// flushes ask for checks of their own, so only idle regions wait this long. (Once a minute
+/// cost workload C a third of its throughput: a compaction a check found replaced files
+/// whose blocks the cache then had to load again.) The standalone master and a cluster region
+/// server's upkeep both call [`RegionServer::request_compaction_checks`] this often.
+pub const COMPACTION_CHECK_EVERY: std::time::Duration = std::time::Duration::from_secs(10_000);
+
 /// A region server: regions over one WAL, one memtable budget, one block cache and one pool
 /// of background workers.
 pub struct RegionServer {

@@ -171,6 +171,8 @@ fn connect_s3(
     let cache_dir = match &options.s3_cache_dir {
         Some(dir) if role == "root" => dir.clone(),
         Some(dir) => dir.join(role),
+        // Shared by name by every process of this host on this URL: each takes the first
+        // free `…-<n>` (`PageCache::open_first_free`, as for a directory given).
         None => {
             let key = if role == "root" {
                 url.to_owned()

@@ -6,6 +6,10 @@
 //! of the object's key and the page number. The total size is bounded: the least recently used
 //! pages are removed first. The index lives in memory, so the directory is emptied when the
 //! cache is opened (a page left by an earlier process could belong to a file since replaced).
+//! A process therefore needs its directory to itself: the cache holds a lock on `LOCK` in it
+//! (`flock`) while open, so a second process opening the same directory is refused instead of
+//! emptying the first one's pages; [`PageCache::open_first_free`] (what S3 stores use) then
+//! takes a sibling directory of its own.
 //!
 //! The memory tier in front of it is the engine's own block cache (decoded blocks), so this
 //! cache only needs to keep S3 requests off warm reads.
@@ -15,7 +19,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::io;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use bytes::Bytes;
@@ -52,7 +56,12 @@ pub struct PageCache {
     index: Mutex<Index>,
     /// Hits and misses so far.
     pub stats: CacheStats,
+    /// `LOCK` in the directory, locked while the cache is open.
+    _lock: std::fs::File,
 }
+
+/// How many directories [`PageCache::open_first_free`] tries.
+pub const MAX_CACHE_DIRS: usize = 64;
 
 impl std::fmt::Debug for PageCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -71,17 +80,37 @@ pub(crate) fn key_hash(key: &str) -> u128 {
 }
 
 impl PageCache {
-    /// Opens the cache in `dir` (created; emptied of earlier pages), holding at most
+    /// Opens the cache in `dir` (created; locked; emptied of earlier pages), holding at most
     /// `capacity` bytes.
     ///
     /// # Errors
-    /// The directory cannot be created or emptied.
+    /// The directory cannot be created or emptied, or another process (or another open cache)
+    /// holds it: [`io::ErrorKind::WouldBlock`], naming the directory.
     pub fn open(dir: impl Into<PathBuf>, capacity: u64) -> io::Result<PageCache> {
         let dir = dir.into();
         std::fs::create_dir_all(&dir)?;
+        let lock = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(dir.join("LOCK"))?;
+        lock.try_lock().map_err(|e| match e {
+            std::fs::TryLockError::WouldBlock => io::Error::new(
+                io::ErrorKind::WouldBlock,
+                format!(
+                    "the page cache directory {} is in use by another process (give each \
+                     process a directory of its own)",
+                    dir.display()
+                ),
+            ),
+            std::fs::TryLockError::Error(e) => e,
+        })?;
+        // Locked: nobody else uses these pages.
         for entry in std::fs::read_dir(&dir)? {
             let entry = entry?;
-            if entry.file_name().to_string_lossy().ends_with(".page") {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if name.ends_with(".page") || name.ends_with(".tmp") {
                 std::fs::remove_file(entry.path())?;
             }
         }
@@ -90,7 +119,38 @@ impl PageCache {
             capacity,
             index: Mutex::new(Index::default()),
             stats: CacheStats::default(),
+            _lock: lock,
         })
+    }
+
+    /// Opens the cache in `base`, or, while other processes hold it, in the first of
+    /// `base-1`, `base-2`, … ([`MAX_CACHE_DIRS`] in all) that none holds: processes of one host
+    /// given (or defaulting to) one directory each get their own, and take the same one again
+    /// after a restart.
+    ///
+    /// # Errors
+    /// As [`PageCache::open`]; every directory tried is held.
+    pub fn open_first_free(base: &Path, capacity: u64) -> io::Result<PageCache> {
+        let mut last = None;
+        for n in 0..MAX_CACHE_DIRS {
+            let dir = if n == 0 {
+                base.to_owned()
+            } else {
+                let mut name = base.as_os_str().to_owned();
+                name.push(format!("-{n}"));
+                PathBuf::from(name)
+            };
+            match PageCache::open(dir, capacity) {
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => last = Some(e),
+                other => return other,
+            }
+        }
+        Err(last.unwrap_or_else(|| io::Error::other("no page cache directory tried")))
+    }
+
+    /// The directory the pages are in.
+    pub fn dir(&self) -> &Path {
+        &self.dir
     }
 
     fn file(&self, key: PageKey) -> PathBuf {
@@ -212,6 +272,30 @@ impl PageCache {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_directory_is_one_process_s_and_a_default_one_gets_a_free_sibling() {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = tmp.path().join("cache");
+        let first = PageCache::open_first_free(&base, 1 << 20).unwrap();
+        assert_eq!(first.dir(), base);
+        first.put(7, 0, b"warm");
+        // A second process on the same directory is refused and empties nothing.
+        let refused = PageCache::open(&base, 1 << 20).unwrap_err();
+        assert_eq!(refused.kind(), io::ErrorKind::WouldBlock);
+        assert!(refused.to_string().contains("in use by another process"));
+        // From the default name it gets a directory of its own.
+        let second = PageCache::open_first_free(&base, 1 << 20).unwrap();
+        assert_eq!(second.dir(), tmp.path().join("cache-1"));
+        let third = PageCache::open_first_free(&base, 1 << 20).unwrap();
+        assert_eq!(third.dir(), tmp.path().join("cache-2"));
+        assert_eq!(first.get(7, 0).as_deref(), Some(&b"warm"[..]));
+        // Once the first one is closed, its directory is free again (and emptied).
+        drop(first);
+        let again = PageCache::open_first_free(&base, 1 << 20).unwrap();
+        assert_eq!(again.dir(), base);
+        assert_eq!(again.get(7, 0), None);
+    }
 
     #[test]
     fn pages_round_trip_are_bounded_and_invalidated() {

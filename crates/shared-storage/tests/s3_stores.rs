@@ -177,3 +177,55 @@ fn bad_endpoints_and_credentials_fail_fast_with_a_clear_error() {
     let e = S3::connect(missing, Duration::from_secs(10)).unwrap_err();
     assert!(e.to_string().contains("no-such-bucket-strata"), "{e}");
 }
+
+#[test]
+fn two_processes_on_one_cold_root_keep_their_own_page_caches() {
+    let Some(opts) = s3support::options(None) else {
+        return;
+    };
+    let dir = s3support::unique_dir("shared-cache");
+    let url = format!("s3://{}{}", opts.bucket, dir.display());
+    let root_options = strata_shared_storage::RootOptions {
+        s3_endpoint: opts.endpoint.clone(),
+        s3_cache_bytes: 16 << 20,
+        ..strata_shared_storage::RootOptions::new()
+    };
+    // The default cache directory: one name per URL under the temporary directory.
+    let (first, prefix) = strata_shared_storage::open_cold_root(&url, &root_options).unwrap();
+    let path = prefix.join("f.sst");
+    let data: Vec<u8> = (0..300_000u32).map(|i| (i % 17) as u8).collect();
+    first.write_atomic(&path, &data).unwrap();
+    let src = first.open(&path).unwrap();
+    assert_eq!(&src.read_at(0, 300_000).unwrap()[..], &data[..]);
+    let gets = || first.requests().get.load(Ordering::Relaxed);
+    let warm = gets();
+    // Another process of this host on the same cold root: a directory of its own, so the
+    // first one's pages stay (before, it emptied the shared directory).
+    let (second, _) = strata_shared_storage::open_cold_root(&url, &root_options).unwrap();
+    let (a, b) = (
+        first.cache().unwrap().dir().to_owned(),
+        second.cache().unwrap().dir().to_owned(),
+    );
+    assert_ne!(a, b);
+    assert_eq!(&src.read_at(0, 300_000).unwrap()[..], &data[..]);
+    assert_eq!(gets(), warm, "the first process's warm read sent a GET");
+    // So does one given explicitly to both.
+    let mine = tempfile::tempdir().unwrap();
+    let explicit = strata_shared_storage::RootOptions {
+        s3_cache_dir: Some(mine.path().to_owned()),
+        ..root_options.clone()
+    };
+    let third = strata_shared_storage::open_cold_root(&url, &explicit)
+        .unwrap()
+        .0;
+    let fourth = strata_shared_storage::open_cold_root(&url, &explicit)
+        .unwrap()
+        .0;
+    assert_eq!(third.cache().unwrap().dir(), mine.path().join("cold"));
+    assert_eq!(fourth.cache().unwrap().dir(), mine.path().join("cold-1"));
+    first.remove_dir_all(&prefix).unwrap();
+    drop((src, first, second, third, fourth));
+    for d in [a, b] {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}

@@ -101,6 +101,17 @@ impl Cluster {
 
     /// As [`Cluster::start`], with `server_args` added to every region server's.
     pub fn start_with(e: &Engines, prefix: &str, n: usize, server_args: &[String]) -> Cluster {
+        Cluster::start_full(e, prefix, n, &[], server_args)
+    }
+
+    /// As [`Cluster::start_with`], with `master_args` added to the master's.
+    pub fn start_full(
+        e: &Engines,
+        prefix: &str,
+        n: usize,
+        master_args: &[String],
+        server_args: &[String],
+    ) -> Cluster {
         let nanos = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .unwrap()
@@ -125,7 +136,9 @@ impl Cluster {
             .map(|s| s.to_string())
             .collect()
         };
-        let (master, _) = start(&common("master"), "active");
+        let mut master_args_all = common("master");
+        master_args_all.extend_from_slice(master_args);
+        let (master, _) = start(&master_args_all, "active");
         let mut server_args_all = common("regionserver");
         server_args_all.extend_from_slice(server_args);
         let mut cluster = Cluster {

@@ -27,7 +27,9 @@ pub struct S3Options {
     pub endpoint: Option<String>,
     /// The region (default `AWS_REGION`, else `us-east-1`).
     pub region: Option<String>,
-    /// Where the local page cache lives; `None` disables it.
+    /// Where the local page cache lives; `None` disables it. While another process holds it,
+    /// the cache goes to the first free `<cache_dir>-<n>` (`PageCache::open_first_free`), so
+    /// no process empties another's pages.
     pub cache_dir: Option<PathBuf>,
     /// Most bytes the page cache keeps.
     pub cache_bytes: u64,
@@ -117,11 +119,11 @@ impl S3 {
             .build()
             .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, format!("{where_}: {e}")))?;
         let cache = match &options.cache_dir {
-            Some(dir) if options.cache_bytes > 0 => {
-                Some(PageCache::open(dir, options.cache_bytes).map_err(|e| {
+            Some(dir) if options.cache_bytes > 0 => Some(
+                PageCache::open_first_free(dir, options.cache_bytes).map_err(|e| {
                     io::Error::new(e.kind(), format!("S3 cache {}: {e}", dir.display()))
-                })?)
-            }
+                })?,
+            ),
             _ => None,
         };
         let s3 = S3 {
