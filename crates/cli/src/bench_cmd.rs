@@ -9,6 +9,8 @@ use strata_model::schema::{Compression, DataBlockEncoding, Durability};
 // Declared here rather than in main.rs: it is one of `bench`'s subcommands.
 #[path = "bench_rowcache.rs"]
 mod bench_rowcache;
+#[path = "bench_scan.rs"]
+mod bench_scan;
 #[path = "bench_seed002.rs"]
 mod bench_seed002;
 
@@ -39,6 +41,9 @@ pub enum Command {
     /// Seed 002's zipfian and uniform random reads of 1 KB values through a running server,
     /// as the HBase peer's `seeds.sh read` runs it.
     ClientRead(bench_seed002::ReadArgs),
+    /// Seed 003's table scanned by one client through a running server: cells/s and the
+    /// server's CPU per cell.
+    ClientScan(bench_scan::Args),
 }
 
 /// Arguments of `bench engine-write`.
@@ -143,6 +148,7 @@ pub fn run(cmd: &Command) -> Result<(), String> {
         Command::RowCache(a) => bench_rowcache::run(a),
         Command::ClientWrite(a) => bench_seed002::write(a),
         Command::ClientRead(a) => bench_seed002::read(a),
+        Command::ClientScan(a) => bench_scan::run(a),
         Command::Ycsb(a) => crate::bench_ycsb::run(a),
         Command::EngineWrite(a) => {
             let durabilities = a

@@ -25,6 +25,11 @@ pub struct ClientOptions {
     pub scan_caching: u32,
     /// Bytes of cells per scan RPC the server should stop after. Default 4 MiB.
     pub max_result_bytes: u64,
+    /// Whether a scanner asks for its next page as soon as it has one, so the server reads
+    /// it while the caller consumes the current one (HBase's async scanner prefetch). Costs
+    /// up to one more page of memory per scanner; scans with a `limit` never prefetch.
+    /// Default true.
+    pub scan_prefetch: bool,
     /// How requests travel to region servers. Default: Strata's framed protocol.
     pub protocol: Protocol,
 }
@@ -66,6 +71,7 @@ impl Default for ClientOptions {
             retry_max: Duration::from_secs(5),
             scan_caching: 1000,
             max_result_bytes: 4 << 20,
+            scan_prefetch: true,
             protocol: Protocol::Frames,
         }
     }

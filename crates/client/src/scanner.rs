@@ -10,6 +10,11 @@
 //! With `batch`, one row may come in several pieces; the server ends pages only between rows,
 //! so resuming after the last row loses no piece.
 //!
+//! Prefetch (`ClientOptions::scan_prefetch`): once a page is accepted, the request for the
+//! next one (whose position that page fixed) is sent at once on a task of its own, so the
+//! server reads it while the caller consumes this one. At most one page is in flight; a
+//! dropped scanner aborts it.
+//!
 //! Invariants: `lower`/`upper` are the scan's ascending bounds (prefix applied); every row
 //! handed out lies within them, in scan order, once. `limit` is counted here, across
 //! regions; each request asks only for what is left.
@@ -46,6 +51,16 @@ pub struct Scanner {
     done: bool,
     /// A validation error, reported by the first `next_row`.
     invalid: Option<Error>,
+    /// The next page, requested at `position` while the buffer is consumed.
+    prefetch: Option<tokio::task::JoinHandle<Result<pb::ScanResponse, Error>>>,
+}
+
+impl Drop for Scanner {
+    fn drop(&mut self) {
+        if let Some(page) = self.prefetch.take() {
+            page.abort();
+        }
+    }
 }
 
 impl Scanner {
@@ -101,6 +116,7 @@ impl Scanner {
             buffer: VecDeque::new(),
             done: false,
             invalid,
+            prefetch: None,
         }
     }
 
@@ -144,37 +160,15 @@ impl Scanner {
         Some(row)
     }
 
-    /// Reads one page into the buffer and moves the position on.
+    /// Reads one page into the buffer (the one prefetched, if any) and moves the position on;
+    /// then prefetches the next page if there may be one.
     async fn fetch(&mut self) -> Result<(), Error> {
-        let mut wire = self.wire.clone();
-        if let Some(limit) = self.limit {
-            wire.limit = Some(limit.saturating_sub(self.returned).max(1));
-        }
-        let request = pb::ScanRequest {
-            table: self.table.name().to_string(),
-            scan: Some(wire),
-            after_row: match &self.position {
-                Position::After(row) => Some(row.clone()),
-                Position::From(_) => None,
-            },
-            max_result_bytes: self.table.conn.options().max_result_bytes,
-            cell_block: true,
+        let response = match self.prefetch.take() {
+            Some(page) => page.await.map_err(|e| {
+                Error::new(ErrorCode::Unknown, format!("scan page task failed: {e}"))
+            })??,
+            None => self.request_page().await?,
         };
-        let response = self
-            .table
-            .conn
-            .call_at(
-                self.table.name(),
-                &self.position,
-                self.reversed,
-                Idempotence::Idempotent,
-                |mut client| {
-                    let request = request.clone();
-                    async move { client.scan(request).await }
-                },
-            )
-            .await?
-            .into_inner();
         let before = self.position.clone();
         let received = response.rows.len();
         self.accept(response)?;
@@ -189,7 +183,48 @@ impl Scanner {
                 ),
             ));
         }
+        if !self.done && self.limit.is_none() && self.table.conn.options().scan_prefetch {
+            self.prefetch = Some(tokio::spawn(self.request_page()));
+        }
         Ok(())
+    }
+
+    /// The request for the page at `position`, as a future owning all it needs.
+    fn request_page(
+        &self,
+    ) -> impl std::future::Future<Output = Result<pb::ScanResponse, Error>> + Send + 'static {
+        let mut wire = self.wire.clone();
+        if let Some(limit) = self.limit {
+            wire.limit = Some(limit.saturating_sub(self.returned).max(1));
+        }
+        let request = pb::ScanRequest {
+            table: self.table.name().to_string(),
+            scan: Some(wire),
+            after_row: match &self.position {
+                Position::After(row) => Some(row.clone()),
+                Position::From(_) => None,
+            },
+            max_result_bytes: self.table.conn.options().max_result_bytes,
+            cell_block: true,
+        };
+        let (table, position, reversed) =
+            (self.table.clone(), self.position.clone(), self.reversed);
+        async move {
+            let response = table
+                .conn
+                .call_at(
+                    table.name(),
+                    &position,
+                    reversed,
+                    Idempotence::Idempotent,
+                    |mut client| {
+                        let request = request.clone();
+                        async move { client.scan(request).await }
+                    },
+                )
+                .await?;
+            Ok(response.into_inner())
+        }
     }
 
     fn accept(&mut self, response: pb::ScanResponse) -> Result<(), Error> {

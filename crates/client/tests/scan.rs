@@ -202,3 +202,39 @@ async fn parallel_scans_honour_range_limit_and_splits() {
     }
     assert_eq!(keys(&rows), names(0..9));
 }
+
+#[tokio::test]
+async fn prefetch_asks_for_at_most_one_page_ahead() {
+    let cluster = Cluster::start(1, &[]).await;
+    cluster.load(numbered(30));
+    for (prefetch, calls) in [(true, 2), (false, 1)] {
+        let before = cluster.state.lock().calls("scan");
+        let options = strata_client::ClientOptions {
+            scan_prefetch: prefetch,
+            ..support::fast_options()
+        };
+        let conn = strata_client::Connection::connect_with(&cluster.addrs[0], options)
+            .await
+            .unwrap();
+        let mut scanner = conn.table(TABLE).unwrap().scan(&paged(Scan::new()));
+        let first = scanner.next_row().await.unwrap().unwrap();
+        assert_eq!(first[0].row, "r00");
+        // Wait for the prefetch to arrive, then a little longer: it must be the only page
+        // asked for ahead.
+        let asked = || cluster.state.lock().calls("scan") - before;
+        for _ in 0..500 {
+            if asked() >= calls {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        assert_eq!(asked(), calls);
+        // The rest of the scan is whole and in order either way.
+        let mut rest = vec![first];
+        while let Some(row) = scanner.next_row().await.unwrap() {
+            rest.push(row);
+        }
+        assert_eq!(keys(&rest), names(0..30));
+    }
+}

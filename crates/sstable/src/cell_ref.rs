@@ -65,6 +65,23 @@ impl<'a> CellRef<'a> {
         }
     }
 
+    /// Copies the cell out, with `family` attached, sharing `row` (the cell's row, held by
+    /// the caller) instead of copying it: the cells of one row then share one row buffer.
+    ///
+    /// Requires: `row == self.row`.
+    pub fn to_cell_in_row(&self, row: &Bytes, family: &Bytes) -> Cell {
+        debug_assert_eq!(&row[..], self.row);
+        Cell {
+            row: row.clone(),
+            family: family.clone(),
+            qualifier: Bytes::copy_from_slice(self.qualifier),
+            timestamp: self.timestamp,
+            cell_type: self.cell_type,
+            seq: self.seq,
+            value: Bytes::copy_from_slice(self.value),
+        }
+    }
+
     /// Copies the key out.
     pub fn to_key(&self) -> CellKey {
         CellKey {

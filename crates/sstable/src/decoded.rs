@@ -8,6 +8,7 @@ use strata_model::cell::{compare_keys, CellKey};
 use strata_model::schema::DataBlockEncoding;
 
 use crate::cell_ref::CellRef;
+use crate::dense_key;
 use crate::encoding::{self, none, DecodeError};
 
 /// Cells of one block, each addressable by index.
@@ -18,29 +19,34 @@ pub struct DecodedBlock {
     /// Start of each cell in `data`.
     offsets: Vec<u32>,
     /// The bytes every row of the block starts with (the common prefix of its first and last
-    /// rows), when `row_keys` is built.
+    /// rows), when the row table is built.
     prefix: Bytes,
-    /// Per cell, the 8 bytes of its row after `prefix`, zero-padded, as a big-endian number:
-    /// ordered as the rows are (never decreasing), and dense, so a seek narrows its search to
-    /// the cells of one row reading these instead of a cell per step (each step into cells of
-    /// hundreds of bytes is a cache miss). Empty for blocks of small cells (see
-    /// [`ROW_KEYS_MIN_CELL`]), which are searched cell by cell.
-    row_keys: Vec<u64>,
+    /// The row table, built once when the block is decoded (empty for blocks of small rows,
+    /// see [`ROW_TABLE_MIN_ROW`], which are searched cell by cell). Per row of the block, in
+    /// order: the index of its first cell, and the 8 bytes of the row after `prefix`,
+    /// zero-padded, as a big-endian number (never decreasing from row to row, so a seek
+    /// narrows its search to one row reading a few cache lines instead of a cell per step).
+    rows: RowTable,
 }
 
-/// The average cell size (bytes) from which a decoded block builds its `row_keys`: 8 bytes per
-/// cell then cost at most 1/8 more memory, and each binary-search step over the cells would
-/// touch a new cache line.
-const ROW_KEYS_MIN_CELL: usize = 64;
-
-/// The 8 bytes of `rest` from its start, zero-padded, big-endian.
-#[inline]
-fn row_key(rest: &[u8]) -> u64 {
-    let mut b = [0u8; 8];
-    let n = rest.len().min(8);
-    b[..n].copy_from_slice(&rest[..n]);
-    u64::from_be_bytes(b)
+/// Per row: first cell and dense key (see [`DecodedBlock::rows`]).
+#[derive(Debug, Default)]
+struct RowTable {
+    /// Index of each row's first cell, strictly increasing, the first one 0.
+    starts: Vec<u32>,
+    /// Each row's 8 bytes after the block's prefix.
+    keys: Vec<u64>,
 }
+
+impl RowTable {
+    fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+}
+
+/// The average row size (bytes) from which a decoded block builds its row table: 12 bytes per
+/// row then cost at most 1/8 more memory.
+const ROW_TABLE_MIN_ROW: usize = 96;
 
 impl DecodedBlock {
     /// Decodes a whole block of `encoding`.
@@ -77,56 +83,107 @@ impl DecodedBlock {
             offsets.push(pos as u32);
             pos = none::read_cell(&block, pos)?.1;
         }
-        Ok(DecodedBlock::with_row_keys(block, offsets))
+        Ok(DecodedBlock::with_row_table(block, offsets))
     }
 
-    /// The block over `data` with cells at `offsets`, its `row_keys` built if its cells are
+    /// The block over `data` with cells at `offsets`, its row table built if its rows are
     /// large enough.
     ///
     /// Requires: every cell at `offsets` was validated.
-    fn with_row_keys(data: Bytes, offsets: Vec<u32>) -> Self {
+    fn with_row_table(data: Bytes, offsets: Vec<u32>) -> Self {
         let mut block = DecodedBlock {
             data,
             offsets,
             prefix: Bytes::new(),
-            row_keys: Vec::new(),
+            rows: RowTable::default(),
         };
         let n = block.offsets.len();
-        if n < 2 || block.data.len() / n < ROW_KEYS_MIN_CELL {
+        if n < 2 {
+            return block;
+        }
+        let mut starts = Vec::new();
+        let mut prev: Option<&[u8]> = None;
+        for i in 0..n {
+            let row = block.cell(i).row;
+            if prev != Some(row) {
+                starts.push(i as u32);
+                prev = Some(row);
+            }
+        }
+        if block.data.len() / starts.len() < ROW_TABLE_MIN_ROW {
             return block;
         }
         let (first, last) = (block.cell(0).row, block.cell(n - 1).row);
-        let common = first.iter().zip(last).take_while(|(a, b)| a == b).count();
-        let row_keys = (0..n)
-            .map(|i| row_key(&block.cell(i).row[common..]))
+        let common = dense_key::common_prefix(first, last);
+        let keys = starts
+            .iter()
+            .map(|&i| dense_key::key(&block.cell(i as usize).row[common..]))
             .collect();
         let start = first.as_ptr() as usize - block.data.as_ptr() as usize;
         block.prefix = block.data.slice(start..start + common);
-        block.row_keys = row_keys;
+        block.rows = RowTable { starts, keys };
         block
     }
 
-    /// The cells `lo..hi` that may hold `row` (every cell before `lo` has a smaller row, every
-    /// cell from `hi` on a larger one), from `row_keys`; all cells when they are not built.
+    /// Index of row `r`'s first cell; `len()` for `r` = the number of rows.
+    ///
+    /// Requires: the row table is built and `r ≤` its length.
     #[inline]
-    fn row_span(&self, row: &[u8]) -> (usize, usize) {
-        let n = self.len();
-        if self.row_keys.is_empty() {
-            return (0, n);
+    fn row_start(&self, r: usize) -> usize {
+        self.rows
+            .starts
+            .get(r)
+            .map_or(self.offsets.len(), |&i| i as usize)
+    }
+
+    /// The first cell index for which `before(cell)` is false, given that the cells for
+    /// which it holds come first (`len()` if none). Through the row table: the dense keys
+    /// find the target's row, then only that row's cells are compared.
+    #[inline]
+    fn search(&self, target: &CellKey, before: impl Fn(CellRef<'_>) -> bool) -> usize {
+        if self.rows.is_empty() {
+            return self.search_cells(0, self.len(), before);
         }
-        let p = self.prefix.len();
-        if !row.starts_with(&self.prefix) {
-            // Every row here starts with the prefix, so `row` sorts as it does against it.
-            return if row < &self.prefix[..] {
-                (0, 0)
+        // The first row ≥ the target's row among those whose dense keys tie with it.
+        let (mut lo, mut hi) = dense_key::span(&self.rows.keys, &self.prefix, &target.row);
+        let end = hi;
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if self.cell(self.row_start(mid)).row < &target.row[..] {
+                lo = mid + 1;
             } else {
-                (n, n)
-            };
+                hi = mid;
+            }
         }
-        let t = row_key(&row[p..]);
-        let lo = self.row_keys.partition_point(|&k| k < t);
-        let hi = lo + self.row_keys[lo..].partition_point(|&k| k == t);
-        (lo, hi)
+        let start = self.row_start(lo);
+        if lo == end || self.cell(start).row != &target.row[..] {
+            // Rows before `start` are smaller than the target's, rows from it larger.
+            return start;
+        }
+        self.search_cells(start, self.row_start(lo + 1), before)
+    }
+
+    /// The first index in `lo..hi` for which `before(cell)` is false (`hi` if none).
+    #[inline]
+    fn search_cells(
+        &self,
+        mut lo: usize,
+        mut hi: usize,
+        before: impl Fn(CellRef<'_>) -> bool,
+    ) -> usize {
+        // Seeks to a row's first cell are the common case: test it before halving.
+        if lo < hi && !before(self.cell(lo)) {
+            return lo;
+        }
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if before(self.cell(mid)) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
     }
 
     /// Decodes a delta-encoded block into a fresh buffer.
@@ -138,7 +195,7 @@ impl DecodedBlock {
             offsets.push(data.len() as u32);
             none::write_cell(&mut data, &decoder.current());
         }
-        Ok(DecodedBlock::with_row_keys(Bytes::from(data), offsets))
+        Ok(DecodedBlock::with_row_table(Bytes::from(data), offsets))
     }
 
     /// Number of cells.
@@ -155,7 +212,8 @@ impl DecodedBlock {
     pub fn memory_size(&self) -> usize {
         self.data.len()
             + self.offsets.len() * 4
-            + self.row_keys.len() * 8
+            + self.rows.starts.len() * 4
+            + self.rows.keys.len() * 8
             + std::mem::size_of::<Self>()
     }
 
@@ -172,30 +230,14 @@ impl DecodedBlock {
 
     /// Index of the first cell with key ≥ `target` (`len()` if none).
     pub fn lower_bound(&self, target: &CellKey) -> usize {
-        let (mut lo, mut hi) = self.row_span(&target.row);
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            if compare_keys(self.cell(mid).key_parts(), target.parts()).is_lt() {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        lo
+        let t = target.parts();
+        self.search(target, |c| compare_keys(c.key_parts(), t).is_lt())
     }
 
     /// Index of the first cell with key > `target` (`len()` if none).
     pub fn upper_bound(&self, target: &CellKey) -> usize {
-        let (mut lo, mut hi) = self.row_span(&target.row);
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            if compare_keys(self.cell(mid).key_parts(), target.parts()).is_le() {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        lo
+        let t = target.parts();
+        self.search(target, |c| compare_keys(c.key_parts(), t).is_le())
     }
 }
 
@@ -257,21 +299,23 @@ mod tests {
     use strata_model::cell::CellType;
 
     /// A NONE-layout block of `rows` (sorted, deduplicated by the caller's strategy), two
-    /// columns each, values of `value_len` bytes.
+    /// columns of two versions each, values of `value_len` bytes.
     fn block(rows: &[Vec<u8>], value_len: usize) -> DecodedBlock {
         let value = vec![7u8; value_len];
         let mut data = Vec::new();
         for row in rows {
             for q in [&b"a"[..], b"b"] {
-                let cell = CellRef {
-                    row,
-                    qualifier: q,
-                    timestamp: 5,
-                    cell_type: CellType::Put,
-                    seq: 0,
-                    value: &value,
-                };
-                none::write_cell(&mut data, &cell);
+                for timestamp in [5, 3] {
+                    let cell = CellRef {
+                        row,
+                        qualifier: q,
+                        timestamp,
+                        cell_type: CellType::Put,
+                        seq: 0,
+                        value: &value,
+                    };
+                    none::write_cell(&mut data, &cell);
+                }
             }
         }
         DecodedBlock::decode(DataBlockEncoding::None, Bytes::from(data)).expect("valid block")
@@ -310,7 +354,7 @@ mod tests {
             qualifier in prop::sample::select(vec![&b""[..], b"a", b"ab", b"b", b"c"]),
         ) {
             let b = block(&rows, value_len);
-            prop_assert_eq!(b.row_keys.is_empty(), value_len < ROW_KEYS_MIN_CELL);
+            prop_assert_eq!(b.rows.is_empty(), b.data.len() / rows.len() < ROW_TABLE_MIN_ROW);
             let mut targets = vec![CellKey::first_on_row(Bytes::from(probe))];
             for r in &rows {
                 targets.push(CellKey::first_on_row(Bytes::from(r.clone())));
@@ -319,6 +363,8 @@ mod tests {
                     Bytes::from_static(qualifier),
                 ));
             }
+            // Every cell's own key: targets inside a row, between its versions.
+            targets.extend((0..b.len()).map(|i| b.cell(i).to_key()));
             for t in &targets {
                 prop_assert_eq!(b.lower_bound(t), linear(&b, t, false), "lower {:?}", t);
                 prop_assert_eq!(b.upper_bound(t), linear(&b, t, true), "upper {:?}", t);

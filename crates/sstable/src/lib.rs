@@ -18,6 +18,7 @@ pub mod cache_only;
 pub mod cell_ref;
 pub mod compression;
 pub mod decoded;
+pub(crate) mod dense_key;
 pub(crate) mod encoding;
 pub mod error;
 pub mod file_info;

@@ -70,3 +70,66 @@ fn rejects_malformed_blocks() {
     // A huge entry count.
     assert!(IndexBlock::parse(bytes::Bytes::from_static(&[0xff, 0xff, 0xff, 0xff])).is_err());
 }
+
+mod find {
+    use super::*;
+    use proptest::prelude::*;
+    use strata_model::cell::compare_keys;
+
+    fn cell_key(row: &[u8], qualifier: &[u8], timestamp: i64) -> CellKey {
+        CellKey {
+            row: bytes::Bytes::copy_from_slice(row),
+            qualifier: bytes::Bytes::copy_from_slice(qualifier),
+            timestamp,
+            cell_type: CellType::Put,
+            seq: 0,
+        }
+    }
+
+    /// Keys over a tiny alphabet with long shared prefixes, so the dense keys tie often.
+    fn keys() -> impl Strategy<Value = Vec<CellKey>> {
+        let key = (
+            0usize..12,
+            prop::collection::vec(0u8..3, 0..12),
+            prop::sample::select(vec![&b""[..], b"a", b"b"]),
+            0i64..3,
+        )
+            .prop_map(|(p, tail, q, ts)| {
+                let mut row = vec![b'0'; p];
+                row.extend(tail);
+                cell_key(&row, q, ts)
+            });
+        prop::collection::vec(key, 1..40).prop_map(|mut ks| {
+            ks.sort_by(|a, b| compare_keys(a.parts(), b.parts()));
+            ks.dedup_by(|a, b| compare_keys(a.parts(), b.parts()).is_eq());
+            ks
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn finds_the_last_entry_at_or_below_the_target(
+            keys in keys(),
+            probe in prop::collection::vec(prop::sample::select(vec![0u8, 1, 2, b'0', 0xff]), 0..16),
+        ) {
+            let mut b = IndexBuilder::default();
+            for (i, k) in keys.iter().enumerate() {
+                b.add(k, BlockHandle { offset: i as u64 * 10, size: 9 });
+            }
+            let block = IndexBlock::parse(bytes::Bytes::from(b.finish())).unwrap();
+            let mut targets = vec![CellKey::first_on_row(bytes::Bytes::from(probe))];
+            for k in &keys {
+                targets.push(k.clone());
+                targets.push(CellKey::first_on_row(k.row.clone()));
+                targets.push(cell_key(&k.row, b"a", 1));
+            }
+            for t in &targets {
+                let linear = keys
+                    .iter()
+                    .rposition(|k| compare_keys(k.parts(), t.parts()).is_le())
+                    .unwrap_or(0);
+                prop_assert_eq!(block.find(t), linear, "target {:?}", t);
+            }
+        }
+    }
+}

@@ -25,7 +25,9 @@ impl Region {
     /// The cells of `get.row` at `read_point`, for a get without a filter.
     pub(super) fn point_get(&self, get: &Get, read_point: u64) -> Result<Vec<Cell>> {
         let now = self.inner.config.clock.now_ms();
-        let start = CellKey::first_on_row(get.row.clone());
+        // An owned copy of the row: the cells returned share it, and `get.row` may be a slice
+        // of a larger request buffer that a cached row must not keep alive.
+        let start = CellKey::first_on_row(Bytes::copy_from_slice(&get.row));
         let mut out = Vec::new();
         if get.columns.is_all() {
             for store in self.inner.stores.values() {
@@ -88,7 +90,7 @@ impl Region {
                     family,
                     qualifiers,
                     &mut visibility,
-                    &get.row,
+                    &start.row,
                     out,
                 )
             }
@@ -99,7 +101,7 @@ impl Region {
                     family,
                     qualifiers,
                     &mut visibility,
-                    &get.row,
+                    &start.row,
                     out,
                 )
             }

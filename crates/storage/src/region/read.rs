@@ -55,11 +55,12 @@ impl Region {
         if filter.skip_row(&get.row) {
             return Ok(Vec::new());
         }
-        let start = CellKey::first_on_row(get.row.clone());
+        // An owned copy of the row, shared by the cells returned (see `point_get`).
+        let start = CellKey::first_on_row(Bytes::copy_from_slice(&get.row));
         let mut out = Vec::new();
         for f in &mut families {
             f.cursor.seek(&start)?;
-            read_row_of(f, &get.row, &mut out)?;
+            read_row_of(f, &start.row, &mut out)?;
         }
         Ok(filter.finish_row(out).unwrap_or_default())
     }
@@ -230,7 +231,7 @@ fn row_in_file(row: &[u8], info: &strata_sstable::FileInfo) -> bool {
 
 /// Appends the visible cells of `row` from `f` (positioned at or before the row's first cell)
 /// to `out`, leaving the cursor on the first cell after the row.
-fn read_row_of(f: &mut FamilyRead, row: &[u8], out: &mut Vec<Cell>) -> Result<()> {
+fn read_row_of(f: &mut FamilyRead, row: &Bytes, out: &mut Vec<Cell>) -> Result<()> {
     read_row(
         &mut f.cursor,
         &f.family,
@@ -243,15 +244,17 @@ fn read_row_of(f: &mut FamilyRead, row: &[u8], out: &mut Vec<Cell>) -> Result<()
 
 /// Appends the visible cells of `row` from `cursor` (positioned at or before the row's first
 /// cell) to `out`, leaving the cursor on the first cell after the row. `qualifiers`: the
-/// columns wanted (`None`: all).
+/// columns wanted (`None`: all). The cells share `row`'s buffer.
 pub(super) fn read_row<C: Cursor>(
     cursor: &mut C,
     family: &Bytes,
     qualifiers: Option<&BTreeSet<Bytes>>,
     visibility: &mut Visibility,
-    row: &[u8],
+    row: &Bytes,
     out: &mut Vec<Cell>,
 ) -> Result<()> {
+    // The column being skipped, kept across the cursor's moves (one buffer per row).
+    let mut skipped = Vec::new();
     while cursor.valid() {
         let c = cursor.current();
         if compare_bytes(c.row, row).is_ne() {
@@ -260,11 +263,12 @@ pub(super) fn read_row<C: Cursor>(
         let verdict = visibility.decide(&c);
         let wanted = qualifiers.is_none_or(|qs| qs.contains(c.qualifier));
         if verdict == Verdict::Include && wanted {
-            out.push(c.to_cell(family));
+            out.push(c.to_cell_in_row(row, family));
         }
         if visibility.column_done(c.qualifier) {
-            let qualifier = c.qualifier.to_vec();
-            skip_column(cursor, row, qualifier)?;
+            skipped.clear();
+            skipped.extend_from_slice(c.qualifier);
+            skip_column(cursor, row, &mut skipped)?;
         } else {
             cursor.next()?;
         }
@@ -275,7 +279,7 @@ pub(super) fn read_row<C: Cursor>(
 /// Moves past the remaining versions of `qualifier` (a hot column updated many times keeps
 /// every version in the memtable until a flush): a few steps, then one seek to the next
 /// column, as HBase's `SEEK_NEXT_COL` does.
-fn skip_column<C: Cursor>(cursor: &mut C, row: &[u8], mut qualifier: Vec<u8>) -> Result<()> {
+fn skip_column<C: Cursor>(cursor: &mut C, row: &Bytes, qualifier: &mut Vec<u8>) -> Result<()> {
     const STEPS_BEFORE_SEEK: usize = 4;
     for _ in 0..STEPS_BEFORE_SEEK {
         cursor.next()?;
@@ -283,14 +287,14 @@ fn skip_column<C: Cursor>(cursor: &mut C, row: &[u8], mut qualifier: Vec<u8>) ->
             return Ok(());
         }
         let c = cursor.current();
-        if c.row != row || c.qualifier != qualifier.as_slice() {
+        if c.row != &row[..] || c.qualifier != qualifier.as_slice() {
             return Ok(());
         }
     }
     qualifier.push(0);
     cursor.seek(&CellKey::first_on_column(
-        Bytes::copy_from_slice(row),
-        Bytes::from(qualifier),
+        row.clone(),
+        Bytes::copy_from_slice(qualifier),
     ))?;
     Ok(())
 }
