@@ -1,10 +1,16 @@
 //! [`BufferedMutator`]: collects row mutations and sends them in per-region batches in the
 //! background, for bulk loads.
 //!
-//! A full buffer is handed to a background send (`multi::batch`); at most `max_in_flight`
-//! sends are outstanding and, across them, at most `max_in_flight` batch RPCs. Row errors are
-//! collected and reported by the next [`BufferedMutator::flush`].
+//! Once the buffer reaches `max_buffer_bytes`, its rows are grouped by region into chunks of
+//! at most [`MAX_ROWS_PER_RPC`] rows (largest first), and chunks go out one at a time, each as
+//! a background send (`multi::batch`), until the buffer is below its limit again: a
+//! `mutate()` that finds the buffer full waits for at most one send slot (one RPC's worth of
+//! rows), not for a whole buffer to be written (as HBase's `BufferedMutator` submits what it
+//! can and waits only for a task slot). At most `max_in_flight` sends are outstanding and,
+//! across them, at most `max_in_flight` batch RPCs. Row errors are collected and reported by
+//! the next [`BufferedMutator::flush`].
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 use strata_model::ops::{Mutation, RowMutations};
@@ -13,6 +19,8 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
 use crate::error::Error;
+use crate::locate::Regions;
+use crate::multi::{group_by_region, MAX_ROWS_PER_RPC};
 use crate::options::BufferedMutatorOptions;
 use crate::table::Table;
 
@@ -28,7 +36,12 @@ type SendOutcome = (usize, Result<Vec<Error>, Error>);
 pub struct BufferedMutator {
     table: Table,
     options: BufferedMutatorOptions,
+    /// Rows not yet grouped, in arrival order.
     buffer: Vec<RowMutations>,
+    /// Grouped rows waiting for a send slot: each chunk one region's (as the client's region
+    /// cache saw it), in arrival order within the region, largest chunks first.
+    ready: VecDeque<Vec<RowMutations>>,
+    /// Estimated bytes of `buffer` and `ready`.
     buffered_bytes: usize,
     rpc_permits: Arc<Semaphore>,
     sending: JoinSet<SendOutcome>,
@@ -43,6 +56,7 @@ impl BufferedMutator {
             table,
             options,
             buffer: Vec::new(),
+            ready: VecDeque::new(),
             buffered_bytes: 0,
             rpc_permits,
             sending: JoinSet::new(),
@@ -51,8 +65,8 @@ impl BufferedMutator {
         }
     }
 
-    /// Buffers `m`; sends the buffer when it reaches `max_buffer_bytes` (waiting if
-    /// `max_in_flight` sends are outstanding).
+    /// Buffers `m`; while the buffer is at `max_buffer_bytes`, sends a chunk of it (waiting
+    /// for a send slot if `max_in_flight` sends are outstanding).
     ///
     /// # Errors
     /// `INVALID_ARGUMENT` for a malformed mutation (not buffered). Send errors are reported by
@@ -61,8 +75,10 @@ impl BufferedMutator {
         m.validate()?;
         self.buffered_bytes += estimated_bytes(&m);
         self.buffer.push(m);
-        if self.buffered_bytes >= self.options.max_buffer_bytes {
-            self.send_buffer().await;
+        while self.buffered_bytes >= self.options.max_buffer_bytes {
+            if !self.send_chunk().await {
+                break;
+            }
         }
         Ok(())
     }
@@ -73,7 +89,7 @@ impl BufferedMutator {
     /// If any row failed since the last flush: the first error, its message prefixed with
     /// the number of failed rows. The counts start again after each flush.
     pub async fn flush(&mut self) -> Result<(), Error> {
-        self.send_buffer().await;
+        while self.send_chunk().await {}
         while let Some(joined) = self.sending.join_next().await {
             self.record(joined);
         }
@@ -95,9 +111,20 @@ impl BufferedMutator {
         self.flush().await
     }
 
-    async fn send_buffer(&mut self) {
-        if self.buffer.is_empty() {
-            return;
+    /// Sends the next ready chunk (grouping the buffer first if none is ready), once a send
+    /// slot is free. Returns false when nothing was buffered.
+    async fn send_chunk(&mut self) -> bool {
+        if self.ready.is_empty() {
+            self.group_buffer().await;
+        }
+        let Some(rows) = self.ready.pop_front() else {
+            return false;
+        };
+        self.buffered_bytes = self
+            .buffered_bytes
+            .saturating_sub(rows.iter().map(estimated_bytes).sum());
+        while let Some(joined) = self.sending.try_join_next() {
+            self.record(joined);
         }
         while self.sending.len() >= self.options.max_in_flight.max(1) {
             match self.sending.join_next().await {
@@ -105,8 +132,6 @@ impl BufferedMutator {
                 None => break,
             }
         }
-        let rows = std::mem::take(&mut self.buffer);
-        self.buffered_bytes = 0;
         let table = self.table.clone();
         let permits = self.rpc_permits.clone();
         self.sending.spawn(async move {
@@ -115,6 +140,18 @@ impl BufferedMutator {
                 .map(|results| results.into_iter().filter_map(Result::err).collect());
             (rows.len(), outcome)
         });
+        true
+    }
+
+    /// Moves the buffer into `ready`, grouped by the cached regions of the table. Without
+    /// them (the lookup failed), in arrival order: `multi::batch` locates and retries.
+    async fn group_buffer(&mut self) {
+        let rows = std::mem::take(&mut self.buffer);
+        if rows.is_empty() {
+            return;
+        }
+        let regions = self.table.conn.regions(self.table.name()).await.ok();
+        self.ready = chunks_by_region(regions.as_deref(), rows);
     }
 
     fn record(&mut self, joined: Result<SendOutcome, tokio::task::JoinError>) {
@@ -131,6 +168,38 @@ impl BufferedMutator {
             self.first_error = first;
         }
     }
+}
+
+/// `rows` grouped by the region holding them in `regions` (rows no region holds, or all rows
+/// without `regions`, form their own group), each group cut into chunks of at most
+/// [`MAX_ROWS_PER_RPC`] rows in arrival order; the largest chunks first (a stable sort, so a
+/// region's chunks keep their order).
+fn chunks_by_region(
+    regions: Option<&Regions>,
+    rows: Vec<RowMutations>,
+) -> VecDeque<Vec<RowMutations>> {
+    let groups: Vec<Vec<usize>> = match regions {
+        Some(regions) => {
+            let (groups, missing) = group_by_region(
+                regions,
+                rows.iter().enumerate().map(|(i, r)| (i, r.row.as_ref())),
+            );
+            let mut groups: Vec<Vec<usize>> = groups.into_iter().map(|(_, g)| g).collect();
+            if !missing.is_empty() {
+                groups.push(missing);
+            }
+            groups
+        }
+        None => vec![(0..rows.len()).collect()],
+    };
+    let mut slots: Vec<Option<RowMutations>> = rows.into_iter().map(Some).collect();
+    let mut chunks: Vec<Vec<RowMutations>> = groups
+        .iter()
+        .flat_map(|g| g.chunks(MAX_ROWS_PER_RPC))
+        .map(|chunk| chunk.iter().filter_map(|&i| slots[i].take()).collect())
+        .collect();
+    chunks.sort_by_key(|c: &Vec<RowMutations>| std::cmp::Reverse(c.len()));
+    chunks.into()
 }
 
 /// Rough wire size of `m`: keys, values and a fixed overhead per mutation and cell.
@@ -171,6 +240,69 @@ mod tests {
     use strata_model::ops::Put;
 
     use super::*;
+    use crate::locate::RegionLocation;
+
+    fn put(row: &str, q: usize) -> RowMutations {
+        Mutation::Put(Put::new(row.to_owned()).add("f", format!("q{q}"), "v")).into()
+    }
+
+    fn location(id: u64, start: &'static [u8], end: &'static [u8]) -> RegionLocation {
+        RegionLocation {
+            region_id: id,
+            start_row: bytes::Bytes::from_static(start),
+            end_row: bytes::Bytes::from_static(end),
+            server: format!("s:{id}"),
+            store_bytes: 0,
+            memtable_bytes: 0,
+            store_files: 0,
+        }
+    }
+
+    /// (row, qualifier number) of each chunk's rows.
+    fn shape(chunks: &VecDeque<Vec<RowMutations>>) -> Vec<Vec<String>> {
+        chunks
+            .iter()
+            .map(|c| {
+                c.iter()
+                    .map(|rm| String::from_utf8_lossy(&rm.row).into_owned())
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn chunks_hold_one_region_in_arrival_order_largest_first() {
+        let regions = Regions::new(vec![location(1, b"", b"m"), location(2, b"m", b"")]);
+        let rows = vec![
+            put("x", 0),
+            put("a", 1),
+            put("y", 2),
+            put("b", 3),
+            put("z", 4),
+        ];
+        let chunks = chunks_by_region(Some(&regions), rows);
+        assert_eq!(shape(&chunks), vec![vec!["x", "y", "z"], vec!["a", "b"]]);
+        // Without regions: one group in arrival order.
+        let chunks = chunks_by_region(None, vec![put("x", 0), put("a", 1)]);
+        assert_eq!(shape(&chunks), vec![vec!["x", "a"]]);
+    }
+
+    #[test]
+    fn a_large_region_group_is_cut_into_rpc_sized_chunks_in_order() {
+        let regions = Regions::new(vec![location(1, b"", b"")]);
+        let rows: Vec<RowMutations> = (0..MAX_ROWS_PER_RPC + 5)
+            .map(|i| put(&format!("r{i:05}"), i))
+            .collect();
+        let chunks = chunks_by_region(Some(&regions), rows);
+        assert_eq!(chunks.len(), 2);
+        assert_eq!(chunks[0].len(), MAX_ROWS_PER_RPC);
+        assert_eq!(chunks[1].len(), 5);
+        assert_eq!(chunks[0][0].row.as_ref(), b"r00000");
+        assert_eq!(
+            chunks[1][0].row.as_ref(),
+            format!("r{MAX_ROWS_PER_RPC:05}").as_bytes()
+        );
+    }
 
     #[test]
     fn estimates_grow_with_values() {
