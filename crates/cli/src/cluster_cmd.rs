@@ -1,25 +1,20 @@
-//! `strata master`, `strata regionserver` and `strata cluster …`: cluster mode on etcd
+//! `strata regionserver` and `strata cluster …` (the master is `cluster_master`): cluster mode on etcd
 //! (RFC 0012). With `--root` (HDFS or a local directory shared by every process), region
 //! servers open their regions from the root and serve them over gRPC, and masters fence and
 //! split a dead server's WAL; without it, a cluster runs coordination only (regions hold no
 //! data).
 
-use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use strata_cluster::kv::Kv;
 use strata_cluster::layout::Layout;
-use strata_cluster::master::{submit_request, take_result, AdminRequest, Master, MasterConfig};
-use strata_cluster::node::{self, NoWal, Unbacked};
+use strata_cluster::master::{submit_request, take_result, AdminRequest};
+use strata_cluster::node::{self, Unbacked};
 use strata_cluster::record::TableRecord;
 use strata_cluster::regionserver::{RegionServer, RegionServerConfig};
 use strata_cluster::status::ClusterStatus;
-use strata_cluster_node::counted::{CountedKv, KvCounts};
-use strata_cluster_node::fencer::LogFencer;
-use strata_cluster_node::http::MasterView;
-use strata_cluster_node::region_sweep::{sweep_region_dirs, Place};
 use strata_cluster_node::serve::{Endpoints, NodeConfig};
 
 /// Where the cluster is.
@@ -27,62 +22,16 @@ use strata_cluster_node::serve::{Endpoints, NodeConfig};
 pub struct Coordination {
     /// etcd endpoints, comma-separated host:port.
     #[arg(long, default_value = "127.0.0.1:2379", value_delimiter = ',')]
-    etcd: Vec<String>,
+    pub(crate) etcd: Vec<String>,
     /// The cluster's name (its keys live under /strata/NAME/).
     #[arg(long, default_value = "default")]
-    cluster: String,
+    pub(crate) cluster: String,
 }
 
 impl Coordination {
-    fn layout(&self) -> Layout {
+    pub(crate) fn layout(&self) -> Layout {
         Layout::new(&format!("/strata/{}", self.cluster))
     }
-}
-
-/// Arguments of `strata master`.
-#[derive(clap::Args)]
-pub struct MasterArgs {
-    #[command(flatten)]
-    coordination: Coordination,
-    /// The address this master announces.
-    #[arg(long, default_value = "127.0.0.1:16000")]
-    advertise: String,
-    /// Lease TTL in seconds (how long a dead active master goes unnoticed).
-    #[arg(long, default_value_t = 3)]
-    ttl: i64,
-    /// The shared root the region servers keep their data in (`hdfs://HOST:PORT/PATH` or a
-    /// directory): the master fences and splits a dead server's WAL there. Without it, the
-    /// cluster runs coordination only.
-    #[arg(long)]
-    root: Option<String>,
-    /// The HDFS NameNode's HTTP address (WebHDFS) [default: the NameNode's host, port 9870].
-    #[arg(long)]
-    hdfs_http: Option<String>,
-    /// Longest wait, in seconds, for one HDFS operation (with --root): past it the operation
-    /// fails, so writes fail with UNAVAILABLE while the NameNode is unreachable.
-    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=3600))]
-    store_timeout_secs: u64,
-    /// Serve /metrics and the web UI on this address (`--http` alone: HBase's master UI
-    /// port, 127.0.0.1:16010; port 0 picks one).
-    #[arg(long, num_args = 0..=1, default_missing_value = "127.0.0.1:16010")]
-    http: Option<std::net::SocketAddr>,
-    /// Seconds between sweeps of recovered edits that no region will replay (those of tables
-    /// dropped after their server crashed) and of region directories no region record names
-    /// (split parents' and dropped tables' files in the cold bucket); 0 turns the sweep off.
-    /// Needs --root.
-    #[arg(long, default_value_t = 300)]
-    janitor_secs: u64,
-    /// The region servers' ARCHIVE tier, `s3://bucket/prefix` (with --root; the --s3-* flags
-    /// apply): the janitor deletes there the files of regions that no longer exist.
-    #[arg(long)]
-    cold_root: Option<String>,
-    #[command(flatten)]
-    s3: Box<crate::s3_args::S3Args>,
-    /// Take HBase's native RPC (HBase's Java client) on this address: the registry, meta and
-    /// `MasterService` (admin through etcd requests; a standby answers too), so
-    /// `hbase.client.bootstrap.servers` may list masters.
-    #[arg(long)]
-    hbase_rpc: Option<std::net::SocketAddr>,
 }
 
 /// Arguments of `strata regionserver`.
@@ -312,7 +261,7 @@ fn run_operation(cmd: &Command) -> Option<Result<(), String>> {
 }
 
 /// A flag set on Ctrl-C or SIGTERM.
-fn stop_on_signal() -> Result<Arc<AtomicBool>, String> {
+pub(crate) fn stop_on_signal() -> Result<Arc<AtomicBool>, String> {
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -332,209 +281,7 @@ fn millis_since_epoch() -> u128 {
         .map_or(0, |d| d.as_millis())
 }
 
-/// The HTTP endpoint of a master: its own runtime, the endpoint, and the etcd client its
-/// view reads through (dropped last, off the runtime's threads).
-struct MasterHttp {
-    runtime: tokio::runtime::Runtime,
-    server: strata_http::HttpServer,
-    feed: strata_cluster_node::heat_feed::HeatFeed,
-    kv: Arc<strata_cluster::etcd::EtcdKv>,
-}
-
-impl MasterHttp {
-    fn start(args: &MasterArgs, counts: Arc<KvCounts>, listen: SocketAddr) -> Result<Self, String> {
-        let kv = Arc::new(node::connect(&args.coordination.etcd)?);
-        let heat = strata_cluster_node::heat::ClusterHeatmap::shared();
-        let feed = strata_cluster_node::heat_feed::spawn(
-            kv.clone(),
-            args.coordination.layout(),
-            heat.clone(),
-        );
-        let view = MasterView::new(
-            kv.clone(),
-            args.coordination.layout(),
-            args.advertise.clone(),
-            counts,
-            heat,
-        );
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .map_err(|e| e.to_string())?;
-        let settings = vec![
-            ("cluster".to_owned(), args.coordination.cluster.clone()),
-            ("etcd".to_owned(), args.coordination.etcd.join(",")),
-            ("advertised address".to_owned(), args.advertise.clone()),
-        ];
-        let server = runtime
-            .block_on(strata_http::HttpServer::start_node(
-                listen,
-                Arc::new(view),
-                settings,
-            ))
-            .map_err(|e| format!("--http {listen}: {e}"))?;
-        println!(
-            "strata master {}: HTTP endpoint on http://{}/",
-            args.advertise,
-            server.addr()
-        );
-        Ok(MasterHttp {
-            runtime,
-            server,
-            feed,
-            kv,
-        })
-    }
-
-    fn stop(self) {
-        self.runtime.block_on(self.server.shutdown());
-        self.runtime.shutdown_timeout(Duration::from_secs(1));
-        drop(self.feed);
-        drop(self.kv);
-    }
-}
-
-/// Runs `strata master`.
-pub fn run_master(args: &MasterArgs) -> Result<(), String> {
-    if args.root.is_none() && args.cold_root.is_some() {
-        return Err("--cold-root needs --root (a coordination-only master has no data)".into());
-    }
-    let counts = Arc::new(KvCounts::default());
-    let kv = CountedKv::new(node::connect(&args.coordination.etcd)?, counts.clone());
-    let http = match args.http {
-        Some(listen) => Some(MasterHttp::start(args, counts, listen)?),
-        None => None,
-    };
-    let hbase_rpc = match args.hbase_rpc {
-        Some(listen) => {
-            let listener = strata_cluster_node::hbase_master::MasterListener::start(
-                &args.coordination.etcd,
-                args.coordination.layout(),
-                &args.advertise,
-                listen,
-            )?;
-            println!(
-                "strata master {}: HBase RPC on {}",
-                args.advertise,
-                listener.addr()
-            );
-            Some(listener)
-        }
-        None => None,
-    };
-    let config = MasterConfig {
-        ttl_secs: args.ttl,
-        ..MasterConfig::default()
-    };
-    let stop = stop_on_signal()?;
-    let who = args.advertise.clone();
-    let report = |what: &str| println!("strata master {who}: {what}");
-    match &args.root {
-        Some(url) => {
-            let root = open_root(url, args.hdfs_http.as_deref(), args.store_timeout_secs)?;
-            println!("strata master {who}: WALs under {}", root.url);
-            let mut places = vec![Place {
-                files: root.storage.files.clone(),
-                root: root.path.clone(),
-            }];
-            if let Some(cold) = &args.cold_root {
-                // Only lists and deletes: no page cache.
-                let mut s3 = (*args.s3).clone();
-                s3.s3_cache_mib = 0;
-                let timeout = Duration::from_secs(args.store_timeout_secs);
-                let (volume, files) = s3.cold_volume(cold, timeout)?;
-                println!("strata master {who}: the ARCHIVE tier is {cold}");
-                places.push(Place {
-                    files,
-                    root: volume.path,
-                });
-            }
-            if args.janitor_secs > 0 {
-                spawn_janitor(args, &root, places, &stop)?;
-            }
-            let fencer = LogFencer::new(root.storage, root.path);
-            let master = Master::new(
-                kv,
-                fencer,
-                args.coordination.layout(),
-                args.advertise.clone(),
-                config,
-            );
-            node::run_master(master, &stop, report);
-        }
-        None => {
-            let master = Master::new(
-                kv,
-                NoWal,
-                args.coordination.layout(),
-                args.advertise.clone(),
-                config,
-            );
-            node::run_master(master, &stop, report);
-        }
-    }
-    if let Some(listener) = hbase_rpc {
-        listener.stop();
-    }
-    if let Some(http) = http {
-        http.stop();
-    }
-    Ok(())
-}
-
-/// Sweeps recovered edits nobody will replay, and region directories in `places` no record
-/// names, every `--janitor-secs`, on a thread with its own
-/// etcd client, until the master stops (a failed sweep is logged and retried next time).
-fn spawn_janitor(
-    args: &MasterArgs,
-    root: &strata_shared_storage::Root,
-    places: Vec<Place>,
-    stop: &Arc<AtomicBool>,
-) -> Result<(), String> {
-    let kv = node::connect(&args.coordination.etcd)?;
-    let (storage, path, layout) = (
-        root.storage.clone(),
-        root.path.clone(),
-        args.coordination.layout(),
-    );
-    let (period, stop) = (Duration::from_secs(args.janitor_secs), stop.clone());
-    std::thread::Builder::new()
-        .name("janitor".into())
-        .spawn(move || loop {
-            let next = std::time::Instant::now() + period;
-            while std::time::Instant::now() < next {
-                if stop.load(Ordering::Relaxed) {
-                    return;
-                }
-                std::thread::sleep(Duration::from_millis(200));
-            }
-            match strata_cluster_node::janitor::sweep_recovered(&storage, &path, &kv, &layout) {
-                Ok(swept) if swept.removed > 0 => tracing::info!(
-                    removed = swept.removed,
-                    kept = swept.kept,
-                    "recovered-edits sweep"
-                ),
-                Ok(_) => {}
-                Err(e) => tracing::warn!(error = %e, "recovered-edits sweep failed"),
-            }
-            let started = Instant::now();
-            match sweep_region_dirs(&places, &kv, &layout) {
-                Ok(swept) if swept.removed > 0 => tracing::info!(
-                    removed = swept.removed,
-                    kept = swept.kept,
-                    us = started.elapsed().as_micros() as u64,
-                    "region-directory sweep"
-                ),
-                Ok(_) => {}
-                Err(e) => tracing::warn!(error = %e, "region-directory sweep failed"),
-            }
-        })
-        .map_err(|e| format!("cannot start the janitor: {e}"))?;
-    Ok(())
-}
-
-fn open_root(
+pub(crate) fn open_root(
     url: &str,
     hdfs_http: Option<&str>,
     store_timeout_secs: u64,

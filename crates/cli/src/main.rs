@@ -4,6 +4,7 @@ mod bench_cmd;
 mod bench_rpc;
 mod bench_ycsb;
 mod cluster_cmd;
+mod cluster_master;
 mod cluster_ops;
 mod demo;
 mod escape;
@@ -44,7 +45,7 @@ enum Command {
     /// Writes a store file from generated data (seed 003's table) and reads it back with figures.
     Demo(demo::Args),
     /// A cluster master on etcd (one active by election, the others standing by).
-    Master(cluster_cmd::MasterArgs),
+    Master(cluster_master::MasterArgs),
     /// A cluster region server on etcd (registers under a lease, opens the regions assigned).
     Regionserver(cluster_cmd::RegionServerArgs),
     /// Cluster administration through etcd: status, create and drop tables, move regions.
@@ -72,7 +73,7 @@ fn main() -> ExitCode {
         Command::Gateway(args) => gateway_cmd::run(&args),
         Command::Shell(args) => shell::run(&args),
         Command::Demo(args) => demo::run(&args),
-        Command::Master(args) => cluster_cmd::run_master(&args),
+        Command::Master(args) => cluster_master::run_master(&args),
         Command::Regionserver(args) => cluster_cmd::run_regionserver(&args),
         Command::Cluster(cmd) => cluster_cmd::run(&cmd),
         Command::Sst(cmd) => sst::run(&cmd),
