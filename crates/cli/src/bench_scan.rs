@@ -14,6 +14,8 @@ use strata_client::{BufferedMutatorOptions, ClientOptions, Connection, Protocol}
 use strata_model::ops::{Put, RowMutations, Scan};
 use strata_model::schema::{FamilyDescriptor, TableDescriptor, TableName};
 
+use super::bench_seed002::cpu_seconds;
+
 /// Arguments of `bench client-scan`.
 #[derive(clap::Args)]
 pub struct Args {
@@ -55,15 +57,6 @@ fn runtime() -> Result<tokio::runtime::Runtime, String> {
         .enable_all()
         .build()
         .map_err(|e| e.to_string())
-}
-
-/// CPU seconds (user + system) of process `pid` from `/proc/PID/stat`.
-fn cpu_seconds(pid: Option<u32>) -> Option<f64> {
-    let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid?)).ok()?;
-    let rest = &stat[stat.rfind(')')? + 2..];
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
-    Some(ticks as f64 / 100.0)
 }
 
 /// Creates the table (dropping an older one) and loads `rows` rows, then flushes and

@@ -117,7 +117,7 @@ async fn drop_table(conn: &Connection, name: &str) -> Result<(), String> {
 }
 
 /// CPU seconds (user + system) of process `pid` from `/proc/PID/stat`.
-fn cpu_seconds(pid: Option<u32>) -> Option<f64> {
+pub(crate) fn cpu_seconds(pid: Option<u32>) -> Option<f64> {
     let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid?)).ok()?;
     let rest = &stat[stat.rfind(')')? + 2..];
     let fields: Vec<&str> = rest.split_whitespace().collect();
