@@ -1,6 +1,6 @@
 //! A position in one segment (skiplist or flat), skipping cells newer than its read point.
 
-use std::cmp::Ordering::{Greater, Less};
+use std::cmp::Ordering::{Equal, Greater, Less};
 use std::sync::Arc;
 
 use strata_sstable::CellRef;
@@ -19,6 +19,16 @@ pub(crate) struct Cursor {
     segment: Arc<Segment>,
     pos: usize,
     read_point: u64,
+}
+
+/// True when `key` is below `probe` (`inclusive`: at or below).
+#[inline]
+fn below(key: &Key, probe: &Probe<'_>, inclusive: bool) -> bool {
+    match key.cmp_probe(probe) {
+        Less => true,
+        Equal => inclusive,
+        Greater => false,
+    }
 }
 
 /// A skiplist node id as a position ([`NIL`] and [`HEAD`] stay out of range).
@@ -50,7 +60,7 @@ impl Cursor {
     pub(crate) fn key(&self) -> Option<&Key> {
         match &self.segment.index {
             Index::List(list) => list.key(pos_node(self.pos)),
-            Index::Flat(keys) => keys.get(self.pos),
+            Index::Flat(flat) => flat.get(self.pos),
         }
     }
 
@@ -65,7 +75,7 @@ impl Cursor {
     fn first_not(&self, before: impl Fn(&Key) -> bool) -> usize {
         match &self.segment.index {
             Index::List(list) => node_pos(list.successor(list.last_where(before))),
-            Index::Flat(keys) => keys.partition_point(before),
+            Index::Flat(flat) => flat.keys().partition_point(before),
         }
     }
 
@@ -73,32 +83,51 @@ impl Cursor {
     fn last(&self, before: impl Fn(&Key) -> bool) -> usize {
         match &self.segment.index {
             Index::List(list) => node_pos(list.last_where(before)),
-            Index::Flat(keys) => keys.partition_point(before).wrapping_sub(1),
+            Index::Flat(flat) => flat.keys().partition_point(before).wrapping_sub(1),
         }
     }
 
     /// To the first cell ≥ `probe`.
     pub(crate) fn seek(&mut self, probe: &Probe<'_>) {
-        let pos = self.first_not(|k| k.cmp_probe(probe) == Less);
+        let pos = self.first_above(probe, false);
         self.forward_from(pos);
     }
 
     /// To the first cell > `probe`.
     pub(crate) fn seek_after(&mut self, probe: &Probe<'_>) {
-        let pos = self.first_not(|k| k.cmp_probe(probe) != Greater);
+        let pos = self.first_above(probe, true);
         self.forward_from(pos);
     }
 
     /// To the last cell ≤ `probe`.
     pub(crate) fn seek_for_prev(&mut self, probe: &Probe<'_>) {
-        let pos = self.last(|k| k.cmp_probe(probe) != Greater);
+        let pos = self.last_below(probe, true);
         self.backward_from(pos);
     }
 
     /// To the last cell < `probe`.
     pub(crate) fn seek_before(&mut self, probe: &Probe<'_>) {
-        let pos = self.last(|k| k.cmp_probe(probe) == Less);
+        let pos = self.last_below(probe, false);
         self.backward_from(pos);
+    }
+
+    /// The position of the first key not below `probe` (`inclusive`: not at or below it), or
+    /// [`NONE`]. A flat index is searched by dense row keys first.
+    fn first_above(&self, probe: &Probe<'_>, inclusive: bool) -> usize {
+        match &self.segment.index {
+            Index::List(list) => {
+                node_pos(list.successor(list.last_where(|k| below(k, probe, inclusive))))
+            }
+            Index::Flat(flat) => flat.partition(probe, inclusive),
+        }
+    }
+
+    /// The position of the last key below `probe` (`inclusive`: at or below it), or [`NONE`].
+    fn last_below(&self, probe: &Probe<'_>, inclusive: bool) -> usize {
+        match &self.segment.index {
+            Index::List(list) => node_pos(list.last_where(|k| below(k, probe, inclusive))),
+            Index::Flat(flat) => flat.partition(probe, inclusive).wrapping_sub(1),
+        }
     }
 
     /// To the first cell.

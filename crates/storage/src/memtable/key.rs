@@ -52,6 +52,12 @@ pub(crate) struct Probe<'a> {
 }
 
 impl<'a> Probe<'a> {
+    /// The row searched for.
+    #[inline]
+    pub(crate) fn row(&self) -> &'a [u8] {
+        self.row
+    }
+
     /// The probe for a cell key.
     pub(crate) fn of_key(key: &'a CellKey) -> Probe<'a> {
         Probe {
@@ -99,6 +105,12 @@ impl Key {
             timestamp: cell.timestamp,
             tag: tag(cell.cell_type, cell.seq),
         }
+    }
+
+    /// The row's bytes.
+    #[inline]
+    pub(crate) fn row_bytes(&self) -> &[u8] {
+        self.row().0
     }
 
     /// Row, and the bytes after it.

@@ -38,6 +38,7 @@
 mod arena;
 mod compact;
 mod cursor;
+mod flat;
 mod in_memory;
 mod iter;
 mod key;

@@ -12,19 +12,18 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use strata_sstable::CellRef;
 
 use super::arena::Arena;
+use super::flat::{FlatIndex, FLAT_ENTRY_BYTES};
 use super::key::{Key, Probe};
 use super::skiplist::{Insert, SkipList, LINK_BYTES, NODE_BYTES};
 use super::Stats;
-
-/// Index bytes one flat entry takes: the key (cell `Bytes` handle 32, timestamp 8, tag 8).
-pub(crate) const FLAT_ENTRY_BYTES: usize = size_of::<Key>();
 
 /// How a segment finds its cells.
 pub(crate) enum Index {
     /// The mutable form: lock-free inserts, O(log n) searches, `prev` a search.
     List(Box<SkipList>),
-    /// The flat form: keys in store order, binary search, O(1) steps both ways.
-    Flat(Box<[Key]>),
+    /// The flat form: keys in store order, binary search (dense row keys first), O(1) steps
+    /// both ways.
+    Flat(FlatIndex),
 }
 
 /// Arena figures a flat segment inherits from the segments whose cells it references (their
@@ -80,7 +79,7 @@ impl Segment {
     /// A flat segment over `keys` (in store order, unique), whose cell bytes live in `arena`
     /// (copied there) or in the chunks of other segments (`carried` describes those).
     pub(crate) fn flat(id: u64, keys: Vec<Key>, arena: Arena, carried: Carried) -> Segment {
-        let mut segment = Segment::with_index(id, arena, Index::Flat(Box::from([])));
+        let mut segment = Segment::with_index(id, arena, Index::Flat(FlatIndex::new(Vec::new())));
         segment.carried = carried;
         for key in &keys {
             let cell = key.cell();
@@ -88,7 +87,7 @@ impl Segment {
             let header = key.stored_len().saturating_sub(data);
             segment.count(data, FLAT_ENTRY_BYTES + header, cell.seq);
         }
-        segment.index = Index::Flat(keys.into_boxed_slice());
+        segment.index = Index::Flat(FlatIndex::new(keys));
         segment
     }
 
@@ -186,7 +185,7 @@ impl Segment {
         stats.reserved_bytes += arena.reserved_bytes
             + match &self.index {
                 Index::List(list) => list.reserved_bytes(),
-                Index::Flat(keys) => (keys.len() * FLAT_ENTRY_BYTES) as u64,
+                Index::Flat(flat) => (flat.keys().len() * FLAT_ENTRY_BYTES) as u64,
             };
         if cells > 0 {
             let (min, max) = (self.min_seq.load(Relaxed), self.max_seq.load(Relaxed));

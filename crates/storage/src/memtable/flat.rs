@@ -1,0 +1,102 @@
+//! A flat segment's index: its keys in store order, searched through a dense array of row
+//! prefixes first.
+//!
+//! A binary search over the keys alone touches two cache lines a step: the key, then the
+//! cell's bytes in an arena chunk (to compare rows). With a million cells that is about forty
+//! misses a seek, most of a memtable read's cost. Every row of a flat segment starts with the
+//! first and last rows' common prefix, so the index keeps, per key, the eight row bytes after
+//! that prefix as a big-endian `u64` (zero-padded): a *dense key*, as store-file blocks keep
+//! for their rows (RFC 0013, Decision 7). A seek searches the dense array (8 bytes a key, its
+//! upper levels stay cached) and compares whole keys only among those whose dense key equals
+//! the probe's — usually the cells of one row.
+//!
+//! Order argument: for rows `a`, `b` sharing the prefix, `a ≤ b` implies `dense(a) ≤
+//! dense(b)` (truncating and zero-padding keep lexicographic `≤`), so `dense(a) < dense(b)`
+//! implies `a < b`, and rows compare first in store order. Keys whose dense key is below the
+//! probe's are below the probe; keys whose dense key is above it are above it.
+
+use std::cmp::Ordering;
+
+use super::key::{Key, Probe};
+
+/// Index bytes one flat entry takes: the key (cell `Bytes` handle 32, timestamp 8, tag 8) and
+/// its dense key.
+pub(crate) const FLAT_ENTRY_BYTES: usize = size_of::<Key>() + size_of::<u64>();
+
+/// Keys in store order (unique) with their dense row keys.
+pub(crate) struct FlatIndex {
+    keys: Box<[Key]>,
+    /// Length of the row prefix every key shares.
+    shared: usize,
+    /// Per key, the eight row bytes after `shared`, big-endian, zero-padded.
+    dense: Box<[u64]>,
+}
+
+impl FlatIndex {
+    /// The index of `keys` (in store order).
+    pub(crate) fn new(keys: Vec<Key>) -> FlatIndex {
+        let shared = match (keys.first(), keys.last()) {
+            (Some(first), Some(last)) => common_prefix(first.row_bytes(), last.row_bytes()),
+            _ => 0,
+        };
+        let dense = keys.iter().map(|k| dense(k.row_bytes(), shared)).collect();
+        FlatIndex {
+            keys: keys.into_boxed_slice(),
+            shared,
+            dense,
+        }
+    }
+
+    /// The keys, in store order.
+    pub(crate) fn keys(&self) -> &[Key] {
+        &self.keys
+    }
+
+    /// The key at `pos`.
+    #[inline]
+    pub(crate) fn get(&self, pos: usize) -> Option<&Key> {
+        self.keys.get(pos)
+    }
+
+    /// The number of keys below `probe` (`inclusive`: at or below it), which is the position of
+    /// the first key above it.
+    pub(crate) fn partition(&self, probe: &Probe<'_>, inclusive: bool) -> usize {
+        let before = |k: &Key| match k.cmp_probe(probe) {
+            Ordering::Less => true,
+            Ordering::Equal => inclusive,
+            Ordering::Greater => false,
+        };
+        let Some(first) = self.keys.first() else {
+            return 0;
+        };
+        let prefix = &first.row_bytes()[..self.shared];
+        let row = probe.row();
+        if !row.starts_with(prefix) {
+            // Every row starts with `prefix`: the probe's row is below or above them all.
+            return if row < prefix { 0 } else { self.keys.len() };
+        }
+        let d = dense(row, self.shared);
+        let lo = self.dense.partition_point(|&x| x < d);
+        let hi = lo + self.dense[lo..].partition_point(|&x| x <= d);
+        lo + self.keys[lo..hi].partition_point(before)
+    }
+}
+
+/// Length of the longest common prefix of `a` and `b`.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    a.iter().zip(b).take_while(|(x, y)| x == y).count()
+}
+
+/// The eight bytes of `row` after its first `shared`, big-endian, zero-padded.
+#[inline]
+fn dense(row: &[u8], shared: usize) -> u64 {
+    let rest = row.get(shared..).unwrap_or_default();
+    let mut buf = [0u8; 8];
+    let n = rest.len().min(8);
+    buf[..n].copy_from_slice(&rest[..n]);
+    u64::from_be_bytes(buf)
+}
+
+#[cfg(test)]
+#[path = "flat_test.rs"]
+mod tests;

@@ -1,0 +1,147 @@
+use std::cmp::Ordering;
+
+use bytes::BytesMut;
+use proptest::prelude::*;
+use strata_model::cell::CellType;
+use strata_sstable::CellRef;
+
+use super::*;
+
+fn cell<'a>(row: &'a [u8], qualifier: &'a [u8], timestamp: i64, seq: u64) -> CellRef<'a> {
+    CellRef {
+        row,
+        qualifier,
+        timestamp,
+        cell_type: CellType::Put,
+        seq,
+        value: b"v",
+    }
+}
+
+fn key(c: &CellRef<'_>) -> Key {
+    let mut out = BytesMut::new();
+    Key::encode(c, &mut out);
+    Key::new(out.freeze(), c)
+}
+
+/// Keys for `(row, qualifier, timestamp)` triples, in store order, unique.
+fn index(cells: &[(Vec<u8>, Vec<u8>, i64)]) -> FlatIndex {
+    let mut keys: Vec<Key> = cells
+        .iter()
+        .map(|(r, q, ts)| key(&cell(r, q, *ts, 5)))
+        .collect();
+    keys.sort_by(|a, b| a.cmp_probe(&b.probe()));
+    keys.dedup_by(|a, b| a.cmp_probe(&b.probe()) == Ordering::Equal);
+    FlatIndex::new(keys)
+}
+
+/// What a plain binary search over the keys finds.
+fn naive(flat: &FlatIndex, probe: &Probe<'_>, inclusive: bool) -> usize {
+    flat.keys().partition_point(|k| match k.cmp_probe(probe) {
+        Ordering::Less => true,
+        Ordering::Equal => inclusive,
+        Ordering::Greater => false,
+    })
+}
+
+fn check(flat: &FlatIndex, row: &[u8], qualifier: &[u8], timestamp: i64) {
+    let c = cell(row, qualifier, timestamp, 5);
+    let probe = Probe::of_cell(&c);
+    for inclusive in [false, true] {
+        assert_eq!(
+            flat.partition(&probe, inclusive),
+            naive(flat, &probe, inclusive),
+            "probe {row:?}/{qualifier:?}/{timestamp} inclusive {inclusive}"
+        );
+    }
+}
+
+#[test]
+fn finds_rows_that_share_long_prefixes_and_differ_past_eight_bytes() {
+    let rows: Vec<Vec<u8>> = (0..50u32)
+        .map(|i| format!("user-000000000000{:04}", i * 7).into_bytes())
+        .collect();
+    let cells: Vec<_> = rows
+        .iter()
+        .flat_map(|r| (0..3u8).map(move |q| (r.clone(), vec![b'f', q], 1)))
+        .collect();
+    let flat = index(&cells);
+    for r in &rows {
+        for q in [&b"f\x00"[..], b"f\x01", b"f\x03", b"", b"g"] {
+            check(&flat, r, q, 1);
+            check(&flat, r, q, 0);
+        }
+    }
+    for probe in [
+        &b""[..],
+        b"user",
+        b"user-",
+        b"user-000000000000",
+        b"user-0000000000000",
+        b"user-0000000000009999",
+        b"user-1",
+        b"v",
+        b"a",
+    ] {
+        check(&flat, probe, b"", i64::MAX);
+    }
+}
+
+#[test]
+fn rows_shorter_than_the_dense_key_and_empty_rows_sort_right() {
+    let cells: Vec<_> = [
+        &b""[..],
+        b"a",
+        b"a\x00",
+        b"a\x00\x00",
+        b"ab",
+        b"abcdefghijk",
+        b"b",
+    ]
+    .iter()
+    .map(|r| (r.to_vec(), b"q".to_vec(), 3))
+    .collect();
+    let flat = index(&cells);
+    for (r, _, _) in &cells {
+        check(&flat, r, b"q", 3);
+        check(&flat, r, b"q", 4);
+        check(&flat, r, b"", 3);
+        check(&flat, r, b"r", 3);
+    }
+    check(&flat, b"abcdefghij", b"q", 3);
+    check(&flat, b"c", b"", 0);
+}
+
+#[test]
+fn an_empty_index_finds_nothing() {
+    let flat = FlatIndex::new(Vec::new());
+    let c = cell(b"r", b"q", 1, 1);
+    assert_eq!(flat.partition(&Probe::of_cell(&c), false), 0);
+    assert_eq!(flat.partition(&Probe::of_cell(&c), true), 0);
+    assert!(flat.get(0).is_none());
+}
+
+proptest! {
+    #[test]
+    fn partition_matches_a_plain_binary_search(
+        prefix in prop::collection::vec(0u8..3, 0..12),
+        suffixes in prop::collection::vec(
+            (prop::collection::vec(0u8..4, 0..12), prop::collection::vec(0u8..3, 0..3), 0i64..3),
+            1..60,
+        ),
+        probes in prop::collection::vec(
+            (prop::collection::vec(0u8..4, 0..14), prop::collection::vec(0u8..3, 0..3), 0i64..3),
+            1..20,
+        ),
+    ) {
+        let cells: Vec<_> = suffixes
+            .iter()
+            .map(|(s, q, ts)| ([prefix.clone(), s.clone()].concat(), q.clone(), *ts))
+            .collect();
+        let flat = index(&cells);
+        for (s, q, ts) in &probes {
+            check(&flat, &[prefix.clone(), s.clone()].concat(), q, *ts);
+            check(&flat, s, q, *ts);
+        }
+    }
+}
