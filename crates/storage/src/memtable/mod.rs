@@ -43,6 +43,7 @@ mod in_memory;
 mod iter;
 mod key;
 mod options;
+mod row_filter;
 mod segment;
 mod skiplist;
 mod slab;
@@ -83,6 +84,8 @@ pub type SealHook = Arc<dyn Fn() + Send + Sync>;
 /// The memtable of one store (one column family).
 pub struct Memtable {
     chunk_size: usize,
+    /// Row filter bits of a new active segment.
+    filter_bits: usize,
     options: Options,
     /// Pipeline version: bumped (under the state write lock) by every disk-flush snapshot and
     /// every compaction swap, never by an in-memory flush. A compaction swaps its result in
@@ -135,11 +138,11 @@ impl State {
     }
 
     /// Pushes a non-empty active segment onto the pipeline and starts a new one.
-    fn seal_active(&mut self, chunk_size: usize) {
+    fn seal_active(&mut self, chunk_size: usize, filter_bits: usize) {
         if self.active.is_empty() {
             return;
         }
-        let fresh = Arc::new(Segment::new(self.take_id(), chunk_size));
+        let fresh = Arc::new(Segment::new(self.take_id(), chunk_size, filter_bits));
         let sealed = std::mem::replace(&mut self.active, fresh);
         self.pipeline.insert(0, sealed);
         self.rebuild_view();
@@ -150,10 +153,18 @@ impl Memtable {
     /// An empty memtable; allocates no chunk until the first insert.
     pub fn new(options: Options) -> Memtable {
         let chunk_size = options.chunk_size.max(64);
-        let active = Arc::new(Segment::new(1, chunk_size));
+        // An active segment's row filter: a bit per 8 data bytes it takes before an in-memory
+        // flush seals it (32 KiB at the default 1.875 MiB); without in-memory flushes it holds
+        // the whole memtable, so 256 KiB.
+        let filter_bits = match options.policy {
+            InMemoryCompaction::None => 1 << 21,
+            _ => usize::try_from(options.in_memory_flush_size / 8).unwrap_or(usize::MAX),
+        };
+        let active = Arc::new(Segment::new(1, chunk_size, filter_bits));
         let view = Arc::from([Arc::clone(&active)]);
         Memtable {
             chunk_size,
+            filter_bits,
             options,
             version: AtomicU64::new(0),
             compacting: AtomicBool::new(false),
@@ -200,7 +211,7 @@ impl Memtable {
                 let mut state = self.state.write();
                 let same = state.active.id() == id;
                 if same {
-                    state.seal_active(self.chunk_size);
+                    state.seal_active(self.chunk_size, self.filter_bits);
                 }
                 same
             };
@@ -266,10 +277,25 @@ impl Memtable {
         Iter::new(&self.view(), read_point)
     }
 
+    /// A cursor over the cells of `row` with sequence id ≤ `read_point`, unpositioned: it
+    /// leaves out the segments whose row filter rules `row` out, so it shows every cell of
+    /// `row` but not necessarily the cells of other rows. `None` when no segment may hold it.
+    pub fn iter_for_row(&self, read_point: u64, row: &[u8]) -> Option<Iter> {
+        let segments: Vec<Arc<Segment>> = self
+            .view()
+            .iter()
+            .filter(|s| s.may_contain_row(row))
+            .cloned()
+            .collect();
+        (!segments.is_empty()).then(|| Iter::new(&segments, read_point))
+    }
+
     /// In-memory flush: makes the active segment immutable and pushes it onto the pipeline
     /// (nothing if it is empty). New inserts go to a fresh active segment.
     pub fn seal_active(&self) {
-        self.state.write().seal_active(self.chunk_size);
+        self.state
+            .write()
+            .seal_active(self.chunk_size, self.filter_bits);
     }
 
     /// Takes the flush snapshot. By default (the composite snapshot) it seals the active
@@ -309,7 +335,7 @@ impl Memtable {
         let segments: Arc<[Arc<Segment>]> = match oldest {
             Some(oldest) => Arc::from([oldest]),
             None => {
-                state.seal_active(self.chunk_size);
+                state.seal_active(self.chunk_size, self.filter_bits);
                 if state.pipeline.is_empty() {
                     return FlushSnapshot::new(0, Arc::from([]));
                 }

@@ -8,12 +8,14 @@
 //! changes after it is built.
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::OnceLock;
 
 use strata_sstable::CellRef;
 
 use super::arena::Arena;
 use super::flat::{FlatIndex, FLAT_ENTRY_BYTES};
 use super::key::{Key, Probe};
+use super::row_filter::RowFilter;
 use super::skiplist::{Insert, SkipList, LINK_BYTES, NODE_BYTES};
 use super::Stats;
 
@@ -44,6 +46,10 @@ pub(crate) struct Segment {
     /// Built by an eager copy-compaction: holds nothing such a compaction would drop (at the
     /// read point it was built for).
     compacted: bool,
+    /// The rows held (made at the first insert, or with a flat index).
+    filter: OnceLock<RowFilter>,
+    /// Bits of the filter the first insert makes.
+    filter_bits: usize,
     cells: AtomicU64,
     data_bytes: AtomicU64,
     index_bytes: AtomicU64,
@@ -52,13 +58,16 @@ pub(crate) struct Segment {
 }
 
 impl Segment {
-    /// An empty skiplist segment whose cells go to `chunk_size`-byte chunks.
-    pub(crate) fn new(id: u64, chunk_size: usize) -> Segment {
-        Segment::with_index(
+    /// An empty skiplist segment whose cells go to `chunk_size`-byte chunks, with a row filter
+    /// of about `filter_bits` bits once it takes a cell.
+    pub(crate) fn new(id: u64, chunk_size: usize, filter_bits: usize) -> Segment {
+        let mut segment = Segment::with_index(
             id,
             Arena::new(chunk_size),
             Index::List(Box::new(SkipList::new())),
-        )
+        );
+        segment.filter_bits = filter_bits;
+        segment
     }
 
     fn with_index(id: u64, arena: Arena, index: Index) -> Segment {
@@ -68,6 +77,8 @@ impl Segment {
             index,
             carried: Carried::default(),
             compacted: false,
+            filter: OnceLock::new(),
+            filter_bits: 0,
             cells: AtomicU64::new(0),
             data_bytes: AtomicU64::new(0),
             index_bytes: AtomicU64::new(0),
@@ -87,7 +98,18 @@ impl Segment {
             let header = key.stored_len().saturating_sub(data);
             segment.count(data, FLAT_ENTRY_BYTES + header, cell.seq);
         }
-        segment.index = Index::Flat(FlatIndex::new(keys));
+        let rows = 1 + keys
+            .windows(2)
+            .filter(|w| w[0].row_bytes() != w[1].row_bytes())
+            .count();
+        let filter = RowFilter::for_rows(rows);
+        keys.iter().for_each(|k| filter.insert(k.row_bytes()));
+        segment.filter = OnceLock::from(filter);
+        let flat = FlatIndex::new(keys);
+        segment
+            .index_bytes
+            .fetch_add(flat.upper_bytes() as u64, Relaxed);
+        segment.index = Index::Flat(flat);
         segment
     }
 
@@ -99,6 +121,12 @@ impl Segment {
     /// True before the first cell.
     pub(crate) fn is_empty(&self) -> bool {
         self.cells.load(Relaxed) == 0
+    }
+
+    /// False when no cell of `row` is here (true may be a false positive).
+    #[inline]
+    pub(crate) fn may_contain_row(&self, row: &[u8]) -> bool {
+        self.filter.get().is_some_and(|f| f.may_contain(row))
     }
 
     /// True when the index is a sorted array.
@@ -152,6 +180,10 @@ impl Segment {
         let Index::List(list) = &self.index else {
             return Insert::Full;
         };
+        // Before the cell is published: a reader that may show it sees its row's bits.
+        self.filter
+            .get_or_init(|| RowFilter::with_bits(self.filter_bits))
+            .insert(cell.row);
         let len = Key::encoded_len(cell);
         let make_key = || {
             let data = self.arena.alloc(len, |out| Key::encode(cell, out));
@@ -183,9 +215,12 @@ impl Segment {
         stats.chunks += arena.chunks;
         stats.large_cells += arena.large_cells;
         stats.reserved_bytes += arena.reserved_bytes
+            + self.filter.get().map_or(0, |f| f.bytes() as u64)
             + match &self.index {
                 Index::List(list) => list.reserved_bytes(),
-                Index::Flat(flat) => (flat.keys().len() * FLAT_ENTRY_BYTES) as u64,
+                Index::Flat(flat) => {
+                    (flat.keys().len() * FLAT_ENTRY_BYTES + flat.upper_bytes()) as u64
+                }
             };
         if cells > 0 {
             let (min, max) = (self.min_seq.load(Relaxed), self.max_seq.load(Relaxed));

@@ -148,8 +148,12 @@ impl Region {
         // The memtable before the files: a flush installs its file before it empties the
         // memtable, so a memtable seen empty here has every visible cell in the files taken
         // after it (and a memtable taken first still holds what a flush moves meanwhile).
-        let memtable = (get.is_none() || !store.memtable.is_empty())
-            .then(|| SourceCursor::Memtable(store.memtable.iter(read_point)));
+        // A get reads one row: the segments whose row filter rules it out are left out.
+        let memtable = match get {
+            None => Some(store.memtable.iter(read_point)),
+            Some(get) => store.memtable.iter_for_row(read_point, &get.row),
+        }
+        .map(SourceCursor::Memtable);
         let files = store.files();
         let mut sources = Vec::with_capacity(files.len() + 1);
         sources.extend(memtable);
