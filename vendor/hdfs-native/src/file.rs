@@ -296,6 +296,8 @@ pub struct FileWriter {
     closed: bool,
     bytes_written: usize,
     crypto: Option<Arc<FileCryptoCodec>>,
+    // A block was allocated since the last hflush or hsync told the NameNode (fsync).
+    unpersisted_block: bool,
 }
 
 impl FileWriter {
@@ -322,6 +324,7 @@ impl FileWriter {
             closed: false,
             bytes_written: 0,
             crypto,
+            unpersisted_block: false,
         }
     }
 
@@ -373,6 +376,7 @@ impl FileWriter {
         .await?;
 
         self.block_writer = Some(block_writer);
+        self.unpersisted_block = true;
         Ok(())
     }
 
@@ -417,6 +421,35 @@ impl FileWriter {
         self.protocol
             .fsync(&self.src, last_block_length, self.status.file_id)
             .await?;
+        self.unpersisted_block = false;
+        Ok(())
+    }
+
+    /// Flush all data written so far to every DataNode of the current block's pipeline
+    /// while keeping the writer open, as Java's `DFSOutputStream.hflush`.
+    ///
+    /// On success, every DataNode in the pipeline has acknowledged the data (it is in their
+    /// buffers, not necessarily on disk), so it survives the writer's death: lease recovery
+    /// keeps it. The NameNode is told (`fsync` with the block's length) only on the first
+    /// flush after a new block was allocated, so the length new readers see may lag behind.
+    /// Erasure-coded files do not currently support this call.
+    pub async fn hflush(&mut self) -> Result<()> {
+        if self.closed {
+            return Err(HdfsError::OperationFailed(
+                "Cannot flush a closed file writer".to_string(),
+            ));
+        }
+        let Some(block_writer) = self.block_writer.as_mut() else {
+            // Nothing written since the writer was opened.
+            return Ok(());
+        };
+        let block = block_writer.hflush().await?;
+        if self.unpersisted_block {
+            self.protocol
+                .fsync(&self.src, block.num_bytes, self.status.file_id)
+                .await?;
+            self.unpersisted_block = false;
+        }
         Ok(())
     }
 

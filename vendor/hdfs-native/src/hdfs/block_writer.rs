@@ -96,6 +96,15 @@ impl BlockWriter {
         }
     }
 
+    pub(crate) async fn hflush(&mut self) -> Result<hdfs::ExtendedBlockProto> {
+        match self {
+            Self::Replicated(writer) => writer.hflush().await,
+            Self::Striped(_) => Err(HdfsError::OperationFailed(
+                "hflush is not supported for erasure-coded files".to_string(),
+            )),
+        }
+    }
+
     pub(crate) fn is_full(&self) -> bool {
         match self {
             Self::Replicated(writer) => writer.is_full(),
@@ -683,7 +692,20 @@ impl ReplicatedBlockWriter {
     }
 
     async fn hsync(&mut self) -> Result<hdfs::ExtendedBlockProto> {
-        self.current_packet.set_sync_block();
+        self.flush_current_packet(true).await
+    }
+
+    /// Sends the current packet (possibly empty) without `sync_block` and waits until every
+    /// DataNode of the pipeline has acknowledged it: the data is in each DataNode's buffers,
+    /// not necessarily on its disk. Pipeline failures are recovered as for `hsync`.
+    async fn hflush(&mut self) -> Result<hdfs::ExtendedBlockProto> {
+        self.flush_current_packet(false).await
+    }
+
+    async fn flush_current_packet(&mut self, sync_block: bool) -> Result<hdfs::ExtendedBlockProto> {
+        if sync_block {
+            self.current_packet.set_sync_block();
+        }
         let mut acknowledgement = self.current_packet.request_acknowledgement();
         self.send_current_packet().await?;
 
