@@ -1,13 +1,18 @@
 //! The engine's [`FileStore`] and [`LogStore`] on HDFS (`hdfs-native`).
 //!
 //! Contracts on HDFS (RFC 0011):
-//! - A log's `flush` (SYNC_WAL) and `sync` (FSYNC_WAL) are both `hsync`: `hdfs-native` has no
-//!   `hflush`; `hsync` is acknowledged by every DataNode of the pipeline and updates the
-//!   NameNode's length, so it is at least as strong.
+//! - A log's `flush` (SYNC_WAL) is an `hflush`: the bytes are acknowledged by every DataNode of
+//!   the pipeline (in their memory, not yet on their disks), so they survive this process's
+//!   death; the NameNode hears of it (`fsync`) only on the first flush of a new block. Its
+//!   `sync` (FSYNC_WAL) and a file's `sync` are an `hsync`: each DataNode syncs the block to
+//!   disk before acknowledging, and the NameNode's length is updated. `hflush` is a patch of
+//!   ours on the `hdfs-native` crate (`vendor/hdfs-native/PATCHES.md`).
 //! - An open log cannot be cut: `truncate` is `Unsupported` and the WAL rolls instead.
 //! - Names are durable when the NameNode answers (its edit log): `sync_dir` does nothing.
 //! - Fencing: [`LogStore::recover_lease`] polls the NameNode's lease recovery until the file is
-//!   closed; the previous writer's next `hsync` then fails, so it can never acknowledge again.
+//!   closed. Block recovery stops the DataNodes' side of the old writer's pipeline and bumps the
+//!   block's generation stamp, so its next `hflush` or `hsync` fails at the DataNode (and its
+//!   pipeline recovery is refused by the NameNode): it can never acknowledge again.
 //!   WAL files are created without creating parents, so a writer whose directory was renamed
 //!   away cannot recreate it.
 //! - Storage policies are set through WebHDFS ([`crate::webhdfs`]).
@@ -480,6 +485,11 @@ impl HdfsWriter {
         self.push()?;
         self.op("hsync", |w| Box::pin(w.hsync()))
     }
+
+    fn hflush(&mut self) -> io::Result<()> {
+        self.push()?;
+        self.op("hflush", |w| Box::pin(w.hflush()))
+    }
 }
 
 impl Write for HdfsWriter {
@@ -531,8 +541,7 @@ impl LogFile for HdfsLog {
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        // No hflush in the client: hsync is the (stronger) durability point.
-        self.writer.hsync()
+        self.writer.hflush()
     }
 
     fn sync(&mut self) -> io::Result<()> {
