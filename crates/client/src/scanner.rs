@@ -31,7 +31,7 @@ use strata_proto::{convert, pb};
 use crate::error::Error;
 use crate::locate::Position;
 use crate::retry::Idempotence;
-use crate::scan_row::ScanRow;
+use crate::scan_row::{page_of, ScanRow};
 use crate::table::Table;
 
 /// Rows of a scan, fetched a page at a time as they are read.
@@ -312,22 +312,4 @@ impl Scanner {
             }
         }
     }
-}
-
-/// The rows of a page, sent as one page block or (by a server without them) row by row.
-fn page_of(rows: Vec<pb::Result>, page_block: &Bytes) -> Result<Vec<ScanRow>, Error> {
-    if page_block.is_empty() {
-        let mut out = Vec::with_capacity(rows.len());
-        for result in rows {
-            out.extend(ScanRow::from_result(result)?);
-        }
-        return Ok(out);
-    }
-    if !rows.is_empty() {
-        return Err(Error::bad_response(
-            "a scan page carries both rows and a page block",
-        ));
-    }
-    let rows = convert::page_rows(page_block).map_err(Error::bad_response)?;
-    Ok(rows.into_iter().map(ScanRow::from_page).collect())
 }
