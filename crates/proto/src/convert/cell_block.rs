@@ -129,15 +129,30 @@ impl<'b> Reader<'b> {
     }
 
     /// The bytes of a span returned by [`Reader::span`].
+    #[inline]
     pub(super) fn slice(&self, span: Range<usize>) -> &'b [u8] {
         &self.block[span]
     }
 
+    #[cold]
     pub(super) fn error(&self, at: usize, what: impl std::fmt::Display) -> ConvertError {
         ConvertError::new(format!("cell block: {what} at byte {at}"))
     }
 
+    #[inline]
     pub(super) fn varint(&mut self, what: &str) -> Result<u64, ConvertError> {
+        // Most lengths fit in one byte.
+        if let Some(&b) = self.block.get(self.pos) {
+            if b < 0x80 {
+                self.pos += 1;
+                return Ok(u64::from(b));
+            }
+        }
+        self.varint_long(what)
+    }
+
+    #[cold]
+    fn varint_long(&mut self, what: &str) -> Result<u64, ConvertError> {
         let start = self.pos;
         let mut v: u64 = 0;
         for shift in (0..70).step_by(7) {
@@ -157,6 +172,7 @@ impl<'b> Reader<'b> {
     }
 
     /// A length-prefixed field: where its bytes are in the block.
+    #[inline]
     pub(super) fn span(&mut self, what: &str) -> Result<Range<usize>, ConvertError> {
         let at = self.pos;
         let len = self.varint(what)?;
@@ -170,6 +186,7 @@ impl<'b> Reader<'b> {
         Ok(span)
     }
 
+    #[inline]
     pub(super) fn fixed<const N: usize>(&mut self, what: &str) -> Result<[u8; N], ConvertError> {
         let bytes = self
             .block
