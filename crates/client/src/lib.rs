@@ -47,6 +47,7 @@ mod mutator;
 mod options;
 mod parallel;
 mod retry;
+mod scan_row;
 mod scanner;
 mod table;
 
@@ -58,5 +59,7 @@ pub use multi::MAX_ROWS_PER_RPC;
 pub use mutator::BufferedMutator;
 pub use options::{BufferedMutatorOptions, ClientOptions, Protocol};
 pub use parallel::ParallelScanner;
+pub use scan_row::ScanRow;
 pub use scanner::Scanner;
+pub use strata_proto::convert::CellView;
 pub use table::Table;

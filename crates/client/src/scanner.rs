@@ -31,7 +31,8 @@ use strata_proto::{convert, pb};
 use crate::error::Error;
 use crate::locate::Position;
 use crate::retry::Idempotence;
-use crate::table::{cells_of, Table};
+use crate::scan_row::{page_of, ScanRow};
+use crate::table::Table;
 
 /// Rows of a scan, fetched a page at a time as they are read.
 #[derive(Debug)]
@@ -47,7 +48,7 @@ pub struct Scanner {
     /// Rows handed out (pieces of one row, with `batch`, count once).
     returned: u64,
     last_returned: Option<Bytes>,
-    buffer: VecDeque<Vec<Cell>>,
+    buffer: VecDeque<ScanRow>,
     done: bool,
     /// A validation error, reported by the first `next_row`.
     invalid: Option<Error>,
@@ -126,6 +127,15 @@ impl Scanner {
     /// `INVALID_ARGUMENT` for a malformed scan; else the error of a page that could not be
     /// read within the retry budget. The scanner is finished after an error.
     pub async fn next_row(&mut self) -> Result<Option<Vec<Cell>>, Error> {
+        Ok(self.next_scan_row().await?.map(|row| row.to_cells()))
+    }
+
+    /// The next row as a view of the page it came in (cells read in place, no copy), or
+    /// `None` after the last row; otherwise as [`next_row`](Self::next_row).
+    ///
+    /// # Errors
+    /// As [`next_row`](Self::next_row).
+    pub async fn next_scan_row(&mut self) -> Result<Option<ScanRow>, Error> {
         if let Some(e) = self.invalid.take() {
             self.done = true;
             self.buffer.clear();
@@ -146,9 +156,9 @@ impl Scanner {
     }
 
     /// Counts `row` against the limit; `None` once the limit is reached.
-    fn hand_out(&mut self, row: Vec<Cell>) -> Option<Vec<Cell>> {
-        let key = row.first().map(|c| c.row.clone());
-        if key.is_some() && key != self.last_returned {
+    fn hand_out(&mut self, row: ScanRow) -> Option<ScanRow> {
+        let key = Some(row.row().clone());
+        if key != self.last_returned {
             if self.limit.is_some_and(|limit| self.returned >= limit) {
                 self.done = true;
                 self.buffer.clear();
@@ -206,6 +216,7 @@ impl Scanner {
             },
             max_result_bytes: self.table.conn.options().max_result_bytes,
             cell_block: true,
+            page_block: true,
         };
         let (table, position, reversed) =
             (self.table.clone(), self.position.clone(), self.reversed);
@@ -228,19 +239,17 @@ impl Scanner {
     }
 
     fn accept(&mut self, response: pb::ScanResponse) -> Result<(), Error> {
+        let rows = page_of(response.rows, &response.page_block)?;
         let mut last = None;
-        for result in response.rows {
-            let cells = cells_of(result)?;
-            let Some(row) = cells.first().map(|c| c.row.clone()) else {
-                continue;
-            };
+        for scan_row in rows {
+            let row = scan_row.row().clone();
             last = Some(row.clone());
             if self.past_far_bound(&row) {
                 self.done = true;
                 return Ok(());
             }
             if self.within(&row) {
-                self.buffer.push_back(cells);
+                self.buffer.push_back(scan_row);
             }
         }
         if let Some(row) = last {

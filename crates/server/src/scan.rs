@@ -5,16 +5,20 @@
 use std::ops::Bound;
 
 use bytes::{BufMut, Bytes, BytesMut};
+use strata_model::cell::Cell;
 use strata_model::ops::Scan;
-use strata_proto::convert::result_to_pb_as;
+use strata_proto::convert::{result_to_pb_as, PageBlockWriter};
 use strata_proto::pb;
+use strata_sstable::CellRef;
+use strata_storage::region::{CellSink, RegionScanner, VisitStep};
 use tonic::Status;
 
 use crate::host::{HostedRegion, RegionServer};
-use crate::status::{from_storage, invalid, not_serving};
+use crate::status::{from_storage, internal, invalid, not_serving};
 
-/// Reads one page of `scan` on `table`, resuming strictly after `after_row` if given; each
-/// row as a cell block when `cell_block` is set.
+/// Reads one page of `scan` on `table`, resuming strictly after `after_row` if given: the
+/// rows in one page block when `page_block` is set, else each row as a cell block when
+/// `cell_block` is set, else as `Cell` messages.
 ///
 /// # Errors
 /// An invalid scan, no region here for the next row (`NotServingRegion`), or a read error.
@@ -25,6 +29,7 @@ pub fn scan_page(
     after_row: Option<Bytes>,
     max_result_bytes: u64,
     cell_block: bool,
+    page_block: bool,
 ) -> Result<pb::ScanResponse, Status> {
     scan.validate().map_err(invalid)?;
     let mut skip_row = None;
@@ -62,33 +67,141 @@ pub fn scan_page(
         n => n.min(server.config().scan_max_result_bytes),
     };
     let mut scanner = hosted.region.scan(&scan).map_err(|e| from_storage(&e))?;
-    let mut rows: Vec<pb::Result> = Vec::new();
-    let mut bytes = 0u64;
+    let mut out = if page_block {
+        PageOut::Block(BlockSink::default())
+    } else {
+        PageOut::Rows {
+            rows: Vec::new(),
+            last: Vec::new(),
+            cell_block,
+        }
+    };
+    let (mut results, mut bytes) = (0usize, 0u64);
     let mut more = false;
     let mut last_row: Option<Bytes> = None;
-    while let Some(cells) = scanner.next_row().map_err(|e| from_storage(&e))? {
-        let Some(first) = cells.first() else { continue };
-        if skip_row.as_ref() == Some(&first.row) {
+    while let Some((row, size)) = out.read(&mut scanner)? {
+        if skip_row.as_ref() == Some(&row) {
+            out.drop_last();
             continue;
         }
-        let same_row = last_row.as_ref() == Some(&first.row);
+        let same_row = last_row.as_ref() == Some(&row);
         // A page ends only between rows, so `after_row` resumes at a whole row; a piece of
         // the next row read here is read again by the next page.
-        if !same_row && (rows.len() >= rows_wanted || bytes >= byte_limit) {
+        if !same_row && (results >= rows_wanted || bytes >= byte_limit) {
+            out.drop_last();
             more = true;
             break;
         }
-        bytes += cells.iter().map(|c| c.raw_size() as u64).sum::<u64>();
-        last_row = Some(first.row.clone());
-        rows.push(result_to_pb_as(&cells, cell_block));
+        bytes += size;
+        last_row = Some(row);
+        out.keep()?;
+        results += 1;
     }
+    let (rows, page_block) = match out {
+        PageOut::Rows { rows, .. } => (rows, Bytes::new()),
+        PageOut::Block(sink) => (Vec::new(), sink.writer.finish()),
+    };
     Ok(pb::ScanResponse {
         rows,
         more_in_region: more,
         region_id: info.region_id,
         region_start: info.start_row,
         region_end: info.end_row,
+        page_block,
     })
+}
+
+/// Where a page's rows go: one `Result` each, or one page block for them all.
+enum PageOut {
+    Rows {
+        rows: Vec<pb::Result>,
+        /// The row last read, until kept or dropped.
+        last: Vec<Cell>,
+        cell_block: bool,
+    },
+    Block(BlockSink),
+}
+
+impl PageOut {
+    /// Reads the next row (or piece of one, with `batch`) into the page, pending
+    /// [`PageOut::keep`]: its key and its cells' raw size; `None` at the end.
+    fn read(&mut self, scanner: &mut RegionScanner) -> Result<Option<(Bytes, u64)>, Status> {
+        match self {
+            PageOut::Rows { last, .. } => {
+                let (row, cells) = loop {
+                    let Some(cells) = scanner.next_row().map_err(|e| from_storage(&e))? else {
+                        return Ok(None);
+                    };
+                    if let Some(first) = cells.first() {
+                        break (first.row.clone(), cells);
+                    }
+                };
+                let size = cells.iter().map(|c| c.raw_size() as u64).sum();
+                *last = cells;
+                Ok(Some((row, size)))
+            }
+            PageOut::Block(sink) => {
+                sink.writer.begin_result();
+                sink.bytes = 0;
+                match scanner
+                    .next_row_visit(None, sink)
+                    .map_err(|e| from_storage(&e))?
+                {
+                    VisitStep::Row(row) => Ok(Some((row, sink.bytes))),
+                    VisitStep::End | VisitStep::TimedOut => {
+                        sink.writer.discard_result();
+                        Ok(None)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Keeps the row last read.
+    fn keep(&mut self) -> Result<(), Status> {
+        match self {
+            PageOut::Rows {
+                rows,
+                last,
+                cell_block,
+            } => {
+                rows.push(result_to_pb_as(&std::mem::take(last), *cell_block));
+                Ok(())
+            }
+            PageOut::Block(sink) => sink.writer.end_result().map_err(internal),
+        }
+    }
+
+    /// Drops the row last read.
+    fn drop_last(&mut self) {
+        match self {
+            PageOut::Rows { last, .. } => last.clear(),
+            PageOut::Block(sink) => sink.writer.discard_result(),
+        }
+    }
+}
+
+/// Encodes the cells the region's scanner lends straight into the page block.
+#[derive(Default)]
+struct BlockSink {
+    writer: PageBlockWriter,
+    /// Raw size of the cells of the row being read (as `Cell::raw_size` counts it).
+    bytes: u64,
+}
+
+impl CellSink for BlockSink {
+    fn cell(&mut self, family: &[u8], c: &CellRef<'_>) {
+        self.bytes +=
+            (8 + 2 + c.row.len() + 1 + family.len() + c.qualifier.len() + 9 + c.value.len()) as u64;
+        self.writer.cell(
+            c.row,
+            family,
+            c.qualifier,
+            c.timestamp,
+            c.cell_type,
+            c.value,
+        );
+    }
 }
 
 fn range_is_empty(scan: &Scan) -> bool {

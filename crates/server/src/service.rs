@@ -410,12 +410,12 @@ impl Data for DataService {
         let after: Option<Bytes> = req.after_row;
         let table = req.table;
         let max = req.max_result_bytes;
-        let cell_block = req.cell_block;
+        let (cell_block, page_block) = (req.cell_block, req.page_block);
         let from = after.as_ref().unwrap_or(&scan.start_row);
         let call = self.call(Op::Scan, &table, from, request_bytes);
         let page = self
             .blocking(call, move |server| {
-                scan_page(server, &table, scan, after, max, cell_block)
+                scan_page(server, &table, scan, after, max, cell_block, page_block)
             })
             .await?;
         Ok(Response::new(page))

@@ -10,7 +10,7 @@ use bytes::Bytes;
 use strata_model::cell::Cell;
 use strata_model::ops::{Get, Put, RowMutations, Scan};
 use strata_model::schema::{FamilyDescriptor, TableDescriptor, TableName};
-use strata_proto::convert::{get_to_pb, result_from_pb, scan_to_pb};
+use strata_proto::convert::{decode_cell_block, get_to_pb, page_rows, result_from_pb, scan_to_pb};
 use strata_proto::pb;
 use strata_proto::pb::data_server::Data;
 use strata_server::{DataService, RegionServer, ServerConfig};
@@ -134,23 +134,35 @@ async fn multi_gets_and_scans_in_both_forms() {
                 .collect();
             assert_eq!(cells, [expected(2), expected(7), vec![], expected(11)]);
 
-            let page = service
-                .scan(Request::new(pb::ScanRequest {
-                    table: "t".into(),
-                    scan: Some(scan_to_pb(&Scan::new())),
-                    after_row: None,
-                    max_result_bytes: 0,
-                    cell_block,
-                }))
-                .await
-                .unwrap()
-                .into_inner();
-            let rows: Vec<Vec<Cell>> = page
-                .rows
-                .into_iter()
-                .map(|r| result_from_pb(r).unwrap())
-                .collect();
-            assert_eq!(rows, (0..ROWS).map(expected).collect::<Vec<_>>());
+            for page_block in [false, true] {
+                let page = service
+                    .scan(Request::new(pb::ScanRequest {
+                        table: "t".into(),
+                        scan: Some(scan_to_pb(&Scan::new())),
+                        after_row: None,
+                        max_result_bytes: 0,
+                        cell_block,
+                        page_block,
+                    }))
+                    .await
+                    .unwrap()
+                    .into_inner();
+                assert_eq!(page.rows.is_empty(), page_block);
+                assert_eq!(page.page_block.is_empty(), !page_block);
+                let rows: Vec<Vec<Cell>> = if page_block {
+                    page_rows(&page.page_block)
+                        .unwrap()
+                        .into_iter()
+                        .map(|r| decode_cell_block(&r.block).unwrap())
+                        .collect()
+                } else {
+                    page.rows
+                        .into_iter()
+                        .map(|r| result_from_pb(r).unwrap())
+                        .collect()
+                };
+                assert_eq!(rows, (0..ROWS).map(expected).collect::<Vec<_>>());
+            }
         }
     }
 }
@@ -171,5 +183,92 @@ async fn concurrent_gets_inline_or_pooled_answer_the_same() {
         for t in tasks {
             t.await.unwrap();
         }
+    }
+}
+
+/// Every page of `scan` (following `after_row` while the region has more): its rows and
+/// whether more were announced.
+async fn pages(
+    service: &DataService,
+    scan: &Scan,
+    page_block: bool,
+    max_result_bytes: u64,
+) -> Vec<(Vec<Vec<Cell>>, bool)> {
+    let mut out = Vec::new();
+    let mut after: Option<Bytes> = None;
+    loop {
+        let page = service
+            .scan(Request::new(pb::ScanRequest {
+                table: "t".into(),
+                scan: Some(scan_to_pb(scan)),
+                after_row: after.clone(),
+                max_result_bytes,
+                cell_block: true,
+                page_block,
+            }))
+            .await
+            .unwrap()
+            .into_inner();
+        let rows: Vec<Vec<Cell>> = if page_block {
+            assert!(page.rows.is_empty());
+            page_rows(&page.page_block)
+                .unwrap()
+                .into_iter()
+                .map(|r| decode_cell_block(&r.block).unwrap())
+                .collect()
+        } else {
+            assert!(page.page_block.is_empty());
+            page.rows
+                .into_iter()
+                .map(|r| result_from_pb(r).unwrap())
+                .collect()
+        };
+        if let Some(last) = rows.last() {
+            after = Some(last[0].row.clone());
+        }
+        let more = page.more_in_region;
+        out.push((rows, more));
+        if !more || out.len() > 100 {
+            return out;
+        }
+    }
+}
+
+#[tokio::test]
+async fn page_blocks_page_like_rows() {
+    let (_server, service, _dir) = start(true);
+    let mut scans = Vec::new();
+    let mut paged = Scan::new();
+    paged.caching = Some(3);
+    scans.push((paged.clone(), 0));
+    scans.push((paged.clone(), 1));
+    let mut reversed = paged.clone();
+    reversed.reversed = true;
+    scans.push((reversed, 0));
+    let mut batched = paged.clone();
+    batched.batch = Some(2);
+    scans.push((batched.clone(), 0));
+    batched.reversed = true;
+    scans.push((batched, 0));
+    let mut limited = paged.clone();
+    limited.limit = Some(5);
+    scans.push((limited, 0));
+    let mut filtered = paged.clone();
+    filtered.filter = Some(strata_model::ops::Filter::FirstKeyOnly);
+    scans.push((filtered, 0));
+    let mut columns = paged.clone();
+    columns.columns.add_family("b");
+    scans.push((columns, 0));
+    let mut later = paged;
+    later.time_range = strata_model::ops::TimeRange::since(6).unwrap();
+    scans.push((later, 0));
+    for (scan, max_bytes) in &scans {
+        let by_rows = pages(&service, scan, false, *max_bytes).await;
+        let by_block = pages(&service, scan, true, *max_bytes).await;
+        assert!(
+            by_rows.len() > 1 || scan.limit.is_some() || !scan.time_range.is_all(),
+            "{scan:?} pages"
+        );
+        assert_eq!(by_block, by_rows, "{scan:?}, {max_bytes} bytes a page");
     }
 }

@@ -296,6 +296,8 @@ impl pb::data_server::Data for FakeData {
                 region_id: region.id,
                 region_start: region.start,
                 region_end: region.end,
+                // A server of the row-by-row form: the client reads either.
+                page_block: Default::default(),
             },
         )
     }

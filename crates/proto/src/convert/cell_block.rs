@@ -13,6 +13,8 @@
 //! Varints are protobuf's (LEB128, at most 10 bytes). Decoded cells are slices of the block:
 //! no copy of keys or values.
 
+use std::ops::Range;
+
 use bytes::{BufMut, Bytes};
 use strata_model::cell::{Cell, CellType};
 
@@ -52,11 +54,11 @@ pub fn encode_cell_block(cells: &[Cell]) -> Bytes {
 /// A truncated or overlong field, a run of no cells, an unknown cell type, or bytes past the
 /// last run, each named with its byte offset.
 pub fn decode_cell_block(block: &Bytes) -> Result<Vec<Cell>, ConvertError> {
-    let mut r = Reader { block, pos: 0 };
+    let mut r = Reader::new(block);
     let mut cells = Vec::new();
     while r.pos < block.len() {
-        let row = r.bytes("row")?;
-        let family = r.bytes("family")?;
+        let row = block.slice(r.span("row")?);
+        let family = block.slice(r.span("family")?);
         let at = r.pos;
         let count = r.varint("cell count")?;
         if count == 0 {
@@ -68,13 +70,13 @@ pub fn decode_cell_block(block: &Bytes) -> Result<Vec<Cell>, ConvertError> {
         }
         cells.reserve(count as usize);
         for _ in 0..count {
-            let qualifier = r.bytes("qualifier")?;
+            let qualifier = block.slice(r.span("qualifier")?);
             let timestamp = i64::from_le_bytes(r.fixed::<8>("timestamp")?);
             let at = r.pos;
             let [code] = r.fixed::<1>("cell type")?;
             let cell_type =
                 cell_type(code).ok_or_else(|| r.error(at, format!("unknown cell type {code}")))?;
-            let value = r.bytes("value")?;
+            let value = block.slice(r.span("value")?);
             cells.push(Cell {
                 row: row.clone(),
                 family: family.clone(),
@@ -94,7 +96,7 @@ fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
     out.extend_from_slice(b);
 }
 
-fn type_code(t: CellType) -> u8 {
+pub(super) fn type_code(t: CellType) -> u8 {
     match t {
         CellType::Put => 0,
         CellType::Delete => 1,
@@ -104,7 +106,7 @@ fn type_code(t: CellType) -> u8 {
     }
 }
 
-fn cell_type(code: u8) -> Option<CellType> {
+pub(super) fn cell_type(code: u8) -> Option<CellType> {
     Some(match code {
         0 => CellType::Put,
         1 => CellType::Delete,
@@ -115,17 +117,42 @@ fn cell_type(code: u8) -> Option<CellType> {
     })
 }
 
-struct Reader<'b> {
-    block: &'b Bytes,
-    pos: usize,
+/// Reads the fields of a block, naming the offset of what is wrong.
+pub(super) struct Reader<'b> {
+    block: &'b [u8],
+    pub(super) pos: usize,
 }
 
-impl Reader<'_> {
-    fn error(&self, at: usize, what: impl std::fmt::Display) -> ConvertError {
+impl<'b> Reader<'b> {
+    pub(super) fn new(block: &'b [u8]) -> Reader<'b> {
+        Reader { block, pos: 0 }
+    }
+
+    /// The bytes of a span returned by [`Reader::span`].
+    #[inline]
+    pub(super) fn slice(&self, span: Range<usize>) -> &'b [u8] {
+        &self.block[span]
+    }
+
+    #[cold]
+    pub(super) fn error(&self, at: usize, what: impl std::fmt::Display) -> ConvertError {
         ConvertError::new(format!("cell block: {what} at byte {at}"))
     }
 
-    fn varint(&mut self, what: &str) -> Result<u64, ConvertError> {
+    #[inline]
+    pub(super) fn varint(&mut self, what: &str) -> Result<u64, ConvertError> {
+        // Most lengths fit in one byte.
+        if let Some(&b) = self.block.get(self.pos) {
+            if b < 0x80 {
+                self.pos += 1;
+                return Ok(u64::from(b));
+            }
+        }
+        self.varint_long(what)
+    }
+
+    #[cold]
+    fn varint_long(&mut self, what: &str) -> Result<u64, ConvertError> {
         let start = self.pos;
         let mut v: u64 = 0;
         for shift in (0..70).step_by(7) {
@@ -144,7 +171,9 @@ impl Reader<'_> {
         Err(self.error(start, format!("{what} length overflows 64 bits")))
     }
 
-    fn bytes(&mut self, what: &str) -> Result<Bytes, ConvertError> {
+    /// A length-prefixed field: where its bytes are in the block.
+    #[inline]
+    pub(super) fn span(&mut self, what: &str) -> Result<Range<usize>, ConvertError> {
         let at = self.pos;
         let len = self.varint(what)?;
         let end = usize::try_from(len)
@@ -152,12 +181,13 @@ impl Reader<'_> {
             .and_then(|l| self.pos.checked_add(l))
             .filter(|&end| end <= self.block.len())
             .ok_or_else(|| self.error(at, format!("{what} of {len} bytes runs past the block")))?;
-        let b = self.block.slice(self.pos..end);
+        let span = self.pos..end;
         self.pos = end;
-        Ok(b)
+        Ok(span)
     }
 
-    fn fixed<const N: usize>(&mut self, what: &str) -> Result<[u8; N], ConvertError> {
+    #[inline]
+    pub(super) fn fixed<const N: usize>(&mut self, what: &str) -> Result<[u8; N], ConvertError> {
         let bytes = self
             .block
             .get(self.pos..self.pos + N)

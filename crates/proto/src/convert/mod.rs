@@ -6,13 +6,19 @@
 mod cell_block;
 #[cfg(test)]
 mod cell_block_tests;
+mod cell_view;
 mod ops;
+mod page_block;
+#[cfg(test)]
+mod page_block_tests;
 mod schema;
 #[cfg(test)]
 mod tests;
 
 pub use cell_block::{decode_cell_block, encode_cell_block};
+pub use cell_view::{CellBlockIter, CellView};
 pub use ops::*;
+pub use page_block::{page_rows, PageBlockWriter, PageRow};
 pub use schema::*;
 
 /// A message that does not describe a valid model value.

@@ -8,6 +8,7 @@ use bytes::Bytes;
 use strata_model::cell::{compare_bytes, Cell, CellKey};
 use strata_model::ops::{Columns, Get, Scan, TimeRange};
 use strata_model::schema::Ttl;
+use strata_sstable::CellRef;
 
 use super::read_points::ReadGuard;
 use super::store::{SourceCursor, Store};
@@ -17,12 +18,12 @@ use crate::read::filter::RowFilter;
 use crate::read::{Cursor, MergeCursor, ReadSpec, Verdict, Visibility};
 
 /// What to read of one family.
-struct FamilyRead {
-    family: Bytes,
+pub(super) struct FamilyRead {
+    pub(super) family: Bytes,
     /// `None`: every qualifier.
-    qualifiers: Option<BTreeSet<Bytes>>,
-    cursor: MergeCursor<SourceCursor>,
-    visibility: Visibility,
+    pub(super) qualifiers: Option<BTreeSet<Bytes>>,
+    pub(super) cursor: MergeCursor<SourceCursor>,
+    pub(super) visibility: Visibility,
 }
 
 impl Region {
@@ -257,6 +258,22 @@ pub(super) fn read_row<C: Cursor>(
     row: &Bytes,
     out: &mut Vec<Cell>,
 ) -> Result<()> {
+    visit_row(cursor, qualifiers, visibility, row, |c| {
+        out.push(c.to_cell_in_row(row, family));
+    })?;
+    Ok(())
+}
+
+/// As [`read_row`], but lends each visible cell to `emit` instead of copying it out; returns
+/// how many cells it lent.
+pub(super) fn visit_row<C: Cursor>(
+    cursor: &mut C,
+    qualifiers: Option<&BTreeSet<Bytes>>,
+    visibility: &mut Visibility,
+    row: &Bytes,
+    mut emit: impl FnMut(&CellRef<'_>),
+) -> Result<usize> {
+    let mut emitted = 0;
     // The column being skipped, kept across the cursor's moves (one buffer per row).
     let mut skipped = Vec::new();
     while cursor.valid() {
@@ -267,7 +284,8 @@ pub(super) fn read_row<C: Cursor>(
         let verdict = visibility.decide(&c);
         let wanted = qualifiers.is_none_or(|qs| qs.contains(c.qualifier));
         if verdict == Verdict::Include && wanted {
-            out.push(c.to_cell_in_row(row, family));
+            emit(&c);
+            emitted += 1;
         }
         if visibility.column_done(c.qualifier) {
             skipped.clear();
@@ -277,7 +295,7 @@ pub(super) fn read_row<C: Cursor>(
             cursor.next()?;
         }
     }
-    Ok(())
+    Ok(emitted)
 }
 
 /// Moves past the remaining versions of `qualifier` (a hot column updated many times keeps
@@ -316,23 +334,23 @@ fn bound_row(b: std::ops::Bound<Bytes>) -> Option<(Bytes, bool)> {
 /// Holds cursors on the files it started with: files compacted away meanwhile stay readable
 /// until the scanner is dropped.
 pub struct RegionScanner {
-    families: Vec<FamilyRead>,
+    pub(super) families: Vec<FamilyRead>,
     /// Lowest row and whether it is included.
-    lower: Option<(Bytes, bool)>,
+    pub(super) lower: Option<(Bytes, bool)>,
     /// Highest row and whether it is included.
-    upper: Option<(Bytes, bool)>,
-    reversed: bool,
-    filter: RowFilter,
-    limit: Option<u64>,
-    batch: Option<usize>,
-    returned: u64,
+    pub(super) upper: Option<(Bytes, bool)>,
+    pub(super) reversed: bool,
+    pub(super) filter: RowFilter,
+    pub(super) limit: Option<u64>,
+    pub(super) batch: Option<usize>,
+    pub(super) returned: u64,
     /// The last row read (the next one is after it, or before it when reversed).
-    position: Option<Bytes>,
+    pub(super) position: Option<Bytes>,
     /// Cells of the current row not yet handed out (with `batch`).
-    pending: Vec<Cell>,
-    done: bool,
+    pub(super) pending: Vec<Cell>,
+    pub(super) done: bool,
     /// Keeps the scanner's read point registered while it lives.
-    _reader: ReadGuard,
+    pub(super) _reader: ReadGuard,
 }
 
 /// What [`RegionScanner::next_row_within`] found.
@@ -421,7 +439,7 @@ impl RegionScanner {
     }
 
     /// The next row to read, positioning the cursors at or before its first cell.
-    fn next_row_key(&mut self) -> Result<Option<Bytes>> {
+    pub(super) fn next_row_key(&mut self) -> Result<Option<Bytes>> {
         if self.reversed {
             return self.prev_row_key();
         }

@@ -66,6 +66,11 @@ impl RowFilter {
             .is_some_and(CompiledFilter::has_filter_row)
     }
 
+    /// True when the scan has no filter: every row is read and every visible cell kept.
+    pub fn is_none(&self) -> bool {
+        self.filter.is_none()
+    }
+
     /// True once no later row can pass (HBase's `filterAllRemaining`): stop reading. Check it
     /// before each row.
     #[inline]
