@@ -295,20 +295,3 @@ fn the_sweep_deletes_exactly_the_directories_no_record_names_on_hdfs_and_in_the_
     })
     .ok();
 }
-
-#[test]
-fn a_master_cold_root_needs_a_data_root() {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_strata"))
-        .args([
-            "master",
-            "--etcd",
-            "127.0.0.1:1",
-            "--cold-root",
-            "s3://bucket/cold",
-        ])
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("--cold-root needs --root"), "{err}");
-}

@@ -171,17 +171,23 @@ async fn an_idle_window_moves_from_hdfs_to_the_bucket_and_another_server_reads_i
 
 #[test]
 fn a_cold_root_needs_a_data_root() {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_strata"))
-        .args([
-            "regionserver",
-            "--etcd",
-            "127.0.0.1:1",
-            "--cold-root",
-            "s3://bucket/cold",
-        ])
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("--cold-root need --root"), "{err}");
+    // A region server and a master alike: without --root they hold no data to move or sweep.
+    for (command, message) in [
+        ("regionserver", "--cold-root need --root"),
+        ("master", "--cold-root needs --root"),
+    ] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_strata"))
+            .args([
+                command,
+                "--etcd",
+                "127.0.0.1:1",
+                "--cold-root",
+                "s3://bucket/cold",
+            ])
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{command}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(message), "{command}: {err}");
+    }
 }
