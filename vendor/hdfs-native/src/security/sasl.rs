@@ -158,7 +158,11 @@ pub(crate) async fn negotiate_sasl_session(
                 }
                 done = true;
             }
-            _ => todo!(),
+            state => {
+                return Err(HdfsError::SASLError(format!(
+                    "unexpected SASL state from the server: {state:?}"
+                )));
+            }
         }
 
         if let Some(r) = response {
@@ -285,7 +289,10 @@ impl SaslReader {
                 if !self.buffer.has_remaining() {
                     let response = self.read_response().await?;
                     if response.state() != SaslState::Wrap {
-                        todo!();
+                        return Err(HdfsError::SASLError(format!(
+                            "expected a wrapped SASL message, got state {:?}",
+                            response.state()
+                        )));
                     }
 
                     let decoded = session.lock().unwrap().decode(response.token())?;
@@ -360,7 +367,7 @@ impl SaslWriter {
                 .lock()
                 .unwrap()
                 .encode(buf)
-                .unwrap_or_else(|_| todo!());
+                .map_err(|e| io::Error::other(format!("SASL encode failed: {e}")))?;
 
             rpc_sasl.token = Some(encoded);
 
