@@ -32,15 +32,23 @@ pub struct Iter {
 
 impl Iter {
     /// An unpositioned iterator over `segments` (newest first).
-    pub(crate) fn new(segments: &[Arc<Segment>], read_point: u64) -> Iter {
+    pub(crate) fn new<'a>(
+        segments: impl IntoIterator<Item = &'a Arc<Segment>>,
+        read_point: u64,
+    ) -> Iter {
         Iter {
             children: segments
-                .iter()
+                .into_iter()
                 .map(|s| Cursor::new(Arc::clone(s), read_point))
                 .collect(),
             current: None,
             backward: false,
         }
+    }
+
+    /// True when it reads no segment.
+    pub(crate) fn has_no_segments(&self) -> bool {
+        self.children.is_empty()
     }
 
     /// True when positioned on a cell.

@@ -274,20 +274,16 @@ impl Memtable {
 
     /// A cursor over every cell with sequence id ≤ `read_point`, unpositioned.
     pub fn iter(&self, read_point: u64) -> Iter {
-        Iter::new(&self.view(), read_point)
+        Iter::new(self.view().iter(), read_point)
     }
 
     /// A cursor over the cells of `row` with sequence id ≤ `read_point`, unpositioned: it
     /// leaves out the segments whose row filter rules `row` out, so it shows every cell of
     /// `row` but not necessarily the cells of other rows. `None` when no segment may hold it.
     pub fn iter_for_row(&self, read_point: u64, row: &[u8]) -> Option<Iter> {
-        let segments: Vec<Arc<Segment>> = self
-            .view()
-            .iter()
-            .filter(|s| s.may_contain_row(row))
-            .cloned()
-            .collect();
-        (!segments.is_empty()).then(|| Iter::new(&segments, read_point))
+        let view = self.view();
+        let iter = Iter::new(view.iter().filter(|s| s.may_contain_row(row)), read_point);
+        (!iter.has_no_segments()).then_some(iter)
     }
 
     /// In-memory flush: makes the active segment immutable and pushes it onto the pipeline

@@ -58,7 +58,7 @@ impl FlushSnapshot {
     /// Every cell of the snapshot in store order, each key once (what the flush writes to
     /// `sstable::Writer::add`); no read point hides anything.
     pub fn iter(&self) -> Iter {
-        Iter::new(&self.segments, u64::MAX)
+        Iter::new(self.segments.iter(), u64::MAX)
     }
 }
 
