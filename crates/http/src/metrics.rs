@@ -406,6 +406,18 @@ fn work(f: &mut Family<'_, '_>, host: &RegionServer) -> std::fmt::Result {
         None,
         &one(host.counters().splits.load(Ordering::Relaxed)),
     )?;
+    f.counter(
+        "strata_writes_in_place",
+        "Single-row writes applied on the request thread, with no hand-off.",
+        None,
+        &one(host.counters().writes_in_place.load(Ordering::Relaxed)),
+    )?;
+    f.counter(
+        "strata_writes_queued",
+        "Single-row writes applied through a region's write queue on the blocking pool.",
+        None,
+        &one(host.counters().writes_queued.load(Ordering::Relaxed)),
+    )?;
     let bg = host.background();
     f.gauge(
         "strata_flush_queue_length",

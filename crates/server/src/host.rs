@@ -71,6 +71,10 @@ pub struct ServerCounters {
     pub requests: AtomicU64,
     /// Splits completed.
     pub splits: AtomicU64,
+    /// Single-row writes applied in place on a request thread (`Region::try_mutate_row_now`).
+    pub writes_in_place: AtomicU64,
+    /// Single-row writes that went through a region's write queue instead.
+    pub writes_queued: AtomicU64,
     /// Work of regions no longer open here (open regions count their own).
     pub retired: parking_lot::Mutex<WorkDone>,
 }

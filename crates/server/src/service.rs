@@ -21,6 +21,7 @@ use strata_proto::convert::{
 };
 use strata_proto::pb;
 use strata_proto::pb::data_server::Data;
+use strata_storage::region::WriteNow;
 use tonic::{Request, Response, Status};
 
 use crate::host::{HostedRegion, RegionServer};
@@ -89,7 +90,8 @@ impl DataService {
         result
     }
 
-    /// Applies one row mutation through its region's write queue
+    /// Applies one row mutation in place on this worker when nothing on the way waits
+    /// (`Region::try_mutate_row_now`); otherwise through its region's write queue
     /// ([`crate::write_queue`]): gathered with the region's other queued rows into one
     /// mini-batch, on the blocking pool.
     async fn queued_write(
@@ -106,17 +108,40 @@ impl DataService {
             Err(refused) => Err(refused),
             Ok(()) => match self.server.region_for(table, &rm.row) {
                 None => Err(not_serving(table, &rm.row)),
-                Some(hosted) => match self.server.writes().submit(hosted, rm).await {
-                    Ok(Ok(r)) => Ok(r.cells.iter().map(cell_to_pb).collect()),
-                    Ok(Err(e)) => Err(from_storage(&e)),
-                    Err(_) => Err(Status::internal(
-                        "the write's drainer stopped before answering",
-                    )),
+                Some(hosted) => match self.counted(hosted.try_mutate_row_now(&rm)) {
+                    WriteNow::Done(r) => r
+                        .map(|r| r.cells.iter().map(cell_to_pb).collect())
+                        .map_err(|e| from_storage(&e)),
+                    WriteNow::Pending(r) => {
+                        let region = hosted.region.clone();
+                        tokio::task::spawn_blocking(move || region.wait_visible(r.seq))
+                            .await
+                            .map(|()| r.cells.iter().map(cell_to_pb).collect())
+                            .map_err(internal)
+                    }
+                    WriteNow::Declined => match self.server.writes().submit(hosted, rm).await {
+                        Ok(Ok(r)) => Ok(r.cells.iter().map(cell_to_pb).collect()),
+                        Ok(Err(e)) => Err(from_storage(&e)),
+                        Err(_) => Err(Status::internal(
+                            "the write's drainer stopped before answering",
+                        )),
+                    },
                 },
             },
         };
         self.server.observer().finish(call, result.is_ok());
         result
+    }
+
+    /// Counts a single-row write as applied in place or queued.
+    fn counted(&self, outcome: WriteNow) -> WriteNow {
+        let counters = self.server.counters();
+        match outcome {
+            WriteNow::Declined => &counters.writes_queued,
+            WriteNow::Done(_) | WriteNow::Pending(_) => &counters.writes_in_place,
+        }
+        .fetch_add(1, Ordering::Relaxed);
+        outcome
     }
 
     /// Starts timing a request (see [`crate::observe`]).

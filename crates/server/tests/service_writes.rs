@@ -1,4 +1,4 @@
-//! Single-row writes through the data service's write queues: many concurrent puts and
+//! Single-row writes through the data service (in place, or through the write queues): many concurrent puts and
 //! increments to one region are gathered into mini-batches, and each request still gets its
 //! own answer; an unknown family fails only its own request; the queues empty afterwards.
 
@@ -99,4 +99,44 @@ async fn a_bad_write_fails_alone() {
     assert!(good.is_ok());
     assert_eq!(value_of(&server, "c", "q").unwrap(), "v");
     assert!(value_of(&server, "b", "q").is_none());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn puts_apply_in_place_and_a_locked_row_waits_in_its_queue() {
+    use std::sync::atomic::Ordering;
+    let (server, service, _dir) = start();
+    let put = |row: &str, v: &str| {
+        RowMutations::new(Bytes::copy_from_slice(row.as_bytes()))
+            .with(Put::new(Bytes::copy_from_slice(row.as_bytes())).add("f", "q", v.to_owned()))
+            .unwrap()
+    };
+    mutate(&service, put("a", "1")).await.unwrap();
+    let counters = server.counters();
+    assert_eq!(counters.writes_in_place.load(Ordering::Relaxed), 1);
+    assert_eq!(counters.writes_queued.load(Ordering::Relaxed), 0);
+    // Someone holds row "a": the put cannot go in place, so it waits in the queue (on the
+    // blocking pool) until the row is free, and still gets its answer.
+    let hosted = server.region_for("t", b"a").unwrap();
+    let held = hosted
+        .region
+        .row_locks()
+        .lock(vec![Bytes::from_static(b"a")]);
+    let waiting = {
+        let service = service.clone();
+        tokio::spawn(async move { mutate(&service, put("a", "2")).await })
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while counters.writes_queued.load(Ordering::Relaxed) == 0 {
+        assert!(std::time::Instant::now() < deadline, "the put never queued");
+        tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+    }
+    assert_eq!(
+        value_of(&server, "a", "q").unwrap(),
+        "1",
+        "not applied while locked"
+    );
+    drop(held);
+    waiting.await.unwrap().unwrap();
+    assert_eq!(value_of(&server, "a", "q").unwrap(), "2");
+    assert!(server.writes().is_empty(), "idle queues are forgotten");
 }

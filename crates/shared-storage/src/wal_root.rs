@@ -43,6 +43,10 @@ impl LogStore for Rebased {
         self.inner.url(&self.map(path))
     }
 
+    fn quick_appends(&self) -> bool {
+        self.inner.quick_appends()
+    }
+
     fn create_dir_all(&self, dir: &Path) -> io::Result<()> {
         self.inner.create_dir_all(&self.map(dir))
     }

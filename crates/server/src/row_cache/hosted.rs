@@ -3,7 +3,7 @@
 
 use strata_model::cell::Cell;
 use strata_model::ops::{CheckAndMutate, Get, RowMutations};
-use strata_storage::region::MutationResult;
+use strata_storage::region::{MutationResult, WriteNow};
 use strata_storage::Result;
 
 use crate::host::HostedRegion;
@@ -23,6 +23,16 @@ impl HostedRegion {
     /// As `Region::mutate_row`.
     pub fn mutate_row(&self, rm: &RowMutations) -> Result<MutationResult> {
         self.row_cache.write(&rm.row, || self.region.mutate_row(rm))
+    }
+
+    /// Applies a row of puts and deletes on the calling thread if nothing on the way waits
+    /// (`Region::try_mutate_row_now`). Declined for regions with a row cache: a
+    /// [`WriteNow::Pending`] write would end its invalidation before readers see it.
+    pub fn try_mutate_row_now(&self, rm: &RowMutations) -> WriteNow {
+        if self.row_cache.is_enabled() {
+            return WriteNow::Declined;
+        }
+        self.region.try_mutate_row_now(rm)
     }
 
     /// Applies row mutations, each row on its own (in mini-batches), invalidating each row.

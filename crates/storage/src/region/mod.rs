@@ -43,6 +43,7 @@ mod split;
 mod sst_io;
 mod store;
 mod write;
+mod write_now;
 
 pub use compact::{CompactionCounters, CompactionOptions, CompactionReport};
 pub use listing::FileListing;
@@ -54,6 +55,7 @@ pub use scan_visit::{CellSink, VisitStep};
 pub use segments::MemtableListing;
 pub use store::StoreStats;
 pub use write::MutationResult;
+pub use write_now::WriteNow;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -165,6 +167,12 @@ impl Region {
     /// Counters since open.
     pub fn counters(&self) -> &Counters {
         &self.inner.counters
+    }
+
+    /// The region's row locks. Every write takes its rows' locks; holding one keeps the row's
+    /// writes out (they wait, or [decline](Region::try_mutate_row_now)).
+    pub fn row_locks(&self) -> &RowLocks {
+        &self.inner.row_locks
     }
 
     /// The MVCC read point: what a reader starting now sees.

@@ -121,6 +121,18 @@ impl Mvcc {
         s.sleepers -= 1;
     }
 
+    /// Like [`wait_for`](Self::wait_for), but only spins briefly (never yields or sleeps):
+    /// returns whether the read point reached `seq`.
+    pub fn spin_for(&self, seq: u64) -> bool {
+        for _ in 0..SPINS {
+            if self.read_point() >= seq {
+                return true;
+            }
+            std::hint::spin_loop();
+        }
+        self.read_point() >= seq
+    }
+
     /// What a reader starting now may see.
     pub fn read_point(&self) -> u64 {
         self.read_point.load(Ordering::SeqCst)

@@ -37,6 +37,18 @@ impl RowLocks {
         }
         RowGuard { locks: self, rows }
     }
+
+    /// Locks `row` if no one holds it; `None` otherwise (nothing locked).
+    pub fn try_lock(&self, row: &Bytes) -> Option<RowGuard<'_>> {
+        let mut locked = self.locked.lock();
+        if !locked.insert(row.clone()) {
+            return None;
+        }
+        Some(RowGuard {
+            locks: self,
+            rows: vec![row.clone()],
+        })
+    }
 }
 
 impl Drop for RowGuard<'_> {
@@ -54,6 +66,19 @@ mod tests {
     use super::*;
     use std::sync::atomic::{AtomicU32, Ordering};
     use std::sync::Arc;
+
+    #[test]
+    fn try_lock_refuses_a_held_row_and_takes_a_free_one() {
+        let locks = RowLocks::default();
+        let (r, s) = (Bytes::from_static(b"r"), Bytes::from_static(b"s"));
+        let held = locks.lock(vec![r.clone()]);
+        assert!(locks.try_lock(&r).is_none(), "r is held");
+        let other = locks.try_lock(&s).expect("s is free");
+        assert!(locks.try_lock(&s).is_none(), "s is now held");
+        drop(held);
+        drop(other);
+        assert!(locks.try_lock(&r).is_some() && locks.try_lock(&s).is_some());
+    }
 
     #[test]
     fn one_holder_per_row() {

@@ -260,20 +260,29 @@ impl Region {
             inner.mvcc.complete(seq);
             return Err(e.into());
         }
+        self.insert_logged(&entry, rows)?;
+        // Acknowledge only once readers can see it (an older write may still be in flight).
+        inner.mvcc.wait_for(seq);
+        Ok(seq)
+    }
+
+    /// Inserts a logged entry's cells into the memtables and completes its sequence id
+    /// (whether or not the insert succeeded). Requires: `updates` held for reading, the
+    /// entry's id taken from `mvcc` and logged.
+    pub(super) fn insert_logged(&self, entry: &Entry, rows: u64) -> Result<()> {
+        let inner = &self.inner;
         for c in &entry.cells {
             // Families were checked while building the cells.
             if let Some(store) = inner.stores.get(&c.family) {
                 if let Err(e) = store.memtable.insert(&CellRef::from_cell(c)) {
-                    inner.mvcc.complete(seq);
+                    inner.mvcc.complete(entry.seq);
                     return Err(Error::InvalidArgument(e.to_string()));
                 }
             }
         }
-        inner.mvcc.complete(seq);
-        // Acknowledge only once readers can see it (an older write may still be in flight).
-        inner.mvcc.wait_for(seq);
+        inner.mvcc.complete(entry.seq);
         inner.counters.mutations.fetch_add(rows, Ordering::Relaxed);
-        Ok(seq)
+        Ok(())
     }
 
     pub(super) fn put_cells(&self, p: &Put, now: i64, out: &mut Vec<Cell>) -> Result<()> {

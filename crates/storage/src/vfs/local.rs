@@ -179,6 +179,10 @@ impl LogStore for Local {
         url(path)
     }
 
+    fn quick_appends(&self) -> bool {
+        true
+    }
+
     fn create_dir_all(&self, dir: &Path) -> io::Result<()> {
         create_dir_all_durable(dir)
     }

@@ -245,6 +245,13 @@ pub trait LogStore: Send + Sync {
     /// The URL of `path` as people read it.
     fn url(&self, path: &Path) -> String;
 
+    /// True when an append plus [`LogFile::flush`] costs a local system call, never a network
+    /// round trip: a request thread may then write the WAL itself instead of waiting for
+    /// another thread to (`Wal::try_append_now`). False unless a store says so.
+    fn quick_appends(&self) -> bool {
+        false
+    }
+
     /// Creates `dir` and its missing parents, durably.
     ///
     /// # Errors

@@ -100,10 +100,21 @@ impl Shared {
     /// [`Error::Closed`] after close; the batch's error if the batch holding the records
     /// failed (the records are then not in the log).
     pub(crate) fn submit(&self, records: &[u8], regions: &[(u64, u64)], need: Need) -> Result<()> {
-        let mut q = self.queue.lock();
+        let q = self.queue.lock();
         if q.closed {
             return Err(Error::Closed);
         }
+        self.submit_locked(q, records, regions, need)
+    }
+
+    /// [`submit`](Self::submit) with the queue locked and open.
+    fn submit_locked(
+        &self,
+        mut q: MutexGuard<'_, Queue>,
+        records: &[u8],
+        regions: &[(u64, u64)],
+        need: Need,
+    ) -> Result<()> {
         q.buf.extend_from_slice(records);
         q.regions.extend_from_slice(regions);
         q.entries += regions.len() as u64;
@@ -120,6 +131,33 @@ impl Shared {
             Need::Buffered | Need::Written => {}
         }
         self.wait_open_batch(&mut q)
+    }
+
+    /// Like [`submit`](Self::submit) with `need` other than [`Need::Synced`], but never
+    /// waits for another thread: the records are queued and written by this caller at once,
+    /// with whatever else is queued, when no batch is being written, none asks for a sync and
+    /// the write is one quick append (see `Writer::is_quick`). `None`: nothing was queued.
+    ///
+    /// # Errors
+    /// As [`submit`](Self::submit).
+    pub(crate) fn try_submit_now(
+        &self,
+        records: &[u8],
+        regions: &[(u64, u64)],
+        need: Need,
+    ) -> Option<Result<()>> {
+        let q = self.queue.lock();
+        if q.closed {
+            return Some(Err(Error::Closed));
+        }
+        let buffered =
+            need == Need::Buffered && q.buf.len() + records.len() < self.options.async_buffer_limit;
+        if !buffered
+            && (need == Need::Synced || q.leading || q.sync || !self.writer.lock().is_quick())
+        {
+            return None;
+        }
+        Some(self.submit_locked(q, records, regions, need))
     }
 
     /// Writes everything queued so far, fsync'd if `sync`, and waits for it.

@@ -99,28 +99,49 @@ impl Wal {
     /// # Errors
     /// As [`append`](Self::append); on error none of the entries are in the log.
     pub fn append_batch(&self, entries: &[Entry], durability: Durability) -> Result<()> {
+        let Some(need) = self.need(entries, durability) else {
+            return Ok(());
+        };
+        let (records, regions) = encode(entries)?;
+        self.shared.submit(&records, &regions, need)
+    }
+
+    /// Logs `entry` as [`append`](Self::append) does, but only if that needs no wait for
+    /// another thread: `SKIP_WAL` and `ASYNC_WAL` entries, and `SYNC_WAL` entries when the
+    /// log's store appends locally and no batch is being written (the caller then writes the
+    /// batch itself: one `write` system call). `None`: nothing was logged (a `FSYNC_WAL`
+    /// entry, a batch in progress, a store across the network, a segment to roll); the
+    /// caller appends the usual way, from a thread that may block.
+    ///
+    /// # Errors
+    /// As [`append`](Self::append).
+    pub fn try_append_now(&self, entry: &Entry, durability: Durability) -> Option<Result<()>> {
+        let entries = std::slice::from_ref(entry);
+        let Some(need) = self.need(entries, durability) else {
+            return Some(Ok(()));
+        };
+        if need == Need::Synced || (need == Need::Written && !self.shared.fs.quick_appends()) {
+            return None;
+        }
+        match encode(entries) {
+            Ok((records, regions)) => self.shared.try_submit_now(&records, &regions, need),
+            Err(e) => Some(Err(e)),
+        }
+    }
+
+    /// What appending `entries` with `durability` waits for; `None` when nothing is to be
+    /// written (`SKIP_WAL`, counted, or no entries).
+    fn need(&self, entries: &[Entry], durability: Durability) -> Option<Need> {
         let need = match durability.resolve(Durability::UseDefault) {
             Durability::SkipWal => {
                 Counters::add(&self.shared.counters.skipped_appends, entries.len() as u64);
-                return Ok(());
+                return None;
             }
             Durability::AsyncWal => Need::Buffered,
             Durability::FsyncWal => Need::Synced,
             Durability::SyncWal | Durability::UseDefault => Need::Written,
         };
-        if entries.is_empty() {
-            return Ok(());
-        }
-        let mut records = Vec::with_capacity(entries.len() * 128);
-        let mut payload = Vec::with_capacity(128);
-        let mut regions = Vec::with_capacity(entries.len());
-        for e in entries {
-            payload.clear();
-            entry::encode(e, &mut payload).map_err(Error::InvalidArgument)?;
-            record::put_record(&mut records, &payload);
-            regions.push((e.region, e.seq));
-        }
-        self.shared.submit(&records, &regions, need)
+        (!entries.is_empty()).then_some(need)
     }
 
     /// Writes every queued entry and fsyncs the active segment: afterwards everything
@@ -224,6 +245,26 @@ impl Drop for Wal {
         // Errors here have no one to go to; callers who care call close() first.
         let _ = self.close();
     }
+}
+
+/// Framed log records, and the (region, sequence id) of each entry in them.
+type Encoded = (Vec<u8>, Vec<(u64, u64)>);
+
+/// Frames `entries` as log records.
+///
+/// # Errors
+/// [`Error::InvalidArgument`] for an entry over 1 GiB encoded.
+fn encode(entries: &[Entry]) -> Result<Encoded> {
+    let mut records = Vec::with_capacity(entries.len() * 128);
+    let mut payload = Vec::with_capacity(128);
+    let mut regions = Vec::with_capacity(entries.len());
+    for e in entries {
+        payload.clear();
+        entry::encode(e, &mut payload).map_err(Error::InvalidArgument)?;
+        record::put_record(&mut records, &payload);
+        regions.push((e.region, e.seq));
+    }
+    Ok((records, regions))
 }
 
 impl Shared {

@@ -99,6 +99,15 @@ impl Writer {
         })
     }
 
+    /// True when writing a batch without a sync is one quick append: the store appends
+    /// locally and the batch needs no roll, no cut and no recovery from an earlier failure.
+    pub fn is_quick(&self) -> bool {
+        self.fs.quick_appends()
+            && !self.must_roll
+            && self.truncate_to.is_none()
+            && self.len < self.segment_size
+    }
+
     /// Writes `batch` (and syncs if it asks); returns whether a new segment was started.
     ///
     /// # Errors

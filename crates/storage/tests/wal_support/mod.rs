@@ -107,11 +107,17 @@ fn enospc() -> io::Error {
 #[derive(Debug, Default)]
 pub struct FaultyFs {
     pub faults: Arc<Faults>,
+    /// Reported as `LogStore::quick_appends` (a local disk's store says true).
+    pub quick: bool,
 }
 
 impl LogStore for FaultyFs {
     fn url(&self, path: &Path) -> String {
         Local.url(path)
+    }
+
+    fn quick_appends(&self) -> bool {
+        self.quick
     }
 
     fn create_dir_all(&self, dir: &Path) -> io::Result<()> {
