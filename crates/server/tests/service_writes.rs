@@ -1,6 +1,7 @@
-//! Single-row writes through the data service (in place, or through the write queues): many concurrent puts and
-//! increments to one region are gathered into mini-batches, and each request still gets its
-//! own answer; an unknown family fails only its own request; the queues empty afterwards.
+//! Single-row writes through the data service, in place or through the write queues: many
+//! concurrent puts and increments to one region each get their own answer (increments are
+//! gathered into mini-batches); an unknown family fails only its own request; a put whose row
+//! is locked waits in its queue; the queues empty afterwards.
 
 #![allow(clippy::unwrap_used)]
 
