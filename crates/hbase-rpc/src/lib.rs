@@ -36,6 +36,7 @@ mod scanners;
 pub mod schema;
 mod server;
 mod status;
+mod write_now;
 
 pub use config::HBaseRpcConfig;
 pub use context::Directory;

@@ -33,7 +33,7 @@ use crate::meta::ServerIdentity;
 use crate::ops::{MasterOps, StandaloneOps};
 use crate::region_name::encoded_name;
 use crate::scanners::Scanners;
-use crate::{admin_svc, client_svc, master_svc, pb, registry};
+use crate::{admin_svc, client_svc, master_svc, pb, registry, write_now};
 
 /// Largest connection header accepted.
 const MAX_HEADER_BYTES: usize = 64 << 10;
@@ -425,6 +425,12 @@ impl Connection {
     /// arrives on `done`. Gets and multis count as reads in flight until answered (a multi
     /// is known to hold writes only once tried, so one that was not tried counts too).
     fn start(&mut self, call: Call, done: &mpsc::UnboundedSender<Bytes>) {
+        if self.service == Service::Client
+            && call.header.method_name() == "Mutate"
+            && self.try_write_now(&call, done)
+        {
+            return;
+        }
         let mut ticket = match (&self.ctx.server, self.service) {
             (Some(server), Service::Client)
                 if matches!(call.header.method_name(), "Get" | "Multi") =>
@@ -471,6 +477,61 @@ impl Connection {
             });
             let _ = done.send(reply);
         });
+    }
+}
+
+impl Connection {
+    /// Answers a `Mutate` applied in place ([`write_now`]); false (nothing changed, nothing
+    /// answered) if it was not. A write not yet visible is answered once it is, after a wait
+    /// on a blocking thread.
+    fn try_write_now(&mut self, call: &Call, done: &mpsc::UnboundedSender<Bytes>) -> bool {
+        let block = match (call.cell_block.is_empty(), self.codec) {
+            (true, _) => Vec::new(),
+            (false, Some(codec)) => match cellblock::decode(codec, &call.cell_block) {
+                Ok(block) => block,
+                Err(_) => return false,
+            },
+            (false, None) => return false,
+        };
+        let mut cells = CellsOut::new(self.codec);
+        let Some(applied) = write_now::mutate_now(&self.ctx, &call.param, block, &mut cells) else {
+            return false;
+        };
+        if let Some(server) = &self.ctx.server {
+            server
+                .counters()
+                .writes_in_place
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        let Some((region, seq)) = applied.pending else {
+            reply(
+                &self.ctx,
+                Service::Client,
+                call,
+                applied.result,
+                cells,
+                &mut self.output,
+            );
+            return true;
+        };
+        let mut out = BytesMut::new();
+        reply(
+            &self.ctx,
+            Service::Client,
+            call,
+            applied.result,
+            cells,
+            &mut out,
+        );
+        self.waiting += 1;
+        let done = done.clone();
+        tokio::spawn(async move {
+            // The write is logged and applied; waiting only orders the answer after it is
+            // visible, so even a failed wait (a panic) answers.
+            let _ = tokio::task::spawn_blocking(move || region.wait_visible(seq)).await;
+            let _ = done.send(out.freeze());
+        });
+        true
     }
 }
 

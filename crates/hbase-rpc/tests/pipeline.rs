@@ -223,6 +223,13 @@ async fn table_with_cold_and_hot_rows(addr: SocketAddr, standalone: &Standalone)
         )
         .await;
     }
+    // Plain puts on a local WAL with nothing else in flight are applied on the listener's
+    // worker (RFC 0013 Decision 10), their answers as the usual path's.
+    let in_place = server
+        .counters()
+        .writes_in_place
+        .load(std::sync::atomic::Ordering::Relaxed);
+    assert_eq!(in_place, 20);
     id
 }
 

@@ -1,0 +1,68 @@
+//! `Mutate` calls applied in place on the listener's worker (docs/rfcs/0013-request-path.md,
+//! Decision 10): a put or delete without a condition, to a user region, that
+//! `HostedRegion::try_mutate_row_now` can apply without waiting for another thread. Anything
+//! else — a malformed call, a condition, an increment or append, a row outside the region, a
+//! write that would wait — is left, untouched, to the usual path on a blocking thread, which
+//! answers it (errors included) exactly as before.
+
+use prost::Message;
+use strata_model::cell::Cell;
+use strata_model::ops::{Mutation, RowMutations};
+use strata_storage::region::{Region, WriteNow};
+
+use crate::client_svc::check_values;
+use crate::context::{check_row, CellsOut, Context, Target};
+use crate::convert::mutation_from_pb;
+use crate::error::{HBaseError, HResult};
+use crate::pb;
+
+/// A `Mutate` applied in place.
+pub(crate) struct Applied {
+    /// The encoded `MutateResponse`, or the exception.
+    pub result: HResult<Vec<u8>>,
+    /// Logged and applied but not yet visible: answer only after `wait_visible(seq)` on a
+    /// thread that may block.
+    pub pending: Option<(Region, u64)>,
+}
+
+/// Applies a `Mutate` call (`param`, its cells `block`) in place if it can be; `None` when it
+/// was not applied (nothing changed).
+pub(crate) fn mutate_now(
+    ctx: &Context,
+    param: &[u8],
+    block: Vec<Cell>,
+    out: &mut CellsOut,
+) -> Option<Applied> {
+    let req = pb::MutateRequest::decode(param).ok()?;
+    if req.condition.is_some() {
+        return None;
+    }
+    let Ok(Target::User(h)) = ctx.target(&req.region) else {
+        return None;
+    };
+    let m = mutation_from_pb(&req.mutation, &mut block.into_iter()).ok()?;
+    if !matches!(m, Mutation::Put(_) | Mutation::Delete(_)) {
+        return None;
+    }
+    check_values(ctx, &m).ok()?;
+    check_row(&h, m.row()).ok()?;
+    let rm = RowMutations::new(m.row().clone()).with(m).ok()?;
+    let mut response = || {
+        pb::MutateResponse {
+            result: Some(out.result(&[])),
+            processed: Some(true),
+        }
+        .encode_to_vec()
+    };
+    match h.try_mutate_row_now(&rm) {
+        WriteNow::Declined => None,
+        WriteNow::Done(result) => Some(Applied {
+            result: result.map(|_| response()).map_err(|e| HBaseError::from(&e)),
+            pending: None,
+        }),
+        WriteNow::Pending(r) => Some(Applied {
+            result: Ok(response()),
+            pending: Some((h.region.clone(), r.seq)),
+        }),
+    }
+}
