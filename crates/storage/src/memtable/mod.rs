@@ -71,6 +71,15 @@ pub use snapshot::FlushSnapshot;
 pub use stats::{InsertError, ReleaseError, Stats};
 
 use segment::Segment;
+use skiplist::Splice;
+
+/// Where a caller's next [`Memtable::insert_hinted`] starts its search: the active segment
+/// it last inserted into and the skiplist nodes around that insert.
+#[derive(Debug, Default)]
+pub(crate) struct InsertHint {
+    segment: Option<u64>,
+    splice: Splice,
+}
 use skiplist::Insert;
 
 /// Answers the oldest read point any reader of the store may still use.
@@ -190,13 +199,35 @@ impl Memtable {
     /// # Errors
     /// [`InsertError::SeqTooLarge`] when `cell.seq > MAX_SEQ`.
     pub fn insert(&self, cell: &CellRef<'_>) -> Result<bool, InsertError> {
+        self.insert_hinted(cell, &mut InsertHint::default())
+    }
+
+    /// [`insert`](Memtable::insert), searching the active segment from where `hint` says
+    /// this caller's previous insert landed: a caller inserting a row's cells in store order
+    /// finds each next place in a couple of comparisons. Any hint is correct; a stale one
+    /// only costs the search it could not save.
+    ///
+    /// # Errors
+    /// As [`insert`](Memtable::insert).
+    pub(crate) fn insert_hinted(
+        &self,
+        cell: &CellRef<'_>,
+        hint: &mut InsertHint,
+    ) -> Result<bool, InsertError> {
         if cell.seq > MAX_SEQ {
             return Err(InsertError::SeqTooLarge { seq: cell.seq });
         }
         loop {
             let (full, id) = {
                 let state = self.state.read();
-                match state.active.insert(cell) {
+                let active = state.active.id();
+                if hint.segment != Some(active) {
+                    *hint = InsertHint {
+                        segment: Some(active),
+                        splice: Splice::default(),
+                    };
+                }
+                match state.active.insert_hinted(cell, &mut hint.splice) {
                     Insert::Inserted { .. } if !self.over_threshold(&state.active) => {
                         return Ok(true)
                     }

@@ -16,7 +16,7 @@ use super::arena::Arena;
 use super::flat::{FlatIndex, FLAT_ENTRY_BYTES};
 use super::key::{Key, Probe};
 use super::row_filter::RowFilter;
-use super::skiplist::{Insert, SkipList, LINK_BYTES, NODE_BYTES};
+use super::skiplist::{Insert, SkipList, Splice, LINK_BYTES, NODE_BYTES};
 use super::Stats;
 
 /// How a segment finds its cells.
@@ -172,11 +172,12 @@ impl Segment {
         self.max_seq.fetch_max(seq, Relaxed);
     }
 
-    /// Copies `cell` into the arena and indexes it, unless its key is already here. A flat
-    /// segment takes no insert ([`Insert::Full`]).
+    /// Copies `cell` into the arena and indexes it, unless its key is already here, searching
+    /// from `splice` (see `SkipList::insert_hinted`). A flat segment takes no insert
+    /// ([`Insert::Full`]).
     ///
     /// Requires: `cell.seq <= MAX_SEQ`.
-    pub(crate) fn insert(&self, cell: &CellRef<'_>) -> Insert {
+    pub(crate) fn insert_hinted(&self, cell: &CellRef<'_>, splice: &mut Splice) -> Insert {
         let Index::List(list) = &self.index else {
             return Insert::Full;
         };
@@ -189,7 +190,7 @@ impl Segment {
             let data = self.arena.alloc(len, |out| Key::encode(cell, out));
             Key::new(data, cell)
         };
-        let result = list.insert(&Probe::of_cell(cell), make_key);
+        let result = list.insert_hinted(&Probe::of_cell(cell), make_key, splice);
         if let Insert::Inserted { upper_links } = result {
             let data = cell.row.len() + cell.qualifier.len() + cell.value.len();
             let index = NODE_BYTES + (len - data) + upper_links as usize * LINK_BYTES;

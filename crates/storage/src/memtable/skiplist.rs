@@ -65,6 +65,25 @@ pub(crate) enum Insert {
     Full,
 }
 
+/// The nodes around the key a caller inserted last, per level: where its next, larger key
+/// is searched from (see [`SkipList::insert_hinted`]). Empty (`valid` false) at first.
+#[derive(Clone, Debug)]
+pub(crate) struct Splice {
+    preds: [u32; MAX_HEIGHT],
+    succs: [u32; MAX_HEIGHT],
+    valid: bool,
+}
+
+impl Default for Splice {
+    fn default() -> Splice {
+        Splice {
+            preds: [HEAD; MAX_HEIGHT],
+            succs: [NIL; MAX_HEIGHT],
+            valid: false,
+        }
+    }
+}
+
 /// The skiplist.
 pub(crate) struct SkipList {
     head: [AtomicU32; MAX_HEIGHT],
@@ -87,12 +106,75 @@ impl SkipList {
     }
 
     /// Inserts the key `make_key` builds (called at most once, only if the key is new).
+    #[cfg(test)]
     pub(crate) fn insert(&self, probe: &Probe<'_>, make_key: impl FnOnce() -> Key) -> Insert {
-        let mut preds = [HEAD; MAX_HEIGHT];
-        let mut succs = [NIL; MAX_HEIGHT];
-        if self.find_splice(probe, 0, &mut preds, &mut succs) {
-            return Insert::Duplicate;
+        self.insert_hinted(probe, make_key, &mut Splice::default())
+    }
+
+    /// [`insert`](Self::insert), starting from `splice`, the nodes around the key a previous
+    /// insert of the same caller placed (RocksDB's splice reuse): when the new key sorts
+    /// right after that one, as the cells of one row do when inserted in order, the search
+    /// costs two comparisons instead of a walk from the head. A splice that does not bracket
+    /// the key (stale, or another caller's inserts in between) only costs the levels it
+    /// misses: correctness never depends on it. Afterwards `splice` is around the new key.
+    pub(crate) fn insert_hinted(
+        &self,
+        probe: &Probe<'_>,
+        make_key: impl FnOnce() -> Key,
+        splice: &mut Splice,
+    ) -> Insert {
+        let Splice {
+            preds,
+            succs,
+            valid,
+        } = splice;
+        // Levels below `recompute` are searched again, from the splice's node at that level.
+        let mut recompute = MAX_HEIGHT;
+        if *valid {
+            recompute = 0;
+            while recompute < MAX_HEIGHT {
+                let (pred, succ) = (preds[recompute], succs[recompute]);
+                // Not tight: someone linked a node in between since.
+                if self.next(pred, recompute) != succ {
+                    recompute += 1;
+                    continue;
+                }
+                let after_pred = match self.key(pred) {
+                    None => true, // the head
+                    Some(key) => match key.cmp_probe(probe) {
+                        Less => true,
+                        Equal => return Insert::Duplicate,
+                        Greater => false,
+                    },
+                };
+                let before_succ = after_pred
+                    && match self.key(succ) {
+                        None => true, // the end
+                        Some(key) => match key.cmp_probe(probe) {
+                            Greater => true,
+                            Equal => return Insert::Duplicate,
+                            Less => false,
+                        },
+                    };
+                if before_succ {
+                    break;
+                }
+                recompute += 1;
+            }
         }
+        if recompute > 0 {
+            let start = if recompute < MAX_HEIGHT {
+                preds[recompute]
+            } else {
+                HEAD
+            };
+            if self.search(probe, recompute, start, 0, preds, succs) {
+                // The search stopped part-way: the lower levels still hold the old key's.
+                *valid = false;
+                return Insert::Duplicate;
+            }
+        }
+        *valid = true;
         let id = self.next_node.fetch_add(1, Relaxed);
         let Some(node) = self.nodes.get_or_create(id) else {
             return Insert::Full;
@@ -118,11 +200,15 @@ impl SkipList {
                     .compare_exchange(succs[level], id, Release, Relaxed)
                     .is_ok()
                 {
+                    // The next key of the caller comes after this one.
+                    preds[level] = id;
                     break;
                 }
                 // Someone linked a node in between: search this level again. Above level 0
                 // an equal key is impossible (the node is not linked there yet).
-                if self.find_splice(probe, level, &mut preds, &mut succs) {
+                if self.find_splice(probe, level, preds, succs) {
+                    // The search stopped part-way: the splice is not to be trusted.
+                    *valid = false;
                     if level == 0 {
                         return Insert::Duplicate; // lost a race with the same key
                     }
@@ -145,8 +231,21 @@ impl SkipList {
         preds: &mut [u32; MAX_HEIGHT],
         succs: &mut [u32; MAX_HEIGHT],
     ) -> bool {
-        let mut pred = HEAD;
-        for level in (bottom..MAX_HEIGHT).rev() {
+        self.search(probe, MAX_HEIGHT, HEAD, bottom, preds, succs)
+    }
+
+    /// [`find_splice`](Self::find_splice) for levels `bottom..top`, starting at node `pred`
+    /// (linked at level `top - 1`, and before `probe`; [`HEAD`] with `top` = every level).
+    fn search(
+        &self,
+        probe: &Probe<'_>,
+        top: usize,
+        mut pred: u32,
+        bottom: usize,
+        preds: &mut [u32; MAX_HEIGHT],
+        succs: &mut [u32; MAX_HEIGHT],
+    ) -> bool {
+        for level in (bottom..top).rev() {
             let mut next = self.next(pred, level);
             while let Some(key) = self.key(next) {
                 match key.cmp_probe(probe) {

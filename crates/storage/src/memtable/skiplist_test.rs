@@ -109,6 +109,82 @@ fn concurrent_inserts_all_land_in_order() {
     check_levels(&list);
 }
 
+fn insert_hinted(list: &SkipList, c: &CellRef<'_>, splice: &mut Splice) -> Insert {
+    list.insert_hinted(
+        &Probe::of_cell(c),
+        || {
+            let mut out = BytesMut::new();
+            Key::encode(c, &mut out);
+            Key::new(out.freeze(), c)
+        },
+        splice,
+    )
+}
+
+#[test]
+fn hinted_inserts_in_any_order_build_the_same_list() {
+    let keys: Vec<[u8; 4]> = (0..4000u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) % 3001).to_be_bytes())
+        .collect();
+    let mut ascending = keys.clone();
+    ascending.sort();
+    let mut descending = ascending.clone();
+    descending.reverse();
+    // Runs of ascending keys from scattered starting points, as rows of cells arrive.
+    let runs: Vec<[u8; 4]> = (0..400u32)
+        .flat_map(|r| {
+            let start = r.wrapping_mul(7919) % 3000;
+            (start..start + 10).map(u32::to_be_bytes)
+        })
+        .collect();
+    for order in [keys, ascending, descending, runs] {
+        let plain = SkipList::new();
+        let hinted = SkipList::new();
+        let mut splice = Splice::default();
+        for row in &order {
+            let a = insert(&plain, &cell(row, 1));
+            let b = insert_hinted(&hinted, &cell(row, 1), &mut splice);
+            assert_eq!(
+                a == Insert::Duplicate,
+                b == Insert::Duplicate,
+                "row {row:?}"
+            );
+        }
+        assert_eq!(rows(&plain), rows(&hinted));
+        check_levels(&hinted);
+    }
+}
+
+#[test]
+fn concurrent_hinted_inserts_all_land_in_order() {
+    let list = Arc::new(SkipList::new());
+    let threads: Vec<_> = (0..4u32)
+        .map(|t| {
+            let list = Arc::clone(&list);
+            std::thread::spawn(move || {
+                let mut splice = Splice::default();
+                for i in 0..3000u32 {
+                    // Interleaved ascending runs: each thread's next key usually has other
+                    // threads' keys linked right before it.
+                    let row = (i * 4 + t).to_be_bytes();
+                    assert!(matches!(
+                        insert_hinted(&list, &cell(&row, 0), &mut splice),
+                        Insert::Inserted { .. }
+                    ));
+                    insert_hinted(&list, &cell(b"shared", u64::from(i % 7)), &mut splice);
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().expect("writer");
+    }
+    let got = rows(&list);
+    assert_eq!(got.len(), 12_000 + 7);
+    assert!(got.windows(2).all(|w| w[0] <= w[1]));
+    check_levels(&list);
+}
+
 /// Every level is strictly increasing and a subsequence of the level below.
 fn check_levels(list: &SkipList) {
     let mut above: Option<Vec<u32>> = None;

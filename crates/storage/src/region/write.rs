@@ -14,6 +14,7 @@ use strata_sstable::CellRef;
 
 use super::Region;
 use crate::error::{Error, Result};
+use crate::memtable::InsertHint;
 use crate::wal::Entry;
 
 /// What a row mutation did.
@@ -271,10 +272,32 @@ impl Region {
     /// entry's id taken from `mvcc` and logged.
     pub(super) fn insert_logged(&self, entry: &Entry, rows: u64) -> Result<()> {
         let inner = &self.inner;
-        for c in &entry.cells {
+        let cells = &entry.cells;
+        // In store order (family, row, qualifier, newest first; stable, so cells with the
+        // same key keep their order), each family's cells searched from the previous one's
+        // place: a row's cells land side by side.
+        let mut order: Vec<usize> = (0..cells.len()).collect();
+        if cells.len() > 1 {
+            order.sort_by(|&a, &b| {
+                let (x, y) = (&cells[a], &cells[b]);
+                (&x.family, &x.row, &x.qualifier)
+                    .cmp(&(&y.family, &y.row, &y.qualifier))
+                    .then(y.timestamp.cmp(&x.timestamp))
+            });
+        }
+        let mut hint = InsertHint::default();
+        let mut family = None;
+        for c in order.into_iter().map(|i| &cells[i]) {
+            if family != Some(&c.family) {
+                hint = InsertHint::default();
+                family = Some(&c.family);
+            }
             // Families were checked while building the cells.
             if let Some(store) = inner.stores.get(&c.family) {
-                if let Err(e) = store.memtable.insert(&CellRef::from_cell(c)) {
+                if let Err(e) = store
+                    .memtable
+                    .insert_hinted(&CellRef::from_cell(c), &mut hint)
+                {
                     inner.mvcc.complete(entry.seq);
                     return Err(Error::InvalidArgument(e.to_string()));
                 }
