@@ -15,14 +15,15 @@
 //! merged flat index, as BASIC. The extra cost over BASIC is one retention decision per cell
 //! (a few comparisons) and one flag per cell.
 
+use std::borrow::Cow;
 use std::sync::atomic::{AtomicU64, Ordering::Acquire};
 use std::sync::Arc;
 
 use crate::read::{CompactionSpec, Decision, Retention};
 
 use super::arena::Arena;
-use super::iter::Iter;
 use super::key::Key;
+use super::runs::merge_runs;
 use super::segment::{Carried, Segment};
 
 /// ADAPTIVE compacts eagerly when at least this share of the pipeline's cells would be dropped.
@@ -83,7 +84,6 @@ pub(crate) fn build(
     stop: &Stop<'_>,
 ) -> Option<Built> {
     let cells_in: u64 = inputs.iter().map(|s| s.cells()).sum();
-    let mut keys: Vec<Key> = Vec::with_capacity(usize::try_from(cells_in).unwrap_or(0));
     let (mut retention, copy_always) = match mode {
         Mode::Merge => (None, false),
         Mode::Compact(spec) => (Some(Retention::new(spec)), true),
@@ -91,20 +91,19 @@ pub(crate) fn build(
     };
     let mut keep: Vec<bool> = Vec::new();
     let mut dropped = 0u64;
-    let mut it = Iter::new(inputs, u64::MAX);
-    let mut more = it.seek_to_first();
-    while more {
-        if keys.len().is_multiple_of(CHECK_EVERY) && stop.stopped() {
-            return None;
-        }
-        let key = it.current_key()?;
-        if let Some(retention) = retention.as_mut() {
+    let runs: Vec<Cow<'_, [Key]>> = inputs.iter().map(|s| s.keys_in_order()).collect();
+    let keys = merge_runs(runs.iter().map(AsRef::as_ref).collect(), || stop.stopped())?;
+    drop(runs);
+    if let Some(retention) = retention.as_mut() {
+        keep.reserve(keys.len());
+        for (i, key) in keys.iter().enumerate() {
+            if i.is_multiple_of(CHECK_EVERY) && stop.stopped() {
+                return None;
+            }
             let kept = retention.decide(&key.cell()) == Decision::Keep;
             dropped += u64::from(!kept);
             keep.push(kept);
         }
-        keys.push(key.clone());
-        more = it.next();
     }
     let fresh: u64 = inputs
         .iter()

@@ -41,16 +41,20 @@ pub(crate) struct FlatIndex {
 impl FlatIndex {
     /// The index of `keys` (in store order).
     pub(crate) fn new(keys: Vec<Key>) -> FlatIndex {
-        let shared = match (keys.first(), keys.last()) {
-            (Some(first), Some(last)) => common_prefix(first.row_bytes(), last.row_bytes()),
-            _ => 0,
-        };
-        let dense: Box<[u64]> = keys.iter().map(|k| dense(k.row_bytes(), shared)).collect();
+        let shared = shared_prefix(&keys);
+        let dense = keys.iter().map(|k| dense(k.row_bytes(), shared)).collect();
+        FlatIndex::with_dense(keys, shared, dense)
+    }
+
+    /// The index of `keys` (in store order) whose dense keys the caller computed with
+    /// [`dense`] over [`shared_prefix`]`(&keys)` bytes.
+    pub(crate) fn with_dense(keys: Vec<Key>, shared: usize, dense: Vec<u64>) -> FlatIndex {
+        debug_assert_eq!(keys.len(), dense.len());
         let upper = dense.iter().step_by(BLOCK).copied().collect();
         FlatIndex {
             keys: keys.into_boxed_slice(),
             shared,
-            dense,
+            dense: dense.into_boxed_slice(),
             upper,
         }
     }
@@ -109,13 +113,22 @@ impl FlatIndex {
 }
 
 /// Length of the longest common prefix of `a` and `b`.
+/// The length of the row prefix every one of `keys` (in store order) shares: that of the
+/// first and last rows.
+pub(crate) fn shared_prefix(keys: &[Key]) -> usize {
+    match (keys.first(), keys.last()) {
+        (Some(first), Some(last)) => common_prefix(first.row_bytes(), last.row_bytes()),
+        _ => 0,
+    }
+}
+
 fn common_prefix(a: &[u8], b: &[u8]) -> usize {
     a.iter().zip(b).take_while(|(x, y)| x == y).count()
 }
 
 /// The eight bytes of `row` after its first `shared`, big-endian, zero-padded.
 #[inline]
-fn dense(row: &[u8], shared: usize) -> u64 {
+pub(crate) fn dense(row: &[u8], shared: usize) -> u64 {
     let rest = row.get(shared..).unwrap_or_default();
     let mut buf = [0u8; 8];
     let n = rest.len().min(8);

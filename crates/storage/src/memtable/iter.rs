@@ -8,7 +8,7 @@ use strata_model::cell::{Cell, CellKey};
 use strata_sstable::CellRef;
 
 use super::cursor::Cursor;
-use super::key::{Key, Probe};
+use super::key::Probe;
 use super::segment::Segment;
 
 /// A cursor over a memtable's cells (or a flush snapshot's), in store order, mirroring
@@ -67,11 +67,6 @@ impl Iter {
             Some(cell) => cell,
             None => panic!("memtable::Iter::current on an unpositioned iterator"),
         }
-    }
-
-    /// The current key (a cheap clone shares its chunk bytes), if positioned.
-    pub(crate) fn current_key(&self) -> Option<&Key> {
-        self.children.get(self.current?)?.key()
     }
 
     /// The current cell, copied out with `family` attached.

@@ -44,6 +44,7 @@ mod iter;
 mod key;
 mod options;
 mod row_filter;
+mod runs;
 mod segment;
 mod skiplist;
 mod slab;

@@ -7,16 +7,17 @@
 //! segment takes inserts (only its active one, always a skiplist). A flat segment never
 //! changes after it is built.
 
+use std::borrow::Cow;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::OnceLock;
 
 use strata_sstable::CellRef;
 
 use super::arena::Arena;
-use super::flat::{FlatIndex, FLAT_ENTRY_BYTES};
+use super::flat::{self, FlatIndex, FLAT_ENTRY_BYTES};
 use super::key::{Key, Probe};
 use super::row_filter::RowFilter;
-use super::skiplist::{Insert, SkipList, Splice, LINK_BYTES, NODE_BYTES};
+use super::skiplist::{Insert, SkipList, Splice, HEAD, LINK_BYTES, NODE_BYTES};
 use super::Stats;
 
 /// How a segment finds its cells.
@@ -92,20 +93,28 @@ impl Segment {
     pub(crate) fn flat(id: u64, keys: Vec<Key>, arena: Arena, carried: Carried) -> Segment {
         let mut segment = Segment::with_index(id, arena, Index::Flat(FlatIndex::new(Vec::new())));
         segment.carried = carried;
+        // One pass over the keys (each reads its cell's bytes in an arena chunk, most of the
+        // cost): sizes, sequence ids, the distinct rows and the dense keys.
+        let shared = flat::shared_prefix(&keys);
+        let mut dense = Vec::with_capacity(keys.len());
+        let mut rows: Vec<&[u8]> = Vec::new();
+        let mut sums = Sums::default();
         for key in &keys {
             let cell = key.cell();
             let data = cell.row.len() + cell.qualifier.len() + cell.value.len();
             let header = key.stored_len().saturating_sub(data);
-            segment.count(data, FLAT_ENTRY_BYTES + header, cell.seq);
+            sums.add(data, FLAT_ENTRY_BYTES + header, cell.seq);
+            if rows.last() != Some(&cell.row) {
+                rows.push(cell.row);
+            }
+            dense.push(flat::dense(cell.row, shared));
         }
-        let rows = 1 + keys
-            .windows(2)
-            .filter(|w| w[0].row_bytes() != w[1].row_bytes())
-            .count();
-        let filter = RowFilter::for_rows(rows);
-        keys.iter().for_each(|k| filter.insert(k.row_bytes()));
+        segment.count_all(&sums);
+        let filter = RowFilter::for_rows(rows.len().max(1));
+        rows.iter().for_each(|row| filter.insert(row));
+        drop(rows);
         segment.filter = OnceLock::from(filter);
-        let flat = FlatIndex::new(keys);
+        let flat = FlatIndex::with_dense(keys, shared, dense);
         segment
             .index_bytes
             .fetch_add(flat.upper_bytes() as u64, Relaxed);
@@ -162,6 +171,35 @@ impl Segment {
             large_cells: self.carried.large_cells + self.arena.large_cells(),
             reserved_bytes: self.carried.reserved_bytes + self.arena.reserved_bytes(),
         }
+    }
+
+    /// Every key in store order: a flat segment's own, or a copy of a skiplist's level 0.
+    /// Requires, for a skiplist: no insert runs (the segment is sealed).
+    pub(crate) fn keys_in_order(&self) -> Cow<'_, [Key]> {
+        match &self.index {
+            Index::Flat(flat) => Cow::Borrowed(flat.keys()),
+            Index::List(list) => {
+                let mut keys = Vec::with_capacity(usize::try_from(self.cells()).unwrap_or(0));
+                let mut id = list.successor(HEAD);
+                while let Some(key) = list.key(id) {
+                    keys.push(key.clone());
+                    id = list.successor(id);
+                }
+                Cow::Owned(keys)
+            }
+        }
+    }
+
+    /// Counts cells added all at once (before the segment is shared).
+    fn count_all(&self, sums: &Sums) {
+        if sums.cells == 0 {
+            return;
+        }
+        self.cells.fetch_add(sums.cells, Relaxed);
+        self.data_bytes.fetch_add(sums.data, Relaxed);
+        self.index_bytes.fetch_add(sums.index, Relaxed);
+        self.min_seq.fetch_min(sums.min_seq, Relaxed);
+        self.max_seq.fetch_max(sums.max_seq, Relaxed);
     }
 
     fn count(&self, data: usize, index: usize, seq: u64) {
@@ -228,5 +266,36 @@ impl Segment {
             stats.min_seq = Some(stats.min_seq.map_or(min, |s| s.min(min)));
             stats.max_seq = Some(stats.max_seq.map_or(max, |s| s.max(max)));
         }
+    }
+}
+
+/// Cell counts and sizes summed over many cells (see `Segment::count_all`).
+struct Sums {
+    cells: u64,
+    data: u64,
+    index: u64,
+    min_seq: u64,
+    max_seq: u64,
+}
+
+impl Default for Sums {
+    fn default() -> Sums {
+        Sums {
+            cells: 0,
+            data: 0,
+            index: 0,
+            min_seq: u64::MAX,
+            max_seq: 0,
+        }
+    }
+}
+
+impl Sums {
+    fn add(&mut self, data: usize, index: usize, seq: u64) {
+        self.cells += 1;
+        self.data += data as u64;
+        self.index += index as u64;
+        self.min_seq = self.min_seq.min(seq);
+        self.max_seq = self.max_seq.max(seq);
     }
 }
