@@ -503,26 +503,22 @@ impl Connection {
                 .writes_in_place
                 .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         }
-        let Some((region, seq)) = applied.pending else {
-            reply(
-                &self.ctx,
-                Service::Client,
-                call,
-                applied.result,
-                cells,
-                &mut self.output,
-            );
-            return true;
-        };
         let mut out = BytesMut::new();
+        let answer = match applied.pending {
+            None => &mut self.output,
+            Some(_) => &mut out,
+        };
         reply(
             &self.ctx,
             Service::Client,
             call,
             applied.result,
             cells,
-            &mut out,
+            answer,
         );
+        let Some((region, seq)) = applied.pending else {
+            return true;
+        };
         self.waiting += 1;
         let done = done.clone();
         tokio::spawn(async move {

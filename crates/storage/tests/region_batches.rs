@@ -11,21 +11,6 @@ use region_support::*;
 use strata_model::ops::{Delete, Get, Increment, Put, RowMutations};
 use strata_storage::ErrorKind;
 
-fn put_row(row: &str, q: &str, ts: i64, v: &str) -> RowMutations {
-    RowMutations::from(strata_model::ops::Mutation::Put(
-        Put::new(Bytes::copy_from_slice(row.as_bytes())).add_at(
-            "f",
-            q.to_owned(),
-            ts,
-            v.to_owned(),
-        ),
-    ))
-}
-
-fn s(x: &str) -> String {
-    x.to_owned()
-}
-
 #[test]
 fn plain_rows_share_one_sequence_id_and_survive_a_reopen() {
     let dir = tempfile::tempdir().unwrap();

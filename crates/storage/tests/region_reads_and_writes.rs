@@ -10,10 +10,6 @@ use strata_model::ops::{
 };
 use strata_storage::ErrorKind;
 
-fn s(x: &str) -> String {
-    x.to_owned()
-}
-
 #[test]
 fn versions_and_every_delete_kind_across_flushes() {
     let dir = tempfile::tempdir().unwrap();

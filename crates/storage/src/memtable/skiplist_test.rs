@@ -17,12 +17,14 @@ fn cell(row: &[u8], seq: u64) -> CellRef<'_> {
     }
 }
 
+fn key_of(c: &CellRef<'_>) -> Key {
+    let mut out = BytesMut::new();
+    Key::encode(c, &mut out);
+    Key::new(out.freeze(), c)
+}
+
 fn insert(list: &SkipList, c: &CellRef<'_>) -> Insert {
-    list.insert(&Probe::of_cell(c), || {
-        let mut out = BytesMut::new();
-        Key::encode(c, &mut out);
-        Key::new(out.freeze(), c)
-    })
+    list.insert(&Probe::of_cell(c), || key_of(c))
 }
 
 fn rows(list: &SkipList) -> Vec<Vec<u8>> {
@@ -110,15 +112,7 @@ fn concurrent_inserts_all_land_in_order() {
 }
 
 fn insert_hinted(list: &SkipList, c: &CellRef<'_>, splice: &mut Splice) -> Insert {
-    list.insert_hinted(
-        &Probe::of_cell(c),
-        || {
-            let mut out = BytesMut::new();
-            Key::encode(c, &mut out);
-            Key::new(out.freeze(), c)
-        },
-        splice,
-    )
+    list.insert_hinted(&Probe::of_cell(c), || key_of(c), splice)
 }
 
 #[test]

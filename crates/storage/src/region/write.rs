@@ -275,19 +275,24 @@ impl Region {
         let cells = &entry.cells;
         // In store order (family, row, qualifier, newest first; stable, so cells with the
         // same key keep their order), each family's cells searched from the previous one's
-        // place: a row's cells land side by side.
-        let mut order: Vec<usize> = (0..cells.len()).collect();
-        if cells.len() > 1 {
-            order.sort_by(|&a, &b| {
-                let (x, y) = (&cells[a], &cells[b]);
+        // place: a row's cells land side by side. A lone cell needs no sort (nor allocation).
+        let mut sorted: Vec<&Cell> = Vec::new();
+        let one;
+        let in_order: &[&Cell] = if let [cell] = cells.as_slice() {
+            one = cell;
+            std::slice::from_ref(&one)
+        } else {
+            sorted.extend(cells);
+            sorted.sort_by(|x, y| {
                 (&x.family, &x.row, &x.qualifier)
                     .cmp(&(&y.family, &y.row, &y.qualifier))
                     .then(y.timestamp.cmp(&x.timestamp))
             });
-        }
+            &sorted
+        };
         let mut hint = InsertHint::default();
         let mut family = None;
-        for c in order.into_iter().map(|i| &cells[i]) {
+        for &c in in_order {
             if family != Some(&c.family) {
                 hint = InsertHint::default();
                 family = Some(&c.family);

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use strata_model::cell::Cell;
-use strata_model::ops::{Get, Put};
+use strata_model::ops::{Get, Mutation, Put, RowMutations};
 use strata_model::schema::{
     CompactionPolicy, DateTiered, FamilyDescriptor, StoragePolicy, TableDescriptor, TableName,
 };
@@ -83,6 +83,23 @@ impl Env {
             volumes,
         })
     }
+}
+
+/// A row mutation putting `v` at `ts` into `f:q` of `row`.
+pub fn put_row(row: &str, q: &str, ts: i64, v: &str) -> RowMutations {
+    RowMutations::from(Mutation::Put(
+        Put::new(Bytes::copy_from_slice(row.as_bytes())).add_at(
+            "f",
+            q.to_owned(),
+            ts,
+            v.to_owned(),
+        ),
+    ))
+}
+
+/// An owned string (for comparing with what `get` returns).
+pub fn s(x: &str) -> String {
+    x.to_owned()
 }
 
 pub fn put(region: &Region, row: &str, family: &str, q: &str, ts: i64, v: &str) {
