@@ -116,7 +116,13 @@ impl Cursor {
     fn first_above(&self, probe: &Probe<'_>, inclusive: bool) -> usize {
         match &self.segment.index {
             Index::List(list) => {
-                node_pos(list.successor(list.last_where(|k| below(k, probe, inclusive))))
+                let mut id = list.successor(list.last_where(|k| below(k, probe, inclusive)));
+                // A key linked after the search passed its place may sit between the
+                // predecessor found and the probe: step over it.
+                while list.key(id).is_some_and(|k| below(k, probe, inclusive)) {
+                    id = list.successor(id);
+                }
+                node_pos(id)
             }
             Index::Flat(flat) => flat.partition(probe, inclusive),
         }
