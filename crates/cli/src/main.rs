@@ -18,7 +18,10 @@ mod standalone;
 use std::process::ExitCode;
 
 /// mimalloc: per-request allocations (cells, buffers, RPC frames) spent ~20% of a read-heavy
-/// server's CPU in glibc's malloc and free (YCSB workload C profile).
+/// server's CPU in glibc's malloc and free (YCSB workload C profile). Built without its
+/// transparent-huge-page advice (`no_thp`): each fresh heap page of a large buffer (a WAL
+/// batch, a merged memtable run) then faulted in and zeroed a whole 2 MiB page, a quarter of
+/// the server's CPU under buffered seed 002 writes (docs/benchmarks.md).
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -55,6 +55,32 @@ pub(crate) fn encode(entry: &Entry, out: &mut Vec<u8>) -> Result<(), String> {
     Ok(())
 }
 
+/// The bytes [`encode`] appends for `entry`.
+pub(crate) fn encoded_len(entry: &Entry) -> usize {
+    let cells: usize = entry
+        .cells
+        .iter()
+        .map(|c| {
+            bytes_len(&c.family)
+                + bytes_len(&c.row)
+                + bytes_len(&c.qualifier)
+                + 8
+                + 1
+                + bytes_len(&c.value)
+        })
+        .sum();
+    1 + 8 + 8 + varint_len(entry.cells.len() as u64) + cells
+}
+
+fn bytes_len(b: &[u8]) -> usize {
+    varint_len(b.len() as u64) + b.len()
+}
+
+fn varint_len(v: u64) -> usize {
+    // 7 bits a byte; 0 still takes one.
+    (64 - (v | 1).leading_zeros() as usize).div_ceil(7)
+}
+
 /// Decodes a payload; the error says what was wrong. Cell bytes share `payload`'s buffer.
 pub(crate) fn decode(payload: &Bytes) -> Result<Entry, String> {
     let mut b = payload.clone();
@@ -174,6 +200,7 @@ mod tests {
             let entry = Entry { region, seq, cells };
             let mut out = Vec::new();
             encode(&entry, &mut out).unwrap();
+            prop_assert_eq!(out.len(), encoded_len(&entry));
             let back = decode(&Bytes::from(out.clone())).unwrap();
             prop_assert_eq!(back.region, region);
             prop_assert_eq!(back.seq, seq);
@@ -185,6 +212,24 @@ mod tests {
             for cut in 0..out.len() {
                 prop_assert!(decode(&Bytes::copy_from_slice(&out[..cut])).is_err());
             }
+        }
+    }
+
+    #[test]
+    fn varint_lengths_match_the_encoder() {
+        for v in [
+            0,
+            1,
+            127,
+            128,
+            16_383,
+            16_384,
+            u64::from(u32::MAX),
+            u64::MAX,
+        ] {
+            let mut out = Vec::new();
+            put_varint(&mut out, v);
+            assert_eq!(out.len(), varint_len(v), "{v}");
         }
     }
 

@@ -255,13 +255,17 @@ type Encoded = (Vec<u8>, Vec<(u64, u64)>);
 /// # Errors
 /// [`Error::InvalidArgument`] for an entry over 1 GiB encoded.
 fn encode(entries: &[Entry]) -> Result<Encoded> {
-    let mut records = Vec::with_capacity(entries.len() * 128);
-    let mut payload = Vec::with_capacity(128);
+    // Sized exactly up front: a mini-batch's entry can be hundreds of KiB, and growing the
+    // buffer by doubling faulted in fresh pages at every step.
+    let size = entries
+        .iter()
+        .map(|e| record::RECORD_HEADER_LEN + entry::encoded_len(e))
+        .sum();
+    let mut records = Vec::with_capacity(size);
     let mut regions = Vec::with_capacity(entries.len());
     for e in entries {
-        payload.clear();
-        entry::encode(e, &mut payload).map_err(Error::InvalidArgument)?;
-        record::put_record(&mut records, &payload);
+        record::put_record_with(&mut records, |out| entry::encode(e, out))
+            .map_err(Error::InvalidArgument)?;
         regions.push((e.region, e.seq));
     }
     Ok((records, regions))

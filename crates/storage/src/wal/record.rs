@@ -55,14 +55,38 @@ pub(crate) fn parse_segment_header(h: &[u8; SEGMENT_HEADER_LEN]) -> Result<u64, 
 /// Appends one record framing `payload` to `out`.
 ///
 /// Requires: `payload.len() <= MAX_PAYLOAD_LEN` (checked by the encoder).
+#[cfg(test)]
 pub(crate) fn put_record(out: &mut Vec<u8>, payload: &[u8]) {
+    put_record_with(out, |out| {
+        out.extend_from_slice(payload);
+        Ok::<(), ()>(())
+    })
+    .expect("copying a payload cannot fail");
+}
+
+/// Appends one record whose payload `fill` appends to `out` itself (no copy of the payload);
+/// if `fill` fails, `out` is left as it was.
+///
+/// Requires: `fill` appends at most `MAX_PAYLOAD_LEN` bytes (checked by the encoder).
+pub(crate) fn put_record_with<E>(
+    out: &mut Vec<u8>,
+    fill: impl FnOnce(&mut Vec<u8>) -> Result<(), E>,
+) -> Result<(), E> {
     let start = out.len();
+    out.extend_from_slice(&[0; RECORD_HEADER_LEN]);
+    if let Err(e) = fill(out) {
+        out.truncate(start);
+        return Err(e);
+    }
+    let body = start + RECORD_HEADER_LEN;
     // Fits: payloads are limited to MAX_PAYLOAD_LEN.
-    out.extend_from_slice(&(payload.len() as u32).to_le_bytes());
-    out.extend_from_slice(&crc32c::crc32c(payload).to_le_bytes());
+    let len = (out.len() - body) as u32;
+    let payload_crc = crc32c::crc32c(&out[body..]);
+    out[start..start + 4].copy_from_slice(&len.to_le_bytes());
+    out[start + 4..start + 8].copy_from_slice(&payload_crc.to_le_bytes());
     let header_crc = crc32c::crc32c(&out[start..start + 8]);
-    out.extend_from_slice(&header_crc.to_le_bytes());
-    out.extend_from_slice(payload);
+    out[start + 8..body].copy_from_slice(&header_crc.to_le_bytes());
+    Ok(())
 }
 
 /// A record header that passed its own checksum.
@@ -136,6 +160,24 @@ mod tests {
             assert_eq!(parse_record_header(&bad), None, "byte {i}");
         }
         assert_eq!(parse_record_header(&[0; RECORD_HEADER_LEN]), None);
+    }
+
+    #[test]
+    fn a_failed_fill_leaves_the_buffer_as_it_was() {
+        let mut out = vec![5u8; 3];
+        let failed = put_record_with(&mut out, |out| {
+            out.extend_from_slice(&[1, 2, 3]);
+            Err("too big")
+        });
+        assert_eq!(failed, Err("too big"));
+        assert_eq!(out, vec![5u8; 3]);
+        put_record_with(&mut out, |out| {
+            out.extend_from_slice(&[9; 20]);
+            Ok::<(), ()>(())
+        })
+        .unwrap();
+        let h = parse_record_header(&out[3..]).unwrap();
+        assert_eq!((h.len, h.payload_crc), (20, crc32c::crc32c(&[9; 20])));
     }
 
     #[test]
