@@ -55,6 +55,9 @@ pub struct WriteArgs {
     /// Most cells per size.
     #[arg(long, default_value_t = 2_000_000)]
     max_cells: u64,
+    /// Each mutator's most batch RPCs in flight (the client's default when not given).
+    #[arg(long)]
+    max_in_flight: Option<usize>,
 }
 
 /// Arguments of `bench client-read`.
@@ -159,6 +162,7 @@ async fn write_size(
     cells: u64,
     size: usize,
     buffer: &Arc<Vec<u8>>,
+    options: &BufferedMutatorOptions,
 ) -> Result<Written, String> {
     let table = conn.table(name).map_err(|e| e.to_string())?;
     let key_space = cells * 10;
@@ -166,10 +170,10 @@ async fn write_size(
     let mut tasks = tokio::task::JoinSet::new();
     for t in 0..threads {
         let mine = cells / threads as u64 + u64::from((t as u64) < cells % threads as u64);
-        let (table, buffer) = (table.clone(), buffer.clone());
+        let (table, buffer, options) = (table.clone(), buffer.clone(), options.clone());
         tasks.spawn(async move {
             let mut rng = SmallRng::seed_from_u64(1000 + t as u64 * 7919 + size as u64);
-            let mut mutator = table.buffered_mutator(BufferedMutatorOptions::default());
+            let mut mutator = table.buffered_mutator(options);
             let mut calls = Recorder::default();
             for _ in 0..mine {
                 let k = key(rng.gen_range(0..key_space));
@@ -214,6 +218,10 @@ pub fn write(args: &WriteArgs) -> Result<(), String> {
         "final flush ms",
         "server CPU s",
     ]);
+    let mut options = BufferedMutatorOptions::default();
+    if let Some(n) = args.max_in_flight {
+        options.max_in_flight = n;
+    }
     runtime()?.block_on(async {
         let conn = connect(c).await?;
         for &size in &args.sizes {
@@ -226,7 +234,7 @@ pub fn write(args: &WriteArgs) -> Result<(), String> {
             );
             let cpu0 = cpu_seconds(c.server_pid);
             let start = Instant::now();
-            let w = write_size(&conn, &name, c.threads, cells, size, &buffer).await?;
+            let w = write_size(&conn, &name, c.threads, cells, size, &buffer, &options).await?;
             let secs = start.elapsed().as_secs_f64();
             let (p50, p99, p999, max) = w.calls.percentiles();
             let stalls = w.calls.count_at_least(STALL);
