@@ -21,7 +21,11 @@ pub struct ClientOptions {
     pub retry_base: Duration,
     /// Longest back-off pause. Default 5 s.
     pub retry_max: Duration,
-    /// Rows per scan RPC when the scan does not set `caching`. Default 1000.
+    /// Rows per scan RPC when the scan does not set `caching`. Default unlimited
+    /// (`u32::MAX`): pages end at `max_result_bytes`, as HBase's scanner caching defaults to
+    /// `Integer.MAX_VALUE` under its 2 MB result size. Pages of 1,000 small rows spent a
+    /// third of a one-client scan in round trips (seed 003's table: ~3.5 M cells/s against
+    /// ~4.5–5 M with pages bounded by bytes).
     pub scan_caching: u32,
     /// Bytes of cells per scan RPC the server should stop after. Default 4 MiB.
     pub max_result_bytes: u64,
@@ -69,7 +73,7 @@ impl Default for ClientOptions {
             retries: 15,
             retry_base: Duration::from_millis(100),
             retry_max: Duration::from_secs(5),
-            scan_caching: 1000,
+            scan_caching: u32::MAX,
             max_result_bytes: 4 << 20,
             scan_prefetch: true,
             protocol: Protocol::Frames,

@@ -179,24 +179,7 @@ impl Scanner {
             })??,
             None => self.request_page().await?,
         };
-        let before = self.position.clone();
-        let received = response.rows.len();
-        self.accept(response)?;
-        if !self.done && received == 0 && self.position == before {
-            // The protocol is stateless: the same request would get the same answer forever.
-            return Err(Error::new(
-                ErrorCode::Unknown,
-                format!(
-                    "scan of {} made no progress at {:?} (server returned no rows and no new position)",
-                    self.table.name(),
-                    self.position
-                ),
-            ));
-        }
-        if !self.done && self.limit.is_none() && self.table.conn.options().scan_prefetch {
-            self.prefetch = Some(tokio::spawn(self.request_page()));
-        }
-        Ok(())
+        self.accept(response)
     }
 
     /// The request for the page at `position`, as a future owning all it needs.
@@ -238,25 +221,46 @@ impl Scanner {
         }
     }
 
+    /// Buffers a page's rows within the bounds and moves the position past them; the next
+    /// page's request (with prefetch) goes out as soon as that position is known.
     fn accept(&mut self, response: pb::ScanResponse) -> Result<(), Error> {
         let rows = page_of(response.rows, &response.page_block)?;
-        let mut last = None;
+        // Rows come in scan order, so only the last can tell whether the page reaches the far
+        // bound. If it does not, the next page's position is known before any row is
+        // buffered: its request goes out first, and the server reads it meanwhile.
+        let reaches_bound = rows.last().is_some_and(|r| self.past_far_bound(r.row()));
+        if !reaches_bound {
+            let before = self.position.clone();
+            if let Some(last) = rows.last() {
+                self.position = Position::After(last.row().clone());
+            }
+            if !response.more_in_region {
+                self.next_region(response.region_start, response.region_end);
+            }
+            if !self.done && rows.is_empty() && self.position == before {
+                // The protocol is stateless: the same request would get the same answer
+                // forever.
+                return Err(Error::new(
+                    ErrorCode::Unknown,
+                    format!(
+                        "scan of {} made no progress at {:?} (server returned no rows and no new position)",
+                        self.table.name(),
+                        self.position
+                    ),
+                ));
+            }
+            if !self.done && self.limit.is_none() && self.table.conn.options().scan_prefetch {
+                self.prefetch = Some(tokio::spawn(self.request_page()));
+            }
+        }
         for scan_row in rows {
-            let row = scan_row.row().clone();
-            last = Some(row.clone());
-            if self.past_far_bound(&row) {
+            if reaches_bound && self.past_far_bound(scan_row.row()) {
                 self.done = true;
                 return Ok(());
             }
-            if self.within(&row) {
+            if self.within(scan_row.row()) {
                 self.buffer.push_back(scan_row);
             }
-        }
-        if let Some(row) = last {
-            self.position = Position::After(row);
-        }
-        if !response.more_in_region {
-            self.next_region(response.region_start, response.region_end);
         }
         Ok(())
     }
