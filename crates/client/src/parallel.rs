@@ -27,6 +27,9 @@ use crate::table::Table;
 
 type RowResult = Result<Vec<Cell>, Error>;
 
+/// Rows a sub-scan's channel holds ready when the scan sets no `caching`.
+const READY_ROWS: u32 = 1_000;
+
 /// Rows of a scan read by several concurrent sub-scans, one per region range.
 #[derive(Debug)]
 pub struct ParallelScanner {
@@ -52,10 +55,9 @@ impl ParallelScanner {
         if scan.reversed {
             ranges.reverse();
         }
-        let capacity = scan
-            .caching
-            .unwrap_or(table.conn.options().scan_caching)
-            .clamp(1, 4096) as usize;
+        // Rows each channel holds ready: the scan's caching, if it sets one (pages themselves
+        // are bounded by bytes, and ordered scans keep a channel per region).
+        let capacity = scan.caching.unwrap_or(READY_ROWS).clamp(1, 4096) as usize;
         let (senders, receivers) = if ordered {
             (0..ranges.len()).map(|_| mpsc::channel(capacity)).unzip()
         } else {
