@@ -144,3 +144,53 @@ fn appenders_arriving_during_a_write_share_the_next_one() {
     wal.close().unwrap();
     check_replay(dir.path(), 8, 1);
 }
+
+#[test]
+fn followers_are_released_whether_they_poll_or_sleep() {
+    // Leaders stall in their writes for lengths on both sides of a follower's poll (µs to a
+    // few ms), so followers finish polling, sleep, or see the batch end just as they give
+    // up polling: every append must still return (a missed wake-up would hang here).
+    const PER_THREAD: u64 = 3_000;
+    let dir = tempfile::tempdir().unwrap();
+    let fs = FaultyFs::default();
+    let faults = Arc::clone(&fs.faults);
+    let wal = Arc::new(Wal::open_with(dir.path(), WalOptions::default(), Arc::new(fs)).unwrap());
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let staller = {
+        let (faults, stop) = (Arc::clone(&faults), Arc::clone(&stop));
+        std::thread::spawn(move || {
+            let mut pause_us = 1u64;
+            while !stop.load(Ordering::SeqCst) {
+                Faults::set(&faults.paused, true);
+                std::thread::sleep(Duration::from_micros(pause_us));
+                Faults::set(&faults.paused, false);
+                std::thread::sleep(Duration::from_micros(50));
+                pause_us = if pause_us >= 2_000 { 1 } else { pause_us * 3 };
+            }
+        })
+    };
+    let (done, finished) = std::sync::mpsc::channel();
+    let handles: Vec<_> = (0..8u64)
+        .map(|region| {
+            let (wal, done) = (Arc::clone(&wal), done.clone());
+            std::thread::spawn(move || {
+                for seq in 1..=PER_THREAD {
+                    wal.append(&entry(region, seq, 100), Durability::SyncWal)
+                        .unwrap();
+                }
+                done.send(()).unwrap();
+            })
+        })
+        .collect();
+    for _ in 0..8 {
+        let waited = finished.recv_timeout(Duration::from_secs(60));
+        assert!(waited.is_ok(), "an appender never returned");
+    }
+    stop.store(true, Ordering::SeqCst);
+    staller.join().unwrap();
+    for h in handles {
+        h.join().unwrap();
+    }
+    wal.close().unwrap();
+    check_replay(dir.path(), 8, PER_THREAD);
+}

@@ -1,6 +1,8 @@
 //! Group commit: appenders queue their framed records; one of them, the *leader*, takes the
 //! whole queue as a batch and writes it with one append and at most one sync while the others
-//! (followers) wait on a condition variable and new appenders fill the next batch.
+//! (followers) wait and new appenders fill the next batch. A follower first polls for the
+//! batch to finish (a write is one system call, often shorter than a sleep and a wake-up),
+//! then sleeps on a condition variable.
 //!
 //! ```text
 //!  appender ─▶ queue.buf (batch n+1 filling) ─┐
@@ -16,6 +18,7 @@
 //! - A failed batch's error is kept in `failures` until each of its waiters took a copy.
 
 use std::collections::HashMap;
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use parking_lot::{Condvar, MutexGuard};
@@ -27,6 +30,10 @@ use super::writer::Batch;
 
 /// Buffers larger than this are not kept for reuse after a burst.
 const MAX_SPARE_CAPACITY: usize = 4 << 20;
+/// Polls of `Shared::finished` (each a `spin_loop` hint) before a follower yields.
+const POLL_SPINS: u32 = 512;
+/// `yield_now` calls before a follower sleeps on the batch's condition variable.
+const POLL_YIELDS: u32 = 2;
 
 /// What an appender needs before it returns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -194,6 +201,7 @@ impl Shared {
     fn wait_open_batch(&self, q: &mut MutexGuard<'_, Queue>) -> Result<()> {
         q.waiters += 1;
         let batch = q.open_batch;
+        let mut may_poll = true;
         loop {
             if q.done_through >= batch {
                 return take_result(q, batch);
@@ -201,8 +209,39 @@ impl Shared {
             if !q.leading {
                 return self.lead(q);
             }
-            self.batch_done(batch).wait(q);
+            // The lock is released while polling: what happened meanwhile is checked again
+            // above before sleeping, so no wake-up is missed. A poll that saw a batch finish
+            // may be followed by another (a leader may be writing this batch by now).
+            if may_poll {
+                may_poll = self.poll_finished(q);
+            } else {
+                self.batch_done(batch).wait(q);
+            }
         }
+    }
+
+    /// A follower's short wait, without the lock, for the batch being written to finish:
+    /// the write is one system call, so sleeping on the condition variable (and being woken,
+    /// tens of µs on a busy machine) usually costs more than the write. Returns whether the
+    /// leader finished; `false` after [`POLL_SPINS`] and [`POLL_YIELDS`] without it.
+    fn poll_finished(&self, q: &mut MutexGuard<'_, Queue>) -> bool {
+        let writing = q.done_through;
+        MutexGuard::unlocked(q, || {
+            let moved = || self.finished.load(Ordering::Acquire) != writing;
+            for _ in 0..POLL_SPINS {
+                if moved() {
+                    return true;
+                }
+                std::hint::spin_loop();
+            }
+            for _ in 0..POLL_YIELDS {
+                std::thread::yield_now();
+                if moved() {
+                    return true;
+                }
+            }
+            false
+        })
     }
 
     /// Takes the open batch, writes it with the queue unlocked, publishes the outcome.
@@ -215,6 +254,7 @@ impl Shared {
         });
         q.leading = false;
         q.done_through = batch.id;
+        self.finished.store(batch.id, Ordering::Release);
         if batch.buf.capacity() <= MAX_SPARE_CAPACITY {
             batch.buf.clear();
             q.spare = std::mem::take(&mut batch.buf);

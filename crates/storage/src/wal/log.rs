@@ -6,6 +6,7 @@
 //! takes `queue` or `writer` while holding `segments`.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
@@ -54,6 +55,9 @@ pub(crate) struct Shared {
     pub queue: Mutex<Queue>,
     /// Signalled when a batch is finished; waiters of batch `b` wait on `batch_done[b % 2]`.
     pub batch_done: [Condvar; 2],
+    /// Batches finished so far (`Queue::done_through`, readable without the lock): what a
+    /// follower polls briefly before it sleeps on `batch_done`.
+    pub finished: AtomicU64,
     /// Wakes the flusher: `ASYNC_WAL` records queued, or shutdown.
     pub flusher_wake: Condvar,
     /// The active segment. Held only by the group-commit leader while it writes.

@@ -8,6 +8,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
 use parking_lot::{Condvar, Mutex};
@@ -94,6 +95,7 @@ impl Wal {
             fs,
             queue: Mutex::new(Queue::new()),
             batch_done: [Condvar::new(), Condvar::new()],
+            finished: AtomicU64::new(0),
             flusher_wake: Condvar::new(),
             writer: Mutex::new(writer),
             segments: Mutex::new(segments),
