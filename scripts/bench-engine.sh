@@ -27,7 +27,8 @@ for size in ${SIZES//,/ }; do
     --key_size=20 --value_size="$size" --compression_type=snappy --bloom_bits=10 \
     --cache_size=2147483648 --sync=false --histogram=1 --db="$DIR/rocksdb" 2>&1)
   ops=$(echo "$out" | awk '/^fillrandom/ {for (i=1;i<=NF;i++) if ($i=="ops/sec") print $(i-1)}')
-  pct=$(echo "$out" | awk '/^Percentiles:/ {print $5" / "$7; exit}')
+  # "Percentiles: P50: a P75: b P99: c P99.9: d P99.99: e": fields 7 and 9 are P99 and P99.9.
+  pct=$(echo "$out" | awk '/^Percentiles:/ {print $7" / "$9; exit}')
   ROCKS+="$size $ops $pct"$'\n'
   rm -rf "$DIR/rocksdb"
 done
