@@ -585,8 +585,11 @@ fn a_region_server_stopped_past_its_lease_serves_nothing_when_woken() {
         if c.servers[victim].0 .0.try_wait().unwrap().is_some() {
             break;
         }
+        // Usually gone within microseconds (its watchdog exits the process); if its
+        // coordination thread notices first, it takes the abort path, which still closes its
+        // fenced WAL and waits for background jobs: seconds on a loaded machine.
         assert!(
-            woke.elapsed() < Duration::from_secs(10),
+            woke.elapsed() < Duration::from_secs(45),
             "the woken server keeps running"
         );
         std::thread::sleep(Duration::from_millis(100));
