@@ -6,14 +6,14 @@
 //!
 //! ```text
 //!  appender ─▶ queue.buf (batch n+1 filling) ─┐
-//!  appender ─▶                                 ├─ leader takes it ─▶ Writer::write ─▶ done_through = n+1
+//!  appender ─▶                                 ├─ leader takes it ─▶ Writer::write ─▶ finished = n+1
 //!  flusher (ASYNC_WAL, after the interval) ───┘                          notify_all ─▶ followers return
 //! ```
 //!
 //! Invariants:
 //! - At most one leader at a time (`Queue::leading`); batches are written in id order, so
-//!   `done_through` says which batches are finished.
-//! - A caller waiting on batch `b` that finds `done_through < b` and no leader is in batch
+//!   `Shared::finished` says which batches are finished.
+//! - A caller waiting on batch `b` that finds `finished < b` and no leader is in batch
 //!   `b == open_batch`, and leads it: every queued record is written by its own batch.
 //! - A failed batch's error is kept in `failures` until each of its waiters took a copy.
 
@@ -58,8 +58,6 @@ pub(crate) struct Queue {
     waiters: usize,
     /// Id of the open batch (the first is 1).
     open_batch: u64,
-    /// Every batch with an id up to this one is finished.
-    done_through: u64,
     /// A leader is writing a batch.
     leading: bool,
     /// Failed batch id → (its error, waiters yet to take it).
@@ -203,7 +201,7 @@ impl Shared {
         let batch = q.open_batch;
         let mut may_poll = true;
         loop {
-            if q.done_through >= batch {
+            if self.finished.load(Ordering::Acquire) >= batch {
                 return take_result(q, batch);
             }
             if !q.leading {
@@ -225,7 +223,7 @@ impl Shared {
     /// tens of µs on a busy machine) usually costs more than the write. Returns whether the
     /// leader finished; `false` after [`POLL_SPINS`] and [`POLL_YIELDS`] without it.
     fn poll_finished(&self, q: &mut MutexGuard<'_, Queue>) -> bool {
-        let writing = q.done_through;
+        let writing = self.finished.load(Ordering::Acquire);
         MutexGuard::unlocked(q, || {
             let moved = || self.finished.load(Ordering::Acquire) != writing;
             for _ in 0..POLL_SPINS {
@@ -253,7 +251,7 @@ impl Shared {
                 .write(&batch, &self.segments, &self.counters)
         });
         q.leading = false;
-        q.done_through = batch.id;
+        // Published under the queue lock: a waiter checks it, then sleeps, with the lock held.
         self.finished.store(batch.id, Ordering::Release);
         if batch.buf.capacity() <= MAX_SPARE_CAPACITY {
             batch.buf.clear();

@@ -55,8 +55,8 @@ pub(crate) struct Shared {
     pub queue: Mutex<Queue>,
     /// Signalled when a batch is finished; waiters of batch `b` wait on `batch_done[b % 2]`.
     pub batch_done: [Condvar; 2],
-    /// Batches finished so far (`Queue::done_through`, readable without the lock): what a
-    /// follower polls briefly before it sleeps on `batch_done`.
+    /// Every batch with an id up to this one is finished. Written only by the leader with
+    /// `queue` locked; followers also poll it without the lock before they sleep.
     pub finished: AtomicU64,
     /// Wakes the flusher: `ASYNC_WAL` records queued, or shutdown.
     pub flusher_wake: Condvar,
