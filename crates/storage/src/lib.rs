@@ -10,6 +10,7 @@
 //! - [`compaction`]: policies that choose files to compact (pure functions).
 //! - [`read`]: merging a store's sources and deciding which cells a read sees.
 //! - [`tiers`]: volumes of a storage type and the storage policies that place files on them.
+//! - `spin`: the brief busy wait the MVCC and group-commit waits share before sleeping.
 
 pub mod background;
 pub mod clock;
@@ -20,6 +21,7 @@ pub mod manifest;
 pub mod memtable;
 pub mod read;
 pub mod region;
+mod spin;
 pub mod tier_check;
 pub mod tiers;
 pub mod vfs;

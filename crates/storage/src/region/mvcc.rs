@@ -100,17 +100,8 @@ impl Mvcc {
     /// once its write is acknowledged every later read sees it (read-your-writes; HBase's
     /// `completeAndWait`).
     pub fn wait_for(&self, seq: u64) {
-        for _ in 0..SPINS {
-            if self.read_point() >= seq {
-                return;
-            }
-            std::hint::spin_loop();
-        }
-        for _ in 0..YIELDS {
-            if self.read_point() >= seq {
-                return;
-            }
-            std::thread::yield_now();
+        if crate::spin::poll_briefly(SPINS, YIELDS, || self.read_point() >= seq) {
+            return;
         }
         let mut s = self.state.lock();
         s.sleepers += 1;
@@ -124,13 +115,7 @@ impl Mvcc {
     /// Like [`wait_for`](Self::wait_for), but only spins briefly (never yields or sleeps):
     /// returns whether the read point reached `seq`.
     pub fn spin_for(&self, seq: u64) -> bool {
-        for _ in 0..SPINS {
-            if self.read_point() >= seq {
-                return true;
-            }
-            std::hint::spin_loop();
-        }
-        self.read_point() >= seq
+        crate::spin::poll_briefly(SPINS, 0, || self.read_point() >= seq)
     }
 
     /// What a reader starting now may see.

@@ -225,20 +225,9 @@ impl Shared {
     fn poll_finished(&self, q: &mut MutexGuard<'_, Queue>) -> bool {
         let writing = self.finished.load(Ordering::Acquire);
         MutexGuard::unlocked(q, || {
-            let moved = || self.finished.load(Ordering::Acquire) != writing;
-            for _ in 0..POLL_SPINS {
-                if moved() {
-                    return true;
-                }
-                std::hint::spin_loop();
-            }
-            for _ in 0..POLL_YIELDS {
-                std::thread::yield_now();
-                if moved() {
-                    return true;
-                }
-            }
-            false
+            crate::spin::poll_briefly(POLL_SPINS, POLL_YIELDS, || {
+                self.finished.load(Ordering::Acquire) != writing
+            })
         })
     }
 
