@@ -2,7 +2,7 @@
 # Single-client happybase throughput through a Thrift1 gateway: puts/s (table.put of one
 # 100-byte cell), gets/s (table.row of a random loaded row) and batch puts/s (table.batch of
 # 1000). Against Strata (built here, started on free ports) unless THRIFT_PORT names a running
-# gateway (e.g. HBase's).
+# gateway (e.g. HBase's). STRATA=path/to/strata runs that binary instead of building one.
 #
 #   scripts/gateway/happybase-bench.sh            # N=20000 by default
 #   THRIFT_PORT=9090 scripts/gateway/happybase-bench.sh
@@ -15,8 +15,10 @@ if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c "import happybase" 2>/
 fi
 PORT="${THRIFT_PORT:-}"
 if [ -z "$PORT" ]; then
-  cargo build --release -q -p strata-cli --bin strata
-  STRATA="${CARGO_TARGET_DIR:-$PWD/target}/release/strata"
+  if [ -z "${STRATA:-}" ]; then
+    cargo build --release -q -p strata-cli --bin strata
+    STRATA="${CARGO_TARGET_DIR:-$PWD/target}/release/strata"
+  fi
   free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
   PORT=$(free_port); GRPC=$(free_port); DATA=$(mktemp -d)
   "$STRATA" standalone --data-dir "$DATA" --listen "127.0.0.1:$GRPC" --thrift-listen "127.0.0.1:$PORT" >"$DATA.log" 2>&1 &

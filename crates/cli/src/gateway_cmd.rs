@@ -61,17 +61,44 @@ pub async fn start(
     protocol: strata_client::Protocol,
     config: GatewayConfig,
 ) -> Result<Gateway, String> {
-    let options = strata_client::ClientOptions {
-        protocol,
-        ..Default::default()
-    };
-    let conn = strata_client::Connection::connect_with(server, options)
-        .await
-        .map_err(|e| format!("cannot reach {server}: {e}"))?;
+    let conn = connect(server, protocol).await?;
     let listen = config.listen;
     Gateway::start(config, conn)
         .await
         .map_err(|e| format!("Thrift gateway on {listen}: {e}"))
+}
+
+/// Starts a gateway inside the process of the server at `server` whose data service is
+/// `data`: data requests are handed to it without a socket (admin calls still go to the
+/// server's listener).
+///
+/// # Errors
+/// As [`start`].
+pub async fn start_in_process(
+    server: &str,
+    data: std::sync::Arc<dyn strata_proto::pb::data_server::Data>,
+    config: GatewayConfig,
+) -> Result<Gateway, String> {
+    let conn = connect(server, strata_client::Protocol::Frames).await?;
+    conn.serve_in_process(server, data)
+        .map_err(|e| e.to_string())?;
+    let listen = config.listen;
+    Gateway::start(config, conn)
+        .await
+        .map_err(|e| format!("Thrift gateway on {listen}: {e}"))
+}
+
+async fn connect(
+    server: &str,
+    protocol: strata_client::Protocol,
+) -> Result<strata_client::Connection, String> {
+    let options = strata_client::ClientOptions {
+        protocol,
+        ..Default::default()
+    };
+    strata_client::Connection::connect_with(server, options)
+        .await
+        .map_err(|e| format!("cannot reach {server}: {e}"))
 }
 
 /// Runs the gateway until interrupted.

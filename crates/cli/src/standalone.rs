@@ -3,6 +3,7 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use strata_master::{Standalone, StandaloneConfig};
@@ -278,9 +279,11 @@ async fn serve(args: &Args) -> Result<(), String> {
             .thrift_listen
             .unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], 9090)));
         let config = args.thrift.config(listen);
-        // In-process, over the framed protocol: no HTTP/2 between the gateway and its server.
-        let frames = strata_client::Protocol::Frames;
-        match crate::gateway_cmd::start(&server.addr().to_string(), frames, config).await {
+        // In process: data requests go straight to the server's data service, with no
+        // encoding and no socket between the gateway and its server.
+        let data = strata_server::DataService::new(server.master().host().clone());
+        let addr = server.addr().to_string();
+        match crate::gateway_cmd::start_in_process(&addr, Arc::new(data), config).await {
             Ok(gateway) => Some(gateway),
             Err(e) if args.thrift_listen.is_none() => {
                 println!("{e}: running without the Thrift gateway (see --thrift-listen)");

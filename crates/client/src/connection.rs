@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use std::future::Future;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use parking_lot::Mutex;
@@ -23,7 +23,7 @@ use tonic::Status;
 use crate::admin::Admin;
 use crate::error::Error;
 use crate::frames::FrameClient;
-use crate::link::DataLink;
+use crate::link::{DataLink, LocalData};
 use crate::locate::{self, Position, RegionLocation, Regions};
 use crate::options::{ClientOptions, Protocol};
 use crate::retry::{within, Idempotence, Retry};
@@ -53,6 +53,9 @@ struct Inner {
     /// Region server framed connections by `host:port` ([`Protocol::Frames`]), replaced when
     /// broken.
     frames: Mutex<HashMap<String, FrameClient>>,
+    /// The region server served in this process, by its `host:port` (see
+    /// [`Connection::serve_in_process`]).
+    local: OnceLock<(String, LocalData)>,
     locations: locate::Cache,
 }
 
@@ -138,6 +141,7 @@ impl Connection {
                 admin_at: AtomicUsize::new(at),
                 channels: Mutex::new(HashMap::new()),
                 frames: Mutex::new(HashMap::new()),
+                local: OnceLock::new(),
                 locations: locate::Cache::default(),
             }),
         }
@@ -221,9 +225,33 @@ impl Connection {
         }
     }
 
-    /// A stub for the region server at `server` (`host:port`) over the options' protocol; its
-    /// channel or connection connects on first use and is shared by every later stub.
+    /// Hands data requests for the region server at `addr` (`host:port`, as locations name
+    /// it) to `service`, which runs in this process, instead of sending them over a socket:
+    /// for a gateway started inside its server's process. Requests to other servers, and
+    /// admin calls, go over the network as before. Set once per connection.
+    ///
+    /// # Errors
+    /// `INVALID_ARGUMENT` if this connection already has an in-process server.
+    pub fn serve_in_process(
+        &self,
+        addr: &str,
+        service: Arc<dyn pb::data_server::Data>,
+    ) -> Result<(), Error> {
+        self.inner
+            .local
+            .set((addr.to_string(), LocalData(service)))
+            .map_err(|_| Error::invalid("this connection already serves a server in process"))
+    }
+
+    /// A stub for the region server at `server` (`host:port`): in process if it is the one
+    /// [`Connection::serve_in_process`] named, else over the options' protocol; its channel
+    /// or connection connects on first use and is shared by every later stub.
     pub(crate) fn data(&self, server: &str) -> Result<DataLink, Error> {
+        if let Some((addr, service)) = self.inner.local.get() {
+            if addr == server {
+                return Ok(DataLink::Local(service.clone()));
+            }
+        }
         if self.inner.options.protocol == Protocol::Frames {
             let mut frames = self.inner.frames.lock();
             let client = match frames.get(server) {

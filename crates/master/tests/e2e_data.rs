@@ -4,13 +4,12 @@
 mod support;
 
 use bytes::Bytes;
-use strata_client::Protocol;
 use strata_model::ops::{
     Append, CheckAndMutate, Condition, Delete, Filter, Get, Increment, Put, RowMutations, Scan,
     TimeRange,
 };
 use strata_proto::pb::ErrorCode;
-use support::{b, start_with, table};
+use support::{b, start_linked, table, Link};
 
 fn values(cells: &[strata_model::cell::Cell]) -> Vec<(Bytes, Bytes)> {
     cells
@@ -21,17 +20,22 @@ fn values(cells: &[strata_model::cell::Cell]) -> Vec<(Bytes, Bytes)> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_operation_round_trips_through_the_server() {
-    every_operation_round_trips(Protocol::Grpc).await;
+    every_operation_round_trips(Link::Grpc).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_operation_round_trips_through_the_framed_protocol() {
-    every_operation_round_trips(Protocol::Frames).await;
+    every_operation_round_trips(Link::Frames).await;
 }
 
-async fn every_operation_round_trips(protocol: Protocol) {
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_operation_round_trips_in_process() {
+    every_operation_round_trips(Link::InProcess).await;
+}
+
+async fn every_operation_round_trips(link: Link) {
     let dir = tempfile::tempdir().unwrap();
-    let (server, conn) = start_with(dir.path(), protocol).await;
+    let (server, conn, local_calls) = start_linked(dir.path(), link).await;
     let admin = conn.admin();
     admin
         .create_table(&table("t", &["f", "g"]), &[b("m")])
@@ -190,23 +194,38 @@ async fn every_operation_round_trips(protocol: Protocol) {
     }
     assert_eq!(seen, [b("b1"), b("r"), b("y1"), b("z")]);
     let _ = Filter::FirstKeyOnly;
+    assert_went(link, &local_calls);
 
     server.shutdown().await.unwrap();
 }
 
+/// In process, the calls reached the service without a socket; over the network, none did.
+fn assert_went(link: Link, local_calls: &std::sync::atomic::AtomicUsize) {
+    let calls = local_calls.load(std::sync::atomic::Ordering::Relaxed);
+    match link {
+        Link::InProcess => assert!(calls > 0, "no data call went in process"),
+        Link::Grpc | Link::Frames => assert_eq!(calls, 0),
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_input_gets_clear_errors_and_changes_nothing() {
-    bad_input_gets_clear_errors(Protocol::Grpc).await;
+    bad_input_gets_clear_errors(Link::Grpc).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_input_gets_clear_errors_through_the_framed_protocol() {
-    bad_input_gets_clear_errors(Protocol::Frames).await;
+    bad_input_gets_clear_errors(Link::Frames).await;
 }
 
-async fn bad_input_gets_clear_errors(protocol: Protocol) {
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_input_gets_clear_errors_in_process() {
+    bad_input_gets_clear_errors(Link::InProcess).await;
+}
+
+async fn bad_input_gets_clear_errors(link: Link) {
     let dir = tempfile::tempdir().unwrap();
-    let (server, conn) = start_with(dir.path(), protocol).await;
+    let (server, conn, local_calls) = start_linked(dir.path(), link).await;
     let admin = conn.admin();
     admin.create_table(&table("t", &["f"]), &[]).await.unwrap();
     let t = conn.table("t").unwrap();
@@ -256,5 +275,6 @@ async fn bad_input_gets_clear_errors(protocol: Protocol) {
         .await
         .unwrap();
     assert_eq!(t.get(&Get::new(b("r"))).await.unwrap()[0].value, b("ok"));
+    assert_went(link, &local_calls);
     server.shutdown().await.unwrap();
 }

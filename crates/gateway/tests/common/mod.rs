@@ -1,5 +1,5 @@
-//! Test harness: an in-process standalone server with a gateway in front, and a small Thrift
-//! client built on the gateway's own codec.
+//! Test harness: an in-process standalone server with a gateway in front (reaching it in
+//! process), and a small Thrift client built on the gateway's own codec.
 #![allow(dead_code, missing_docs, clippy::unwrap_used)]
 
 use std::time::Duration;
@@ -24,8 +24,12 @@ impl Harness {
         let mut config = StandaloneConfig::new(dir.path());
         config.listen = "127.0.0.1:0".parse().unwrap();
         let server = Standalone::start(config).await.unwrap();
-        let conn = strata_client::Connection::connect(&server.addr().to_string())
-            .await
+        let addr = server.addr().to_string();
+        let conn = strata_client::Connection::connect(&addr).await.unwrap();
+        // As `strata standalone` runs its gateway: data calls in process (a gateway of its
+        // own process reaches a cluster over the network, crates/cli/tests/cluster_endpoints).
+        let data = strata_server::DataService::new(server.master().host().clone());
+        conn.serve_in_process(&addr, std::sync::Arc::new(data))
             .unwrap();
         let mut gw = GatewayConfig::new("127.0.0.1:0".parse().unwrap());
         gw.scanner_lease = lease;

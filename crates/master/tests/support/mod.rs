@@ -52,3 +52,79 @@ pub fn b(s: &str) -> Bytes {
 pub fn key(i: u64) -> Bytes {
     Bytes::from(format!("row{i:08}"))
 }
+
+/// How a test connection reaches the server's data service.
+#[derive(Clone, Copy, Debug)]
+pub enum Link {
+    /// gRPC over the server's port.
+    Grpc,
+    /// The framed protocol over the server's port.
+    Frames,
+    /// In this process ([`Connection::serve_in_process`]), as `strata standalone`'s gateway.
+    InProcess,
+}
+
+/// The server's data service, counting the calls handed to it.
+pub struct Counted {
+    inner: strata_server::DataService,
+    calls: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+macro_rules! counted {
+    ($($name:ident($req:ident) -> $resp:ident;)*) => {
+        #[tonic::async_trait]
+        impl strata_proto::pb::data_server::Data for Counted {
+            $(
+                async fn $name(
+                    &self,
+                    request: tonic::Request<strata_proto::pb::$req>,
+                ) -> Result<tonic::Response<strata_proto::pb::$resp>, tonic::Status> {
+                    self.calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    self.inner.$name(request).await
+                }
+            )*
+        }
+    };
+}
+
+counted! {
+    get(GetRequest) -> GetResponse;
+    multi_get(MultiGetRequest) -> MultiGetResponse;
+    mutate(MutateRequest) -> MutateResponse;
+    batch(BatchRequest) -> BatchResponse;
+    check_and_mutate(CheckAndMutateRequest) -> CheckAndMutateResponse;
+    scan(ScanRequest) -> ScanResponse;
+}
+
+/// A server, a connection reaching it over `link`, and the count of data calls handed to it
+/// in process (stays 0 for the network links).
+pub async fn start_linked(
+    dir: &Path,
+    link: Link,
+) -> (
+    Standalone,
+    Connection,
+    std::sync::Arc<std::sync::atomic::AtomicUsize>,
+) {
+    let calls = std::sync::Arc::default();
+    match link {
+        Link::Grpc => {
+            let (server, conn) = start_with(dir, Protocol::Grpc).await;
+            (server, conn, calls)
+        }
+        Link::Frames => {
+            let (server, conn) = start_with(dir, Protocol::Frames).await;
+            (server, conn, calls)
+        }
+        Link::InProcess => {
+            let (server, conn) = start_with(dir, Protocol::Frames).await;
+            let service = Counted {
+                inner: strata_server::DataService::new(server.master().host().clone()),
+                calls: std::sync::Arc::clone(&calls),
+            };
+            conn.serve_in_process(&server.addr().to_string(), std::sync::Arc::new(service))
+                .unwrap();
+            (server, conn, calls)
+        }
+    }
+}
