@@ -101,6 +101,44 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    /// Forward seeks from where the iterator is (within its block or past it) land where a
+    /// fresh seek does.
+    #[test]
+    fn forward_seeks_land_where_fresh_seeks_do(
+        model in cells(400),
+        enc in encoding(),
+        comp in compression(),
+        form in cached_form(),
+        mut targets in prop::collection::vec(key(), 1..30),
+        steps in prop::collection::vec(0usize..3, 30),
+    ) {
+        let reader = open(write(&model, options(enc, comp, Default::default())), form);
+        targets.sort();
+        let mut it = reader.iter();
+        let mut ok = it.seek_to_first().unwrap();
+        for (target, n) in targets.iter().zip(steps) {
+            for _ in 0..n {
+                if ok {
+                    ok = it.next().unwrap();
+                }
+            }
+            if ok && it.current_cell().key() > *target {
+                continue; // not a forward seek
+            }
+            let want = model.range(target..).next().map(|(_, c)| c.clone());
+            ok = it.reseek(target).unwrap();
+            let got = if ok { Some(it.current_cell()) } else { None };
+            prop_assert_eq!(&got, &want);
+            if !ok {
+                break;
+            }
+        }
+    }
+}
+
 #[test]
 fn an_empty_file_reads_as_empty() {
     let model = Model::new();

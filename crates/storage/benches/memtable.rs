@@ -1,7 +1,10 @@
 //! Memtable costs at 200k cells (16-byte rows in random order, a 6-byte qualifier, 100-byte
 //! values): inserts into a fresh memtable from one and two writer threads (the memtable's
 //! drop included), a full forward scan, a full backward scan, and random seeks.
-//! Throughput is in cells.
+//! Throughput is in cells. Then reads of whole rows, one version a column, from a BASIC
+//! memtable of flat segments whose hot rows hold hundreds of versions of each column (YCSB A's
+//! zipfian updates): skipping each column's older versions with a fresh `seek` against a
+//! forward `reseek` (throughput in rows).
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -112,6 +115,96 @@ fn bench_read(c: &mut Criterion) {
     group.finish();
 }
 
+/// Rows of the hot-column memtable, columns a row, versions of a hot row's column.
+const HOT_ROWS: u64 = 2_000;
+const COLUMNS: u64 = 10;
+const HOT_VERSIONS: u64 = 300;
+
+/// A BASIC memtable of four flat segments and a skiplist: every row once per column, and
+/// the first 20 rows (the hot ones) `HOT_VERSIONS` times per column, spread over the
+/// segments.
+fn hot_columns() -> Memtable {
+    let table = Memtable::new(strata_storage::memtable::Options {
+        policy: strata_model::schema::InMemoryCompaction::Basic,
+        in_memory_flush_size: u64::MAX,
+        pipeline_limit: usize::MAX,
+        ..Default::default()
+    });
+    let mut seq = 0;
+    let qualifiers: Vec<String> = (0..COLUMNS).map(|q| format!("field{q}")).collect();
+    for segment in 0..5u64 {
+        for r in 0..HOT_ROWS {
+            let versions = if r < 20 {
+                HOT_VERSIONS / 5
+            } else {
+                u64::from(segment == 0)
+            };
+            for v in 0..versions {
+                for q in &qualifiers {
+                    seq += 1;
+                    let row = row(r);
+                    let cell = CellRef {
+                        row: &row,
+                        qualifier: q.as_bytes(),
+                        timestamp: 1_700_000_000_000 + (segment * 1000 + v) as i64,
+                        cell_type: CellType::Put,
+                        seq,
+                        value: &VALUE,
+                    };
+                    table.insert(&cell).expect("sequence id in range");
+                }
+            }
+        }
+        if segment < 4 {
+            table.seal_active();
+            table.compact_in_memory(u64::MAX);
+        }
+    }
+    table
+}
+
+/// Reads row `r` one version a column, skipping each column's other versions with `skip`.
+fn read_row(
+    table: &Memtable,
+    r: u64,
+    skip: impl Fn(&mut strata_storage::memtable::Iter, &CellKey) -> bool,
+) -> usize {
+    let row = Bytes::copy_from_slice(&row(r));
+    let mut it = table.iter(u64::MAX);
+    let (mut n, mut more) = (0, it.seek(&CellKey::first_on_row(row.clone())));
+    while more && it.current().row == &row[..] {
+        n += it.current().value.len();
+        let mut past = it.current().qualifier.to_vec();
+        past.push(0);
+        more = skip(&mut it, &CellKey::first_on_column(row.clone(), past));
+    }
+    n
+}
+
+fn bench_hot_columns(c: &mut Criterion) {
+    let table = hot_columns();
+    let rows: Vec<u64> = (0..1000)
+        .map(|i| if i % 2 == 0 { i % 20 } else { i * 7 % HOT_ROWS })
+        .collect();
+    let mut group = c.benchmark_group("memtable_hot_columns");
+    group.throughput(Throughput::Elements(rows.len() as u64));
+    group.bench_function("seek", |b| {
+        b.iter(|| {
+            rows.iter()
+                .map(|&r| read_row(&table, r, |it, k| it.seek(k)))
+                .sum::<usize>()
+        });
+    });
+    group.bench_function("reseek", |b| {
+        b.iter(|| {
+            rows.iter()
+                .map(|&r| read_row(&table, r, |it, k| it.reseek(k)))
+                .sum::<usize>()
+        });
+    });
+    group.finish();
+}
+
 /// Runs this file's benchmarks with a short configuration (10 samples, 5 s each).
 pub fn benches() {
     let mut c = Criterion::default()
@@ -121,5 +214,6 @@ pub fn benches() {
         .configure_from_args();
     bench_insert(&mut c);
     bench_read(&mut c);
+    bench_hot_columns(&mut c);
 }
 criterion_main!(benches);

@@ -251,6 +251,30 @@ impl Iter {
         self.forward_from_block(positioned)
     }
 
+    /// Positions on the first cell with key ≥ `target`, for a target at or after the current
+    /// cell of an iterator moving forward: within the current decoded block when its last
+    /// cell reaches the target (no index search, no block-cache lookup), else as
+    /// [`Iter::seek`].
+    ///
+    /// # Errors
+    /// I/O or corruption.
+    pub fn reseek(&mut self, target: &CellKey) -> Result<bool> {
+        if let Some(BlockIter::Decoded(c)) = &mut self.block {
+            if c.valid() {
+                if c.current().cmp_key(target).is_ge() {
+                    return Ok(true);
+                }
+                let block = c.block();
+                if block.cell(block.len() - 1).cmp_key(target).is_ge() {
+                    let i = block.lower_bound(target);
+                    c.set_index(i);
+                    return Ok(true);
+                }
+            }
+        }
+        self.seek(target)
+    }
+
     /// Positions on the last cell with key ≤ `target`.
     ///
     /// # Errors

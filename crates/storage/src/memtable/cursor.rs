@@ -12,6 +12,9 @@ use super::skiplist::{HEAD, NIL};
 /// No position.
 const NONE: usize = usize::MAX;
 
+/// Links a forward seek in a skiplist follows before it searches instead.
+const LIST_STEPS: usize = 4;
+
 /// A position in one segment: a skiplist node id or a flat array index.
 ///
 /// Moves on an unpositioned cursor leave it unpositioned (except seeks).
@@ -91,6 +94,37 @@ impl Cursor {
     pub(crate) fn seek(&mut self, probe: &Probe<'_>) {
         let pos = self.first_above(probe, false);
         self.forward_from(pos);
+    }
+
+    /// As [`seek`](Cursor::seek), for a probe at or after the cursor's key when the cursor
+    /// got there by forward moves: a cursor at or past the probe (or past the end) stays; one
+    /// below it moves on from where it is (over whole column runs in a flat index, a few
+    /// links in a skiplist) and searches the segment only if that does not reach the probe.
+    pub(crate) fn seek_forward(&mut self, probe: &Probe<'_>) {
+        match self.key() {
+            Some(key) if below(key, probe, false) => {}
+            _ => return,
+        }
+        match &self.segment.index {
+            Index::Flat(flat) => {
+                let pos = flat.partition_from(self.pos, probe);
+                self.forward_from(pos);
+            }
+            Index::List(list) => {
+                let mut id = pos_node(self.pos);
+                for _ in 0..LIST_STEPS {
+                    id = list.successor(id);
+                    match list.key(id) {
+                        Some(k) if below(k, probe, false) => {}
+                        _ => {
+                            self.forward_from(node_pos(id));
+                            return;
+                        }
+                    }
+                }
+                self.seek(probe);
+            }
+        }
     }
 
     /// To the first cell > `probe`.

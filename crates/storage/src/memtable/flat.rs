@@ -10,6 +10,11 @@
 //! upper levels stay cached) and compares whole keys only among those whose dense key equals
 //! the probe's — usually the cells of one row.
 //!
+//! A hot column updated many times keeps every version in the memtable until a flush, and a
+//! read that wants one version skips the rest. So that skip costs one step rather than a
+//! search, the index also keeps, per key, where its column's run of keys ends (`run_end`:
+//! the position of the first key of the next column).
+//!
 //! Order argument: for rows `a`, `b` sharing the prefix, `a ≤ b` implies `dense(a) ≤
 //! dense(b)` (truncating and zero-padding keep lexicographic `≤`), so `dense(a) < dense(b)`
 //! implies `a < b`, and rows compare first in store order. Keys whose dense key is below the
@@ -19,9 +24,12 @@ use std::cmp::Ordering;
 
 use super::key::{Key, Probe};
 
-/// Index bytes one flat entry takes: the key (cell `Bytes` handle 32, timestamp 8, tag 8) and
-/// its dense key.
-pub(crate) const FLAT_ENTRY_BYTES: usize = size_of::<Key>() + size_of::<u64>();
+/// Index bytes one flat entry takes: the key (cell `Bytes` handle 32, timestamp 8, tag 8), its
+/// dense key and the end of its column's run.
+pub(crate) const FLAT_ENTRY_BYTES: usize = size_of::<Key>() + size_of::<u64>() + size_of::<u32>();
+
+/// Column runs a forward seek hops over before it searches the whole index instead.
+const HOPS: usize = 4;
 
 /// Dense keys a block of the upper level covers (two cache lines of the lower one).
 const BLOCK: usize = 16;
@@ -36,6 +44,9 @@ pub(crate) struct FlatIndex {
     /// Every `BLOCK`th dense key: searched first, so a seek reads two cache lines of `dense`
     /// instead of a cache miss at each of its last halvings.
     upper: Box<[u64]>,
+    /// Per key, the position of the first key of another column (row and qualifier) after
+    /// it, or the number of keys.
+    run_end: Box<[u32]>,
 }
 
 impl FlatIndex {
@@ -43,19 +54,34 @@ impl FlatIndex {
     pub(crate) fn new(keys: Vec<Key>) -> FlatIndex {
         let shared = shared_prefix(&keys);
         let dense = keys.iter().map(|k| dense(k.row_bytes(), shared)).collect();
-        FlatIndex::with_dense(keys, shared, dense)
+        let run_end = {
+            let mut runs = Runs::with_capacity(keys.len());
+            for key in &keys {
+                let (row, qualifier) = key.column();
+                runs.push(row, qualifier);
+            }
+            runs.finish()
+        };
+        FlatIndex::with_dense(keys, shared, dense, run_end)
     }
 
     /// The index of `keys` (in store order) whose dense keys the caller computed with
-    /// [`dense`] over [`shared_prefix`]`(&keys)` bytes.
-    pub(crate) fn with_dense(keys: Vec<Key>, shared: usize, dense: Vec<u64>) -> FlatIndex {
+    /// [`dense`] over [`shared_prefix`]`(&keys)` bytes and column runs with [`Runs`].
+    pub(crate) fn with_dense(
+        keys: Vec<Key>,
+        shared: usize,
+        dense: Vec<u64>,
+        run_end: Vec<u32>,
+    ) -> FlatIndex {
         debug_assert_eq!(keys.len(), dense.len());
+        debug_assert_eq!(keys.len(), run_end.len());
         let upper = dense.iter().step_by(BLOCK).copied().collect();
         FlatIndex {
             keys: keys.into_boxed_slice(),
             shared,
             dense: dense.into_boxed_slice(),
             upper,
+            run_end: run_end.into_boxed_slice(),
         }
     }
 
@@ -98,6 +124,30 @@ impl FlatIndex {
         lo + self.keys[lo..hi].partition_point(before)
     }
 
+    /// As [`partition`](FlatIndex::partition)`(probe, false)` for a probe above the key at
+    /// `pos`: from `pos`, hops over whole column runs (one step past a hot column's versions)
+    /// while they stay below the probe, and searches within the run that reaches it; after
+    /// [`HOPS`] runs, searches the whole index instead.
+    pub(crate) fn partition_from(&self, mut pos: usize, probe: &Probe<'_>) -> usize {
+        let below = |k: &Key| k.cmp_probe(probe) == Ordering::Less;
+        for _ in 0..HOPS {
+            let Some(&end) = self.run_end.get(pos) else {
+                return self.keys.len();
+            };
+            let end = (end as usize).clamp(pos + 1, self.keys.len());
+            // keys[pos] is below the probe; if the run's last key is not, the first key at or
+            // above it is within the run.
+            if !below(&self.keys[end - 1]) {
+                return pos + 1 + self.keys[pos + 1..end].partition_point(below);
+            }
+            match self.keys.get(end) {
+                Some(k) if below(k) => pos = end,
+                _ => return end,
+            }
+        }
+        self.partition(probe, false)
+    }
+
     /// `dense.partition_point(below)` through the upper level: the blocks whose first key is
     /// below, then within the last of them.
     #[inline]
@@ -112,7 +162,48 @@ impl FlatIndex {
     }
 }
 
-/// Length of the longest common prefix of `a` and `b`.
+/// Builds [`FlatIndex`]'s `run_end` from the keys' columns in store order.
+pub(crate) struct Runs<'a> {
+    run_end: Vec<u32>,
+    /// Where the current run started, and its column.
+    start: usize,
+    column: Option<(&'a [u8], &'a [u8])>,
+}
+
+impl<'a> Runs<'a> {
+    /// Runs for about `keys` keys.
+    pub(crate) fn with_capacity(keys: usize) -> Runs<'a> {
+        Runs {
+            run_end: Vec::with_capacity(keys),
+            start: 0,
+            column: None,
+        }
+    }
+
+    /// The next key's column.
+    #[inline]
+    pub(crate) fn push(&mut self, row: &'a [u8], qualifier: &'a [u8]) {
+        let at = self.run_end.len();
+        if self.column != Some((row, qualifier)) {
+            self.close(at);
+            self.start = at;
+            self.column = Some((row, qualifier));
+        }
+        self.run_end.push(0);
+    }
+
+    fn close(&mut self, at: usize) {
+        let end = u32::try_from(at).unwrap_or(u32::MAX);
+        self.run_end[self.start..at].fill(end);
+    }
+
+    /// Per key, the end of its column's run.
+    pub(crate) fn finish(mut self) -> Vec<u32> {
+        self.close(self.run_end.len());
+        self.run_end
+    }
+}
+
 /// The length of the row prefix every one of `keys` (in store order) shares: that of the
 /// first and last rows.
 pub(crate) fn shared_prefix(keys: &[Key]) -> usize {

@@ -145,3 +145,72 @@ proptest! {
         }
     }
 }
+
+/// For every key below the probe, a forward search from it finds what the whole search does.
+fn check_from(flat: &FlatIndex, row: &[u8], qualifier: &[u8], timestamp: i64) {
+    let c = cell(row, qualifier, timestamp, 5);
+    let probe = Probe::of_cell(&c);
+    let want = naive(flat, &probe, false);
+    for pos in 0..want {
+        assert_eq!(
+            flat.partition_from(pos, &probe),
+            want,
+            "from {pos}, probe {row:?}/{qualifier:?}/{timestamp}"
+        );
+    }
+}
+
+#[test]
+fn column_runs_end_where_the_next_column_starts() {
+    // Row a: q1 × 3 versions, q2 × 1; row b: q1 × 2.
+    let cells: Vec<_> = [
+        (&b"a"[..], &b"q1"[..], 3),
+        (b"a", b"q1", 2),
+        (b"a", b"q1", 1),
+        (b"a", b"q2", 1),
+        (b"b", b"q1", 2),
+        (b"b", b"q1", 1),
+    ]
+    .iter()
+    .map(|(r, q, ts)| (r.to_vec(), q.to_vec(), *ts))
+    .collect();
+    let flat = index(&cells);
+    assert_eq!(&*flat.run_end, &[3, 3, 3, 4, 6, 6]);
+    // Past row a's hot column in one hop, to the middle of a run, past the end.
+    check_from(&flat, b"a", b"q1\x00", i64::MAX);
+    check_from(&flat, b"a", b"q1", 2);
+    check_from(&flat, b"b", b"q1", 1);
+    check_from(&flat, b"b", b"q2", i64::MAX);
+    check_from(&flat, b"c", b"", i64::MAX);
+}
+
+#[test]
+fn a_forward_search_past_many_columns_falls_back_to_the_whole_index() {
+    let cells: Vec<_> = (0..40u8)
+        .flat_map(|r| (0..3u8).map(move |v| (vec![b'r', r], b"q".to_vec(), i64::from(v))))
+        .collect();
+    let flat = index(&cells);
+    for r in 0..41u8 {
+        check_from(&flat, &[b'r', r], b"q", 1);
+        check_from(&flat, &[b'r', r], b"", i64::MAX);
+    }
+}
+
+proptest! {
+    #[test]
+    fn a_forward_search_matches_a_plain_binary_search(
+        cells in prop::collection::vec(
+            (prop::collection::vec(0u8..3, 0..3), prop::collection::vec(0u8..2, 0..2), 0i64..6),
+            1..80,
+        ),
+        probes in prop::collection::vec(
+            (prop::collection::vec(0u8..3, 0..4), prop::collection::vec(0u8..3, 0..3), 0i64..7),
+            1..20,
+        ),
+    ) {
+        let flat = index(&cells);
+        for (r, q, ts) in &probes {
+            check_from(&flat, r, q, *ts);
+        }
+    }
+}

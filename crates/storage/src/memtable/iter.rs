@@ -96,6 +96,21 @@ impl Iter {
         self.settle(true)
     }
 
+    /// Positions on the first cell with key ≥ `target`, for a target at or after the
+    /// current cell of an iterator moving forward: segments already at or past it stay, the
+    /// others move on from where they are (see [`Cursor::seek_forward`]). Otherwise as
+    /// [`seek`](Iter::seek).
+    pub fn reseek(&mut self, target: &CellKey) -> bool {
+        if self.backward || self.current.is_none() {
+            return self.seek(target);
+        }
+        let probe = Probe::of_key(target);
+        self.children
+            .iter_mut()
+            .for_each(|c| c.seek_forward(&probe));
+        self.settle(true)
+    }
+
     /// Positions on the last cell with key ≤ `target`.
     pub fn seek_for_prev(&mut self, target: &CellKey) -> bool {
         let probe = Probe::of_key(target);

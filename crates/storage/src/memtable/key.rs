@@ -113,6 +113,13 @@ impl Key {
         self.row().0
     }
 
+    /// Row and qualifier.
+    #[inline]
+    pub(crate) fn column(&self) -> (&[u8], &[u8]) {
+        let (row, rest) = self.row();
+        (row, take_prefixed(rest).0)
+    }
+
     /// Row, and the bytes after it.
     #[inline]
     fn row(&self) -> (&[u8], &[u8]) {

@@ -43,6 +43,8 @@ mod in_memory;
 mod iter;
 mod key;
 mod options;
+#[cfg(test)]
+mod reseek_tests;
 mod row_filter;
 mod runs;
 mod segment;

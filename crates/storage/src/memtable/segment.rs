@@ -99,8 +99,10 @@ impl Segment {
         let mut dense = Vec::with_capacity(keys.len());
         let mut rows: Vec<&[u8]> = Vec::new();
         let mut sums = Sums::default();
+        let mut runs = flat::Runs::with_capacity(keys.len());
         for key in &keys {
             let cell = key.cell();
+            runs.push(cell.row, cell.qualifier);
             let data = cell.row.len() + cell.qualifier.len() + cell.value.len();
             let header = key.stored_len().saturating_sub(data);
             sums.add(data, FLAT_ENTRY_BYTES + header, cell.seq);
@@ -114,7 +116,8 @@ impl Segment {
         rows.iter().for_each(|row| filter.insert(row));
         drop(rows);
         segment.filter = OnceLock::from(filter);
-        let flat = FlatIndex::with_dense(keys, shared, dense);
+        let run_end = runs.finish();
+        let flat = FlatIndex::with_dense(keys, shared, dense, run_end);
         segment
             .index_bytes
             .fetch_add(flat.upper_bytes() as u64, Relaxed);

@@ -21,6 +21,16 @@ pub trait Cursor {
     /// I/O or corruption in the source.
     fn seek(&mut self, target: &CellKey) -> Result<bool>;
 
+    /// Positions on the first cell with key ≥ `target`, a target at or after the current
+    /// cell of a cursor that got there by forward moves (seeks and `next`): sources already
+    /// at or past it need not move. Default: [`seek`](Cursor::seek).
+    ///
+    /// # Errors
+    /// I/O or corruption in the source.
+    fn reseek(&mut self, target: &CellKey) -> Result<bool> {
+        self.seek(target)
+    }
+
     /// Positions on the first cell.
     ///
     /// # Errors
@@ -57,6 +67,10 @@ impl Cursor for Iter {
 
     fn seek(&mut self, target: &CellKey) -> Result<bool> {
         Iter::seek(self, target)
+    }
+
+    fn reseek(&mut self, target: &CellKey) -> Result<bool> {
+        Iter::reseek(self, target)
     }
 
     fn seek_to_first(&mut self) -> Result<bool> {

@@ -81,6 +81,21 @@ impl<C: Cursor> Cursor for MergeCursor<C> {
         Ok(self.pick())
     }
 
+    /// Moves only the sources below `target` (an invalid source is past its end and stays).
+    /// Falls back to `seek` when the cursor is not positioned.
+    fn reseek(&mut self, target: &CellKey) -> Result<bool> {
+        if self.current.is_none() {
+            return self.seek(target);
+        }
+        for s in &mut self.sources {
+            if s.valid() && compare_keys(s.current().key_parts(), target.parts()) == Ordering::Less
+            {
+                s.reseek(target)?;
+            }
+        }
+        Ok(self.pick())
+    }
+
     fn seek_to_first(&mut self) -> Result<bool> {
         for s in &mut self.sources {
             s.seek_to_first()?;
@@ -231,6 +246,40 @@ mod tests {
                 None
             };
             prop_assert_eq!(got, want);
+        }
+
+        #[test]
+        fn forward_seeks_match_fresh_seeks(
+            sources in prop::collection::vec(
+                prop::collection::vec((0u8..8, 0i64..4, 0u64..100), 0..20), 1..5),
+            mut targets in prop::collection::vec((0u8..9, 0i64..4), 1..10),
+        ) {
+            let cursors = |sources: &Vec<Vec<(u8, i64, u64)>>| -> Vec<VecCursor> {
+                sources
+                    .iter()
+                    .map(|s| {
+                        let mut cells: Vec<Cell> =
+                            s.iter().map(|&(r, ts, seq)| cell(r, ts, seq)).collect();
+                        cells.sort();
+                        cells.dedup();
+                        VecCursor { cells, pos: 0 }
+                    })
+                    .collect()
+            };
+            targets.sort_by_key(|a| cell(a.0, a.1, 50).key());
+            let f = Bytes::from_static(b"f");
+            let mut m = MergeCursor::new(cursors(&sources));
+            m.seek_to_first().unwrap();
+            for (row, ts) in targets {
+                let key = cell(row, ts, 50).key();
+                if m.valid() && m.current().cmp_key(&key).is_gt() {
+                    continue;
+                }
+                let got = m.reseek(&key).unwrap().then(|| m.current().to_cell(&f));
+                let mut fresh = MergeCursor::new(cursors(&sources));
+                let want = fresh.seek(&key).unwrap().then(|| fresh.current().to_cell(&f));
+                prop_assert_eq!(got, want);
+            }
         }
     }
 }

@@ -299,8 +299,9 @@ pub(super) fn visit_row<C: Cursor>(
 }
 
 /// Moves past the remaining versions of `qualifier` (a hot column updated many times keeps
-/// every version in the memtable until a flush): a few steps, then one seek to the next
-/// column, as HBase's `SEEK_NEXT_COL` does.
+/// every version in the memtable until a flush): a few steps, then one forward seek to the
+/// next column, as HBase's `SEEK_NEXT_COL` does (sources already past the column stay put;
+/// a flat memtable segment hops over the column's run of versions).
 fn skip_column<C: Cursor>(cursor: &mut C, row: &Bytes, qualifier: &mut Vec<u8>) -> Result<()> {
     const STEPS_BEFORE_SEEK: usize = 4;
     for _ in 0..STEPS_BEFORE_SEEK {
@@ -314,7 +315,7 @@ fn skip_column<C: Cursor>(cursor: &mut C, row: &Bytes, qualifier: &mut Vec<u8>) 
         }
     }
     qualifier.push(0);
-    cursor.seek(&CellKey::first_on_column(
+    cursor.reseek(&CellKey::first_on_column(
         row.clone(),
         Bytes::copy_from_slice(qualifier),
     ))?;

@@ -335,6 +335,14 @@ impl Cursor for SourceCursor {
         }
     }
 
+    fn reseek(&mut self, target: &CellKey) -> SstResult<bool> {
+        match self {
+            SourceCursor::Memtable(it) => Ok(it.reseek(target)),
+            SourceCursor::File(it) => it.reseek(target),
+            SourceCursor::Half(it) => it.reseek(target),
+        }
+    }
+
     fn seek_to_first(&mut self) -> SstResult<bool> {
         match self {
             SourceCursor::Memtable(it) => Ok(it.seek_to_first()),
