@@ -224,10 +224,10 @@ fn flat_index_is_smaller_than_the_skiplist() {
     let per_cell = |s: u64| s as f64 / n as f64;
     let (l, f) = (per_cell(list.index_bytes), per_cell(flat.index_bytes));
     println!(
-        "index bytes per cell: skiplist {l:.1}, flat {f:.1} (48-byte key, 8-byte dense row key \
-         + 0.5 upper level, 2 length bytes)"
+        "index bytes per cell: skiplist {l:.1}, flat {f:.1} (48-byte key, 8-byte dense row key, \
+         4-byte column run end + 0.5 upper level, 2 length bytes)"
     );
-    assert!(f <= 58.5 && l > 64.0, "{l} {f}");
+    assert!(f <= 62.5 && l > 64.0, "{l} {f}");
 }
 
 #[test]
