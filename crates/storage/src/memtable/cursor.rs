@@ -99,7 +99,8 @@ impl Cursor {
     /// As [`seek`](Cursor::seek), for a probe at or after the cursor's key when the cursor
     /// got there by forward moves: a cursor at or past the probe (or past the end) stays; one
     /// below it moves on from where it is (over whole column runs in a flat index, a few
-    /// links in a skiplist) and searches the segment only if that does not reach the probe.
+    /// links in a skiplist) and, if that does not reach the probe, searches on from there (a
+    /// finger search in a skiplist) or the whole index.
     pub(crate) fn seek_forward(&mut self, probe: &Probe<'_>) {
         match self.key() {
             Some(key) if below(key, probe, false) => {}
@@ -113,16 +114,23 @@ impl Cursor {
             Index::List(list) => {
                 let mut id = pos_node(self.pos);
                 for _ in 0..LIST_STEPS {
-                    id = list.successor(id);
-                    match list.key(id) {
-                        Some(k) if below(k, probe, false) => {}
+                    let next = list.successor(id);
+                    match list.key(next) {
+                        Some(k) if below(k, probe, false) => id = next,
                         _ => {
-                            self.forward_from(node_pos(id));
+                            self.forward_from(node_pos(next));
                             return;
                         }
                     }
                 }
-                self.seek(probe);
+                // `id` is below the probe: search on from it rather than from the head.
+                let pred = list.last_where_from(id, |k| below(k, probe, false));
+                let mut id = list.successor(pred);
+                // As in `first_above`: step over keys linked after the search passed.
+                while list.key(id).is_some_and(|k| below(k, probe, false)) {
+                    id = list.successor(id);
+                }
+                self.forward_from(node_pos(id));
             }
         }
     }

@@ -38,6 +38,17 @@ const NODE_BLOCK_BITS: u32 = 8;
 /// 4096 links (16 KiB) a tower slab, 1024 slabs a block: 2²⁸ links.
 const TOWER_SLAB_BITS: u32 = 12;
 const TOWER_BLOCK_BITS: u32 = 10;
+/// A node's `tower` when its upper links could not be reserved: height 1 whatever its id.
+const NO_TOWER: u32 = u32::MAX;
+
+/// An upper link: [`NIL`] until its node links at that level, then always a node after it.
+struct Link(AtomicU32);
+
+impl Default for Link {
+    fn default() -> Link {
+        Link(AtomicU32::new(NIL))
+    }
+}
 
 /// One cell's entry: exactly one cache line, so a search step touches one line per node.
 #[derive(Default)]
@@ -45,7 +56,8 @@ const TOWER_BLOCK_BITS: u32 = 10;
 pub(crate) struct Node {
     key: OnceLock<Key>,
     next: AtomicU32,
-    /// Where links for levels 1.. start in the tower slabs (unused at height 1).
+    /// Where links for levels 1.. start in the tower slabs (unused at height 1, [`NO_TOWER`]
+    /// when none could be reserved).
     tower: AtomicU32,
 }
 
@@ -88,7 +100,7 @@ impl Default for Splice {
 pub(crate) struct SkipList {
     head: [AtomicU32; MAX_HEIGHT],
     nodes: Slabs<Node>,
-    towers: Slabs<AtomicU32>,
+    towers: Slabs<Link>,
     next_node: AtomicU64,
     next_tower: AtomicU64,
 }
@@ -183,7 +195,10 @@ impl SkipList {
         let mut height = height(id);
         match self.alloc_tower(height - 1) {
             Some(start) => node.tower.store(start, Relaxed),
-            None => height = 1,
+            None => {
+                node.tower.store(NO_TOWER, Relaxed);
+                height = 1;
+            }
         }
         // A fresh slot: this is its only `set`.
         let _ = node.key.set(make_key());
@@ -300,7 +315,20 @@ impl SkipList {
         let node = self.nodes.get(id)?;
         match level {
             0 => Some(&node.next),
-            _ => self.towers.get(node.tower.load(Relaxed) + level as u32 - 1),
+            _ => match node.tower.load(Relaxed) {
+                NO_TOWER => None,
+                start => self.towers.get(start + level as u32 - 1).map(|l| &l.0),
+            },
+        }
+    }
+
+    /// The highest level node `id` has links at (0 for the head's stand-ins and for a node
+    /// whose upper links could not be reserved).
+    #[inline]
+    fn top_level(&self, id: u32) -> usize {
+        match self.nodes.get(id) {
+            Some(node) if node.tower.load(Relaxed) != NO_TOWER => height(id) - 1,
+            _ => 0,
         }
     }
 
@@ -328,6 +356,44 @@ impl SkipList {
     pub(crate) fn last_where(&self, before: impl Fn(&Key) -> bool) -> u32 {
         let mut pred = HEAD;
         for level in (0..MAX_HEIGHT).rev() {
+            loop {
+                let next = self.next(pred, level);
+                match self.key(next) {
+                    Some(key) if before(key) => pred = next,
+                    _ => break,
+                }
+            }
+        }
+        pred
+    }
+
+    /// [`last_where`](Self::last_where), searched forward from node `from`, which must
+    /// satisfy `before`: a finger search. It follows the links of the highest level each node
+    /// it lands on has, climbing as taller nodes come, then descends as a search from the head
+    /// does, so a key `d` nodes ahead costs O(log d) steps instead of O(log n).
+    ///
+    /// Any link a node has is [`NIL`] or a node after it (links are written before the node is
+    /// published at their level and point at a successor found by a search), so following
+    /// one from a node reached at a lower level only ever moves forward, over nodes that
+    /// level 0 holds in between; the result is the one a search from the head finds.
+    pub(crate) fn last_where_from(&self, from: u32, before: impl Fn(&Key) -> bool) -> u32 {
+        if self.key(from).is_none() {
+            return self.last_where(before);
+        }
+        let mut pred = from;
+        let mut level = self.top_level(pred);
+        loop {
+            let next = self.next(pred, level);
+            match self.key(next) {
+                Some(key) if before(key) => {
+                    // A node reached at a level has links there, so this never descends.
+                    pred = next;
+                    level = self.top_level(pred);
+                }
+                _ => break,
+            }
+        }
+        for level in (0..level).rev() {
             loop {
                 let next = self.next(pred, level);
                 match self.key(next) {

@@ -212,3 +212,66 @@ fn check_levels(list: &SkipList) {
 fn a_node_is_one_cache_line() {
     assert_eq!((NODE_BYTES, align_of::<Node>()), (64, 64));
 }
+
+/// A search forward from any node below the probe finds what a search from the head finds,
+/// whatever the distance.
+#[test]
+fn finger_searches_match_searches_from_the_head() {
+    let list = SkipList::new();
+    let mut splice = Splice::default();
+    let mut keys: Vec<[u8; 4]> = (0..20_000u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) % 1_000_003).to_be_bytes())
+        .collect();
+    for (i, row) in keys.iter().enumerate() {
+        insert_hinted(&list, &cell(row, 1), &mut splice);
+        if i % 7 == 0 {
+            splice = Splice::default();
+        }
+    }
+    keys.sort_unstable();
+    keys.dedup();
+    let mut ids = Vec::new();
+    let mut id = list.successor(HEAD);
+    while list.key(id).is_some() {
+        ids.push(id);
+        id = list.successor(id);
+    }
+    assert_eq!(ids.len(), keys.len());
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut rand = |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as usize
+    };
+    for _ in 0..5_000 {
+        let from = rand(ids.len());
+        // Targets near (a column's versions) and far (across the list), present or not.
+        let ahead = if rand(2) == 0 {
+            rand(8)
+        } else {
+            rand(ids.len())
+        };
+        let target = (from + ahead).min(keys.len() - 1);
+        let mut row = keys[target];
+        if rand(2) == 0 {
+            row[3] = row[3].wrapping_add(1); // usually absent
+        }
+        if row <= keys[from] {
+            continue;
+        }
+        let c = cell(&row, 1);
+        let probe = Probe::of_cell(&c);
+        let before = |k: &Key| k.cmp_probe(&probe) == Less;
+        assert_eq!(
+            list.last_where_from(ids[from], before),
+            list.last_where(before),
+            "from {from} to {row:?}"
+        );
+    }
+    // From the head or past the end: a search from the head.
+    let c = cell(&keys[100], 1);
+    let probe = Probe::of_cell(&c);
+    let before = |k: &Key| k.cmp_probe(&probe) == Less;
+    assert_eq!(list.last_where_from(HEAD, before), list.last_where(before));
+}
