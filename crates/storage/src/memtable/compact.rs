@@ -23,6 +23,7 @@ use crate::read::{CompactionSpec, Decision, Retention};
 
 use super::arena::Arena;
 use super::key::Key;
+use super::merge_index::merge_indexes;
 use super::runs::merge_runs;
 use super::segment::{Carried, Segment};
 
@@ -74,8 +75,21 @@ pub(crate) struct Built {
     pub(crate) cells_in: u64,
 }
 
+/// The arena figures of `inputs` together: a segment over their keys holds their chunks.
+fn carried(inputs: &[Arc<Segment>]) -> Carried {
+    inputs.iter().fold(Carried::default(), |acc, s| {
+        let f = s.arena_figures();
+        Carried {
+            chunks: acc.chunks + f.chunks,
+            large_cells: acc.large_cells + f.large_cells,
+            reserved_bytes: acc.reserved_bytes + f.reserved_bytes,
+        }
+    })
+}
+
 /// Merges `inputs` (newest first) into one flat segment, copying survivors into new chunks
-/// when `mode` says so. `None` when interrupted.
+/// when `mode` says so; a plain merge of several takes their indexes' dense keys, column runs
+/// and figures over ([`merge_indexes`]). `None` when interrupted.
 pub(crate) fn build(
     id: u64,
     inputs: &[Arc<Segment>],
@@ -84,6 +98,16 @@ pub(crate) fn build(
     stop: &Stop<'_>,
 ) -> Option<Built> {
     let cells_in: u64 = inputs.iter().map(|s| s.cells()).sum();
+    if matches!(mode, Mode::Merge) && inputs.len() > 1 {
+        let segments: Vec<&Segment> = inputs.iter().map(AsRef::as_ref).collect();
+        let merged = merge_indexes(&segments, || stop.stopped())?;
+        let segment = Segment::from_merged(id, merged, Arena::new(chunk_size), carried(inputs));
+        return Some(Built {
+            segment,
+            action: Action::Merge,
+            cells_in,
+        });
+    }
     let (mut retention, copy_always) = match mode {
         Mode::Merge => (None, false),
         Mode::Compact(spec) => (Some(Retention::new(spec)), true),
@@ -113,14 +137,7 @@ pub(crate) fn build(
     let copy = retention.is_some()
         && (copy_always || (dropped > 0 && dropped as f64 >= ADAPTIVE_DROP_SHARE * fresh as f64));
     if !copy {
-        let carried = inputs.iter().fold(Carried::default(), |acc, s| {
-            let f = s.arena_figures();
-            Carried {
-                chunks: acc.chunks + f.chunks,
-                large_cells: acc.large_cells + f.large_cells,
-                reserved_bytes: acc.reserved_bytes + f.reserved_bytes,
-            }
-        });
+        let carried = carried(inputs);
         let action = if inputs.len() == 1 {
             Action::Flatten
         } else {

@@ -95,6 +95,27 @@ impl FlatIndex {
         &self.keys
     }
 
+    /// The length of the row prefix every key shares.
+    pub(crate) fn shared(&self) -> usize {
+        self.shared
+    }
+
+    /// Per key, its dense row key.
+    pub(crate) fn dense(&self) -> &[u64] {
+        &self.dense
+    }
+
+    /// Per key, the end of its column's run.
+    pub(crate) fn run_ends(&self) -> &[u32] {
+        &self.run_end
+    }
+
+    /// The dense key `row` would have here.
+    #[inline]
+    pub(crate) fn dense_of(&self, row: &[u8]) -> u64 {
+        dense(row, self.shared)
+    }
+
     /// The key at `pos`.
     #[inline]
     pub(crate) fn get(&self, pos: usize) -> Option<&Key> {
@@ -218,7 +239,8 @@ pub(crate) fn shared_prefix(keys: &[Key]) -> usize {
     }
 }
 
-fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+/// The length of the prefix `a` and `b` share.
+pub(crate) fn common_prefix(a: &[u8], b: &[u8]) -> usize {
     a.iter().zip(b).take_while(|(x, y)| x == y).count()
 }
 

@@ -42,6 +42,7 @@ mod flat;
 mod in_memory;
 mod iter;
 mod key;
+mod merge_index;
 mod options;
 #[cfg(test)]
 mod reseek_tests;

@@ -60,6 +60,18 @@ impl RowFilter {
         word.load(Relaxed) & mask == mask
     }
 
+    /// Adds a dense row key (a flat segment's filter holds those rather than rows).
+    #[inline]
+    pub(crate) fn insert_dense(&self, dense: u64) {
+        self.insert(&dense.to_be_bytes());
+    }
+
+    /// False only when `dense` was never added with [`insert_dense`](RowFilter::insert_dense).
+    #[inline]
+    pub(crate) fn may_contain_dense(&self, dense: u64) -> bool {
+        self.may_contain(&dense.to_be_bytes())
+    }
+
     /// Bytes the filter takes.
     pub(crate) fn bytes(&self) -> usize {
         self.words.len() * size_of::<AtomicU64>()

@@ -16,6 +16,7 @@ use strata_sstable::CellRef;
 use super::arena::Arena;
 use super::flat::{self, FlatIndex, FLAT_ENTRY_BYTES};
 use super::key::{Key, Probe};
+use super::merge_index::MergedIndex;
 use super::row_filter::RowFilter;
 use super::skiplist::{Insert, SkipList, Splice, HEAD, LINK_BYTES, NODE_BYTES};
 use super::Stats;
@@ -97,32 +98,82 @@ impl Segment {
         // cost): sizes, sequence ids, the distinct rows and the dense keys.
         let shared = flat::shared_prefix(&keys);
         let mut dense = Vec::with_capacity(keys.len());
-        let mut rows: Vec<&[u8]> = Vec::new();
         let mut sums = Sums::default();
         let mut runs = flat::Runs::with_capacity(keys.len());
         for key in &keys {
             let cell = key.cell();
             runs.push(cell.row, cell.qualifier);
-            let data = cell.row.len() + cell.qualifier.len() + cell.value.len();
-            let header = key.stored_len().saturating_sub(data);
-            sums.add(data, FLAT_ENTRY_BYTES + header, cell.seq);
-            if rows.last() != Some(&cell.row) {
-                rows.push(cell.row);
-            }
+            sums.add_key(key);
             dense.push(flat::dense(cell.row, shared));
         }
         segment.count_all(&sums);
-        let filter = RowFilter::for_rows(rows.len().max(1));
-        rows.iter().for_each(|row| filter.insert(row));
-        drop(rows);
-        segment.filter = OnceLock::from(filter);
         let run_end = runs.finish();
-        let flat = FlatIndex::with_dense(keys, shared, dense, run_end);
+        segment.set_flat(FlatIndex::with_dense(keys, shared, dense, run_end));
         segment
-            .index_bytes
+    }
+
+    /// A flat segment over a merged index of other segments' keys (see
+    /// [`merge_index`](super::merge_index)), its figures the inputs' sums less those of the
+    /// keys kept once.
+    pub(crate) fn from_merged(
+        id: u64,
+        merged: MergedIndex,
+        arena: Arena,
+        carried: Carried,
+    ) -> Segment {
+        let mut segment = Segment::with_index(id, arena, Index::Flat(FlatIndex::new(Vec::new())));
+        segment.carried = carried;
+        let MergedIndex {
+            keys,
+            dense,
+            run_end,
+            shared,
+            duplicates,
+            mut sums,
+        } = merged;
+        for key in &duplicates {
+            sums.remove_key(key);
+        }
+        drop(duplicates);
+        segment.count_all(&sums);
+        segment.set_flat(FlatIndex::with_dense(keys, shared, dense, run_end));
+        segment
+    }
+
+    /// Installs `flat` as the index, with a filter of its distinct dense row keys.
+    fn set_flat(&mut self, flat: FlatIndex) {
+        let dense = flat.dense();
+        let distinct = 1 + dense.windows(2).filter(|w| w[0] != w[1]).count();
+        let filter = RowFilter::for_rows(distinct);
+        let mut last = None;
+        for &d in dense {
+            if last != Some(d) {
+                filter.insert_dense(d);
+                last = Some(d);
+            }
+        }
+        self.filter = OnceLock::from(filter);
+        self.index_bytes
             .fetch_add(flat.upper_bytes() as u64, Relaxed);
-        segment.index = Index::Flat(flat);
-        segment
+        self.index = Index::Flat(flat);
+    }
+
+    /// A flat segment's figures as its entries count them (its upper level left out); `None`
+    /// for a skiplist segment, whose keys must be read for them ([`Sums::add_key`]).
+    pub(crate) fn flat_sums(&self) -> Option<Sums> {
+        match &self.index {
+            Index::Flat(flat) => Some(Sums {
+                cells: self.cells.load(Relaxed),
+                data: self.data_bytes.load(Relaxed),
+                index: self
+                    .index_bytes
+                    .load(Relaxed)
+                    .saturating_sub(flat.upper_bytes() as u64),
+                min_seq: self.min_seq.load(Relaxed),
+                max_seq: self.max_seq.load(Relaxed),
+            }),
+            Index::List(_) => None,
+        }
     }
 
     /// The id the memtable gave this segment.
@@ -138,7 +189,11 @@ impl Segment {
     /// False when no cell of `row` is here (true may be a false positive).
     #[inline]
     pub(crate) fn may_contain_row(&self, row: &[u8]) -> bool {
-        self.filter.get().is_some_and(|f| f.may_contain(row))
+        self.filter.get().is_some_and(|f| match &self.index {
+            // A flat segment's filter holds its dense row keys.
+            Index::Flat(flat) => f.may_contain_dense(flat.dense_of(row)),
+            Index::List(_) => f.may_contain(row),
+        })
     }
 
     /// True when the index is a sorted array.
@@ -273,7 +328,8 @@ impl Segment {
 }
 
 /// Cell counts and sizes summed over many cells (see `Segment::count_all`).
-struct Sums {
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Sums {
     cells: u64,
     data: u64,
     index: u64,
@@ -294,11 +350,40 @@ impl Default for Sums {
 }
 
 impl Sums {
-    fn add(&mut self, data: usize, index: usize, seq: u64) {
+    /// The figures of a flat entry for `key` (its cell read).
+    fn entry(key: &Key) -> (u64, u64) {
+        let cell = key.cell();
+        let data = cell.row.len() + cell.qualifier.len() + cell.value.len();
+        let header = key.stored_len().saturating_sub(data);
+        (data as u64, (FLAT_ENTRY_BYTES + header) as u64)
+    }
+
+    /// Counts `key` (its cell read).
+    pub(crate) fn add_key(&mut self, key: &Key) {
+        let (data, index) = Sums::entry(key);
         self.cells += 1;
-        self.data += data as u64;
-        self.index += index as u64;
-        self.min_seq = self.min_seq.min(seq);
-        self.max_seq = self.max_seq.max(seq);
+        self.data += data;
+        self.index += index;
+        self.min_seq = self.min_seq.min(key.seq());
+        self.max_seq = self.max_seq.max(key.seq());
+    }
+
+    /// Takes out a key counted twice (its sequence id is still another key's: the bounds stay).
+    fn remove_key(&mut self, key: &Key) {
+        let (data, index) = Sums::entry(key);
+        self.cells = self.cells.saturating_sub(1);
+        self.data = self.data.saturating_sub(data);
+        self.index = self.index.saturating_sub(index);
+    }
+
+    /// The sums of `self` and `other`.
+    pub(crate) fn plus(self, other: Sums) -> Sums {
+        Sums {
+            cells: self.cells + other.cells,
+            data: self.data + other.data,
+            index: self.index + other.index,
+            min_seq: self.min_seq.min(other.min_seq),
+            max_seq: self.max_seq.max(other.max_seq),
+        }
     }
 }
