@@ -354,8 +354,13 @@ impl SkipList {
     ///
     /// Requires: `before` holds for a prefix of the list (for example "key < k").
     pub(crate) fn last_where(&self, before: impl Fn(&Key) -> bool) -> u32 {
-        let mut pred = HEAD;
-        for level in (0..MAX_HEIGHT).rev() {
+        self.descend(HEAD, MAX_HEIGHT, before)
+    }
+
+    /// From `pred` (which satisfies `before`), levels `top - 1` down to 0: the last node
+    /// satisfying `before`.
+    fn descend(&self, mut pred: u32, top: usize, before: impl Fn(&Key) -> bool) -> u32 {
+        for level in (0..top).rev() {
             loop {
                 let next = self.next(pred, level);
                 match self.key(next) {
@@ -393,16 +398,7 @@ impl SkipList {
                 _ => break,
             }
         }
-        for level in (0..level).rev() {
-            loop {
-                let next = self.next(pred, level);
-                match self.key(next) {
-                    Some(key) if before(key) => pred = next,
-                    _ => break,
-                }
-            }
-        }
-        pred
+        self.descend(pred, level, before)
     }
 
     /// Bytes reserved for nodes and links (whole slabs).
