@@ -7,7 +7,7 @@ use strata_sstable::CellRef;
 
 use super::key::{Key, Probe};
 use super::segment::{Index, Segment};
-use super::skiplist::{HEAD, NIL};
+use super::skiplist::{SkipList, HEAD, NIL};
 
 /// No position.
 const NONE: usize = usize::MAX;
@@ -32,6 +32,17 @@ fn below(key: &Key, probe: &Probe<'_>, inclusive: bool) -> bool {
         Equal => inclusive,
         Greater => false,
     }
+}
+
+/// The position of the first node after `pred` (a search's result) not below `probe`. A
+/// key linked after the search passed its place may sit between `pred` and the probe: it
+/// steps over such keys.
+fn first_not_below(list: &SkipList, pred: u32, probe: &Probe<'_>, inclusive: bool) -> usize {
+    let mut id = list.successor(pred);
+    while list.key(id).is_some_and(|k| below(k, probe, inclusive)) {
+        id = list.successor(id);
+    }
+    node_pos(id)
 }
 
 /// A skiplist node id as a position ([`NIL`] and [`HEAD`] stay out of range).
@@ -125,12 +136,7 @@ impl Cursor {
                 }
                 // `id` is below the probe: search on from it rather than from the head.
                 let pred = list.last_where_from(id, |k| below(k, probe, false));
-                let mut id = list.successor(pred);
-                // As in `first_above`: step over keys linked after the search passed.
-                while list.key(id).is_some_and(|k| below(k, probe, false)) {
-                    id = list.successor(id);
-                }
-                self.forward_from(node_pos(id));
+                self.forward_from(first_not_below(list, pred, probe, false));
             }
         }
     }
@@ -158,13 +164,8 @@ impl Cursor {
     fn first_above(&self, probe: &Probe<'_>, inclusive: bool) -> usize {
         match &self.segment.index {
             Index::List(list) => {
-                let mut id = list.successor(list.last_where(|k| below(k, probe, inclusive)));
-                // A key linked after the search passed its place may sit between the
-                // predecessor found and the probe: step over it.
-                while list.key(id).is_some_and(|k| below(k, probe, inclusive)) {
-                    id = list.successor(id);
-                }
-                node_pos(id)
+                let pred = list.last_where(|k| below(k, probe, inclusive));
+                first_not_below(list, pred, probe, inclusive)
             }
             Index::Flat(flat) => flat.partition(probe, inclusive),
         }

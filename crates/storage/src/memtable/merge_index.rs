@@ -79,11 +79,11 @@ pub(crate) fn merge_indexes(
                 let mut dense_keys = Vec::with_capacity(keys.len());
                 let mut runs = Runs::with_capacity(keys.len());
                 for key in keys.iter() {
-                    let (row, qualifier) = key.column();
-                    runs.push(row, qualifier);
-                    dense_keys.push(dense(row, shared));
+                    let cell = key.cell();
+                    runs.push(cell.row, cell.qualifier);
+                    dense_keys.push(dense(cell.row, shared));
                     if flat_sums.is_none() {
-                        sums.add_key(key);
+                        sums.add_cell(&cell, key.stored_len());
                     }
                 }
                 let run_end = runs.finish();
@@ -95,7 +95,7 @@ pub(crate) fn merge_indexes(
             }
         });
     }
-    merge(&inputs, shared, stopped).map(|merged| MergedIndex { sums, ..merged })
+    merge(&inputs, shared, sums, stopped)
 }
 
 /// The common prefix of the smallest first row and the largest last row of `inputs`.
@@ -108,7 +108,13 @@ fn merged_prefix(inputs: &[Cow<'_, [Key]>]) -> usize {
     }
 }
 
-fn merge(inputs: &[Input<'_>], shared: usize, stopped: impl Fn() -> bool) -> Option<MergedIndex> {
+/// Merges `inputs` under the row prefix `shared`; `sums` are their figures together.
+fn merge(
+    inputs: &[Input<'_>],
+    shared: usize,
+    sums: Sums,
+    stopped: impl Fn() -> bool,
+) -> Option<MergedIndex> {
     let total = inputs.iter().map(|i| i.keys.len()).sum();
     let mut keys: Vec<Key> = Vec::with_capacity(total);
     let mut dense_keys: Vec<u64> = Vec::with_capacity(total);
@@ -177,7 +183,7 @@ fn merge(inputs: &[Input<'_>], shared: usize, stopped: impl Fn() -> bool) -> Opt
         run_end,
         shared,
         duplicates,
-        sums: Sums::default(),
+        sums,
     })
 }
 

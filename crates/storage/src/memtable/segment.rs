@@ -103,7 +103,7 @@ impl Segment {
         for key in &keys {
             let cell = key.cell();
             runs.push(cell.row, cell.qualifier);
-            sums.add_key(key);
+            sums.add_cell(&cell, key.stored_len());
             dense.push(flat::dense(cell.row, shared));
         }
         segment.count_all(&sums);
@@ -159,7 +159,7 @@ impl Segment {
     }
 
     /// A flat segment's figures as its entries count them (its upper level left out); `None`
-    /// for a skiplist segment, whose keys must be read for them ([`Sums::add_key`]).
+    /// for a skiplist segment, whose keys must be read for them ([`Sums::add_cell`]).
     pub(crate) fn flat_sums(&self) -> Option<Sums> {
         match &self.index {
             Index::Flat(flat) => Some(Sums {
@@ -350,27 +350,26 @@ impl Default for Sums {
 }
 
 impl Sums {
-    /// The figures of a flat entry for `key` (its cell read).
-    fn entry(key: &Key) -> (u64, u64) {
-        let cell = key.cell();
+    /// The figures of a flat entry for `cell`, which takes `stored_len` bytes in its chunk.
+    fn entry(cell: &CellRef<'_>, stored_len: usize) -> (u64, u64) {
         let data = cell.row.len() + cell.qualifier.len() + cell.value.len();
-        let header = key.stored_len().saturating_sub(data);
+        let header = stored_len.saturating_sub(data);
         (data as u64, (FLAT_ENTRY_BYTES + header) as u64)
     }
 
-    /// Counts `key` (its cell read).
-    pub(crate) fn add_key(&mut self, key: &Key) {
-        let (data, index) = Sums::entry(key);
+    /// Counts a key's `cell`, which takes `stored_len` bytes in its chunk.
+    pub(crate) fn add_cell(&mut self, cell: &CellRef<'_>, stored_len: usize) {
+        let (data, index) = Sums::entry(cell, stored_len);
         self.cells += 1;
         self.data += data;
         self.index += index;
-        self.min_seq = self.min_seq.min(key.seq());
-        self.max_seq = self.max_seq.max(key.seq());
+        self.min_seq = self.min_seq.min(cell.seq);
+        self.max_seq = self.max_seq.max(cell.seq);
     }
 
     /// Takes out a key counted twice (its sequence id is still another key's: the bounds stay).
     fn remove_key(&mut self, key: &Key) {
-        let (data, index) = Sums::entry(key);
+        let (data, index) = Sums::entry(&key.cell(), key.stored_len());
         self.cells = self.cells.saturating_sub(1);
         self.data = self.data.saturating_sub(data);
         self.index = self.index.saturating_sub(index);
