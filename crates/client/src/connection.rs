@@ -258,7 +258,11 @@ impl Connection {
                 Some(c) if !c.is_broken() => c.clone(),
                 _ => {
                     let timeout = self.inner.options.operation_timeout;
-                    let c = FrameClient::new(server, timeout.min(Duration::from_secs(10)));
+                    let c = FrameClient::new(
+                        server,
+                        timeout.min(Duration::from_secs(10)),
+                        self.inner.options.poll_before_park,
+                    );
                     frames.insert(server.to_string(), c.clone());
                     c
                 }

@@ -18,6 +18,7 @@ use parking_lot::Mutex;
 use prost::Message;
 use strata_proto::frame::{self, Frame, Method, PREFACE, RESPONSE_ERROR, RESPONSE_OK};
 use strata_proto::pb;
+use strata_proto::read_soon::SpinPolicy;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::TcpStream;
@@ -41,6 +42,8 @@ struct Shared {
     /// `host:port`.
     addr: String,
     connect_timeout: Duration,
+    /// How long the reader polls before parking ([`SpinPolicy`]).
+    poll_before_park: Duration,
     link: OnceCell<Link>,
 }
 
@@ -55,12 +58,17 @@ struct Link {
 impl FrameClient {
     /// A client of the server at `addr` (`host:port`, or a `http://` URI whose host and port
     /// are used); connects on the first call.
-    pub(crate) fn new(addr: &str, connect_timeout: Duration) -> FrameClient {
+    pub(crate) fn new(
+        addr: &str,
+        connect_timeout: Duration,
+        poll_before_park: Duration,
+    ) -> FrameClient {
         let addr = addr.strip_prefix("http://").unwrap_or(addr);
         FrameClient {
             shared: Arc::new(Shared {
                 addr: addr.trim_end_matches('/').to_string(),
                 connect_timeout,
+                poll_before_park,
                 link: OnceCell::new(),
             }),
         }
@@ -137,7 +145,8 @@ async fn connect(shared: &Shared) -> Result<Link, Status> {
     let broken = Arc::new(AtomicBool::new(false));
     let (requests, queued) = mpsc::unbounded_channel();
     tokio::spawn(write_loop(writer, queued, pending.clone(), broken.clone()));
-    tokio::spawn(read_loop(reader, pending.clone(), broken.clone()));
+    let spin = SpinPolicy::new(shared.poll_before_park);
+    tokio::spawn(read_loop(reader, spin, pending.clone(), broken.clone()));
     Ok(Link {
         requests,
         pending,
@@ -172,13 +181,24 @@ async fn write_loop(
 }
 
 /// Hands each response frame to its call until the connection ends, then fails the rest.
-async fn read_loop(mut reader: OwnedReadHalf, pending: Pending, broken: Arc<AtomicBool>) {
+async fn read_loop(
+    mut reader: OwnedReadHalf,
+    mut spin: SpinPolicy,
+    pending: Pending,
+    broken: Arc<AtomicBool>,
+) {
     let mut input = BytesMut::with_capacity(64 << 10);
     loop {
         if input.capacity() - input.len() < 4096 {
             input.reserve(64 << 10);
         }
-        match reader.read_buf(&mut input).await {
+        // A response, or the next call's, may be a few microseconds away (when configured).
+        let read = match spin.read(reader.as_ref(), &mut input).await {
+            Ok(Some(n)) => Ok(n),
+            Ok(None) => reader.read_buf(&mut input).await,
+            Err(e) => Err(e),
+        };
+        match read {
             Ok(0) | Err(_) => break,
             Ok(_) => {}
         }

@@ -36,6 +36,11 @@ pub struct ClientOptions {
     pub scan_prefetch: bool,
     /// How requests travel to region servers. Default: Strata's framed protocol.
     pub protocol: Protocol,
+    /// How long a framed connection polls for a response before its reader parks
+    /// (`strata_proto::read_soon`). Zero (the default) never polls. Worth it only with idle
+    /// cores beside the client (a lone caller's latency on a virtual machine); under load it
+    /// takes CPU from the work it waits for.
+    pub poll_before_park: Duration,
 }
 
 /// The protocol of requests to region servers' data service (the master's admin service is
@@ -77,6 +82,7 @@ impl Default for ClientOptions {
             max_result_bytes: 4 << 20,
             scan_prefetch: true,
             protocol: Protocol::Frames,
+            poll_before_park: Duration::ZERO,
         }
     }
 }

@@ -145,3 +145,65 @@ async fn a_lost_framed_connection_is_replaced() {
     assert_eq!(got[0].value, b("1"));
     server.shutdown().await.unwrap();
 }
+
+/// Polling before parking on both ends changes no answer: sequential and concurrent calls,
+/// an idle pause longer than the polling budget, and a client that goes away.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn polling_connections_answer_every_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = support::config(dir.path());
+    config.server.poll_before_park = Duration::from_micros(300);
+    let server = strata_master::Standalone::start(config).await.unwrap();
+    let addr = server.addr().to_string();
+    let options = strata_client::ClientOptions {
+        protocol: strata_client::Protocol::Frames,
+        poll_before_park: Duration::from_micros(300),
+        ..Default::default()
+    };
+    let framed = strata_client::Connection::connect_with(&addr, options.clone())
+        .await
+        .unwrap();
+    framed
+        .admin()
+        .create_table(&table("t", &["f"]), &[])
+        .await
+        .unwrap();
+    let t = framed.table("t").unwrap();
+    for i in 0..200u32 {
+        let row = b(&format!("r{i:03}"));
+        t.put(&Put::new(row.clone()).add(b("f"), b("q"), b(&i.to_string())))
+            .await
+            .unwrap();
+        if i % 50 == 0 {
+            // Longer than the budget: both ends park, then wake as usual.
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        let got = t.get(&Get::new(row)).await.unwrap();
+        assert_eq!(got[0].value, b(&i.to_string()));
+    }
+    let calls = (0..8u32).map(|w| {
+        let t = framed.table("t").unwrap();
+        tokio::spawn(async move {
+            for i in (w..200).step_by(8) {
+                let got = t.get(&Get::new(b(&format!("r{i:03}")))).await.unwrap();
+                assert_eq!(got[0].value, b(&i.to_string()));
+            }
+        })
+    });
+    for call in calls {
+        call.await.unwrap();
+    }
+    drop(framed);
+    // The server's connection saw the client go away; a new client is served.
+    let again = strata_client::Connection::connect_with(&addr, options)
+        .await
+        .unwrap();
+    let got = again
+        .table("t")
+        .unwrap()
+        .get(&Get::new(b("r199")))
+        .await
+        .unwrap();
+    assert_eq!(got[0].value, b("199"));
+    server.shutdown().await.unwrap();
+}

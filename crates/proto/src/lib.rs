@@ -5,6 +5,7 @@
 pub mod convert;
 pub mod error;
 pub mod frame;
+pub mod read_soon;
 
 /// The generated protobuf messages and gRPC service stubs (package `strata.v1`).
 #[allow(missing_docs, clippy::all, clippy::pedantic, clippy::unwrap_used)]

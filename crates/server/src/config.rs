@@ -36,6 +36,12 @@ pub struct ServerConfig {
     pub block_cache_bytes: u64,
     /// Row cache capacity in bytes (0 disables it); only families with `ROW_CACHE` use it.
     pub row_cache_bytes: u64,
+    /// How long an idle framed connection polls for its next request before its task parks
+    /// (`strata_proto::read_soon`). Zero (the default) never polls. Polling trades CPU for
+    /// latency: it pays only on a machine with idle cores (a lone client's calls on a
+    /// virtual machine skip a wake-up each way); under load it takes CPU from the work it waits
+    /// for (docs/rfcs/0013-request-path.md, Decision 12).
+    pub poll_before_park: std::time::Duration,
     /// Threads for flushes and compactions.
     pub background_threads: usize,
     /// Largest value accepted in a put or append (HBase's `hbase.server.keyvalue.maxsize`).
@@ -90,6 +96,7 @@ impl ServerConfig {
             memtable_budget_bytes: budget / 2,
             block_cache_bytes: budget / 4,
             row_cache_bytes: budget / 8,
+            poll_before_park: std::time::Duration::ZERO,
             background_threads: 2,
             max_value_bytes: 10 << 20,
             scan_default_rows: 1000,

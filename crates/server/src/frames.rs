@@ -18,6 +18,7 @@ use strata_proto::frame::{
     RESPONSE_OK,
 };
 use strata_proto::pb::data_server::Data;
+use strata_proto::read_soon::SpinPolicy;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, watch};
@@ -135,6 +136,7 @@ pub async fn serve_connection(
     let mut output = BytesMut::new();
     let mut waiting = 0usize;
     let mut closed = false;
+    let mut spin = SpinPolicy::new(service.poll_before_park());
     loop {
         while let Some(frame) =
             take_frame(&mut input).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?
@@ -167,6 +169,17 @@ pub async fn serve_connection(
         }
         if input.capacity() - input.len() < 4096 {
             input.reserve(16 << 10);
+        }
+        // Idle: the client's next request may be a few microseconds away (when configured).
+        if !closed && waiting == 0 {
+            match spin.read(reader.as_ref(), &mut input).await? {
+                Some(0) => {
+                    closed = true;
+                    continue;
+                }
+                Some(_) => continue,
+                None => {}
+            }
         }
         tokio::select! {
             _ = stop.changed() => return Ok(()),

@@ -61,6 +61,11 @@ impl DataService {
         self.admission.as_ref().map_or(Ok(()), |admit| admit())
     }
 
+    /// How long an idle framed connection polls before parking (the server's configuration).
+    pub(crate) fn poll_before_park(&self) -> std::time::Duration {
+        self.server.config().poll_before_park
+    }
+
     /// The tonic server for this service, with Strata's message-size limits.
     pub fn into_server(self) -> pb::data_server::DataServer<DataService> {
         pb::data_server::DataServer::new(self)
