@@ -93,11 +93,6 @@ impl SpinPolicy {
         }
     }
 
-    /// The polling budget of one wait.
-    pub fn budget(&self) -> Duration {
-        self.budget
-    }
-
     /// Polls `stream` for `policy`'s budget if the policy says so: see [`read_soon`].
     ///
     /// # Errors
