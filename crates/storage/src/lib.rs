@@ -19,6 +19,7 @@ pub mod error;
 pub mod events;
 pub mod manifest;
 pub mod memtable;
+pub mod periodic;
 pub mod read;
 pub mod region;
 mod spin;

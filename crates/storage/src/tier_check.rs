@@ -7,17 +7,15 @@
 //! A check reads only the regions' file lists and the clock ([`Region::tier_moves_due`]): no
 //! store is listed or read when nothing is due, so a short interval costs next to nothing.
 //!
-//! Thread safety: one thread of its own runs the checks; [`TierChecker`] is `Send + Sync` and
-//! stopping it (or dropping it) wakes and joins that thread.
+//! Thread safety: one thread of its own ([`Periodic`]) runs the checks; [`TierChecker`] is
+//! `Send + Sync` and stopping it (or dropping it) wakes and joins that thread.
 
 use std::io;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use parking_lot::{Condvar, Mutex};
-
+use crate::periodic::Periodic;
 use crate::region::Region;
 
 /// The regions to check, asked for at every round (the server's open regions).
@@ -44,16 +42,10 @@ struct Counters {
     check_nanos: AtomicU64,
 }
 
-struct Shared {
-    stopped: Mutex<bool>,
-    wake: Condvar,
-    counters: Counters,
-}
-
 /// A thread asking every open region for its due tier moves once per interval.
 pub struct TierChecker {
-    shared: Arc<Shared>,
-    thread: Mutex<Option<JoinHandle<()>>>,
+    counters: Arc<Counters>,
+    periodic: Periodic,
 }
 
 impl TierChecker {
@@ -66,30 +58,26 @@ impl TierChecker {
     /// # Errors
     /// `every` is zero, or the thread cannot be started.
     pub fn start(every: Duration, regions: RegionList) -> io::Result<TierChecker> {
-        if every.is_zero() {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "the tier check interval must be above zero",
-            ));
-        }
-        let shared = Arc::new(Shared {
-            stopped: Mutex::new(false),
-            wake: Condvar::new(),
-            counters: Counters::default(),
-        });
-        let state = shared.clone();
-        let thread = std::thread::Builder::new()
-            .name("strata-tier-check".into())
-            .spawn(move || run(&state, every, &regions))?;
-        Ok(TierChecker {
-            shared,
-            thread: Mutex::new(Some(thread)),
-        })
+        let counters = Arc::new(Counters::default());
+        let c = counters.clone();
+        let periodic = Periodic::start("strata-tier-check", every, move || {
+            let started = Instant::now();
+            let list = regions();
+            let due = check_round(&list);
+            let nanos = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+            c.check_nanos.fetch_add(nanos, Ordering::Relaxed);
+            c.regions_checked
+                .fetch_add(list.len() as u64, Ordering::Relaxed);
+            c.moves_requested.fetch_add(due as u64, Ordering::Relaxed);
+            // Last, so a caller that sees the round sees its figures.
+            c.rounds.fetch_add(1, Ordering::Relaxed);
+        })?;
+        Ok(TierChecker { counters, periodic })
     }
 
     /// What the checks did so far.
     pub fn stats(&self) -> TierCheckStats {
-        let c = &self.shared.counters;
+        let c = &self.counters;
         TierCheckStats {
             rounds: c.rounds.load(Ordering::Relaxed),
             regions_checked: c.regions_checked.load(Ordering::Relaxed),
@@ -100,54 +88,11 @@ impl TierChecker {
 
     /// Stops the checks and waits for a round in progress to end. Idempotent.
     pub fn stop(&self) {
-        *self.shared.stopped.lock() = true;
-        self.shared.wake.notify_all();
-        let thread = self.thread.lock().take();
-        if let Some(t) = thread {
-            // The last owner may be dropped on the check thread itself (a round holding the
-            // server): that thread ends by itself once it sees `stopped`.
-            if t.thread().id() != std::thread::current().id() {
-                let _ = t.join();
-            }
-        }
-    }
-}
-
-impl Drop for TierChecker {
-    fn drop(&mut self) {
-        self.stop();
+        self.periodic.stop();
     }
 }
 
 /// Asks each of `regions` for its due tier moves; returns how many had some.
 pub fn check_round(regions: &[Region]) -> usize {
     regions.iter().filter(|r| r.request_tier_moves()).count()
-}
-
-fn run(shared: &Shared, every: Duration, regions: &RegionList) {
-    let mut next = Instant::now() + every;
-    loop {
-        {
-            let mut stopped = shared.stopped.lock();
-            while !*stopped && Instant::now() < next {
-                shared.wake.wait_until(&mut stopped, next);
-            }
-            if *stopped {
-                return;
-            }
-        }
-        let started = Instant::now();
-        let list = regions();
-        let due = check_round(&list);
-        let c = &shared.counters;
-        let nanos = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
-        c.check_nanos.fetch_add(nanos, Ordering::Relaxed);
-        c.regions_checked
-            .fetch_add(list.len() as u64, Ordering::Relaxed);
-        c.moves_requested.fetch_add(due as u64, Ordering::Relaxed);
-        // Last, so a caller that sees the round sees its figures.
-        c.rounds.fetch_add(1, Ordering::Relaxed);
-        drop(list);
-        next = Instant::now() + every;
-    }
 }

@@ -75,7 +75,7 @@ impl Region {
     fn flush_pass(&self, all: bool) -> Result<Pass> {
         let started = Instant::now();
         let inner = &self.inner;
-        let (seq, snapshots) = {
+        let cut = {
             let _quiet = inner.updates.write();
             let seq = inner.mvcc.last_seq();
             let snaps: Vec<(&Store, FlushSnapshot, u64)> = inner
@@ -96,8 +96,42 @@ impl Region {
                     (s, snap, durable)
                 })
                 .collect();
-            (seq, snaps)
+            // What stays in memory outside the snapshots counts as new from here: at worst it
+            // waits one more age limit for a flush.
+            let stays = snaps.iter().any(|(_, _, durable)| *durable < seq);
+            let now = if stays {
+                inner.config.clock.now_ms().max(1)
+            } else {
+                0
+            };
+            let before = inner.oldest_edit_ms.swap(now, Ordering::AcqRel);
+            (seq, snaps, before)
         };
+        let (seq, snapshots, stamp_before) = cut;
+        let result = self.install_pass(started, seq, snapshots);
+        if result.is_err() && stamp_before != 0 {
+            // The cells are still in memory, as old as before.
+            let _ = inner
+                .oldest_edit_ms
+                .fetch_update(Ordering::AcqRel, Ordering::Relaxed, |now| {
+                    Some(if now == 0 {
+                        stamp_before
+                    } else {
+                        now.min(stamp_before)
+                    })
+                });
+        }
+        result
+    }
+
+    /// Writes a pass's snapshots to files and installs them. Requires: the flush lock is held.
+    fn install_pass(
+        &self,
+        started: Instant,
+        seq: u64,
+        snapshots: Vec<(&Store, FlushSnapshot, u64)>,
+    ) -> Result<Pass> {
+        let inner = &self.inner;
         let mut edit = VersionEdit::new();
         let mut written = Vec::new();
         for (store, snap, durable) in &snapshots {

@@ -149,6 +149,10 @@ pub(crate) struct Inner {
     pub(crate) tier_moves_requested: AtomicBool,
     /// Memtable bytes last reported to the budget.
     pub(crate) accounted: AtomicU64,
+    /// When (clock ms) the oldest edit the memtables hold outside store files arrived; 0 when
+    /// they hold none. Set by the first write after a flush cut, under `updates` shared;
+    /// cleared by the cut, under `updates` exclusive (see [`Region::oldest_unflushed_edit_ms`]).
+    pub(crate) oldest_edit_ms: std::sync::atomic::AtomicI64,
     /// Compactions, write throttling, and their exclusion of splits (region/compact.rs).
     pub(crate) compactions: compact::CompactionState,
 }
@@ -189,6 +193,29 @@ impl Region {
     /// Figures of every store.
     pub fn store_stats(&self) -> Vec<StoreStats> {
         self.inner.stores.values().map(Store::stats).collect()
+    }
+
+    /// When (ms on the region's clock) the oldest edit its memtables hold arrived, `None`
+    /// when every edit is in store files. A server flushes regions whose edits grew older than
+    /// its limit (HBase's `hbase.regionserver.optionalcacheflushinterval`), so an idle region
+    /// neither keeps WAL segments alive nor leaves its edits to a long replay after a crash.
+    /// Edits replayed from the WAL on open count from the open. After a flush that left cells
+    /// in memory (`flush.oldest`, or a failed write), they count from the flush.
+    pub fn oldest_unflushed_edit_ms(&self) -> Option<i64> {
+        match self.inner.oldest_edit_ms.load(Ordering::Acquire) {
+            0 => None,
+            ms => Some(ms),
+        }
+    }
+
+    /// Records that the memtables hold an edit from now, unless they already hold an older
+    /// one. Requires: `updates` held (shared by a writer, exclusive by a flush cut).
+    pub(crate) fn stamp_edit(&self) {
+        let stamp = &self.inner.oldest_edit_ms;
+        if stamp.load(Ordering::Relaxed) == 0 {
+            let now = self.inner.config.clock.now_ms().max(1);
+            let _ = stamp.compare_exchange(0, now, Ordering::AcqRel, Ordering::Relaxed);
+        }
     }
 
     /// Bytes held by all memtables.

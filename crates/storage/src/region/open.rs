@@ -159,6 +159,7 @@ impl Region {
                 compaction_requested: AtomicBool::new(false),
                 tier_moves_requested: AtomicBool::new(false),
                 accounted: AtomicU64::new(0),
+                oldest_edit_ms: Default::default(),
                 compactions: Default::default(),
                 config,
             }),
@@ -183,6 +184,10 @@ impl Region {
                 weak.upgrade()
                     .map_or(0, |inner| inner.read_points.smallest(&inner.mvcc))
             }));
+        }
+        // Edits replayed from the WAL are as old as the open, as far as flushing by age goes.
+        if region.memtable_bytes() > 0 {
+            region.stamp_edit();
         }
         if let Some(budget) = &region.inner.config.budget {
             budget.register(region.clone());

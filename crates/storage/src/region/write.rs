@@ -273,6 +273,7 @@ impl Region {
     pub(super) fn insert_logged(&self, entry: &Entry, rows: u64) -> Result<()> {
         let inner = &self.inner;
         let cells = &entry.cells;
+        self.stamp_edit();
         // In store order (family, row, qualifier, newest first; stable, so cells with the
         // same key keep their order), each family's cells searched from the previous one's
         // place: a row's cells land side by side. A lone cell needs no sort (nor allocation).

@@ -191,6 +191,17 @@ impl Wal {
         self.shared.segments.lock().regions()
     }
 
+    /// When more than `max_segments` segment files are live, the regions whose unflushed
+    /// entries keep the oldest of them: flushing those lets the files go. Empty when the log
+    /// is within the limit. A server asks this periodically, so a region written once and
+    /// then left alone does not keep every segment after its write forever.
+    pub fn regions_holding_oldest(&self, max_segments: usize) -> Vec<u64> {
+        self.shared
+            .segments
+            .lock()
+            .regions_holding_oldest(max_segments)
+    }
+
     /// Reads the entries of the segments found on open, in log order, keeping those of
     /// regions for which `flushed(region)` is `Some(s)` with a sequence id above `s`; entries
     /// of regions mapped to `None` are passed over. Entries appended since open are not

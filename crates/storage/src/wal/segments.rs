@@ -105,6 +105,25 @@ impl SegmentSet {
         regions
     }
 
+    /// When more than `max_segments` segments are live, the regions whose unflushed entries
+    /// keep the oldest ones (those past the limit) alive, ascending: flushing them lets those
+    /// segments go (HBase's `hbase.regionserver.maxlogs` forced flushes). Empty otherwise.
+    pub fn regions_holding_oldest(&self, max_segments: usize) -> Vec<u64> {
+        let excess = self.segments.len().saturating_sub(max_segments);
+        let mut regions: Vec<u64> = self
+            .segments
+            .iter()
+            .filter(|(id, _)| Some(**id) != self.active)
+            .take(excess)
+            .flat_map(|(_, s)| s.max_seq.iter())
+            .filter(|(region, max)| self.flushed.get(region).is_none_or(|f| f < max))
+            .map(|(region, _)| *region)
+            .collect();
+        regions.sort_unstable();
+        regions.dedup();
+        regions
+    }
+
     /// Number of live segments and their total bytes.
     pub fn count_and_bytes(&self) -> (u64, u64) {
         let bytes = self.segments.values().map(|s| s.bytes).sum();
@@ -125,6 +144,25 @@ mod tests {
 
     fn ids(v: Vec<(u64, Segment)>) -> Vec<u64> {
         v.into_iter().map(|(id, _)| id).collect()
+    }
+
+    #[test]
+    fn the_regions_holding_segments_past_the_limit_are_named() {
+        let mut set = SegmentSet::default();
+        set.activate(1, "1".into(), 24);
+        set.record_batch(1, &[(7, 10), (8, 3)], 100);
+        set.activate(2, "2".into(), 24);
+        set.record_batch(2, &[(9, 20)], 50);
+        set.activate(3, "3".into(), 24);
+        set.record_batch(3, &[(7, 30)], 50);
+        assert!(set.regions_holding_oldest(3).is_empty());
+        assert_eq!(set.regions_holding_oldest(2), vec![7, 8]);
+        assert_eq!(set.regions_holding_oldest(1), vec![7, 8, 9]);
+        // The active segment is never counted as one to free.
+        assert_eq!(set.regions_holding_oldest(0), vec![7, 8, 9]);
+        // A region flushed past its entries in a segment no longer holds it.
+        set.mark_flushed(7, 10);
+        assert_eq!(set.regions_holding_oldest(2), vec![8]);
     }
 
     #[test]
