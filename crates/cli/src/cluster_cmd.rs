@@ -71,6 +71,8 @@ pub struct RegionServerArgs {
     s3: Box<crate::s3_args::S3Args>,
     #[command(flatten)]
     tier_check: crate::standalone::TierCheckArgs,
+    #[command(flatten)]
+    flush_check: crate::standalone::FlushCheckArgs,
     /// Seconds between compaction checks of every open region (with --root), so idle regions
     /// get their periodic major compactions and drop files past their family's TTL; flushes
     /// ask for checks of their own. 0 turns it off. [default: 10000, as standalone and
@@ -307,6 +309,7 @@ fn run_data_regionserver(args: &RegionServerArgs, url: &str) -> Result<(), Strin
     server.block_cache_bytes = args.block_cache_mib << 20;
     server.poll_before_park = std::time::Duration::from_micros(args.poll_us);
     server.tier_check_every = args.tier_check.every();
+    server.flush_check = args.flush_check.check();
     if let Some(cold) = &args.cold_root {
         let timeout = Duration::from_secs(args.store_timeout_secs);
         server.cold_volume = Some(args.s3.cold_volume(cold, timeout)?);

@@ -43,6 +43,34 @@ impl TierCheckArgs {
     }
 }
 
+/// When a server flushes regions on its own (`strata_server::flush_check`).
+#[derive(clap::Args, Clone, Copy, Debug)]
+pub struct FlushCheckArgs {
+    /// Seconds between flush checks of every open region. 0 turns them off.
+    #[arg(long, default_value_t = 10)]
+    pub flush_check_secs: u64,
+    /// Flush a region whose oldest edit still only in memory is older than this many seconds,
+    /// so idle regions do not keep WAL segments alive or edits to replay (HBase's
+    /// `hbase.regionserver.optionalcacheflushinterval`). 0: never by age.
+    #[arg(long, default_value_t = 3600)]
+    pub max_edit_age_secs: u64,
+    /// Past this many WAL segment files, flush the regions holding the oldest (HBase's
+    /// `hbase.regionserver.maxlogs`). 0: never by WAL size.
+    #[arg(long, default_value_t = 32)]
+    pub max_wal_segments: usize,
+}
+
+impl FlushCheckArgs {
+    /// The settings these arguments give.
+    pub fn check(self) -> strata_server::flush_check::FlushCheck {
+        strata_server::flush_check::FlushCheck {
+            every: Duration::from_secs(self.flush_check_secs),
+            max_edit_age: Duration::from_secs(self.max_edit_age_secs),
+            max_wal_segments: self.max_wal_segments,
+        }
+    }
+}
+
 /// Arguments of `strata standalone`.
 #[derive(clap::Args)]
 pub struct Args {
@@ -112,6 +140,8 @@ pub struct Args {
     wal_storage_policy: StoragePolicy,
     #[command(flatten)]
     tier_check: TierCheckArgs,
+    #[command(flatten)]
+    flush_check: FlushCheckArgs,
     #[command(flatten)]
     thrift: crate::gateway_cmd::Limits,
     /// Where HBase's native RPC listens, for the HBase Java client (one port for the
@@ -261,6 +291,7 @@ async fn serve(args: &Args) -> Result<(), String> {
     config.server.cold_volume = cold_volume;
     config.server.wal_storage_policy = args.wal_storage_policy;
     config.server.tier_check_every = args.tier_check.every();
+    config.server.flush_check = args.flush_check.check();
     config.server.slow_op_threshold = std::time::Duration::from_millis(args.slow_op_ms);
     let server = Standalone::start(config).await.map_err(|e| e.to_string())?;
     if args.no_request_metrics {

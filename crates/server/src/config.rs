@@ -77,6 +77,9 @@ pub struct ServerConfig {
     /// (`strata_storage::tier_check`); a check touches no store when nothing is due. Default
     /// five minutes; zero turns the check off (moves then wait for a compaction check).
     pub tier_check_every: std::time::Duration,
+    /// When the server flushes regions on its own: edits older than an hour, or a WAL past
+    /// 32 segment files (`crate::flush_check`).
+    pub flush_check: crate::flush_check::FlushCheck,
     /// A directory below `wal/` for this server's WAL (cluster mode: one per region server,
     /// `wal/<server>/`, so another server can fence and split it); `None` uses `wal/` itself.
     pub wal_subdir: Option<String>,
@@ -110,6 +113,7 @@ impl ServerConfig {
             slow_op_threshold: std::time::Duration::from_secs(1),
             heatmap_slot: std::time::Duration::from_secs(10),
             tier_check_every: strata_storage::tier_check::TierChecker::DEFAULT_EVERY,
+            flush_check: crate::flush_check::FlushCheck::default(),
             wal_subdir: None,
         }
     }

@@ -22,6 +22,7 @@ use strata_storage::clock::{Clock, SystemClock};
 use strata_storage::compaction::exploring::MajorRequest;
 use strata_storage::events::{failed, Place, Work};
 use strata_storage::manifest::RegionInfo;
+use strata_storage::periodic::Periodic;
 use strata_storage::region::region_dir_name;
 use strata_storage::tier_check::{RegionList, TierCheckStats, TierChecker};
 use strata_storage::tiers::Volumes;
@@ -29,6 +30,7 @@ use strata_storage::wal::Wal;
 use strata_storage::{Error, Region, RegionConfig, Result};
 
 use crate::config::ServerConfig;
+use crate::flush_check::{self, FlushCheckStats};
 use crate::inline::ReadGate;
 use crate::observe::Observer;
 use crate::row_cache::{RegionCache, RowCache, RowCacheStats};
@@ -152,6 +154,9 @@ pub struct RegionServer {
     started: Instant,
     /// The periodic tier check of the open regions (none when its interval is zero).
     tier_checker: parking_lot::Mutex<Option<TierChecker>>,
+    /// The periodic flush check (none when its interval is zero), and what it did.
+    flush_checker: parking_lot::Mutex<Option<Periodic>>,
+    flush_counters: Arc<flush_check::Counters>,
 }
 
 #[derive(Default)]
@@ -229,8 +234,11 @@ impl RegionServer {
             writes: Arc::default(),
             started: Instant::now(),
             tier_checker: parking_lot::Mutex::new(None),
+            flush_checker: parking_lot::Mutex::new(None),
+            flush_counters: Arc::default(),
         });
         server.start_tier_checks()?;
+        server.start_flush_checks()?;
         Ok(server)
     }
 
@@ -253,6 +261,37 @@ impl RegionServer {
         })?;
         *self.tier_checker.lock() = Some(checker);
         Ok(())
+    }
+
+    /// Starts the periodic flush check ([`crate::flush_check`]), unless its interval is zero
+    /// or it has nothing to check. The thread holds the server weakly.
+    fn start_flush_checks(self: &Arc<Self>) -> Result<()> {
+        let check = self.config.flush_check;
+        if check.every.is_zero() || (check.max_edit_age.is_zero() && check.max_wal_segments == 0) {
+            return Ok(());
+        }
+        let weak = Arc::downgrade(self);
+        let periodic = Periodic::start("strata-flush-check", check.every, move || {
+            if let Some(server) = weak.upgrade() {
+                let regions: Vec<Region> = server
+                    .regions
+                    .read()
+                    .by_id
+                    .values()
+                    .map(|h| h.region.clone())
+                    .collect();
+                let now = server.clock.now_ms();
+                flush_check::round(&check, &regions, &server.wal, now, &server.flush_counters);
+            }
+        })
+        .map_err(|e| Error::InvalidArgument(format!("cannot start the flush check thread: {e}")))?;
+        *self.flush_checker.lock() = Some(periodic);
+        Ok(())
+    }
+
+    /// What the periodic flush check did so far.
+    pub fn flush_check_stats(&self) -> FlushCheckStats {
+        self.flush_counters.stats()
     }
 
     /// What the periodic tier check did so far (`None` when it is off).
@@ -604,6 +643,10 @@ impl RegionServer {
         let checker = self.tier_checker.lock().take();
         if let Some(checker) = checker {
             checker.stop();
+        }
+        let flush_checker = self.flush_checker.lock().take();
+        if let Some(periodic) = flush_checker {
+            periodic.stop();
         }
         let mut first = None;
         for h in self.hosted_regions() {

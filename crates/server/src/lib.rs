@@ -18,6 +18,7 @@
 
 pub mod config;
 pub mod files;
+pub mod flush_check;
 pub mod frames;
 pub mod host;
 pub mod inline;

@@ -59,6 +59,7 @@ fn server_rows(host: &RegionServer, out: &mut Vec<(String, String)>) {
                 format!("{} s", c.tier_check_every.as_secs_f64())
             },
         ),
+        ("flush check".into(), flush_check(&c.flush_check)),
         (
             "slow-operation threshold".into(),
             format!("{} ms", c.slow_op_threshold.as_millis()),
@@ -75,4 +76,21 @@ fn server_rows(host: &RegionServer, out: &mut Vec<(String, String)>) {
         ));
     }
     out.extend(rows);
+}
+
+/// The flush check's settings, as the config page shows them.
+fn flush_check(f: &strata_server::flush_check::FlushCheck) -> String {
+    if f.every.is_zero() {
+        return "off".into();
+    }
+    let age = if f.max_edit_age.is_zero() {
+        "never by age".to_owned()
+    } else {
+        format!("edits older than {} s", f.max_edit_age.as_secs_f64())
+    };
+    let wal = match f.max_wal_segments {
+        0 => "never by WAL size".to_owned(),
+        n => format!("WAL past {n} segments"),
+    };
+    format!("every {} s: {age}; {wal}", f.every.as_secs_f64())
 }

@@ -1,0 +1,125 @@
+//! The periodic flush check: flushes that neither a memtable's size nor the memory budget
+//! would ever ask for.
+//!
+//! - **By age** (HBase's `hbase.regionserver.optionalcacheflushinterval`, default one hour):
+//!   a region whose oldest edit still only in memory is older than [`FlushCheck::max_edit_age`]
+//!   is flushed. A region written a little and then left alone would otherwise keep its edits
+//!   in memory until the server stops, every WAL segment from its first edit on alive, and its
+//!   edits to replay after a crash.
+//! - **By WAL size** (HBase's `hbase.regionserver.maxlogs`, default 32): when the server's WAL
+//!   has more than [`FlushCheck::max_wal_segments`] segment files, the regions whose unflushed
+//!   edits keep the oldest of them alive are flushed, so the WAL (and a crash's replay, or a
+//!   dead server's WAL split in a cluster) stays bounded whatever the mix of busy and idle
+//!   regions.
+//!
+//! A round reads one atomic per region and the WAL's segment map; flushes go to the background
+//! pool as any other requested flush (merged with one already queued).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use strata_storage::wal::Wal;
+use strata_storage::Region;
+
+/// When the server flushes regions on its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FlushCheck {
+    /// Time between rounds; zero turns the check off. Default 10 s (HBase's
+    /// `hbase.server.thread.wakefrequency`).
+    pub every: Duration,
+    /// A region whose oldest unflushed edit is older than this is flushed; zero: never by age.
+    /// Default one hour, as HBase.
+    pub max_edit_age: Duration,
+    /// Past this many WAL segment files, the regions holding the oldest ones are flushed;
+    /// zero: never by WAL size. Default 32, as HBase (with 64 MiB segments: 2 GiB of WAL).
+    pub max_wal_segments: usize,
+}
+
+impl Default for FlushCheck {
+    fn default() -> FlushCheck {
+        FlushCheck {
+            every: Duration::from_secs(10),
+            max_edit_age: Duration::from_secs(3600),
+            max_wal_segments: 32,
+        }
+    }
+}
+
+/// What the checks did since the server started.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FlushCheckStats {
+    /// Rounds run.
+    pub rounds: u64,
+    /// Flushes requested because a region's oldest edit passed the age limit.
+    pub by_age: u64,
+    /// Flushes requested because a region held WAL segments past the limit.
+    pub by_wal: u64,
+}
+
+/// The counters behind [`FlushCheckStats`].
+#[derive(Debug, Default)]
+pub(crate) struct Counters {
+    rounds: AtomicU64,
+    by_age: AtomicU64,
+    by_wal: AtomicU64,
+}
+
+impl Counters {
+    pub(crate) fn stats(&self) -> FlushCheckStats {
+        FlushCheckStats {
+            rounds: self.rounds.load(Ordering::Relaxed),
+            by_age: self.by_age.load(Ordering::Relaxed),
+            by_wal: self.by_wal.load(Ordering::Relaxed),
+        }
+    }
+}
+
+/// One round over `regions` (the server's open regions) and their `wal`, at `now_ms` on the
+/// regions' clock: requests the flushes due and counts them in `counters`. A region due for
+/// both reasons is counted once, by age.
+pub(crate) fn round(
+    check: &FlushCheck,
+    regions: &[Region],
+    wal: &Wal,
+    now_ms: i64,
+    counters: &Counters,
+) {
+    let max_age = i64::try_from(check.max_edit_age.as_millis()).unwrap_or(i64::MAX);
+    let mut requested = Vec::new();
+    if max_age > 0 {
+        for region in regions {
+            let due = region
+                .oldest_unflushed_edit_ms()
+                .is_some_and(|oldest| now_ms.saturating_sub(oldest) >= max_age);
+            if due {
+                region.request_flush();
+                requested.push(region.info().region_id);
+            }
+        }
+    }
+    let by_age = requested.len();
+    if check.max_wal_segments > 0 {
+        let holding = wal.regions_holding_oldest(check.max_wal_segments);
+        for region in regions {
+            let id = region.info().region_id;
+            if holding.binary_search(&id).is_ok() && !requested.contains(&id) {
+                region.request_flush();
+                requested.push(id);
+            }
+        }
+    }
+    let by_wal = requested.len() - by_age;
+    if !requested.is_empty() {
+        tracing::info!(
+            by_age,
+            by_wal,
+            "flush check: flushing regions whose edits aged past {:?} or hold WAL segments \
+             past {}",
+            check.max_edit_age,
+            check.max_wal_segments
+        );
+    }
+    counters.by_age.fetch_add(by_age as u64, Ordering::Relaxed);
+    counters.by_wal.fetch_add(by_wal as u64, Ordering::Relaxed);
+    counters.rounds.fetch_add(1, Ordering::Relaxed);
+}

@@ -1,0 +1,149 @@
+//! The region server flushes on its own what no memtable size or memory budget would: a
+//! region whose oldest edit aged past the limit, and the regions holding the oldest WAL
+//! segments once the WAL has more than its limit of them. Bounded waits: a check that never
+//! comes fails the test.
+
+#![allow(clippy::unwrap_used)]
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use strata_model::ops::{Get, Put, RowMutations};
+use strata_model::schema::{FamilyDescriptor, TableDescriptor, TableName};
+use strata_server::flush_check::FlushCheck;
+use strata_server::{RegionServer, ServerConfig};
+use strata_storage::manifest::RegionInfo;
+
+fn table() -> TableDescriptor {
+    TableDescriptor::new(TableName::parse("t").unwrap()).with_family(FamilyDescriptor::new("f"))
+}
+
+fn info(id: u64, start: &'static str, end: &'static str) -> RegionInfo {
+    RegionInfo {
+        table: "t".into(),
+        region_id: id,
+        start_row: Bytes::from_static(start.as_bytes()),
+        end_row: Bytes::from_static(end.as_bytes()),
+    }
+}
+
+fn start(dir: &std::path::Path, check: FlushCheck, segment_size: u64) -> Arc<RegionServer> {
+    let mut config = ServerConfig::new(dir, "test:0").with_memory_budget(256 << 20);
+    config.flush_check = check;
+    config.wal.segment_size = segment_size;
+    let server = RegionServer::open(config).unwrap();
+    server.open_region(&table(), &info(1, "", "m")).unwrap();
+    server.open_region(&table(), &info(2, "m", "")).unwrap();
+    server
+}
+
+fn put(server: &RegionServer, row: &str, value: Vec<u8>) {
+    let rm = RowMutations::new(Bytes::from(row.to_owned()))
+        .with(Put::new(row.to_owned()).add("f", "q", value))
+        .unwrap();
+    server
+        .region_for("t", row.as_bytes())
+        .unwrap()
+        .mutate_row(&rm)
+        .unwrap();
+}
+
+fn read(server: &RegionServer, row: &str) -> usize {
+    server
+        .region_for("t", row.as_bytes())
+        .unwrap()
+        .get(&Get::new(row.to_owned()))
+        .unwrap()
+        .len()
+}
+
+fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !cond() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn files(server: &RegionServer, row: &str) -> usize {
+    let hosted = server.region_for("t", row.as_bytes()).unwrap();
+    hosted.region.store_stats().iter().map(|s| s.files).sum()
+}
+
+#[test]
+fn an_edit_older_than_the_limit_is_flushed_and_a_fresh_one_is_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let check = FlushCheck {
+        every: Duration::from_millis(20),
+        max_edit_age: Duration::from_millis(300),
+        max_wal_segments: 0,
+    };
+    let server = start(dir.path(), check, 64 << 20);
+    put(&server, "a1", b"old".to_vec());
+    let written = Instant::now();
+    let region = server.region_for("t", b"a1").unwrap().region;
+    assert!(region.oldest_unflushed_edit_ms().is_some());
+    wait_for("the aged edit's flush", || files(&server, "a1") == 1);
+    assert!(
+        written.elapsed() >= Duration::from_millis(300),
+        "flushed before its age"
+    );
+    wait_for("the stamp to clear", || {
+        region.oldest_unflushed_edit_ms().is_none()
+    });
+    assert_eq!(read(&server, "a1"), 1);
+    assert_eq!(
+        files(&server, "z1"),
+        0,
+        "a region without edits is not flushed"
+    );
+    let stats = server.flush_check_stats();
+    assert!(stats.rounds >= 1 && stats.by_age >= 1, "{stats:?}");
+    assert_eq!(stats.by_wal, 0);
+    server.shutdown().unwrap();
+}
+
+#[test]
+fn the_regions_holding_the_oldest_wal_segments_past_the_limit_are_flushed() {
+    let dir = tempfile::tempdir().unwrap();
+    let check = FlushCheck {
+        every: Duration::from_millis(20),
+        max_edit_age: Duration::ZERO,
+        max_wal_segments: 3,
+    };
+    let server = start(dir.path(), check, 64 << 10);
+    // One edit in region 1, then region 2 alone writes enough for many segments; neither
+    // memtable is anywhere near its flush size.
+    put(&server, "a1", b"idle".to_vec());
+    for i in 0..600 {
+        put(&server, &format!("z{i:04}"), vec![b'v'; 1000]);
+    }
+    wait_for("the idle region's flush", || files(&server, "a1") == 1);
+    wait_for("the WAL to shrink to its limit", || {
+        server.wal().stats().segments <= 3
+    });
+    assert_eq!(read(&server, "a1"), 1);
+    assert_eq!(read(&server, "z0000"), 1);
+    assert_eq!(read(&server, "z0599"), 1);
+    let stats = server.flush_check_stats();
+    assert!(stats.by_wal >= 1, "{stats:?}");
+    assert_eq!(stats.by_age, 0);
+    server.shutdown().unwrap();
+}
+
+#[test]
+fn a_zero_interval_turns_the_check_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let check = FlushCheck {
+        every: Duration::ZERO,
+        max_edit_age: Duration::from_millis(1),
+        max_wal_segments: 1,
+    };
+    let server = start(dir.path(), check, 64 << 20);
+    put(&server, "a1", b"v".to_vec());
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(files(&server, "a1"), 0);
+    assert_eq!(server.flush_check_stats().rounds, 0);
+    server.shutdown().unwrap();
+}
