@@ -494,6 +494,18 @@ fn wal(f: &mut Family<'_, '_>, host: &RegionServer) -> std::fmt::Result {
         None,
         &one(gauge_of(s.segments)),
     )?;
+    let checks = host.flush_check_stats();
+    f.counter(
+        "strata_flush_check_flushes",
+        "Flushes the periodic flush check asked for: `age`, a region's oldest unflushed edit \
+         passed --max-edit-age-secs; `wal`, the region held WAL segments past \
+         --max-wal-segments.",
+        None,
+        &[
+            (vec![("reason", "age".to_owned())], checks.by_age),
+            (vec![("reason", "wal".to_owned())], checks.by_wal),
+        ],
+    )?;
     f.gauge(
         "strata_wal",
         "Bytes in live WAL segment files.",
