@@ -113,6 +113,7 @@ pub(crate) fn round(
         tracing::info!(
             by_age,
             by_wal,
+            regions = ?requested,
             "flush check: flushing regions whose edits aged past {:?} or hold WAL segments \
              past {}",
             check.max_edit_age,
