@@ -159,6 +159,51 @@ fn eager_keeps_what_an_older_reader_may_see() {
 }
 
 #[test]
+fn adaptive_does_what_basic_does_when_new_data_holds_few_duplicates() {
+    // Two segments of new keys (within the pipeline limit): flattened one for one, as BASIC
+    // does, without the exact count's merge.
+    let unique = Memtable::new(options(InMemoryCompaction::Adaptive));
+    for i in 0..20u64 {
+        add(
+            &unique,
+            &i.to_be_bytes(),
+            b"q",
+            1,
+            CellType::Put,
+            i + 1,
+            b"v",
+        );
+        if i % 10 == 9 {
+            unique.seal_active();
+        }
+    }
+    let r = unique.compact_in_memory(MAX_SEQ);
+    assert_eq!((r.action, r.cells_out), (Action::Flatten, 20));
+    assert_eq!(cells(&unique, MAX_SEQ).len(), 20);
+
+    // Each row once per segment, rewritten in the next: no duplicate within a segment, all
+    // across them; the exact count runs and copies.
+    let rewritten = Memtable::new(options(InMemoryCompaction::Adaptive));
+    for round in 0..2u64 {
+        for i in 0..10u64 {
+            let seq = round * 10 + i + 1;
+            add(
+                &rewritten,
+                &i.to_be_bytes(),
+                b"q",
+                seq as i64,
+                CellType::Put,
+                seq,
+                b"v",
+            );
+        }
+        rewritten.seal_active();
+    }
+    let r = rewritten.compact_in_memory(MAX_SEQ);
+    assert_eq!((r.action, r.cells_out), (Action::Compact, 10));
+}
+
+#[test]
 fn adaptive_merges_unique_keys_and_compacts_churn() {
     let unique = Memtable::new(options(InMemoryCompaction::Adaptive));
     for i in 0..40u64 {

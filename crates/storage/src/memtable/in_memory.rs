@@ -24,7 +24,7 @@ use strata_model::schema::InMemoryCompaction;
 use crate::clock::Clock;
 use crate::read::CompactionSpec;
 
-use super::compact::{build, Action, Mode, Stop};
+use super::compact::{build, Action, Mode, Stop, ADAPTIVE_DROP_SHARE};
 use super::segment::Segment;
 use super::Memtable;
 
@@ -153,10 +153,20 @@ impl Memtable {
             (inputs, self.version.load(Acquire), first_id)
         };
         let expired_before = self.expired_before(now);
-        let Some(plan) = self.plan_with(&inputs, allow_copy, smallest_read_point, expired_before)
+        let Some(mut plan) =
+            self.plan_with(&inputs, allow_copy, smallest_read_point, expired_before)
         else {
             return Report::noop();
         };
+        if matches!(plan, Plan::All(Mode::Adaptive(_)))
+            && !duplicates_likely(&inputs, expired_before)
+        {
+            // ADAPTIVE's exact count would only confirm a merge: do what BASIC does.
+            match self.basic_plan(&inputs) {
+                Some(basic) => plan = basic,
+                None => return Report::noop(),
+            }
+        }
         let stop = Stop {
             version: &self.version,
             expected,
@@ -235,6 +245,18 @@ impl Memtable {
         }
     }
 
+    /// BASIC's decision for a pipeline of `inputs`: merge them all past the segment limit,
+    /// else flatten the skiplist segments one for one.
+    fn basic_plan(&self, inputs: &[Arc<Segment>]) -> Option<Plan> {
+        if inputs.len() > self.options.pipeline_limit {
+            Some(Plan::All(Mode::Merge))
+        } else if inputs.iter().any(|s| !s.is_flat()) {
+            Some(Plan::FlattenEach)
+        } else {
+            None
+        }
+    }
+
     /// The policy's decision for a pipeline of `inputs` (newest first); copies drop cells
     /// with a timestamp below `expired_before` (MIN_VERSIONS kept).
     fn plan_with(
@@ -256,15 +278,7 @@ impl Memtable {
             drop_markers: false,
             trim_versions: true,
         };
-        let basic = || {
-            if inputs.len() > options.pipeline_limit {
-                Some(Plan::All(Mode::Merge))
-            } else if any_list {
-                Some(Plan::FlattenEach)
-            } else {
-                None
-            }
-        };
+        let basic = || self.basic_plan(inputs);
         match options.policy {
             InMemoryCompaction::None => None,
             InMemoryCompaction::Basic => basic(),
@@ -274,4 +288,25 @@ impl Memtable {
             InMemoryCompaction::Adaptive => Some(Plan::All(Mode::Adaptive(spec()))),
         }
     }
+}
+
+/// ADAPTIVE's first look, before its exact count: whether at least [`ADAPTIVE_DROP_SHARE`] of
+/// the cells of the pipeline's skiplist segments (the data sealed since the last compaction)
+/// may be dropped: another version of the column the cell before it has in the same
+/// segment, a cell of a row an older segment of the pipeline may hold (its row filter), or
+/// a cell past the TTL (a timestamp below `expired_before`).
+/// A row-level match over-counts what a compaction can drop (another column of the row is no
+/// duplicate), so a low share here means the exact pass would merge anyway, and ADAPTIVE does
+/// what BASIC does without running it: a load of new keys then costs what it costs under
+/// BASIC. True when no skiplist segment is there to look at (an explicit compaction of flat
+/// segments keeps the exact pass).
+fn duplicates_likely(inputs: &[Arc<Segment>], expired_before: i64) -> bool {
+    let (mut cells, mut likely) = (0u64, 0u64);
+    for (i, segment) in inputs.iter().enumerate() {
+        if let Some((n, d)) = segment.likely_duplicates(&inputs[i + 1..], expired_before) {
+            cells += n;
+            likely += d;
+        }
+    }
+    cells == 0 || likely as f64 >= ADAPTIVE_DROP_SHARE * cells as f64
 }

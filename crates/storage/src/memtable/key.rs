@@ -140,6 +140,12 @@ impl Key {
         self.data.len()
     }
 
+    /// The cell's timestamp.
+    #[inline]
+    pub(crate) fn timestamp(&self) -> Timestamp {
+        self.timestamp
+    }
+
     /// The sequence id.
     #[inline]
     pub(crate) fn seq(&self) -> u64 {

@@ -248,6 +248,38 @@ impl Segment {
         }
     }
 
+    /// For a skiplist segment: its cells, and how many of them are another version of the
+    /// column the cell before them has, belong to a row one of `older` may hold (per their
+    /// row filters, probed once per row), or have a timestamp below `expired_before` (past the
+    /// TTL). `None` for a flat segment. Requires: the segment is sealed (no insert runs).
+    pub(crate) fn likely_duplicates(
+        &self,
+        older: &[std::sync::Arc<Segment>],
+        expired_before: i64,
+    ) -> Option<(u64, u64)> {
+        let Index::List(list) = &self.index else {
+            return None;
+        };
+        let (mut cells, mut likely) = (0u64, 0u64);
+        let mut previous: Option<&Key> = None;
+        let mut row_elsewhere = false;
+        let mut id = list.successor(HEAD);
+        while let Some(key) = list.key(id) {
+            let (row, qualifier) = key.column();
+            let same_row = previous.is_some_and(|p| p.row_bytes() == row);
+            if !same_row {
+                row_elsewhere = older.iter().any(|s| s.may_contain_row(row));
+            }
+            let same_column = same_row && previous.is_some_and(|p| p.column().1 == qualifier);
+            cells += 1;
+            let expired = key.timestamp() < expired_before;
+            likely += u64::from(same_column || row_elsewhere || expired);
+            previous = Some(key);
+            id = list.successor(id);
+        }
+        Some((cells, likely))
+    }
+
     /// Counts cells added all at once (before the segment is shared).
     fn count_all(&self, sums: &Sums) {
         if sums.cells == 0 {
