@@ -79,6 +79,21 @@ start() {
 {"identities":[{"name":"strata","credentials":[{"accessKey":"$access","secretKey":"$secret"}],
   "actions":["Admin","Read","Write","List","Tagging"]}]}
 JSON
+  # Its gRPC ports (each port + 10000) fall in Linux's ephemeral range, where another
+  # process's outgoing connection may hold one for a moment: a launch that fails to bind is
+  # tried again, a few times, on the same ports.
+  local attempt rc
+  for attempt in 1 2 3; do
+    launch && return 0
+    rc=$?
+    [ "$rc" = 2 ] && [ "$attempt" -lt 3 ] || return 1
+    echo "s3.sh: a port was in use; starting SeaweedFS again (attempt $((attempt + 1)))" >&2
+    sleep 3
+  done
+}
+
+# Starts `weed server` and waits until it serves: 0 ready, 2 a port was in use, 1 otherwise.
+launch() {
   # Small volumes so a test machine's disk is enough (the 30 GB default fails PUTs with
   # "No more free space left").
   nohup "$weed" server -dir="$state/data" -ip=127.0.0.1 -ip.bind=127.0.0.1 \
@@ -95,6 +110,10 @@ JSON
       return 0
     fi
     if ! running; then
+      if grep -q "address already in use" "$state/weed.log"; then
+        stop_pidfile "$pidfile" 5
+        return 2
+      fi
       echo "s3.sh: weed exited; last lines of $state/weed.log:" >&2
       tail -20 "$state/weed.log" >&2
       return 1
