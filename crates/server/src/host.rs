@@ -274,11 +274,9 @@ impl RegionServer {
         let periodic = Periodic::start("strata-flush-check", check.every, move || {
             if let Some(server) = weak.upgrade() {
                 let regions: Vec<Region> = server
-                    .regions
-                    .read()
-                    .by_id
-                    .values()
-                    .map(|h| h.region.clone())
+                    .hosted_regions()
+                    .into_iter()
+                    .map(|h| h.region)
                     .collect();
                 let now = server.clock.now_ms();
                 flush_check::round(&check, &regions, &server.wal, now, &server.flush_counters);

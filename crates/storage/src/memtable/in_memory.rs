@@ -295,10 +295,10 @@ impl Memtable {
 /// may be dropped: another version of the column the cell before it has in the same
 /// segment, a cell of a row an older segment of the pipeline may hold (its row filter), or
 /// a cell past the TTL (a timestamp below `expired_before`).
-/// A row-level match over-counts what a compaction can drop (another column of the row is no
-/// duplicate), so a low share here means the exact pass would merge anyway, and ADAPTIVE does
-/// what BASIC does without running it: a load of new keys then costs what it costs under
-/// BASIC. True when no skiplist segment is there to look at (an explicit compaction of flat
+/// A row-level match mostly over-counts what a compaction can drop (another column of the row
+/// is no duplicate), so below the share the exact pass would almost always merge, and ADAPTIVE
+/// does what BASIC does without running it: a load of new keys then costs about what it costs
+/// under BASIC (what this misses is in RFC 0003, "ADAPTIVE's estimator"). True when no skiplist segment is there to look at (an explicit compaction of flat
 /// segments keeps the exact pass).
 fn duplicates_likely(inputs: &[Arc<Segment>], expired_before: i64) -> bool {
     let (mut cells, mut likely) = (0u64, 0u64);

@@ -261,20 +261,21 @@ impl Segment {
             return None;
         };
         let (mut cells, mut likely) = (0u64, 0u64);
-        let mut previous: Option<&Key> = None;
+        // The previous cell's row and qualifier.
+        let mut previous: (&[u8], &[u8]) = (&[], &[]);
         let mut row_elsewhere = false;
         let mut id = list.successor(HEAD);
         while let Some(key) = list.key(id) {
-            let (row, qualifier) = key.column();
-            let same_row = previous.is_some_and(|p| p.row_bytes() == row);
+            let column = key.column();
+            let same_row = cells > 0 && previous.0 == column.0;
             if !same_row {
-                row_elsewhere = older.iter().any(|s| s.may_contain_row(row));
+                row_elsewhere = older.iter().any(|s| s.may_contain_row(column.0));
             }
-            let same_column = same_row && previous.is_some_and(|p| p.column().1 == qualifier);
-            cells += 1;
+            let same_column = same_row && previous.1 == column.1;
             let expired = key.timestamp() < expired_before;
+            cells += 1;
             likely += u64::from(same_column || row_elsewhere || expired);
-            previous = Some(key);
+            previous = column;
             id = list.successor(id);
         }
         Some((cells, likely))
