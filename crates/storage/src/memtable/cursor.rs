@@ -109,9 +109,9 @@ impl Cursor {
 
     /// As [`seek`](Cursor::seek), for a probe at or after the cursor's key when the cursor
     /// got there by forward moves: a cursor at or past the probe (or past the end) stays; one
-    /// below it moves on from where it is (over whole column runs in a flat index, a few
-    /// links in a skiplist) and, if that does not reach the probe, searches on from there (a
-    /// finger search in a skiplist) or the whole index.
+    /// below it moves on from where it is (over whole column runs in a flat index; to its
+    /// column's run tail, then a few links, in a skiplist) and, if that does not reach the
+    /// probe, searches on from there (a finger search in a skiplist) or the whole index.
     pub(crate) fn seek_forward(&mut self, probe: &Probe<'_>) {
         match self.key() {
             Some(key) if below(key, probe, false) => {}
@@ -124,6 +124,13 @@ impl Cursor {
             }
             Index::List(list) => {
                 let mut id = pos_node(self.pos);
+                // Over the older versions of the cursor's column in one hop when the probe
+                // is past them (a reader skipping to the next column): every node up to the
+                // run's tail is of the column, so below the probe too.
+                let tail = list.run_tail(id);
+                if tail != id && list.key(tail).is_some_and(|k| below(k, probe, false)) {
+                    id = tail;
+                }
                 for _ in 0..LIST_STEPS {
                     let next = list.successor(id);
                     match list.key(next) {

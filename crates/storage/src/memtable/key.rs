@@ -58,6 +58,12 @@ impl<'a> Probe<'a> {
         self.row
     }
 
+    /// The qualifier searched for.
+    #[inline]
+    pub(crate) fn qualifier(&self) -> &'a [u8] {
+        self.qualifier
+    }
+
     /// The probe for a cell key.
     pub(crate) fn of_key(key: &'a CellKey) -> Probe<'a> {
         Probe {

@@ -19,8 +19,9 @@ fn seen(it: &Iter) -> Seen {
 }
 
 /// A memtable of three flat segments and a skiplist; rows r0..r5 with columns q0..q2, r1's q1
-/// hot (versions in every segment).
-fn filled(rng: &mut StdRng) -> Memtable {
+/// hot (versions in every segment). `rising`: timestamps grow with each write (new versions
+/// go in front of a column's older ones, so skiplist run tails reach the oldest), else random.
+fn filled(rng: &mut StdRng, rising: bool) -> Memtable {
     let m = Memtable::new(Options {
         chunk_size: 64 << 10,
         policy: InMemoryCompaction::Basic,
@@ -41,7 +42,11 @@ fn filled(rng: &mut StdRng) -> Memtable {
             let cell = CellRef {
                 row: row.as_bytes(),
                 qualifier: q.as_bytes(),
-                timestamp: rng.gen_range(0..400),
+                timestamp: if rising {
+                    seq as i64
+                } else {
+                    rng.gen_range(0..400)
+                },
                 cell_type: CellType::Put,
                 seq,
                 value: b"v",
@@ -81,7 +86,7 @@ fn target(rng: &mut StdRng) -> CellKey {
 fn a_forward_seek_lands_where_a_fresh_seek_does() {
     for seed in 0..40 {
         let mut rng = StdRng::seed_from_u64(seed);
-        let m = filled(&mut rng);
+        let m = filled(&mut rng, seed % 2 == 1);
         let read_point = rng.gen_range(200..=480);
         let mut it = m.iter(read_point);
         it.seek_to_first();

@@ -6,6 +6,12 @@
 //! are reproducible. Ids instead of pointers keep links at 4 bytes and let cursors hold a
 //! position without borrowing the list.
 //!
+//! Beside each node a *run tail* (4 bytes, in slabs of their own): a later node of the same
+//! column (row and qualifier), so a reader skips the older versions of a column in one hop
+//! ([`SkipList::run_tail`]). A new node copies the tail of the node it is linked before when
+//! that node is of its column (a new version goes in front of the older ones): the tail of a
+//! run stays its oldest version, found in one hop from any of them.
+//!
 //! # Thread safety
 //! Any number of threads may insert and read at once; nothing blocks except the one-time
 //! creation of a slab. A node's key and upper-link index are written before the node is
@@ -101,6 +107,8 @@ pub(crate) struct SkipList {
     head: [AtomicU32; MAX_HEIGHT],
     nodes: Slabs<Node>,
     towers: Slabs<Link>,
+    /// Each node's run tail, by node id (see the module docs).
+    tails: Slabs<Link>,
     next_node: AtomicU64,
     next_tower: AtomicU64,
 }
@@ -112,6 +120,7 @@ impl SkipList {
             head: std::array::from_fn(|_| AtomicU32::new(NIL)),
             nodes: Slabs::new(NODE_SLAB_BITS, NODE_BLOCK_BITS),
             towers: Slabs::new(TOWER_SLAB_BITS, TOWER_BLOCK_BITS),
+            tails: Slabs::new(NODE_SLAB_BITS, NODE_BLOCK_BITS),
             next_node: AtomicU64::new(0),
             next_tower: AtomicU64::new(0),
         }
@@ -188,7 +197,8 @@ impl SkipList {
         }
         *valid = true;
         let id = self.next_node.fetch_add(1, Relaxed);
-        let Some(node) = self.nodes.get_or_create(id) else {
+        let (Some(node), Some(tail)) = (self.nodes.get_or_create(id), self.tails.get_or_create(id))
+        else {
             return Insert::Full;
         };
         let id = id as u32; // below the capacity, 2²⁶
@@ -211,6 +221,10 @@ impl SkipList {
                     break 'levels;
                 };
                 own.store(succs[level], Relaxed);
+                if level == 0 {
+                    // Published with the node by the compare-exchange below.
+                    tail.0.store(self.tail_for(probe, succs[0]), Relaxed);
+                }
                 if pred
                     .compare_exchange(succs[level], id, Release, Relaxed)
                     .is_ok()
@@ -234,6 +248,27 @@ impl SkipList {
         // Upper links reserved, whether or not every level got linked.
         Insert::Inserted {
             upper_links: height as u32 - 1,
+        }
+    }
+
+    /// The run tail of a node keyed `probe` linked right before `succ`: `succ`'s own tail (or
+    /// `succ`) when `succ` is of the same column, else [`NIL`].
+    fn tail_for(&self, probe: &Probe<'_>, succ: u32) -> u32 {
+        match self.key(succ) {
+            Some(key) if key.column() == (probe.row(), probe.qualifier()) => self.run_tail(succ),
+            _ => NIL,
+        }
+    }
+
+    /// A node at or after `id` of the same column (row and qualifier), as far as inserts
+    /// have recorded it: the column's oldest version when its versions came newest last, as
+    /// writes with the current time do; `id` itself when none is known. Older versions may
+    /// also follow the node returned (inserted after their newer ones).
+    #[inline]
+    pub(crate) fn run_tail(&self, id: u32) -> u32 {
+        match self.tails.get(id).map(|t| t.0.load(Relaxed)) {
+            Some(tail) if tail != NIL => tail,
+            _ => id,
         }
     }
 
@@ -403,7 +438,7 @@ impl SkipList {
 
     /// Bytes reserved for nodes and links (whole slabs).
     pub(crate) fn reserved_bytes(&self) -> u64 {
-        self.nodes.reserved_bytes() + self.towers.reserved_bytes()
+        self.nodes.reserved_bytes() + self.towers.reserved_bytes() + self.tails.reserved_bytes()
     }
 }
 

@@ -275,3 +275,77 @@ fn finger_searches_match_searches_from_the_head() {
     let before = |k: &Key| k.cmp_probe(&probe) == Less;
     assert_eq!(list.last_where_from(HEAD, before), list.last_where(before));
 }
+
+fn version<'a>(row: &'a [u8], qualifier: &'a [u8], timestamp: i64) -> CellRef<'a> {
+    CellRef {
+        row,
+        qualifier,
+        timestamp,
+        cell_type: CellType::Put,
+        seq: 1,
+        value: b"v",
+    }
+}
+
+/// Every node's run tail is at or after it and of its column; versions written newest last
+/// (as with the current time) all point at their column's oldest.
+#[test]
+fn run_tails_stay_within_their_column() {
+    let list = SkipList::new();
+    let mut splice = Splice::default();
+    let (rows, qualifiers) = ([&b"a"[..], b"b", b"c"], [&b"x"[..], b"y"]);
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    let mut ordered_tail = Vec::new();
+    for i in 0..3_000i64 {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let (row, q) = (
+            rows[(state % 3) as usize],
+            qualifiers[(state / 3 % 2) as usize],
+        );
+        // Row "a" gets rising timestamps only (new versions in front); the others any.
+        let ts = if row == b"a" {
+            i
+        } else {
+            (state >> 8) as i64 % 500
+        };
+        let c = version(row, q, ts);
+        insert_hinted(&list, &c, &mut splice);
+        if state.is_multiple_of(5) {
+            splice = Splice::default();
+        }
+        if row == b"a" && q == b"x" {
+            ordered_tail.push(ts);
+        }
+    }
+    let mut ids = Vec::new();
+    let mut id = list.successor(HEAD);
+    while list.key(id).is_some() {
+        ids.push(id);
+        id = list.successor(id);
+    }
+    let mut hops = 0;
+    for (i, &id) in ids.iter().enumerate() {
+        let tail = list.run_tail(id);
+        let at = ids
+            .iter()
+            .position(|&n| n == tail)
+            .expect("a tail is a node");
+        let (key, tail_key) = (list.key(id).unwrap(), list.key(tail).unwrap());
+        assert!(at >= i, "a tail never points back");
+        assert_eq!(key.column(), tail_key.column());
+        if tail != id {
+            hops += 1;
+        }
+        let c = key.cell();
+        if (c.row, c.qualifier) == (&b"a"[..], &b"x"[..]) {
+            let oldest = ordered_tail.iter().min().copied();
+            assert_eq!(Some(tail_key.timestamp()), oldest, "one hop to the oldest");
+        }
+    }
+    assert!(
+        hops > ids.len() / 2,
+        "most versions know a later one: {hops}"
+    );
+}
