@@ -162,8 +162,10 @@ impl FlatIndex {
             };
             let end = (end as usize).clamp(pos + 1, self.keys.len());
             // keys[pos] is below the probe; if the run's last key is not, the first key at or
-            // above it is within the run.
-            if !below(&self.keys[end - 1]) {
+            // above it is within the run. When the probe is past keys[pos]'s column (a
+            // reader skipping to the next one), the run is below it without reading its last
+            // key (a cache miss in the arena; keys[pos] was just read).
+            if !self.keys[pos].column_below(probe) && !below(&self.keys[end - 1]) {
                 return pos + 1 + self.keys[pos + 1..end].partition_point(below);
             }
             match self.keys.get(end) {

@@ -164,28 +164,41 @@ impl Iter {
     /// ties, and moves the other children holding that same key past it.
     fn settle(&mut self, forward: bool) -> bool {
         let wanted = if forward { Less } else { Greater };
-        let mut best: Option<usize> = None;
-        for (i, child) in self.children.iter().enumerate() {
-            let Some(key) = child.key() else { continue };
-            let better = match best.and_then(|b| self.children[b].key()) {
-                None => true,
-                Some(b) => key.cmp_probe(&b.probe()) == wanted,
-            };
-            if better {
-                best = Some(i);
+        // Children with the best key found so far, one bit each (index < 64), and whether
+        // a tie was seen at a higher index: then they are compared again below.
+        let (mut best, mut ties, mut wide) = (None::<usize>, 0u64, false);
+        {
+            let mut best_probe: Option<Probe<'_>> = None;
+            for (i, child) in self.children.iter().enumerate() {
+                let Some(key) = child.key() else { continue };
+                let order = best_probe.as_ref().map(|b| key.cmp_probe(b));
+                if order.is_none() || order == Some(wanted) {
+                    best = Some(i);
+                    best_probe = Some(key.probe());
+                    (ties, wide) = (0, false);
+                } else if order == Some(Equal) {
+                    match 1u64.checked_shl(i as u32) {
+                        Some(bit) => ties |= bit,
+                        None => wide = true,
+                    }
+                }
             }
         }
         if let Some(b) = best {
             for i in (0..self.children.len()).filter(|&i| i != b) {
-                let (chosen, other) = pair(&mut self.children, b, i);
-                let same = match (chosen.key(), other.key()) {
-                    (Some(c), Some(o)) => o.cmp_probe(&c.probe()) == Equal,
-                    _ => false,
+                let same = if wide {
+                    let (chosen, other) = pair(&mut self.children, b, i);
+                    match (chosen.key(), other.key()) {
+                        (Some(c), Some(o)) => o.cmp_probe(&c.probe()) == Equal,
+                        _ => false,
+                    }
+                } else {
+                    ties.checked_shr(i as u32).is_some_and(|t| t & 1 != 0)
                 };
                 if same && forward {
-                    other.next();
+                    self.children[i].next();
                 } else if same {
-                    other.prev();
+                    self.children[i].prev();
                 }
             }
         }

@@ -184,6 +184,16 @@ impl Key {
         }
     }
 
+    /// True when this key's column (row, then qualifier) sorts before the probe's: every
+    /// version of the column is then below the probe.
+    #[inline]
+    pub(crate) fn column_below(&self, probe: &Probe<'_>) -> bool {
+        let (row, rest) = self.row();
+        compare_bytes(row, probe.row)
+            .then_with(|| compare_bytes(take_prefixed(rest).0, probe.qualifier))
+            .is_lt()
+    }
+
     /// Compares this key with `probe` in store order.
     #[inline]
     pub(crate) fn cmp_probe(&self, probe: &Probe<'_>) -> Ordering {

@@ -465,3 +465,30 @@ fn a_row_cursor_shows_every_cell_of_its_row_and_skips_segments_without_it() {
         );
     }
 }
+
+/// More segments than the merge's tie bitmap covers (64): a key held by many segments still
+/// shows once, forward and backward, with the rows around it in order.
+#[test]
+fn a_key_in_seventy_segments_shows_once() {
+    let m = Memtable::new(options(InMemoryCompaction::Basic));
+    for s in 0..70u64 {
+        put(&m, "same", 5, 1);
+        put(&m, &format!("r{s:03}"), 1, 100 + s);
+        m.seal_active();
+    }
+    put(&m, "same", 5, 1);
+    let forward = cells(&m);
+    assert_eq!(forward.len(), 71);
+    assert_eq!(forward.iter().filter(|c| c.0 == b"same").count(), 1);
+    assert!(forward.windows(2).all(|w| w[0].0 < w[1].0));
+    let mut it = m.iter(u64::MAX);
+    let mut backward = Vec::new();
+    let mut more = it.seek_to_last();
+    while more {
+        backward.push(it.current().row.to_vec());
+        more = it.prev();
+    }
+    backward.reverse();
+    let rows: Vec<Vec<u8>> = forward.iter().map(|c| c.0.clone()).collect();
+    assert_eq!(backward, rows);
+}
