@@ -18,7 +18,7 @@ use super::flat::{self, FlatIndex, FLAT_ENTRY_BYTES};
 use super::key::{Key, Probe};
 use super::merge_index::MergedIndex;
 use super::row_filter::RowFilter;
-use super::skiplist::{Insert, SkipList, Splice, HEAD, LINK_BYTES, NODE_BYTES};
+use super::skiplist::{Insert, SkipList, Splice, HEAD, LINK_BYTES, NODE_BYTES, TAIL_BYTES};
 use super::Stats;
 
 /// How a segment finds its cells.
@@ -322,7 +322,7 @@ impl Segment {
         let result = list.insert_hinted(&Probe::of_cell(cell), make_key, splice);
         if let Insert::Inserted { upper_links } = result {
             let data = cell.row.len() + cell.qualifier.len() + cell.value.len();
-            let index = NODE_BYTES + (len - data) + upper_links as usize * LINK_BYTES;
+            let index = NODE_BYTES + TAIL_BYTES + (len - data) + upper_links as usize * LINK_BYTES;
             self.count(data, index, cell.seq);
         }
         result

@@ -71,6 +71,8 @@ pub(crate) struct Node {
 pub(crate) const NODE_BYTES: usize = size_of::<Node>();
 /// Bytes an upper link takes in the tower slabs.
 pub(crate) const LINK_BYTES: usize = size_of::<AtomicU32>();
+/// Bytes a node's run tail takes in its slabs.
+pub(crate) const TAIL_BYTES: usize = size_of::<Link>();
 
 /// What an insert did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
