@@ -299,11 +299,12 @@ pub(super) fn visit_row<C: Cursor>(
 }
 
 /// Moves past the remaining versions of `qualifier` (a hot column updated many times keeps
-/// every version in the memtable until a flush): a few steps, then one forward seek to the
-/// next column, as HBase's `SEEK_NEXT_COL` does (sources already past the column stay put;
-/// a flat memtable segment hops over the column's run of versions).
+/// every version in the memtable until a flush): one step (enough when the column has one
+/// version), then one forward seek to the next column, as HBase's `SEEK_NEXT_COL` does
+/// (sources already past the column stay put; a memtable segment hops over the column's run
+/// of versions: a flat one by its run ends, a skiplist by its run tails).
 fn skip_column<C: Cursor>(cursor: &mut C, row: &Bytes, qualifier: &mut Vec<u8>) -> Result<()> {
-    const STEPS_BEFORE_SEEK: usize = 4;
+    const STEPS_BEFORE_SEEK: usize = 1;
     for _ in 0..STEPS_BEFORE_SEEK {
         cursor.next()?;
         if !cursor.valid() {
