@@ -58,12 +58,6 @@ impl<'a> Probe<'a> {
         self.row
     }
 
-    /// The qualifier searched for.
-    #[inline]
-    pub(crate) fn qualifier(&self) -> &'a [u8] {
-        self.qualifier
-    }
-
     /// The probe for a cell key.
     pub(crate) fn of_key(key: &'a CellKey) -> Probe<'a> {
         Probe {
@@ -184,22 +178,25 @@ impl Key {
         }
     }
 
-    /// True when this key's column (row, then qualifier) sorts before the probe's: every
-    /// version of the column is then below the probe.
+    /// Compares this key's column (row, then qualifier) with the probe's.
     #[inline]
-    pub(crate) fn column_below(&self, probe: &Probe<'_>) -> bool {
+    pub(crate) fn cmp_column(&self, probe: &Probe<'_>) -> Ordering {
         let (row, rest) = self.row();
         compare_bytes(row, probe.row)
             .then_with(|| compare_bytes(take_prefixed(rest).0, probe.qualifier))
-            .is_lt()
+    }
+
+    /// True when this key's column sorts before the probe's: every version of the column is
+    /// then below the probe.
+    #[inline]
+    pub(crate) fn column_below(&self, probe: &Probe<'_>) -> bool {
+        self.cmp_column(probe).is_lt()
     }
 
     /// Compares this key with `probe` in store order.
     #[inline]
     pub(crate) fn cmp_probe(&self, probe: &Probe<'_>) -> Ordering {
-        let (row, rest) = self.row();
-        compare_bytes(row, probe.row)
-            .then_with(|| compare_bytes(take_prefixed(rest).0, probe.qualifier))
+        self.cmp_column(probe)
             .then_with(|| probe.timestamp.cmp(&self.timestamp))
             .then_with(|| probe.tag.cmp(&self.tag))
     }

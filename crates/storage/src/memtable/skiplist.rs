@@ -257,7 +257,7 @@ impl SkipList {
     /// `succ`) when `succ` is of the same column, else [`NIL`].
     fn tail_for(&self, probe: &Probe<'_>, succ: u32) -> u32 {
         match self.key(succ) {
-            Some(key) if key.column() == (probe.row(), probe.qualifier()) => self.run_tail(succ),
+            Some(key) if key.cmp_column(probe).is_eq() => self.run_tail(succ),
             _ => NIL,
         }
     }
