@@ -291,9 +291,7 @@ fn apply_rows(
 /// Counts the rows of a multi-row request after its first in the table's heatmap.
 fn touch_rows<'a>(call: &Call, rows: impl Iterator<Item = &'a Bytes>, write: bool) {
     let now = std::time::Instant::now();
-    for row in rows {
-        call.table().touch(row, write, now);
-    }
+    call.table().touch(rows.map(|r| &r[..]), write, now);
 }
 
 #[tonic::async_trait]

@@ -9,6 +9,7 @@
 //! numbers of prefixes.
 
 use std::collections::{BTreeMap, VecDeque};
+use std::ops::Bound;
 use std::time::{Duration, Instant};
 
 /// Columns kept.
@@ -81,27 +82,26 @@ impl Heatmap {
             return;
         };
         let key = &row[..row.len().min(KEY_PREFIX)];
-        let counts = if column.keys.contains_key(key) {
-            column.keys.get_mut(key)
-        } else if column.keys.len() < KEYS_PER_COLUMN {
-            Some(column.keys.entry(key.to_vec()).or_default())
-        } else {
-            let below = column
-                .keys
-                .range::<[u8], _>((std::ops::Bound::Unbounded, std::ops::Bound::Excluded(key)))
-                .next_back()
-                .map(|(k, _)| k.clone());
-            match below {
-                Some(k) => column.keys.get_mut(&k),
-                None => column.keys.values_mut().next(),
-            }
+        let room = column.keys.len() < KEYS_PER_COLUMN;
+        // One descent: the prefix itself, or (once the column is full) the one below it.
+        let floor = column
+            .keys
+            .range_mut::<[u8], _>((Bound::Unbounded, Bound::Included(key)))
+            .next_back()
+            .filter(|(k, _)| !room || k.as_slice() == key)
+            .map(|(_, counts)| counts);
+        let counts = match floor {
+            Some(counts) => counts,
+            None if room => column.keys.entry(key.to_vec()).or_default(),
+            None => match column.keys.values_mut().next() {
+                Some(counts) => counts,
+                None => return,
+            },
         };
-        if let Some((reads, writes)) = counts {
-            if write {
-                *writes += 1;
-            } else {
-                *reads += 1;
-            }
+        if write {
+            counts.1 += 1;
+        } else {
+            counts.0 += 1;
         }
     }
 

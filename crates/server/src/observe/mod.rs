@@ -127,10 +127,14 @@ impl TableActivity {
         self.heatmap.as_ref().map(|h| h.lock().view(now))
     }
 
-    /// Counts an access to `row` now (for requests that touch several rows).
-    pub fn touch(&self, row: &[u8], write: bool, now: Instant) {
+    /// Counts an access to each of `rows` now (for requests that touch several rows), under
+    /// one lock of the heatmap.
+    pub fn touch<'a>(&self, rows: impl IntoIterator<Item = &'a [u8]>, write: bool, now: Instant) {
         if let Some(h) = &self.heatmap {
-            h.lock().touch(row, write, now);
+            let mut h = h.lock();
+            for row in rows {
+                h.touch(row, write, now);
+            }
         }
     }
 }
@@ -236,7 +240,7 @@ impl Observer {
         if !ok {
             stats.errors.fetch_add(1, Ordering::Relaxed);
         }
-        call.table.touch(&call.row, call.op.writes(), now);
+        call.table.touch([&call.row[..]], call.op.writes(), now);
         if elapsed >= self.slow_threshold {
             self.slow.push(SlowOp::new(
                 call.op,
