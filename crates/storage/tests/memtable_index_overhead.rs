@@ -55,7 +55,7 @@ fn memtable_index_overhead_per_cell_is_reported() {
     println!("memtable: {CELLS} cells of 16 B row, 6 B qualifier, 100 B value");
     println!("  cell bytes (row + qualifier + value) per cell: {data:.1} B");
     println!(
-        "  index overhead per cell, accounted (node + links + length header): {:.1} B",
+        "  index overhead per cell, accounted (node + links + timestamp and length header): {:.1} B",
         per_cell(s.index_bytes)
     );
     println!(

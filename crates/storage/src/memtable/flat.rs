@@ -24,7 +24,7 @@ use std::cmp::Ordering;
 
 use super::key::{Key, Probe};
 
-/// Index bytes one flat entry takes: the key (cell `Bytes` handle 32, timestamp 8, tag 8), its
+/// Index bytes one flat entry takes: the key (cell `Bytes` handle 32, tag 8, row prefix 8), its
 /// dense key and the end of its column's run.
 pub(crate) const FLAT_ENTRY_BYTES: usize = size_of::<Key>() + size_of::<u64>() + size_of::<u32>();
 

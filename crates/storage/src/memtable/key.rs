@@ -1,8 +1,17 @@
 //! A cell as a segment keeps it: its bytes in an arena chunk, its order fields in the node.
 //!
-//! Chunk layout of one cell: `varint(row_len) row varint(qualifier_len) qualifier value`
-//! (LEB128; one byte each for lengths below 128). The value length is what remains. Rows come
-//! first so that comparing two rows decodes one length.
+//! Chunk layout of one cell: `timestamp varint(row_len) row varint(qualifier_len) qualifier
+//! value` (timestamp as 8 big-endian bytes; LEB128 lengths, one byte each below 128). The
+//! value length is what remains. Rows come right after the timestamp so that comparing two
+//! rows decodes one length.
+//!
+//! The node keeps the row's first 8 bytes as a big-endian integer (its *prefix*, zero-padded)
+//! where the timestamp would otherwise be: a search step compares prefixes without touching
+//! the chunk, and loads the chunk's bytes only when they tie (rarely, short of the key
+//! searched for). Prefixes order as their rows do wherever they differ: the first byte at
+//! which two padded prefixes differ is a byte both rows have and differ in, or a byte past the
+//! end of the shorter row, which sorts first either way. The timestamp is compared only after
+//! the column, which loaded the chunk already.
 //!
 //! The type code and the sequence id share one `u64` *tag*, `code << 56 | seq` (RocksDB packs
 //! its internal keys the same way): store order wants type descending then sequence id
@@ -38,8 +47,8 @@ fn tag_type(tag: u64) -> CellType {
 #[derive(Clone, Debug)]
 pub(crate) struct Key {
     data: Bytes,
-    timestamp: Timestamp,
     tag: u64,
+    prefix: u64,
 }
 
 /// A search key: a cell key's parts, borrowed, with the type and sequence id as a tag.
@@ -49,6 +58,7 @@ pub(crate) struct Probe<'a> {
     qualifier: &'a [u8],
     timestamp: Timestamp,
     tag: u64,
+    prefix: u64,
 }
 
 impl<'a> Probe<'a> {
@@ -65,6 +75,7 @@ impl<'a> Probe<'a> {
             qualifier: &key.qualifier,
             timestamp: key.timestamp,
             tag: tag(key.cell_type, key.seq),
+            prefix: row_prefix(&key.row),
         }
     }
 
@@ -75,14 +86,32 @@ impl<'a> Probe<'a> {
             qualifier: cell.qualifier,
             timestamp: cell.timestamp,
             tag: tag(cell.cell_type, cell.seq),
+            prefix: row_prefix(cell.row),
         }
     }
 }
 
+/// A row's first 8 bytes as a big-endian integer, zero-padded (see the module docs).
+#[inline]
+fn row_prefix(row: &[u8]) -> u64 {
+    match row.first_chunk::<8>() {
+        Some(b) => u64::from_be_bytes(*b),
+        None => {
+            let mut b = [0u8; 8];
+            b[..row.len()].copy_from_slice(row);
+            u64::from_be_bytes(b)
+        }
+    }
+}
+
+/// Bytes of the timestamp at the start of a cell's chunk layout.
+const TIMESTAMP_BYTES: usize = 8;
+
 impl Key {
-    /// Bytes the chunk layout takes for `cell` (lengths header included).
+    /// Bytes the chunk layout takes for `cell` (timestamp and lengths header included).
     pub(crate) fn encoded_len(cell: &CellRef<'_>) -> usize {
-        varint_len(cell.row.len())
+        TIMESTAMP_BYTES
+            + varint_len(cell.row.len())
             + varint_len(cell.qualifier.len())
             + cell.row.len()
             + cell.qualifier.len()
@@ -91,6 +120,7 @@ impl Key {
 
     /// Appends `cell`'s chunk layout to `out`.
     pub(crate) fn encode(cell: &CellRef<'_>, out: &mut BytesMut) {
+        out.put_i64(cell.timestamp);
         put_varint(out, cell.row.len());
         out.put_slice(cell.row);
         put_varint(out, cell.qualifier.len());
@@ -102,8 +132,8 @@ impl Key {
     pub(crate) fn new(data: Bytes, cell: &CellRef<'_>) -> Key {
         Key {
             data,
-            timestamp: cell.timestamp,
             tag: tag(cell.cell_type, cell.seq),
+            prefix: row_prefix(cell.row),
         }
     }
 
@@ -123,7 +153,7 @@ impl Key {
     /// Row, and the bytes after it.
     #[inline]
     fn row(&self) -> (&[u8], &[u8]) {
-        take_prefixed(&self.data)
+        take_prefixed(self.data.get(TIMESTAMP_BYTES..).unwrap_or_default())
     }
 
     /// Row, qualifier and value.
@@ -134,7 +164,7 @@ impl Key {
         (row, qualifier, value)
     }
 
-    /// Bytes the cell takes in its chunk (lengths header included).
+    /// Bytes the cell takes in its chunk (timestamp and lengths header included).
     #[inline]
     pub(crate) fn stored_len(&self) -> usize {
         self.data.len()
@@ -143,7 +173,9 @@ impl Key {
     /// The cell's timestamp.
     #[inline]
     pub(crate) fn timestamp(&self) -> Timestamp {
-        self.timestamp
+        self.data
+            .first_chunk::<TIMESTAMP_BYTES>()
+            .map_or(0, |b| Timestamp::from_be_bytes(*b))
     }
 
     /// The sequence id.
@@ -159,8 +191,9 @@ impl Key {
         Probe {
             row,
             qualifier,
-            timestamp: self.timestamp,
+            timestamp: self.timestamp(),
             tag: self.tag,
+            prefix: self.prefix,
         }
     }
 
@@ -171,7 +204,7 @@ impl Key {
         CellRef {
             row,
             qualifier,
-            timestamp: self.timestamp,
+            timestamp: self.timestamp(),
             cell_type: tag_type(self.tag),
             seq: self.seq(),
             value,
@@ -181,6 +214,9 @@ impl Key {
     /// Compares this key's column (row, then qualifier) with the probe's.
     #[inline]
     pub(crate) fn cmp_column(&self, probe: &Probe<'_>) -> Ordering {
+        if self.prefix != probe.prefix {
+            return self.prefix.cmp(&probe.prefix);
+        }
         let (row, rest) = self.row();
         compare_bytes(row, probe.row)
             .then_with(|| compare_bytes(take_prefixed(rest).0, probe.qualifier))
@@ -197,7 +233,7 @@ impl Key {
     #[inline]
     pub(crate) fn cmp_probe(&self, probe: &Probe<'_>) -> Ordering {
         self.cmp_column(probe)
-            .then_with(|| probe.timestamp.cmp(&self.timestamp))
+            .then_with(|| probe.timestamp.cmp(&self.timestamp()))
             .then_with(|| probe.tag.cmp(&self.tag))
     }
 }
@@ -275,6 +311,38 @@ mod tests {
             let key = Key::new(out.freeze(), &c);
             assert_eq!(key.cell(), c);
             assert_eq!(key.cmp_probe(&Probe::of_cell(&c)), Ordering::Equal);
+        }
+    }
+
+    #[test]
+    fn prefixes_order_keys_as_their_rows_do() {
+        // Rows of 0..=10 bytes over bytes that stress padding (0x00) and sign (0xff).
+        let alphabet = [0x00u8, 0x01, b'a', 0xff];
+        let mut rows = vec![Vec::new()];
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..400 {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let len = (state >> 60) as usize % 11;
+            let row = (0..len)
+                .map(|i| alphabet[((state >> (2 * i)) & 3) as usize])
+                .collect::<Vec<u8>>();
+            rows.push(row);
+        }
+        for a in &rows {
+            let ca = cell(a, b"q", b"v", CellType::Put, 5);
+            let mut out = BytesMut::new();
+            Key::encode(&ca, &mut out);
+            let key = Key::new(out.freeze(), &ca);
+            assert_eq!(key.row_bytes(), &a[..]);
+            assert_eq!(key.timestamp(), 7);
+            for b in &rows {
+                let cb = cell(b, b"q", b"v", CellType::Put, 5);
+                let want = a.as_slice().cmp(b.as_slice());
+                assert_eq!(key.cmp_probe(&Probe::of_cell(&cb)), want, "{a:?} vs {b:?}");
+                assert_eq!(key.cmp_column(&Probe::of_cell(&cb)), want, "{a:?} vs {b:?}");
+            }
         }
     }
 

@@ -1,6 +1,6 @@
 //! A lock-free, insert-only skiplist of cell keys, its nodes in slabs addressed by `u32` ids.
 //!
-//! A node is 64 bytes: the key (`Bytes` into an arena chunk, timestamp, tag) in a `OnceLock`,
+//! A node is 64 bytes: the key (`Bytes` into an arena chunk, tag, row prefix) in a `OnceLock`,
 //! the level-0 link, and the index of its upper links in a separate tower slab. Heights follow
 //! p = 1/4 (one upper link per three nodes on average), drawn from a hash of the node id so runs
 //! are reproducible. Ids instead of pointers keep links at 4 bytes and let cursors hold a
