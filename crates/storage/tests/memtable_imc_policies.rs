@@ -91,12 +91,55 @@ fn basic_seals_at_the_threshold_flattens_and_merges_past_the_limit() {
             &[7; 100],
         );
         let stats = m.stats();
-        // Active + at most `pipeline_limit` flat segments once each seal's compaction ran.
-        assert!(stats.segments <= 3, "{stats:?}");
+        // Active + flat size tiers once each seal's compaction ran: about 50 seals of two
+        // cells leave at most a handful of tiers.
+        assert!(stats.segments <= 1 + 6, "{stats:?}");
         assert_eq!(stats.flat_segments, stats.segments - 1, "{stats:?}");
     }
     assert_eq!(m.stats().cells, 100);
     assert_eq!(cells(&m, MAX_SEQ).len(), 100);
+}
+
+/// BASIC past the limit merges the newest size tier only: segments of ten cells sealed one
+/// by one, a compaction after each seal.
+#[test]
+fn basic_merges_the_newest_tier_so_a_key_is_copied_a_few_times() {
+    let m = Memtable::new(options(InMemoryCompaction::Basic));
+    let mut seq = 0u64;
+    let mut seal_ten = || {
+        for _ in 0..10 {
+            seq += 1;
+            add(&m, &(seq * 7919 % 1000).to_be_bytes(), b"q", 1, CellType::Put, seq, b"v");
+        }
+        m.seal_active();
+        let r = m.compact_in_memory(MAX_SEQ);
+        assert!(r.swapped, "{r:?}");
+        r.cells_merged
+    };
+    // Pipeline (newest first) before each compaction → after; the cells merged.
+    let expected = [
+        0,  // [10] → [10]
+        0,  // [10 10] → [10 10]: within the limit
+        30, // [10 10 10] → [30]
+        0,  // [10 30]
+        50, // [10 10 30]: 10 ≥ 10/2, 20 ≥ 30/2 → [50]
+        0,  // [10 50]
+        20, // [10 10 50]: 20 < 50/2 → [20 50]
+        80, // [10 20 50]: 10 ≥ 20/2, 30 ≥ 50/2 → [80]
+    ];
+    for (seal, want) in expected.into_iter().enumerate() {
+        assert_eq!(seal_ten(), want, "seal {}", seal + 1);
+    }
+    assert_eq!(m.stats().segments, 2, "active + [80]");
+    // 64 seals in all: merging the whole pipeline past the limit would copy about 16 keys
+    // per cell; tiers copy a few.
+    let mut merged = 180;
+    for _ in 8..64 {
+        merged += seal_ten();
+        assert!(m.stats().segments <= 1 + 6, "{:?}", m.stats());
+    }
+    assert!(merged <= 640 * 5, "{merged} keys merged for 640 cells");
+    assert_eq!(cells(&m, MAX_SEQ).len(), 640);
 }
 
 #[test]

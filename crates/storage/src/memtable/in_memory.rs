@@ -39,6 +39,9 @@ pub struct Report {
     pub cells_in: u64,
     /// Cells in the segments that replaced them.
     pub cells_out: u64,
+    /// Cells of the newest segments BASIC merged into one (0 when it only flattened, and for
+    /// EAGER and ADAPTIVE copies): the keys this compaction copied beyond flattening.
+    pub cells_merged: u64,
     /// True when the result replaced its inputs; false when there was nothing to do, another
     /// compaction was running, or a disk flush interrupted it.
     pub swapped: bool,
@@ -51,6 +54,7 @@ impl Report {
             segments_in: 0,
             cells_in: 0,
             cells_out: 0,
+            cells_merged: 0,
             swapped: false,
         }
     }
@@ -58,8 +62,9 @@ impl Report {
 
 /// What to build.
 enum Plan {
-    /// Flatten each skiplist segment on its own.
-    FlattenEach,
+    /// BASIC: merge the newest `merge` inputs into one flat segment when `merge` is at least
+    /// two, and flatten every other skiplist segment on its own.
+    Basic { merge: usize },
     /// Build one segment from all inputs.
     All(Mode),
 }
@@ -177,12 +182,26 @@ impl Memtable {
             segments_in: inputs.len(),
             cells_in,
             cells_out: 0,
+            cells_merged: 0,
             swapped: false,
         };
         let mut outputs: Vec<Arc<Segment>> = Vec::with_capacity(inputs.len());
         match plan {
-            Plan::FlattenEach => {
-                for (i, segment) in inputs.iter().enumerate() {
+            Plan::Basic { merge } => {
+                let merged = if merge >= 2 {
+                    let newest = &inputs[..merge];
+                    let Some(built) = build(first_id, newest, Mode::Merge, self.chunk_size, &stop)
+                    else {
+                        return report;
+                    };
+                    report.action = built.action;
+                    report.cells_merged = built.cells_in;
+                    outputs.push(Arc::new(built.segment));
+                    merge
+                } else {
+                    0
+                };
+                for (i, segment) in inputs.iter().enumerate().skip(merged) {
                     if segment.is_flat() {
                         outputs.push(Arc::clone(segment));
                         continue;
@@ -245,13 +264,17 @@ impl Memtable {
         }
     }
 
-    /// BASIC's decision for a pipeline of `inputs`: merge them all past the segment limit,
-    /// else flatten the skiplist segments one for one.
+    /// BASIC's decision for a pipeline of `inputs` (newest first): past the segment limit,
+    /// merge the newest segments of one size tier (see [`newest_tier`]); flatten the other
+    /// skiplist segments one for one.
     fn basic_plan(&self, inputs: &[Arc<Segment>]) -> Option<Plan> {
-        if inputs.len() > self.options.pipeline_limit {
-            Some(Plan::All(Mode::Merge))
-        } else if inputs.iter().any(|s| !s.is_flat()) {
-            Some(Plan::FlattenEach)
+        let merge = if inputs.len() > self.options.pipeline_limit {
+            newest_tier(inputs.iter().map(|s| s.cells()))
+        } else {
+            0
+        };
+        if merge >= 2 || inputs.iter().any(|s| !s.is_flat()) {
+            Some(Plan::Basic { merge })
         } else {
             None
         }
@@ -288,6 +311,30 @@ impl Memtable {
             InMemoryCompaction::Adaptive => Some(Plan::All(Mode::Adaptive(spec()))),
         }
     }
+}
+
+/// How many of the pipeline's newest segments (`cells` per segment, newest first) form its
+/// newest size tier: the newest, then each older one while the newer ones together hold at
+/// least half its cells. Fewer than two: nothing to merge.
+///
+/// Merging the whole pipeline (HBase's rule) copies its large oldest segment's keys again
+/// every second seal, so a cell's key is copied about (seals in the memtable) / 4 times.
+/// Merging a tier copies a key each time its segment at least about doubles: a logarithmic
+/// number of times, for a few more segments a get probes (each behind its row filter).
+fn newest_tier(cells: impl IntoIterator<Item = u64>) -> usize {
+    let mut cells = cells.into_iter();
+    let Some(mut taken) = cells.next() else {
+        return 0;
+    };
+    let mut tier = 1;
+    for older in cells {
+        if taken.saturating_mul(2) < older {
+            break;
+        }
+        taken += older;
+        tier += 1;
+    }
+    tier
 }
 
 /// ADAPTIVE's first look, before its exact count: whether at least [`ADAPTIVE_DROP_SHARE`] of

@@ -19,8 +19,11 @@ pub struct Options {
     /// Default 1.875 MiB: a little less than one 2 MiB chunk (HBase: chunk size minus its
     /// header), so a sealed segment rarely spills into a second, nearly empty chunk.
     pub in_memory_flush_size: u64,
-    /// BASIC merges the pipeline's indexes once it holds more than this many segments
-    /// (HBase's `hbase.hregion.compacting.pipeline.segments.limit`, default 2).
+    /// BASIC merges indexes only once the pipeline holds more than this many segments
+    /// (HBase's `hbase.hregion.compacting.pipeline.segments.limit`, default 2), and then only
+    /// its newest size tier: the newest segments, as long as the newer ones together hold at
+    /// least half the cells of the next older one (HBase merges them all). `usize::MAX`:
+    /// BASIC only flattens.
     pub pipeline_limit: usize,
     /// The family's VERSIONS: EAGER drops older versions beyond it.
     pub max_versions: u32,
