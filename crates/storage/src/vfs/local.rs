@@ -252,6 +252,21 @@ impl LogFile for LocalLog {
         self.file.sync_data()
     }
 
+    /// `POSIX_FADV_DONTNEED` over the range: Linux starts writeback of its dirty pages
+    /// without waiting for it and drops the clean ones, which a log being appended to never
+    /// reads again (PostgreSQL's `pg_flush_data` falls back to the same call).
+    #[cfg(target_os = "linux")]
+    fn start_writeback(&mut self, offset: u64, len: u64) -> io::Result<()> {
+        use rustix::fs::{fadvise, Advice};
+        fadvise(
+            &self.file,
+            offset,
+            std::num::NonZeroU64::new(len),
+            Advice::DontNeed,
+        )?;
+        Ok(())
+    }
+
     fn truncate(&mut self, len: u64) -> io::Result<()> {
         self.file.set_len(len)?;
         self.file.seek(SeekFrom::Start(len))?;
@@ -300,6 +315,8 @@ mod tests {
         log.sync().unwrap();
         log.truncate(4).unwrap();
         log.append(b"x").unwrap();
+        // A writeback hint (dirty pages written, clean ones dropped) loses nothing.
+        log.start_writeback(0, 5).unwrap();
         assert_eq!(
             &LogStore::open(&store, &path)
                 .unwrap()

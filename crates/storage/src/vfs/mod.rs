@@ -221,6 +221,17 @@ pub trait LogFile: Send {
     /// caller must assume bytes since the last successful sync are lost.
     fn sync(&mut self) -> io::Result<()>;
 
+    /// Starts writing `len` bytes from `offset` to the device without waiting for them, so
+    /// that a later [`sync`](LogFile::sync) finds little left to write (RocksDB's
+    /// `wal_bytes_per_sync`). A hint: durability is unchanged. The default does nothing.
+    ///
+    /// # Errors
+    /// Any I/O error; callers may ignore it.
+    fn start_writeback(&mut self, offset: u64, len: u64) -> io::Result<()> {
+        let _ = (offset, len);
+        Ok(())
+    }
+
     /// Cuts the file to `len` bytes; the next append starts there.
     ///
     /// # Errors

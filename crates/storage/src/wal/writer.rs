@@ -71,7 +71,15 @@ pub(crate) struct Writer {
     /// A sync failed: the page cache of this file is not to be trusted for later syncs, so
     /// the next batch starts a new segment.
     must_roll: bool,
+    /// Writeback was started for the segment's bytes below this offset.
+    written_back: u64,
 }
+
+/// Bytes appended between two [`LogFile::start_writeback`] hints. A roll syncs the whole old
+/// segment before the next one starts and every writer waits for it: with the segment's
+/// 64 MiB still in the page cache that sync took 50–220 ms on a virtual disk (each roll
+/// stalled the writes in flight); started a mebibyte at a time, it finds little to write.
+const WRITEBACK_BYTES: u64 = 1 << 20;
 
 impl Writer {
     /// Creates segment `id` in `dir` (header written and synced) and returns its writer.
@@ -96,6 +104,7 @@ impl Writer {
             dirty: false,
             truncate_to: None,
             must_roll: false,
+            written_back: SEGMENT_HEADER_LEN as u64,
         })
     }
 
@@ -143,6 +152,13 @@ impl Writer {
             }
             self.len += batch.buf.len() as u64;
             self.dirty = true;
+            if self.len - self.written_back >= WRITEBACK_BYTES {
+                // A hint: a failure here changes nothing the sync below or a roll promises.
+                let _ = self
+                    .file
+                    .start_writeback(self.written_back, self.len - self.written_back);
+                self.written_back = self.len;
+            }
             // SYNC_WAL's durability point: the bytes survive this process (HDFS hflush).
             if !batch.sync {
                 if let Err(e) = self.file.flush() {
@@ -190,6 +206,7 @@ impl Writer {
     /// Cuts a failed batch off: now if possible, else before the next write.
     fn rewind(&mut self, to: u64) {
         self.len = to;
+        self.written_back = self.written_back.min(to);
         match self.file.truncate(to) {
             Ok(()) => {}
             // A shared log cannot be cut while open: the failed batch stays in this segment
@@ -239,6 +256,7 @@ impl Writer {
         let _ = std::mem::replace(&mut self.file, next).close();
         self.id = id;
         self.len = SEGMENT_HEADER_LEN as u64;
+        self.written_back = self.len;
         self.must_roll = false;
         segments.lock().activate(id, self.path(), self.len);
         Counters::add(&counters.rolls, 1);
