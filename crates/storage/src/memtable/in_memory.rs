@@ -345,8 +345,9 @@ fn newest_tier(cells: impl IntoIterator<Item = u64>) -> usize {
 /// A row-level match mostly over-counts what a compaction can drop (another column of the row
 /// is no duplicate), so below the share the exact pass would almost always merge, and ADAPTIVE
 /// does what BASIC does without running it: a load of new keys then costs about what it costs
-/// under BASIC (what this misses is in RFC 0003, "ADAPTIVE's estimator"). True when no skiplist segment is there to look at (an explicit compaction of flat
-/// segments keeps the exact pass).
+/// under BASIC (what this misses is in RFC 0003, "ADAPTIVE's estimator"). True when no
+/// skiplist segment is there to look at (an explicit compaction of flat segments keeps the
+/// exact pass).
 fn duplicates_likely(inputs: &[Arc<Segment>], expired_before: i64) -> bool {
     let (mut cells, mut likely) = (0u64, 0u64);
     for (i, segment) in inputs.iter().enumerate() {
