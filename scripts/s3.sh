@@ -11,7 +11,9 @@
 #
 # Settings: STRATA_S3_PORT (S3 gateway, default 8333; the master, volume server and filer take
 # STRATA_S3_PORT+1000, +1010 and +1020, and SeaweedFS adds 10000 to each for gRPC: two
-# instances need ports more than 11020 apart, e.g. 8333 and 28333),
+# instances need ports more than 11020 apart, e.g. 8333 and 20333; the tests use 20333, whose
+# ports up to 31353 stay below Linux's ephemeral range, 32768 up, where an outgoing
+# connection of another process could hold one),
 # STRATA_S3_BUCKET (strata), STRATA_S3_DIR (state, default $TMPDIR/strata-s3-PORT).
 # Needs python3 with venv; the `weed` binary (~150 MB) is cached in ~/.cache/strata/seaweedfs-venv.
 set -euo pipefail

