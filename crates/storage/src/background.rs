@@ -193,9 +193,15 @@ impl MemoryBudget {
             .retain(|r| r.info().region_id != region_id);
     }
 
-    /// Accounts `bytes` more; true when the budget is now past its flush mark.
+    /// Accounts `bytes` more; true when flushes should be asked for: this addition crossed
+    /// the flush mark (the flushes [`relieve`](MemoryBudget::relieve) then asks for cover
+    /// down to half the limit, so writes between the mark and the limit need not ask again),
+    /// or the budget is past its limit.
     pub(crate) fn add(&self, bytes: u64) -> bool {
-        self.used.fetch_add(bytes, Ordering::Relaxed) + bytes > self.flush_mark()
+        let before = self.used.fetch_add(bytes, Ordering::Relaxed);
+        let after = before + bytes;
+        let mark = self.flush_mark();
+        (before <= mark && after > mark) || after > self.limit
     }
 
     /// Past this many bytes the largest regions are asked to flush.
