@@ -123,6 +123,7 @@ impl Cursor {
                 self.forward_from(pos);
             }
             Index::List(list) => {
+                let probe = &probe.under(list.rule());
                 let mut id = pos_node(self.pos);
                 // Over the older versions of the cursor's column in one hop when the probe
                 // is past them (a reader skipping to the next column): every node up to the
@@ -171,6 +172,7 @@ impl Cursor {
     fn first_above(&self, probe: &Probe<'_>, inclusive: bool) -> usize {
         match &self.segment.index {
             Index::List(list) => {
+                let probe = &probe.under(list.rule());
                 let pred = list.last_where(|k| below(k, probe, inclusive));
                 first_not_below(list, pred, probe, inclusive)
             }
@@ -181,7 +183,10 @@ impl Cursor {
     /// The position of the last key below `probe` (`inclusive`: at or below it), or [`NONE`].
     fn last_below(&self, probe: &Probe<'_>, inclusive: bool) -> usize {
         match &self.segment.index {
-            Index::List(list) => node_pos(list.last_where(|k| below(k, probe, inclusive))),
+            Index::List(list) => {
+                let probe = &probe.under(list.rule());
+                node_pos(list.last_where(|k| below(k, probe, inclusive)))
+            }
             Index::Flat(flat) => flat.partition(probe, inclusive).wrapping_sub(1),
         }
     }

@@ -5,13 +5,23 @@
 //! value length is what remains. Rows come right after the timestamp so that comparing two
 //! rows decodes one length.
 //!
-//! The node keeps the row's first 8 bytes as a big-endian integer (its *prefix*, zero-padded)
+//! The node keeps 7 bytes of the row as a big-endian integer (its *prefix*, zero-padded)
 //! where the timestamp would otherwise be: a search step compares prefixes without touching
 //! the chunk, and loads the chunk's bytes only when they tie (rarely, short of the key
-//! searched for). Prefixes order as their rows do wherever they differ: the first byte at
-//! which two padded prefixes differ is a byte both rows have and differ in, or a byte past the
-//! end of the shorter row, which sorts first either way. The timestamp is compared only after
-//! the column, which loaded the chunk already.
+//! searched for). Which 7 bytes: the top byte of the prefix names a [`RowRule`], the row
+//! bytes every row of the segment is expected to start with, and the 7 bytes are those right
+//! after them; rule 0 (*plain*) is the empty rule, the row's first 7 bytes. Rows that share a
+//! long prefix (20-digit zero-padded numbers, `user` + digits, a tenant or metric id) would
+//! otherwise tie on every prefix and load the chunk at every step. A key whose row does not
+//! start with its segment's rule takes the plain prefix.
+//!
+//! Prefixes of one rule order as their rows do wherever they differ: both rows start with the
+//! rule's bytes, and the first byte at which two padded prefixes differ is a byte both rows
+//! have and differ in, or a byte past the end of the shorter row, which sorts first either
+//! way. A key and a probe compare prefixes only under the same rule (the plain one always
+//! exists for a probe); otherwise they compare rows. Rule ids are never reused within a
+//! memtable, so one id is one byte string. The timestamp is compared only after the column,
+//! which loaded the chunk already.
 //!
 //! The type code and the sequence id share one `u64` *tag*, `code << 56 | seq` (RocksDB packs
 //! its internal keys the same way): store order wants type descending then sequence id
@@ -58,7 +68,55 @@ pub(crate) struct Probe<'a> {
     qualifier: &'a [u8],
     timestamp: Timestamp,
     tag: u64,
-    prefix: u64,
+    /// The row's plain prefix (rule 0).
+    plain: u64,
+    /// The row's prefix under the rule of the segment searched, or `plain`.
+    ruled: u64,
+}
+
+/// Row bytes every row of a skiplist segment is expected to start with, and the id its keys'
+/// prefixes carry (see the module docs). The memtable picks it when it seals a segment: the
+/// common prefix of every row it has held so far (`Memtable`'s `next_rule`).
+#[derive(Debug)]
+pub(crate) struct RowRule {
+    id: u8,
+    shared: Box<[u8]>,
+}
+
+impl RowRule {
+    /// Longest rule kept: more shared bytes than this still compare at the chunk.
+    pub(crate) const MAX_BYTES: usize = 64;
+
+    /// The rule `shared` under `id` (1..=255); `None` for id 0 or empty bytes.
+    pub(crate) fn new(id: u8, shared: &[u8]) -> Option<RowRule> {
+        (id != 0 && !shared.is_empty()).then(|| RowRule {
+            id,
+            shared: shared[..shared.len().min(Self::MAX_BYTES)].into(),
+        })
+    }
+
+    /// The bytes every row under this rule starts with.
+    pub(crate) fn shared(&self) -> &[u8] {
+        &self.shared
+    }
+}
+
+/// The prefix of `row` under `rule`: the rule's id and the 7 bytes after its shared bytes
+/// when `row` starts with them, else the plain prefix.
+#[inline]
+fn ruled_prefix(row: &[u8], rule: Option<&RowRule>) -> u64 {
+    match rule {
+        Some(rule) if row.starts_with(&rule.shared) => {
+            (u64::from(rule.id) << 56) | seven_bytes(&row[rule.shared.len()..])
+        }
+        _ => seven_bytes(row),
+    }
+}
+
+/// The rule id a prefix carries (0: plain).
+#[inline]
+fn rule_of(prefix: u64) -> u64 {
+    prefix >> 56
 }
 
 impl<'a> Probe<'a> {
@@ -75,7 +133,8 @@ impl<'a> Probe<'a> {
             qualifier: &key.qualifier,
             timestamp: key.timestamp,
             tag: tag(key.cell_type, key.seq),
-            prefix: row_prefix(&key.row),
+            plain: seven_bytes(&key.row),
+            ruled: seven_bytes(&key.row),
         }
     }
 
@@ -86,19 +145,28 @@ impl<'a> Probe<'a> {
             qualifier: cell.qualifier,
             timestamp: cell.timestamp,
             tag: tag(cell.cell_type, cell.seq),
-            prefix: row_prefix(cell.row),
+            plain: seven_bytes(cell.row),
+            ruled: seven_bytes(cell.row),
         }
+    }
+
+    /// This probe for searching keys made under `rule` (a skiplist segment's).
+    #[inline]
+    pub(crate) fn under(mut self, rule: Option<&RowRule>) -> Probe<'a> {
+        self.ruled = ruled_prefix(self.row, rule);
+        self
     }
 }
 
-/// A row's first 8 bytes as a big-endian integer, zero-padded (see the module docs).
+/// The first 7 bytes of `bytes` as a big-endian integer, zero-padded (see the module docs).
 #[inline]
-fn row_prefix(row: &[u8]) -> u64 {
-    match row.first_chunk::<8>() {
-        Some(b) => u64::from_be_bytes(*b),
+fn seven_bytes(bytes: &[u8]) -> u64 {
+    match bytes.first_chunk::<8>() {
+        Some(b) => u64::from_be_bytes(*b) >> 8,
         None => {
             let mut b = [0u8; 8];
-            b[..row.len()].copy_from_slice(row);
+            let n = bytes.len().min(7);
+            b[1..=n].copy_from_slice(&bytes[..n]);
             u64::from_be_bytes(b)
         }
     }
@@ -128,12 +196,18 @@ impl Key {
         out.put_slice(cell.value);
     }
 
-    /// The key of `cell`, whose chunk layout is `data`.
+    /// The key of `cell`, whose chunk layout is `data`, with the plain prefix.
     pub(crate) fn new(data: Bytes, cell: &CellRef<'_>) -> Key {
+        Key::under(data, cell, None)
+    }
+
+    /// The key of `cell`, whose chunk layout is `data`, its prefix under `rule` (a skiplist
+    /// segment's).
+    pub(crate) fn under(data: Bytes, cell: &CellRef<'_>, rule: Option<&RowRule>) -> Key {
         Key {
             data,
             tag: tag(cell.cell_type, cell.seq),
-            prefix: row_prefix(cell.row),
+            prefix: ruled_prefix(cell.row, rule),
         }
     }
 
@@ -193,7 +267,8 @@ impl Key {
             qualifier,
             timestamp: self.timestamp(),
             tag: self.tag,
-            prefix: self.prefix,
+            plain: seven_bytes(row),
+            ruled: self.prefix,
         }
     }
 
@@ -214,8 +289,15 @@ impl Key {
     /// Compares this key's column (row, then qualifier) with the probe's.
     #[inline]
     pub(crate) fn cmp_column(&self, probe: &Probe<'_>) -> Ordering {
-        if self.prefix != probe.prefix {
-            return self.prefix.cmp(&probe.prefix);
+        let theirs = match rule_of(self.prefix) {
+            0 => Some(probe.plain),
+            rule if rule == rule_of(probe.ruled) => Some(probe.ruled),
+            _ => None,
+        };
+        if let Some(theirs) = theirs {
+            if self.prefix != theirs {
+                return self.prefix.cmp(&theirs);
+            }
         }
         let (row, rest) = self.row();
         compare_bytes(row, probe.row)
@@ -344,6 +426,65 @@ mod tests {
                 assert_eq!(key.cmp_column(&Probe::of_cell(&cb)), want, "{a:?} vs {b:?}");
             }
         }
+    }
+
+    #[test]
+    fn prefixes_under_rules_order_keys_as_their_rows_do() {
+        // Rows sharing long runs of one byte, some not starting with a rule's bytes; keys and
+        // probes made under the same rule, another rule, or none all compare as rows do.
+        let rules = [
+            None,
+            RowRule::new(1, b"000"),
+            RowRule::new(2, b"0000000"),
+            RowRule::new(3, b"00a"),
+        ];
+        let mut rows: Vec<Vec<u8>> = vec![Vec::new(), b"0".to_vec(), b"00".to_vec()];
+        for n in [0u64, 1, 9, 10, 99, 12_345, 9_999_999, 123_456_789_012] {
+            rows.push(format!("{n:020}").into_bytes());
+            rows.push(format!("{n:012}").into_bytes());
+            rows.push(format!("00a{n}").into_bytes());
+        }
+        rows.push(b"000000000000000000000\xff".to_vec());
+        rows.push(b"0000000\x00".to_vec());
+        for a in &rows {
+            let ca = cell(a, b"q", b"v", CellType::Put, 5);
+            let mut out = BytesMut::new();
+            Key::encode(&ca, &mut out);
+            let data = out.freeze();
+            for key_rule in &rules {
+                let key = Key::under(data.clone(), &ca, key_rule.as_ref());
+                for probe_rule in &rules {
+                    for b in &rows {
+                        let cb = cell(b, b"q", b"v", CellType::Put, 5);
+                        let probe = Probe::of_cell(&cb).under(probe_rule.as_ref());
+                        let want = a.as_slice().cmp(b.as_slice());
+                        assert_eq!(key.cmp_column(&probe), want, "{a:?} vs {b:?}");
+                        // A key turned into a probe keeps its rule.
+                        let back = Key::under(data.clone(), &ca, probe_rule.as_ref());
+                        let want = b.as_slice().cmp(a.as_slice());
+                        let key_b = Key::under(
+                            {
+                                let mut o = BytesMut::new();
+                                Key::encode(&cb, &mut o);
+                                o.freeze()
+                            },
+                            &cb,
+                            key_rule.as_ref(),
+                        );
+                        assert_eq!(key_b.cmp_column(&back.probe()), want, "{b:?} vs {a:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn rules_need_an_id_and_bytes_and_are_capped() {
+        assert!(RowRule::new(0, b"abc").is_none());
+        assert!(RowRule::new(1, b"").is_none());
+        let long = vec![b'0'; 100];
+        let rule = RowRule::new(7, &long).expect("a rule");
+        assert_eq!(rule.shared().len(), RowRule::MAX_BYTES);
     }
 
     #[test]

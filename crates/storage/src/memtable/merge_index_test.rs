@@ -16,7 +16,7 @@ type Spec = (Vec<u8>, u8, i64, u64);
 
 /// A skiplist segment holding `cells`.
 fn list(id: u64, cells: &[Spec]) -> Segment {
-    let segment = Segment::new(id, 64 << 10, 1 << 12);
+    let segment = Segment::new(id, 64 << 10, 1 << 12, None);
     let mut splice = Splice::default();
     for (row, q, ts, seq) in cells {
         let cell = CellRef {

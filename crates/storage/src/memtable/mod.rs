@@ -47,6 +47,8 @@ mod options;
 #[cfg(test)]
 mod reseek_tests;
 mod row_filter;
+#[cfg(test)]
+mod row_rule_tests;
 mod runs;
 mod segment;
 mod skiplist;
@@ -74,6 +76,7 @@ pub use options::Options;
 pub use snapshot::FlushSnapshot;
 pub use stats::{InsertError, ReleaseError, Stats};
 
+use key::RowRule;
 use segment::Segment;
 use skiplist::Splice;
 
@@ -133,6 +136,12 @@ struct State {
     view: Arc<[Arc<Segment>]>,
     /// Next segment or snapshot id.
     next_id: u64,
+    /// The bytes every row sealed so far starts with (`None` before the first seal).
+    rows_share: Option<Vec<u8>>,
+    /// The row rule of the active segment's keys (see [`key`]): `rows_share`, capped.
+    rule: Option<Arc<RowRule>>,
+    /// The id the next new rule takes; ids are never reused, none is made past 255.
+    next_rule: u16,
 }
 
 impl State {
@@ -150,16 +159,52 @@ impl State {
         self.next_id
     }
 
+    /// Narrows `rows_share` to the active segment's rows (its first and last bound them) and
+    /// makes the rule of the next active segment from it: the current one while the bytes
+    /// are the same, a new id when they shrank, none once no byte is shared.
+    fn learn_rule(&mut self) {
+        let Some((first, last)) = self.active.first_and_last_rows() else {
+            return;
+        };
+        let mut shared = common_len(first, last);
+        if let Some(share) = &self.rows_share {
+            shared = shared.min(common_len(share, first));
+        }
+        let share = first[..shared].to_vec();
+        let wanted = &share[..shared.min(RowRule::MAX_BYTES)];
+        self.rows_share = Some(share.clone());
+        if self.rule.as_ref().map(|r| r.shared()) == Some(wanted) {
+            return;
+        }
+        if wanted.is_empty() {
+            self.rule = None;
+        } else if let Ok(id) = u8::try_from(self.next_rule) {
+            self.next_rule += 1;
+            self.rule = RowRule::new(id, wanted).map(Arc::new);
+        }
+    }
+
     /// Pushes a non-empty active segment onto the pipeline and starts a new one.
     fn seal_active(&mut self, chunk_size: usize, filter_bits: usize) {
         if self.active.is_empty() {
             return;
         }
-        let fresh = Arc::new(Segment::new(self.take_id(), chunk_size, filter_bits));
+        self.learn_rule();
+        let fresh = Arc::new(Segment::new(
+            self.take_id(),
+            chunk_size,
+            filter_bits,
+            self.rule.clone(),
+        ));
         let sealed = std::mem::replace(&mut self.active, fresh);
         self.pipeline.insert(0, sealed);
         self.rebuild_view();
     }
+}
+
+/// The length of the longest common prefix of `a` and `b`.
+fn common_len(a: &[u8], b: &[u8]) -> usize {
+    a.iter().zip(b).take_while(|(x, y)| x == y).count()
 }
 
 impl Memtable {
@@ -173,7 +218,7 @@ impl Memtable {
             InMemoryCompaction::None => 1 << 21,
             _ => usize::try_from(options.in_memory_flush_size / 8).unwrap_or(usize::MAX),
         };
-        let active = Arc::new(Segment::new(1, chunk_size, filter_bits));
+        let active = Arc::new(Segment::new(1, chunk_size, filter_bits, None));
         let view = Arc::from([Arc::clone(&active)]);
         Memtable {
             chunk_size,
@@ -192,6 +237,9 @@ impl Memtable {
                 pending: None,
                 view,
                 next_id: 1,
+                rows_share: None,
+                rule: None,
+                next_rule: 1,
             }),
         }
     }

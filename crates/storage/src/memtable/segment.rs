@@ -9,13 +9,13 @@
 
 use std::borrow::Cow;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use strata_sstable::CellRef;
 
 use super::arena::Arena;
 use super::flat::{self, FlatIndex, FLAT_ENTRY_BYTES};
-use super::key::{Key, Probe};
+use super::key::{Key, Probe, RowRule};
 use super::merge_index::MergedIndex;
 use super::row_filter::RowFilter;
 use super::skiplist::{Insert, SkipList, Splice, HEAD, LINK_BYTES, NODE_BYTES, TAIL_BYTES};
@@ -62,11 +62,16 @@ pub(crate) struct Segment {
 impl Segment {
     /// An empty skiplist segment whose cells go to `chunk_size`-byte chunks, with a row filter
     /// of about `filter_bits` bits once it takes a cell.
-    pub(crate) fn new(id: u64, chunk_size: usize, filter_bits: usize) -> Segment {
+    pub(crate) fn new(
+        id: u64,
+        chunk_size: usize,
+        filter_bits: usize,
+        rule: Option<Arc<RowRule>>,
+    ) -> Segment {
         let mut segment = Segment::with_index(
             id,
             Arena::new(chunk_size),
-            Index::List(Box::new(SkipList::new())),
+            Index::List(Box::new(SkipList::new(rule))),
         );
         segment.filter_bits = filter_bits;
         segment
@@ -231,6 +236,17 @@ impl Segment {
         }
     }
 
+    /// A skiplist segment's first and last rows (`None` when empty or flat). Requires: no
+    /// insert runs (the segment is sealed), or the caller accepts rows inserted since.
+    pub(crate) fn first_and_last_rows(&self) -> Option<(&[u8], &[u8])> {
+        let Index::List(list) = &self.index else {
+            return None;
+        };
+        let first = list.key(list.successor(HEAD))?;
+        let last = list.key(list.last_where(|_| true))?;
+        Some((first.row_bytes(), last.row_bytes()))
+    }
+
     /// Every key in store order: a flat segment's own, or a copy of a skiplist's level 0.
     /// Requires, for a skiplist: no insert runs (the segment is sealed).
     pub(crate) fn keys_in_order(&self) -> Cow<'_, [Key]> {
@@ -317,9 +333,10 @@ impl Segment {
         let len = Key::encoded_len(cell);
         let make_key = || {
             let data = self.arena.alloc(len, |out| Key::encode(cell, out));
-            Key::new(data, cell)
+            Key::under(data, cell, list.rule())
         };
-        let result = list.insert_hinted(&Probe::of_cell(cell), make_key, splice);
+        let probe = Probe::of_cell(cell).under(list.rule());
+        let result = list.insert_hinted(&probe, make_key, splice);
         if let Insert::Inserted { upper_links } = result {
             let data = cell.row.len() + cell.qualifier.len() + cell.value.len();
             let index = NODE_BYTES + TAIL_BYTES + (len - data) + upper_links as usize * LINK_BYTES;

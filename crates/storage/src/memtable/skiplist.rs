@@ -27,9 +27,9 @@
 use std::cmp::Ordering::{Equal, Greater, Less};
 use std::sync::atomic::Ordering::Release;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Acquire, Ordering::Relaxed};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
-use super::key::{Key, Probe};
+use super::key::{Key, Probe, RowRule};
 use super::slab::Slabs;
 
 /// No node: the end of a level.
@@ -113,12 +113,17 @@ pub(crate) struct SkipList {
     tails: Slabs<Link>,
     next_node: AtomicU64,
     next_tower: AtomicU64,
+    /// The row rule its keys' prefixes are made under (see [`key`](super::key)): probes are
+    /// made under it too ([`Probe::under`]) before they search.
+    rule: Option<Arc<RowRule>>,
 }
 
 impl SkipList {
-    /// An empty list; allocates nothing until the first insert.
-    pub(crate) fn new() -> SkipList {
+    /// An empty list whose keys' prefixes follow `rule`; allocates nothing until the first
+    /// insert.
+    pub(crate) fn new(rule: Option<Arc<RowRule>>) -> SkipList {
         SkipList {
+            rule,
             head: std::array::from_fn(|_| AtomicU32::new(NIL)),
             nodes: Slabs::new(NODE_SLAB_BITS, NODE_BLOCK_BITS),
             towers: Slabs::new(TOWER_SLAB_BITS, TOWER_BLOCK_BITS),
@@ -126,6 +131,12 @@ impl SkipList {
             next_node: AtomicU64::new(0),
             next_tower: AtomicU64::new(0),
         }
+    }
+
+    /// The row rule of this list's keys.
+    #[inline]
+    pub(crate) fn rule(&self) -> Option<&RowRule> {
+        self.rule.as_deref()
     }
 
     /// Inserts the key `make_key` builds (called at most once, only if the key is new).

@@ -39,7 +39,7 @@ fn rows(list: &SkipList) -> Vec<Vec<u8>> {
 
 #[test]
 fn level_zero_is_sorted_and_duplicates_are_refused() {
-    let list = SkipList::new();
+    let list = SkipList::new(None);
     let mut expect = Vec::new();
     for i in 0..5000u32 {
         let row = (i.wrapping_mul(2_654_435_761) % 10_007).to_be_bytes();
@@ -61,7 +61,7 @@ fn level_zero_is_sorted_and_duplicates_are_refused() {
 
 #[test]
 fn last_where_finds_predecessors() {
-    let list = SkipList::new();
+    let list = SkipList::new(None);
     assert_eq!(list.last_where(|_| true), HEAD);
     for i in (0..100u8).step_by(2) {
         insert(&list, &cell(&[i], 0));
@@ -85,7 +85,7 @@ fn about_one_upper_link_per_three_nodes() {
 
 #[test]
 fn concurrent_inserts_all_land_in_order() {
-    let list = Arc::new(SkipList::new());
+    let list = Arc::new(SkipList::new(None));
     let threads: Vec<_> = (0..4u32)
         .map(|t| {
             let list = Arc::clone(&list);
@@ -132,8 +132,8 @@ fn hinted_inserts_in_any_order_build_the_same_list() {
         })
         .collect();
     for order in [keys, ascending, descending, runs] {
-        let plain = SkipList::new();
-        let hinted = SkipList::new();
+        let plain = SkipList::new(None);
+        let hinted = SkipList::new(None);
         let mut splice = Splice::default();
         for row in &order {
             let a = insert(&plain, &cell(row, 1));
@@ -151,7 +151,7 @@ fn hinted_inserts_in_any_order_build_the_same_list() {
 
 #[test]
 fn concurrent_hinted_inserts_all_land_in_order() {
-    let list = Arc::new(SkipList::new());
+    let list = Arc::new(SkipList::new(None));
     let threads: Vec<_> = (0..4u32)
         .map(|t| {
             let list = Arc::clone(&list);
@@ -217,7 +217,7 @@ fn a_node_is_one_cache_line() {
 /// whatever the distance.
 #[test]
 fn finger_searches_match_searches_from_the_head() {
-    let list = SkipList::new();
+    let list = SkipList::new(None);
     let mut splice = Splice::default();
     let mut keys: Vec<[u8; 4]> = (0..20_000u32)
         .map(|i| (i.wrapping_mul(2_654_435_761) % 1_000_003).to_be_bytes())
@@ -291,7 +291,7 @@ fn version<'a>(row: &'a [u8], qualifier: &'a [u8], timestamp: i64) -> CellRef<'a
 /// (as with the current time) all point at their column's oldest.
 #[test]
 fn run_tails_stay_within_their_column() {
-    let list = SkipList::new();
+    let list = SkipList::new(None);
     let mut splice = Splice::default();
     let (rows, qualifiers) = ([&b"a"[..], b"b", b"c"], [&b"x"[..], b"y"]);
     let mut state = 0x2545_F491_4F6C_DD1Du64;
