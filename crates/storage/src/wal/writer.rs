@@ -220,6 +220,8 @@ impl Writer {
     /// Closes the active segment (fsync'd) and starts the next one. On failure the current
     /// segment stays active; a retry reuses the same new id, replacing any partial file.
     fn roll(&mut self, segments: &Mutex<SegmentSet>, counters: &Counters) -> Result<()> {
+        let started = std::time::Instant::now();
+        let (old_id, old_len) = (self.id, self.len);
         // A roll after a failed sync may abandon the segment if its sync still fails.
         let after_failure = self.must_roll;
         let mut abandon = None;
@@ -260,6 +262,12 @@ impl Writer {
         self.must_roll = false;
         segments.lock().activate(id, self.path(), self.len);
         Counters::add(&counters.rolls, 1);
+        tracing::debug!(
+            segment = old_id,
+            bytes = old_len,
+            ms = started.elapsed().as_millis() as u64,
+            "WAL rolled to segment {id}"
+        );
         Ok(())
     }
 }
