@@ -170,3 +170,61 @@ fn rejects_out_of_order_cells_and_keeps_going() {
     let reader = open(bytes::Bytes::from(buf), None);
     assert_eq!(forward(&reader), vec![a]);
 }
+
+#[test]
+fn an_uncached_iterator_uses_cached_blocks_and_adds_none() {
+    use std::sync::Arc;
+    use strata_sstable::cache::BlockCache;
+    use strata_sstable::reader::ReaderOptions;
+
+    let mut model = Model::new();
+    for i in 0..2_000u32 {
+        let c = Cell::put(
+            bytes::Bytes::from(format!("row{i:06}")),
+            family(),
+            bytes::Bytes::from_static(b"q"),
+            7,
+            bytes::Bytes::from(vec![b'v'; 40]),
+        );
+        model.insert(c.key(), c);
+    }
+    let bytes = write(
+        &model,
+        options(Default::default(), Default::default(), Default::default()),
+    );
+    let cache = Arc::new(BlockCache::new(64 << 20));
+    let options = ReaderOptions {
+        cache: Some(cache.clone()),
+        ..ReaderOptions::default()
+    };
+    let reader = strata_sstable::Reader::from_bytes(bytes, "mem", options).unwrap();
+    let uncached = |r: &strata_sstable::Reader| {
+        let mut it = r.iter_uncached();
+        let mut out = Vec::new();
+        let mut ok = it.seek_to_first().unwrap();
+        while ok {
+            out.push(it.current_cell());
+            ok = it.next().unwrap();
+        }
+        out
+    };
+    let want: Vec<Cell> = model.values().cloned().collect();
+    // Two uncached passes: every data block read from the file both times, none cached.
+    assert_eq!(uncached(&reader), want);
+    let blocks = reader.stats().blocks_read;
+    assert!(blocks > 10, "{blocks} blocks");
+    assert_eq!(uncached(&reader), want);
+    assert_eq!(cache.stats().data_hits, 0);
+    // The second pass finds the index blocks cached, every data block again in the file.
+    let second = reader.stats().blocks_read - blocks;
+    assert!(
+        second > 10 && second + 10 > blocks,
+        "{blocks} then {second}"
+    );
+    // A caching pass fills the cache; an uncached pass then reads from it, not the file.
+    assert_eq!(forward(&reader), want);
+    let after_fill = reader.stats().blocks_read;
+    assert_eq!(uncached(&reader), want);
+    assert_eq!(reader.stats().blocks_read, after_fill);
+    assert!(cache.stats().data_hits > 0);
+}

@@ -73,7 +73,16 @@ impl Inner {
     /// cell-offset array (no copy): their `Encoded` cached form is that decoded block, and NONE
     /// blocks are always handed out decoded. An uncached ROW_INDEX block is streamed, so a get
     /// binary-searches its row index instead of indexing every cell.
-    pub(crate) fn data_block(&self, handle: BlockHandle, want_decoded: bool) -> Result<DataBlock> {
+    ///
+    /// Without `fill`, a block found in the cache is used but a block read from the source is
+    /// not added (a compaction's reads: its inputs are deleted once it lands, and their
+    /// blocks would only push hot ones out; HBase's `cacheBlocks = false`).
+    pub(crate) fn data_block(
+        &self,
+        handle: BlockHandle,
+        want_decoded: bool,
+        fill: bool,
+    ) -> Result<DataBlock> {
         let cache = self
             .options
             .cache
@@ -97,7 +106,7 @@ impl Inner {
                     CachedForm::Encoded if in_place => CachedForm::Decoded,
                     form => form,
                 };
-                match (cache, form) {
+                match (cache.filter(|_| fill), form) {
                     (Some(c), CachedForm::Decoded) => {
                         let bytes = raw.decompress(&self.name, handle.offset)?;
                         let decoded = Arc::new(self.decode(handle, bytes)?);

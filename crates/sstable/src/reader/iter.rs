@@ -40,15 +40,18 @@ pub struct Iter {
     reader: Reader,
     index: IndexCursor,
     block: Option<BlockIter>,
+    /// Whether data blocks read from the source go into the block cache.
+    fill_cache: bool,
 }
 
 impl Iter {
-    pub(crate) fn new(reader: Reader) -> Iter {
+    pub(crate) fn new(reader: Reader, fill_cache: bool) -> Iter {
         let index = IndexCursor::new(reader.inner.root.clone(), reader.inner.trailer.index_levels);
         Iter {
             reader,
             index,
             block: None,
+            fill_cache,
         }
     }
 
@@ -110,7 +113,11 @@ impl Iter {
     fn load(&mut self, want_decoded: bool) -> Result<()> {
         let handle = self.index.handle();
         self.block = None;
-        self.block = Some(match self.reader.inner.data_block(handle, want_decoded)? {
+        let block = self
+            .reader
+            .inner
+            .data_block(handle, want_decoded, self.fill_cache)?;
+        self.block = Some(match block {
             DataBlock::Decoded(b) => BlockIter::Decoded(DecodedCursor::new(b)),
             DataBlock::Encoded(bytes) => {
                 let decoder = encoding::decoder(self.reader.inner.info.encoding, bytes.clone())

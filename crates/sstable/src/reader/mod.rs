@@ -270,7 +270,13 @@ impl Reader {
 
     /// A new iterator, unpositioned.
     pub fn iter(&self) -> Iter {
-        Iter::new(self.clone())
+        Iter::new(self.clone(), true)
+    }
+
+    /// A new iterator, unpositioned, that uses cached data blocks but adds none it reads
+    /// (compactions: their inputs are deleted once they land).
+    pub fn iter_uncached(&self) -> Iter {
+        Iter::new(self.clone(), false)
     }
 }
 

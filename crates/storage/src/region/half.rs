@@ -116,13 +116,19 @@ impl FileHandle {
     /// A cursor over the file's cells: all of them, or for a split daughter's reference, the
     /// daughter's half of the parent file.
     pub(crate) fn cursor(&self) -> SourceCursor {
+        self.cursor_over(self.reader.iter())
+    }
+
+    /// [`cursor`](Self::cursor) for a compaction: cached blocks are used, blocks read are not
+    /// cached (the file is deleted once the compaction lands).
+    pub(crate) fn compaction_cursor(&self) -> SourceCursor {
+        self.cursor_over(self.reader.iter_uncached())
+    }
+
+    fn cursor_over(&self, iter: strata_sstable::reader::Iter) -> SourceCursor {
         match &self.meta.reference {
-            None => SourceCursor::File(self.reader.iter()),
-            Some(r) => SourceCursor::Half(HalfCursor::new(
-                self.reader.iter(),
-                r.half,
-                r.split_row.clone(),
-            )),
+            None => SourceCursor::File(iter),
+            Some(r) => SourceCursor::Half(HalfCursor::new(iter, r.half, r.split_row.clone())),
         }
     }
 }
