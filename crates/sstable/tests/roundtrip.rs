@@ -10,7 +10,11 @@ use std::ops::Bound;
 use strata_model::cell::Cell;
 
 fn forward(r: &strata_sstable::Reader) -> Vec<Cell> {
-    let mut it = r.iter();
+    scan(r.iter())
+}
+
+/// Every cell `it` shows from the first on.
+fn scan(mut it: strata_sstable::reader::Iter) -> Vec<Cell> {
     let mut out = Vec::new();
     let mut ok = it.seek_to_first().unwrap();
     while ok {
@@ -198,16 +202,7 @@ fn an_uncached_iterator_uses_cached_blocks_and_adds_none() {
         ..ReaderOptions::default()
     };
     let reader = strata_sstable::Reader::from_bytes(bytes, "mem", options).unwrap();
-    let uncached = |r: &strata_sstable::Reader| {
-        let mut it = r.iter_uncached();
-        let mut out = Vec::new();
-        let mut ok = it.seek_to_first().unwrap();
-        while ok {
-            out.push(it.current_cell());
-            ok = it.next().unwrap();
-        }
-        out
-    };
+    let uncached = |r: &strata_sstable::Reader| scan(r.iter_uncached());
     let want: Vec<Cell> = model.values().cloned().collect();
     // Two uncached passes: every data block read from the file both times, none cached.
     assert_eq!(uncached(&reader), want);

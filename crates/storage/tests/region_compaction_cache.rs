@@ -10,34 +10,13 @@ use region_support::*;
 use strata_model::ops::Get;
 use strata_sstable::cache::BlockCache;
 use strata_storage::compaction::exploring::MajorRequest;
-use strata_storage::wal::{Wal, WalOptions};
-use strata_storage::{Region, RegionConfig};
-
-fn open_cached(env: &Env, cache: &Arc<BlockCache>) -> Region {
-    let wal = Arc::new(Wal::open(env.root.join("wal"), WalOptions::default()).unwrap());
-    Region::open(RegionConfig {
-        dir: env
-            .root
-            .join("t")
-            .join(strata_storage::region::region_dir_name(1)),
-        table: env.table.clone(),
-        info: env.info.clone(),
-        wal,
-        cache: Some(cache.clone()),
-        clock: env.clock.clone(),
-        background: None,
-        budget: None,
-        volumes: None,
-    })
-    .unwrap()
-}
 
 #[test]
 fn a_major_compaction_adds_no_data_block_to_the_cache() {
     let dir = tempfile::tempdir().unwrap();
     let env = Env::new(dir.path(), table(&["f"]));
     let cache = Arc::new(BlockCache::new(256 << 20));
-    let r = open_cached(&env, &cache);
+    let r = env.open_cached(cache.clone());
     // Three files of ~1 MB each: dozens of 64 KiB data blocks per file.
     let value = "v".repeat(500);
     for file in 0..3 {

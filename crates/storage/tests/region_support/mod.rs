@@ -10,6 +10,7 @@ use strata_model::ops::{Get, Mutation, Put, RowMutations};
 use strata_model::schema::{
     CompactionPolicy, DateTiered, FamilyDescriptor, StoragePolicy, TableDescriptor, TableName,
 };
+use strata_sstable::cache::BlockCache;
 use strata_storage::background::Background;
 use strata_storage::clock::ManualClock;
 use strata_storage::manifest::RegionInfo;
@@ -67,6 +68,20 @@ impl Env {
         volumes: Option<Arc<Volumes>>,
         background: Option<Arc<Background>>,
     ) -> strata_storage::Result<Region> {
+        self.open_full(volumes, background, None)
+    }
+
+    /// Opens (or reopens) the WAL and the region with its store files read through `cache`.
+    pub fn open_cached(&self, cache: Arc<BlockCache>) -> Region {
+        self.open_full(None, None, Some(cache)).unwrap()
+    }
+
+    fn open_full(
+        &self,
+        volumes: Option<Arc<Volumes>>,
+        background: Option<Arc<Background>>,
+        cache: Option<Arc<BlockCache>>,
+    ) -> strata_storage::Result<Region> {
         let wal = Arc::new(Wal::open(self.root.join("wal"), WalOptions::default()).unwrap());
         Region::open(RegionConfig {
             dir: self
@@ -76,7 +91,7 @@ impl Env {
             table: self.table.clone(),
             info: self.info.clone(),
             wal,
-            cache: None,
+            cache,
             clock: self.clock.clone(),
             background,
             budget: None,
