@@ -158,18 +158,11 @@ impl<'a> Probe<'a> {
     }
 }
 
-/// The first 7 bytes of `bytes` as a big-endian integer, zero-padded (see the module docs).
+/// The first 7 bytes of `bytes` as a big-endian integer, zero-padded (see the module docs):
+/// a flat index's dense key without its last byte.
 #[inline]
 fn seven_bytes(bytes: &[u8]) -> u64 {
-    match bytes.first_chunk::<8>() {
-        Some(b) => u64::from_be_bytes(*b) >> 8,
-        None => {
-            let mut b = [0u8; 8];
-            let n = bytes.len().min(7);
-            b[1..=n].copy_from_slice(&bytes[..n]);
-            u64::from_be_bytes(b)
-        }
-    }
+    super::flat::dense(bytes, 0) >> 8
 }
 
 /// Bytes of the timestamp at the start of a cell's chunk layout.

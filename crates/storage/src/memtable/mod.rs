@@ -166,13 +166,16 @@ impl State {
         let Some((first, last)) = self.active.first_and_last_rows() else {
             return;
         };
-        let mut shared = common_len(first, last);
-        if let Some(share) = &self.rows_share {
-            shared = shared.min(common_len(share, first));
-        }
-        let share = first[..shared].to_vec();
-        let wanted = &share[..shared.min(RowRule::MAX_BYTES)];
-        self.rows_share = Some(share.clone());
+        let shared = flat::common_prefix(first, last);
+        let share = match &mut self.rows_share {
+            Some(share) => {
+                // Every row so far starts with `share`: it only ever gets shorter.
+                share.truncate(shared.min(flat::common_prefix(share, first)));
+                share
+            }
+            none => none.insert(first[..shared].to_vec()),
+        };
+        let wanted = &share[..share.len().min(RowRule::MAX_BYTES)];
         if self.rule.as_ref().map(|r| r.shared()) == Some(wanted) {
             return;
         }
@@ -200,11 +203,6 @@ impl State {
         self.pipeline.insert(0, sealed);
         self.rebuild_view();
     }
-}
-
-/// The length of the longest common prefix of `a` and `b`.
-fn common_len(a: &[u8], b: &[u8]) -> usize {
-    a.iter().zip(b).take_while(|(x, y)| x == y).count()
 }
 
 impl Memtable {
