@@ -83,11 +83,16 @@ impl Regions {
 
     /// The region holding `row`.
     pub(crate) fn containing(&self, row: &[u8]) -> Option<&RegionLocation> {
+        self.position(row).map(|i| &self.regions[i])
+    }
+
+    /// The index in [`Regions::all`] of the region holding `row`.
+    pub(crate) fn position(&self, row: &[u8]) -> Option<usize> {
         let i = self
             .regions
             .partition_point(|r| r.start_row.as_ref() <= row)
             .checked_sub(1)?;
-        self.regions.get(i).filter(|r| r.contains(row))
+        self.regions.get(i).filter(|r| r.contains(row)).map(|_| i)
     }
 
     /// The region holding the rows just below `row` (start < row <= end): where a reversed

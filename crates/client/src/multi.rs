@@ -8,11 +8,10 @@
 //! reports as not applied (`NOT_SERVING_REGION`, `REGION_TOO_BUSY`). Rounds share one retry
 //! budget.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::future::Future;
 use std::sync::Arc;
 
-use bytes::Bytes;
 use strata_model::cell::Cell;
 use strata_model::ops::{Get, RowMutations};
 use strata_proto::convert;
@@ -43,23 +42,46 @@ pub(crate) enum Outcome<T> {
 
 /// Row indexes grouped by the region holding them (in region order), and the indexes of rows
 /// no assigned region holds.
+///
+/// Each row is first checked against the region the previous row fell in (two comparisons,
+/// which is all a buffered mutator's single-region chunks need), then searched; groups are
+/// found by the region's position, so no row is compared with more region bounds than that.
 pub(crate) fn group_by_region<'a>(
     regions: &Regions,
     rows: impl IntoIterator<Item = (usize, &'a [u8])>,
 ) -> (Vec<(RegionLocation, Vec<usize>)>, Vec<usize>) {
-    let mut groups: BTreeMap<&[u8], (RegionLocation, Vec<usize>)> = BTreeMap::new();
+    let all = regions.all();
+    // (region position, row indexes), in order of first appearance.
+    let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
+    let mut group_of: HashMap<usize, usize> = HashMap::new();
     let mut missing = Vec::new();
+    // The region position and group of the previous row held by an assigned region.
+    let mut last: Option<(usize, usize)> = None;
     for (index, row) in rows {
-        match regions.containing(row).filter(|r| !r.server.is_empty()) {
-            Some(region) => groups
-                .entry(region.start_row.as_ref())
-                .or_insert_with(|| (region.clone(), Vec::new()))
-                .1
-                .push(index),
+        if let Some((position, group)) = last {
+            if all[position].contains(row) {
+                groups[group].1.push(index);
+                continue;
+            }
+        }
+        match regions.position(row).filter(|&p| !all[p].server.is_empty()) {
+            Some(position) => {
+                let group = *group_of.entry(position).or_insert_with(|| {
+                    groups.push((position, Vec::new()));
+                    groups.len() - 1
+                });
+                groups[group].1.push(index);
+                last = Some((position, group));
+            }
             None => missing.push(index),
         }
     }
-    (groups.into_values().collect(), missing)
+    groups.sort_unstable_by_key(|(position, _)| *position);
+    let groups = groups
+        .into_iter()
+        .map(|(position, indexes)| (all[position].clone(), indexes))
+        .collect();
+    (groups, missing)
 }
 
 /// Reads `gets` grouped per region with `MultiGet`.
@@ -67,14 +89,16 @@ pub(crate) async fn get_many(table: &Table, gets: &[Get]) -> Result<Vec<Vec<Cell
     for get in gets {
         get.validate()?;
     }
-    let rows: Vec<Bytes> = gets.iter().map(|g| g.row.clone()).collect();
-    let wire: Arc<Vec<pb::Get>> = Arc::new(gets.iter().map(convert::get_to_pb).collect());
+    let rows: Vec<&[u8]> = gets.iter().map(|g| g.row.as_ref()).collect();
     let name = table.name().to_string();
     let idempotence = vec![Idempotence::Idempotent; gets.len()];
-    let send = move |mut client: DataLink, indexes: Vec<usize>| {
+    let send = |mut client: DataLink, indexes: Vec<usize>| {
         let request = pb::MultiGetRequest {
             table: name.clone(),
-            gets: indexes.iter().map(|&i| wire[i].clone()).collect(),
+            gets: indexes
+                .iter()
+                .map(|&i| convert::get_to_pb(&gets[i]))
+                .collect(),
             cell_block: true,
         };
         async move {
@@ -93,7 +117,7 @@ pub(crate) async fn get_many(table: &Table, gets: &[Get]) -> Result<Vec<Vec<Cell
                 .collect())
         }
     };
-    let results = run(table, rows, idempotence, None, send).await?;
+    let results = run(table, &rows, idempotence, None, send).await?;
     results.into_iter().collect()
 }
 
@@ -107,15 +131,27 @@ pub(crate) async fn batch(
     for row in rows {
         row.validate()?;
     }
-    let keys: Vec<Bytes> = rows.iter().map(|r| r.row.clone()).collect();
+    batch_valid(table, rows, limit).await
+}
+
+/// [`batch`] of rows already validated (the buffered mutator checks each row as it buffers
+/// it). Rows are converted to their wire form for each RPC that carries them, not kept
+/// converted and copied per send.
+pub(crate) async fn batch_valid(
+    table: &Table,
+    rows: &[RowMutations],
+    limit: Option<Arc<Semaphore>>,
+) -> Result<Vec<Result<Vec<Cell>, Error>>, Error> {
+    let keys: Vec<&[u8]> = rows.iter().map(|r| r.row.as_ref()).collect();
     let idempotence = rows.iter().map(idempotence_of).collect();
-    let wire: Arc<Vec<pb::RowMutations>> =
-        Arc::new(rows.iter().map(convert::row_mutations_to_pb).collect());
     let name = table.name().to_string();
-    let send = move |mut client: DataLink, indexes: Vec<usize>| {
+    let send = |mut client: DataLink, indexes: Vec<usize>| {
         let request = pb::BatchRequest {
             table: name.clone(),
-            rows: indexes.iter().map(|&i| wire[i].clone()).collect(),
+            rows: indexes
+                .iter()
+                .map(|&i| convert::row_mutations_to_pb(&rows[i]))
+                .collect(),
         };
         async move {
             let response = client.batch(request).await?.into_inner();
@@ -129,7 +165,7 @@ pub(crate) async fn batch(
             Ok(response.results.into_iter().map(batch_outcome).collect())
         }
     };
-    run(table, keys, idempotence, limit, send).await
+    run(table, &keys, idempotence, limit, send).await
 }
 
 fn batch_outcome(result: pb::BatchResult) -> Outcome<Vec<Cell>> {
@@ -151,7 +187,7 @@ fn batch_outcome(result: pb::BatchResult) -> Outcome<Vec<Cell>> {
 /// or the retry budget runs out (the rows left then carry the last error).
 async fn run<T, S, Fut>(
     table: &Table,
-    rows: Vec<Bytes>,
+    rows: &[&[u8]],
     idempotence: Vec<Idempotence>,
     limit: Option<Arc<Semaphore>>,
     send: S,
@@ -174,8 +210,7 @@ where
                 continue;
             }
         };
-        let (groups, mut next) =
-            group_by_region(&regions, pending.iter().map(|&i| (i, rows[i].as_ref())));
+        let (groups, mut next) = group_by_region(&regions, pending.iter().map(|&i| (i, rows[i])));
         let mut last_error = (!next.is_empty()).then(|| {
             conn.invalidate(name);
             Error::new(
@@ -260,6 +295,8 @@ where
 
 #[cfg(test)]
 mod tests {
+    use bytes::Bytes;
+
     use super::*;
 
     fn region(id: u64, start: &'static [u8], end: &'static [u8], server: &str) -> RegionLocation {
@@ -288,5 +325,30 @@ mod tests {
         assert_eq!(ids, vec![(1, vec![1, 4]), (3, vec![0, 3, 5])]);
         // Region 2 is unassigned.
         assert_eq!(missing, vec![2]);
+    }
+
+    #[test]
+    fn runs_of_rows_in_one_region_stop_at_its_bounds() {
+        let regions = Regions::new(vec![
+            region(1, b"", b"f", "a:1"),
+            region(2, b"f", b"m", "b:1"),
+            region(3, b"m", b"", "c:1"),
+        ]);
+        // Runs in one region, each ended by a row on the next region's start row (an end row
+        // is not the region's), or one below the previous region's start.
+        let rows: [&[u8]; 9] = [b"a", b"b", b"f", b"g", b"l", b"m", b"z", b"", b"e"];
+        let (groups, missing) = group_by_region(&regions, rows.iter().copied().enumerate());
+        let ids: Vec<(u64, Vec<usize>)> =
+            groups.into_iter().map(|(r, i)| (r.region_id, i)).collect();
+        assert_eq!(
+            ids,
+            vec![(1, vec![0, 1, 7, 8]), (2, vec![2, 3, 4]), (3, vec![5, 6])]
+        );
+        assert!(missing.is_empty());
+        // A table without regions (not yet located) holds no row.
+        let (groups, missing) =
+            group_by_region(&Regions::new(vec![]), rows.iter().copied().enumerate());
+        assert!(groups.is_empty());
+        assert_eq!(missing.len(), rows.len());
     }
 }

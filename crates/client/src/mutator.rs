@@ -36,11 +36,11 @@ type SendOutcome = (usize, Result<Vec<Error>, Error>);
 pub struct BufferedMutator {
     table: Table,
     options: BufferedMutatorOptions,
-    /// Rows not yet grouped, in arrival order.
-    buffer: Vec<RowMutations>,
+    /// Rows not yet grouped, in arrival order, with their estimated bytes.
+    buffer: Vec<(RowMutations, usize)>,
     /// Grouped rows waiting for a send slot: each chunk one region's (as the client's region
     /// cache saw it), in arrival order within the region, largest chunks first.
-    ready: VecDeque<Vec<RowMutations>>,
+    ready: VecDeque<Chunk>,
     /// Estimated bytes of `buffer` and `ready`.
     buffered_bytes: usize,
     rpc_permits: Arc<Semaphore>,
@@ -73,8 +73,9 @@ impl BufferedMutator {
     /// [`BufferedMutator::flush`].
     pub async fn mutate(&mut self, m: RowMutations) -> Result<(), Error> {
         m.validate()?;
-        self.buffered_bytes += estimated_bytes(&m);
-        self.buffer.push(m);
+        let bytes = estimated_bytes(&m);
+        self.buffered_bytes += bytes;
+        self.buffer.push((m, bytes));
         while self.buffered_bytes >= self.options.max_buffer_bytes {
             if !self.send_chunk().await {
                 break;
@@ -117,12 +118,10 @@ impl BufferedMutator {
         if self.ready.is_empty() {
             self.group_buffer().await;
         }
-        let Some(rows) = self.ready.pop_front() else {
+        let Some(Chunk { rows, bytes }) = self.ready.pop_front() else {
             return false;
         };
-        self.buffered_bytes = self
-            .buffered_bytes
-            .saturating_sub(rows.iter().map(estimated_bytes).sum());
+        self.buffered_bytes = self.buffered_bytes.saturating_sub(bytes);
         while let Some(joined) = self.sending.try_join_next() {
             self.record(joined);
         }
@@ -135,7 +134,7 @@ impl BufferedMutator {
         let table = self.table.clone();
         let permits = self.rpc_permits.clone();
         self.sending.spawn(async move {
-            let outcome = crate::multi::batch(&table, &rows, Some(permits))
+            let outcome = crate::multi::batch_valid(&table, &rows, Some(permits))
                 .await
                 .map(|results| results.into_iter().filter_map(Result::err).collect());
             (rows.len(), outcome)
@@ -170,19 +169,28 @@ impl BufferedMutator {
     }
 }
 
-/// `rows` grouped by the region holding them in `regions` (rows no region holds, or all rows
-/// without `regions`, form their own group), each group cut into chunks of at most
-/// [`MAX_ROWS_PER_RPC`] rows in arrival order; the largest chunks first (a stable sort, so a
-/// region's chunks keep their order).
+/// Rows of one region (as the region cache saw them) for one RPC, and their estimated bytes.
+#[derive(Debug)]
+struct Chunk {
+    rows: Vec<RowMutations>,
+    bytes: usize,
+}
+
+/// `rows` (each with its estimated bytes) grouped by the region holding them in `regions`
+/// (rows no region holds, or all rows without `regions`, form their own group), each group
+/// cut into chunks of at most [`MAX_ROWS_PER_RPC`] rows in arrival order; the largest chunks
+/// first (a stable sort, so a region's chunks keep their order).
 fn chunks_by_region(
     regions: Option<&Regions>,
-    rows: Vec<RowMutations>,
-) -> VecDeque<Vec<RowMutations>> {
+    rows: Vec<(RowMutations, usize)>,
+) -> VecDeque<Chunk> {
     let groups: Vec<Vec<usize>> = match regions {
         Some(regions) => {
             let (groups, missing) = group_by_region(
                 regions,
-                rows.iter().enumerate().map(|(i, r)| (i, r.row.as_ref())),
+                rows.iter()
+                    .enumerate()
+                    .map(|(i, (r, _))| (i, r.row.as_ref())),
             );
             let mut groups: Vec<Vec<usize>> = groups.into_iter().map(|(_, g)| g).collect();
             if !missing.is_empty() {
@@ -192,13 +200,23 @@ fn chunks_by_region(
         }
         None => vec![(0..rows.len()).collect()],
     };
-    let mut slots: Vec<Option<RowMutations>> = rows.into_iter().map(Some).collect();
-    let mut chunks: Vec<Vec<RowMutations>> = groups
+    let mut slots: Vec<Option<(RowMutations, usize)>> = rows.into_iter().map(Some).collect();
+    let mut chunks: Vec<Chunk> = groups
         .iter()
         .flat_map(|g| g.chunks(MAX_ROWS_PER_RPC))
-        .map(|chunk| chunk.iter().filter_map(|&i| slots[i].take()).collect())
+        .map(|indexes| {
+            let mut chunk = Chunk {
+                rows: Vec::with_capacity(indexes.len()),
+                bytes: 0,
+            };
+            for (row, bytes) in indexes.iter().filter_map(|&i| slots[i].take()) {
+                chunk.rows.push(row);
+                chunk.bytes += bytes;
+            }
+            chunk
+        })
         .collect();
-    chunks.sort_by_key(|c: &Vec<RowMutations>| std::cmp::Reverse(c.len()));
+    chunks.sort_by_key(|c| std::cmp::Reverse(c.rows.len()));
     chunks.into()
 }
 
@@ -258,12 +276,23 @@ mod tests {
         }
     }
 
+    /// Rows with their estimated bytes, as the mutator buffers them.
+    fn sized(rows: Vec<RowMutations>) -> Vec<(RowMutations, usize)> {
+        rows.into_iter()
+            .map(|r| {
+                let bytes = estimated_bytes(&r);
+                (r, bytes)
+            })
+            .collect()
+    }
+
     /// (row, qualifier number) of each chunk's rows.
-    fn shape(chunks: &VecDeque<Vec<RowMutations>>) -> Vec<Vec<String>> {
+    fn shape(chunks: &VecDeque<Chunk>) -> Vec<Vec<String>> {
         chunks
             .iter()
             .map(|c| {
-                c.iter()
+                c.rows
+                    .iter()
                     .map(|rm| String::from_utf8_lossy(&rm.row).into_owned())
                     .collect()
             })
@@ -273,33 +302,42 @@ mod tests {
     #[test]
     fn chunks_hold_one_region_in_arrival_order_largest_first() {
         let regions = Regions::new(vec![location(1, b"", b"m"), location(2, b"m", b"")]);
-        let rows = vec![
+        let rows = sized(vec![
             put("x", 0),
             put("a", 1),
             put("y", 2),
             put("b", 3),
             put("z", 4),
-        ];
+        ]);
         let chunks = chunks_by_region(Some(&regions), rows);
         assert_eq!(shape(&chunks), vec![vec!["x", "y", "z"], vec!["a", "b"]]);
+        let each = estimated_bytes(&put("x", 0));
+        assert_eq!(
+            chunks[0].bytes,
+            3 * each,
+            "a chunk carries its rows' estimates"
+        );
+        assert_eq!(chunks[1].bytes, 2 * each);
         // Without regions: one group in arrival order.
-        let chunks = chunks_by_region(None, vec![put("x", 0), put("a", 1)]);
+        let chunks = chunks_by_region(None, sized(vec![put("x", 0), put("a", 1)]));
         assert_eq!(shape(&chunks), vec![vec!["x", "a"]]);
     }
 
     #[test]
     fn a_large_region_group_is_cut_into_rpc_sized_chunks_in_order() {
         let regions = Regions::new(vec![location(1, b"", b"")]);
-        let rows: Vec<RowMutations> = (0..MAX_ROWS_PER_RPC + 5)
-            .map(|i| put(&format!("r{i:05}"), i))
-            .collect();
+        let rows = sized(
+            (0..MAX_ROWS_PER_RPC + 5)
+                .map(|i| put(&format!("r{i:05}"), i))
+                .collect(),
+        );
         let chunks = chunks_by_region(Some(&regions), rows);
         assert_eq!(chunks.len(), 2);
-        assert_eq!(chunks[0].len(), MAX_ROWS_PER_RPC);
-        assert_eq!(chunks[1].len(), 5);
-        assert_eq!(chunks[0][0].row.as_ref(), b"r00000");
+        assert_eq!(chunks[0].rows.len(), MAX_ROWS_PER_RPC);
+        assert_eq!(chunks[1].rows.len(), 5);
+        assert_eq!(chunks[0].rows[0].row.as_ref(), b"r00000");
         assert_eq!(
-            chunks[1][0].row.as_ref(),
+            chunks[1].rows[0].row.as_ref(),
             format!("r{MAX_ROWS_PER_RPC:05}").as_bytes()
         );
     }
