@@ -1,5 +1,6 @@
-//! Background work shared by the regions of a process: a bounded pool of threads for flushes
-//! and compactions, and the global memtable budget.
+//! Background work shared by the regions of a process: bounded lanes of threads for flushes,
+//! disk compactions (at a lower CPU priority) and in-memory compactions, and the global
+//! memtable budget.
 //!
 //! A region asks for a flush when its memtables pass `MEMSTORE_FLUSHSIZE`; the budget asks the
 //! largest regions to flush when all memtables together pass its limit, and makes writers wait
@@ -29,11 +30,21 @@ pub enum Job {
     CompactInMemory(Region, bytes::Bytes),
 }
 
-/// A fixed set of worker threads for flushes and disk compactions, and one more thread of
-/// its own for in-memory compactions (short, CPU-only, and what keeps memtable pipelines
-/// short: they must not queue behind a disk compaction that a throughput limit slows down).
+/// How many steps below the process's CPU priority (a nice increment) disk compactions, tier
+/// moves and in-memory compactions run. They rewrite data nobody waits for, while writes and
+/// reads wait on the CPU they take: at a lower priority the scheduler lets a request thread
+/// preempt them at once (RocksDB's `Env::LowerThreadPoolCPUPriority` lowers its compaction
+/// pool to nice 19 the same way). Flushes keep the process's priority: writers wait for them
+/// when the memtable budget fills; so do compactions of a store over its blocking file count.
+pub const DEFAULT_COMPACTION_NICE: i32 = 19;
+
+/// Worker threads for flushes, for disk compactions and for in-memory compactions, each kind
+/// on its own lane: a flush never queues behind a compaction that a throughput limit slows
+/// down, and in-memory compactions (short, CPU-only, what keeps memtable pipelines short)
+/// queue behind neither.
 pub struct Background {
-    sender: Mutex<Option<mpsc::Sender<Job>>>,
+    flushes: Mutex<Option<mpsc::Sender<Job>>>,
+    compactions: Mutex<Option<mpsc::Sender<Job>>>,
     in_memory: Mutex<Option<mpsc::Sender<Job>>>,
     threads: Mutex<Vec<JoinHandle<()>>>,
     /// Jobs that failed (the region keeps its data and the job is asked for again later).
@@ -45,30 +56,54 @@ pub struct Background {
 }
 
 impl Background {
-    /// Starts `threads` workers (at least one) and the in-memory compaction thread.
+    /// [`Background::with_priority`] at [`DEFAULT_COMPACTION_NICE`].
     pub fn new(threads: usize) -> Arc<Background> {
-        let (tx, rx) = mpsc::channel::<Job>();
+        Self::with_priority(threads, DEFAULT_COMPACTION_NICE)
+    }
+
+    /// Starts `threads` flush workers (at least one) at the process's CPU priority, as many
+    /// disk compaction workers and one in-memory compaction thread `compaction_nice` steps
+    /// lower (0: the same priority).
+    pub fn with_priority(threads: usize, compaction_nice: i32) -> Arc<Background> {
+        let (flush_tx, flush_rx) = mpsc::channel::<Job>();
+        let (compact_tx, compact_rx) = mpsc::channel::<Job>();
         let (imc_tx, imc_rx) = mpsc::channel::<Job>();
-        let rx = Arc::new(Mutex::new(rx));
         let bg = Arc::new(Background {
-            sender: Mutex::new(Some(tx)),
+            flushes: Mutex::new(Some(flush_tx)),
+            compactions: Mutex::new(Some(compact_tx)),
             in_memory: Mutex::new(Some(imc_tx)),
             threads: Mutex::new(Vec::new()),
             failures: AtomicU64::new(0),
             queued_flushes: AtomicU64::new(0),
             queued_compactions: AtomicU64::new(0),
         });
-        let lanes = (0..threads.max(1))
-            .map(|i| (format!("strata-bg-{i}"), rx.clone()))
+        let threads = threads.max(1);
+        let (flush_rx, compact_rx) = (
+            Arc::new(Mutex::new(flush_rx)),
+            Arc::new(Mutex::new(compact_rx)),
+        );
+        let lanes = (0..threads)
+            .map(|i| (format!("strata-flush-{i}"), flush_rx.clone(), 0))
+            .chain((0..threads).map(|i| {
+                (
+                    format!("strata-compact-{i}"),
+                    compact_rx.clone(),
+                    compaction_nice,
+                )
+            }))
             .chain(std::iter::once((
                 "strata-imc".to_owned(),
                 Arc::new(Mutex::new(imc_rx)),
+                compaction_nice,
             )));
-        for (name, rx) in lanes {
+        for (name, rx, nice) in lanes {
             let weak = Arc::downgrade(&bg);
             let handle = std::thread::Builder::new()
                 .name(name)
-                .spawn(move || worker(&rx, &weak))
+                .spawn(move || {
+                    lower_priority(nice);
+                    worker(&rx, &weak);
+                })
                 .ok();
             if let Some(h) = handle {
                 bg.threads.lock().push(h);
@@ -77,17 +112,20 @@ impl Background {
         bg
     }
 
-    /// Queues a job (in-memory compactions on their own thread); dropped silently after
-    /// [`shutdown`](Background::shutdown).
+    /// Queues a job on its lane (a compaction of a region with a store over its blocking file
+    /// count on the flush lane); dropped silently after [`shutdown`](Background::shutdown).
     pub fn submit(&self, job: Job) {
-        let lane = match job {
-            Job::CompactInMemory(..) => &self.in_memory,
-            _ => &self.sender,
-        };
-        let queued = match job {
-            Job::Flush(_) => Some(&self.queued_flushes),
-            Job::Compact(_) | Job::MoveTiers(_) => Some(&self.queued_compactions),
-            Job::CompactInMemory(..) => None,
+        let (lane, queued) = match &job {
+            Job::Flush(_) => (&self.flushes, Some(&self.queued_flushes)),
+            // Writers to a store over the blocking file count wait for its compaction: it
+            // runs on the flush lane, at the process's priority.
+            Job::Compact(region) if region.has_too_many_files() => {
+                (&self.flushes, Some(&self.queued_compactions))
+            }
+            Job::Compact(_) | Job::MoveTiers(_) => {
+                (&self.compactions, Some(&self.queued_compactions))
+            }
+            Job::CompactInMemory(..) => (&self.in_memory, None),
         };
         if let Some(tx) = lane.lock().as_ref() {
             if tx.send(job).is_ok() {
@@ -100,11 +138,31 @@ impl Background {
 
     /// Stops taking jobs, lets queued ones finish, and joins the threads.
     pub fn shutdown(&self) {
-        self.sender.lock().take();
+        self.flushes.lock().take();
+        self.compactions.lock().take();
         self.in_memory.lock().take();
         let threads = std::mem::take(&mut *self.threads.lock());
         for t in threads {
             let _ = t.join();
+        }
+    }
+}
+
+/// Lowers the calling thread's CPU priority by `nice` steps (Linux keeps a nice value per
+/// thread; 19 is the lowest). Best effort: where the system refuses, or elsewhere than Linux,
+/// the thread keeps the process's priority.
+fn lower_priority(nice: i32) {
+    if nice <= 0 {
+        return;
+    }
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::process::{getpriority_process, setpriority_process};
+        let tid = Some(rustix::thread::gettid());
+        let lowered =
+            getpriority_process(tid).and_then(|now| setpriority_process(tid, (now + nice).min(19)));
+        if let Err(e) = lowered {
+            tracing::debug!(error = %e, "a background thread keeps the process's CPU priority");
         }
     }
 }
@@ -252,5 +310,44 @@ impl MemoryBudget {
                 return;
             }
         }
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod priority_tests {
+    use rustix::process::getpriority_process;
+
+    use super::*;
+
+    /// The nice value of the calling thread.
+    fn nice() -> i32 {
+        getpriority_process(Some(rustix::thread::gettid())).expect("getpriority of this thread")
+    }
+
+    #[test]
+    fn a_lowered_thread_runs_steps_below_its_creator_and_others_are_untouched() {
+        let before = nice();
+        let lowered = std::thread::spawn(move || {
+            lower_priority(3);
+            nice()
+        })
+        .join()
+        .expect("thread");
+        assert_eq!(lowered, (before + 3).min(19));
+        let untouched = std::thread::spawn(|| {
+            lower_priority(0);
+            nice()
+        })
+        .join()
+        .expect("thread");
+        assert_eq!(untouched, before);
+        assert_eq!(nice(), before, "only the lowered thread changed");
+        let floored = std::thread::spawn(|| {
+            lower_priority(100);
+            nice()
+        })
+        .join()
+        .expect("thread");
+        assert_eq!(floored, 19);
     }
 }
