@@ -311,6 +311,13 @@ mod tests {
         }
     }
 
+    /// `rows` grouped as (region id, row indexes), and the rows no assigned region holds.
+    fn grouped(regions: &Regions, rows: &[&[u8]]) -> (Vec<(u64, Vec<usize>)>, Vec<usize>) {
+        let (groups, missing) = group_by_region(regions, rows.iter().copied().enumerate());
+        let ids = groups.into_iter().map(|(r, i)| (r.region_id, i)).collect();
+        (ids, missing)
+    }
+
     #[test]
     fn rows_group_by_region_keeping_request_order_within_a_group() {
         let regions = Regions::new(vec![
@@ -319,9 +326,7 @@ mod tests {
             region(3, b"m", b"", "b:1"),
         ]);
         let rows: [&[u8]; 6] = [b"z", b"a", b"g", b"n", b"e", b"m"];
-        let (groups, missing) = group_by_region(&regions, rows.iter().copied().enumerate());
-        let ids: Vec<(u64, Vec<usize>)> =
-            groups.into_iter().map(|(r, i)| (r.region_id, i)).collect();
+        let (ids, missing) = grouped(&regions, &rows);
         assert_eq!(ids, vec![(1, vec![1, 4]), (3, vec![0, 3, 5])]);
         // Region 2 is unassigned.
         assert_eq!(missing, vec![2]);
@@ -337,18 +342,15 @@ mod tests {
         // Runs in one region, each ended by a row on the next region's start row (an end row
         // is not the region's), or one below the previous region's start.
         let rows: [&[u8]; 9] = [b"a", b"b", b"f", b"g", b"l", b"m", b"z", b"", b"e"];
-        let (groups, missing) = group_by_region(&regions, rows.iter().copied().enumerate());
-        let ids: Vec<(u64, Vec<usize>)> =
-            groups.into_iter().map(|(r, i)| (r.region_id, i)).collect();
+        let (ids, missing) = grouped(&regions, &rows);
         assert_eq!(
             ids,
             vec![(1, vec![0, 1, 7, 8]), (2, vec![2, 3, 4]), (3, vec![5, 6])]
         );
         assert!(missing.is_empty());
         // A table without regions (not yet located) holds no row.
-        let (groups, missing) =
-            group_by_region(&Regions::new(vec![]), rows.iter().copied().enumerate());
-        assert!(groups.is_empty());
+        let (ids, missing) = grouped(&Regions::new(vec![]), &rows);
+        assert!(ids.is_empty());
         assert_eq!(missing.len(), rows.len());
     }
 }
