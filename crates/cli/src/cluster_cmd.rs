@@ -93,6 +93,12 @@ pub struct RegionServerArgs {
     /// (0: never). Lowers a lone client's latency where a core is idle; costs CPU under load.
     #[arg(long, default_value_t = 0)]
     poll_us: u64,
+    /// How many steps below the server's CPU priority (nice, 0–19) disk and in-memory
+    /// compactions run, so that requests preempt them; 0 runs them at the server's priority.
+    /// Flushes, and compactions of a store over its blocking file count, always run at it.
+    #[arg(long, default_value_t = strata_storage::background::DEFAULT_COMPACTION_NICE,
+          value_parser = clap::value_parser!(i32).range(0..=19))]
+    compaction_nice: i32,
     /// Serve /metrics and the web UI on this address (with --root; `--http` alone: HBase's
     /// region server UI port, 127.0.0.1:16030; port 0 picks one).
     #[arg(long, num_args = 0..=1, default_missing_value = "127.0.0.1:16030")]
@@ -308,6 +314,7 @@ fn run_data_regionserver(args: &RegionServerArgs, url: &str) -> Result<(), Strin
     server.memtable_budget_bytes = args.memtable_mib << 20;
     server.block_cache_bytes = args.block_cache_mib << 20;
     server.poll_before_park = std::time::Duration::from_micros(args.poll_us);
+    server.compaction_nice = args.compaction_nice;
     server.tier_check_every = args.tier_check.every();
     server.flush_check = args.flush_check.check();
     if let Some(cold) = &args.cold_root {

@@ -111,6 +111,12 @@ pub struct Args {
     /// (0: never). Lowers a lone client's latency where a core is idle; costs CPU under load.
     #[arg(long, default_value_t = 0)]
     poll_us: u64,
+    /// How many steps below the server's CPU priority (nice, 0–19) disk and in-memory
+    /// compactions run, so that requests preempt them; 0 runs them at the server's priority.
+    /// Flushes, and compactions of a store over its blocking file count, always run at it.
+    #[arg(long, default_value_t = strata_storage::background::DEFAULT_COMPACTION_NICE,
+          value_parser = clap::value_parser!(i32).range(0..=19))]
+    compaction_nice: i32,
     /// Largest value accepted, in bytes.
     #[arg(long, default_value_t = 10 << 20)]
     max_value_bytes: usize,
@@ -285,6 +291,7 @@ async fn serve(args: &Args) -> Result<(), String> {
     config.server.memtable_budget_bytes = args.memtable_mib << 20;
     config.server.block_cache_bytes = args.block_cache_mib << 20;
     config.server.poll_before_park = std::time::Duration::from_micros(args.poll_us);
+    config.server.compaction_nice = args.compaction_nice;
     config.server.max_value_bytes = args.max_value_bytes;
     config.server.data_dir_type = args.data_dir_type;
     config.server.volumes = args.volumes.clone();

@@ -44,6 +44,9 @@ pub struct ServerConfig {
     pub poll_before_park: std::time::Duration,
     /// Threads for flushes and compactions.
     pub background_threads: usize,
+    /// How many steps below the server's CPU priority (a nice increment, 0–19) disk and
+    /// in-memory compactions run (`strata_storage::background`; 0: the same priority).
+    pub compaction_nice: i32,
     /// Largest value accepted in a put or append (HBase's `hbase.server.keyvalue.maxsize`).
     pub max_value_bytes: usize,
     /// Most rows per scan response when the scan sets no caching.
@@ -101,6 +104,7 @@ impl ServerConfig {
             row_cache_bytes: budget / 8,
             poll_before_park: std::time::Duration::ZERO,
             background_threads: 2,
+            compaction_nice: strata_storage::background::DEFAULT_COMPACTION_NICE,
             max_value_bytes: 10 << 20,
             scan_default_rows: 1000,
             scan_max_result_bytes: 4 << 20,

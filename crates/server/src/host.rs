@@ -220,7 +220,10 @@ impl RegionServer {
         let observer = Observer::new(config.slow_op_threshold, config.heatmap_slot);
         let server = Arc::new(RegionServer {
             volumes,
-            background: Background::new(config.background_threads.max(1)),
+            background: Background::with_priority(
+                config.background_threads.max(1),
+                config.compaction_nice,
+            ),
             budget: MemoryBudget::new(config.memtable_budget_bytes),
             config,
             wal,

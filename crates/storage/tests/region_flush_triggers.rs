@@ -48,7 +48,8 @@ fn the_flush_size_triggers_a_flush_on_the_writer_without_a_pool() {
 #[test]
 fn the_budget_flushes_the_largest_regions_in_the_background() {
     let dir = tempfile::tempdir().unwrap();
-    let bg = Background::new(2);
+    // At the process's priority: nice-19 compactions starve behind parallel tests.
+    let bg = Background::with_priority(2, 0);
     let budget = MemoryBudget::new(2 << 20);
     let wal = Arc::new(Wal::open(dir.path().join("wal"), WalOptions::default()).unwrap());
     let open = |id: u64| {
@@ -95,7 +96,8 @@ fn the_budget_flushes_the_largest_regions_in_the_background() {
 #[test]
 fn the_budget_starts_flushes_before_writers_would_wait() {
     let dir = tempfile::tempdir().unwrap();
-    let bg = Background::new(2);
+    // At the process's priority: nice-19 compactions starve behind parallel tests.
+    let bg = Background::with_priority(2, 0);
     let budget = MemoryBudget::new(8 << 20);
     let env = Env::new(dir.path(), table(&["f"]));
     let r = Region::open(RegionConfig {
@@ -157,7 +159,8 @@ fn an_acknowledged_write_is_visible_to_the_next_read() {
 #[test]
 fn the_pool_compacts_after_flushes() {
     let dir = tempfile::tempdir().unwrap();
-    let bg = Background::new(1);
+    // At the process's priority: nice-19 compactions starve behind parallel tests.
+    let bg = Background::with_priority(1, 0);
     let env = Env::new(dir.path(), table(&["f"]).with_memstore_flushsize(1 << 20));
     let r = env.open_with(None, Some(bg.clone())).unwrap();
     // Six files, then a compaction check on the pool (as a background flush asks for).

@@ -111,7 +111,8 @@ fn seals_compact_on_the_background_pool() {
     t.families[0].versions = 1;
     t.families[0].in_memory_compaction = InMemoryCompaction::Eager;
     let env = Env::new(dir.path(), t);
-    let bg = Background::new(1);
+    // At the process's priority: nice-19 compactions starve behind parallel tests.
+    let bg = Background::with_priority(1, 0);
     let r = env.open_with(None, Some(bg.clone())).unwrap();
     for i in 0..12000u64 {
         r.put(&Put::new(Bytes::from(format!("row{:02}", i % 20))).add(

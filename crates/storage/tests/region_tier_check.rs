@@ -82,7 +82,8 @@ fn an_idle_region_moves_an_aged_window_within_one_interval() {
     let (data, archive) = (tmp.path().join("data"), tmp.path().join("archive"));
     std::fs::create_dir_all(&data).unwrap();
     let env = cold_archive_env(&data);
-    let bg = Background::new(1);
+    // At the process's priority: nice-19 compactions starve behind parallel tests.
+    let bg = Background::with_priority(1, 0);
     let r = region_with_a_young_window(
         &env,
         volumes(&env, &archive, Arc::new(Local)),

@@ -37,6 +37,10 @@ fn server_rows(host: &RegionServer, out: &mut Vec<(String, String)>) {
             "background threads".into(),
             c.background_threads.to_string(),
         ),
+        (
+            "compaction priority (nice steps below the server)".into(),
+            c.compaction_nice.to_string(),
+        ),
         ("largest value".into(), bytes(c.max_value_bytes as u64)),
         (
             "scan rows per response".into(),
