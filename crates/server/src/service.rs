@@ -248,6 +248,10 @@ fn apply_rows(
     // (the region, its rows, their places in `outcomes`), in first-seen order.
     let mut groups: Vec<(HostedRegion, Vec<RowMutations>, Vec<usize>)> = Vec::new();
     let mut group_of: HashMap<u64, usize> = HashMap::new();
+    // The group of the previous row: a client sends a region's rows together, so most rows
+    // fall in it and skip the lookup (a region's bounds never change; if the region closes
+    // meanwhile, its batch fails as a lookup just before it would).
+    let mut last: Option<usize> = None;
     for (i, rm) in rows.into_iter().enumerate() {
         let rm = match rm {
             Ok(rm) => rm,
@@ -256,6 +260,12 @@ fn apply_rows(
                 continue;
             }
         };
+        if let Some(g) = last.filter(|&g| holds(&groups[g].0, &rm.row)) {
+            outcomes.push(None);
+            groups[g].1.push(rm);
+            groups[g].2.push(i);
+            continue;
+        }
         let Some(hosted) = server.region_for(table, &rm.row) else {
             outcomes.push(Some(Err(not_serving(table, &rm.row))));
             continue;
@@ -266,9 +276,11 @@ fn apply_rows(
             Some(&g) => {
                 groups[g].1.push(rm);
                 groups[g].2.push(i);
+                last = Some(g);
             }
             None => {
                 group_of.insert(id, groups.len());
+                last = Some(groups.len());
                 groups.push((hosted, vec![rm], vec![i]));
             }
         }
@@ -286,6 +298,12 @@ fn apply_rows(
         .into_iter()
         .map(|o| o.unwrap_or_else(|| Err(Status::internal("a row of the batch was not applied"))))
         .collect()
+}
+
+/// True when `row` is within `hosted`'s bounds.
+fn holds(hosted: &HostedRegion, row: &[u8]) -> bool {
+    let info = hosted.region.info();
+    row >= info.start_row.as_ref() && (info.end_row.is_empty() || row < info.end_row.as_ref())
 }
 
 /// Counts the rows of a multi-row request after its first in the table's heatmap.
