@@ -33,9 +33,11 @@ pub struct RegionLocation {
 }
 
 impl RegionLocation {
-    /// True if `row` falls in the region.
+    /// True if `row` falls in the region. An open bound is not compared: that would read
+    /// the row's bytes, often a cache miss in a large buffer of rows.
     pub fn contains(&self, row: &[u8]) -> bool {
-        self.start_row.as_ref() <= row && (self.end_row.is_empty() || row < self.end_row.as_ref())
+        (self.start_row.is_empty() || self.start_row.as_ref() <= row)
+            && (self.end_row.is_empty() || row < self.end_row.as_ref())
     }
 }
 

@@ -303,7 +303,8 @@ fn apply_rows(
 /// True when `row` is within `hosted`'s bounds.
 fn holds(hosted: &HostedRegion, row: &[u8]) -> bool {
     let info = hosted.region.info();
-    row >= info.start_row.as_ref() && (info.end_row.is_empty() || row < info.end_row.as_ref())
+    (info.start_row.is_empty() || row >= info.start_row.as_ref())
+        && (info.end_row.is_empty() || row < info.end_row.as_ref())
 }
 
 /// Counts the rows of a multi-row request after its first in the table's heatmap.
