@@ -92,14 +92,27 @@ impl FrameClient {
         method: Method,
         request: &Req,
     ) -> Result<Resp, Status> {
+        let mut bytes = BytesMut::new();
+        frame::put_frame(&mut bytes, 0, method as u8, request);
+        self.call_prepared(bytes).await
+    }
+
+    /// As [`call`](FrameClient::call) for a request frame made by [`frame::prepared_frame`]
+    /// (its call id is set here).
+    ///
+    /// # Errors
+    /// As [`call`](FrameClient::call).
+    pub(crate) async fn call_prepared<Resp: Message + Default>(
+        &self,
+        mut bytes: BytesMut,
+    ) -> Result<Resp, Status> {
         let link = self
             .shared
             .link
             .get_or_try_init(|| connect(&self.shared))
             .await?;
         let id = link.next_id.fetch_add(1, Ordering::Relaxed);
-        let mut bytes = BytesMut::new();
-        frame::put_frame(&mut bytes, id, method as u8, request);
+        frame::set_frame_id(&mut bytes, id);
         let (reply, answer) = oneshot::channel();
         link.pending.lock().insert(id, reply);
         // After the insert: a connection that broke before it has already failed its calls,

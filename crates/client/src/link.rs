@@ -5,7 +5,10 @@
 use std::fmt;
 use std::sync::Arc;
 
-use strata_proto::frame::Method;
+use bytes::BytesMut;
+use strata_model::ops::RowMutations;
+use strata_proto::convert::{self, BatchBody};
+use strata_proto::frame::{self, Method};
 use strata_proto::pb;
 use strata_proto::pb::data_client::DataClient;
 use strata_proto::pb::data_server::Data;
@@ -91,6 +94,50 @@ methods! {
     check_and_mutate(CheckAndMutate, CheckAndMutateRequest) -> CheckAndMutateResponse, detached;
     /// A page of a scan.
     scan(Scan, ScanRequest) -> ScanResponse, detached;
+}
+
+/// A `Batch` call ready to send: over a framed link its frame is encoded straight from the
+/// rows ([`BatchBody`]), otherwise its request message is built from them.
+pub(crate) enum BatchCall {
+    /// An encoded frame for a framed connection.
+    Frame(FrameClient, BytesMut),
+    /// A request for any other link.
+    Message(DataLink, pb::BatchRequest),
+}
+
+impl DataLink {
+    /// The `Batch` call applying `rows` to `table` through this link. Encodes or converts
+    /// the rows now, so that the call holds no borrow of them.
+    pub(crate) fn batch_rows(self, table: &str, rows: Vec<&RowMutations>) -> BatchCall {
+        match self {
+            DataLink::Frames(client) => {
+                let body = BatchBody::new(table, rows);
+                let frame = frame::prepared_frame(Method::Batch as u8, body.encoded_len(), |out| {
+                    body.encode(out)
+                });
+                BatchCall::Frame(client, frame)
+            }
+            link => BatchCall::Message(
+                link,
+                pb::BatchRequest {
+                    table: table.to_string(),
+                    rows: rows.into_iter().map(convert::row_mutations_to_pb).collect(),
+                },
+            ),
+        }
+    }
+}
+
+impl BatchCall {
+    /// Sends the call and waits for its response.
+    pub(crate) async fn send(self) -> Result<pb::BatchResponse, Status> {
+        match self {
+            BatchCall::Frame(client, frame) => client.call_prepared(frame).await,
+            BatchCall::Message(mut link, request) => {
+                link.batch(request).await.map(Response::into_inner)
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -135,8 +135,8 @@ pub(crate) async fn batch(
 }
 
 /// [`batch`] of rows already validated (the buffered mutator checks each row as it buffers
-/// it). Rows are converted to their wire form for each RPC that carries them, not kept
-/// converted and copied per send.
+/// it). Each RPC's rows are put in wire form when it is made: encoded straight into its
+/// frame over a framed link, converted to messages otherwise; never kept converted.
 pub(crate) async fn batch_valid(
     table: &Table,
     rows: &[RowMutations],
@@ -145,16 +145,10 @@ pub(crate) async fn batch_valid(
     let keys: Vec<&[u8]> = rows.iter().map(|r| r.row.as_ref()).collect();
     let idempotence = rows.iter().map(idempotence_of).collect();
     let name = table.name().to_string();
-    let send = |mut client: DataLink, indexes: Vec<usize>| {
-        let request = pb::BatchRequest {
-            table: name.clone(),
-            rows: indexes
-                .iter()
-                .map(|&i| convert::row_mutations_to_pb(&rows[i]))
-                .collect(),
-        };
+    let send = |client: DataLink, indexes: Vec<usize>| {
+        let call = client.batch_rows(&name, indexes.iter().map(|&i| &rows[i]).collect());
         async move {
-            let response = client.batch(request).await?.into_inner();
+            let response = call.send().await?;
             if response.results.len() != indexes.len() {
                 return Err(Status::internal(format!(
                     "batch answered {} of {} rows",

@@ -100,6 +100,26 @@ pub fn put_frame(out: &mut BytesMut, id: u32, kind: u8, message: &impl Message) 
     let _ = message.encode(out);
 }
 
+/// A request frame of `kind` whose body `encode` writes (`len` bytes, as the body's
+/// `encoded_len` says), made before its call id is known: [`set_frame_id`] fills that in.
+/// Lets a caller encode from borrowed data before handing the frame to a task.
+pub fn prepared_frame(kind: u8, len: usize, encode: impl FnOnce(&mut BytesMut)) -> BytesMut {
+    let mut out = BytesMut::with_capacity(HEADER_BYTES + len);
+    out.put_u32(u32::try_from(5 + len).unwrap_or(u32::MAX));
+    out.put_u32(0);
+    out.put_u8(kind);
+    encode(&mut out);
+    debug_assert_eq!(out.len(), HEADER_BYTES + len, "the body is `len` bytes");
+    out
+}
+
+/// Sets the call id of a frame made by [`prepared_frame`] (or [`put_frame`]).
+pub fn set_frame_id(frame: &mut BytesMut, id: u32) {
+    if let Some(field) = frame.get_mut(4..8) {
+        field.copy_from_slice(&id.to_be_bytes());
+    }
+}
+
 /// Takes the first complete frame off the front of `input`; `Ok(None)` if `input` holds no
 /// complete frame yet (having reserved room for the rest of a started one).
 ///

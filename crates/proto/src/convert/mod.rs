@@ -3,6 +3,9 @@
 //! [`ConvertError`] naming the field. Requests are validated again by the model
 //! (`validate`) on the server, so limits live in one place.
 
+mod batch_wire;
+#[cfg(test)]
+mod batch_wire_tests;
 mod cell_block;
 #[cfg(test)]
 mod cell_block_tests;
@@ -15,6 +18,7 @@ mod schema;
 #[cfg(test)]
 mod tests;
 
+pub use batch_wire::BatchBody;
 pub use cell_block::{decode_cell_block, encode_cell_block};
 pub use cell_view::{CellBlockIter, CellView};
 pub use ops::*;

@@ -93,7 +93,7 @@ pub fn result_from_pb(result: pb::Result) -> Result<Vec<Cell>, ConvertError> {
     }
 }
 
-fn durability_to_pb(d: Durability) -> pb::Durability {
+pub(crate) fn durability_to_pb(d: Durability) -> pb::Durability {
     match d {
         Durability::UseDefault => pb::Durability::UseDefault,
         Durability::SkipWal => pb::Durability::SkipWal,
@@ -174,7 +174,7 @@ pub fn mutation_to_pb(m: &Mutation) -> pb::Mutation {
     }
 }
 
-fn delete_kind_to_pb(k: DeleteKind) -> pb::DeleteKind {
+pub(crate) fn delete_kind_to_pb(k: DeleteKind) -> pb::DeleteKind {
     match k {
         DeleteKind::Version => pb::DeleteKind::Version,
         DeleteKind::Column => pb::DeleteKind::Column,
