@@ -15,9 +15,7 @@
 //! its error and is left out; a failure of the whole mini-batch (closed region, the WAL)
 //! fails each of its rows, and none of them is applied.
 
-use std::collections::HashSet;
-
-use bytes::Bytes;
+use hashbrown::HashTable;
 use strata_model::ops::{Mutation, RowMutations};
 use strata_model::schema::Durability;
 
@@ -36,25 +34,33 @@ impl Region {
         let mut results: Vec<Option<Result<MutationResult>>> =
             std::iter::repeat_with(|| None).take(rows.len()).collect();
         let mut pending: Vec<usize> = Vec::new();
-        let mut held: HashSet<&Bytes> = HashSet::new();
+        // The row-lock hashes of the pending rows, and per row its hash. A row whose hash is
+        // pending starts a new mini-batch: a repeated row (or, rarely, another row with the
+        // same 64-bit hash, which costs only that split).
+        let locks = &self.inner.row_locks;
+        let mut held: HashTable<u64> = HashTable::with_capacity(rows.len().min(MAX_ROWS));
+        let mut hashes: Vec<u64> = Vec::with_capacity(rows.len());
         for (i, rm) in rows.iter().enumerate() {
             let plain = rm
                 .mutations
                 .iter()
                 .all(|m| matches!(m, Mutation::Put(_) | Mutation::Delete(_)));
-            if !plain || held.contains(&rm.row) || pending.len() >= MAX_ROWS {
-                self.apply_mini_batch(rows, &pending, &mut results);
+            let hash = locks.hash(&rm.row);
+            hashes.push(hash);
+            let repeated = held.find(hash, |&h| h == hash).is_some();
+            if !plain || repeated || pending.len() >= MAX_ROWS {
+                self.apply_mini_batch(rows, &hashes, &pending, &mut results);
                 pending.clear();
                 held.clear();
             }
             if plain {
                 pending.push(i);
-                held.insert(&rm.row);
+                held.insert_unique(hash, hash, |&h| h);
             } else {
                 results[i] = Some(self.mutate_row(rm));
             }
         }
-        self.apply_mini_batch(rows, &pending, &mut results);
+        self.apply_mini_batch(rows, &hashes, &pending, &mut results);
         results
             .into_iter()
             .map(|r| r.unwrap_or_else(|| Err(Error::InvalidArgument("row was not applied".into()))))
@@ -62,10 +68,11 @@ impl Region {
     }
 
     /// Applies the plain (put and delete only) rows `which` of `rows`, no row twice, as one
-    /// mini-batch, and stores each row's result.
+    /// mini-batch, and stores each row's result. `hashes[i]` is row `i`'s row-lock hash.
     fn apply_mini_batch(
         &self,
         rows: &[RowMutations],
+        hashes: &[u64],
         which: &[usize],
         results: &mut [Option<Result<MutationResult>>],
     ) {
@@ -93,10 +100,12 @@ impl Region {
             return;
         }
         let outcome = {
-            let _lock = self
-                .inner
-                .row_locks
-                .lock(valid.iter().map(|&i| rows[i].row.clone()).collect());
+            let _lock = self.inner.row_locks.lock_hashed(
+                valid
+                    .iter()
+                    .map(|&i| (hashes[i], rows[i].row.clone()))
+                    .collect(),
+            );
             self.apply_plain_locked(rows, &valid, results)
         };
         if let Err((e, applied)) = outcome {
