@@ -1,7 +1,8 @@
 //! Single-row writes through the data service, in place or through the write queues: many
 //! concurrent puts and increments to one region each get their own answer (increments are
 //! gathered into mini-batches); an unknown family fails only its own request; a put whose row
-//! is locked waits in its queue; the queues empty afterwards.
+//! is locked waits in its queue; the queues empty afterwards. A multi-row batch's rows land in
+//! their regions in any order, and a row no region holds fails alone.
 
 #![allow(clippy::unwrap_used)]
 
@@ -18,17 +19,24 @@ use strata_storage::manifest::RegionInfo;
 use tonic::{Code, Request};
 
 fn start() -> (Arc<RegionServer>, DataService, tempfile::TempDir) {
+    start_with(&[(1, "", "m"), (2, "m", "")])
+}
+
+/// A server holding regions (id, start row, end row) of table `t` (family `f`).
+fn start_with(
+    regions: &[(u64, &str, &str)],
+) -> (Arc<RegionServer>, DataService, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let config = ServerConfig::new(dir.path(), "test:0").with_memory_budget(64 << 20);
     let server = RegionServer::open(config).unwrap();
     let table = TableDescriptor::new(TableName::parse("t").unwrap())
         .with_family(FamilyDescriptor::new("f"));
-    for (id, start, end) in [(1, "", "m"), (2, "m", "")] {
+    for &(id, start, end) in regions {
         let info = RegionInfo {
             table: "t".into(),
             region_id: id,
-            start_row: Bytes::from(start),
-            end_row: Bytes::from(end),
+            start_row: Bytes::copy_from_slice(start.as_bytes()),
+            end_row: Bytes::copy_from_slice(end.as_bytes()),
         };
         server.open_region(&table, &info).unwrap();
     }
@@ -152,4 +160,60 @@ async fn puts_apply_in_place_and_a_locked_row_waits_in_its_queue() {
     waiting.await.unwrap().unwrap();
     assert_eq!(value_of(&server, "a", "q").unwrap(), "2");
     queues_empty_soon(&server).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+/// A batch's rows land in the region holding each, in whatever order they come (runs of one
+/// region, alternating regions, a region's rows split by another's); a row no open region
+/// holds fails alone.
+async fn batch_rows_land_in_their_regions_in_any_order() {
+    // Rows below "b" and from "t" on are served by no region here.
+    let (server, service, _dir) = start_with(&[(1, "b", "m"), (2, "m", "t")]);
+    let rows = [
+        "b", "c", "m", "n", "l", "a", "s", "t", "d", "m0", "zz", "ll",
+    ];
+    let request = pb::BatchRequest {
+        table: "t".into(),
+        rows: rows
+            .iter()
+            .map(|r| {
+                let rm = RowMutations::new(Bytes::from(*r))
+                    .with(Put::new(Bytes::from(*r)).add("f", "q", Bytes::from(format!("v-{r}"))))
+                    .unwrap();
+                row_mutations_to_pb(&rm)
+            })
+            .collect(),
+    };
+    let results = service
+        .batch(Request::new(request))
+        .await
+        .unwrap()
+        .into_inner()
+        .results;
+    assert_eq!(results.len(), rows.len());
+    for (row, result) in rows.iter().zip(&results) {
+        let served = *row >= "b" && *row < "t";
+        match &result.outcome {
+            Some(pb::batch_result::Outcome::Ok(_)) => assert!(served, "{row} was applied"),
+            Some(pb::batch_result::Outcome::Error(e)) => {
+                assert!(!served, "{row} failed: {}", e.message);
+                assert!(
+                    e.message.contains(row),
+                    "the error names {row}: {}",
+                    e.message
+                );
+            }
+            None => panic!("{row} has no outcome"),
+        }
+        if served {
+            let id = if *row < "m" { 1 } else { 2 };
+            let hosted = server.region_for("t", row.as_bytes()).unwrap();
+            assert_eq!(hosted.region.info().region_id, id, "{row}'s region");
+            let cells = hosted
+                .get(&Get::new(Bytes::copy_from_slice(row.as_bytes())))
+                .unwrap();
+            assert_eq!(cells.len(), 1, "{row} written once");
+            assert_eq!(cells[0].value, Bytes::from(format!("v-{row}")));
+        }
+    }
 }
