@@ -506,6 +506,13 @@ fn wal(f: &mut Family<'_, '_>, host: &RegionServer) -> std::fmt::Result {
             (vec![("reason", "wal".to_owned())], checks.by_wal),
         ],
     )?;
+    f.counter(
+        "strata_memtable_idle_merges",
+        "Regions whose memtables the periodic check merged into one flat segment each after \
+         a round without writes.",
+        None,
+        &one(checks.idle_merges),
+    )?;
     f.gauge(
         "strata_wal",
         "Bytes in live WAL segment files.",

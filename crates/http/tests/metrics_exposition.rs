@@ -48,6 +48,7 @@ const EXPECTED: &[&str] = &[
     "strata_wal_failed_batches_total",
     "strata_wal_segments",
     "strata_flush_check_flushes_total",
+    "strata_memtable_idle_merges_total",
     "strata_wal_bytes",
     "strata_wal_sync_duration_seconds_bucket",
     "strata_wal_sync_duration_seconds_count",

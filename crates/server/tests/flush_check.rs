@@ -147,3 +147,30 @@ fn a_zero_interval_turns_the_check_off() {
     assert_eq!(server.flush_check_stats().rounds, 0);
     server.shutdown().unwrap();
 }
+
+#[test]
+fn an_idle_region_has_its_memtable_merged_by_the_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let check = FlushCheck {
+        every: Duration::from_millis(20),
+        max_edit_age: Duration::from_secs(3600),
+        max_wal_segments: 32,
+    };
+    let server = start(dir.path(), check, 64 << 20);
+    // About 6 MB in region 1: its memtable seals a few segments (the family's default
+    // in-memory compaction is BASIC).
+    for i in 0..6000 {
+        put(&server, &format!("a{:04}", i % 2000), vec![b'v'; 1000]);
+    }
+    let region = server.region_for("t", b"a0000").unwrap().region;
+    wait_for("the idle memtable merged", || {
+        let stats = &region.memtable_listing()[0].stats;
+        (stats.segments, stats.flat_segments) == (2, 1)
+    });
+    // The round counts its merges once it has looked at every region.
+    wait_for("the merge counted", || {
+        server.flush_check_stats().idle_merges >= 1
+    });
+    assert_eq!(read(&server, "a1999"), 1);
+    assert_eq!(files(&server, "a0000"), 0, "merged in memory, not flushed");
+}

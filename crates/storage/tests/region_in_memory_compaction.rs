@@ -137,3 +137,62 @@ fn seals_compact_on_the_background_pool() {
     r.close().unwrap();
     bg.shutdown();
 }
+
+/// A region that took no write between two looks merges each memtable into one flat segment,
+/// every cell still read the same; a write in between puts the merge off to the next look.
+#[test]
+fn an_idle_region_merges_its_memtable_into_one_flat_segment() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut t = table(&["f"]);
+    t.families[0].versions = 3;
+    t.families[0].in_memory_compaction = InMemoryCompaction::Basic;
+    let env = Env::new(dir.path(), t);
+    let r = env.open();
+    // About 8 MB: several in-memory flushes.
+    for i in 0..8000u64 {
+        r.put(&Put::new(Bytes::from(format!("row{:04}", i % 3000))).add(
+            "f",
+            "q",
+            Bytes::from(format!("{i:0>1000}")),
+        ))
+        .unwrap();
+    }
+    let segments = |r: &strata_storage::Region| {
+        let stats = &r.memtable_listing()[0].stats;
+        (stats.segments, stats.flat_segments)
+    };
+    let (before, _) = segments(&r);
+    assert!(before > 2, "several segments to merge: {before}");
+    let read = |r: &strata_storage::Region| {
+        ["row0000", "row1234", "row2999"]
+            .iter()
+            .map(|row| {
+                r.get(&Get::new(Bytes::from(*row)).with_max_versions(3))
+                    .unwrap()
+            })
+            .collect::<Vec<_>>()
+    };
+    let expected = read(&r);
+    assert!(
+        !r.merge_memtables_if_idle(),
+        "the first look only takes the mark"
+    );
+    r.put(&Put::new(Bytes::from("row0000")).add("f", "q", Bytes::from("x")))
+        .unwrap();
+    assert!(!r.merge_memtables_if_idle(), "a write since the last look");
+    assert!(r.merge_memtables_if_idle(), "idle since the last look");
+    assert_eq!(
+        segments(&r),
+        (2, 1),
+        "one flat segment and an empty active one"
+    );
+    let mut after = read(&r);
+    // The write between the looks is the newest version of row0000.
+    assert_eq!(after[0][0].value, Bytes::from("x"));
+    after[0].remove(0);
+    let mut expected = expected;
+    expected[0].pop();
+    assert_eq!(after, expected, "the same cells, versions included");
+    assert!(!r.merge_memtables_if_idle(), "nothing left to merge");
+    r.close().unwrap();
+}

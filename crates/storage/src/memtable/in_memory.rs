@@ -62,8 +62,8 @@ impl Report {
 
 /// What to build.
 enum Plan {
-    /// BASIC: merge the newest `merge` inputs into one flat segment when `merge` is at least
-    /// two, and flatten every other skiplist segment on its own.
+    /// BASIC: merge the newest `merge` inputs (all of them when more) into one flat segment
+    /// when that is at least two, and flatten every other skiplist segment on its own.
     Basic { merge: usize },
     /// Build one segment from all inputs.
     All(Mode),
@@ -131,7 +131,41 @@ impl Memtable {
         self.compact_with(read_point, read_point > 0, now);
     }
 
+    /// Merges a memtable that takes no writes into one flat segment: the active segment is
+    /// sealed and the whole pipeline's indexes merged (no cell copied or dropped, as BASIC's
+    /// merge), so a get searches one index instead of one per segment. Meant for a region
+    /// idle for a while (the server's flush check asks); a no-op under `NONE` (one skiplist,
+    /// never sealed), when the memtable already is one flat segment or empty, and while
+    /// another in-memory compaction runs.
+    pub fn merge_idle(&self) -> Report {
+        if self.options.policy == InMemoryCompaction::None || !self.mergeable_when_idle() {
+            return Report::noop();
+        }
+        self.seal_active();
+        self.run_compaction(0, false, None, Some(Plan::Basic { merge: usize::MAX }))
+    }
+
+    /// True when [`merge_idle`](Memtable::merge_idle) has work: cells in the active segment,
+    /// or more than one pipeline segment, or a skiplist one.
+    pub fn mergeable_when_idle(&self) -> bool {
+        let state = self.state.read();
+        !state.active.is_empty()
+            || state.pipeline.len() > 1
+            || state.pipeline.iter().any(|s| !s.is_flat())
+    }
+
     fn compact_with(&self, smallest_read_point: u64, allow_copy: bool, now: Option<i64>) -> Report {
+        self.run_compaction(smallest_read_point, allow_copy, now, None)
+    }
+
+    /// One compaction at a time: `plan` when given, else the policy's.
+    fn run_compaction(
+        &self,
+        smallest_read_point: u64,
+        allow_copy: bool,
+        now: Option<i64>,
+        plan: Option<Plan>,
+    ) -> Report {
         if self
             .compacting
             .compare_exchange(false, true, AcqRel, Acquire)
@@ -139,7 +173,7 @@ impl Memtable {
         {
             return Report::noop();
         }
-        let report = self.compact_locked_out(smallest_read_point, allow_copy, now);
+        let report = self.compact_locked_out(smallest_read_point, allow_copy, now, plan);
         self.compacting.store(false, Release);
         report
     }
@@ -149,6 +183,7 @@ impl Memtable {
         smallest_read_point: u64,
         allow_copy: bool,
         now: Option<i64>,
+        forced: Option<Plan>,
     ) -> Report {
         let (inputs, expected, first_id) = {
             let mut state = self.state.write();
@@ -158,11 +193,15 @@ impl Memtable {
             (inputs, self.version.load(Acquire), first_id)
         };
         let expired_before = self.expired_before(now);
-        let Some(mut plan) =
-            self.plan_with(&inputs, allow_copy, smallest_read_point, expired_before)
+        let forced_plan = forced.is_some();
+        let Some(mut plan) = forced
+            .or_else(|| self.plan_with(&inputs, allow_copy, smallest_read_point, expired_before))
         else {
             return Report::noop();
         };
+        if forced_plan && inputs.is_empty() {
+            return Report::noop();
+        }
         if matches!(plan, Plan::All(Mode::Adaptive(_)))
             && !duplicates_likely(&inputs, expired_before)
         {
@@ -188,6 +227,7 @@ impl Memtable {
         let mut outputs: Vec<Arc<Segment>> = Vec::with_capacity(inputs.len());
         match plan {
             Plan::Basic { merge } => {
+                let merge = merge.min(inputs.len());
                 let merged = if merge >= 2 {
                     let newest = &inputs[..merge];
                     let Some(built) = build(first_id, newest, Mode::Merge, self.chunk_size, &stop)

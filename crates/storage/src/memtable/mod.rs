@@ -39,6 +39,8 @@ mod arena;
 mod compact;
 mod cursor;
 mod flat;
+#[cfg(test)]
+mod idle_tests;
 mod in_memory;
 mod iter;
 mod key;

@@ -153,6 +153,8 @@ pub(crate) struct Inner {
     /// they hold none. Set by the first write after a flush cut, under `updates` shared;
     /// cleared by the cut, under `updates` exclusive (see [`Region::oldest_unflushed_edit_ms`]).
     pub(crate) oldest_edit_ms: std::sync::atomic::AtomicI64,
+    /// The read point at the last [`Region::merge_memtables_if_idle`] (`u64::MAX` before it).
+    pub(crate) idle_mark: AtomicU64,
     /// Compactions, write throttling, and their exclusion of splits (region/compact.rs).
     pub(crate) compactions: compact::CompactionState,
 }
@@ -216,6 +218,29 @@ impl Region {
             let now = self.inner.config.clock.now_ms().max(1);
             let _ = stamp.compare_exchange(0, now, Ordering::AcqRel, Ordering::Relaxed);
         }
+    }
+
+    /// Merges each memtable into one flat segment (`Memtable::merge_idle`) when the region
+    /// took no write since the previous call: a server's periodic check calls this, so a
+    /// region left to readers has its memtables in the form a get searches fastest (one index
+    /// instead of one per segment). The first call only takes the mark. True when a memtable
+    /// was merged.
+    pub fn merge_memtables_if_idle(&self) -> bool {
+        if self.inner.closed.load(Ordering::SeqCst) {
+            return false;
+        }
+        let now = self.read_point();
+        if self.inner.idle_mark.swap(now, Ordering::AcqRel) != now {
+            return false;
+        }
+        let mut merged = false;
+        for store in self.inner.stores.values() {
+            merged |= store.memtable.merge_idle().swapped;
+        }
+        if merged {
+            self.account_memory();
+        }
+        merged
     }
 
     /// Bytes held by all memtables.

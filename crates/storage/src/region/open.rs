@@ -160,6 +160,7 @@ impl Region {
                 tier_moves_requested: AtomicBool::new(false),
                 accounted: AtomicU64::new(0),
                 oldest_edit_ms: Default::default(),
+                idle_mark: AtomicU64::new(u64::MAX),
                 compactions: Default::default(),
                 config,
             }),
