@@ -58,6 +58,10 @@ pub struct FlushCheckArgs {
     /// `hbase.regionserver.maxlogs`). 0: never by WAL size.
     #[arg(long, default_value_t = 32)]
     pub max_wal_segments: usize,
+    /// Seconds between looks for regions that took no write since the previous look, whose
+    /// memtables are then merged into one flat segment each for faster reads. 0: never.
+    #[arg(long, default_value_t = 2)]
+    pub idle_merge_secs: u64,
 }
 
 impl FlushCheckArgs {
@@ -67,6 +71,7 @@ impl FlushCheckArgs {
             every: Duration::from_secs(self.flush_check_secs),
             max_edit_age: Duration::from_secs(self.max_edit_age_secs),
             max_wal_segments: self.max_wal_segments,
+            idle_merge_after: Duration::from_secs(self.idle_merge_secs),
         }
     }
 }

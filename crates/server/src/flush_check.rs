@@ -12,14 +12,15 @@
 //!   dead server's WAL split in a cluster) stays bounded whatever the mix of busy and idle
 //!   regions.
 //!
-//! - **Idle memtables** (no HBase setting): a region that took no write since the previous
-//!   round has each memtable merged into one flat segment (`Region::merge_memtables_if_idle`;
-//!   an index merge, no cell copied), so the reads that follow search one index instead of
-//!   one per segment (RFC 0013, Decision 20).
+//! - **Idle memtables** (no HBase setting): every [`FlushCheck::idle_merge_after`], a region
+//!   that took no write since the previous look has each memtable merged into one flat
+//!   segment (`Region::merge_memtables_if_idle`; an index merge, no cell copied), so the reads
+//!   that follow search one index instead of one per segment (RFC 0013, Decision 20). A
+//!   region left to readers is merged one to two of these intervals after its last write.
 //!
 //! A round reads a few atomics per region and the WAL's segment map; flushes go to the
 //! background pool as any other requested flush (merged with one already queued); idle merges
-//! run on the check's thread.
+//! run on the check's thread, which wakes at the shorter of the two intervals.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -39,6 +40,27 @@ pub struct FlushCheck {
     /// Past this many WAL segment files, the regions holding the oldest ones are flushed;
     /// zero: never by WAL size. Default 32, as HBase (with 64 MiB segments: 2 GiB of WAL).
     pub max_wal_segments: usize,
+    /// Time between looks for idle regions to merge (see the module docs); zero: never.
+    /// Default 2 s.
+    pub idle_merge_after: Duration,
+}
+
+impl FlushCheck {
+    /// True when flushes by age or WAL size are checked.
+    pub fn flushes(&self) -> bool {
+        !self.every.is_zero() && (!self.max_edit_age.is_zero() || self.max_wal_segments > 0)
+    }
+
+    /// How often the check's thread wakes: the shorter of the two intervals in use, `None`
+    /// when neither is.
+    pub fn tick(&self) -> Option<Duration> {
+        let flush = self.flushes().then_some(self.every);
+        let idle = (!self.idle_merge_after.is_zero()).then_some(self.idle_merge_after);
+        match (flush, idle) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
 }
 
 impl Default for FlushCheck {
@@ -47,6 +69,7 @@ impl Default for FlushCheck {
             every: Duration::from_secs(10),
             max_edit_age: Duration::from_secs(3600),
             max_wal_segments: 32,
+            idle_merge_after: Duration::from_secs(2),
         }
     }
 }
@@ -85,15 +108,15 @@ impl Counters {
 }
 
 /// One round over `regions` (the server's open regions) and their `wal`, at `now_ms` on the
-/// regions' clock: requests the flushes due and counts them in `counters`. A region due for
-/// both reasons is counted once, by age.
+/// regions' clock: requests the flushes due and counts them in `counters` (a region due for
+/// both reasons is counted once, by age). Returns the regions asked to flush.
 pub(crate) fn round(
     check: &FlushCheck,
     regions: &[Region],
     wal: &Wal,
     now_ms: i64,
     counters: &Counters,
-) {
+) -> Vec<u64> {
     let max_age = i64::try_from(check.max_edit_age.as_millis()).unwrap_or(i64::MAX);
     let mut requested = Vec::new();
     if max_age > 0 {
@@ -130,11 +153,19 @@ pub(crate) fn round(
             check.max_wal_segments
         );
     }
-    // After the flushes: a region just asked to flush is skipped (its write mark may still
-    // be unchanged, but its memtable is about to go to disk).
+    counters.by_age.fetch_add(by_age as u64, Ordering::Relaxed);
+    counters.by_wal.fetch_add(by_wal as u64, Ordering::Relaxed);
+    counters.rounds.fetch_add(1, Ordering::Relaxed);
+    requested
+}
+
+/// Merges the memtables of the `regions` idle since the previous look, except those in
+/// `flushing` (just asked to flush: their write mark may be unchanged, but their memtables
+/// are about to go to disk); counts them in `counters`.
+pub(crate) fn merge_idle(regions: &[Region], flushing: &[u64], counters: &Counters) {
     let mut merged = 0u64;
     for region in regions {
-        if !requested.contains(&region.info().region_id) && region.merge_memtables_if_idle() {
+        if !flushing.contains(&region.info().region_id) && region.merge_memtables_if_idle() {
             merged += 1;
         }
     }
@@ -142,7 +173,4 @@ pub(crate) fn round(
         tracing::debug!(regions = merged, "flush check: merged idle memtables");
     }
     counters.idle_merges.fetch_add(merged, Ordering::Relaxed);
-    counters.by_age.fetch_add(by_age as u64, Ordering::Relaxed);
-    counters.by_wal.fetch_add(by_wal as u64, Ordering::Relaxed);
-    counters.rounds.fetch_add(1, Ordering::Relaxed);
 }

@@ -266,23 +266,38 @@ impl RegionServer {
         Ok(())
     }
 
-    /// Starts the periodic flush check ([`crate::flush_check`]), unless its interval is zero
-    /// or it has nothing to check. The thread holds the server weakly.
+    /// Starts the periodic flush check ([`crate::flush_check`]) and idle merges, unless both
+    /// are off. The thread wakes at the shorter interval, holds the server weakly, and runs a
+    /// flush round once `every` has passed since the previous one.
     fn start_flush_checks(self: &Arc<Self>) -> Result<()> {
         let check = self.config.flush_check;
-        if check.every.is_zero() || (check.max_edit_age.is_zero() && check.max_wal_segments == 0) {
+        let Some(tick) = check.tick() else {
             return Ok(());
-        }
+        };
         let weak = Arc::downgrade(self);
-        let periodic = Periodic::start("strata-flush-check", check.every, move || {
+        let mut last_flush_round = Instant::now();
+        let periodic = Periodic::start("strata-flush-check", tick, move || {
             if let Some(server) = weak.upgrade() {
                 let regions: Vec<Region> = server
                     .hosted_regions()
                     .into_iter()
                     .map(|h| h.region)
                     .collect();
-                let now = server.clock.now_ms();
-                flush_check::round(&check, &regions, &server.wal, now, &server.flush_counters);
+                let mut flushing = Vec::new();
+                if check.flushes() && last_flush_round.elapsed() >= check.every {
+                    last_flush_round = Instant::now();
+                    let now = server.clock.now_ms();
+                    flushing = flush_check::round(
+                        &check,
+                        &regions,
+                        &server.wal,
+                        now,
+                        &server.flush_counters,
+                    );
+                }
+                if !check.idle_merge_after.is_zero() {
+                    flush_check::merge_idle(&regions, &flushing, &server.flush_counters);
+                }
             }
         })
         .map_err(|e| Error::InvalidArgument(format!("cannot start the flush check thread: {e}")))?;

@@ -78,6 +78,7 @@ fn an_edit_older_than_the_limit_is_flushed_and_a_fresh_one_is_not() {
         every: Duration::from_millis(20),
         max_edit_age: Duration::from_millis(300),
         max_wal_segments: 0,
+        idle_merge_after: Duration::ZERO,
     };
     let server = start(dir.path(), check, 64 << 20);
     put(&server, "a1", b"old".to_vec());
@@ -111,6 +112,7 @@ fn the_regions_holding_the_oldest_wal_segments_past_the_limit_are_flushed() {
         every: Duration::from_millis(20),
         max_edit_age: Duration::ZERO,
         max_wal_segments: 3,
+        idle_merge_after: Duration::ZERO,
     };
     let server = start(dir.path(), check, 64 << 10);
     // One edit in region 1, then region 2 alone writes enough for many segments; neither
@@ -139,6 +141,7 @@ fn a_zero_interval_turns_the_check_off() {
         every: Duration::ZERO,
         max_edit_age: Duration::from_millis(1),
         max_wal_segments: 1,
+        idle_merge_after: Duration::ZERO,
     };
     let server = start(dir.path(), check, 64 << 20);
     put(&server, "a1", b"v".to_vec());
@@ -152,25 +155,28 @@ fn a_zero_interval_turns_the_check_off() {
 fn an_idle_region_has_its_memtable_merged_by_the_check() {
     let dir = tempfile::tempdir().unwrap();
     let check = FlushCheck {
-        every: Duration::from_millis(20),
+        every: Duration::from_secs(3600),
         max_edit_age: Duration::from_secs(3600),
         max_wal_segments: 32,
+        idle_merge_after: Duration::from_millis(20),
     };
     let server = start(dir.path(), check, 64 << 20);
-    // About 6 MB in region 1: its memtable seals a few segments (the family's default
-    // in-memory compaction is BASIC).
-    for i in 0..6000 {
+    // About 6.6 MB in region 1: its memtable seals a few segments of ~1.9 MB (the family's
+    // default in-memory compaction is BASIC) and keeps ~1 MB in its active one, more than
+    // the one cell in 16 an idle merge waits for.
+    for i in 0..6600 {
         put(&server, &format!("a{:04}", i % 2000), vec![b'v'; 1000]);
     }
     let region = server.region_for("t", b"a0000").unwrap().region;
-    wait_for("the idle memtable merged", || {
-        let stats = &region.memtable_listing()[0].stats;
-        (stats.segments, stats.flat_segments) == (2, 1)
-    });
-    // The round counts its merges once it has looked at every region.
-    wait_for("the merge counted", || {
+    wait_for("the idle merge", || {
         server.flush_check_stats().idle_merges >= 1
     });
+    let stats = &region.memtable_listing()[0].stats;
+    assert_eq!(
+        (stats.segments, stats.flat_segments, stats.cells),
+        (2, 1, 6600),
+        "one flat segment and an empty active one"
+    );
     assert_eq!(read(&server, "a1999"), 1);
     assert_eq!(files(&server, "a0000"), 0, "merged in memory, not flushed");
 }

@@ -84,17 +84,24 @@ fn server_rows(host: &RegionServer, out: &mut Vec<(String, String)>) {
 
 /// The flush check's settings, as the config page shows them.
 fn flush_check(f: &strata_server::flush_check::FlushCheck) -> String {
-    if f.every.is_zero() {
-        return "off".into();
-    }
-    let age = if f.max_edit_age.is_zero() {
-        "never by age".to_owned()
+    let flushes = if f.flushes() {
+        let age = if f.max_edit_age.is_zero() {
+            "never by age".to_owned()
+        } else {
+            format!("edits older than {} s", f.max_edit_age.as_secs_f64())
+        };
+        let wal = match f.max_wal_segments {
+            0 => "never by WAL size".to_owned(),
+            n => format!("WAL past {n} segments"),
+        };
+        format!("every {} s: {age}; {wal}", f.every.as_secs_f64())
     } else {
-        format!("edits older than {} s", f.max_edit_age.as_secs_f64())
+        "off".to_owned()
     };
-    let wal = match f.max_wal_segments {
-        0 => "never by WAL size".to_owned(),
-        n => format!("WAL past {n} segments"),
+    let idle = if f.idle_merge_after.is_zero() {
+        "never".to_owned()
+    } else {
+        format!("every {} s", f.idle_merge_after.as_secs_f64())
     };
-    format!("every {} s: {age}; {wal}", f.every.as_secs_f64())
+    format!("{flushes}; idle memtable merges {idle}")
 }

@@ -86,10 +86,19 @@ fn an_idle_memtable_becomes_one_flat_segment_with_every_cell() {
             !m.merge_idle().swapped,
             "{policy:?}: a second merge does nothing"
         );
-        // Writes go on into the fresh active segment.
+        // Writes go on into the fresh active segment; a few of them are not worth a merge
+        // (one in IDLE_MERGE_SHARE of the cells is).
         put(&m, "row100", 9, 1000);
         assert_eq!(cells(&m).len(), 201);
-        assert!(m.mergeable_when_idle());
+        assert!(!m.mergeable_when_idle(), "{policy:?}: one cell beside 200");
+        for seq in 1..13 {
+            put(&m, &format!("row1{seq:02}"), 9, 1000 + seq);
+        }
+        assert!(!m.mergeable_when_idle(), "{policy:?}: 13 beside 200");
+        put(&m, "row199", 9, 2000);
+        assert!(m.mergeable_when_idle(), "{policy:?}: 14 of 214");
+        assert!(m.merge_idle().swapped);
+        assert_eq!(cells(&m).len(), 214);
     }
 }
 

@@ -28,6 +28,10 @@ use super::compact::{build, Action, Mode, Stop, ADAPTIVE_DROP_SHARE};
 use super::segment::Segment;
 use super::Memtable;
 
+/// An idle merge runs when at least one in this many of a memtable's cells lie outside its
+/// largest flat segment ([`Memtable::mergeable_when_idle`]).
+pub const IDLE_MERGE_SHARE: u64 = 16;
+
 /// What one in-memory compaction did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Report {
@@ -145,13 +149,23 @@ impl Memtable {
         self.run_compaction(0, false, None, Some(Plan::Basic { merge: usize::MAX }))
     }
 
-    /// True when [`merge_idle`](Memtable::merge_idle) has work: cells in the active segment,
-    /// or more than one pipeline segment, or a skiplist one.
+    /// True when [`merge_idle`](Memtable::merge_idle) is worth its index pass: the cells
+    /// outside the largest flat segment (the active segment's, the other pipeline segments')
+    /// are at least one in [`IDLE_MERGE_SHARE`] of the memtable's. A few writes after a merge leave
+    /// a small active segment beside the flat one; searching it costs a get little, while
+    /// merging again would pass over every cell for them.
     pub fn mergeable_when_idle(&self) -> bool {
         let state = self.state.read();
-        !state.active.is_empty()
-            || state.pipeline.len() > 1
-            || state.pipeline.iter().any(|s| !s.is_flat())
+        let largest_flat = state
+            .pipeline
+            .iter()
+            .filter(|s| s.is_flat())
+            .map(|s| s.cells())
+            .max()
+            .unwrap_or(0);
+        let total = state.active.cells() + state.pipeline.iter().map(|s| s.cells()).sum::<u64>();
+        let outside = total - largest_flat;
+        outside > 0 && outside * IDLE_MERGE_SHARE >= total
     }
 
     fn compact_with(&self, smallest_read_point: u64, allow_copy: bool, now: Option<i64>) -> Report {

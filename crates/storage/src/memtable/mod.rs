@@ -71,7 +71,7 @@ use strata_sstable::CellRef;
 use crate::clock::Clock;
 
 pub use compact::{Action, ADAPTIVE_DROP_SHARE};
-pub use in_memory::Report;
+pub use in_memory::{Report, IDLE_MERGE_SHARE};
 pub use iter::Iter;
 pub use key::MAX_SEQ;
 pub use options::Options;
