@@ -24,6 +24,8 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, watch};
 use tonic::{Request, Response, Status};
 
+use strata_proto::convert::decode_put_batch;
+
 use crate::service::DataService;
 use crate::status::invalid;
 
@@ -206,7 +208,14 @@ fn dispatch(service: &DataService, id: u32, kind: u8, body: bytes::Bytes) -> Ans
             call(id, body, move |r| async move { service.multi_get(r).await })
         }
         Some(Method::Mutate) => call(id, body, move |r| async move { service.mutate(r).await }),
-        Some(Method::Batch) => call(id, body, move |r| async move { service.batch(r).await }),
+        // Batches of puts, the buffered writers' requests, skip prost's messages.
+        Some(Method::Batch) => match decode_put_batch(&body) {
+            Some(batch) => answer(
+                id,
+                async move { service.batch_of_puts(batch, body.len()).await },
+            ),
+            None => call(id, body, move |r| async move { service.batch(r).await }),
+        },
         Some(Method::CheckAndMutate) => call(id, body, move |r| async move {
             service.check_and_mutate(r).await
         }),
@@ -231,17 +240,26 @@ where
             let frame = error_frame(id, &invalid(format!("undecodable request: {e}")));
             Box::pin(std::future::ready(frame))
         }
-        Ok(request) => Box::pin(async move {
-            match method(Request::new(request)).await {
-                Ok(response) => {
-                    let mut frame = BytesMut::new();
-                    put_frame(&mut frame, id, RESPONSE_OK, response.get_ref());
-                    frame
-                }
-                Err(status) => error_frame(id, &status),
-            }
-        }),
+        Ok(request) => answer(id, method(Request::new(request))),
     }
+}
+
+/// Call `id`'s response frame: `outcome`'s message or error.
+fn answer<Resp, Fut>(id: u32, outcome: Fut) -> Answer
+where
+    Resp: Message + Send + 'static,
+    Fut: Future<Output = Result<Response<Resp>, Status>> + Send + 'static,
+{
+    Box::pin(async move {
+        match outcome.await {
+            Ok(response) => {
+                let mut frame = BytesMut::new();
+                put_frame(&mut frame, id, RESPONSE_OK, response.get_ref());
+                frame
+            }
+            Err(status) => error_frame(id, &status),
+        }
+    })
 }
 
 fn error_frame(id: u32, status: &Status) -> BytesMut {

@@ -17,7 +17,7 @@ use prost::Message;
 use strata_model::ops::{Get, Mutation, RowMutations};
 use strata_proto::convert::{
     cell_to_pb, check_and_mutate_from_pb, get_from_pb, result_to_pb_as, row_mutations_from_pb,
-    scan_from_pb,
+    scan_from_pb, PutBatch,
 };
 use strata_proto::pb;
 use strata_proto::pb::data_server::Data;
@@ -150,6 +150,58 @@ impl DataService {
     }
 
     /// Starts timing a request (see [`crate::observe`]).
+    /// A batch the framed protocol read without prost (`strata_proto::convert::PutBatch`):
+    /// each row checked as [`Data::batch`] checks a decoded one, then applied the same way.
+    pub(crate) async fn batch_of_puts(
+        &self,
+        batch: PutBatch,
+        request_bytes: usize,
+    ) -> Result<Response<pb::BatchResponse>, Status> {
+        let max_value = self.server.config().max_value_bytes;
+        let rows = batch
+            .rows
+            .into_iter()
+            .map(|rm| check_mutations(&rm, max_value).map(|()| rm))
+            .collect();
+        self.batch_rows(batch.table, rows, request_bytes).await
+    }
+
+    /// Applies a batch's decoded rows (each its own outcome) to `table`.
+    async fn batch_rows(
+        &self,
+        table: String,
+        rows: Vec<Result<RowMutations, Status>>,
+        request_bytes: usize,
+    ) -> Result<Response<pb::BatchResponse>, Status> {
+        let mut decoded = rows
+            .iter()
+            .filter_map(|r| r.as_ref().ok())
+            .map(|rm| &rm.row);
+        let first = decoded.next().cloned().unwrap_or_default();
+        let call = self.call(Op::Batch, &table, &first, request_bytes);
+        touch_rows(&call, decoded, true);
+        let results = self
+            .blocking(call, move |server| {
+                Ok(apply_rows(server, &table, rows)
+                    .into_iter()
+                    .map(|outcome| pb::BatchResult {
+                        outcome: Some(match outcome {
+                            Ok(cells) => pb::batch_result::Outcome::Ok(pb::Result {
+                                cells,
+                                cell_block: Bytes::new(),
+                            }),
+                            Err(status) => pb::batch_result::Outcome::Error(pb::ErrorDetail {
+                                code: strata_proto::code_of(&status) as i32,
+                                message: status.message().to_string(),
+                            }),
+                        }),
+                    })
+                    .collect())
+            })
+            .await?;
+        Ok(Response::new(pb::BatchResponse { results }))
+    }
+
     fn call(&self, op: Op, table: &str, row: &Bytes, request_bytes: usize) -> Call {
         self.server.observer().start(op, table, row, request_bytes)
     }
@@ -394,34 +446,7 @@ impl Data for DataService {
             .into_iter()
             .map(|rm| decode_mutations(Some(rm), max_value))
             .collect();
-        let table = req.table;
-        let mut decoded = rows
-            .iter()
-            .filter_map(|r| r.as_ref().ok())
-            .map(|rm| &rm.row);
-        let first = decoded.next().cloned().unwrap_or_default();
-        let call = self.call(Op::Batch, &table, &first, request_bytes);
-        touch_rows(&call, decoded, true);
-        let results = self
-            .blocking(call, move |server| {
-                Ok(apply_rows(server, &table, rows)
-                    .into_iter()
-                    .map(|outcome| pb::BatchResult {
-                        outcome: Some(match outcome {
-                            Ok(cells) => pb::batch_result::Outcome::Ok(pb::Result {
-                                cells,
-                                cell_block: Bytes::new(),
-                            }),
-                            Err(status) => pb::batch_result::Outcome::Error(pb::ErrorDetail {
-                                code: strata_proto::code_of(&status) as i32,
-                                message: status.message().to_string(),
-                            }),
-                        }),
-                    })
-                    .collect())
-            })
-            .await?;
-        Ok(Response::new(pb::BatchResponse { results }))
+        self.batch_rows(req.table, rows, request_bytes).await
     }
 
     async fn check_and_mutate(

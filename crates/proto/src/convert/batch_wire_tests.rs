@@ -70,7 +70,7 @@ fn delete_kind() -> impl Strategy<Value = DeleteKind> {
     ]
 }
 
-fn mutation(row: Bytes) -> impl Strategy<Value = Mutation> {
+pub(super) fn mutation(row: Bytes) -> impl Strategy<Value = Mutation> {
     let put = (
         prop::collection::vec((bytes(), bytes(), prop::option::of(int()), bytes()), 0..3),
         durability(),
@@ -166,7 +166,7 @@ fn mutation(row: Bytes) -> impl Strategy<Value = Mutation> {
     prop_oneof![put, delete, increment, append]
 }
 
-fn row_mutations() -> impl Strategy<Value = RowMutations> {
+pub(super) fn row_mutations() -> impl Strategy<Value = RowMutations> {
     bytes().prop_flat_map(|row| {
         prop::collection::vec(mutation(row.clone()), 0..4).prop_map(move |mutations| RowMutations {
             row: row.clone(),

@@ -3,6 +3,9 @@
 //! [`ConvertError`] naming the field. Requests are validated again by the model
 //! (`validate`) on the server, so limits live in one place.
 
+mod batch_decode;
+#[cfg(test)]
+mod batch_decode_tests;
 mod batch_wire;
 #[cfg(test)]
 mod batch_wire_tests;
@@ -18,6 +21,7 @@ mod schema;
 #[cfg(test)]
 mod tests;
 
+pub use batch_decode::{decode_put_batch, PutBatch};
 pub use batch_wire::BatchBody;
 pub use cell_block::{decode_cell_block, encode_cell_block};
 pub use cell_view::{CellBlockIter, CellView};

@@ -103,7 +103,7 @@ pub(crate) fn durability_to_pb(d: Durability) -> pb::Durability {
     }
 }
 
-fn durability_from_pb(d: i32) -> Result<Durability, ConvertError> {
+pub(super) fn durability_from_pb(d: i32) -> Result<Durability, ConvertError> {
     Ok(match pb::Durability::try_from(d) {
         Ok(pb::Durability::UseDefault) => Durability::UseDefault,
         Ok(pb::Durability::SkipWal) => Durability::SkipWal,
