@@ -31,6 +31,18 @@ async fn next_frame(stream: &mut TcpStream, input: &mut BytesMut) -> Option<Fram
     }
 }
 
+/// A standalone server on `dir` with table `t` (family `f`), and a client of it.
+async fn start_with_table(
+    dir: &std::path::Path,
+) -> (strata_master::Standalone, strata_client::Connection) {
+    let (server, conn) = start(dir).await;
+    conn.admin()
+        .create_table(&table("t", &["f"]), &[])
+        .await
+        .unwrap();
+    (server, conn)
+}
+
 fn error_of(frame: &Frame) -> pb::ErrorDetail {
     assert_eq!(frame.kind, RESPONSE_ERROR);
     pb::ErrorDetail::decode(frame.body.clone()).unwrap()
@@ -39,11 +51,7 @@ fn error_of(frame: &Frame) -> pb::ErrorDetail {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn malformed_frames_are_rejected_clearly() {
     let dir = tempfile::tempdir().unwrap();
-    let (server, conn) = start(dir.path()).await;
-    conn.admin()
-        .create_table(&table("t", &["f"]), &[])
-        .await
-        .unwrap();
+    let (server, conn) = start_with_table(dir.path()).await;
     let addr = server.addr();
 
     let mut stream = TcpStream::connect(addr).await.unwrap();
@@ -115,11 +123,7 @@ async fn malformed_frames_are_rejected_clearly() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_lost_framed_connection_is_replaced() {
     let dir = tempfile::tempdir().unwrap();
-    let (server, conn) = start(dir.path()).await;
-    conn.admin()
-        .create_table(&table("t", &["f"]), &[])
-        .await
-        .unwrap();
+    let (server, conn) = start_with_table(dir.path()).await;
     let addr = server.addr();
     let options = strata_client::ClientOptions {
         protocol: strata_client::Protocol::Frames,
@@ -231,11 +235,7 @@ async fn batches_are_answered_row_by_row_however_they_are_read() {
     use strata_proto::convert::row_mutations_to_pb;
 
     let dir = tempfile::tempdir().unwrap();
-    let (server, conn) = start(dir.path()).await;
-    conn.admin()
-        .create_table(&table("t", &["f"]), &[])
-        .await
-        .unwrap();
+    let (server, conn) = start_with_table(dir.path()).await;
     let put = |row: &str, family: &str, value: &str| {
         row_mutations_to_pb(
             &RowMutations::new(b(row))
