@@ -123,7 +123,7 @@ async fn malformed_frames_are_rejected_clearly() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_lost_framed_connection_is_replaced() {
     let dir = tempfile::tempdir().unwrap();
-    let (server, conn) = start_with_table(dir.path()).await;
+    let (server, _conn) = start_with_table(dir.path()).await;
     let addr = server.addr();
     let options = strata_client::ClientOptions {
         protocol: strata_client::Protocol::Frames,
