@@ -9,6 +9,10 @@
 //! left out when they hold their default, `optional` fields are written whenever set, and
 //! message fields (a `oneof` member, repeated elements) always. The tests compare every byte
 //! with prost's encoding of the converted messages.
+//!
+//! Each nested message's length is computed once, in [`BatchBody::new`], onto a *tape* (the
+//! lengths in the order their messages are written); [`encode`](BatchBody::encode) reads
+//! them back in that order instead of computing a row's lengths again for each header.
 
 use bytes::BufMut;
 use prost::encoding::{encode_key, encode_varint, encoded_len_varint, key_len, WireType};
@@ -23,32 +27,55 @@ use super::ops::{delete_kind_to_pb, durability_to_pb};
 pub struct BatchBody<'a> {
     table: &'a str,
     rows: Vec<&'a RowMutations>,
+    /// Every nested message's length, in the order [`encode`](BatchBody::encode) writes
+    /// their headers.
+    tape: Vec<usize>,
+    /// Bytes of the whole body.
+    len: usize,
 }
 
 impl<'a> BatchBody<'a> {
     /// The request applying `rows` (in this order) to `table`.
     pub fn new(table: &'a str, rows: Vec<&'a RowMutations>) -> BatchBody<'a> {
-        BatchBody { table, rows }
+        let mut tape = Vec::with_capacity(rows.len() * 4);
+        let len = bytes_len(1, table.as_bytes())
+            + rows
+                .iter()
+                .map(|rm| message_len(2, row_mutations_len(rm, &mut tape)))
+                .sum::<usize>();
+        BatchBody {
+            table,
+            rows,
+            tape,
+            len,
+        }
     }
 
     /// Bytes [`encode`](BatchBody::encode) writes.
     pub fn encoded_len(&self) -> usize {
-        bytes_len(1, self.table.as_bytes())
-            + self
-                .rows
-                .iter()
-                .map(|rm| message_len(2, row_mutations_len(rm)))
-                .sum::<usize>()
+        self.len
     }
 
     /// Appends the encoded request to `out`.
     pub fn encode(&self, out: &mut impl BufMut) {
+        let mut tape = self.tape.iter().copied();
         put_bytes(out, 1, self.table.as_bytes());
         for rm in &self.rows {
-            put_message_header(out, 2, row_mutations_len(rm));
-            put_row_mutations(out, rm);
+            put_row_mutations(out, rm, &mut tape);
         }
     }
+}
+
+/// Reserves a tape entry for a message whose length is known after its fields'.
+fn reserve(tape: &mut Vec<usize>) -> usize {
+    tape.push(0);
+    tape.len() - 1
+}
+
+/// Records the length reserved at `at`, and returns it.
+fn record(tape: &mut [usize], at: usize, len: usize) -> usize {
+    tape[at] = len;
+    len
 }
 
 // Lengths (without the field's own key and length prefix for messages).
@@ -89,29 +116,42 @@ fn bool_len(tag: u32, value: bool) -> usize {
     }
 }
 
-fn row_mutations_len(rm: &RowMutations) -> usize {
-    bytes_len(1, &rm.row)
+fn row_mutations_len(rm: &RowMutations, tape: &mut Vec<usize>) -> usize {
+    let at = reserve(tape);
+    let len = bytes_len(1, &rm.row)
         + rm.mutations
             .iter()
-            .map(|m| message_len(2, mutation_len(m)))
-            .sum::<usize>()
+            .map(|m| message_len(2, mutation_len(m, tape)))
+            .sum::<usize>();
+    record(tape, at, len)
 }
 
-fn mutation_len(m: &Mutation) -> usize {
-    enum_len(1, durability_to_pb(m.durability()) as i32)
-        + match m {
-            Mutation::Put(p) => message_len(2, put_len(p)),
-            Mutation::Delete(d) => message_len(3, delete_len(d)),
-            Mutation::Increment(i) => message_len(4, increment_len(i)),
-            Mutation::Append(a) => message_len(5, append_len(a)),
-        }
+fn mutation_len(m: &Mutation, tape: &mut Vec<usize>) -> usize {
+    let at = reserve(tape);
+    let kind = match m {
+        Mutation::Put(p) => message_len(2, put_len(p, tape)),
+        Mutation::Delete(d) => message_len(3, delete_len(d, tape)),
+        Mutation::Increment(i) => message_len(4, increment_len(i, tape)),
+        Mutation::Append(a) => message_len(5, append_len(a, tape)),
+    };
+    let len = enum_len(1, durability_to_pb(m.durability()) as i32) + kind;
+    record(tape, at, len)
 }
 
-fn put_len(p: &Put) -> usize {
-    p.cells
+fn put_len(p: &Put, tape: &mut Vec<usize>) -> usize {
+    let at = reserve(tape);
+    let len = p
+        .cells
         .iter()
-        .map(|c| message_len(1, put_cell_len(c)))
-        .sum()
+        .map(|c| message_len(1, record_len(tape, put_cell_len(c))))
+        .sum();
+    record(tape, at, len)
+}
+
+/// Pushes a leaf message's length onto the tape, and returns it.
+fn record_len(tape: &mut Vec<usize>, len: usize) -> usize {
+    tape.push(len);
+    len
 }
 
 fn put_cell_len(c: &PutCell) -> usize {
@@ -121,12 +161,15 @@ fn put_cell_len(c: &PutCell) -> usize {
         + bytes_len(4, &c.value)
 }
 
-fn delete_len(d: &Delete) -> usize {
-    d.markers
+fn delete_len(d: &Delete, tape: &mut Vec<usize>) -> usize {
+    let at = reserve(tape);
+    let len = d
+        .markers
         .iter()
-        .map(|m| message_len(1, marker_len(m)))
+        .map(|m| message_len(1, record_len(tape, marker_len(m))))
         .sum::<usize>()
-        + optional_int64_len(2, d.timestamp)
+        + optional_int64_len(2, d.timestamp);
+    record(tape, at, len)
 }
 
 fn marker_len(m: &DeleteMarker) -> usize {
@@ -136,24 +179,30 @@ fn marker_len(m: &DeleteMarker) -> usize {
         + optional_int64_len(4, m.timestamp)
 }
 
-fn increment_len(i: &Increment) -> usize {
-    i.cells
+fn increment_len(i: &Increment, tape: &mut Vec<usize>) -> usize {
+    let at = reserve(tape);
+    let len = i
+        .cells
         .iter()
-        .map(|c| message_len(1, increment_cell_len(c)))
+        .map(|c| message_len(1, record_len(tape, increment_cell_len(c))))
         .sum::<usize>()
-        + bool_len(2, i.return_results)
+        + bool_len(2, i.return_results);
+    record(tape, at, len)
 }
 
 fn increment_cell_len(c: &IncrementCell) -> usize {
     bytes_len(1, &c.family) + bytes_len(2, &c.qualifier) + int64_len(3, c.amount)
 }
 
-fn append_len(a: &Append) -> usize {
-    a.cells
+fn append_len(a: &Append, tape: &mut Vec<usize>) -> usize {
+    let at = reserve(tape);
+    let len = a
+        .cells
         .iter()
-        .map(|c| message_len(1, append_cell_len(c)))
+        .map(|c| message_len(1, record_len(tape, append_cell_len(c))))
         .sum::<usize>()
-        + bool_len(2, a.return_results)
+        + bool_len(2, a.return_results);
+    record(tape, at, len)
 }
 
 fn append_cell_len(c: &AppendCell) -> usize {
@@ -199,16 +248,26 @@ fn put_bool(out: &mut impl BufMut, tag: u32, value: bool) {
     }
 }
 
-fn put_row_mutations(out: &mut impl BufMut, rm: &RowMutations) {
+/// The next length on the tape (the tape holds one per header written, in order).
+fn next(tape: &mut impl Iterator<Item = usize>) -> usize {
+    tape.next().unwrap_or_default()
+}
+
+fn put_row_mutations(
+    out: &mut impl BufMut,
+    rm: &RowMutations,
+    tape: &mut impl Iterator<Item = usize>,
+) {
+    put_message_header(out, 2, next(tape));
     put_bytes(out, 1, &rm.row);
     for m in &rm.mutations {
-        put_message_header(out, 2, mutation_len(m));
+        put_message_header(out, 2, next(tape));
         put_enum(out, 1, durability_to_pb(m.durability()) as i32);
         match m {
             Mutation::Put(p) => {
-                put_message_header(out, 2, put_len(p));
+                put_message_header(out, 2, next(tape));
                 for c in &p.cells {
-                    put_message_header(out, 1, put_cell_len(c));
+                    put_message_header(out, 1, next(tape));
                     put_bytes(out, 1, &c.family);
                     put_bytes(out, 2, &c.qualifier);
                     put_optional_int64(out, 3, c.timestamp);
@@ -216,9 +275,9 @@ fn put_row_mutations(out: &mut impl BufMut, rm: &RowMutations) {
                 }
             }
             Mutation::Delete(d) => {
-                put_message_header(out, 3, delete_len(d));
+                put_message_header(out, 3, next(tape));
                 for m in &d.markers {
-                    put_message_header(out, 1, marker_len(m));
+                    put_message_header(out, 1, next(tape));
                     put_enum(out, 1, delete_kind_to_pb(m.kind) as i32);
                     put_bytes(out, 2, &m.family);
                     put_bytes(out, 3, &m.qualifier);
@@ -227,9 +286,9 @@ fn put_row_mutations(out: &mut impl BufMut, rm: &RowMutations) {
                 put_optional_int64(out, 2, d.timestamp);
             }
             Mutation::Increment(i) => {
-                put_message_header(out, 4, increment_len(i));
+                put_message_header(out, 4, next(tape));
                 for c in &i.cells {
-                    put_message_header(out, 1, increment_cell_len(c));
+                    put_message_header(out, 1, next(tape));
                     put_bytes(out, 1, &c.family);
                     put_bytes(out, 2, &c.qualifier);
                     put_int64(out, 3, c.amount);
@@ -237,9 +296,9 @@ fn put_row_mutations(out: &mut impl BufMut, rm: &RowMutations) {
                 put_bool(out, 2, i.return_results);
             }
             Mutation::Append(a) => {
-                put_message_header(out, 5, append_len(a));
+                put_message_header(out, 5, next(tape));
                 for c in &a.cells {
-                    put_message_header(out, 1, append_cell_len(c));
+                    put_message_header(out, 1, next(tape));
                     put_bytes(out, 1, &c.family);
                     put_bytes(out, 2, &c.qualifier);
                     put_bytes(out, 3, &c.value);
