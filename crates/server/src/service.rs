@@ -149,7 +149,6 @@ impl DataService {
         outcome
     }
 
-    /// Starts timing a request (see [`crate::observe`]).
     /// A batch the framed protocol read without prost (`strata_proto::convert::PutBatch`):
     /// each row checked as [`Data::batch`] checks a decoded one, then applied the same way.
     pub(crate) async fn batch_of_puts(
@@ -202,6 +201,7 @@ impl DataService {
         Ok(Response::new(pb::BatchResponse { results }))
     }
 
+    /// Starts timing a request (see [`crate::observe`]).
     fn call(&self, op: Op, table: &str, row: &Bytes, request_bytes: usize) -> Call {
         self.server.observer().start(op, table, row, request_bytes)
     }
