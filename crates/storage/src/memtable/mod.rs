@@ -210,9 +210,9 @@ impl State {
 impl Memtable {
     /// An empty memtable; allocates no chunk until the first insert.
     pub fn new(options: Options) -> Memtable {
-        let chunk_size = options.chunk_size.max(64);
+        let chunk_size = options.segment_chunk_size();
         // An active segment's row filter: a bit per 8 data bytes it takes before an in-memory
-        // flush seals it (32 KiB at the default 1.875 MiB); without in-memory flushes it holds
+        // flush seals it (3.75 KiB at the default 240 KiB); without in-memory flushes it holds
         // the whole memtable, so 256 KiB.
         let filter_bits = match options.policy {
             InMemoryCompaction::None => 1 << 21,
