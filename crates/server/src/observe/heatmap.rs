@@ -18,6 +18,9 @@ pub const COLUMNS: usize = 60;
 pub const KEYS_PER_COLUMN: usize = 128;
 /// Bytes of a row key that identify its place.
 pub const KEY_PREFIX: usize = 16;
+/// Most rows of one multi-row request counted one by one; a larger request counts every
+/// n-th of its rows for the n before it (see [`Heatmap::touch_rows`]).
+pub const ROWS_PER_REQUEST: usize = 32;
 /// Most key ranges (rows of the picture) in a view.
 pub const BANDS: usize = 32;
 
@@ -68,6 +71,36 @@ impl Heatmap {
 
     /// Counts one access to `row` at `now`.
     pub fn touch(&mut self, row: &[u8], write: bool, now: Instant) {
+        self.touch_weighted(row, write, 1, now);
+    }
+
+    /// Counts the accesses of one request to `rows` at `now`: every row while they are at
+    /// most [`ROWS_PER_REQUEST`] (by the iterator's upper bound), else every n-th row for n
+    /// accesses, the last one counted for those after it. Counts add up to the rows given.
+    pub fn touch_rows<'a>(
+        &mut self,
+        rows: impl Iterator<Item = &'a [u8]>,
+        write: bool,
+        now: Instant,
+    ) {
+        let most = rows.size_hint().1.unwrap_or(usize::MAX);
+        let stride = most.div_ceil(ROWS_PER_REQUEST).max(1) as u64;
+        let (mut last, mut uncounted) = (None, 0u64);
+        for row in rows {
+            uncounted += 1;
+            if uncounted == stride {
+                self.touch_weighted(row, write, stride, now);
+                uncounted = 0;
+            }
+            last = Some(row);
+        }
+        if let Some(row) = last.filter(|_| uncounted > 0) {
+            self.touch_weighted(row, write, uncounted, now);
+        }
+    }
+
+    /// Counts `weight` accesses to `row` at `now`.
+    fn touch_weighted(&mut self, row: &[u8], write: bool, weight: u64, now: Instant) {
         let index = self.index(now);
         if self.columns.back().is_none_or(|c| c.index < index) {
             if self.columns.len() >= COLUMNS {
@@ -99,9 +132,9 @@ impl Heatmap {
             },
         };
         if write {
-            counts.1 += 1;
+            counts.1 += weight;
         } else {
-            counts.0 += 1;
+            counts.0 += weight;
         }
     }
 
@@ -178,6 +211,27 @@ mod tests {
             v.reads.iter().flatten().sum::<u64>(),
             KEYS_PER_COLUMN as u64 + 2
         );
+    }
+
+    #[test]
+    fn a_large_request_counts_a_sample_of_its_rows_adding_up_to_all() {
+        let mut h = Heatmap::new(Duration::from_secs(3600));
+        let t0 = h.origin;
+        let rows: Vec<Vec<u8>> = (0..1000).map(|i| format!("r{i:04}").into_bytes()).collect();
+        h.touch_rows(rows.iter().map(Vec::as_slice), true, t0);
+        let c = h.columns.back().expect("one column");
+        // Every 32nd row for the 32 up to it, the last for the 8 after the 31st.
+        assert_eq!(c.keys.len(), 32);
+        assert_eq!(c.keys[b"r0031".as_slice()], (0, 32));
+        assert_eq!(c.keys[b"r0999".as_slice()], (0, 8));
+        assert_eq!(c.keys.values().map(|v| v.1).sum::<u64>(), 1000);
+        // A small request counts each row; an iterator shorter than its bound adds up too.
+        h.touch_rows([b"a".as_slice(), b"b"].into_iter(), false, t0);
+        let odd = rows.iter().map(Vec::as_slice).filter(|r| r[4] % 2 == 1);
+        h.touch_rows(odd, false, t0);
+        let c = h.columns.back().expect("one column");
+        assert_eq!(c.keys[b"a".as_slice()], (1, 0));
+        assert_eq!(c.keys.values().map(|v| v.0).sum::<u64>(), 502);
     }
 
     #[test]

@@ -128,13 +128,11 @@ impl TableActivity {
     }
 
     /// Counts an access to each of `rows` now (for requests that touch several rows), under
-    /// one lock of the heatmap.
+    /// one lock of the heatmap; a request of many rows counts a sample of them standing for
+    /// all ([`Heatmap::touch_rows`]).
     pub fn touch<'a>(&self, rows: impl IntoIterator<Item = &'a [u8]>, write: bool, now: Instant) {
         if let Some(h) = &self.heatmap {
-            let mut h = h.lock();
-            for row in rows {
-                h.touch(row, write, now);
-            }
+            h.lock().touch_rows(rows.into_iter(), write, now);
         }
     }
 }
