@@ -109,6 +109,12 @@ fn merged_prefix(inputs: &[Cow<'_, [Key]>]) -> usize {
 }
 
 /// Merges `inputs` under the row prefix `shared`; `sums` are their figures together.
+///
+/// The live inputs are kept ordered by their next key (the newest input first on equal
+/// keys): the first one is the smallest, the second bounds the stretch taken from it (a
+/// gallop), and after the stretch the first moves back into place. A step costs the gallop
+/// and a few comparisons of dense keys however many inputs there are, where scanning every
+/// input for the smallest and the bound cost three per input.
 fn merge(
     inputs: &[Input<'_>],
     shared: usize,
@@ -122,37 +128,34 @@ fn merge(
     let mut same: Vec<bool> = Vec::with_capacity(total);
     let mut duplicates = Vec::new();
     let mut pos = vec![0usize; inputs.len()];
-    let live = |pos: &[usize], i: usize| pos[i] < inputs[i].keys.len();
-    let mut open: Vec<usize> = Vec::with_capacity(inputs.len());
-    loop {
-        open.clear();
-        open.extend((0..inputs.len()).filter(|&i| live(&pos, i)));
-        let Some(&first) = open.first() else { break };
-        if open.len() > 1 && stopped() {
+    let head = |pos: &[usize], a: usize, b: usize| inputs[a].cmp_at(pos[a], &inputs[b], pos[b]);
+    // Store order of two inputs' next keys, the newer input first when they are equal.
+    let before = |pos: &[usize], a: usize, b: usize| head(pos, a, b).then(a.cmp(&b)) == Less;
+    let mut order: Vec<usize> = (0..inputs.len())
+        .filter(|&i| !inputs[i].keys.is_empty())
+        .collect();
+    order.sort_by(|&a, &b| head(&pos, a, b).then(a.cmp(&b)));
+    while let Some(&min) = order.first() {
+        if order.len() > 1 && stopped() {
             return None;
         }
-        let mut min = first;
-        for &i in &open[1..] {
-            if inputs[i].cmp_at(pos[i], &inputs[min], pos[min]) == Less {
-                min = i;
+        // The same key in other inputs (they follow the first): kept once, the newest
+        // input's. Each moves on to its next key, which sorts after this one.
+        while order.len() > 1 && head(&pos, order[1], min) == Equal {
+            let dup = order.remove(1);
+            duplicates.push(inputs[dup].keys[pos[dup]].clone());
+            pos[dup] += 1;
+            if pos[dup] < inputs[dup].keys.len() {
+                let at = 1 + order[1..].partition_point(|&o| before(&pos, o, dup));
+                order.insert(at, dup);
             }
         }
-        // The same key in another input: kept once (the newest input's, the first).
-        for &i in &open {
-            if i != min && inputs[i].cmp_at(pos[i], &inputs[min], pos[min]) == Equal {
-                duplicates.push(inputs[i].keys[pos[i]].clone());
-                pos[i] += 1;
-            }
-        }
-        // The smallest head of the others bounds the stretch taken from `min`.
-        let bound = (0..inputs.len())
-            .filter(|&i| i != min && live(&pos, i))
-            .min_by(|&a, &b| inputs[a].cmp_at(pos[a], &inputs[b], pos[b]));
         let input = &inputs[min];
         let start = pos[min];
-        let n = match bound {
+        // The next key of the others bounds the stretch taken from `min`.
+        let n = match order.get(1) {
             None => input.keys.len() - start,
-            Some(b) => 1 + below(input, start + 1, &inputs[b], pos[b]),
+            Some(&b) => 1 + below(input, start + 1, &inputs[b], pos[b]),
         };
         // The stretch's first key against the key before it; inside the stretch the input's
         // own runs say.
@@ -168,6 +171,16 @@ fn merge(
         keys.extend_from_slice(&input.keys[start..start + n]);
         dense_keys.extend_from_slice(&input.dense[start..start + n]);
         pos[min] += n;
+        if pos[min] == input.keys.len() {
+            order.remove(0);
+            continue;
+        }
+        // Back into place: its next key sorts at or after the bound's.
+        let mut i = 0;
+        while i + 1 < order.len() && before(&pos, order[i + 1], min) {
+            order.swap(i, i + 1);
+            i += 1;
+        }
     }
     let mut run_end = vec![0u32; keys.len()];
     let mut end = keys.len();
@@ -187,7 +200,8 @@ fn merge(
     })
 }
 
-/// How many keys of `input` from `from` on sort below `bound`'s key at `at`: a gallop.
+/// How many keys of `input` from `from` on sort below `bound`'s key at `at`: a gallop, then
+/// a binary search between the last key found below and the first found not below.
 fn below(input: &Input<'_>, from: usize, bound: &Input<'_>, at: usize) -> usize {
     let len = input.keys.len() - from;
     let is_below = |k: usize| input.cmp_at(from + k, bound, at) == Less;
@@ -195,9 +209,9 @@ fn below(input: &Input<'_>, from: usize, bound: &Input<'_>, at: usize) -> usize 
     while hi <= len && is_below(hi - 1) {
         hi *= 2;
     }
-    // Every key before `hi / 2` was seen below (the last one checked was `hi / 2 - 1`).
-    let lo = hi / 2;
-    let (mut a, mut b) = (lo, hi.min(len));
+    // Every key before `hi / 2` was seen below (the last one checked before `hi - 1` was
+    // `hi / 2 - 1`); key `hi - 1`, when there is one, was seen not below.
+    let (mut a, mut b) = (hi / 2, (hi - 1).min(len));
     while a < b {
         let mid = a + (b - a) / 2;
         if is_below(mid) {

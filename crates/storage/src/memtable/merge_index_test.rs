@@ -85,7 +85,7 @@ proptest! {
     /// order, dense keys, column runs, figures; its filter admits every row.
     #[test]
     fn a_merged_index_is_the_flattened_union(
-        inputs in prop::collection::vec(prop::collection::vec(spec(), 0..60), 2..5),
+        inputs in prop::collection::vec(prop::collection::vec(spec(), 0..60), 2..9),
         newest_is_list in any::<bool>(),
     ) {
         let segments: Vec<Arc<Segment>> = inputs
