@@ -110,6 +110,56 @@ async fn cold_then_cached_gets_answer_the_same() {
 }
 
 #[tokio::test]
+async fn reads_that_ask_not_to_cache_blocks_leave_data_blocks_out_of_the_cache() {
+    let (server, service, _dir) = start(true);
+    let cache = server.block_cache().unwrap().clone();
+    let uncached_get = |i: usize| pb::GetRequest {
+        table: "t".into(),
+        get: Some(get_to_pb(&Get::new(row(i)).with_cache_blocks(false))),
+        cell_block: true,
+    };
+    let first = service.get(Request::new(uncached_get(3))).await.unwrap();
+    assert_eq!(
+        result_from_pb(first.into_inner().result.unwrap()).unwrap(),
+        expected(3)
+    );
+    let before = cache.stats();
+    let again = service.get(Request::new(uncached_get(3))).await.unwrap();
+    assert_eq!(
+        result_from_pb(again.into_inner().result.unwrap()).unwrap(),
+        expected(3)
+    );
+    let after = cache.stats();
+    assert!(
+        after.data_misses > before.data_misses,
+        "{before:?} → {after:?}"
+    );
+    assert_eq!(
+        after.inserts, before.inserts,
+        "no block cached: {before:?} → {after:?}"
+    );
+    let mut scan = Scan::default();
+    scan.cache_blocks = false;
+    let rows: Vec<Vec<Cell>> = pages(&service, &scan, false, 1 << 20)
+        .await
+        .into_iter()
+        .flat_map(|(rows, _)| rows)
+        .collect();
+    assert_eq!(rows, (0..ROWS).map(expected).collect::<Vec<_>>());
+    assert_eq!(
+        cache.stats().inserts,
+        after.inserts,
+        "the scan cached no block"
+    );
+    // The default get caches the block, and the one after it hits.
+    assert_eq!(get(&service, 3, true).await, expected(3));
+    let filled = cache.stats();
+    assert!(filled.inserts > after.inserts, "{after:?} → {filled:?}");
+    assert_eq!(get(&service, 3, true).await, expected(3));
+    assert_eq!(cache.stats().data_misses, filled.data_misses);
+}
+
+#[tokio::test]
 async fn multi_gets_and_scans_in_both_forms() {
     for block_cache in [false, true] {
         let (_server, service, _dir) = start(block_cache);

@@ -114,15 +114,16 @@ impl Cursor for HalfCursor {
 
 impl FileHandle {
     /// A cursor over the file's cells: all of them, or for a split daughter's reference, the
-    /// daughter's half of the parent file.
-    pub(crate) fn cursor(&self) -> SourceCursor {
-        self.cursor_over(self.reader.iter())
-    }
-
-    /// [`cursor`](Self::cursor) for a compaction: cached blocks are used, blocks read are not
-    /// cached (the file is deleted once the compaction lands).
-    pub(crate) fn compaction_cursor(&self) -> SourceCursor {
-        self.cursor_over(self.reader.iter_uncached())
+    /// daughter's half of the parent file. Without `fill_cache`, cached blocks are used but
+    /// data blocks read are not cached: a compaction's reads (the file is deleted once it
+    /// lands), and reads that ask for it (HBase's `setCacheBlocks(false)`).
+    pub(crate) fn cursor(&self, fill_cache: bool) -> SourceCursor {
+        let iter = if fill_cache {
+            self.reader.iter()
+        } else {
+            self.reader.iter_uncached()
+        };
+        self.cursor_over(iter)
     }
 
     fn cursor_over(&self, iter: strata_sstable::reader::Iter) -> SourceCursor {

@@ -61,8 +61,14 @@ impl Region {
         start: &CellKey,
         out: &mut Vec<Cell>,
     ) -> Result<()> {
-        let mut sources =
-            self.sources(store, &get.time_range, read_point, Some(get), qualifiers)?;
+        let mut sources = self.sources(
+            store,
+            &get.time_range,
+            read_point,
+            Some(get),
+            qualifiers,
+            get.cache_blocks,
+        )?;
         let mut on_row = 0;
         for i in 0..sources.len() {
             let s = &mut sources[i];

@@ -51,6 +51,7 @@ impl Region {
             get.max_versions,
             read_point,
             Some(get),
+            get.cache_blocks,
         )?;
         let mut filter = RowFilter::new(get.filter.as_ref(), false)?;
         if filter.skip_row(&get.row) {
@@ -82,6 +83,7 @@ impl Region {
             scan.max_versions,
             read_point,
             None,
+            scan.cache_blocks,
         )?;
         let (lower, upper) = scan.bounds();
         Ok(RegionScanner {
@@ -107,6 +109,7 @@ impl Region {
         max_versions: u32,
         read_point: u64,
         get: Option<&Get>,
+        fill_cache: bool,
     ) -> Result<Vec<FamilyRead>> {
         let now = self.inner.config.clock.now_ms();
         let chosen: Vec<(&Store, Option<BTreeSet<Bytes>>)> = if columns.is_all() {
@@ -124,7 +127,14 @@ impl Region {
         let mut reads = Vec::new();
         for (store, qualifiers) in chosen {
             let spec = read_spec(store, time_range, max_versions, read_point, now);
-            let sources = self.sources(store, &time_range, read_point, get, qualifiers.as_ref())?;
+            let sources = self.sources(
+                store,
+                &time_range,
+                read_point,
+                get,
+                qualifiers.as_ref(),
+                fill_cache,
+            )?;
             reads.push(FamilyRead {
                 family: store.name.clone(),
                 qualifiers,
@@ -137,6 +147,8 @@ impl Region {
 
     /// The memtable and the files a read must consult, newest first. For a get, an empty
     /// memtable and the files whose key range or bloom filter rule the row out are left out.
+    /// Without `fill_cache` the files' data blocks read are not added to the block cache
+    /// (index and bloom blocks always are, as in HBase).
     pub(super) fn sources(
         &self,
         store: &Store,
@@ -144,6 +156,7 @@ impl Region {
         read_point: u64,
         get: Option<&Get>,
         qualifiers: Option<&BTreeSet<Bytes>>,
+        fill_cache: bool,
     ) -> Result<Vec<SourceCursor>> {
         let counters = &self.inner.counters;
         // The memtable before the files: a flush installs its file before it empties the
@@ -195,7 +208,7 @@ impl Region {
                 }
             }
             counters.files_read.fetch_add(1, Ordering::Relaxed);
-            sources.push(file.cursor());
+            sources.push(file.cursor(fill_cache));
         }
         Ok(sources)
     }

@@ -247,7 +247,7 @@ fn merge(
     limiter: &mut Limiter,
 ) -> Result<()> {
     // Newest first, so identical keys come out newest source first.
-    let cursors = inputs.iter().rev().map(|f| f.compaction_cursor()).collect();
+    let cursors = inputs.iter().rev().map(|f| f.cursor(false)).collect();
     let mut merged = MergeCursor::new(cursors);
     let mut retention = Retention::new(spec);
     let mut last = KeyBuf::default();
