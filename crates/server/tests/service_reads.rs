@@ -138,8 +138,10 @@ async fn reads_that_ask_not_to_cache_blocks_leave_data_blocks_out_of_the_cache()
         after.inserts, before.inserts,
         "no block cached: {before:?} → {after:?}"
     );
-    let mut scan = Scan::default();
-    scan.cache_blocks = false;
+    let scan = Scan {
+        cache_blocks: false,
+        ..Scan::default()
+    };
     let rows: Vec<Vec<Cell>> = pages(&service, &scan, false, 1 << 20)
         .await
         .into_iter()

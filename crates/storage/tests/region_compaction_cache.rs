@@ -83,8 +83,10 @@ fn a_scan_that_asks_not_to_cache_blocks_adds_no_data_block() {
     let cache = Arc::new(BlockCache::new(256 << 20));
     let r = three_files(&env, &cache);
     let before = cache.stats();
-    let mut uncached = Scan::default();
-    uncached.cache_blocks = false;
+    let uncached = Scan {
+        cache_blocks: false,
+        ..Scan::default()
+    };
     assert_eq!(scan_all(&r, &uncached), 6_000);
     let after = cache.stats();
     // Every data block (~48) looked up and read; only index and bloom blocks inserted.
