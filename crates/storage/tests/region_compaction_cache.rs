@@ -14,10 +14,7 @@ use strata_storage::compaction::exploring::MajorRequest;
 
 #[test]
 fn a_major_compaction_adds_no_data_block_to_the_cache() {
-    let dir = tempfile::tempdir().unwrap();
-    let env = Env::new(dir.path(), table(&["f"]));
-    let cache = Arc::new(BlockCache::new(256 << 20));
-    let r = three_files(&env, &cache);
+    let (_dir, r, cache) = three_files();
     let before = cache.stats();
     let report = r
         .compact_store(b"f", MajorRequest::User)
@@ -52,9 +49,16 @@ fn assert_read_not_cached(
     );
 }
 
-/// Three flushed files of ~1 MB each (dozens of 64 KiB data blocks per file), in a region
-/// over `cache`.
-fn three_files(env: &Env, cache: &Arc<BlockCache>) -> strata_storage::region::Region {
+/// A region (in a temporary directory, kept by the caller) over a 256 MiB block cache, holding
+/// three flushed files of ~1 MB each: dozens of 64 KiB data blocks per file.
+fn three_files() -> (
+    tempfile::TempDir,
+    strata_storage::region::Region,
+    Arc<BlockCache>,
+) {
+    let dir = tempfile::tempdir().unwrap();
+    let env = Env::new(dir.path(), table(&["f"]));
+    let cache = Arc::new(BlockCache::new(256 << 20));
     let r = env.open_cached(cache.clone());
     let value = "v".repeat(500);
     for file in 0..3 {
@@ -64,7 +68,7 @@ fn three_files(env: &Env, cache: &Arc<BlockCache>) -> strata_storage::region::Re
         }
         r.flush().unwrap();
     }
-    r
+    (dir, r, cache)
 }
 
 fn scan_all(r: &strata_storage::region::Region, scan: &Scan) -> usize {
@@ -78,10 +82,7 @@ fn scan_all(r: &strata_storage::region::Region, scan: &Scan) -> usize {
 
 #[test]
 fn a_scan_that_asks_not_to_cache_blocks_adds_no_data_block() {
-    let dir = tempfile::tempdir().unwrap();
-    let env = Env::new(dir.path(), table(&["f"]));
-    let cache = Arc::new(BlockCache::new(256 << 20));
-    let r = three_files(&env, &cache);
+    let (_dir, r, cache) = three_files();
     let before = cache.stats();
     let uncached = Scan {
         cache_blocks: false,
@@ -115,10 +116,7 @@ fn a_scan_that_asks_not_to_cache_blocks_adds_no_data_block() {
 
 #[test]
 fn a_get_that_asks_not_to_cache_blocks_adds_no_data_block() {
-    let dir = tempfile::tempdir().unwrap();
-    let env = Env::new(dir.path(), table(&["f"]));
-    let cache = Arc::new(BlockCache::new(256 << 20));
-    let r = three_files(&env, &cache);
+    let (_dir, r, cache) = three_files();
     let row = bytes::Bytes::from_static(b"row000042");
     let uncached = Get::new(row.clone()).with_cache_blocks(false);
     assert_eq!(r.get(&uncached).unwrap().len(), 1);
