@@ -15,9 +15,10 @@
 //! a buffered stream whose message cannot be decoded is closed (its position is lost), a
 //! framed one skips the bad frame and carries on.
 
+use bytes::Bytes;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
-use crate::protocol::{read_header, DecodeError, Decoder, Header, Struct};
+use crate::protocol::{read_header, DecodeError, Decoder, Header, Struct, Walk};
 
 /// How messages are delimited on a connection.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,6 +62,8 @@ pub struct Transport<S> {
     buf: Vec<u8>,
     framing: Option<Framing>,
     max_frame: usize,
+    /// The walk through the buffered message being received, once its header is in.
+    walk: Option<Walk>,
 }
 
 impl<S: AsyncRead + AsyncWrite + Unpin> Transport<S> {
@@ -71,6 +74,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Transport<S> {
             buf: Vec::new(),
             framing: None,
             max_frame,
+            walk: None,
         }
     }
 
@@ -84,19 +88,13 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Transport<S> {
     /// # Errors
     /// The socket failed, or the client closed it in the middle of a message.
     pub async fn next(&mut self) -> std::io::Result<Option<Incoming>> {
-        let mut last_try = 0usize;
-        let mut short_read = true;
         loop {
-            let due =
-                short_read || self.buf.len() >= 2 * last_try || self.buf.len() > self.max_frame;
-            if !self.buf.is_empty() && due {
-                last_try = self.buf.len();
+            if !self.buf.is_empty() {
                 if let Some(incoming) = self.try_decode() {
                     return Ok(Some(incoming));
                 }
             }
             self.buf.reserve(READ_CHUNK);
-            let before = self.buf.len();
             let n = (&mut self.stream)
                 .take(READ_CHUNK as u64)
                 .read_buf(&mut self.buf)
@@ -108,7 +106,6 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Transport<S> {
                     Err(std::io::ErrorKind::UnexpectedEof.into())
                 };
             }
-            short_read = self.buf.len() - before < READ_CHUNK;
         }
     }
 
@@ -146,6 +143,9 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Transport<S> {
         }
     }
 
+    /// A buffered message is walked as its bytes arrive (a [`Walk`] resumes where the last
+    /// read ended), then copied out whole and decoded once over the copy, whose binaries are
+    /// slices of it.
     fn decode_buffered(&mut self) -> Option<Incoming> {
         let mut d = Decoder::new(&self.buf, self.max_frame);
         let header = match read_header(&mut d) {
@@ -153,11 +153,21 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Transport<S> {
             Err(DecodeError::Incomplete) => return self.incomplete(None),
             Err(DecodeError::Invalid(reason)) => return Some(fatal(None, reason)),
         };
-        match d.read_struct() {
-            Ok(args) => {
-                let used = d.position();
-                self.buf.drain(..used);
-                Some(Incoming::Message { header, args })
+        let body = d.position();
+        let walk = self.walk.get_or_insert_with(|| Walk::new(body));
+        match walk.resume(&self.buf, self.max_frame) {
+            Ok(end) => {
+                self.walk = None;
+                let message = Bytes::copy_from_slice(&self.buf[body..end]);
+                self.buf.drain(..end);
+                match Decoder::shared(&message, self.max_frame).read_struct() {
+                    Ok(args) => Some(Incoming::Message { header, args }),
+                    // The walk made the same checks over the same bytes: not reached.
+                    Err(DecodeError::Invalid(reason)) => Some(fatal(Some(header), reason)),
+                    Err(DecodeError::Incomplete) => {
+                        Some(fatal(Some(header), "message ended early".to_string()))
+                    }
+                }
             }
             Err(DecodeError::Incomplete) => self.incomplete(Some(header)),
             Err(DecodeError::Invalid(reason)) => Some(fatal(Some(header), reason)),
@@ -180,8 +190,8 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Transport<S> {
             let reason = format!("frame of {len} bytes exceeds {}", self.max_frame);
             return Some(fatal(None, reason));
         }
-        let frame = self.buf.get(4..4 + len)?;
-        let mut d = Decoder::new(frame, self.max_frame);
+        let frame = Bytes::copy_from_slice(self.buf.get(4..4 + len)?);
+        let mut d = Decoder::shared(&frame, self.max_frame);
         let incoming = match read_header(&mut d) {
             Ok(header) => match d.read_struct() {
                 Ok(args) if d.position() == len => Incoming::Message { header, args },

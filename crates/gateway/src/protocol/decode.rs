@@ -4,6 +4,12 @@
 //! (read more bytes and decode again from the start), anything the protocol forbids is
 //! [`DecodeError::Invalid`]. Allocation is bounded by the bytes actually present, so a
 //! length prefix claiming gigabytes costs nothing until the bytes arrive.
+//!
+//! A transport that does not know where a message ends first walks it with a
+//! [`super::Walk`] (the same checks, nothing allocated, resumed where the last read ended),
+//! so a large message arriving in many reads is walked once and built once. A decoder made with
+//! [`Decoder::shared`] over the message's own [`Bytes`] hands out binaries as slices of it
+//! instead of copies.
 
 use bytes::Bytes;
 
@@ -27,6 +33,8 @@ pub const MAX_DEPTH: usize = 32;
 #[derive(Debug)]
 pub struct Decoder<'a> {
     buf: &'a [u8],
+    /// `buf` as shared bytes: binaries are slices of it.
+    owner: Option<&'a Bytes>,
     pos: usize,
     max_len: usize,
 }
@@ -36,6 +44,28 @@ impl<'a> Decoder<'a> {
     pub fn new(buf: &'a [u8], max_len: usize) -> Decoder<'a> {
         Decoder {
             buf,
+            owner: None,
+            pos: 0,
+            max_len,
+        }
+    }
+
+    /// A decoder over `buf` starting at `pos`.
+    pub(super) fn at(buf: &'a [u8], pos: usize, max_len: usize) -> Decoder<'a> {
+        Decoder {
+            buf,
+            owner: None,
+            pos,
+            max_len,
+        }
+    }
+
+    /// A decoder over `bytes` whose binaries share its memory (no copy per string). Keep the
+    /// bytes to one message: a binary kept long after pins all of them.
+    pub fn shared(bytes: &'a Bytes, max_len: usize) -> Decoder<'a> {
+        Decoder {
+            buf: bytes,
+            owner: Some(bytes),
             pos: 0,
             max_len,
         }
@@ -80,7 +110,7 @@ impl<'a> Decoder<'a> {
     }
 
     /// A length prefix: non-negative and at most the limit.
-    fn read_len(&mut self, what: &str) -> Result<usize, DecodeError> {
+    pub(super) fn read_len(&mut self, what: &str) -> Result<usize, DecodeError> {
         let len = self.read_i32()?;
         let len = usize::try_from(len)
             .map_err(|_| DecodeError::Invalid(format!("negative {what} length {len}")))?;
@@ -96,10 +126,15 @@ impl<'a> Decoder<'a> {
     /// A string or binary: i32 length, then the bytes.
     pub fn read_binary(&mut self) -> Result<Bytes, DecodeError> {
         let len = self.read_len("string")?;
-        Ok(Bytes::copy_from_slice(self.take(len)?))
+        let start = self.pos;
+        let slice = self.take(len)?;
+        Ok(match self.owner {
+            Some(owner) => owner.slice(start..start + len),
+            None => Bytes::copy_from_slice(slice),
+        })
     }
 
-    fn read_type(&mut self) -> Result<TType, DecodeError> {
+    pub(super) fn read_type(&mut self) -> Result<TType, DecodeError> {
         let code = self.read_u8()?;
         TType::from_code(code).ok_or_else(|| DecodeError::Invalid(format!("unknown type {code}")))
     }
@@ -115,11 +150,7 @@ impl<'a> Decoder<'a> {
     }
 
     fn value(&mut self, ttype: TType, depth: usize) -> Result<Value, DecodeError> {
-        if depth > MAX_DEPTH {
-            return Err(DecodeError::Invalid(format!(
-                "nesting deeper than {MAX_DEPTH}"
-            )));
-        }
+        check_depth(depth)?;
         Ok(match ttype {
             TType::Bool => Value::Bool(self.read_u8()? != 0),
             TType::Byte => Value::Byte(i8::from_be_bytes(self.array()?)),
@@ -154,13 +185,12 @@ impl<'a> Decoder<'a> {
                 }
                 Value::List { elem, items }
             }
-            TType::Stop | TType::Void => {
-                return Err(DecodeError::Invalid(format!(
-                    "{} is not a value type",
-                    ttype.name()
-                )))
-            }
+            TType::Stop | TType::Void => return Err(not_a_value(ttype)),
         })
+    }
+
+    pub(super) fn skip(&mut self, n: usize) -> Result<(), DecodeError> {
+        self.take(n).map(|_| ())
     }
 
     fn structure(&mut self, depth: usize) -> Result<Struct, DecodeError> {
@@ -178,4 +208,17 @@ impl<'a> Decoder<'a> {
     fn remaining(&self) -> usize {
         self.buf.len().saturating_sub(self.pos)
     }
+}
+
+pub(super) fn check_depth(depth: usize) -> Result<(), DecodeError> {
+    if depth > MAX_DEPTH {
+        return Err(DecodeError::Invalid(format!(
+            "nesting deeper than {MAX_DEPTH}"
+        )));
+    }
+    Ok(())
+}
+
+pub(super) fn not_a_value(ttype: TType) -> DecodeError {
+    DecodeError::Invalid(format!("{} is not a value type", ttype.name()))
 }

@@ -11,6 +11,7 @@ mod decode;
 mod encode;
 mod message;
 mod value;
+mod walk;
 
 pub use decode::{DecodeError, Decoder, MAX_DEPTH};
 pub use encode::Encoder;
@@ -18,3 +19,4 @@ pub use message::{
     application_exception, encode_message, read_header, AppErrorKind, Header, MessageKind,
 };
 pub use value::{Struct, TType, Value};
+pub use walk::Walk;
