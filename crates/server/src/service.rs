@@ -113,24 +113,21 @@ impl DataService {
             Err(refused) => Err(refused),
             Ok(()) => match self.server.region_for(table, &rm.row) {
                 None => Err(not_serving(table, &rm.row)),
-                Some(hosted) => match self.counted(hosted.try_mutate_row_now(&rm)) {
-                    WriteNow::Done(r) => r
-                        .map(|r| r.cells.iter().map(cell_to_pb).collect())
-                        .map_err(|e| from_storage(&e)),
-                    WriteNow::Pending(r) => {
-                        let region = hosted.region.clone();
-                        tokio::task::spawn_blocking(move || region.wait_visible(r.seq))
-                            .await
-                            .map(|()| r.cells.iter().map(cell_to_pb).collect())
-                            .map_err(internal)
+                Some(hosted) => match self.write_now(&hosted, &rm).await {
+                    Some(result) => result,
+                    None => {
+                        self.server
+                            .counters()
+                            .writes_queued
+                            .fetch_add(1, Ordering::Relaxed);
+                        match self.server.writes().submit(hosted, rm).await {
+                            Ok(Ok(r)) => Ok(r.cells.iter().map(cell_to_pb).collect()),
+                            Ok(Err(e)) => Err(from_storage(&e)),
+                            Err(_) => Err(Status::internal(
+                                "the write's drainer stopped before answering",
+                            )),
+                        }
                     }
-                    WriteNow::Declined => match self.server.writes().submit(hosted, rm).await {
-                        Ok(Ok(r)) => Ok(r.cells.iter().map(cell_to_pb).collect()),
-                        Ok(Err(e)) => Err(from_storage(&e)),
-                        Err(_) => Err(Status::internal(
-                            "the write's drainer stopped before answering",
-                        )),
-                    },
                 },
             },
         };
@@ -138,15 +135,56 @@ impl DataService {
         result
     }
 
-    /// Counts a single-row write as applied in place or queued.
-    fn counted(&self, outcome: WriteNow) -> WriteNow {
-        let counters = self.server.counters();
-        match outcome {
-            WriteNow::Declined => &counters.writes_queued,
-            WriteNow::Done(_) | WriteNow::Pending(_) => &counters.writes_in_place,
-        }
-        .fetch_add(1, Ordering::Relaxed);
-        outcome
+    /// Applies `rm` in place on this worker if nothing on the way waits
+    /// (`Region::try_mutate_row_now`), counted as a write in place; `None` when that
+    /// declined, nothing changed.
+    async fn write_now(
+        &self,
+        hosted: &HostedRegion,
+        rm: &RowMutations,
+    ) -> Option<Result<Vec<pb::Cell>, Status>> {
+        let result = match hosted.try_mutate_row_now(rm) {
+            WriteNow::Declined => return None,
+            WriteNow::Done(r) => r
+                .map(|r| r.cells.iter().map(cell_to_pb).collect())
+                .map_err(|e| from_storage(&e)),
+            WriteNow::Pending(r) => {
+                let region = hosted.region.clone();
+                tokio::task::spawn_blocking(move || region.wait_visible(r.seq))
+                    .await
+                    .map(|()| r.cells.iter().map(cell_to_pb).collect())
+                    .map_err(internal)
+            }
+        };
+        self.server
+            .counters()
+            .writes_in_place
+            .fetch_add(1, Ordering::Relaxed);
+        Some(result)
+    }
+
+    /// A batch of one row (happybase's `put`, a buffered mutator flushing one row) applied
+    /// in place as a single-row write is; `None` when the row cannot be (it goes the usual
+    /// way then, nothing changed).
+    async fn batch_row_now(
+        &self,
+        table: &str,
+        rows: &[Result<RowMutations, Status>],
+    ) -> Option<pb::BatchResponse> {
+        let [Ok(rm)] = rows else {
+            return None;
+        };
+        // A refusal is answered by the usual way, which counts it.
+        self.admitted().ok()?;
+        let hosted = self.server.region_for(table, &rm.row)?;
+        let outcome = self.write_now(&hosted, rm).await?;
+        self.server
+            .counters()
+            .requests
+            .fetch_add(1, Ordering::Relaxed);
+        Some(pb::BatchResponse {
+            results: vec![batch_result(outcome)],
+        })
     }
 
     /// A batch the framed protocol read without prost (`strata_proto::convert::PutBatch`):
@@ -179,22 +217,15 @@ impl DataService {
         let first = decoded.next().cloned().unwrap_or_default();
         let call = self.call(Op::Batch, &table, &first, request_bytes);
         touch_rows(&call, decoded, true);
+        if let Some(response) = self.batch_row_now(&table, &rows).await {
+            self.server.observer().finish(call, true);
+            return Ok(Response::new(response));
+        }
         let results = self
             .blocking(call, move |server| {
                 Ok(apply_rows(server, &table, rows)
                     .into_iter()
-                    .map(|outcome| pb::BatchResult {
-                        outcome: Some(match outcome {
-                            Ok(cells) => pb::batch_result::Outcome::Ok(pb::Result {
-                                cells,
-                                cell_block: Bytes::new(),
-                            }),
-                            Err(status) => pb::batch_result::Outcome::Error(pb::ErrorDetail {
-                                code: strata_proto::code_of(&status) as i32,
-                                message: status.message().to_string(),
-                            }),
-                        }),
-                    })
+                    .map(batch_result)
                     .collect())
             })
             .await?;
@@ -287,6 +318,22 @@ fn check_mutations(rm: &RowMutations, max_value: usize) -> Result<(), Status> {
         }
     }
     Ok(())
+}
+
+/// A batch row's outcome as the response carries it.
+fn batch_result(outcome: Result<Vec<pb::Cell>, Status>) -> pb::BatchResult {
+    pb::BatchResult {
+        outcome: Some(match outcome {
+            Ok(cells) => pb::batch_result::Outcome::Ok(pb::Result {
+                cells,
+                cell_block: Bytes::new(),
+            }),
+            Err(status) => pb::batch_result::Outcome::Error(pb::ErrorDetail {
+                code: strata_proto::code_of(&status) as i32,
+                message: status.message().to_string(),
+            }),
+        }),
+    }
 }
 
 /// Applies the rows of a batch: the rows of each region together (in mini-batches, see

@@ -1,8 +1,9 @@
 //! Single-row writes through the data service, in place or through the write queues: many
 //! concurrent puts and increments to one region each get their own answer (increments are
 //! gathered into mini-batches); an unknown family fails only its own request; a put whose row
-//! is locked waits in its queue; the queues empty afterwards. A multi-row batch's rows land in
-//! their regions in any order, and a row no region holds fails alone.
+//! is locked waits in its queue; the queues empty afterwards. A batch of one row goes in place
+//! as a single-row write does. A multi-row batch's rows land in their regions in any order,
+//! and a row no region holds fails alone.
 
 #![allow(clippy::unwrap_used)]
 
@@ -216,4 +217,89 @@ async fn batch_rows_land_in_their_regions_in_any_order() {
             assert_eq!(cells[0].value, Bytes::from(format!("v-{row}")));
         }
     }
+}
+
+async fn batch(service: &DataService, rows: &[RowMutations]) -> Vec<pb::BatchResult> {
+    let request = pb::BatchRequest {
+        table: "t".into(),
+        rows: rows.iter().map(row_mutations_to_pb).collect(),
+    };
+    service
+        .batch(Request::new(request))
+        .await
+        .unwrap()
+        .into_inner()
+        .results
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+/// A batch of one row (happybase's `put`) is applied in place as a single-row write is; one
+/// that cannot be (an increment, a row someone holds, an unknown family) goes the usual way
+/// and gets the same answer it would have had there.
+async fn a_one_row_batch_applies_in_place_or_the_usual_way() {
+    use std::sync::atomic::Ordering;
+    let (server, service, _dir) = start();
+    let counters = server.counters();
+    let in_place = || counters.writes_in_place.load(Ordering::Relaxed);
+    let row = |r: &str| Bytes::copy_from_slice(r.as_bytes());
+    let put = |r: &str, f: &'static str, v: &str| {
+        RowMutations::new(row(r))
+            .with(Put::new(row(r)).add(f, "q", v.to_owned()))
+            .unwrap()
+    };
+    let ok = |results: &[pb::BatchResult]| {
+        assert_eq!(results.len(), 1);
+        matches!(results[0].outcome, Some(pb::batch_result::Outcome::Ok(_)))
+    };
+
+    assert!(ok(&batch(&service, &[put("a", "f", "1")]).await));
+    assert_eq!(in_place(), 1, "the put went in place");
+    assert_eq!(value_of(&server, "a", "q").unwrap(), "1");
+
+    // An increment reads the row: the usual way, with its new value in the answer.
+    let inc = RowMutations::new(row("n"))
+        .with(Increment::new(row("n")).add("f", "q", 5))
+        .unwrap();
+    let results = batch(&service, &[inc]).await;
+    assert_eq!(in_place(), 1, "the increment did not go in place");
+    match &results[0].outcome {
+        Some(pb::batch_result::Outcome::Ok(r)) => {
+            assert_eq!(r.cells.len(), 1);
+            assert_eq!(r.cells[0].value.as_ref(), 5i64.to_be_bytes());
+        }
+        other => panic!("increment failed: {other:?}"),
+    }
+
+    // An unknown family fails its row, nothing written, the call itself answered.
+    let results = batch(&service, &[put("b", "nope", "x")]).await;
+    assert!(!ok(&results), "an unknown family is refused");
+    assert!(value_of(&server, "b", "q").is_none());
+    assert_eq!(in_place(), 2, "refused in place, as a single-row write is");
+
+    // A held row: the batch waits on the blocking pool until it is free, then applies.
+    let hosted = server.region_for("t", b"a").unwrap();
+    let held = hosted.region.row_locks().lock(vec![row("a")]);
+    let waiting = {
+        let service = service.clone();
+        let rm = put("a", "f", "2");
+        tokio::spawn(async move { batch(&service, &[rm]).await })
+    };
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    assert_eq!(
+        value_of(&server, "a", "q").unwrap(),
+        "1",
+        "not applied while held"
+    );
+    drop(held);
+    assert!(ok(&waiting.await.unwrap()));
+    assert_eq!(value_of(&server, "a", "q").unwrap(), "2");
+    assert_eq!(in_place(), 2, "the held row went the usual way");
+
+    // Two rows: the usual way, both applied.
+    let results = batch(&service, &[put("c", "f", "3"), put("d", "f", "4")]).await;
+    assert!(results
+        .iter()
+        .all(|r| matches!(r.outcome, Some(pb::batch_result::Outcome::Ok(_)))));
+    assert_eq!(value_of(&server, "d", "q").unwrap(), "4");
+    assert_eq!(in_place(), 2);
 }
