@@ -7,9 +7,9 @@
 //!
 //! A transport that does not know where a message ends first walks it with a
 //! [`super::Walk`] (the same checks, nothing allocated, resumed where the last read ended),
-//! so a large message arriving in many reads is walked once and built once. A decoder made with
-//! [`Decoder::shared`] over the message's own [`Bytes`] hands out binaries as slices of it
-//! instead of copies.
+//! so a large message arriving in many reads is walked once and built once. A decoder made
+//! with [`Decoder::shared`] over the message's own [`Bytes`] hands out binaries as slices of
+//! it instead of copies.
 
 use bytes::Bytes;
 
@@ -42,12 +42,7 @@ pub struct Decoder<'a> {
 impl<'a> Decoder<'a> {
     /// A decoder over `buf`; strings and containers longer than `max_len` are invalid.
     pub fn new(buf: &'a [u8], max_len: usize) -> Decoder<'a> {
-        Decoder {
-            buf,
-            owner: None,
-            pos: 0,
-            max_len,
-        }
+        Decoder::at(buf, 0, max_len)
     }
 
     /// A decoder over `buf` starting at `pos`.
