@@ -2,7 +2,9 @@
 //! `DATA_BLOCK_ENCODING`, with every block in a warmed block cache, in the `Decoded` and the
 //! `Encoded` cached form (no compression, 64 KiB blocks, ROW bloom filter):
 //! - `scan`: a full forward scan; throughput in raw cell bytes;
-//! - `get_row`: `Reader::get_row` of a random present row (bloom, index, block, 4 cells).
+//! - `get_row`: `Reader::get_row` of a random present row (bloom, index, block, 4 cells);
+//! - `reseek_columns`: a seek to a random row, then a forward seek past each of its columns
+//!   (how a reader skips a column's older versions), 4 cells.
 
 mod common;
 
@@ -12,6 +14,7 @@ use std::sync::Arc;
 use criterion::{criterion_main, BenchmarkId, Criterion, Throughput};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
+use strata_model::cell::CellKey;
 use strata_model::schema::{BloomType, CachedForm, Compression, DataBlockEncoding};
 use strata_sstable::{BlockCache, Reader, ReaderOptions, WriterOptions};
 
@@ -102,9 +105,35 @@ fn bench_reader(c: &mut Criterion) {
                     black_box(cells)
                 });
             });
+
+            let mut i = 0;
+            group.bench_function(BenchmarkId::new("reseek_columns", &id), |b| {
+                b.iter(|| {
+                    i = (i + 1) % GETS;
+                    black_box(reseek_columns(&reader, &rows[i]))
+                });
+            });
         }
     }
     group.finish();
+}
+
+/// Seeks to `row`, then past each column it lands on; returns the cells visited.
+fn reseek_columns(reader: &Reader, row: &[u8; 4]) -> usize {
+    let row = bytes::Bytes::copy_from_slice(row);
+    let mut it = reader.iter();
+    let mut ok = it.seek(&CellKey::first_on_row(row.clone())).expect("seek");
+    let mut n = 0;
+    while ok && it.current().row == &row[..] {
+        n += 1;
+        let mut past = it.current().qualifier.to_vec();
+        past.push(0);
+        ok = it
+            .reseek(&CellKey::first_on_column(row.clone(), past))
+            .expect("reseek");
+    }
+    assert_eq!(n, 4);
+    n
 }
 
 fn form_name(form: CachedForm) -> &'static str {

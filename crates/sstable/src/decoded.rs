@@ -11,6 +11,9 @@ use crate::cell_ref::CellRef;
 use crate::dense_key;
 use crate::encoding::{self, none, DecodeError};
 
+/// Cells [`DecodedBlock::lower_bound_from`] compares one by one before it searches.
+const STEPS_BEFORE_SEARCH: usize = 4;
+
 /// Cells of one block, each addressable by index.
 #[derive(Debug)]
 pub struct DecodedBlock {
@@ -234,6 +237,24 @@ impl DecodedBlock {
         self.search(target, |c| compare_keys(c.key_parts(), t).is_lt())
     }
 
+    /// As [`lower_bound`](DecodedBlock::lower_bound), given that every cell before `from`
+    /// is below `target`: a reader skipping a column's older versions seeks to the next
+    /// column, usually one or two cells on, so the cells from `from` are tried first, then
+    /// the block is searched.
+    pub fn lower_bound_from(&self, from: usize, target: &CellKey) -> usize {
+        let t = target.parts();
+        let end = self.len().min(from.saturating_add(STEPS_BEFORE_SEARCH));
+        for i in from..end {
+            if compare_keys(self.cell(i).key_parts(), t).is_ge() {
+                return i;
+            }
+        }
+        if end == self.len() {
+            return end;
+        }
+        self.lower_bound(target)
+    }
+
     /// Index of the first cell with key > `target` (`len()` if none).
     pub fn upper_bound(&self, target: &CellKey) -> usize {
         let t = target.parts();
@@ -262,6 +283,12 @@ impl DecodedCursor {
     #[inline]
     pub(crate) fn current(&self) -> CellRef<'_> {
         self.block.cell(self.index)
+    }
+
+    /// Index of the current cell (`len()` or `usize::MAX` off either end).
+    #[inline]
+    pub(crate) fn index(&self) -> usize {
+        self.index
     }
 
     pub(crate) fn set_index(&mut self, index: usize) {
@@ -368,6 +395,11 @@ mod tests {
             for t in &targets {
                 prop_assert_eq!(b.lower_bound(t), linear(&b, t, false), "lower {:?}", t);
                 prop_assert_eq!(b.upper_bound(t), linear(&b, t, true), "upper {:?}", t);
+                // From every index whose cells before it are all below the target.
+                let expected = linear(&b, t, false);
+                for from in 0..=expected {
+                    prop_assert_eq!(b.lower_bound_from(from, t), expected, "from {} {:?}", from, t);
+                }
             }
         }
     }

@@ -273,7 +273,8 @@ impl Iter {
                 }
                 let block = c.block();
                 if block.cell(block.len() - 1).cmp_key(target).is_ge() {
-                    let i = block.lower_bound(target);
+                    // Every cell up to the current one is below the target.
+                    let i = block.lower_bound_from(c.index() + 1, target);
                     c.set_index(i);
                     return Ok(true);
                 }
