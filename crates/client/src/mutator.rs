@@ -8,7 +8,9 @@
 //! rows), not for a whole buffer to be written (as HBase's `BufferedMutator` submits what it
 //! can and waits only for a task slot). At most `max_in_flight` sends are outstanding and,
 //! across them, at most `max_in_flight` batch RPCs. Row errors are collected and reported by
-//! the next [`BufferedMutator::flush`].
+//! the next [`BufferedMutator::flush`]. Every [`CALLS_PER_YIELD`] calls `mutate` yields its
+//! thread once, so a caller filling the buffer in a tight loop does not keep the tasks that
+//! read its sends' answers waiting.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -26,6 +28,9 @@ use crate::table::Table;
 
 /// Bytes counted per mutation and per cell on top of their keys and values.
 const OVERHEAD_BYTES: usize = 16;
+
+/// `mutate` calls between two yields of the caller's thread (see `mutate`).
+const CALLS_PER_YIELD: usize = 512;
 
 /// Rows sent and the errors of those that failed.
 type SendOutcome = (usize, Result<Vec<Error>, Error>);
@@ -47,6 +52,8 @@ pub struct BufferedMutator {
     sending: JoinSet<SendOutcome>,
     failed_rows: usize,
     first_error: Option<Error>,
+    /// `mutate` calls since it last yielded its thread.
+    calls_since_yield: usize,
 }
 
 impl BufferedMutator {
@@ -62,6 +69,7 @@ impl BufferedMutator {
             sending: JoinSet::new(),
             failed_rows: 0,
             first_error: None,
+            calls_since_yield: 0,
         }
     }
 
@@ -80,6 +88,15 @@ impl BufferedMutator {
             if !self.send_chunk().await {
                 break;
             }
+        }
+        // A caller filling the buffer in a loop completes every call at once until the
+        // buffer is full and a send slot busy: without a yield now and then it holds its
+        // worker thread for the whole buffer, and the connection tasks reading its sends'
+        // answers wait behind it.
+        self.calls_since_yield += 1;
+        if self.calls_since_yield >= CALLS_PER_YIELD {
+            self.calls_since_yield = 0;
+            tokio::task::yield_now().await;
         }
         Ok(())
     }

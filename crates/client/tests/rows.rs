@@ -154,6 +154,27 @@ async fn buffered_mutator_sends_in_the_background_and_reports_failures_on_flush(
 }
 
 #[tokio::test]
+async fn a_buffering_caller_lets_other_tasks_of_its_thread_run() {
+    let cluster = Cluster::start(1, &[]).await;
+    let t = table(&cluster).await;
+    let mut mutator = t.buffered_mutator(BufferedMutatorOptions {
+        max_buffer_bytes: usize::MAX,
+        max_in_flight: 2,
+    });
+    // A test runtime has one thread: the spawned task runs only if `mutate` yields.
+    let ran = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = ran.clone();
+    tokio::spawn(async move { flag.store(true, std::sync::atomic::Ordering::SeqCst) });
+    for i in 0..2000 {
+        mutator.mutate(put(&format!("r{i:04}"))).await.unwrap();
+    }
+    assert!(ran.load(std::sync::atomic::Ordering::SeqCst));
+    assert_eq!(cluster.state.lock().calls("batch"), 0, "nothing sent yet");
+    mutator.close().await.unwrap();
+    assert_eq!(t.scan_all(&Scan::new()).await.unwrap().len(), 2000);
+}
+
+#[tokio::test]
 async fn admin_calls_reach_the_master() {
     let cluster = Cluster::start(2, &["m"]).await;
     let conn = cluster.connect().await;
