@@ -45,7 +45,7 @@ pub struct Args {
     /// Microseconds the client's and the started server's framed connections poll before
     /// parking (`--poll-us` of `strata standalone`; 0: never). Pays only with an idle core
     /// on each side.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 200)]
     poll_us: u64,
 }
 

@@ -39,6 +39,10 @@ pub struct Limits {
     /// Seconds an unused scanner stays open.
     #[arg(long, default_value_t = 60)]
     pub thrift_scanner_lease_secs: u64,
+    /// Microseconds an idle Thrift connection polls for its next call before parking, while
+    /// it serves one sequential caller and no thread waits for a CPU (0: never).
+    #[arg(long, default_value_t = 200)]
+    pub thrift_poll_us: u64,
 }
 
 impl Limits {
@@ -47,6 +51,7 @@ impl Limits {
         let mut config = GatewayConfig::new(listen);
         config.max_frame_bytes = self.thrift_max_frame_mib.saturating_mul(1 << 20);
         config.scanner_lease = Duration::from_secs(self.thrift_scanner_lease_secs);
+        config.poll_before_park = Duration::from_micros(self.thrift_poll_us);
         config
     }
 }

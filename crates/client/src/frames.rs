@@ -53,6 +53,8 @@ struct Link {
     pending: Pending,
     broken: Arc<AtomicBool>,
     next_id: AtomicU32,
+    /// The reader's record of calls: whether they come one at a time ([`SpinPolicy::solo`]).
+    solo: Arc<strata_proto::solo::Solo>,
 }
 
 impl FrameClient {
@@ -114,7 +116,12 @@ impl FrameClient {
         let id = link.next_id.fetch_add(1, Ordering::Relaxed);
         frame::set_frame_id(&mut bytes, id);
         let (reply, answer) = oneshot::channel();
-        link.pending.lock().insert(id, reply);
+        let overlapping = {
+            let mut pending = link.pending.lock();
+            pending.insert(id, reply);
+            pending.len() > 1
+        };
+        link.solo.request(overlapping);
         // After the insert: a connection that broke before it has already failed its calls,
         // so this one must see the flag (see `fail_all`).
         if link.broken.load(Ordering::Acquire) || link.requests.send(bytes).is_err() {
@@ -159,12 +166,14 @@ async fn connect(shared: &Shared) -> Result<Link, Status> {
     let (requests, queued) = mpsc::unbounded_channel();
     tokio::spawn(write_loop(writer, queued, pending.clone(), broken.clone()));
     let spin = SpinPolicy::new(shared.poll_before_park);
+    let solo = spin.solo().clone();
     tokio::spawn(read_loop(reader, spin, pending.clone(), broken.clone()));
     Ok(Link {
         requests,
         pending,
         broken,
         next_id: AtomicU32::new(0),
+        solo,
     })
 }
 
@@ -205,7 +214,7 @@ async fn read_loop(
         if input.capacity() - input.len() < 4096 {
             input.reserve(64 << 10);
         }
-        // A response, or the next call's, may be a few microseconds away (when configured).
+        // A lone caller's response, or its next call's, may be a few microseconds away.
         let read = match spin.read(reader.as_ref(), &mut input).await {
             Ok(Some(n)) => Ok(n),
             Ok(None) => reader.read_buf(&mut input).await,

@@ -18,6 +18,11 @@ pub struct GatewayConfig {
     /// Close a connection idle this long; `None` (the default) keeps idle connections open,
     /// since Thrift clients such as happybase do not reconnect on their own.
     pub idle_timeout: Option<Duration>,
+    /// How long an idle connection polls for its next message before its task parks, while
+    /// it serves one sequential caller and no thread waits for a CPU
+    /// (`strata_proto::read_soon`); zero never polls. Default 200 µs: a lone client's call
+    /// skips the gateway's wake-up.
+    pub poll_before_park: Duration,
 }
 
 impl GatewayConfig {
@@ -31,6 +36,7 @@ impl GatewayConfig {
             max_frame_bytes: 64 << 20,
             scanner_lease: Duration::from_secs(60),
             idle_timeout: None,
+            poll_before_park: strata_proto::read_soon::DEFAULT_BUDGET,
         }
     }
 

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use strata_client::Connection;
+use strata_proto::read_soon::SpinPolicy;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio::task::{JoinHandle, JoinSet};
@@ -110,7 +111,12 @@ async fn accept_loop(
 /// stays idle past the idle timeout. Its scanners are closed at the end.
 async fn serve(stream: TcpStream, service: Arc<Service>, config: GatewayConfig, id: u64) {
     let mut transport = Transport::new(stream, config.max_frame_bytes);
+    let mut spin = SpinPolicy::new(config.poll_before_park);
     loop {
+        // A lone caller's next call may be a few microseconds away.
+        if transport.poll_soon(&mut spin).await.is_err() {
+            break;
+        }
         let next = match config.idle_timeout {
             Some(idle) => match tokio::time::timeout(idle, transport.next()).await {
                 Ok(next) => next,
@@ -119,22 +125,26 @@ async fn serve(stream: TcpStream, service: Arc<Service>, config: GatewayConfig, 
             None => transport.next().await,
         };
         let reply = match next {
-            Ok(Some(Incoming::Message { header, args })) => match header.kind {
-                MessageKind::Call => service.handle(&header, &args, id).await,
-                MessageKind::Oneway => {
-                    let _ = service.handle(&header, &args, id).await;
-                    continue;
-                }
-                MessageKind::Reply | MessageKind::Exception => encode_message(
-                    &header.name,
-                    MessageKind::Exception,
-                    header.seqid,
-                    &application_exception(
-                        AppErrorKind::InvalidMessageType,
-                        "the gateway takes calls only",
+            Ok(Some(Incoming::Message { header, args })) => {
+                // A message that came behind another overlaps (a pipelining client).
+                spin.solo().request(transport.buffered());
+                match header.kind {
+                    MessageKind::Call => service.handle(&header, &args, id).await,
+                    MessageKind::Oneway => {
+                        let _ = service.handle(&header, &args, id).await;
+                        continue;
+                    }
+                    MessageKind::Reply | MessageKind::Exception => encode_message(
+                        &header.name,
+                        MessageKind::Exception,
+                        header.seqid,
+                        &application_exception(
+                            AppErrorKind::InvalidMessageType,
+                            "the gateway takes calls only",
+                        ),
                     ),
-                ),
-            },
+                }
+            }
             Ok(Some(Incoming::Malformed {
                 header,
                 reason,

@@ -109,6 +109,11 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Transport<S> {
         }
     }
 
+    /// Whether bytes of a next message are buffered already.
+    pub fn buffered(&self) -> bool {
+        !self.buf.is_empty()
+    }
+
     /// Sends one encoded message, framed if the connection is.
     ///
     /// # Errors
@@ -237,5 +242,22 @@ fn malformed(header: Option<Header>, reason: &str) -> Incoming {
         header,
         reason: reason.to_string(),
         fatal: false,
+    }
+}
+
+impl Transport<tokio::net::TcpStream> {
+    /// With nothing buffered, polls the socket for the next message's bytes for `spin`'s
+    /// budget, if it says so, before [`next`](Transport::next) parks.
+    ///
+    /// # Errors
+    /// The socket failed.
+    pub async fn poll_soon(
+        &mut self,
+        spin: &mut strata_proto::read_soon::SpinPolicy,
+    ) -> std::io::Result<()> {
+        if self.buf.is_empty() {
+            spin.read(&self.stream, &mut self.buf).await?;
+        }
+        Ok(())
     }
 }

@@ -6,6 +6,8 @@ pub mod convert;
 pub mod error;
 pub mod frame;
 pub mod read_soon;
+pub mod solo;
+pub mod spare_core;
 
 /// The generated protobuf messages and gRPC service stubs (package `strata.v1`).
 #[allow(missing_docs, clippy::all, clippy::pedantic, clippy::unwrap_used)]

@@ -8,17 +8,28 @@
 //! sending) tries non-blocking reads for a few tens of microseconds first, yielding to the
 //! runtime's other tasks between tries, and parks only when that fails.
 //!
-//! [`SpinPolicy`] keeps the cost bounded where polling does not pay: every poll that ends
-//! without bytes doubles the number of waits that park at once before the next poll (up to
-//! [`MAX_BACKOFF`]), and a poll that finds bytes resets it. A connection whose peer is slow
-//! (a loaded machine, a client thinking between calls) therefore polls once every
-//! [`MAX_BACKOFF`] waits, a cost under 1% of a wait that long.
+//! [`SpinPolicy`] keeps the cost bounded where polling does not pay. It polls only while its
+//! connection serves one sequential caller on an otherwise quiet process ([`Solo`]), and a
+//! poll gives up once another thread has waited for a CPU for [`BUSY_FOR`]
+//! ([`crate::spare_core`]). Every poll that ends without bytes doubles the number of waits
+//! that park at once before the next poll (up to [`MAX_BACKOFF`]), and a poll that finds
+//! bytes resets it. A connection whose peer is slow (a loaded machine, a client thinking
+//! between calls) therefore polls once every [`MAX_BACKOFF`] waits, a cost under 1% of a
+//! wait that long.
 
 use std::io::{self, Read};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::BytesMut;
 use tokio::net::TcpStream;
+
+use crate::solo::Solo;
+use crate::spare_core::spare_core;
+
+/// The poll budget connections use unless configured otherwise (`--poll-us`,
+/// `poll_before_park`): a little over two round trips of a loopback on a virtual machine.
+pub const DEFAULT_BUDGET: Duration = Duration::from_micros(200);
 
 /// Longest back-off: after this many polls in a row found nothing, a connection polls once
 /// per this many waits.
@@ -34,6 +45,12 @@ const POLL_READ_BYTES: usize = 16 << 10;
 /// threshold of 20 µs gave up on most polls of a lone client.)
 const CONTENDED: Duration = Duration::from_millis(1);
 
+/// A poll gives up once the machine has had a thread waiting for a CPU this long without a
+/// break. (Shorter waits come and go without load: a runtime waking a sibling worker, a
+/// client's two threads handing a response over. Ending a poll at the first one gave a lone
+/// client 42–54 µs where polling through them gave 18–23.)
+pub const BUSY_FOR: Duration = Duration::from_micros(50);
+
 /// What one poll found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Polled {
@@ -41,6 +58,8 @@ pub enum Polled {
     Read(usize),
     /// Nothing arrived within the budget.
     Nothing,
+    /// The poll gave up early: a thread waited for a CPU ([`BUSY_FOR`]).
+    Busy,
     /// The poll gave up early: the thread was preempted or the runtime was busy.
     Contended,
 }
@@ -49,6 +68,7 @@ pub enum Polled {
 #[derive(Debug, Clone)]
 pub struct SpinPolicy {
     budget: Duration,
+    solo: Arc<Solo>,
     /// Waits left that park at once.
     skip: u32,
     /// Waits to skip after the next poll that finds nothing.
@@ -60,14 +80,21 @@ impl SpinPolicy {
     pub fn new(budget: Duration) -> SpinPolicy {
         SpinPolicy {
             budget,
+            solo: Arc::new(Solo::new()),
             skip: 0,
             backoff: 1,
         }
     }
 
+    /// The connection's record of its requests: the side that sees requests (or calls)
+    /// come reports each one to it ([`Solo::request`]).
+    pub fn solo(&self) -> &Arc<Solo> {
+        &self.solo
+    }
+
     /// Whether this wait should poll first (and counts the wait if not).
     pub fn should_poll(&mut self) -> bool {
-        if self.budget.is_zero() {
+        if self.budget.is_zero() || !self.solo.alone() {
             return false;
         }
         if self.skip > 0 {
@@ -82,7 +109,7 @@ impl SpinPolicy {
     pub fn polled(&mut self, outcome: Polled) {
         match outcome {
             Polled::Read(_) => self.backoff = 1,
-            Polled::Nothing => {
+            Polled::Nothing | Polled::Busy => {
                 self.skip = self.backoff;
                 self.backoff = (self.backoff * 2).min(MAX_BACKOFF);
             }
@@ -100,7 +127,7 @@ impl SpinPolicy {
     pub async fn read(
         &mut self,
         stream: &TcpStream,
-        input: &mut BytesMut,
+        input: &mut impl Input,
     ) -> io::Result<Option<usize>> {
         if !self.should_poll() {
             return Ok(None);
@@ -109,14 +136,53 @@ impl SpinPolicy {
         self.polled(outcome);
         Ok(match outcome {
             Polled::Read(n) => Some(n),
-            Polled::Nothing | Polled::Contended => None,
+            Polled::Nothing | Polled::Busy | Polled::Contended => None,
         })
     }
 }
 
+/// A buffer a poll appends to.
+pub trait Input {
+    /// Bytes held.
+    fn len(&self) -> usize;
+    /// Whether it holds none.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Grows to `len` bytes with zeros, or cuts to `len`.
+    fn set_len_zeroed(&mut self, len: usize);
+    /// The bytes from `from` on.
+    fn tail_mut(&mut self, from: usize) -> &mut [u8];
+}
+
+impl Input for BytesMut {
+    fn len(&self) -> usize {
+        BytesMut::len(self)
+    }
+    fn set_len_zeroed(&mut self, len: usize) {
+        self.resize(len, 0);
+    }
+    fn tail_mut(&mut self, from: usize) -> &mut [u8] {
+        &mut self[from..]
+    }
+}
+
+impl Input for Vec<u8> {
+    fn len(&self) -> usize {
+        Vec::len(self)
+    }
+    fn set_len_zeroed(&mut self, len: usize) {
+        self.resize(len, 0);
+    }
+    fn tail_mut(&mut self, from: usize) -> &mut [u8] {
+        &mut self[from..]
+    }
+}
+
 /// Tries non-blocking reads of `stream` into `input` for up to `budget`, yielding to the
-/// runtime between tries, and gives up early when a pause between two tries shows the thread
-/// was preempted or the runtime busy ([`Polled::Contended`]). Unless bytes were read
+/// runtime between tries, and gives up early when another thread has waited for a CPU for
+/// [`BUSY_FOR`] ([`Polled::Busy`]) or a pause between two tries shows this one was preempted
+/// or the runtime busy ([`Polled::Contended`]). Unless bytes were read
 /// ([`Polled::Read`]), the caller waits for readiness as usual.
 ///
 /// Reads the socket directly rather than through the runtime's readiness (which only changes
@@ -126,23 +192,29 @@ impl SpinPolicy {
 /// The socket failed.
 pub async fn read_soon(
     stream: &TcpStream,
-    input: &mut BytesMut,
+    input: &mut impl Input,
     budget: Duration,
 ) -> io::Result<Polled> {
     let start = Instant::now();
     let mut last = start;
+    let mut busy_since: Option<Instant> = None;
     let socket = socket2::SockRef::from(stream);
     let filled = input.len();
-    input.resize(filled + POLL_READ_BYTES, 0);
+    input.set_len_zeroed(filled + POLL_READ_BYTES);
     let outcome = loop {
         // The runtime registered the socket non-blocking: an empty socket is `WouldBlock`.
-        match (&*socket).read(&mut input[filled..]) {
+        match (&*socket).read(input.tail_mut(filled)) {
             Ok(n) => break Ok(Polled::Read(n)),
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => break Err(e),
         }
         let now = Instant::now();
+        if spare_core() {
+            busy_since = None;
+        } else if now - *busy_since.get_or_insert(now) >= BUSY_FOR {
+            break Ok(Polled::Busy);
+        }
         if now - last >= CONTENDED {
             break Ok(Polled::Contended);
         }
@@ -156,7 +228,7 @@ pub async fn read_soon(
         Ok(Polled::Read(n)) => *n,
         _ => 0,
     };
-    input.truncate(filled + n);
+    input.set_len_zeroed(filled + n);
     outcome
 }
 
@@ -222,7 +294,12 @@ mod tests {
 
     #[test]
     fn failed_polls_back_off_and_a_found_one_resets() {
+        let _serial = crate::solo::tests::SERIAL
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let mut policy = SpinPolicy::new(Duration::from_micros(50));
+        policy.solo().request(false);
+        crate::solo::tests::wait_quiet();
         assert!(policy.should_poll());
         policy.polled(Polled::Nothing); // skip 1
         assert!(!policy.should_poll());
@@ -251,5 +328,31 @@ mod tests {
             skipped += 1;
         }
         assert_eq!(skipped, MAX_BACKOFF);
+        // A busy machine backs off as nothing found does.
+        policy.polled(Polled::Read(1));
+        policy.polled(Polled::Busy);
+        assert!(!policy.should_poll());
+        assert!(policy.should_poll());
+    }
+
+    #[test]
+    fn only_a_lone_sequential_connection_polls() {
+        let _serial = crate::solo::tests::SERIAL
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut policy = SpinPolicy::new(DEFAULT_BUDGET);
+        assert!(!policy.should_poll(), "no request seen yet");
+        policy.solo().request(false);
+        crate::solo::tests::wait_quiet();
+        assert!(policy.should_poll());
+        policy.solo().request(true);
+        assert!(!policy.should_poll(), "requests overlapped");
+        for _ in 0..crate::solo::QUIET_REQUESTS {
+            policy.solo().request(false);
+        }
+        assert!(policy.should_poll());
+        let other = SpinPolicy::new(DEFAULT_BUDGET);
+        other.solo().request(false);
+        assert!(!policy.should_poll(), "another connection took a request");
     }
 }

@@ -37,10 +37,11 @@ pub struct ServerConfig {
     /// Row cache capacity in bytes (0 disables it); only families with `ROW_CACHE` use it.
     pub row_cache_bytes: u64,
     /// How long an idle framed connection polls for its next request before its task parks
-    /// (`strata_proto::read_soon`). Zero (the default) never polls. Polling trades CPU for
-    /// latency: it pays only on a machine with idle cores (a lone client's calls on a
-    /// virtual machine skip a wake-up each way); under load it takes CPU from the work it waits
-    /// for (docs/rfcs/0013-request-path.md, Decision 12).
+    /// (`strata_proto::read_soon`), when it serves one sequential caller and no other
+    /// connection is busy (`strata_proto::solo`); zero never polls. Default 200 µs: a lone
+    /// client's calls on a virtual machine skip a wake-up each way; under load, or with a
+    /// thread waiting for a CPU, nothing polls (docs/rfcs/0013-request-path.md, Decisions
+    /// 12 and 25).
     pub poll_before_park: std::time::Duration,
     /// Threads for flushes and compactions.
     pub background_threads: usize,
@@ -102,7 +103,7 @@ impl ServerConfig {
             memtable_budget_bytes: budget / 2,
             block_cache_bytes: budget / 4,
             row_cache_bytes: budget / 8,
-            poll_before_park: std::time::Duration::ZERO,
+            poll_before_park: strata_proto::read_soon::DEFAULT_BUDGET,
             background_threads: 2,
             compaction_nice: strata_storage::background::DEFAULT_COMPACTION_NICE,
             max_value_bytes: 10 << 20,

@@ -140,9 +140,13 @@ pub async fn serve_connection(
     let mut closed = false;
     let mut spin = SpinPolicy::new(service.poll_before_park());
     loop {
+        let mut taken = 0usize;
         while let Some(frame) =
             take_frame(&mut input).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?
         {
+            // A request that came with another, or while one waits, overlaps.
+            spin.solo().request(taken > 0 || waiting > 0);
+            taken += 1;
             let mut answer = dispatch(&service, frame.id, frame.kind, frame.body);
             match answer
                 .as_mut()
@@ -172,7 +176,7 @@ pub async fn serve_connection(
         if input.capacity() - input.len() < 4096 {
             input.reserve(16 << 10);
         }
-        // Idle: the client's next request may be a few microseconds away (when configured).
+        // Idle: a lone caller's next request may be a few microseconds away.
         if !closed && waiting == 0 {
             match spin.read(reader.as_ref(), &mut input).await? {
                 Some(0) => {
