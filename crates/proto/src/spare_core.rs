@@ -6,7 +6,8 @@
 //! takes CPU from the work it waits for (often the very client whose bytes it expects). The
 //! signal is the kernel's count of runnable threads machine-wide, the fourth field of
 //! `/proc/loadavg` (`R/T`: R runnable now, the reader included), against the CPUs this
-//! process may use: `R ≤ CPUs` means every runnable thread has one.
+//! process may use: `R ≤ CPUs` means every runnable thread has one. (In a container the count
+//! is the host's and the CPUs its quota: a busy host turns polling off.)
 //!
 //! One read of `/proc/loadavg` costs about a microsecond, so the answer is kept for
 //! [`REFRESH`] and shared by every thread of the process. Where the file cannot be read (not
