@@ -112,9 +112,9 @@ pub struct Args {
     /// Block cache size in MiB (0 disables it).
     #[arg(long, default_value_t = 256)]
     block_cache_mib: u64,
-    /// Microseconds an idle framed connection polls for its next request
-    /// before parking, while it serves one sequential caller and no thread waits for a CPU
-    /// (0: never). Lowers a lone client's latency by a wake-up each way.
+    /// Microseconds an idle framed connection polls for its next request before parking,
+    /// while it serves one sequential caller and no thread waits for a CPU (0: never).
+    /// Lowers a lone client's latency by a wake-up each way.
     #[arg(long, default_value_t = 200)]
     poll_us: u64,
     /// How many steps below the server's CPU priority (nice, 0–19) disk and in-memory
