@@ -5,7 +5,9 @@
 //! Time is given, never read: [`MemStore::advance`] moves the store's clock and expires leases,
 //! so a run is a pure function of its inputs.
 //!
-//! Thread safety: single-threaded by design (`Rc`/`RefCell`); the simulator owns everything.
+//! Thread safety: [`MemKv`] is single-threaded by design (`Rc`/`RefCell`); the simulator owns
+//! everything. [`MemStore`] itself is a plain state machine that other stores embed behind their
+//! own lock (the durable embedded store of `strata-embedded-kv` keeps one and logs its changes).
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
@@ -33,8 +35,10 @@ pub struct MemStore {
     leases: BTreeMap<LeaseId, Lease>,
     next_lease: LeaseId,
     min_ttl_secs: i64,
-    /// Every change in revision order (watches read from here; never compacted).
+    /// Every change in revision order since `log_start` (watches read from here).
     log: Vec<Event>,
+    /// The oldest revision whose events `log` still holds (1 until [`MemStore::compact_events`]).
+    log_start: Revision,
     /// Operations applied, for measurements.
     ops: u64,
 }
@@ -45,16 +49,36 @@ pub type SharedStore = Rc<RefCell<MemStore>>;
 impl MemStore {
     /// An empty store at revision 1 whose leases are at least `min_ttl_secs` long.
     pub fn new(min_ttl_secs: i64) -> SharedStore {
-        Rc::new(RefCell::new(MemStore {
+        Rc::new(RefCell::new(MemStore::empty(min_ttl_secs)))
+    }
+
+    /// An empty store at revision 1, owned by the caller (to embed in another store).
+    pub fn empty(min_ttl_secs: i64) -> MemStore {
+        MemStore::restored(1, Vec::new(), 0x1000, min_ttl_secs)
+    }
+
+    /// A store at `revision` holding `keys` (as recovered from a durable copy), with no leases
+    /// and no events before `revision + 1`; leases it grants start at `first_lease`.
+    ///
+    /// Requires: every key's revisions are at most `revision`.
+    pub fn restored(
+        revision: Revision,
+        keys: Vec<KeyValue>,
+        first_lease: LeaseId,
+        min_ttl_secs: i64,
+    ) -> MemStore {
+        MemStore {
             now: 0,
-            revision: 1,
-            keys: BTreeMap::new(),
+            revision,
+            keys: keys.into_iter().map(|kv| (kv.key.clone(), kv)).collect(),
             leases: BTreeMap::new(),
-            next_lease: 0x1000,
+            next_lease: first_lease,
             min_ttl_secs,
             log: Vec::new(),
+            // A new store's first revision has no events, so a watch may start there.
+            log_start: if revision <= 1 { 1 } else { revision + 1 },
             ops: 0,
-        }))
+        }
     }
 
     /// The store's time.
@@ -94,6 +118,119 @@ impl MemStore {
             .take_while(|(k, _)| k.starts_with(prefix))
             .map(|(_, v)| v.clone())
             .collect()
+    }
+
+    /// Every key, in key order.
+    pub fn keys(&self) -> impl Iterator<Item = &KeyValue> {
+        self.keys.values()
+    }
+
+    /// The changes made after `revision`, in revision order (what a durable store must log).
+    ///
+    /// Requires: `revision + 1` is still in the event log (not compacted away).
+    pub fn changes_after(&self, revision: Revision) -> &[Event] {
+        let start = self.log.partition_point(|e| e.kv.mod_revision <= revision);
+        &self.log[start..]
+    }
+
+    /// Forgets the events of revisions before `keep_from`; a watch that still needs them then
+    /// fails with [`KvError::WatchLost`] (as etcd's compaction does).
+    pub fn compact_events(&mut self, keep_from: Revision) {
+        if keep_from <= self.log_start {
+            return;
+        }
+        let cut = self.log.partition_point(|e| e.kv.mod_revision < keep_from);
+        self.log.drain(..cut);
+        self.log_start = keep_from;
+    }
+
+    /// Events in the log (for deciding when to compact).
+    pub fn event_count(&self) -> usize {
+        self.log.len()
+    }
+
+    /// Re-applies changes made at `revision` (read back from a durable log): puts keep their
+    /// lease id without a lease behind it (see [`MemStore::drop_leased`]).
+    ///
+    /// Requires: `revision` is the store's revision plus one.
+    pub fn replay(&mut self, revision: Revision, changes: &[Event]) {
+        self.revision = revision;
+        for e in changes {
+            match e.kind {
+                EventKind::Put => self.put_key(&e.kv.key, &e.kv.value, e.kv.lease),
+                EventKind::Delete => {
+                    self.delete_key(&e.kv.key);
+                }
+            }
+        }
+    }
+
+    /// Deletes every key attached to a lease, at one new revision (a restarted store's leases
+    /// ended with the process that held them). Returns how many keys went.
+    pub fn drop_leased(&mut self) -> usize {
+        let doomed: Vec<String> = self
+            .keys
+            .values()
+            .filter(|kv| kv.lease != 0)
+            .map(|kv| kv.key.clone())
+            .collect();
+        if !doomed.is_empty() {
+            self.revision += 1;
+            for key in &doomed {
+                self.delete_key(key);
+            }
+        }
+        self.leases.clear();
+        doomed.len()
+    }
+
+    /// Grants a lease requested at `arrival` (see [`Kv::grant`]).
+    pub fn grant_lease(&mut self, ttl_secs: i64, arrival: Millis) -> (LeaseId, i64) {
+        self.grant(ttl_secs, arrival)
+    }
+
+    /// Renews a lease at `arrival` (see [`Kv::keep_alive`]).
+    pub fn renew_lease(&mut self, id: LeaseId, arrival: Millis) -> Option<i64> {
+        self.keep_alive(id, arrival)
+    }
+
+    /// Revokes a lease and deletes its keys (see [`Kv::revoke`]).
+    pub fn revoke(&mut self, id: LeaseId) {
+        self.ops += 1;
+        self.revoke_lease(id);
+    }
+
+    /// The key, if present (see [`Kv::get`]).
+    pub fn get(&mut self, key: &str) -> Option<KeyValue> {
+        self.ops += 1;
+        self.keys.get(key).cloned()
+    }
+
+    /// Runs a transaction (see [`Kv::txn`]).
+    ///
+    /// # Errors
+    /// [`KvError::Invalid`].
+    pub fn apply_txn(&mut self, txn: &Txn) -> KvResult<TxnOutcome> {
+        self.txn(txn)
+    }
+
+    /// A page of keys (see [`Kv::range`]).
+    pub fn read_range(&mut self, prefix: &str, after: Option<&str>, limit: usize) -> Page {
+        self.range(prefix, after, limit)
+    }
+
+    /// The events under `prefix` from revision `from` on.
+    ///
+    /// # Errors
+    /// [`KvError::WatchLost`] when events from `from` were compacted away.
+    pub fn watch_events(&self, prefix: &str, from: Revision) -> KvResult<Vec<Event>> {
+        if from < self.log_start {
+            return Err(KvError::WatchLost(format!(
+                "revision {from} was compacted (the oldest kept is {})",
+                self.log_start
+            )));
+        }
+        Ok(self.events_from(prefix, from))
     }
 
     fn revoke_lease(&mut self, id: LeaseId) {
@@ -384,17 +521,13 @@ impl Kv for MemKv {
 
     fn revoke(&self, lease: LeaseId) -> KvResult<()> {
         self.call(|s, _| {
-            s.ops += 1;
-            s.revoke_lease(lease);
+            s.revoke(lease);
             Ok(())
         })
     }
 
     fn get(&self, key: &str) -> KvResult<Option<KeyValue>> {
-        self.call(|s, _| {
-            s.ops += 1;
-            Ok(s.keys.get(key).cloned())
-        })
+        self.call(|s, _| Ok(s.get(key)))
     }
 
     fn range(&self, prefix: &str, after: Option<&str>, limit: usize) -> KvResult<Page> {
@@ -433,7 +566,7 @@ impl Kv for MemKv {
         if self.link.next().drop_request {
             return Err(KvError::Unavailable("watch stream stalled".into()));
         }
-        let events = self.store.borrow().events_from(&w.prefix, w.next);
+        let events = self.store.borrow().watch_events(&w.prefix, w.next)?;
         if let Some(last) = events.last() {
             w.next = last.kv.mod_revision + 1;
         }
