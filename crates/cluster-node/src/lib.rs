@@ -16,6 +16,7 @@
 //! - [`route`]: flush and compaction forwarded to the servers hosting a table's regions.
 //! - [`serve`]: running a region server: gRPC, the lease gate, the coordination loop.
 //! - [`split`]: splitting a table's or a region's regions through the master, from a client.
+//! - [`merge`]: merging two regions through the master, from a client.
 //! - [`upkeep`]: a region server's background upkeep: compacting split daughters' references
 //!   away, requesting the split of regions past their table's split size, and the periodic
 //!   compaction check of idle regions.
@@ -28,7 +29,8 @@
 //!   region servers' load reports.
 //!
 //! This crate joins `strata-cluster` (no storage) and the storage and server crates (no
-//! cluster), so neither depends on the other (DESIGN §10).
+//! cluster), so neither depends on the other (ARCHITECTURE.md,
+//! "Crates and what each may depend on").
 
 pub mod admin;
 pub mod counted;

@@ -1,4 +1,4 @@
-//! Strata's HTTP endpoint (DESIGN §11): Prometheus `/metrics` and a small server-rendered web
+//! Strata's HTTP endpoint (RFC 0015): Prometheus `/metrics` and a small server-rendered web
 //! UI on one port of each process (HBase's master UI port 16010 by default, 127.0.0.1 only
 //! unless configured).
 //!

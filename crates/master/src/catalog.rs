@@ -1,6 +1,6 @@
-//! The catalog (DESIGN §9 `meta`): tables with their schema and state, and regions with
-//! their range, server, split generation and split-parent state. The master owns it; every
-//! change is stored through the [`Coordinator`](crate::coordinator::Coordinator) before it
+//! The catalog (RFC 0007, "Catalog"; HBase's `meta`): tables with their schema and state, and
+//! regions with their range, server, split generation and split-parent state. The master owns it;
+//! every change is stored through the [`Coordinator`](crate::coordinator::Coordinator) before it
 //! takes effect on a region server.
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -1,5 +1,5 @@
-//! Standalone mode (DESIGN §2): the master, one region server and the gRPC services in one
-//! process on one local data directory, every port on 127.0.0.1 unless configured.
+//! Standalone mode (ARCHITECTURE.md, "Bird's-eye view"): the master, one region server and the gRPC
+//! services in one process on one local data directory, every port on 127.0.0.1 unless configured.
 //!
 //! ```text
 //!  <data-dir>/LOCK      held while running (a second process on the same directory fails)

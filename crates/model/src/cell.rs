@@ -1,8 +1,8 @@
 //! Cells and the order in which a store keeps them.
 //!
-//! Order (DESIGN §1): row ascending (unsigned bytes), family ascending, qualifier ascending,
-//! timestamp descending, type descending by code (so deletes sort before puts at the same
-//! timestamp, and a family delete before a column delete), sequence id descending.
+//! Order (ARCHITECTURE.md, "Data model"): row ascending (unsigned bytes), family ascending,
+//! qualifier ascending, timestamp descending, type descending by code (so deletes sort before puts
+//! at the same timestamp, and a family delete before a column delete), sequence id descending.
 
 use std::cmp::Ordering;
 

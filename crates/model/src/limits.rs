@@ -1,4 +1,4 @@
-//! Size limits every layer enforces (DESIGN §1).
+//! Size limits every layer enforces (ARCHITECTURE.md, "Data model").
 
 /// Longest row key, in bytes (HBase's `Short.MAX_VALUE`).
 pub const MAX_ROW_LEN: usize = 32_767;

@@ -1,6 +1,7 @@
 //! Strata's wire protocol: the gRPC services of `proto/strata.proto` ([`pb`]) and their
 //! conversions to and from the data model ([`convert`]), and the error codes a client acts on
-//! ([`error`]). This is the only crate that sees protobuf (DESIGN §10).
+//! ([`error`]). This is the only crate that compiles Strata's protobuf (ARCHITECTURE.md,
+//! "Crates and what each may depend on").
 
 pub mod convert;
 pub mod error;

@@ -1,6 +1,6 @@
-//! The region server (DESIGN §2–§3, §9): hosts many regions of many tables over one
-//! write-ahead log, one memtable budget with flush priorities, one block cache and shared
-//! flush/compaction workers, and serves them through the gRPC data service.
+//! The region server (ARCHITECTURE.md, "The life of a write"; RFC 0007): hosts many regions of many
+//! tables over one write-ahead log, one memtable budget with flush priorities, one block cache and
+//! shared flush/compaction workers, and serves them through the gRPC data service.
 //!
 //! ```text
 //!  gRPC Data ─▶ service (decode, validate) ─▶ inline if cached, else spawn_blocking

@@ -1,4 +1,4 @@
-//! Shared stores for Strata's engine (DESIGN §12, RFC 0011): the engine's
+//! Shared stores for Strata's engine (RFC 0011): the engine's
 //! [`FileStore`](strata_storage::vfs::FileStore) and [`LogStore`](strata_storage::vfs::LogStore)
 //! on HDFS through the pure-Rust `hdfs-native` client, so any server can open any region and a
 //! dead server's WAL can be fenced and replayed.

@@ -1,4 +1,4 @@
-//! `COMPACTION_POLICY` and the date-tiered parameters (DESIGN §7).
+//! `COMPACTION_POLICY` and the date-tiered parameters (RFC 0006).
 //!
 //! Names and defaults are HBase's `CompactionConfiguration` and
 //! `ExponentialCompactionWindowFactory` keys, `hbase.hstore.compaction.date.tiered.*`; the

@@ -1,4 +1,5 @@
-//! Table and column-family descriptors with HBase's setting names (DESIGN §6).
+//! Table and column-family descriptors with HBase's setting names (ARCHITECTURE.md,
+//! "Data model").
 //!
 //! Settings are typed, plain data with HBase's defaults and a `validate()`:
 //! [`TableDescriptor`] holds the table settings and its [`FamilyDescriptor`]s. The shell and the

@@ -38,7 +38,7 @@ keyword_enum! {
 }
 
 keyword_enum! {
-    /// `IN_MEMORY_COMPACTION`: what the memtable does with immutable segments (DESIGN §4).
+    /// `IN_MEMORY_COMPACTION`: what the memtable does with immutable segments (RFC 0003).
     ///
     /// The default is `BASIC`, as in HBase 2. `ADAPTIVE` suits families whose rows are
     /// overwritten (seed 000's churn): through the server at a 128 MiB flush size it writes
@@ -59,7 +59,7 @@ keyword_enum! {
 }
 
 keyword_enum! {
-    /// `STORAGE_POLICY`: which volume types hold this family's files (HDFS's names, DESIGN §8).
+    /// `STORAGE_POLICY`: which volume types hold this family's files (HDFS's names, RFC 0010).
     pub enum StoragePolicy {
         /// Memory-backed volume first, persisted lazily (single replica).
         LazyPersist = "LAZY_PERSIST",

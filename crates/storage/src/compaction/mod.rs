@@ -1,9 +1,10 @@
 //! Compaction policies: pure functions that choose which store files of one store to compact.
 //!
-//! A **policy decides, a compactor does** (DESIGN §7). A policy reads a snapshot of the store's
-//! files ([`FileMeta`], plain data, no I/O), the family's settings and the time, and returns a
-//! [`Plan`] or nothing. Executing a plan (merging, dropping versions and delete markers, writing
-//! output files, installing them in the manifest) is the compactor's job, elsewhere.
+//! A **policy decides, a compactor does** (ARCHITECTURE.md, "The life of a write"; RFC 0006). A
+//! policy reads a snapshot of the store's files ([`FileMeta`], plain data, no I/O), the family's
+//! settings and the time, and returns a [`Plan`] or nothing. Executing a plan (merging, dropping
+//! versions and delete markers, writing output files, installing them in the manifest) is the
+//! compactor's job, elsewhere.
 //!
 //! - [`exploring`]: HBase's `ExploringCompactionPolicy`, the default.
 //! - [`date_tiered`]: HBase's `DateTieredCompactionPolicy` over [`windows`], with exploring

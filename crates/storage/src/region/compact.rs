@@ -1,4 +1,5 @@
-//! The compactor: runs a compaction policy's [`Plan`] over one store (DESIGN §7).
+//! The compactor: runs a compaction policy's [`Plan`] over one store (RFC 0006; ARCHITECTURE.md,
+//! "The life of a write").
 //!
 //! ```text
 //!  select: files ─▶ FileMeta (compacting marked) ─▶ exploring / date_tiered ─▶ Plan ─▶ mark

@@ -1,5 +1,5 @@
 //! Merging two adjacent regions into one that references both parents' files (the inverse of
-//! a split, DESIGN §9).
+//! a split; ARCHITECTURE.md, "The life of a write").
 //!
 //! ```text
 //!  merge: no compactions on either ─▶ close both for writes ─▶ flush both

@@ -1,4 +1,4 @@
-//! A region: a row range of one table, with one store per column family (DESIGN §3–§9).
+//! A region: a row range of one table, with one store per column family (RFC 0005).
 //!
 //! ```text
 //!  mutate ─▶ row lock ─▶ seq (Mvcc) ─▶ Wal::append ─▶ memtables ─▶ complete(seq) ─▶ ack

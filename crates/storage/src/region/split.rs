@@ -1,4 +1,5 @@
-//! Splitting a region into two daughters that reference the parent's files (DESIGN §9).
+//! Splitting a region into two daughters that reference the parent's files (ARCHITECTURE.md,
+//! "The life of a write"; RFC 0007, "Catalog").
 //!
 //! ```text
 //!  split: no compactions (running, exclusive) ─▶ close for writes ─▶ flush ─▶ split row

@@ -1,4 +1,4 @@
-//! Storage tiers (DESIGN §8, RFC 0010): a server's volumes, each of a storage type, and the
+//! Storage tiers (RFC 0010): a server's volumes, each of a storage type, and the
 //! storage policies (HDFS's names) that choose a volume for the WAL and for each store file.
 //!
 //! A file's tier is recorded in the manifest ([`crate::manifest::StoreFile::tier`]) as the

@@ -1,4 +1,4 @@
-//! The two storage interfaces every byte Strata keeps goes through (DESIGN §12, RFC 0011):
+//! The two storage interfaces every byte Strata keeps goes through (RFC 0011):
 //!
 //! - [`FileStore`]: write-once files (store files, manifests, the catalog): create (stream,
 //!   sync, close), ranged reads (the sstable [`Source`]), list, rename (the atomic publish of a

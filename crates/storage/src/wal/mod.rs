@@ -1,4 +1,5 @@
-//! The write-ahead log shared by all regions of a process (DESIGN §3, §9; RFC 0002).
+//! The write-ahead log shared by all regions of a process (RFC 0002; ARCHITECTURE.md,
+//! "The life of a write").
 //!
 //! A region logs each row mutation as one [`Entry`] (region id, sequence id, cells) with
 //! [`Wal::append`] before inserting it into its memtables; after a crash, [`Wal::replay`]

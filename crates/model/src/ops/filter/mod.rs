@@ -1,4 +1,4 @@
-//! [`Filter`]: the server-side filters of DESIGN §1, as plain data.
+//! [`Filter`]: the server-side filters (ARCHITECTURE.md, "Data model"), as plain data.
 //!
 //! Comparison filters keep a cell when `subject op operand` holds (HBase's meaning:
 //! `RowFilter(<, binary:m)` keeps rows before `m`). Evaluation lives in the storage engine; this

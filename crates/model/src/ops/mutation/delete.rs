@@ -7,7 +7,7 @@ use crate::ops::check::{check_column, check_family, check_row, check_timestamp};
 use crate::ops::OpError;
 use crate::schema::Durability;
 
-/// Which of the four delete markers (DESIGN §1).
+/// Which of the four delete markers (ARCHITECTURE.md, "Data model").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DeleteKind {
     /// `Delete`: one version of one column (the latest if no timestamp is given).

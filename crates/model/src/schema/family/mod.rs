@@ -1,4 +1,4 @@
-//! [`FamilyDescriptor`]: one column family's settings (DESIGN §6).
+//! [`FamilyDescriptor`]: one column family's settings (ARCHITECTURE.md, "Data model").
 //!
 //! Plain data: every field is public, [`Default`] gives HBase's defaults (and an empty name,
 //! which [`FamilyDescriptor::validate`] rejects). The string-keyed path used by the shell and the

@@ -1,4 +1,5 @@
-//! [`TableDescriptor`]: a table's name, its column families and its settings (DESIGN §6).
+//! [`TableDescriptor`]: a table's name, its column families and its settings (ARCHITECTURE.md,
+//! "Data model").
 
 mod keys;
 mod name;

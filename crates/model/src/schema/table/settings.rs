@@ -4,7 +4,7 @@ use crate::schema::value::keyword_enum;
 use crate::schema::SchemaError;
 
 keyword_enum! {
-    /// `DURABILITY`: how far a write must get before it is acknowledged (DESIGN §3). Set per
+    /// `DURABILITY`: how far a write must get before it is acknowledged (RFC 0002). Set per
     /// table, and per mutation where `USE_DEFAULT` defers to the table.
     pub enum Durability {
         /// Defer: a mutation uses its table's durability; a table uses `SYNC_WAL`.
@@ -35,7 +35,7 @@ impl Durability {
 }
 
 keyword_enum! {
-    /// `SPLIT_POLICY`: when a region splits (DESIGN §9).
+    /// `SPLIT_POLICY`: when a region splits (RFC 0007, "Automatic splits").
     pub enum SplitPolicy {
         /// Hypertable's growing soft limit: a young table's regions split early (at twice the
         /// flush size), and each split generation doubles the limit up to `MAX_FILESIZE`, so a
