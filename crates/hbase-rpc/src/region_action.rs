@@ -43,9 +43,22 @@ pub(crate) fn non_atomic(
         }
     }
     apply_pending(h, &mut pending, &mut results, out);
+    // Every action has a result unless the region's batch answered fewer rows than it was
+    // given: that action then fails on its own instead of the whole call.
     results
         .into_iter()
-        .map(|r| r.expect("every action of a region action has a result"))
+        .zip(&ra.action)
+        .map(|(r, a)| {
+            r.unwrap_or_else(|| {
+                failed(
+                    a.index,
+                    &HBaseError::do_not_retry(
+                        "the region gave no result for this action; it may or may not have \
+                         been applied",
+                    ),
+                )
+            })
+        })
         .collect()
 }
 
