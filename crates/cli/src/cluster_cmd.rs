@@ -10,7 +10,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use strata_cluster::kv::Kv;
 use strata_cluster::layout::Layout;
-use strata_cluster::master::{submit_request, take_result, AdminRequest};
+use strata_cluster::master::{parse_result, submit_request, take_result, AdminRequest};
 use strata_cluster::node::{self, Unbacked};
 use strata_cluster::record::TableRecord;
 use strata_cluster::regionserver::{RegionServer, RegionServerConfig};
@@ -607,11 +607,12 @@ pub fn run(cmd: &Command) -> Result<(), String> {
     let start = Instant::now();
     loop {
         if let Some(result) = take_result(&kv, &layout, &id).map_err(|e| e.to_string())? {
-            println!("{result}");
-            return if result.starts_with("accepted") {
-                Ok(())
-            } else {
-                Err(result)
+            return match parse_result(&result) {
+                Ok(proc_id) => {
+                    println!("accepted {proc_id}");
+                    Ok(())
+                }
+                Err(refusal) => Err(format!("rejected: {refusal}")),
             };
         }
         if start.elapsed() > Duration::from_secs(30) {

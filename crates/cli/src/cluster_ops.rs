@@ -10,7 +10,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use strata_cluster::etcd::EtcdKv;
 use strata_cluster::kv::{range_all, Kv};
 use strata_cluster::layout::Layout;
-use strata_cluster::master::{submit_request, take_result, AdminRequest};
+use strata_cluster::master::{parse_result, submit_request, take_result, AdminRequest};
 use strata_cluster::record::RegionRecord;
 use strata_cluster::status::ClusterStatus;
 use strata_cluster_node::names::region_id;
@@ -157,13 +157,7 @@ impl ClusterOps {
             if let Some(result) =
                 take_result(&self.kv, &self.layout, &id).map_err(|e| e.to_string())?
             {
-                return match result.strip_prefix("accepted ") {
-                    Some(answer) => Ok(answer.to_string()),
-                    None => Err(result
-                        .strip_prefix("rejected ")
-                        .unwrap_or(&result)
-                        .to_string()),
-                };
+                return parse_result(&result).map_err(|r| r.message);
             }
             if start.elapsed() > ANSWER_WAIT {
                 return Err(format!(

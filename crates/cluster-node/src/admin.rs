@@ -15,7 +15,9 @@ use std::time::{Duration, Instant};
 
 use strata_cluster::kv::{range_all, Kv};
 use strata_cluster::layout::Layout;
-use strata_cluster::master::{submit_request, take_result, AdminRequest};
+use strata_cluster::master::{
+    parse_result, submit_request, take_result, AdminRequest, RefusalKind,
+};
 use strata_cluster::record::{RegionRecord, RegionState, TableRecord, TableState};
 use strata_proto::convert::{table_from_pb, table_to_pb};
 use strata_proto::pb::admin_server::Admin;
@@ -243,21 +245,17 @@ pub(crate) fn submit_and_wait<K: Kv + ?Sized>(
     let start = Instant::now();
     loop {
         if let Some(result) = take_result(kv, layout, &id).map_err(unavailable)? {
-            return if let Some(proc_id) = result.strip_prefix("accepted ") {
-                Ok(proc_id.to_string())
-            } else if result.contains("is disabled") {
-                Err(strata_proto::status(ErrorCode::TableDisabled, result))
-            } else if result.contains("is enabled") {
-                Err(strata_proto::status(ErrorCode::TableEnabled, result))
-            } else if result.contains("exists") {
-                Err(strata_proto::status(ErrorCode::TableExists, result))
-            } else if result.contains("no table") || result.contains("unknown table") {
-                Err(strata_proto::status(ErrorCode::TableNotFound, result))
-            } else if result.contains("no region") {
-                Err(strata_proto::status(ErrorCode::RegionNotFound, result))
-            } else {
-                Err(strata_server::status::invalid(result))
-            };
+            return parse_result(&result).map_err(|r| {
+                let code = match r.kind {
+                    RefusalKind::TableExists => ErrorCode::TableExists,
+                    RefusalKind::TableNotFound => ErrorCode::TableNotFound,
+                    RefusalKind::TableEnabled => ErrorCode::TableEnabled,
+                    RefusalKind::TableDisabled => ErrorCode::TableDisabled,
+                    RefusalKind::RegionNotFound => ErrorCode::RegionNotFound,
+                    RefusalKind::Invalid => return strata_server::status::invalid(r.message),
+                };
+                strata_proto::status(code, r.message)
+            });
         }
         if start.elapsed() > ADMIN_WAIT {
             return Err(strata_proto::status(

@@ -10,7 +10,7 @@
 //! | `inbox/<server>/<region>` | [`Order`](crate::record::Order) to open or close | active master |
 //! | `ack/<server>/<region>` | [`Ack`](crate::record::Ack) of an order (leased) | the region server |
 //! | `request/<id>` | an [`AdminRequest`](crate::master::AdminRequest) | any client |
-//! | `result/<id>` | `accepted <procedure>` or `rejected <reason>` | active master |
+//! | `result/<id>` | `accepted <procedure>` or `rejected <kind> <reason>` (`RefusalKind::code`) | active master |
 //! | `load/<server>` | [`ServerLoad`](crate::load::ServerLoad) (leased) | the region server |
 //! | `setting/balancer` | `on` or `off` (the balancer switch) | active master |
 //! | `drain/<server>` | decommissioned: drained, nothing assigned to it | active master |

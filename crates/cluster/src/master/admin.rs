@@ -221,6 +221,78 @@ impl AdminRequest {
     }
 }
 
+/// What kind of refusal a request met: the class of error a client gets, carried as a code
+/// word through etcd so no client has to read it out of a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RefusalKind {
+    /// A table of that name exists.
+    TableExists,
+    /// No table of that name.
+    TableNotFound,
+    /// The table is enabled and the request needs it disabled.
+    TableEnabled,
+    /// The table is disabled and the request needs it enabled.
+    TableDisabled,
+    /// No region of that name.
+    RegionNotFound,
+    /// Anything else that does not fit the catalog now.
+    Invalid,
+}
+
+impl RefusalKind {
+    const ALL: [RefusalKind; 6] = [
+        RefusalKind::TableExists,
+        RefusalKind::TableNotFound,
+        RefusalKind::TableEnabled,
+        RefusalKind::TableDisabled,
+        RefusalKind::RegionNotFound,
+        RefusalKind::Invalid,
+    ];
+
+    /// The code word written in a request's result.
+    pub fn code(self) -> &'static str {
+        match self {
+            RefusalKind::TableExists => "table-exists",
+            RefusalKind::TableNotFound => "table-not-found",
+            RefusalKind::TableEnabled => "table-enabled",
+            RefusalKind::TableDisabled => "table-disabled",
+            RefusalKind::RegionNotFound => "region-not-found",
+            RefusalKind::Invalid => "invalid",
+        }
+    }
+
+    /// The kind a code word names.
+    pub fn from_code(code: &str) -> Option<RefusalKind> {
+        RefusalKind::ALL.into_iter().find(|k| k.code() == code)
+    }
+}
+
+/// A refused request: its kind and a message for people.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("{message}")]
+pub struct Refusal {
+    /// The class of the refusal.
+    pub kind: RefusalKind,
+    /// What was wrong, naming the table or region.
+    pub message: String,
+}
+
+impl Refusal {
+    /// A refusal of `kind`.
+    pub fn new(kind: RefusalKind, message: impl Into<String>) -> Refusal {
+        Refusal {
+            kind,
+            message: message.into(),
+        }
+    }
+}
+
+impl From<String> for Refusal {
+    fn from(message: String) -> Refusal {
+        Refusal::new(RefusalKind::Invalid, message)
+    }
+}
+
 /// Why a request was refused.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum AdminError {
@@ -229,7 +301,7 @@ pub enum AdminError {
     NotActive,
     /// The request does not fit the catalog (nothing was changed).
     #[error("invalid request: {0}")]
-    Invalid(String),
+    Invalid(Refusal),
     /// The request could not be persisted; it may or may not have been (check, then retry).
     #[error("request not persisted; retry")]
     Unavailable,
@@ -268,7 +340,8 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
         &mut self,
         req: AdminRequest,
     ) -> Result<String, (Option<Halt>, AdminError)> {
-        let invalid = |m: String| (None, AdminError::Invalid(m));
+        let invalid = |m: String| (None, AdminError::Invalid(m.into()));
+        let refused = |r: Refusal| (None, AdminError::Invalid(r));
         let halted = |h: Halt| (Some(h), AdminError::Unavailable);
         match req {
             AdminRequest::CreateTable { table, splits } => {
@@ -276,7 +349,10 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
                     return Err(invalid(format!("bad table name {table:?}")));
                 }
                 if self.lead().image.tables.contains_key(&table) {
-                    return Err(invalid(format!("table {table} exists")));
+                    return Err(refused(Refusal::new(
+                        RefusalKind::TableExists,
+                        format!("table {table} exists"),
+                    )));
                 }
                 if splits.iter().any(Vec::is_empty) || splits.windows(2).any(|w| w[0] >= w[1]) {
                     return Err(invalid(
@@ -304,7 +380,7 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
             AdminRequest::DropTable { table } => {
                 let rec = self
                     .table_in(&table, &[TableState::Enabled, TableState::Disabled])
-                    .map_err(invalid)?;
+                    .map_err(refused)?;
                 let id = self.new_proc_id();
                 let dropping = TableRecord {
                     state: TableState::Dropping,
@@ -323,21 +399,21 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
             }
             AdminRequest::Assign { region } => {
                 self.check_region(&region, &[RegionState::Closed, RegionState::Offline])
-                    .map_err(invalid)?;
+                    .map_err(refused)?;
                 self.table_in(region_table(&region), &[TableState::Enabled])
-                    .map_err(invalid)?;
+                    .map_err(refused)?;
                 self.start_transit(&region, None, true, TransitStep::Pick)
                     .map_err(halted)
             }
             AdminRequest::Unassign { region } => {
                 self.check_region(&region, &[RegionState::Open])
-                    .map_err(invalid)?;
+                    .map_err(refused)?;
                 self.start_transit(&region, None, false, TransitStep::Close)
                     .map_err(halted)
             }
             AdminRequest::Move { region, target } => {
                 self.check_region(&region, &[RegionState::Open])
-                    .map_err(invalid)?;
+                    .map_err(refused)?;
                 if let Some(t) = &target {
                     self.check_target(&region, t).map_err(invalid)?;
                 }
@@ -347,7 +423,7 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
             AdminRequest::DisableTable { table } => {
                 let rec = self
                     .table_in(&table, &[TableState::Enabled])
-                    .map_err(invalid)?;
+                    .map_err(refused)?;
                 self.stage_table_proc(&table, rec, TableState::Disabling, |table| {
                     Procedure::DisableTable { table }
                 })
@@ -356,7 +432,7 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
             AdminRequest::EnableTable { table } => {
                 let rec = self
                     .table_in(&table, &[TableState::Disabled])
-                    .map_err(invalid)?;
+                    .map_err(refused)?;
                 self.stage_table_proc(&table, rec, TableState::Enabling, |table| {
                     Procedure::EnableTable { table }
                 })
@@ -365,7 +441,7 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
             AdminRequest::ReopenTable { table } => {
                 let rec = self
                     .table_in(&table, &[TableState::Enabled])
-                    .map_err(invalid)?;
+                    .map_err(refused)?;
                 self.stage_table_proc(&table, rec, TableState::Enabled, |table| {
                     Procedure::ReopenTable { table, next: 0 }
                 })
@@ -374,7 +450,7 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
             AdminRequest::TruncateTable { table, preserve } => {
                 let rec = self
                     .table_in(&table, &[TableState::Enabled, TableState::Disabled])
-                    .map_err(invalid)?;
+                    .map_err(refused)?;
                 self.stage_table_proc(&table, rec, TableState::Dropping, |table| {
                     Procedure::TruncateTable {
                         table,
@@ -399,17 +475,26 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
         &mut self,
         table: &str,
         states: &[TableState],
-    ) -> Result<TableRecord, String> {
+    ) -> Result<TableRecord, Refusal> {
         let Some((rec, _)) = self.lead().image.tables.get(table).cloned() else {
-            return Err(format!("no table {table}"));
+            return Err(Refusal::new(
+                RefusalKind::TableNotFound,
+                format!("no table {table}"),
+            ));
         };
         if states.contains(&rec.state) {
             return Ok(rec);
         }
         Err(match rec.state {
-            TableState::Enabled => format!("table {table} is enabled"),
-            TableState::Disabled => format!("table {table} is disabled"),
-            other => format!("table {table} is busy ({other:?})"),
+            TableState::Enabled => Refusal::new(
+                RefusalKind::TableEnabled,
+                format!("table {table} is enabled"),
+            ),
+            TableState::Disabled => Refusal::new(
+                RefusalKind::TableDisabled,
+                format!("table {table} is disabled"),
+            ),
+            other => format!("table {table} is busy ({other:?})").into(),
         })
     }
 
@@ -458,15 +543,18 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
         &mut self,
         region: &str,
         states: &[RegionState],
-    ) -> Result<(), String> {
+    ) -> Result<(), Refusal> {
         let Some((rec, _)) = self.lead().image.regions.get(region) else {
-            return Err(format!("no region {region}"));
+            return Err(Refusal::new(
+                RefusalKind::RegionNotFound,
+                format!("no region {region}"),
+            ));
         };
         if let Some(p) = &rec.proc {
-            return Err(format!("region {region} is in transition (procedure {p})"));
+            return Err(format!("region {region} is in transition (procedure {p})").into());
         }
         if !states.contains(&rec.state) {
-            return Err(format!("region {region} is {:?}", rec.state));
+            return Err(format!("region {region} is {:?}", rec.state).into());
         }
         Ok(())
     }

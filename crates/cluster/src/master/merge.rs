@@ -27,7 +27,7 @@
 //! grows). The merged regions' files are deleted by the janitor once the merged region has
 //! compacted its references away (see [`super::split`]).
 
-use super::admin::AdminError;
+use super::admin::{AdminError, Refusal, RefusalKind};
 use super::{Halt, Kv, Master};
 use crate::kv::Op;
 use crate::layout::{incarnation_region_id, region_table};
@@ -65,7 +65,8 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
         a: &str,
         b: &str,
     ) -> Result<String, (Option<Halt>, AdminError)> {
-        let invalid = |m: String| (None, AdminError::Invalid(m));
+        let invalid = |m: String| (None, AdminError::Invalid(m.into()));
+        let refused = |r: Refusal| (None, AdminError::Invalid(r));
         if a == b {
             return Err(invalid(format!("cannot merge region {a} with itself")));
         }
@@ -77,14 +78,17 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
         }
         let mut trec = self
             .table_in(&table, &[TableState::Enabled])
-            .map_err(invalid)?;
+            .map_err(refused)?;
         self.check_region(a, &[RegionState::Open])
-            .map_err(invalid)?;
+            .map_err(refused)?;
         self.check_region(b, &[RegionState::Open])
-            .map_err(invalid)?;
+            .map_err(refused)?;
         let image = &self.lead().image;
         let (Some((ra, _)), Some((rb, _))) = (image.regions.get(a), image.regions.get(b)) else {
-            return Err(invalid(format!("no region {a} or {b}")));
+            return Err(refused(Refusal::new(
+                RefusalKind::RegionNotFound,
+                format!("no region {a} or {b}"),
+            )));
         };
         let ((low, lrec), (high, hrec)) = if ra.start <= rb.start {
             ((a, ra.clone()), (b, rb.clone()))
@@ -434,7 +438,7 @@ mod tests {
 
     fn invalid(r: Result<String, AdminError>) -> String {
         match r {
-            Err(AdminError::Invalid(why)) => why,
+            Err(AdminError::Invalid(why)) => why.message,
             other => panic!("not refused: {other:?}"),
         }
     }

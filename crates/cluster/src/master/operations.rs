@@ -12,7 +12,7 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
         &mut self,
         req: AdminRequest,
     ) -> Result<String, (Option<Halt>, AdminError)> {
-        let invalid = |m: String| (None, AdminError::Invalid(m));
+        let invalid = |m: String| (None, AdminError::Invalid(m.into()));
         let halted = |h: Halt| (Some(h), AdminError::Unavailable);
         match req {
             AdminRequest::SetBalancer { on } => {

@@ -2,7 +2,7 @@
 //! the same transaction that persists its procedure, deleting the request and writing
 //! `result/<id>`, so a request is carried out exactly once whichever master is active.
 
-use super::{AdminError, AdminRequest, Halt, Kv, Master};
+use super::{AdminError, AdminRequest, Halt, Kv, Master, Refusal, RefusalKind};
 use crate::kv::{KvError, KvResult, Op, Txn};
 use crate::layout::Layout;
 use crate::wal::WalFencer;
@@ -32,11 +32,11 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
             self.flush()?;
             let outcome = match AdminRequest::decode(&kv.value) {
                 Ok(req) => self.stage_request(req),
-                Err(e) => Err((None, AdminError::Invalid(e))),
+                Err(e) => Err((None, AdminError::Invalid(e.into()))),
             };
             let result = match outcome {
                 Ok(proc_id) => format!("accepted {proc_id}"),
-                Err((None, e)) => format!("rejected {e}"),
+                Err((None, e)) => rejected(&e),
                 Err((Some(halt), _)) => return Err(halt),
             };
             self.stage(vec![
@@ -68,6 +68,32 @@ pub fn submit_request<K: Kv + ?Sized>(
         Ok(())
     } else {
         Err(KvError::Invalid(format!("request {id} exists")))
+    }
+}
+
+/// A refusal as a request's result: `rejected <code word> <message>` (see [`RefusalKind`]).
+fn rejected(e: &AdminError) -> String {
+    match e {
+        AdminError::Invalid(r) => format!("rejected {} {}", r.kind.code(), r.message),
+        other => format!("rejected {} {other}", RefusalKind::Invalid.code()),
+    }
+}
+
+/// What a request's result says: the id of the procedure the master started, or why it
+/// refused (a result written by an older master without a code word reads as
+/// [`RefusalKind::Invalid`]).
+///
+/// # Errors
+/// The [`Refusal`].
+pub fn parse_result(result: &str) -> Result<String, Refusal> {
+    if let Some(proc_id) = result.strip_prefix("accepted ") {
+        return Ok(proc_id.to_string());
+    }
+    let rest = result.strip_prefix("rejected ").unwrap_or(result);
+    let (code, message) = rest.split_once(' ').unwrap_or((rest, ""));
+    match RefusalKind::from_code(code) {
+        Some(kind) => Err(Refusal::new(kind, message)),
+        None => Err(Refusal::new(RefusalKind::Invalid, rest)),
     }
 }
 
@@ -151,6 +177,24 @@ mod tests {
             .is_empty());
         tick(&mut m);
         assert_eq!(m.regions().len(), 2);
+    }
+
+    #[test]
+    fn refusals_keep_their_kind_whatever_the_names_say() {
+        // A table named like an error class must not change the class (`exists`, `enabled`).
+        for (kind, message) in [
+            (RefusalKind::TableNotFound, "no table exists"),
+            (RefusalKind::TableExists, "table enabled exists"),
+            (RefusalKind::TableDisabled, "table exists is disabled"),
+            (RefusalKind::RegionNotFound, "no region t,00000001"),
+            (RefusalKind::Invalid, "split keys must be non-empty"),
+        ] {
+            let result = rejected(&AdminError::Invalid(Refusal::new(kind, message)));
+            assert_eq!(parse_result(&result), Err(Refusal::new(kind, message)));
+        }
+        assert_eq!(parse_result("accepted p-17"), Ok("p-17".to_string()));
+        let old = parse_result("rejected invalid request: table t exists").unwrap_err();
+        assert_eq!(old.kind, RefusalKind::Invalid);
     }
 
     #[test]

@@ -21,7 +21,7 @@
 //! names are never used again (`next_seq` only grows), so a late write of a stalled server
 //! into such a directory is garbage nobody reads.
 
-use super::admin::AdminError;
+use super::admin::{AdminError, Refusal, RefusalKind};
 use super::{Halt, Kv, Master};
 use crate::kv::Op;
 use crate::layout::{incarnation_region_id, region_table};
@@ -72,16 +72,20 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
         region: &str,
         row: Option<Vec<u8>>,
     ) -> Result<String, (Option<Halt>, AdminError)> {
-        let invalid = |m: String| (None, AdminError::Invalid(m));
+        let invalid = |m: String| (None, AdminError::Invalid(m.into()));
+        let refused = |r: Refusal| (None, AdminError::Invalid(r));
         self.check_region(region, &[RegionState::Open])
-            .map_err(invalid)?;
+            .map_err(refused)?;
         let table = region_table(region).to_string();
         let mut trec = self
             .table_in(&table, &[TableState::Enabled])
-            .map_err(invalid)?;
+            .map_err(refused)?;
         let image = &self.lead().image;
         let Some((rec, _)) = image.regions.get(region).cloned() else {
-            return Err(invalid(format!("no region {region}")));
+            return Err(refused(Refusal::new(
+                RefusalKind::RegionNotFound,
+                format!("no region {region}"),
+            )));
         };
         let Some(server) = rec.server.clone().filter(|s| image.live.contains(s)) else {
             return Err(invalid(format!("region {region} has no live server")));

@@ -314,7 +314,7 @@ mod tests {
             splits: vec![b"m".to_vec()],
         };
         let invalid = |r: Result<String, AdminError>| match r {
-            Err(AdminError::Invalid(why)) => why,
+            Err(AdminError::Invalid(why)) => why.message,
             other => panic!("not refused: {other:?}"),
         };
         m.submit(req("t")).unwrap();
