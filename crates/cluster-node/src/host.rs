@@ -175,7 +175,9 @@ impl<K: Kv> Shared<K> {
             .split_region(id, row.map(Bytes::from), ids)
             .map_err(|e| format!("split: {e}"))?;
         tracing::info!(
+            parent = id,
             daughters = ?daughters,
+            split_row = %String::from_utf8_lossy(&high.start_row),
             ms = started.elapsed().as_millis() as u64,
             "region split"
         );
@@ -210,6 +212,7 @@ impl<K: Kv> Shared<K> {
             .merge_regions(low, high, merged_id)
             .map_err(|e| format!("merge: {e}"))?;
         tracing::info!(
+            parents = ?(low, high),
             merged,
             ms = started.elapsed().as_millis() as u64,
             "regions merged"

@@ -169,6 +169,11 @@ impl Master {
     /// Removes a table whatever its state (the undo of a failed create).
     fn force_remove(&self, name: &str) -> Result<()> {
         let _admin = self.admin.lock();
+        self.remove_locked(name)
+    }
+
+    /// Removes `name` and its regions' data. Requires: the caller holds the admin lock.
+    fn remove_locked(&self, name: &str) -> Result<()> {
         let mut catalog = self.catalog();
         let Some(entry) = catalog.tables.remove(name) else {
             return Ok(());
@@ -254,14 +259,13 @@ impl Master {
     /// # Errors
     /// No such table, or the table is enabled.
     pub fn delete_table(&self, name: &str) -> Result<()> {
-        {
-            let _admin = self.admin.lock();
-            let catalog = self.catalog.read();
-            if catalog.table(name)?.enabled {
-                return Err(MasterError::TableEnabled(name.to_string()));
-            }
+        // One hold of the admin lock from the check to the removal, so an enable between
+        // them cannot let an enabled table be deleted.
+        let _admin = self.admin.lock();
+        if self.catalog.read().table(name)?.enabled {
+            return Err(MasterError::TableEnabled(name.to_string()));
         }
-        self.force_remove(name)
+        self.remove_locked(name)
     }
 
     /// Empties a table: its regions are replaced by new, empty ones (one, or one per
@@ -427,6 +431,7 @@ impl Master {
     /// No such region, or the split failed (the parent keeps serving).
     pub fn split_region(&self, region_id: u64, split_row: Option<Bytes>) -> Result<()> {
         let _admin = self.admin.lock();
+        let started = std::time::Instant::now();
         let mut catalog = self.catalog();
         let parent = catalog
             .regions
@@ -459,6 +464,14 @@ impl Master {
         self.save(&catalog)?;
         self.host.open_region(&table, &low)?;
         self.host.open_region(&table, &high)?;
+        tracing::info!(
+            table = %table.name,
+            parent = region_id,
+            daughters = ?(low.region_id, high.region_id),
+            split_row = %String::from_utf8_lossy(&high.start_row),
+            ms = started.elapsed().as_millis() as u64,
+            "region split"
+        );
         Ok(())
     }
 
@@ -469,6 +482,7 @@ impl Master {
     /// serving).
     pub fn merge(&self, name: &str, a: u64, b: u64) -> Result<()> {
         let _admin = self.admin.lock();
+        let started = std::time::Instant::now();
         let mut catalog = self.catalog();
         let table = catalog.table(name)?;
         if !table.enabled {
@@ -510,6 +524,13 @@ impl Master {
         }
         self.save(&catalog)?;
         self.host.open_region(&table, &info)?;
+        tracing::info!(
+            table = %table.name,
+            parents = ?(low.info.region_id, high.info.region_id),
+            merged = merged_id,
+            ms = started.elapsed().as_millis() as u64,
+            "regions merged"
+        );
         Ok(())
     }
 

@@ -18,7 +18,8 @@ pub const MAX_TABLE_RECORD: usize = 1 << 20;
 /// A request that starts a procedure.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AdminRequest {
-    /// Create `table` split at `splits` (strictly increasing, non-empty keys).
+    /// Create `table` split at `splits` (in any order: the master sorts them; non-empty and
+    /// distinct).
     CreateTable {
         /// The table.
         table: String,
@@ -354,10 +355,18 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
                         format!("table {table} exists"),
                     )));
                 }
-                if splits.iter().any(Vec::is_empty) || splits.windows(2).any(|w| w[0] >= w[1]) {
-                    return Err(invalid(
-                        "split keys must be non-empty and strictly increasing".into(),
-                    ));
+                // As HBase's Admin.createTable (and standalone): keys in any order are sorted;
+                // an empty or repeated key is refused.
+                let mut splits = splits;
+                splits.sort();
+                if splits.iter().any(Vec::is_empty) {
+                    return Err(invalid("a split key is empty".into()));
+                }
+                if let Some(w) = splits.windows(2).find(|w| w[0] == w[1]) {
+                    return Err(invalid(format!(
+                        "split keys must be distinct; '{}' appears twice",
+                        String::from_utf8_lossy(&w[0])
+                    )));
                 }
                 let id = self.new_proc_id();
                 let rec = TableRecord {

@@ -287,6 +287,54 @@ mod tests {
             .map(|(_, r)| r.state)
     }
 
+    /// Split keys follow HBase's `Admin.createTable` (and standalone): any order is sorted,
+    /// an empty or repeated key is refused, and refusals keep their kind.
+    #[test]
+    fn split_keys_are_sorted_and_checked() {
+        use crate::master::RefusalKind;
+        let store = MemStore::new(1);
+        let mut m = Master::new(
+            MemKv::new(store.clone(), Rc::new(Perfect)),
+            MemWal::new(0),
+            Layout::new("/t"),
+            "m:1".into(),
+            MasterConfig::default(),
+        );
+        let mut now = 0;
+        let mut tick = |m: &mut Master<MemKv, MemWal>| {
+            for _ in 0..5 {
+                now += 100;
+                store.borrow_mut().advance(now);
+                m.tick(now);
+            }
+        };
+        tick(&mut m);
+        let create = |table: &str, splits: &[&[u8]]| AdminRequest::CreateTable {
+            table: table.into(),
+            splits: splits.iter().map(|s| s.to_vec()).collect(),
+        };
+        m.submit(create("t", &[b"p", b"d", b"k"])).unwrap();
+        tick(&mut m);
+        let starts: Vec<Vec<u8>> = m.regions().into_iter().map(|(_, r)| r.start).collect();
+        let mut sorted = starts.clone();
+        sorted.sort();
+        assert_eq!(
+            sorted,
+            vec![b"".to_vec(), b"d".to_vec(), b"k".to_vec(), b"p".to_vec()]
+        );
+        let refusal = |r: Result<String, AdminError>| match r {
+            Err(AdminError::Invalid(why)) => why,
+            other => panic!("not refused: {other:?}"),
+        };
+        let dup = refusal(m.submit(create("u", &[b"b", b"a", b"b"])));
+        assert_eq!(dup.kind, RefusalKind::Invalid);
+        assert!(dup.message.contains("'b' appears twice"), "{dup}");
+        let empty = refusal(m.submit(create("u", &[b"a", b""])));
+        assert!(empty.message.contains("empty"), "{empty}");
+        let exists = refusal(m.submit(create("t", &[])));
+        assert_eq!(exists.kind, RefusalKind::TableExists);
+    }
+
     /// The lifecycle on a master without region servers (no region is ever open, so every
     /// procedure finishes at once): states, rejections, and fresh region names for every
     /// incarnation.
