@@ -1,6 +1,6 @@
 //! The memtable budget's gauge is true when read: right after an admin flush (no write
 //! since), `strata_memtable_budget_used_bytes` is the memtables' size, not the size before
-//! the flush.
+//! the flush. The server page counts the store files it lists.
 #![allow(clippy::unwrap_used)]
 
 mod support;
@@ -47,5 +47,19 @@ async fn the_budget_gauge_drops_with_an_admin_flush() {
         used_after < used / 10.0,
         "{used_after} of {used} before the flush"
     );
+    // The server page counts the table's store files (one: every row sorts before the split
+    // at 'm', and one flush wrote them) and shows their bytes in a column of their own.
+    let page = get(run.http.addr(), "/").await.body;
+    assert!(
+        page.contains("<th>Store files</th><th>File bytes</th>"),
+        "{page}"
+    );
+    let row = page
+        .split("<tr>")
+        .find(|r| r.contains(">gauge_t</a>"))
+        .unwrap_or_else(|| panic!("{page}"));
+    let cells: Vec<&str> = row.split("<td").collect();
+    assert_eq!(cells[5], " class=\"n\">1</td>", "{row}");
+    assert!(cells[6].ends_with("B</td>"), "{row}");
     run.stop().await;
 }
