@@ -1,7 +1,12 @@
 //! Logging of the `strata` process with `tracing`: a compact human format on standard error
 //! by default, JSON on request, optionally to a file rotated daily or hourly, filtered by
 //! `--log-level` or `RUST_LOG` (the same directive syntax, e.g. `info,strata_storage=debug`).
+//!
+//! The libraries under the RPC and HTTP layers (h2, hyper, tonic, tower, …) log every frame
+//! at DEBUG: they stay at WARN unless the filter names them (`debug,h2=debug`). Colours are
+//! written only when standard error is a terminal.
 
+use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use tracing_appender::rolling::{Builder, Rotation};
@@ -62,9 +67,16 @@ pub struct Guard {
 /// A bad filter directive, or the log file's directory cannot be created.
 pub fn init(args: &Args) -> Result<Guard, String> {
     let filter = match &args.log_level {
-        Some(level) => EnvFilter::try_new(level).map_err(|e| format!("--log-level: {e}"))?,
-        None => EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
+        Some(level) => {
+            EnvFilter::try_new(directives(level)).map_err(|e| format!("--log-level: {e}"))?
+        }
+        None => match std::env::var(EnvFilter::DEFAULT_ENV) {
+            Ok(env) => EnvFilter::try_new(directives(&env))
+                .map_err(|e| format!("{}: {e}", EnvFilter::DEFAULT_ENV))?,
+            Err(_) => EnvFilter::new(directives("info")),
+        },
     };
+    let ansi = std::io::stderr().is_terminal();
     let file = match &args.log_file {
         None => None,
         Some(path) => Some(file_appender(args, path)?),
@@ -74,7 +86,11 @@ pub fn init(args: &Args) -> Result<Guard, String> {
         .with_target(true);
     // Lines go to standard error and, if configured, to the file too.
     let result = match (args.log_format, file) {
-        (Format::Compact, None) => builder.compact().with_writer(std::io::stderr).try_init(),
+        (Format::Compact, None) => builder
+            .compact()
+            .with_ansi(ansi)
+            .with_writer(std::io::stderr)
+            .try_init(),
         (Format::Json, None) => builder.json().with_writer(std::io::stderr).try_init(),
         (Format::Compact, Some(f)) => builder
             .compact()
@@ -88,6 +104,40 @@ pub fn init(args: &Args) -> Result<Guard, String> {
     };
     result.map_err(|e| format!("cannot install the logger: {e}"))?;
     Ok(Guard { _private: () })
+}
+
+/// Libraries whose DEBUG lines (frames, connection pool churn) drown the process's own.
+const QUIET_DEPENDENCIES: &[&str] = &[
+    "h2",
+    "hyper",
+    "hyper_util",
+    "tonic",
+    "tower",
+    "tower_http",
+    "axum",
+    "reqwest",
+    "rustls",
+    "mio",
+];
+
+/// The filter `user` asked for, with [`QUIET_DEPENDENCIES`] it does not name held at WARN.
+pub fn directives(user: &str) -> String {
+    let named: Vec<&str> = user
+        .split(',')
+        .filter_map(|d| d.split(['=', '[', ':']).next())
+        .map(str::trim)
+        .collect();
+    let mut out = user.trim().to_owned();
+    for dep in QUIET_DEPENDENCIES {
+        if !named.contains(dep) {
+            if !out.is_empty() {
+                out.push(',');
+            }
+            out.push_str(dep);
+            out.push_str("=warn");
+        }
+    }
+    out
 }
 
 fn file_appender(
@@ -116,4 +166,28 @@ fn file_appender(
     builder
         .build(dir)
         .map_err(|e| format!("--log-file {}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dependencies_stay_at_warn_unless_named() {
+        let d = directives("debug");
+        assert!(d.starts_with("debug,h2=warn,hyper=warn,"), "{d}");
+        assert!(
+            d.contains(",tonic=warn") && d.contains(",tower=warn"),
+            "{d}"
+        );
+        let d = directives("debug,h2=trace");
+        assert!(d.contains("h2=trace") && !d.contains("h2=warn"), "{d}");
+        assert!(d.contains("hyper=warn"), "{d}");
+        // What the filter then lets through.
+        let f = EnvFilter::new(directives("debug"));
+        assert_eq!(
+            f.max_level_hint(),
+            Some(tracing::level_filters::LevelFilter::DEBUG)
+        );
+    }
 }

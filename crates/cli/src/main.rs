@@ -71,6 +71,24 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    if matches!(
+        cli.command,
+        Command::Standalone(_)
+            | Command::Gateway(_)
+            | Command::Master(_)
+            | Command::Regionserver(_)
+    ) {
+        tracing::info!(
+            version = env!("CARGO_PKG_VERSION"),
+            build = if cfg!(debug_assertions) {
+                "debug"
+            } else {
+                "release"
+            },
+            "strata {} starting",
+            env!("CARGO_PKG_VERSION")
+        );
+    }
     let result = match cli.command {
         Command::Standalone(args) => standalone::run(&args),
         Command::Gateway(args) => gateway_cmd::run(&args),

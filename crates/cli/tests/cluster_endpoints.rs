@@ -245,7 +245,12 @@ async fn cluster_processes_serve_metrics_pages_and_thrift() {
         sample(&metrics, "strata_etcd_operations_total{op=\"txn\"}").unwrap() > 0.0,
         "{metrics}"
     );
-    assert!(metrics.ends_with("# EOF\n"), "{metrics}");
+    // The classic text format by default: counters typed under their samples' name.
+    assert!(
+        metrics.contains("\n# TYPE strata_etcd_operations_total counter\n"),
+        "{metrics}"
+    );
+    assert!(!metrics.contains("# EOF"), "{metrics}");
     let m = master_http.clone();
     let (page, region) =
         tokio::task::spawn_blocking(move || (get(&m, "/"), get(&m, "/region?id=1")))

@@ -71,8 +71,8 @@ const SCAN_OUTPUT: &str = "\
 Created table t
 COUNTER VALUE = 3
 ROW                            COLUMN+CELL
- r1                            column=f:a, timestamp=1970-01-01T00:00:01.000Z, value=v1
- r2                            column=f:a, timestamp=1970-01-01T00:00:02.000Z, value=v2
+ r1                            column=f:a, timestamp=1000, value=v1
+ r2                            column=f:a, timestamp=2000, value=v2
 2 row(s)
 ";
 
@@ -127,6 +127,25 @@ async fn a_script_runs_and_n_stops_at_the_first_error() {
         .stderr
         .contains("ERROR: table 't': no such column family: nope"));
     assert!(run.stderr.contains("1 statement failed"));
+    assert!(
+        run.stderr
+            .contains("at line 2: put 't', 'r9', 'nope:a', 'x'\n"),
+        "{}",
+        run.stderr
+    );
+
+    // --timestamps iso: dates instead of HBase's epoch milliseconds.
+    let scan = script(dir.path(), "scan.txt", "scan 't', {COLUMNS => ['f']}\n");
+    let mut iso = args(&scan, true);
+    iso.extend(["--timestamps".to_string(), "iso".into()]);
+    let run = strata(iso, "").await;
+    assert!(run.ok, "{}", run.stderr);
+    assert!(
+        run.stdout
+            .contains("column=f:a, timestamp=1970-01-01T00:00:01.000Z, value=v1"),
+        "{}",
+        run.stdout
+    );
 
     // Piped input is a script too; `exit` ends it early.
     let shell = vec!["shell".to_string(), "--server".into(), addr.clone()];

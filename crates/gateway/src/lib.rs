@@ -12,6 +12,7 @@
 //! ```
 //!
 //! Module map: `protocol` (values, decoder, encoder, messages), `transport` (framing),
+//! `compact` (refusing clients of the compact protocol), `bad_input` (rate-limited warnings),
 //! `idl` (the IDL's structs), `handler` (one file per kind of request), `scanners` (the
 //! leased scanner registry), `server` (accept loop, one task per connection), `config`,
 //! `error` (IOError / IllegalArgument / AlreadyExists).
@@ -27,6 +28,8 @@
 //! # Ok(()) }
 //! ```
 
+mod bad_input;
+mod compact;
 mod config;
 mod error;
 mod handler;

@@ -92,14 +92,14 @@ async fn accept_loop(
         tokio::select! {
             _ = stopped.changed() => break,
             accepted = listener.accept() => {
-                let Ok((stream, _)) = accepted else {
+                let Ok((stream, peer)) = accepted else {
                     // Out of file descriptors and the like: back off instead of spinning.
                     tokio::time::sleep(Duration::from_millis(50)).await;
                     continue;
                 };
                 let _ = stream.set_nodelay(true);
                 let id = next_id.fetch_add(1, Ordering::Relaxed);
-                connections.spawn(serve(stream, service.clone(), config.clone(), id));
+                connections.spawn(serve(stream, peer, service.clone(), config.clone(), id));
             }
             Some(_) = connections.join_next(), if !connections.is_empty() => {}
         }
@@ -109,7 +109,13 @@ async fn accept_loop(
 
 /// Serves one connection until the client leaves, breaks the protocol beyond recovery, or
 /// stays idle past the idle timeout. Its scanners are closed at the end.
-async fn serve(stream: TcpStream, service: Arc<Service>, config: GatewayConfig, id: u64) {
+async fn serve(
+    stream: TcpStream,
+    peer: SocketAddr,
+    service: Arc<Service>,
+    config: GatewayConfig,
+    id: u64,
+) {
     let mut transport = Transport::new(stream, config.max_frame_bytes);
     let mut spin = SpinPolicy::new(config.poll_before_park);
     loop {
@@ -145,11 +151,25 @@ async fn serve(stream: TcpStream, service: Arc<Service>, config: GatewayConfig, 
                     ),
                 }
             }
+            Ok(Some(Incoming::Unsupported { reason, reply })) => {
+                crate::bad_input::warn(
+                    peer,
+                    "unsupported_protocol",
+                    &format!(
+                        "the client speaks {reason}: answered with a TApplicationException and \
+                         closed; use the binary protocol"
+                    ),
+                );
+                let _ = transport.send_raw(&reply).await;
+                break;
+            }
             Ok(Some(Incoming::Malformed {
                 header,
                 reason,
                 fatal,
             })) => {
+                let action = if fatal { "closed" } else { "answered" };
+                crate::bad_input::warn(peer, "malformed", &format!("{reason} ({action})"));
                 if let Some(h) = header {
                     let body = application_exception(AppErrorKind::ProtocolError, &reason);
                     let reply = encode_message(&h.name, MessageKind::Exception, h.seqid, &body);

@@ -8,8 +8,12 @@
 //! 00 00 01 2c 00 ...     length, then an old-style one  → framed
 //! 00 00 00 06 67 65 ...  old-style name length + name   → buffered
 //! 00 01 00 00 ...        a length too long for a name   → framed
-//! 82 ...                 compact protocol               → refused (connection closed)
+//! 82 ...                 compact protocol               → refused
+//! 00 00 00 1a 82 ...     length, then a compact message → refused
 //! ```
+//!
+//! A compact client is answered with an exception in its own protocol (see `compact`), then
+//! the connection is closed.
 //!
 //! Invariants: no message, frame or string longer than `max_frame` bytes is ever buffered;
 //! a buffered stream whose message cannot be decoded is closed (its position is lost), a
@@ -18,6 +22,7 @@
 use bytes::Bytes;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
+use crate::compact;
 use crate::protocol::{read_header, DecodeError, Decoder, Header, Struct, Walk};
 
 /// How messages are delimited on a connection.
@@ -38,6 +43,14 @@ pub enum Incoming {
         header: Header,
         /// Its argument struct.
         args: Struct,
+    },
+    /// A call in a protocol the gateway does not speak: `reply` answers it in that protocol,
+    /// then the connection closes.
+    Unsupported {
+        /// What the client speaks.
+        reason: String,
+        /// The reply, framed as the call was.
+        reply: Vec<u8>,
     },
     /// Bytes that are no valid message.
     Malformed {
@@ -114,6 +127,15 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Transport<S> {
         !self.buf.is_empty()
     }
 
+    /// Sends bytes as they are (a reply framed already, or in another protocol).
+    ///
+    /// # Errors
+    /// The socket failed.
+    pub async fn send_raw(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.stream.write_all(bytes).await?;
+        self.stream.flush().await
+    }
+
     /// Sends one encoded message, framed if the connection is.
     ///
     /// # Errors
@@ -138,7 +160,20 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Transport<S> {
                         self.framing = Some(f);
                         f
                     }
-                    Err(reason) => return Some(fatal(None, reason)),
+                    Err(Detected::Compact { framed }) => {
+                        let call = if framed {
+                            &self.buf[4..]
+                        } else {
+                            &self.buf[..]
+                        };
+                        return Some(Incoming::Unsupported {
+                            reason: format!(
+                                "the compact protocol ({} transport)",
+                                if framed { "framed" } else { "buffered" }
+                            ),
+                            reply: compact::refusal(call, framed),
+                        });
+                    }
                 }
             }
         };
@@ -210,12 +245,21 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Transport<S> {
     }
 }
 
+/// A connection the gateway cannot serve, from its first bytes.
+enum Detected {
+    /// A compact-protocol client, framed or not.
+    Compact { framed: bool },
+}
+
 /// The framing of a connection from its first bytes; `None` until enough have arrived.
-fn detect(buf: &[u8]) -> Option<Result<Framing, String>> {
+fn detect(buf: &[u8]) -> Option<Result<Framing, Detected>> {
     match *buf.first()? {
         0x80 => Some(Ok(Framing::Buffered)),
-        0x82 => Some(Err("the compact protocol is not supported".to_string())),
+        compact::PROTOCOL_ID => Some(Err(Detected::Compact { framed: false })),
         _ => {
+            if buf.get(4) == Some(&compact::PROTOCOL_ID) {
+                return Some(Err(Detected::Compact { framed: true }));
+            }
             let len = u32::from_be_bytes(buf.get(..4)?.try_into().ok()?);
             // An old-style header starts with the method name's length, which is short.
             if len > MAX_OLD_STYLE_NAME {

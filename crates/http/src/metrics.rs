@@ -1,5 +1,6 @@
-//! `/metrics`: the process's figures in the OpenMetrics text format (which Prometheus
-//! scrapes natively), read at scrape time from the engine's and the server's own counters.
+//! `/metrics`: the process's figures in the Prometheus text format 0.0.4, or in the
+//! OpenMetrics text format when the scraper asks for it (see `classic`), read at scrape time
+//! from the engine's and the server's own counters and from `/proc` (`process_*`).
 //!
 //! Names follow Prometheus conventions: `strata_` prefix, `_total` on counters (added by the
 //! encoder), base units in the name (`_seconds`, `_bytes`). Labels are bounded: `op` (six
@@ -22,10 +23,22 @@ use strata_server::observe::Op;
 use strata_server::RegionServer;
 use strata_storage::events::{self, Snapshot, Work};
 
+mod classic;
+mod process;
 mod stores;
 
-/// The content type of [`render`]'s output.
-pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+pub use classic::wants_openmetrics;
+
+/// The body of a `/metrics` response to a request whose `Accept` header is `accept`, and its
+/// content type: `openmetrics` (what [`render`] and [`render_node`] return) as it is when the
+/// header asks for OpenMetrics, else in the classic text format.
+pub fn negotiate(accept: Option<&str>, openmetrics: String) -> (&'static str, String) {
+    if wants_openmetrics(accept) {
+        (classic::OPENMETRICS, openmetrics)
+    } else {
+        (classic::CLASSIC, classic::to_classic(&openmetrics))
+    }
+}
 
 /// The figures of `master`'s process as OpenMetrics text.
 pub fn render(master: &Arc<Master>) -> String {
@@ -135,6 +148,13 @@ impl Family<'_, '_> {
         Ok(())
     }
 
+    fn ratio(&mut self, name: &str, help: &str, value: f64) -> std::fmt::Result {
+        let mut m = self
+            .encoder
+            .encode_descriptor(name, help, None, MetricType::Gauge)?;
+        ConstGauge::new(value).encode(m.encode_family(&Labels::new())?)
+    }
+
     fn histogram(
         &mut self,
         name: &str,
@@ -170,6 +190,7 @@ fn gauge_of(v: u64) -> i64 {
 
 impl Collector for Figures {
     fn encode(&self, mut encoder: DescriptorEncoder<'_>) -> std::fmt::Result {
+        process::encode(&mut encoder)?;
         let mut f = Family {
             encoder: &mut encoder,
         };

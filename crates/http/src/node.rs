@@ -20,7 +20,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::extract::{RawQuery, State as Extract};
-use axum::http::header;
+use axum::http::{header, HeaderMap};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
@@ -348,15 +348,20 @@ async fn config(Extract(s): Extract<NodeState>, RawQuery(q): RawQuery) -> Page {
     )))
 }
 
-async fn metrics(Extract(s): Extract<NodeState>, RawQuery(q): RawQuery) -> Page {
+async fn metrics(
+    Extract(s): Extract<NodeState>,
+    RawQuery(q): RawQuery,
+    headers: HeaderMap,
+) -> Page {
     params(q, &[])?;
     let body = blocking(&s, |v| {
         crate::metrics::render_node(v.server(), &v.figures())
     })
     .await?;
+    let (content_type, body) = crate::metrics::negotiate(crate::router::accept(&headers), body);
     Ok((
         [
-            (header::CONTENT_TYPE, crate::metrics::CONTENT_TYPE),
+            (header::CONTENT_TYPE, content_type),
             (header::CACHE_CONTROL, "no-store"),
         ],
         body,

@@ -5,7 +5,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::extract::{RawQuery, State as Extract};
-use axum::http::{header, StatusCode};
+use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
@@ -157,17 +157,23 @@ async fn config(Extract(s): Extract<State>, RawQuery(q): RawQuery) -> Page {
     )))
 }
 
-async fn metrics(Extract(s): Extract<State>, RawQuery(q): RawQuery) -> Page {
+async fn metrics(Extract(s): Extract<State>, RawQuery(q): RawQuery, headers: HeaderMap) -> Page {
     params(q, &[])?;
-    let body = crate::metrics::render(&s.master);
+    let (content_type, body) =
+        crate::metrics::negotiate(accept(&headers), crate::metrics::render(&s.master));
     Ok((
         [
-            (header::CONTENT_TYPE, crate::metrics::CONTENT_TYPE),
+            (header::CONTENT_TYPE, content_type),
             (header::CACHE_CONTROL, "no-store"),
         ],
         body,
     )
         .into_response())
+}
+
+/// The request's `Accept` header, if it is text.
+pub(crate) fn accept(headers: &HeaderMap) -> Option<&str> {
+    headers.get(header::ACCEPT).and_then(|v| v.to_str().ok())
 }
 
 async fn not_found() -> PageError {

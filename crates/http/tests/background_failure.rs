@@ -114,7 +114,7 @@ async fn a_flush_on_a_full_volume_is_logged_with_region_family_and_file_and_coun
         assert!(line.contains(&part), "{part} missing from: {line}");
     }
 
-    let metrics = get(run.http.addr(), "/metrics").await;
+    let metrics = support::get_openmetrics(run.http.addr()).await;
     let m = parse(&metrics.body).unwrap();
     assert_eq!(
         m.sum("strata_background_failures_total", &[("work", "flush")]),

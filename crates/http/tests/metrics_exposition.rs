@@ -1,13 +1,14 @@
 //! `/metrics` after a workload: every metric family appears, with the figures the workload
-//! produced, and the whole exposition passes a strict OpenMetrics text check.
+//! produced, and the whole exposition passes a strict OpenMetrics text check when asked for
+//! OpenMetrics, and a classic (0.0.4) text check by default, with every counter's type kept.
 #![allow(clippy::unwrap_used)]
 
 mod support;
 
 use strata_model::ops::{CheckAndMutate, Condition, Get, Put, RowMutations, Scan};
 use strata_model::schema::{CompactionPolicy, DateTiered};
-use support::exposition::{parse, Exposition};
-use support::{b, get, start, table};
+use support::exposition::{parse, parse_classic, Exposition};
+use support::{b, get, get_openmetrics, start, table};
 
 /// Families and the sample that must be there (by name) after the workload below.
 const EXPECTED: &[&str] = &[
@@ -64,8 +65,14 @@ const EXPECTED: &[&str] = &[
     "strata_row_cache_bytes",
     "strata_row_cache_capacity_bytes",
     "strata_compaction_throughput_limit_bytes_per_second",
-    "strata_compaction_pressure_permille",
+    "strata_compaction_pressure_ratio",
     "strata_window_store_files",
+    "process_cpu_seconds_total",
+    "process_resident_memory_bytes",
+    "process_virtual_memory_bytes",
+    "process_open_fds",
+    "process_max_fds",
+    "process_start_time_seconds",
 ];
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -121,7 +128,7 @@ async fn every_family_appears_after_a_workload_and_the_text_parses() {
     .await
     .unwrap();
 
-    let response = get(run.http.addr(), "/metrics").await;
+    let response = get_openmetrics(run.http.addr()).await;
     assert_eq!(response.status, 200);
     assert!(response
         .header("content-type")
@@ -201,8 +208,62 @@ async fn every_family_appears_after_a_workload_and_the_text_parses() {
     }
     // Rows never become labels.
     assert!(!response.body.contains("row0"), "{}", response.body);
+
+    // Without an Accept header (curl, a classic scraper): the 0.0.4 text, with the same
+    // samples and every counter declared as one under its samples' name.
+    let classic = get(run.http.addr(), "/metrics").await;
+    assert_eq!(
+        classic.header("content-type"),
+        Some("text/plain; version=0.0.4; charset=utf-8")
+    );
+    let c = parse_classic(&classic.body).unwrap_or_else(|e| panic!("{e}\n{}", classic.body));
+    for name in EXPECTED {
+        assert!(
+            !c.find(name, &[]).is_empty(),
+            "{name} missing:\n{}",
+            classic.body
+        );
+    }
+    for (family, kind) in &m.types {
+        let (name, want) = match kind.as_str() {
+            "counter" => (format!("{family}_total"), "counter"),
+            "unknown" => (family.clone(), "untyped"),
+            other => (family.clone(), other),
+        };
+        assert_eq!(c.types.get(&name).map(String::as_str), Some(want), "{name}");
+    }
+    assert_eq!(c.types.get("strata_requests_total").unwrap(), "counter");
+    assert_eq!(
+        c.sum("strata_requests_total", &table_get),
+        m.sum("strata_requests_total", &table_get)
+    );
+    assert!(parse(&classic.body).is_err(), "0.0.4 text has no # EOF");
+    assert!(
+        parse_classic(&response.body).is_err(),
+        "OpenMetrics is not 0.0.4"
+    );
+    let p = c.sum("strata_compaction_pressure_ratio", &[]);
+    assert!((0.0..=1.0).contains(&p), "{p}");
     run.stop().await;
 }
+#[test]
+fn the_classic_checker_refuses_what_a_classic_parser_cannot_read() {
+    let good = "# HELP a_total A.\n# TYPE a_total counter\na_total{x=\"1\"} 2\n";
+    assert_eq!(
+        parse_classic(good).unwrap().sum("a_total", &[("x", "1")]),
+        2.0
+    );
+    for bad in [
+        // The OpenMetrics naming: the counter's samples are outside its family.
+        "# TYPE a counter\na_total 1\n",
+        "# TYPE a_total counter\na_total 1\n# EOF\n",
+        "# TYPE a_bytes gauge\n# UNIT a_bytes bytes\na_bytes 1\n",
+        "# TYPE a unknown\na 1\n",
+    ] {
+        assert!(parse_classic(bad).is_err(), "accepted: {bad:?}");
+    }
+}
+
 #[test]
 fn the_checker_refuses_broken_expositions() {
     let good = "# TYPE a counter\na_total{x=\"1\"} 2\n# EOF\n";

@@ -5,7 +5,7 @@
 mod support;
 
 use support::exposition::parse;
-use support::{b, get, start, table};
+use support::{b, start, table};
 
 /// Regions of the test table.
 const REGIONS: usize = 1000;
@@ -20,7 +20,7 @@ async fn a_thousand_regions_expose_bounded_metrics() {
         .create_table(&table("scale_t", &["f"]), &splits)
         .await
         .unwrap();
-    let response = get(run.http.addr(), "/metrics").await;
+    let response = support::get_openmetrics(run.http.addr()).await;
     assert_eq!(response.status, 200);
     let m = parse(&response.body).unwrap();
     assert_eq!(m.sum("strata_regions", &[]), REGIONS as f64);

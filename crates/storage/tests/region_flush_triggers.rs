@@ -92,6 +92,35 @@ fn the_budget_flushes_the_largest_regions_in_the_background() {
     assert_eq!(bg.failures.load(std::sync::atomic::Ordering::Relaxed), 0);
 }
 
+/// A flush asked for directly (as an admin flush does) tells the budget at once: its reading
+/// after the flush is the memtables' size, not the size before the flush until the next write.
+#[test]
+fn the_budget_is_true_right_after_a_direct_flush() {
+    let dir = tempfile::tempdir().unwrap();
+    let budget = MemoryBudget::new(256 << 20);
+    let env = Env::new(dir.path(), table(&["f"]));
+    let r = Region::open(RegionConfig {
+        dir: dir.path().join("t").join("r"),
+        table: env.table.clone(),
+        info: env.info.clone(),
+        wal: Arc::new(Wal::open(dir.path().join("wal"), WalOptions::default()).unwrap()),
+        cache: None,
+        clock: env.clock.clone(),
+        background: None,
+        budget: Some(budget.clone()),
+        volumes: None,
+    })
+    .unwrap();
+    fill(&r, 200, "r");
+    let before = budget.used();
+    assert!(before >= 200 * 1000, "{before} bytes");
+    r.flush().unwrap();
+    assert_eq!(budget.used(), r.memtable_bytes());
+    assert!(budget.used() < before / 10, "{} bytes", budget.used());
+    r.close().unwrap();
+    assert_eq!(budget.used(), 0);
+}
+
 /// Flushes start at the budget's flush mark (90% of its limit), before any writer would wait.
 #[test]
 fn the_budget_starts_flushes_before_writers_would_wait() {

@@ -1,11 +1,14 @@
 //! How the shell prints: HBase shell's two-column tables (and wider ones laid out the same
 //! way), cells, timestamps, sizes and the `Took` line.
 //!
-//! Timestamps print as HBase 2's shell prints them (`2026-11-22T12:00:00.000`), in UTC and
-//! marked so with a trailing `Z`, since the shell does not know the server's time zone.
-//! Values outside years 0..=9999 print as raw milliseconds.
+//! Cell timestamps print as epoch milliseconds (`timestamp=1700000000000`), the form HBase's
+//! shell prints with `hbase.shell.timestamp.format.epoch` and operators paste back into
+//! commands. `strata shell --timestamps iso` prints them as ISO-8601 dates instead
+//! (`2026-11-22T12:00:00.000Z`), in UTC and marked so with a trailing `Z`, since the shell
+//! does not know the server's time zone; values outside years 0..=9999 stay milliseconds.
 
 use std::io::{self, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use strata_model::cell::Cell;
@@ -69,13 +72,74 @@ pub fn column(cell: &Cell) -> String {
     format!("{}:{}", escape(&cell.family), escape(&cell.qualifier))
 }
 
-/// `timestamp=..., value=...`, escaped.
+/// How cell timestamps print.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum TimestampStyle {
+    /// Milliseconds since the epoch, as HBase's shell with epoch timestamps.
+    #[default]
+    Ms,
+    /// ISO-8601 dates in UTC.
+    Iso,
+}
+
+/// The style of the process's shell (set once from `strata shell --timestamps`).
+static ISO_TIMESTAMPS: AtomicBool = AtomicBool::new(false);
+
+/// Sets how cell timestamps print from now on.
+pub fn set_timestamp_style(style: TimestampStyle) {
+    ISO_TIMESTAMPS.store(style == TimestampStyle::Iso, Ordering::Relaxed);
+}
+
+/// `ms` in `style`.
+pub fn cell_timestamp(ms: i64, style: TimestampStyle) -> String {
+    match style {
+        TimestampStyle::Ms => ms.to_string(),
+        TimestampStyle::Iso => timestamp(ms),
+    }
+}
+
+/// `timestamp=..., value=...`, escaped, the timestamp in the shell's style.
 pub fn timestamp_and_value(cell: &Cell) -> String {
+    let style = if ISO_TIMESTAMPS.load(Ordering::Relaxed) {
+        TimestampStyle::Iso
+    } else {
+        TimestampStyle::Ms
+    };
     format!(
         "timestamp={}, value={}",
-        timestamp(cell.timestamp),
+        cell_timestamp(cell.timestamp, style),
         escape(&cell.value)
     )
+}
+
+/// A TTL in seconds as HBase's `describe` shows it (its `PrettyPrinter` for time intervals):
+/// `FOREVER`, `59 SECONDS`, `86400 SECONDS (1 DAY)`, `90061 SECONDS (1 DAY 1 HOUR 1 MINUTE
+/// 1 SECOND)`. As HBase's, the last unit's plural follows the minutes (`3601 SECONDS (1 HOUR
+/// 1 SECONDS)`), so the text matches HBase's exactly.
+pub fn ttl(seconds: u64) -> String {
+    if seconds >= u64::from(i32::MAX as u32) {
+        return "FOREVER".to_owned();
+    }
+    let s = |n: u64| if n == 1 { "" } else { "S" };
+    if seconds < 60 {
+        return format!("{seconds} SECOND{}", s(seconds));
+    }
+    let (days, hours) = (seconds / 86_400, seconds % 86_400 / 3600);
+    let (minutes, secs) = (seconds % 3600 / 60, seconds % 60);
+    let mut parts = Vec::new();
+    if days > 0 {
+        parts.push(format!("{days} DAY{}", s(days)));
+    }
+    if hours > 0 {
+        parts.push(format!("{hours} HOUR{}", s(hours)));
+    }
+    if minutes > 0 {
+        parts.push(format!("{minutes} MINUTE{}", s(minutes)));
+    }
+    if secs > 0 {
+        parts.push(format!("{secs} SECOND{}", s(minutes)));
+    }
+    format!("{seconds} SECONDS ({})", parts.join(" "))
 }
 
 /// A cell timestamp in milliseconds since the epoch, as `YYYY-MM-DDTHH:MM:SS.mmmZ` (UTC).
@@ -147,6 +211,34 @@ mod tests {
         assert_eq!(timestamp(951_782_400_000), "2000-02-29T00:00:00.000Z");
         assert_eq!(timestamp(-1), "1969-12-31T23:59:59.999Z");
         assert_eq!(timestamp(i64::MAX), i64::MAX.to_string());
+    }
+
+    #[test]
+    fn cell_timestamps_are_milliseconds_unless_iso_is_asked() {
+        assert_eq!(
+            cell_timestamp(1_700_000_000_123, TimestampStyle::default()),
+            "1700000000123"
+        );
+        assert_eq!(
+            cell_timestamp(1_700_000_000_123, TimestampStyle::Iso),
+            "2023-11-14T22:13:20.123Z"
+        );
+    }
+
+    #[test]
+    fn ttls_read_as_hbase_describes_them() {
+        assert_eq!(ttl(u64::from(i32::MAX as u32)), "FOREVER");
+        assert_eq!(ttl(1), "1 SECOND");
+        assert_eq!(ttl(59), "59 SECONDS");
+        assert_eq!(ttl(60), "60 SECONDS (1 MINUTE)");
+        assert_eq!(ttl(3600), "3600 SECONDS (1 HOUR)");
+        assert_eq!(ttl(86_400), "86400 SECONDS (1 DAY)");
+        assert_eq!(ttl(172_800), "172800 SECONDS (2 DAYS)");
+        assert_eq!(
+            ttl(90_061),
+            "90061 SECONDS (1 DAY 1 HOUR 1 MINUTE 1 SECOND)"
+        );
+        assert_eq!(ttl(3601), "3601 SECONDS (1 HOUR 1 SECONDS)");
     }
 
     #[test]

@@ -67,7 +67,13 @@ pub const COMMANDS: &[CommandHelp] = &[
     cmd("status", Group::General, "status ['simple' | 'summary' | 'detailed']",
         "Shows the cluster's status; 'summary' by default.", &["status", "status 'detailed'"]),
     cmd("version", Group::General, "version", "Shows the server's version.", &[]),
-    cmd("whoami", Group::General, "whoami", "Shows the current user.", &[]),
+    cmd("whoami", Group::General, "whoami", "Shows the current user and its groups.", &[]),
+    cmd("table_help", Group::General, "table_help",
+        "Explains the table commands; HBase's table references (t = get_table 't') are not \
+         supported: name the table in each command.", &[]),
+    cmd("processlist", Group::General, "processlist",
+        "Cluster mode: lists the procedures the master is running. A standalone server does \
+         not report its running tasks.", &["processlist"]),
     cmd("help", Group::General, "help ['command']",
         "Lists the commands, or describes one.", &["help", "help 'scan'"]),
     CommandHelp {
@@ -158,8 +164,15 @@ pub const COMMANDS: &[CommandHelp] = &[
                storage tier and path.",
               &["files 't1'"])
     },
+    cmd("compact_rs", Group::Tools, "compact_rs 'SERVER' [, major]",
+        "Compacts every table with a region on the server (a minor compaction, or major if \
+         true); the server compacts whole tables, so their regions elsewhere are compacted too.",
+        &["compact_rs '127.0.0.1:16020'", "compact_rs '127.0.0.1:16020', true"]),
+    cmd("clear_block_cache", Group::Tools, "clear_block_cache 't'",
+        "Not supported: the server has no operation to drop a table's blocks from its block \
+         cache; they leave it as other blocks are read.", &[]),
     cmd("move", Group::Tools, "move 'REGION' [, 'SERVER']",
-        "Cluster mode: moves a region (its name 'table,seq' or numeric id) to a live server          ('host:port:startcode' or 'host:port'), or where the master picks.",
+        "Cluster mode: moves a region (its name 'table,seq' or numeric id) to a live server ('host:port:startcode' or 'host:port'), or where the master picks.",
         &["move 't1,00000001'", "move 't1,00000001', '127.0.0.1:16021'"]),
     cmd("assign", Group::Tools, "assign 'REGION'",
         "Cluster mode: opens a closed region.", &["assign 't1,00000001'"]),
@@ -167,9 +180,9 @@ pub const COMMANDS: &[CommandHelp] = &[
         "Cluster mode: closes a region; it stays closed until assigned.",
         &["unassign 't1,00000001'"]),
     cmd("balancer", Group::Tools, "balancer ['force']",
-        "Cluster mode: runs the balancer now (by table, region count and request load);          refused while it is off or regions are in transition.", &["balancer"]),
+        "Cluster mode: runs the balancer now (by table, region count and request load); refused while it is off or regions are in transition.", &["balancer"]),
     cmd("balance_switch", Group::Tools, "balance_switch true | false",
-        "Cluster mode: turns the balancer on or off (kept in etcd for every master);          prints the previous state.", &["balance_switch false"]),
+        "Cluster mode: turns the balancer on or off (kept in etcd for every master); prints the previous state.", &["balance_switch false"]),
     CommandHelp {
         aliases: &["decommission"],
         ..cmd("decommission_regionservers", Group::Tools,
@@ -207,7 +220,13 @@ pub fn overview() -> String {
     for group in Group::ALL {
         out.push_str(&format!("\n  {}:\n", group.title()));
         for c in COMMANDS.iter().filter(|c| c.group == group) {
-            out.push_str(&format!("    {:<18} {}\n", c.name, c.description));
+            let text = wrap(c.description, WIDTH - 23).join(&format!("\n{:23}", ""));
+            if c.name.len() > 18 {
+                // A long name gets its own line; the description goes under the others'.
+                out.push_str(&format!("    {}\n{:23}{text}\n", c.name, ""));
+            } else {
+                out.push_str(&format!("    {:<18} {text}\n", c.name));
+            }
         }
     }
     out
@@ -215,7 +234,11 @@ pub fn overview() -> String {
 
 /// The text of `help 'name'`: usage, aliases, description and examples.
 pub fn detail(help: &CommandHelp) -> String {
-    let mut out = format!("{}\n\n  usage: {}\n", help.description, help.usage);
+    let mut out = format!(
+        "{}\n\n  usage: {}\n",
+        wrap(help.description, WIDTH).join("\n"),
+        help.usage
+    );
     if !help.aliases.is_empty() {
         out.push_str(&format!("  aliases: {}\n", help.aliases.join(", ")));
     }
@@ -228,28 +251,65 @@ pub fn detail(help: &CommandHelp) -> String {
     out
 }
 
-/// The known command name closest to `word` by edit distance, if it is a likely typo.
+/// The width descriptions are wrapped to (usage lines and examples stay whole, to be
+/// copied).
+const WIDTH: usize = 80;
+
+/// `text` cut into lines of at most `width` characters at spaces (a longer word gets a line
+/// of its own).
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    lines.push(line);
+    lines
+}
+
+/// The known command name closest to `word` by edit distance, if it is a likely typo. Two
+/// swapped letters count as one edit (`lsit` is one from `list`, two from `exit`); among
+/// names equally close, the one sharing the longest start with `word` wins, then the one
+/// listed first.
 pub fn suggest(word: &str) -> Option<&'static str> {
     let limit = (word.chars().count() / 3).max(2);
+    let common_start = |name: &str| -> usize {
+        word.chars()
+            .zip(name.chars())
+            .take_while(|(a, b)| a == b)
+            .count()
+    };
     all_names()
         .map(|name| (edit_distance(word, name), name))
         .filter(|&(d, _)| d <= limit)
-        .min_by_key(|&(d, _)| d)
+        .min_by_key(|&(d, name)| (d, std::cmp::Reverse(common_start(name))))
         .map(|(_, name)| name)
 }
 
-/// Levenshtein distance over characters.
+/// Edit distance over characters: insertions, deletions, substitutions and swaps of two
+/// adjacent characters each count one (the optimal string alignment distance).
 pub fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let substitute = diagonal + usize::from(ca != cb);
-            diagonal = row[j + 1];
-            row[j + 1] = substitute.min(row[j] + 1).min(diagonal + 1);
+    // Three rows: two back (for swaps), the last, and the one being filled.
+    let mut before: Vec<usize> = vec![0; b.len() + 1];
+    let mut last: Vec<usize> = (0..=b.len()).collect();
+    for i in 1..=a.len() {
+        let mut row = vec![i; b.len() + 1];
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            row[j] = (last[j] + 1).min(row[j - 1] + 1).min(last[j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                row[j] = row[j].min(before[j - 2] + 1);
+            }
         }
+        before = std::mem::replace(&mut last, row);
     }
-    row[b.len()]
+    last[b.len()]
 }

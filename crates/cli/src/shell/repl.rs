@@ -14,6 +14,7 @@ use strata_client::Connection;
 use tokio::runtime::Runtime;
 
 use super::exec::{report, Flow};
+use super::format::{set_timestamp_style, TimestampStyle};
 use super::script::{run_script, run_statement};
 use super::statements::StatementReader;
 
@@ -36,6 +37,10 @@ pub struct Args {
     /// The cluster's name, with --etcd.
     #[arg(long, default_value = "default")]
     cluster: String,
+    /// How cell timestamps print: epoch milliseconds (`ms`, as HBase's shell with epoch
+    /// timestamps; paste them back into commands) or ISO-8601 dates in UTC (`iso`).
+    #[arg(long, value_enum, default_value_t = TimestampStyle::Ms)]
+    timestamps: TimestampStyle,
 }
 
 /// Runs the shell.
@@ -44,6 +49,7 @@ pub struct Args {
 /// The server cannot be reached, the script cannot be read, or a statement of a script
 /// failed (so the process exits with status 1).
 pub fn run(args: &Args) -> Result<(), String> {
+    set_timestamp_style(args.timestamps);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

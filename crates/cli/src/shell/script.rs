@@ -1,7 +1,8 @@
 //! Script mode: every statement of a file (or of piped input) in order, output only.
 //!
-//! Without `-n` a failing statement prints its error and the script goes on; with `-n`
-//! (HBase's non-interactive flag) the first failure stops the script. Either way the
+//! Without `-n` a failing statement prints its error and the line it starts on, and the
+//! script goes on; with `-n` (HBase's non-interactive flag) the first failure stops the
+//! script. Either way the
 //! [`Outcome`] says whether anything failed, so the process can exit with status 1.
 
 use std::io::{self, Write};
@@ -77,6 +78,7 @@ pub async fn run_script(
                     outcome.stopped = true;
                     break;
                 }
+                writeln!(err, "at line {line}: {text}")?;
             }
         }
     }

@@ -167,6 +167,16 @@ impl Client {
     }
 
     /// True once the server has closed the connection (reads EOF within a second).
+    /// Everything the gateway sends until it closes the connection (at most 5 s).
+    pub async fn read_to_close(&mut self) -> Vec<u8> {
+        let mut all = std::mem::take(&mut self.buf);
+        tokio::time::timeout(Duration::from_secs(5), self.stream.read_to_end(&mut all))
+            .await
+            .expect("the gateway closes the connection")
+            .unwrap();
+        all
+    }
+
     pub async fn is_closed(&mut self) -> bool {
         let mut chunk = [0u8; 1024];
         matches!(

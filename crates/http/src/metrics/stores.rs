@@ -44,12 +44,11 @@ pub(super) fn stores(f: &mut Family<'_, '_>, host: &RegionServer) -> std::fmt::R
             None,
             &one(gauge_of(limit.unwrap_or(0))),
         )?;
-        f.gauge(
-            "strata_compaction_pressure_permille",
+        f.ratio(
+            "strata_compaction_pressure_ratio",
             "The highest store pressure (files between the compaction minimum and the \
-             blocking count), in thousandths: 1000 = blocking.",
-            None,
-            &one((highest * 1000.0).min(i64::MAX as f64) as i64),
+             blocking count) as a ratio: 0 = at the minimum, 1 = at the blocking count.",
+            highest,
         )?;
     }
     let rows: Vec<(Labels, i64)> = windows

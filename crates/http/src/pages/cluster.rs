@@ -12,6 +12,15 @@ use super::layout::{bytes, esc, page, table};
 use crate::query::encode;
 use crate::router::State;
 
+/// What the regions of one table open here hold.
+#[derive(Clone, Copy, Default)]
+struct TableSizes {
+    files: u64,
+    file_bytes: u64,
+    memtable_bytes: u64,
+    open: u32,
+}
+
 /// Renders the page.
 pub fn render(s: &State) -> String {
     let master = &s.master;
@@ -33,15 +42,16 @@ pub fn render(s: &State) -> String {
     );
 
     // Per table: sizes summed over the regions open here.
-    let mut sizes: BTreeMap<String, (u64, u64, u32)> = BTreeMap::new();
+    let mut sizes: BTreeMap<String, TableSizes> = BTreeMap::new();
     for h in host.hosted_regions() {
         let info = h.region.info();
         let e = sizes.entry(info.table.clone()).or_default();
         for st in h.region.store_stats() {
-            e.0 += st.file_bytes;
-            e.1 += st.memtable_bytes;
+            e.files += st.files as u64;
+            e.file_bytes += st.file_bytes;
+            e.memtable_bytes += st.memtable_bytes;
         }
-        e.2 += 1;
+        e.open += 1;
     }
     body.push_str("<h2>Tables</h2>");
     let rows: Vec<Vec<String>> = catalog
@@ -49,7 +59,12 @@ pub fn render(s: &State) -> String {
         .values()
         .map(|t| {
             let name = t.descriptor.name.to_string();
-            let (files, mem, open) = sizes.get(&name).copied().unwrap_or_default();
+            let TableSizes {
+                files,
+                file_bytes,
+                memtable_bytes,
+                open,
+            } = sizes.get(&name).copied().unwrap_or_default();
             vec![
                 format!(
                     "<a href=\"/table?name={}\">{}</a>",
@@ -59,8 +74,9 @@ pub fn render(s: &State) -> String {
                 if t.enabled { "enabled" } else { "disabled" }.to_owned(),
                 format!("#{}", catalog.serving_regions(&name).len()),
                 format!("#{open}"),
-                format!("#{}", bytes(files)),
-                format!("#{}", bytes(mem)),
+                format!("#{files}"),
+                format!("#{}", bytes(file_bytes)),
+                format!("#{}", bytes(memtable_bytes)),
                 format!("#{:.1}", rates.get(&name).copied().unwrap_or(0.0)),
                 format!("<a href=\"/heatmap?table={}\">heatmap</a>", encode(&name)),
             ]
@@ -73,6 +89,7 @@ pub fn render(s: &State) -> String {
             "Regions",
             "Open here",
             "Store files",
+            "File bytes",
             "Memtables",
             "Requests/s",
             "Key access",

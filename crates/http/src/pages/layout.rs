@@ -8,7 +8,8 @@ header a{color:#cfe3ff;text-decoration:none}header b{font-size:1.2em}\
 main{padding:1em 1.2em}table{border-collapse:collapse;margin:.5em 0 1.5em}\
 th,td{border-bottom:1px solid #dde3ea;padding:.3em .7em;text-align:left;font-size:.92em}\
 th{background:#f3f6f9}td{white-space:nowrap}td.n{text-align:right;font-variant-numeric:tabular-nums}\
-code{font-size:.9em}.error{color:#a40000}.muted{color:#6b7785}h2{margin-top:1.2em}";
+code{font-size:.9em}.error{color:#a40000}.muted{color:#6b7785}h2{margin-top:1.2em}\
+.wide{max-width:100%;overflow-x:auto}td code{white-space:normal;overflow-wrap:anywhere}";
 
 /// Escapes text for HTML content and attribute values.
 pub fn esc(s: &str) -> String {
@@ -48,6 +49,11 @@ pub fn bytes(n: u64) -> String {
         unit += 1;
     }
     format!("{v} {}", UNITS[unit])
+}
+
+/// `n` and the noun for it: `1 flush`, `2 flushes`.
+pub fn count(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// Milliseconds since the epoch as a UTC date and time (`-` for none).
@@ -96,7 +102,9 @@ pub fn page(title: &str, body: &str) -> String {
 /// An HTML table: `head` cells (plain text) and rows of already-escaped cells; a cell
 /// starting with `#` is right-aligned (a number) without the `#`.
 pub fn table(head: &[&str], rows: &[Vec<String>]) -> String {
-    let mut out = String::from("<table><tr>");
+    // In a box of the page's width that scrolls sideways, so a wide table never widens the
+    // page.
+    let mut out = String::from("<div class=\"wide\"><table><tr>");
     for h in head {
         let _ = write!(out, "<th>{}</th>", esc(h));
     }
@@ -115,7 +123,7 @@ pub fn table(head: &[&str], rows: &[Vec<String>]) -> String {
         }
         out.push_str("</tr>");
     }
-    out.push_str("</table>");
+    out.push_str("</table></div>");
     out
 }
 
@@ -134,5 +142,14 @@ mod tests {
         assert_eq!(bytes(20 * 1024 * 1024), "20 MiB");
         assert_eq!(time_ms(0), "1970-01-01 00:00:00");
         assert_eq!(time_ms(1_700_000_000_000), "2023-11-14 22:13:20");
+        assert_eq!(count(1, "flush", "flushes"), "1 flush");
+        assert_eq!(count(0, "flush", "flushes"), "0 flushes");
+    }
+
+    #[test]
+    fn tables_scroll_in_their_box_instead_of_widening_the_page() {
+        let t = table(&["a"], &[vec!["#1".to_owned()]]);
+        assert!(t.starts_with("<div class=\"wide\"><table>"), "{t}");
+        assert!(STYLE.contains(".wide{max-width:100%;overflow-x:auto}"));
     }
 }

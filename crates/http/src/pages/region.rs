@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 use std::sync::atomic::Ordering;
 
-use super::layout::{bytes, esc, key, page, table, time_ms};
+use super::layout::{bytes, count, esc, key, page, table, time_ms};
 use crate::query::encode;
 use strata_server::RegionServer;
 
@@ -26,15 +26,19 @@ pub fn render(host: &RegionServer, id: u64) -> Result<String, PageError> {
     let _ = write!(
         body,
         "<p>Table <a href=\"/table?name={}\">{}</a>, rows <code>[{}, {})</code>. \
-         {} mutations, {} flushes ({}), {} compactions ({}) since open.</p>",
+         {}, {} ({}), {} ({}) since open.</p>",
         encode(&info.table),
         esc(&info.table),
         key(&info.start_row),
         key(&info.end_row),
-        c.mutations.load(Ordering::Relaxed),
-        c.flushes.load(Ordering::Relaxed),
+        count(c.mutations.load(Ordering::Relaxed), "mutation", "mutations"),
+        count(c.flushes.load(Ordering::Relaxed), "flush", "flushes"),
         bytes(c.flushed_bytes.load(Ordering::Relaxed)),
-        k.compactions.load(Ordering::Relaxed),
+        count(
+            k.compactions.load(Ordering::Relaxed),
+            "compaction",
+            "compactions"
+        ),
         bytes(k.bytes_written.load(Ordering::Relaxed)),
     );
 

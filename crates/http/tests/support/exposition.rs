@@ -1,5 +1,8 @@
-//! A strict checker of the OpenMetrics text format (what `/metrics` serves): every line is a
-//! `# HELP`, `# TYPE`, `# UNIT`, a sample of the family declared last, or the final `# EOF`.
+//! Strict checkers of the two text formats `/metrics` serves. OpenMetrics ([`parse`]): every
+//! line is a `# HELP`, `# TYPE`, `# UNIT`, a sample of the family declared last, or the final
+//! `# EOF`. The Prometheus text format 0.0.4 ([`parse_classic`]), as a classic parser reads
+//! it: `# HELP`, `# TYPE` (counter, gauge, histogram, summary, untyped) and samples named as
+//! their family (a histogram's with `_bucket`, `_sum`, `_count`), no `# UNIT`, no `# EOF`.
 
 use std::collections::BTreeMap;
 
@@ -46,8 +49,23 @@ fn valid_name(n: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':')
 }
 
-/// Parses `text`, failing on the first line that breaks the format.
+/// Parses `text` as OpenMetrics, failing on the first line that breaks the format.
 pub fn parse(text: &str) -> Result<Exposition, String> {
+    parse_as(text, true)
+}
+
+/// Parses `text` as the Prometheus text format 0.0.4, failing on the first line that breaks
+/// it.
+pub fn parse_classic(text: &str) -> Result<Exposition, String> {
+    parse_as(text, false)
+}
+
+fn parse_as(text: &str, openmetrics: bool) -> Result<Exposition, String> {
+    let types: &[&str] = if openmetrics {
+        &["counter", "gauge", "histogram", "info", "unknown"]
+    } else {
+        &["counter", "gauge", "histogram", "summary", "untyped"]
+    };
     let mut out = Exposition::default();
     let mut current: Option<(String, String)> = None;
     let mut eof = false;
@@ -56,7 +74,7 @@ pub fn parse(text: &str) -> Result<Exposition, String> {
         if eof {
             return Err(at("content after # EOF"));
         }
-        if line == "# EOF" {
+        if line == "# EOF" && openmetrics {
             eof = true;
             continue;
         }
@@ -72,7 +90,7 @@ pub fn parse(text: &str) -> Result<Exposition, String> {
             match kw {
                 "TYPE" => {
                     let t = arg.ok_or_else(|| at("TYPE without a type"))?;
-                    if !["counter", "gauge", "histogram", "info", "unknown"].contains(&t) {
+                    if !types.contains(&t) {
                         return Err(at("unknown type"));
                     }
                     if out.types.insert(name.to_owned(), t.to_owned()).is_some() {
@@ -80,7 +98,8 @@ pub fn parse(text: &str) -> Result<Exposition, String> {
                     }
                     current = Some((name.to_owned(), t.to_owned()));
                 }
-                "HELP" | "UNIT" => {}
+                "HELP" => {}
+                "UNIT" if openmetrics => {}
                 _ => return Err(at("unknown comment")),
             }
             continue;
@@ -104,9 +123,11 @@ pub fn parse(text: &str) -> Result<Exposition, String> {
             return Err(at("bad metric name"));
         }
         let (family, kind) = current.as_ref().ok_or_else(|| at("sample before TYPE"))?;
-        let suffixes: &[&str] = match kind.as_str() {
-            "counter" => &["_total", "_created"],
-            "histogram" => &["_bucket", "_sum", "_count", "_created"],
+        let suffixes: &[&str] = match (kind.as_str(), openmetrics) {
+            ("counter", true) => &["_total", "_created"],
+            ("histogram", true) => &["_bucket", "_sum", "_count", "_created"],
+            ("histogram", false) => &["_bucket", "_sum", "_count"],
+            ("summary", false) => &["", "_sum", "_count"],
             _ => &[""],
         };
         if !suffixes.iter().any(|s| name == format!("{family}{s}")) {
@@ -121,7 +142,7 @@ pub fn parse(text: &str) -> Result<Exposition, String> {
             value,
         });
     }
-    if !eof {
+    if !eof && openmetrics {
         return Err("no # EOF at the end".to_owned());
     }
     Ok(out)

@@ -92,11 +92,16 @@ impl Response {
 /// Sends `method target` to `addr` and reads the whole response (connection closed by the
 /// server after it).
 pub fn request(addr: SocketAddr, method: &str, target: &str) -> Response {
+    request_with(addr, method, target, "")
+}
+
+/// [`request`] with extra header lines (each ending in `\r\n`).
+pub fn request_with(addr: SocketAddr, method: &str, target: &str, headers: &str) -> Response {
     let mut s = TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
     write!(
         s,
-        "{method} {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"
+        "{method} {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n{headers}Content-Length: 0\r\n\r\n"
     )
     .unwrap();
     let mut raw = Vec::new();
@@ -134,6 +139,17 @@ pub fn request(addr: SocketAddr, method: &str, target: &str) -> Response {
 pub async fn get(addr: SocketAddr, target: &str) -> Response {
     let target = target.to_owned();
     tokio::task::spawn_blocking(move || request(addr, "GET", &target))
+        .await
+        .unwrap()
+}
+
+/// The OpenMetrics `Accept` header Prometheus sends.
+pub const ACCEPT_OPENMETRICS: &str = "Accept: application/openmetrics-text;version=1.0.0,\
+    application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1\r\n";
+
+/// `GET /metrics` asking for OpenMetrics, as Prometheus does.
+pub async fn get_openmetrics(addr: SocketAddr) -> Response {
+    tokio::task::spawn_blocking(move || request_with(addr, "GET", "/metrics", ACCEPT_OPENMETRICS))
         .await
         .unwrap()
 }

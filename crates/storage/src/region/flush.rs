@@ -54,9 +54,23 @@ impl Region {
     /// family flushes its whole memtable. A closing region (close, split, merge) flushes
     /// everything, in up to [`CLOSING_PASSES`] passes.
     ///
+    /// The memory budget learns the memtables' new size before this returns, whoever asked
+    /// for the flush (a write, the budget, an admin call), so its gauges are true at once.
+    ///
     /// # Errors
     /// I/O or manifest errors; the memtables keep their cells then and a retry writes them.
     pub fn flush(&self) -> Result<u64> {
+        let flushed = self.flush_locked();
+        // After the flush lock is released: accounting may ask for another flush. A closing
+        // region's caller (close, split, merge) accounts once it knows whether it closed.
+        if !self.inner.closed.load(Ordering::SeqCst) {
+            self.account_memory();
+        }
+        flushed
+    }
+
+    /// [`Region::flush`] under the flush lock, without reporting to the budget.
+    fn flush_locked(&self) -> Result<u64> {
         let inner = &self.inner;
         let _one = inner.flush_lock.lock();
         let closing = inner.closed.load(Ordering::SeqCst);

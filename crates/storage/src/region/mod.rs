@@ -295,7 +295,6 @@ impl Region {
             return Ok(0);
         }
         let r = self.flush();
-        self.account_memory();
         if r.is_ok() {
             self.request_compaction();
         }

@@ -172,6 +172,19 @@ pub enum Command {
     Version,
     /// `whoami`.
     Whoami,
+    /// `table_help`: what the shell offers on tables.
+    TableHelp,
+    /// `processlist`: what the servers are running now, where they report it.
+    Processlist,
+    /// `clear_block_cache 't'`: refused, the server has no such operation.
+    ClearBlockCache(TableName),
+    /// `compact_rs 'SERVER' [, major]`: every table with a region on the server.
+    CompactServer {
+        /// The server (`host:port`, or `host:port:startcode` in cluster mode).
+        server: String,
+        /// Major compactions.
+        major: bool,
+    },
     /// `help`, about every command or one.
     Help(Option<&'static CommandHelp>),
     /// `exit` / `quit`.
@@ -247,6 +260,18 @@ fn other(mut args: Args) -> Result<Command, ShellError> {
         "drop" => Command::Drop(one_table(&mut args)?),
         "exists" => Command::Exists(one_table(&mut args)?),
         "files" => Command::Files(one_table(&mut args)?),
+        "clear_block_cache" => Command::ClearBlockCache(one_table(&mut args)?),
+        "compact_rs" => {
+            args.arity(1, 2)?;
+            let v = args.required("server name")?;
+            let server = args.text(&v, "server name")?;
+            let major = match args.next() {
+                None => false,
+                Some(Value::Bool(b)) => b,
+                Some(_) => return Err(args.usage("the second argument is true or false")),
+            };
+            Command::CompactServer { server, major }
+        }
         "truncate" | "truncate_preserve" => Command::Truncate {
             preserve_splits: args.name() == "truncate_preserve",
             table: one_table(&mut args)?,
@@ -334,6 +359,8 @@ fn other(mut args: Args) -> Result<Command, ShellError> {
             match name {
                 "version" => Command::Version,
                 "whoami" => Command::Whoami,
+                "table_help" => Command::TableHelp,
+                "processlist" => Command::Processlist,
                 _ => Command::Exit,
             }
         }

@@ -1,5 +1,5 @@
 //! Maintenance and cluster information: flush, compact, split, merge, files, status, version,
-//! whoami, help.
+//! help.
 
 use std::io::Write;
 
@@ -118,8 +118,10 @@ fn window(window: Option<(i64, i64)>) -> String {
     )
 }
 
-/// `status`: one line of counts (`simple`); with a line per server (`summary`); with each
-/// table's regions (`detailed`).
+/// `status`, as HBase's shell (`admin.rb`'s `status`): `summary` (the default) is one line
+/// of counts; `simple` lists the master, each live server with its load, the dead servers
+/// and the aggregate load; `detailed` starts with the version and the regions in transition
+/// and adds each table's regions.
 pub(super) async fn status(
     conn: &Connection,
     detail: StatusDetail,
@@ -128,42 +130,56 @@ pub(super) async fn status(
     let admin = conn.admin();
     let status = admin.status().await?;
     let servers = status.servers.len();
-    // Precision loss is harmless: an average for display.
-    let load = f64::from(status.regions) / servers.max(1) as f64;
-    writeln!(
-        out,
-        "1 active master, 0 backup masters, {servers} servers, 0 dead, {load:.4} average load, \
-         {} tables, {} regions",
-        status.tables, status.regions
-    )?;
-    if detail == StatusDetail::Simple {
+    if detail == StatusDetail::Summary {
+        // Precision loss is harmless: an average for display.
+        let load = f64::from(status.regions) / servers.max(1) as f64;
+        writeln!(
+            out,
+            "1 active master, 0 backup masters, {servers} servers, 0 dead, {load:.4} average load"
+        )?;
         return Ok(());
     }
-    writeln!(out, "version {}", status.version)?;
+    if detail == StatusDetail::Detailed {
+        writeln!(out, "version {}", status.version)?;
+        // A standalone server moves no region between servers.
+        writeln!(out, "0 regionsInTransition")?;
+    }
+    // In standalone mode the master is the server itself.
+    let master = status.servers.first().map_or("", |s| s.address.as_str());
+    writeln!(out, "active master:  {master}")?;
+    writeln!(out, "0 backup masters")?;
     writeln!(out, "{servers} live servers")?;
     for server in &status.servers {
         write_server(server, out)?;
     }
-    if detail == StatusDetail::Detailed {
-        let mut tables = admin.list_tables().await?;
-        tables.sort_by_key(|t| t.descriptor.name.to_string());
-        for table in &tables {
-            let state = if table.enabled { "ENABLED" } else { "DISABLED" };
-            writeln!(out, "table {} ({state})", table.descriptor.name)?;
-            for r in &table.regions {
-                writeln!(
-                    out,
-                    "    region {} ['{}', '{}') on {}: storefiles={}, storefileSize={}, \
-                     memtableSize={}",
-                    r.region_id,
-                    escape(&r.start_row),
-                    escape(&r.end_row),
-                    r.server,
-                    r.store_files,
-                    size(r.store_bytes),
-                    size(r.memtable_bytes)
-                )?;
-            }
+    writeln!(out, "0 dead servers")?;
+    if detail == StatusDetail::Simple {
+        let requests: u64 = status.servers.iter().map(|s| s.requests).sum();
+        writeln!(
+            out,
+            "Aggregate load: {requests}, regions: {}",
+            status.regions
+        )?;
+        return Ok(());
+    }
+    let mut tables = admin.list_tables().await?;
+    tables.sort_by_key(|t| t.descriptor.name.to_string());
+    for table in &tables {
+        let state = if table.enabled { "ENABLED" } else { "DISABLED" };
+        writeln!(out, "table {} ({state})", table.descriptor.name)?;
+        for r in &table.regions {
+            writeln!(
+                out,
+                "    region {} ['{}', '{}') on {}: storefiles={}, storefileSize={}, \
+                 memtableSize={}",
+                r.region_id,
+                escape(&r.start_row),
+                escape(&r.end_row),
+                r.server,
+                r.store_files,
+                size(r.store_bytes),
+                size(r.memtable_bytes)
+            )?;
         }
     }
     Ok(())
@@ -223,16 +239,6 @@ pub(super) async fn version(conn: &Connection, out: &mut impl Write) -> Result<(
         status.version,
         env!("CARGO_PKG_VERSION")
     )?;
-    Ok(())
-}
-
-/// `whoami`: the local user, as HBase's shell shows it without Kerberos.
-pub(super) fn whoami(out: &mut impl Write) -> Result<(), ExecError> {
-    let user = ["USER", "USERNAME", "LOGNAME"]
-        .iter()
-        .find_map(|k| std::env::var(k).ok().filter(|v| !v.is_empty()))
-        .unwrap_or_else(|| "unknown".to_string());
-    writeln!(out, "{user} (auth:SIMPLE)")?;
     Ok(())
 }
 

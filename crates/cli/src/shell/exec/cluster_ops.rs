@@ -112,8 +112,10 @@ fn where_now(
     Ok(())
 }
 
-/// `status` in cluster mode, from etcd: masters, live servers with their region counts and
-/// request rates, dead and decommissioned servers; `detailed` adds each server's regions.
+/// `status` in cluster mode, from etcd, in HBase's three forms: `summary` (the default) one
+/// line of counts; `simple` the masters, live servers with their region counts and request
+/// rates, dead servers and the aggregate load; `detailed` the regions in transition, each
+/// server's regions and the decommissioned servers too.
 pub(super) async fn status(
     ops: Arc<ClusterOps>,
     detail: StatusDetail,
@@ -133,18 +135,20 @@ fn write_status(
     // Precision loss is harmless: an average for display.
     let average = regions as f64 / servers.max(1) as f64;
     let masters = s.masters.len();
-    writeln!(
-        out,
-        "{} active master, {} backup masters, {servers} servers, {} dead, {average:.4} average load",
-        usize::from(masters > 0),
-        masters.saturating_sub(1),
-        s.dead.len()
-    )?;
-    if detail == StatusDetail::Simple {
+    if detail == StatusDetail::Summary {
+        writeln!(
+            out,
+            "{} active master, {} backup masters, {servers} servers, {} dead, {average:.4} \
+             average load",
+            usize::from(masters > 0),
+            masters.saturating_sub(1),
+            s.dead.len()
+        )?;
         return Ok(());
     }
-    let in_transition = s.procedures.len();
-    writeln!(out, "{in_transition} regionsInTransition")?;
+    if detail == StatusDetail::Detailed {
+        writeln!(out, "{} regionsInTransition", s.procedures.len())?;
+    }
     if let Some((active, backups)) = s.masters.split_first() {
         writeln!(out, "active master:  {active}")?;
         writeln!(out, "{} backup masters", backups.len())?;
@@ -187,6 +191,10 @@ fn write_status(
     for d in &s.dead {
         writeln!(out, "    {d}")?;
     }
+    if detail == StatusDetail::Simple {
+        let rps: f64 = s.loads.values().map(|l| l.requests_per_sec()).sum();
+        writeln!(out, "Aggregate load: {rps:.0}, regions: {regions}")?;
+    }
     if detail == StatusDetail::Detailed {
         writeln!(out, "{} decommissioned servers", s.decommissioned.len())?;
         for d in &s.decommissioned {
@@ -222,12 +230,21 @@ mod tests {
         load.per_region.insert("t,00000001".into(), 12_500);
         s.loads.insert("h:1:5".into(), load);
         let mut out = Vec::new();
-        write_status(&s, StatusDetail::Simple, &mut out).unwrap();
+        write_status(&s, StatusDetail::Summary, &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
         assert_eq!(
             text,
             "1 active master, 1 backup masters, 2 servers, 1 dead, 1.5000 average load\n"
         );
+        let mut out = Vec::new();
+        write_status(&s, StatusDetail::Simple, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.starts_with("active master:  m1:16000\n"), "{text}");
+        assert!(
+            text.ends_with("\nAggregate load: 12, regions: 3\n"),
+            "{text}"
+        );
+        assert!(!text.contains("regionsInTransition"), "{text}");
         let mut out = Vec::new();
         write_status(&s, StatusDetail::Detailed, &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();

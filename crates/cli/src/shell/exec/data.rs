@@ -31,8 +31,9 @@ pub(super) async fn put(conn: &Connection, name: &TableName, put: &Put) -> Resul
     table(conn, name)?.put(put).await.map_err(in_table(name))
 }
 
-/// `get`: `COLUMN  CELL`, a line per cell (every version, newest first), then `N row(s)`
-/// where, as in HBase's shell, N counts the cells (`Result.size()`).
+/// `get`: `COLUMN  CELL`, a line per cell (every version, newest first), then `1 row(s)`, or
+/// `0 row(s)` when the row has no cells: as HBase's shell, which counts the row, not its
+/// cells (`count += 1` once per `Result` in `table.rb`'s `_get_internal`).
 pub(super) async fn get(
     conn: &Connection,
     name: &TableName,
@@ -48,7 +49,7 @@ pub(super) async fn get(
             &format::timestamp_and_value(cell),
         )?;
     }
-    format::rows(out, cells.len() as u64)?;
+    format::rows(out, u64::from(!cells.is_empty()))?;
     Ok(())
 }
 

@@ -91,7 +91,11 @@ pub(super) fn write_description(info: &TableInfo, out: &mut impl Write) -> Resul
 fn settings_hash(settings: &[(&str, String)]) -> String {
     let pairs: Vec<String> = settings
         .iter()
-        .map(|(k, v)| format!("{k} => '{v}'"))
+        .map(|(k, v)| match (*k, v.parse::<u64>()) {
+            // As HBase's describe: `TTL => '86400 SECONDS (1 DAY)'`.
+            ("TTL", Ok(seconds)) => format!("{k} => '{}'", format::ttl(seconds)),
+            _ => format!("{k} => '{v}'"),
+        })
         .collect();
     format!("{{{}}}", pairs.join(", "))
 }

@@ -3,7 +3,8 @@
 //!
 //! - `ddl`: create, alter, describe, list, enable/disable, drop, exists, truncate.
 //! - `data`: put, get, scan, delete, incr, append, get_counter, count.
-//! - `cluster`: flush, compact, split, files, status, version, whoami, help.
+//! - `cluster`: flush, compact, split, files, status, version, help; `whoami`: the user.
+//! - `server_ops`: compact_rs, processlist, clear_block_cache (refused), table_help.
 //! - `cluster_ops`: move, assign, unassign, balancer, decommissioning, and `status` in cluster
 //!   mode.
 //!
@@ -14,6 +15,8 @@ mod cluster_ops;
 mod data;
 mod ddl;
 mod progress;
+mod server_ops;
+mod whoami;
 
 #[cfg(test)]
 mod tests;
@@ -176,7 +179,16 @@ pub async fn execute(
             None => cluster::status(conn, detail, out).await?,
         },
         Command::Version => cluster::version(conn, out).await?,
-        Command::Whoami => cluster::whoami(out)?,
+        Command::Whoami => whoami::whoami(out)?,
+        Command::TableHelp => {
+            server_ops::table_help(out)?;
+            return Ok(Flow::Continue);
+        }
+        Command::Processlist => server_ops::processlist(out).await?,
+        Command::ClearBlockCache(table) => return Err(server_ops::clear_block_cache(&table)),
+        Command::CompactServer { server, major } => {
+            server_ops::compact_server(conn, &server, major, out).await?;
+        }
         Command::ClusterOp(op) => {
             cluster_ops::run(crate::cluster_ops::shell_cluster(), op, out).await?;
         }

@@ -17,6 +17,9 @@ fn unknown_commands_suggest_the_closest_name() {
     assert_eq!(suggest("majorcompact"), Some("major_compact"));
     assert_eq!(suggest("dscribe"), Some("describe"));
     assert_eq!(suggest("xyzzy_plugh"), None);
+    assert_eq!(suggest("lsit"), Some("list"));
+    assert_eq!(suggest("exti"), Some("exit"));
+    assert_eq!(suggest("dsecribe"), Some("describe"));
     let m = message("frobnicate 't'");
     assert_eq!(
         m,
@@ -30,7 +33,10 @@ fn unknown_commands_suggest_the_closest_name() {
 fn edit_distances() {
     assert_eq!(edit_distance("", ""), 0);
     assert_eq!(edit_distance("scan", "scan"), 0);
-    assert_eq!(edit_distance("scan", "scna"), 2);
+    assert_eq!(edit_distance("scan", "scna"), 1, "a swap is one edit");
+    assert_eq!(edit_distance("lsit", "list"), 1);
+    assert_eq!(edit_distance("lsit", "exit"), 2);
+    assert_eq!(edit_distance("ca", "abc"), 3);
     assert_eq!(edit_distance("get", "gets"), 1);
     assert_eq!(edit_distance("", "abc"), 3);
     assert_eq!(edit_distance("kitten", "sitting"), 3);

@@ -113,6 +113,23 @@ fn general_commands() {
     );
     assert_eq!(parse("version"), Command::Version);
     assert_eq!(parse("whoami"), Command::Whoami);
+    assert_eq!(parse("table_help"), Command::TableHelp);
+    assert_eq!(parse("processlist"), Command::Processlist);
+    assert_eq!(
+        parse("compact_rs 'h:1', true"),
+        Command::CompactServer {
+            server: "h:1".into(),
+            major: true
+        }
+    );
+    assert_eq!(
+        parse("compact_rs 'h:1'"),
+        Command::CompactServer {
+            server: "h:1".into(),
+            major: false
+        }
+    );
+    assert!(parse_command("compact_rs 'h:1', 'yes'").is_err());
     assert_eq!(parse("exit"), Command::Exit);
     assert_eq!(parse("quit"), Command::Exit);
     assert_eq!(parse("help"), Command::Help(None));
@@ -168,4 +185,26 @@ fn every_command_has_help_and_parses_its_examples() {
         assert!(help::detail(c).contains(c.usage));
         assert!(help::overview().contains(c.name));
     }
+}
+
+#[test]
+fn help_text_has_no_runs_of_spaces_and_wraps_descriptions() {
+    for c in crate::shell::help::COMMANDS {
+        assert!(
+            !c.description.contains("  "),
+            "{}: {:?}",
+            c.name,
+            c.description
+        );
+        let detail = crate::shell::help::detail(c);
+        let description = detail.split("\n\n").next().unwrap();
+        for line in description.lines() {
+            assert!(line.chars().count() <= 80, "{}: {line:?}", c.name);
+        }
+    }
+    let overview = crate::shell::help::overview();
+    for line in overview.lines() {
+        assert!(line.chars().count() <= 80, "{line:?}");
+    }
+    assert!(overview.contains("\n    move               Cluster mode: moves a region"));
 }

@@ -29,10 +29,10 @@ async fn get_prints_columns_and_cells() {
     assert_eq!(
         out,
         "COLUMN                         CELL\n \
-         f:a                           timestamp=1970-01-01T00:00:01.000Z, value=a1\n \
-         f:v                           timestamp=1970-01-01T00:00:00.200Z, value=new\n \
-         g:x                           timestamp=1970-01-01T00:00:00.300Z, value=\\x00\\x01\n\
-         3 row(s)\n"
+         f:a                           timestamp=1000, value=a1\n \
+         f:v                           timestamp=200, value=new\n \
+         g:x                           timestamp=300, value=\\x00\\x01\n\
+         1 row(s)\n"
     );
     let out = c
         .run("get 't', 'r1', {COLUMN => 'f:v', VERSIONS => 2}")
@@ -40,14 +40,14 @@ async fn get_prints_columns_and_cells() {
     assert_eq!(
         squeeze(&out),
         "COLUMN CELL\n\
-         f:v timestamp=1970-01-01T00:00:00.200Z, value=new\n\
-         f:v timestamp=1970-01-01T00:00:00.100Z, value=old\n\
-         2 row(s)"
+         f:v timestamp=200, value=new\n\
+         f:v timestamp=100, value=old\n\
+         1 row(s)"
     );
     let out = c.run("get 't', 'r1', 'g'\nget 't', 'nothing'").await;
     assert_eq!(
         squeeze(&out),
-        "COLUMN CELL\ng:x timestamp=1970-01-01T00:00:00.300Z, value=\\x00\\x01\n1 row(s)\n\
+        "COLUMN CELL\ng:x timestamp=300, value=\\x00\\x01\n1 row(s)\n\
          COLUMN CELL\n0 row(s)"
     );
     c.stop().await;
@@ -67,9 +67,7 @@ async fn scan_options_select_rows_and_cells() {
     let c = fixture().await;
     let all = c.run("scan 't'").await;
     assert!(all.starts_with("ROW                            COLUMN+CELL\n"));
-    assert!(all.contains(
-        " r1                            column=f:a, timestamp=1970-01-01T00:00:01.000Z, value=a1\n"
-    ));
+    assert!(all.contains(" r1                            column=f:a, timestamp=1000, value=a1\n"));
     assert!(all.ends_with("5 row(s)\n"), "{all}");
     let cases: [(&str, &[&str]); 8] = [
         ("{STARTROW => 'r2', STOPROW => 'r3'}", &["r2 column=f:a"]),
@@ -128,13 +126,13 @@ async fn deletes_remove_columns_and_rows() {
     assert_eq!(
         squeeze(&out),
         "COLUMN CELL\n\
-         f:a timestamp=1970-01-01T00:00:01.000Z, value=a1\n\
-         g:x timestamp=1970-01-01T00:00:00.300Z, value=\\x00\\x01\n\
-         2 row(s)\n\
+         f:a timestamp=1000, value=a1\n\
+         g:x timestamp=300, value=\\x00\\x01\n\
+         1 row(s)\n\
          ROW COLUMN+CELL\n\
-         p1 column=f:a, timestamp=1970-01-01T00:00:04.000Z, value=pa\n\
-         p2 column=f:a, timestamp=1970-01-01T00:00:05.000Z, value=pb\n\
-         r1 column=f:a, timestamp=1970-01-01T00:00:01.000Z, value=a1\n\
+         p1 column=f:a, timestamp=4000, value=pa\n\
+         p2 column=f:a, timestamp=5000, value=pb\n\
+         r1 column=f:a, timestamp=1000, value=a1\n\
          3 row(s)"
     );
     c.stop().await;

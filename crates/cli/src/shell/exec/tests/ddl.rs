@@ -50,12 +50,18 @@ async fn alter_adds_a_family_and_changes_versions() {
     assert_eq!(families.len(), 3, "{out}");
     assert!(families[0].starts_with("{NAME => 'f', VERSIONS => '4', "));
     assert!(
-        families[1]
-            .starts_with("{NAME => 'g', VERSIONS => '1', MIN_VERSIONS => '0', TTL => '3600'"),
+        families[1].starts_with(
+            "{NAME => 'g', VERSIONS => '1', MIN_VERSIONS => '0', TTL => '3600 SECONDS (1 HOUR)'"
+        ),
         "{}",
         families[1]
     );
     assert!(families[2].starts_with("{NAME => 'f', VERSIONS => '4', "));
+    assert!(
+        families[0].contains(", TTL => 'FOREVER', "),
+        "{}",
+        families[0]
+    );
     c.stop().await;
 }
 

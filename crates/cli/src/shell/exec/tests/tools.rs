@@ -1,4 +1,5 @@
-//! flush, compact, major_compact, split, status, version, whoami, help, exit.
+//! flush, compact, major_compact, split, status, version, whoami, help, exit, compact_rs,
+//! processlist, clear_block_cache, table_help.
 
 use super::Cluster;
 use crate::shell::exec::Flow;
@@ -17,7 +18,7 @@ async fn maintenance_commands_reach_the_server() {
          flush 't', 'f'\n\
          compact 't'\n\
          major_compact 't', 'f'\n\
-         status",
+         status 'simple'",
     );
     let out = c.run(&script).await;
     assert!(!out.contains("ERROR"), "{out}");
@@ -30,7 +31,9 @@ async fn maintenance_commands_reach_the_server() {
     assert_eq!(figure("flushes"), 2, "{out}");
     assert!(figure("compactions") >= 1, "{out}");
     // A time-range scan that misses every file's cells opens none of them, and says so.
-    let out = c.run("scan 't', {TIMERANGE => [100, 200]}\nstatus").await;
+    let out = c
+        .run("scan 't', {TIMERANGE => [100, 200]}\nstatus 'simple'")
+        .await;
     assert!(out.contains("0 row(s)"), "{out}");
     let figure = |name: &str| -> u64 {
         let at = out.find(&format!("{name}=")).unwrap() + name.len() + 1;
@@ -62,6 +65,8 @@ async fn maintenance_commands_reach_the_server() {
     c.stop().await;
 }
 
+/// HBase's forms: `summary` (the default) one line, `simple` the servers and their load,
+/// `detailed` the version, regions in transition and each table's regions too.
 #[tokio::test(flavor = "multi_thread")]
 async fn status_shows_servers_tables_and_load() {
     let c = Cluster::start().await;
@@ -71,16 +76,24 @@ async fn status_shows_servers_tables_and_load() {
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(
         lines[1],
-        "1 active master, 0 backup masters, 1 servers, 0 dead, 2.0000 average load, \
-         1 tables, 2 regions"
+        "1 active master, 0 backup masters, 1 servers, 0 dead, 2.0000 average load"
     );
-    assert!(lines[2].starts_with("version "));
-    assert_eq!(lines[3], "1 live servers");
-    assert!(lines[5].contains("regions=2, requests="), "{out}");
-    assert!(lines[5].contains("memtableSize="));
-    assert!(lines[5].contains("blockCacheSize="));
-    assert_eq!(lines[6], lines[1]);
-    assert_eq!(lines.len(), 7, "{out}");
+    assert!(lines[2].starts_with("active master:  127.0.0.1:"), "{out}");
+    assert_eq!(lines[3], "0 backup masters");
+    assert_eq!(lines[4], "1 live servers");
+    assert!(lines[6].contains("regions=2, requests="), "{out}");
+    assert!(lines[6].contains("memtableSize="));
+    assert!(lines[6].contains("blockCacheSize="));
+    assert_eq!(lines[7], "0 dead servers");
+    assert!(lines[8].starts_with("Aggregate load: "), "{out}");
+    assert!(lines[8].ends_with(", regions: 2"), "{out}");
+    assert_eq!(lines.len(), 9, "{out}");
+    let out = c.run("status 'summary'\nstatus 'detailed'").await;
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines[0].ends_with(" average load"), "{out}");
+    assert!(lines[1].starts_with("version "), "{out}");
+    assert_eq!(lines[2], "0 regionsInTransition");
+    assert!(out.contains("\ntable t (ENABLED)\n"), "{out}");
     c.stop().await;
 }
 
@@ -91,6 +104,8 @@ async fn general_commands() {
     let lines: Vec<&str> = out.lines().collect();
     assert!(lines[0].ends_with(&format!(", shell {}", env!("CARGO_PKG_VERSION"))));
     assert!(lines[1].ends_with(" (auth:SIMPLE)"));
+    assert!(!lines[1].starts_with("unknown "), "{out}");
+    assert!(lines[2].starts_with("    groups: "), "{out}");
     assert!(out.contains("Commands (type help 'name' for details):"));
     assert!(out.contains("usage: scan 't' [, {STARTROW"));
     let mut sink = Vec::new();
@@ -99,5 +114,47 @@ async fn general_commands() {
     let flow = run_statement(&c.conn, "quit", &mut sink).await.unwrap();
     assert_eq!(flow, Flow::Exit);
     assert!(sink.is_empty());
+    c.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn server_commands_use_what_the_server_has_and_say_what_it_lacks() {
+    let c = Cluster::start().await;
+    let out = c.run("create 't', 'f'\nput 't', 'r', 'f:q', 'v'\nflush 't'\nput 't', 'r', 'f:q', 'w'\nflush 't'").await;
+    assert!(!out.contains("ERROR"), "{out}");
+    let server = c.conn.admin().status().await.unwrap().servers[0]
+        .address
+        .clone();
+    let out = c
+        .run(&format!(
+            "compact_rs '{server}', true\ncompact_rs 'nohost:1'\nprocesslist\n\
+             clear_block_cache 't'\ntable_help\nlsit"
+        ))
+        .await;
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[0],
+        format!("Requested major compactions of 1 table(s) on {server}")
+    );
+    assert!(
+        lines[1].starts_with("ERROR: compact_rs: no live server 'nohost:1'"),
+        "{out}"
+    );
+    assert!(
+        lines[2].starts_with("This server does not report the tasks it runs"),
+        "{out}"
+    );
+    assert!(
+        lines[3].starts_with("ERROR: clear_block_cache 't': not supported"),
+        "{out}"
+    );
+    assert!(
+        out.contains("HBase's table references (t = get_table 't'"),
+        "{out}"
+    );
+    assert!(
+        out.contains("unknown command 'lsit'; did you mean 'list'?"),
+        "{out}"
+    );
     c.stop().await;
 }

@@ -1,0 +1,96 @@
+//! Commands about a server rather than a table: `compact_rs`, `processlist`,
+//! `clear_block_cache` (refused: no server has the operation), and `table_help`.
+
+use std::collections::BTreeSet;
+use std::io::Write;
+
+use strata_client::Connection;
+use strata_model::schema::TableName;
+
+use super::ExecError;
+
+/// `compact_rs 'SERVER' [, major]`: compacts every table with a serving region on the server.
+/// The admin service compacts whole tables; there is no per-server compaction to ask for.
+pub(super) async fn compact_server(
+    conn: &Connection,
+    server: &str,
+    major: bool,
+    out: &mut impl Write,
+) -> Result<(), ExecError> {
+    let admin = conn.admin();
+    let servers: Vec<String> = admin
+        .status()
+        .await?
+        .servers
+        .into_iter()
+        .map(|s| s.address)
+        .collect();
+    // `host:port:startcode` names the same server as `host:port`.
+    let matches = |address: &str| address == server || server.starts_with(&format!("{address}:"));
+    if !servers.iter().any(|s| matches(s)) {
+        return Err(ExecError::Rejected(format!(
+            "compact_rs: no live server '{server}' (servers: {})",
+            servers.join(", ")
+        )));
+    }
+    let tables: BTreeSet<String> = admin
+        .list_tables()
+        .await?
+        .into_iter()
+        .filter(|t| t.enabled && t.regions.iter().any(|r| matches(&r.server)))
+        .map(|t| t.descriptor.name.to_string())
+        .collect();
+    for table in &tables {
+        admin.compact(table, None, major).await?;
+    }
+    let kind = if major { "major" } else { "minor" };
+    writeln!(
+        out,
+        "Requested {kind} compactions of {} table(s) on {server}",
+        tables.len()
+    )?;
+    Ok(())
+}
+
+/// `processlist`: the procedures the cluster's master runs (cluster mode); a standalone
+/// server reports none of its tasks, which is said plainly.
+pub(super) async fn processlist(out: &mut impl Write) -> Result<(), ExecError> {
+    let Some(ops) = crate::cluster_ops::shell_cluster() else {
+        writeln!(
+            out,
+            "This server does not report the tasks it runs (HBase's task monitor); its \
+             finished flushes and compactions are on the web UI's /history page."
+        )?;
+        return Ok(());
+    };
+    let status = tokio::task::spawn_blocking(move || ops.status())
+        .await
+        .map_err(|e| ExecError::Rejected(e.to_string()))?
+        .map_err(ExecError::Rejected)?;
+    writeln!(out, "{} procedures", status.procedures.len())?;
+    for (id, p) in &status.procedures {
+        writeln!(out, " {id}: {p:?}")?;
+    }
+    Ok(())
+}
+
+/// `clear_block_cache 't'`: refused with the reason.
+pub(super) fn clear_block_cache(table: &TableName) -> ExecError {
+    ExecError::Rejected(format!(
+        "clear_block_cache '{table}': not supported; the server has no operation to drop a \
+         table's blocks from its block cache"
+    ))
+}
+
+/// `table_help`.
+pub(super) fn table_help(out: &mut impl Write) -> Result<(), ExecError> {
+    write!(
+        out,
+        "Every table command names its table first: create, alter, describe, disable, \
+         enable, drop,\ntruncate, put, get, scan, delete, deleteall, incr, append, \
+         get_counter, count, flush,\ncompact, major_compact, split, files. See help 'name' \
+         for each.\n\nHBase's table references (t = get_table 't', then t.put ..., t.scan) \
+         are not supported:\nwrite put 't', ... and scan 't' instead.\n"
+    )?;
+    Ok(())
+}
