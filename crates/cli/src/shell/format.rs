@@ -69,8 +69,16 @@ pub fn column(cell: &Cell) -> String {
     format!("{}:{}", escape(&cell.family), escape(&cell.qualifier))
 }
 
-/// `timestamp=..., value=...`, escaped.
+/// `timestamp=..., value=...`, escaped; for a delete marker (a raw scan's),
+/// `timestamp=..., type=Delete` with HBase's name of its type, as HBase's shell prints it.
 pub fn timestamp_and_value(cell: &Cell) -> String {
+    if cell.cell_type.is_delete() {
+        return format!(
+            "timestamp={}, type={}",
+            timestamp(cell.timestamp),
+            cell.cell_type.name()
+        );
+    }
     format!(
         "timestamp={}, value={}",
         timestamp(cell.timestamp),
