@@ -68,6 +68,8 @@ pub fn get_from_pb(g: &pb::Get) -> HResult<(Get, bool)> {
     get.time_range = time_range(g.time_range.as_ref())?;
     get.max_versions = g.max_versions().max(1);
     get.cache_blocks = g.cache_blocks();
+    get.max_results_per_family = g.store_limit;
+    get.offset_per_family = g.store_offset();
     get.filter = g.filter.as_ref().map(filters::filter).transpose()?;
     get.validate().map_err(invalid)?;
     Ok((get, g.existence_only()))
@@ -145,6 +147,21 @@ fn cells_of(
         });
     }
     Ok(out)
+}
+
+/// HBase's `Scan.RAW_ATTR` (`_raw_`), which `Scan.setRaw` sets to `Bytes.toBytes(raw)`: one
+/// byte, non-zero for true. Any other length is refused, as `Bytes.toBoolean` refuses it.
+fn raw_attribute(attributes: &[pb::NameBytesPair]) -> HResult<bool> {
+    match attributes.iter().rev().find(|a| a.name == "_raw_") {
+        None => Ok(false),
+        Some(a) => match a.value.as_deref() {
+            Some([b]) => Ok(*b != 0),
+            other => Err(HBaseError::do_not_retry(format!(
+                "scan attribute _raw_ must be one byte, got {}",
+                other.map_or(0, <[u8]>::len)
+            ))),
+        },
+    }
 }
 
 fn return_results(m: &pb::MutationProto) -> bool {
@@ -367,6 +384,9 @@ pub fn scan_from_pb(s: &pb::Scan, limit_of_rows: u32) -> HResult<ScanSpec> {
     scan.max_versions = s.max_versions().max(1);
     scan.cache_blocks = s.cache_blocks();
     scan.columns = columns(&s.column);
+    scan.raw = raw_attribute(&s.attribute)?;
+    scan.max_results_per_family = s.store_limit;
+    scan.offset_per_family = s.store_offset();
     scan.batch = s.batch_size.filter(|&b| b > 0);
     scan.caching = s.caching.filter(|&c| c > 0 && c < u32::MAX);
     scan.limit = (limit_of_rows > 0).then_some(u64::from(limit_of_rows));
@@ -398,3 +418,6 @@ pub fn cell_to_pb(c: &Cell) -> pb::Cell {
         tags: None,
     }
 }
+
+#[cfg(test)]
+mod tests;

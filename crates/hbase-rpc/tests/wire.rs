@@ -738,3 +738,67 @@ async fn merge_table_regions_by_encoded_name() {
     assert_eq!(serving(&c, "mt").len(), 1);
     c.stop().await;
 }
+
+/// `Scan.setRaw(true)` (the `_raw_` attribute): the delete marker comes back before the put it
+/// masks, typed with HBase's code, as `RawScanQueryMatcher` returns them; the same scan without
+/// the attribute sees nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn raw_scans_return_typed_delete_markers() {
+    let c = cluster(HBaseRpcConfig::DEFAULT_MAX_FRAME_BYTES).await;
+    let addr = c.rpc.addr();
+    create_table(addr, "t").await;
+    let id = only_region(addr, "t").await;
+    let mut client = Conn::open(addr, "ClientService", None).await;
+    let delete = pb::MutationProto {
+        row: Some(Bytes::from_static(b"r")),
+        mutate_type: Some(pb::mutation_proto::MutationType::Delete as i32),
+        column_value: vec![pb::mutation_proto::ColumnValue {
+            family: Bytes::from_static(b"f"),
+            qualifier_value: vec![pb::mutation_proto::column_value::QualifierValue {
+                qualifier: Some(Bytes::from_static(b"q")),
+                timestamp: Some(5),
+                delete_type: Some(pb::mutation_proto::DeleteType::DeleteOneVersion as i32),
+                ..Default::default()
+            }],
+        }],
+        ..pb::MutationProto::default()
+    };
+    for m in [put("r", "v"), delete] {
+        let _: pb::MutateResponse = client
+            .call(
+                "Mutate",
+                &pb::MutateRequest {
+                    region: region("t", b"", id),
+                    mutation: m,
+                    condition: None,
+                    nonce_group: None,
+                },
+            )
+            .await;
+    }
+    let cells = |responses: Vec<pb::ScanResponse>| -> Vec<(i32, u64)> {
+        responses
+            .iter()
+            .flat_map(|r| &r.results)
+            .flat_map(|r| &r.cell)
+            .map(|c| (c.cell_type.unwrap(), c.timestamp.unwrap()))
+            .collect()
+    };
+    let raw = pb::Scan {
+        attribute: vec![pb::NameBytesPair {
+            name: "_raw_".into(),
+            value: Some(Bytes::from_static(&[0xFF])),
+        }],
+        ..pb::Scan::default()
+    };
+    let got = cells(scan_all(&mut client, id, raw, 100).await);
+    assert_eq!(
+        got,
+        [
+            (i32::from(CellType::Delete.code()), 5),
+            (i32::from(CellType::Put.code()), 5)
+        ]
+    );
+    assert!(cells(scan_all(&mut client, id, pb::Scan::default(), 100).await).is_empty());
+    c.stop().await;
+}

@@ -98,13 +98,22 @@ pub fn cell_timestamp(ms: i64, style: TimestampStyle) -> String {
     }
 }
 
-/// `timestamp=..., value=...`, escaped, the timestamp in the shell's style.
+/// `timestamp=..., value=...`, escaped, the timestamp in the shell's style; for a delete
+/// marker (a raw scan's), `timestamp=..., type=Delete` with HBase's name of its type, as
+/// HBase's shell prints it.
 pub fn timestamp_and_value(cell: &Cell) -> String {
     let style = if ISO_TIMESTAMPS.load(Ordering::Relaxed) {
         TimestampStyle::Iso
     } else {
         TimestampStyle::Ms
     };
+    if cell.cell_type.is_delete() {
+        return format!(
+            "timestamp={}, type={}",
+            cell_timestamp(cell.timestamp, style),
+            cell.cell_type.name()
+        );
+    }
     format!(
         "timestamp={}, value={}",
         cell_timestamp(cell.timestamp, style),

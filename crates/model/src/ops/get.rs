@@ -20,6 +20,12 @@ pub struct Get {
     pub filter: Option<Filter>,
     /// Let the blocks read be cached (HBase's `cacheBlocks`). Default true.
     pub cache_blocks: bool,
+    /// Most cells returned per family (HBase's `maxResultsPerColumnFamily`), counted after
+    /// versions and the filter; `None`: no limit.
+    pub max_results_per_family: Option<u32>,
+    /// Cells skipped at the start of each family (HBase's `rowOffsetPerColumnFamily`),
+    /// counted as `max_results_per_family` counts. Default 0.
+    pub offset_per_family: u32,
 }
 
 impl Get {
@@ -32,6 +38,8 @@ impl Get {
             max_versions: 1,
             filter: None,
             cache_blocks: true,
+            max_results_per_family: None,
+            offset_per_family: 0,
         }
     }
 
@@ -74,6 +82,14 @@ impl Get {
     #[must_use]
     pub fn with_cache_blocks(mut self, cache_blocks: bool) -> Self {
         self.cache_blocks = cache_blocks;
+        self
+    }
+
+    /// Returns at most `limit` cells per family, after skipping the first `offset`.
+    #[must_use]
+    pub fn with_per_family(mut self, limit: Option<u32>, offset: u32) -> Self {
+        self.max_results_per_family = limit;
+        self.offset_per_family = offset;
         self
     }
 

@@ -44,6 +44,16 @@ pub struct Scan {
     pub filter: Option<Filter>,
     /// Let the blocks read be cached. Default true (set false for one-off full scans).
     pub cache_blocks: bool,
+    /// Return delete markers and the cells they mask too (HBase's `raw`): every cell up to
+    /// `max_versions` puts a column, which the family's `VERSIONS` does not cap. Selects
+    /// whole families only.
+    pub raw: bool,
+    /// Most cells returned per family of each row (HBase's `maxResultsPerColumnFamily`),
+    /// counted after versions and the filter; `None`: no limit.
+    pub max_results_per_family: Option<u32>,
+    /// Cells skipped at the start of each family of each row (HBase's
+    /// `rowOffsetPerColumnFamily`). Default 0.
+    pub offset_per_family: u32,
 }
 
 impl Default for Scan {
@@ -61,6 +71,9 @@ impl Default for Scan {
             columns: Columns::default(),
             filter: None,
             cache_blocks: true,
+            raw: false,
+            max_results_per_family: None,
+            offset_per_family: 0,
         }
     }
 }
@@ -149,6 +162,12 @@ impl Scan {
             }
         }
         self.columns.validate()?;
+        if self.raw && self.columns.families.values().any(Option::is_some) {
+            // HBase's StoreScanner: "Cannot specify any column for a raw scan".
+            return Err(OpError::Scan(
+                "a raw scan selects whole families, not columns".into(),
+            ));
+        }
         if let Some(f) = &self.filter {
             f.validate()?;
             if self.batch.is_some() && f.needs_whole_row() {

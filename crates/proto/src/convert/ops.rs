@@ -348,6 +348,8 @@ pub fn get_to_pb(get: &Get) -> pb::Get {
         max_versions: get.max_versions,
         filter: filter_to_pb(get.filter.as_ref()),
         no_cache_blocks: !get.cache_blocks,
+        max_results_per_family: get.max_results_per_family,
+        offset_per_family: get.offset_per_family,
     }
 }
 
@@ -363,6 +365,8 @@ pub fn get_from_pb(get: pb::Get) -> Result<Get, ConvertError> {
         max_versions: get.max_versions.max(1),
         filter: filter_from_pb(&get.filter)?,
         cache_blocks: !get.no_cache_blocks,
+        max_results_per_family: get.max_results_per_family,
+        offset_per_family: get.offset_per_family,
     })
 }
 
@@ -381,6 +385,9 @@ pub fn scan_to_pb(scan: &Scan) -> pb::Scan {
         columns: columns_to_pb(&scan.columns),
         filter: filter_to_pb(scan.filter.as_ref()),
         no_cache_blocks: !scan.cache_blocks,
+        raw: scan.raw,
+        max_results_per_family: scan.max_results_per_family,
+        offset_per_family: scan.offset_per_family,
     }
 }
 
@@ -402,6 +409,9 @@ pub fn scan_from_pb(scan: pb::Scan) -> Result<Scan, ConvertError> {
         columns: columns_from_pb(scan.columns),
         filter: filter_from_pb(&scan.filter)?,
         cache_blocks: !scan.no_cache_blocks,
+        raw: scan.raw,
+        max_results_per_family: scan.max_results_per_family,
+        offset_per_family: scan.offset_per_family,
     })
 }
 

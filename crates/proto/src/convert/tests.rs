@@ -53,7 +53,8 @@ fn gets_and_scans_round_trip() {
         .with_time_range(TimeRange::new(3, 9).unwrap())
         .with_max_versions(4)
         .with_filter(Filter::Prefix(Bytes::from_static(b"r")))
-        .with_cache_blocks(false);
+        .with_cache_blocks(false)
+        .with_per_family(Some(3), 2);
     assert_eq!(get_from_pb(get_to_pb(&get)).unwrap(), get);
     let plain = Get::new("r");
     assert_eq!(get_from_pb(get_to_pb(&plain)).unwrap(), plain);
@@ -72,10 +73,17 @@ fn gets_and_scans_round_trip() {
                 Comparator::Binary(Bytes::from_static(b"m")),
             ),
         ])),
+        max_results_per_family: Some(0),
+        offset_per_family: 7,
         ..Scan::default()
     };
     scan.columns.add_column("f", "q");
     assert_eq!(scan_from_pb(scan_to_pb(&scan)).unwrap(), scan);
+    let raw = Scan {
+        raw: true,
+        ..Scan::default()
+    };
+    assert_eq!(scan_from_pb(scan_to_pb(&raw)).unwrap(), raw);
     assert_eq!(
         scan_from_pb(scan_to_pb(&Scan::default())).unwrap(),
         Scan::default()

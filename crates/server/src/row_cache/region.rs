@@ -150,11 +150,14 @@ impl RegionCache {
 }
 
 impl Slot {
-    /// A get is cached when it has no filter and reads only cached families. A filter may
-    /// decide on cells it does not return, so the entry's TTL bound (taken from returned
-    /// cells) would not cover it.
+    /// A get is cached when it has no filter nor per-family limit or offset and reads only
+    /// cached families. A filter may decide on cells it does not return, and a limit or offset
+    /// leaves out cells that an expiring returned cell would let in, so the entry's TTL bound
+    /// (taken from returned cells) would not cover them.
     fn cacheable(&self, get: &Get) -> bool {
         get.filter.is_none()
+            && get.max_results_per_family.is_none()
+            && get.offset_per_family == 0
             && if get.columns.is_all() {
                 self.all
             } else {

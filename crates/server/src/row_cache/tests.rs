@@ -108,3 +108,23 @@ fn a_retired_region_serves_and_keeps_nothing() {
     h.get(&Get::new("r")).expect("get");
     assert_eq!(cache.stats().entries, 0);
 }
+
+#[test]
+fn gets_with_a_per_family_limit_or_offset_are_not_cached() {
+    let dir = tempfile::tempdir().expect("dir");
+    let (_server, h) = hosted(dir.path());
+    put(&h, "v");
+    let slot = h.row_cache.slot.clone().expect("enabled");
+    for get in [
+        Get::new("r").with_per_family(Some(1), 0),
+        Get::new("r").with_per_family(None, 1),
+    ] {
+        let before = slot.cache.stats();
+        h.get(&get).expect("get");
+        h.get(&get).expect("get");
+        let after = slot.cache.stats();
+        assert_eq!(after.hits, before.hits, "{get:?}");
+    }
+    let offset = Get::new("r").with_per_family(None, 1);
+    assert!(h.get(&offset).expect("get").is_empty());
+}

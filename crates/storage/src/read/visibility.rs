@@ -13,7 +13,20 @@
 //! 4. Puts outside the time range are skipped and do not count as versions.
 //! 5. A put older than the TTL is expired, unless fewer than MIN_VERSIONS newer versions of
 //!    its column were returned.
-//! 6. At most `max_versions` puts a column are returned, newest first.
+//! 6. At most `max_versions` puts a column are returned, newest first. With a filter, the
+//!    first `versions_checked` puts a column (the family's `VERSIONS`) are offered to the
+//!    filter, and the first `max_versions` it includes are returned ([`Visibility::admit`]), so
+//!    an older version the filter keeps comes back when the newest does not (HBase's
+//!    `UserScanQueryMatcher.matchColumn`: the column tracker's `checkVersions`, then the
+//!    filter, then `versionsAfterFilter`).
+//!
+//! A **raw** read (HBase's `RawScanQueryMatcher`) tracks no deletes: markers are returned
+//! like puts and mask nothing. Markers do not count as versions; a marker or put of the same
+//! timestamp and type as the cell last returned is a duplicate and skipped; the time range and
+//! the TTL apply to markers as to puts (a marker is expired when its column has already given
+//! more than `MIN_VERSIONS` puts, or `MIN_VERSIONS` is 0); the column ends at the first put
+//! past `versions_checked`, so the markers between the last version returned and the next
+//! put still come back (HBase's `ScanWildcardColumnTracker.checkVersion`).
 
 use strata_model::cell::{CellType, Timestamp};
 use strata_model::ops::TimeRange;
@@ -25,8 +38,14 @@ use strata_sstable::CellRef;
 pub struct ReadSpec {
     /// Timestamps seen.
     pub time_range: TimeRange,
-    /// Versions a column returns at most: min(the read's, the family's VERSIONS).
+    /// Versions a column returns at most: min(the read's, the family's VERSIONS); a raw read's
+    /// own.
     pub max_versions: u32,
+    /// With a filter, versions a column offers it: the family's VERSIONS (unlimited for a raw
+    /// read). `None` (no filter): `max_versions`.
+    pub versions_checked: Option<u32>,
+    /// Return delete markers and the cells they mask (HBase's raw scan).
+    pub raw: bool,
     /// The family's MIN_VERSIONS.
     pub min_versions: u32,
     /// Cells with a timestamp below this are expired (now − TTL), or `i64::MIN` for no TTL.
@@ -38,11 +57,18 @@ pub struct ReadSpec {
 }
 
 impl ReadSpec {
+    /// Versions a column offers the filter (or returns, without one).
+    pub fn checked(&self) -> u32 {
+        self.versions_checked.unwrap_or(self.max_versions)
+    }
+
     /// The newest version of every column, no TTL, everything visible.
     pub fn latest() -> ReadSpec {
         ReadSpec {
             time_range: TimeRange::ALL,
             max_versions: 1,
+            versions_checked: None,
+            raw: false,
             min_versions: 0,
             expired_before: i64::MIN,
             keep_deleted: KeepDeletedCells::False,
@@ -77,8 +103,14 @@ pub struct Visibility {
     versions_deleted: Vec<Timestamp>,
     /// Timestamp of the last put of the column that was considered (for rule 3).
     last_put_ts: Option<Timestamp>,
-    /// Puts of the column returned so far.
+    /// Raw reads: timestamp and type of the cell of the column last included.
+    last_raw: Option<(Timestamp, CellType)>,
+    /// Puts of the column that passed the version check so far.
     returned: u32,
+    /// Cells of the column the filter kept ([`Visibility::admit`]).
+    kept: u32,
+    /// Raw reads: a put of the column went past `versions_checked`.
+    exhausted: bool,
 }
 
 impl Visibility {
@@ -94,7 +126,10 @@ impl Visibility {
             column_deleted_at: None,
             versions_deleted: Vec::new(),
             last_put_ts: None,
+            last_raw: None,
             returned: 0,
+            kept: 0,
+            exhausted: false,
         }
     }
 
@@ -117,7 +152,10 @@ impl Visibility {
             self.column_deleted_at = None;
             self.versions_deleted.clear();
             self.last_put_ts = None;
+            self.last_raw = None;
             self.returned = 0;
+            self.kept = 0;
+            self.exhausted = false;
         }
         self.started = true;
     }
@@ -130,6 +168,9 @@ impl Visibility {
             return Verdict::Skip;
         }
         self.enter(cell);
+        if self.spec.raw {
+            return self.decide_raw(cell);
+        }
         let ts = cell.timestamp;
         if cell.cell_type.is_delete() {
             let ignored =
@@ -166,11 +207,60 @@ impl Visibility {
         if ts < self.spec.expired_before && self.returned >= self.spec.min_versions {
             return Verdict::Skip;
         }
-        if self.returned >= self.spec.max_versions {
+        if self.returned >= self.spec.checked() {
             return Verdict::Skip;
         }
         self.returned += 1;
         Verdict::Include
+    }
+
+    /// [`decide`](Self::decide) for a raw read: every cell, markers included, by time range,
+    /// TTL, duplicates and version count only.
+    fn decide_raw(&mut self, cell: &CellRef<'_>) -> Verdict {
+        let ts = cell.timestamp;
+        let range = self.spec.time_range;
+        if ts < range.min || ts >= range.max || self.exhausted {
+            return Verdict::Skip;
+        }
+        let expired = ts < self.spec.expired_before;
+        if expired && self.spec.min_versions == 0 {
+            return Verdict::Skip;
+        }
+        if self.last_raw == Some((ts, cell.cell_type)) {
+            return Verdict::Skip;
+        }
+        let count = if cell.cell_type.is_delete() {
+            self.returned
+        } else {
+            self.returned + 1
+        };
+        if count > self.spec.checked() {
+            self.exhausted = true;
+            return Verdict::Skip;
+        }
+        if expired && count > self.spec.min_versions {
+            self.exhausted = true;
+            return Verdict::Skip;
+        }
+        self.returned = count;
+        self.last_raw = Some((ts, cell.cell_type));
+        Verdict::Include
+    }
+
+    /// Counts a cell [`decide`](Self::decide) included and the read's filter kept: true if it
+    /// is within the column's `max_versions` and is returned, false if the column has given
+    /// them all (HBase's `versionsAfterFilter`; the rest of the column may be skipped).
+    /// Without a filter (`versions_checked` is `None`) every such cell is returned: `decide`
+    /// counted the versions already, and a raw read's markers are not versions.
+    pub fn admit(&mut self) -> bool {
+        if self.spec.versions_checked.is_none() {
+            return true;
+        }
+        if self.kept >= self.spec.max_versions {
+            return false;
+        }
+        self.kept += 1;
+        true
     }
 
     /// True when no later cell of column `qualifier` in the current row can change the
@@ -178,11 +268,16 @@ impl Visibility {
     /// versions or markers that only mask older versions of it. A reader may seek past the
     /// column's rest. Never true for the empty qualifier, whose column also holds the row's
     /// family delete markers, which mask cells of every column.
+    ///
+    /// In a raw read, where markers after the last version returned still come back, true
+    /// once a put past the column's versions was met.
     pub fn column_done(&self, qualifier: &[u8]) -> bool {
-        !qualifier.is_empty()
-            && self.started
-            && self.returned >= self.spec.max_versions
-            && self.qualifier.as_slice() == qualifier
+        let done = if self.spec.raw {
+            self.exhausted
+        } else {
+            self.returned >= self.spec.checked()
+        };
+        done && !qualifier.is_empty() && self.started && self.qualifier.as_slice() == qualifier
     }
 
     fn masked(&self, ts: Timestamp) -> bool {

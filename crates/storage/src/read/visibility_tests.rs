@@ -281,6 +281,8 @@ proptest! {
         let spec = ReadSpec {
             time_range: TimeRange::new(min, min + len).unwrap(),
             max_versions,
+            versions_checked: None,
+            raw: false,
             min_versions,
             expired_before,
             keep_deleted: keep,
@@ -310,4 +312,102 @@ fn a_column_is_done_once_it_gave_its_versions_but_never_the_family_marker_column
         Verdict::Include
     );
     assert!(!v.column_done(b""));
+}
+
+fn raw(versions: u32) -> ReadSpec {
+    ReadSpec {
+        raw: true,
+        ..spec(versions)
+    }
+}
+
+/// HBase's `RawScanQueryMatcher` with `ScanWildcardColumnTracker`: markers come back and mask
+/// nothing, do not count as versions, and the column ends at the first put past the limit.
+#[test]
+fn raw_reads_return_markers_and_count_puts_only() {
+    let cells = vec![
+        cell("r", "", 3, CellType::DeleteFamily, 9),
+        put("r", "a", 3, 3),
+        cell("r", "a", 2, CellType::Delete, 8),
+        put("r", "a", 2, 2),
+        cell("r", "a", 1, CellType::DeleteColumn, 7),
+        put("r", "a", 1, 1),
+    ];
+    let mut sorted = cells.clone();
+    sorted.sort();
+    assert_eq!(visible(cells.clone(), raw(3)), sorted);
+    assert_eq!(
+        visible(cells.clone(), raw(1)),
+        vec![
+            cell("r", "", 3, CellType::DeleteFamily, 9),
+            put("r", "a", 3, 3),
+            cell("r", "a", 2, CellType::Delete, 8),
+        ]
+    );
+    // Not raw: the family delete masks every put.
+    assert!(visible(cells, spec(3)).is_empty());
+}
+
+/// HBase's `ScanWildcardColumnTracker`: a cell of the same timestamp and type as the one last
+/// returned is a duplicate; the time range and TTL apply to markers too.
+#[test]
+fn raw_reads_skip_duplicates_and_apply_range_and_ttl_to_markers() {
+    let cells = vec![
+        cell("r", "a", 5, CellType::Delete, 9),
+        cell("r", "a", 5, CellType::Delete, 8),
+        put("r", "a", 5, 3),
+        put("r", "a", 5, 2),
+        cell("r", "a", 1, CellType::Delete, 7),
+    ];
+    assert_eq!(
+        visible(cells.clone(), raw(5)),
+        vec![
+            cell("r", "a", 5, CellType::Delete, 9),
+            put("r", "a", 5, 3),
+            cell("r", "a", 1, CellType::Delete, 7),
+        ]
+    );
+    let ranged = ReadSpec {
+        time_range: TimeRange::new(0, 5).unwrap(),
+        ..raw(5)
+    };
+    assert_eq!(
+        visible(cells.clone(), ranged),
+        vec![cell("r", "a", 1, CellType::Delete, 7)]
+    );
+    let ttl = ReadSpec {
+        expired_before: 3,
+        ..raw(5)
+    };
+    assert_eq!(
+        visible(cells, ttl),
+        vec![cell("r", "a", 5, CellType::Delete, 9), put("r", "a", 5, 3)]
+    );
+}
+
+/// HBase's `UserScanQueryMatcher`: with a filter the column offers `versions_checked` puts,
+/// and `admit` counts what the filter kept against `max_versions`.
+#[test]
+fn versions_checked_before_the_filter_and_admitted_after() {
+    let spec = ReadSpec {
+        versions_checked: Some(3),
+        ..spec(1)
+    };
+    let cells: Vec<Cell> = (1..=4).map(|ts| put("r", "a", ts, ts as u64)).collect();
+    let mut sorted = cells.clone();
+    sorted.sort();
+    let mut v = Visibility::new(spec);
+    let offered: Vec<i64> = sorted
+        .iter()
+        .filter(|c| v.decide(&CellRef::from_cell(c)) == Verdict::Include)
+        .map(|c| c.timestamp)
+        .collect();
+    assert_eq!(offered, [4, 3, 2]);
+    let mut v = Visibility::new(ReadSpec {
+        versions_checked: Some(3),
+        ..super::ReadSpec::latest()
+    });
+    v.decide(&CellRef::from_cell(&sorted[0]));
+    assert!(v.admit());
+    assert!(!v.admit());
 }

@@ -37,6 +37,7 @@ mod point_get;
 mod read;
 mod read_points;
 mod row_locks;
+mod row_read;
 mod scan_visit;
 mod segments;
 mod split;

@@ -15,10 +15,12 @@ use bytes::Bytes;
 use strata_model::cell::{Cell, CellKey};
 use strata_model::ops::Get;
 
-use super::read::{read_row, read_spec};
+use super::read::{read_spec, FamilyAsk};
+use super::row_read::{read_row, RowRead};
 use super::store::{SourceCursor, Store};
 use super::Region;
 use crate::error::Result;
+use crate::read::filter::RowFilter;
 use crate::read::{Cursor, MergeCursor, Visibility};
 
 impl Region {
@@ -79,37 +81,25 @@ impl Region {
         }
         // Swapping kept the positioned sources in their newest-first order.
         sources.truncate(on_row);
-        let mut visibility = Visibility::new(read_spec(
-            store,
-            get.time_range,
-            get.max_versions,
-            read_point,
-            now,
-        ));
-        let family = &store.name;
+        let ask = FamilyAsk::of_get(get);
+        let mut visibility = Visibility::new(read_spec(store, &ask, read_point, now));
+        let mut no_filter = RowFilter::default();
+        let read = RowRead {
+            family: &store.name,
+            qualifiers,
+            visibility: &mut visibility,
+            filter: &mut no_filter,
+            per_family: ask.per_family,
+        };
         match sources.len() {
             0 => Ok(()),
             1 => {
                 let mut only: SourceCursor = sources.pop().expect("one source");
-                read_row(
-                    &mut only,
-                    family,
-                    qualifiers,
-                    &mut visibility,
-                    &start.row,
-                    out,
-                )
+                read_row(&mut only, read, &start.row, out)
             }
             _ => {
                 let mut merged = MergeCursor::positioned(sources);
-                read_row(
-                    &mut merged,
-                    family,
-                    qualifiers,
-                    &mut visibility,
-                    &start.row,
-                    out,
-                )
+                read_row(&mut merged, read, &start.row, out)
             }
         }
     }

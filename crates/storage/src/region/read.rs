@@ -8,14 +8,14 @@ use bytes::Bytes;
 use strata_model::cell::{compare_bytes, Cell, CellKey};
 use strata_model::ops::{Columns, Get, Scan, TimeRange};
 use strata_model::schema::Ttl;
-use strata_sstable::CellRef;
 
 use super::read_points::ReadGuard;
+use super::row_read::{read_row, skip_row, PerFamily, RowRead};
 use super::store::{SourceCursor, Store};
 use super::Region;
 use crate::error::Result;
 use crate::read::filter::RowFilter;
-use crate::read::{Cursor, MergeCursor, ReadSpec, Verdict, Visibility};
+use crate::read::{Cursor, MergeCursor, ReadSpec, Visibility};
 
 /// What to read of one family.
 pub(super) struct FamilyRead {
@@ -24,6 +24,52 @@ pub(super) struct FamilyRead {
     pub(super) qualifiers: Option<BTreeSet<Bytes>>,
     pub(super) cursor: MergeCursor<SourceCursor>,
     pub(super) visibility: Visibility,
+    pub(super) per_family: PerFamily,
+}
+
+/// What a get or a scan asks of each family it reads.
+pub(super) struct FamilyAsk<'a> {
+    pub(super) columns: &'a Columns,
+    pub(super) time_range: TimeRange,
+    pub(super) max_versions: u32,
+    /// A raw scan: markers and masked cells too.
+    pub(super) raw: bool,
+    /// The read has a filter (versions are counted after it).
+    pub(super) filtered: bool,
+    pub(super) per_family: PerFamily,
+    pub(super) fill_cache: bool,
+}
+
+impl FamilyAsk<'_> {
+    pub(super) fn of_get(get: &Get) -> FamilyAsk<'_> {
+        FamilyAsk {
+            columns: &get.columns,
+            time_range: get.time_range,
+            max_versions: get.max_versions,
+            raw: false,
+            filtered: get.filter.is_some(),
+            per_family: PerFamily {
+                limit: get.max_results_per_family,
+                offset: get.offset_per_family,
+            },
+            fill_cache: get.cache_blocks,
+        }
+    }
+
+    fn of_scan(scan: &Scan) -> FamilyAsk<'_> {
+        FamilyAsk {
+            columns: &scan.columns,
+            time_range: scan.time_range,
+            max_versions: scan.max_versions,
+            raw: scan.raw,
+            filtered: scan.filter.is_some(),
+            per_family: PerFamily {
+                limit: scan.max_results_per_family,
+                offset: scan.offset_per_family,
+            },
+            fill_cache: scan.cache_blocks,
+        }
+    }
 }
 
 impl Region {
@@ -45,14 +91,7 @@ impl Region {
         if get.filter.is_none() {
             return self.point_get(get, read_point);
         }
-        let mut families = self.family_reads(
-            &get.columns,
-            get.time_range,
-            get.max_versions,
-            read_point,
-            Some(get),
-            get.cache_blocks,
-        )?;
+        let mut families = self.family_reads(&FamilyAsk::of_get(get), read_point, Some(get))?;
         let mut filter = RowFilter::new(get.filter.as_ref(), false)?;
         if filter.skip_row(&get.row) {
             return Ok(Vec::new());
@@ -62,9 +101,9 @@ impl Region {
         let mut out = Vec::new();
         for f in &mut families {
             f.cursor.seek(&start)?;
-            read_row_of(f, &start.row, &mut out)?;
+            read_row_of(f, &mut filter, &start.row, &mut out)?;
         }
-        Ok(filter.finish_row(out).unwrap_or_default())
+        Ok(filter.end_row(out).unwrap_or_default())
     }
 
     /// A scanner over rows of the region, at the current read point.
@@ -77,14 +116,7 @@ impl Region {
         scan.validate()?;
         let reader = ReadGuard::new(&self.inner);
         let read_point = reader.read_point();
-        let families = self.family_reads(
-            &scan.columns,
-            scan.time_range,
-            scan.max_versions,
-            read_point,
-            None,
-            scan.cache_blocks,
-        )?;
+        let families = self.family_reads(&FamilyAsk::of_scan(scan), read_point, None)?;
         let (lower, upper) = scan.bounds();
         Ok(RegionScanner {
             families,
@@ -104,14 +136,12 @@ impl Region {
 
     fn family_reads(
         &self,
-        columns: &Columns,
-        time_range: TimeRange,
-        max_versions: u32,
+        ask: &FamilyAsk<'_>,
         read_point: u64,
         get: Option<&Get>,
-        fill_cache: bool,
     ) -> Result<Vec<FamilyRead>> {
         let now = self.inner.config.clock.now_ms();
+        let columns = ask.columns;
         let chosen: Vec<(&Store, Option<BTreeSet<Bytes>>)> = if columns.is_all() {
             self.inner.stores.values().map(|s| (s, None)).collect()
         } else {
@@ -126,20 +156,21 @@ impl Region {
         };
         let mut reads = Vec::new();
         for (store, qualifiers) in chosen {
-            let spec = read_spec(store, time_range, max_versions, read_point, now);
+            let spec = read_spec(store, ask, read_point, now);
             let sources = self.sources(
                 store,
-                &time_range,
+                &ask.time_range,
                 read_point,
                 get,
                 qualifiers.as_ref(),
-                fill_cache,
+                ask.fill_cache,
             )?;
             reads.push(FamilyRead {
                 family: store.name.clone(),
                 qualifiers,
                 cursor: MergeCursor::new(sources),
                 visibility: Visibility::new(spec),
+                per_family: ask.per_family,
             });
         }
         Ok(reads)
@@ -216,16 +247,29 @@ impl Region {
 
 /// What a read of `store` sees: the family's versions, TTL and deleted-cell settings applied
 /// to the read's time range, versions and read point, at `now` (ms).
-pub(super) fn read_spec(
-    store: &Store,
-    time_range: TimeRange,
-    max_versions: u32,
-    read_point: u64,
-    now: i64,
-) -> ReadSpec {
+///
+/// Versions as HBase's `ScanQueryMatcher.getTrackers` counts them: a read returns
+/// min(its versions, the family's VERSIONS) a column, a raw scan its own; with a filter,
+/// the filter is offered the family's VERSIONS a column (a raw scan's every version) and
+/// those counts apply to what it keeps.
+pub(super) fn read_spec(store: &Store, ask: &FamilyAsk<'_>, read_point: u64, now: i64) -> ReadSpec {
+    let max_versions = if ask.raw {
+        ask.max_versions.max(1)
+    } else {
+        ask.max_versions.min(store.family.versions).max(1)
+    };
+    let versions_checked = ask.filtered.then(|| {
+        if ask.raw {
+            u32::MAX
+        } else {
+            store.family.versions.max(max_versions)
+        }
+    });
     ReadSpec {
-        time_range,
-        max_versions: max_versions.min(store.family.versions).max(1),
+        time_range: ask.time_range,
+        max_versions,
+        versions_checked,
+        raw: ask.raw,
         min_versions: store.family.min_versions,
         expired_before: match store.family.ttl {
             Ttl::Forever => i64::MIN,
@@ -247,93 +291,22 @@ fn row_in_file(row: &[u8], info: &strata_sstable::FileInfo) -> bool {
     }
 }
 
-/// Appends the visible cells of `row` from `f` (positioned at or before the row's first cell)
-/// to `out`, leaving the cursor on the first cell after the row.
-fn read_row_of(f: &mut FamilyRead, row: &Bytes, out: &mut Vec<Cell>) -> Result<()> {
-    read_row(
-        &mut f.cursor,
-        &f.family,
-        f.qualifiers.as_ref(),
-        &mut f.visibility,
-        row,
-        out,
-    )
-}
-
-/// Appends the visible cells of `row` from `cursor` (positioned at or before the row's first
-/// cell) to `out`, leaving the cursor on the first cell after the row. `qualifiers`: the
-/// columns wanted (`None`: all). The cells share `row`'s buffer.
-pub(super) fn read_row<C: Cursor>(
-    cursor: &mut C,
-    family: &Bytes,
-    qualifiers: Option<&BTreeSet<Bytes>>,
-    visibility: &mut Visibility,
+/// Appends the cells of `row` that `f` returns to `out` (with `filter`), leaving the cursor on
+/// the first cell after the row.
+fn read_row_of(
+    f: &mut FamilyRead,
+    filter: &mut RowFilter,
     row: &Bytes,
     out: &mut Vec<Cell>,
 ) -> Result<()> {
-    visit_row(cursor, qualifiers, visibility, row, |c| {
-        out.push(c.to_cell_in_row(row, family));
-    })?;
-    Ok(())
-}
-
-/// As [`read_row`], but lends each visible cell to `emit` instead of copying it out; returns
-/// how many cells it lent.
-pub(super) fn visit_row<C: Cursor>(
-    cursor: &mut C,
-    qualifiers: Option<&BTreeSet<Bytes>>,
-    visibility: &mut Visibility,
-    row: &Bytes,
-    mut emit: impl FnMut(&CellRef<'_>),
-) -> Result<usize> {
-    let mut emitted = 0;
-    // The column being skipped, kept across the cursor's moves (one buffer per row).
-    let mut skipped = Vec::new();
-    while cursor.valid() {
-        let c = cursor.current();
-        if compare_bytes(c.row, row).is_ne() {
-            break;
-        }
-        let verdict = visibility.decide(&c);
-        let wanted = qualifiers.is_none_or(|qs| qs.contains(c.qualifier));
-        if verdict == Verdict::Include && wanted {
-            emit(&c);
-            emitted += 1;
-        }
-        if visibility.column_done(c.qualifier) {
-            skipped.clear();
-            skipped.extend_from_slice(c.qualifier);
-            skip_column(cursor, row, &mut skipped)?;
-        } else {
-            cursor.next()?;
-        }
-    }
-    Ok(emitted)
-}
-
-/// Moves past the remaining versions of `qualifier` (a hot column updated many times keeps
-/// every version in the memtable until a flush): one step (enough when the column has one
-/// version), then one forward seek to the next column, as HBase's `SEEK_NEXT_COL` does
-/// (sources already past the column stay put; a memtable segment hops over the column's run
-/// of versions: a flat one by its run ends, a skiplist by its run tails).
-fn skip_column<C: Cursor>(cursor: &mut C, row: &Bytes, qualifier: &mut Vec<u8>) -> Result<()> {
-    const STEPS_BEFORE_SEEK: usize = 1;
-    for _ in 0..STEPS_BEFORE_SEEK {
-        cursor.next()?;
-        if !cursor.valid() {
-            return Ok(());
-        }
-        let c = cursor.current();
-        if c.row != &row[..] || c.qualifier != qualifier.as_slice() {
-            return Ok(());
-        }
-    }
-    qualifier.push(0);
-    cursor.reseek(&CellKey::first_on_column(
-        row.clone(),
-        Bytes::copy_from_slice(qualifier),
-    ))?;
-    Ok(())
+    let read = RowRead {
+        family: &f.family,
+        qualifiers: f.qualifiers.as_ref(),
+        visibility: &mut f.visibility,
+        filter,
+        per_family: f.per_family,
+    };
+    read_row(&mut f.cursor, read, row, out)
 }
 
 fn bound_row(b: std::ops::Bound<Bytes>) -> Option<(Bytes, bool)> {
@@ -430,17 +403,18 @@ impl RegionScanner {
                 if self.reversed {
                     f.cursor.seek(&start)?;
                 }
-                read_row_of(f, &row, &mut cells)?;
+                if skip {
+                    skip_row(&mut f.cursor, &row)?;
+                } else {
+                    read_row_of(f, &mut self.filter, &row, &mut cells)?;
+                }
             }
             if skip {
                 continue;
             }
-            let Some(cells) = self.filter.finish_row(cells) else {
+            let Some(cells) = self.filter.end_row(cells) else {
                 continue;
             };
-            if cells.is_empty() {
-                continue;
-            }
             self.returned += 1;
             match self.batch {
                 Some(batch) if cells.len() > batch => {
@@ -480,8 +454,7 @@ impl RegionScanner {
             if row == *lower {
                 // An excluded lower bound: skip its cells and look again.
                 for f in &mut self.families {
-                    let mut sink = Vec::new();
-                    read_row_of(f, &row, &mut sink)?;
+                    skip_row(&mut f.cursor, &row)?;
                 }
                 self.position = Some(row);
                 return self.next_row_key();

@@ -13,7 +13,8 @@ use bytes::Bytes;
 use strata_model::cell::CellKey;
 use strata_sstable::CellRef;
 
-use super::read::{visit_row, RegionScanner, ScanStep};
+use super::read::{RegionScanner, ScanStep};
+use super::row_read::{visit_row, RowRead};
 use crate::error::Result;
 use crate::read::Cursor;
 
@@ -83,13 +84,14 @@ impl RegionScanner {
                     f.cursor.seek(start)?;
                 }
                 let family = &f.family;
-                lent += visit_row(
-                    &mut f.cursor,
-                    f.qualifiers.as_ref(),
-                    &mut f.visibility,
-                    &row,
-                    |c| sink.cell(family, c),
-                )?;
+                let read = RowRead {
+                    family,
+                    qualifiers: f.qualifiers.as_ref(),
+                    visibility: &mut f.visibility,
+                    filter: &mut self.filter,
+                    per_family: f.per_family,
+                };
+                lent += visit_row(&mut f.cursor, read, &row, |c, _| sink.cell(family, c))?;
             }
             if lent == 0 {
                 continue;

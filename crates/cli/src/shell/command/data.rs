@@ -119,11 +119,7 @@ fn scan_options(args: &Args, opts: &mut Options) -> Result<Scan, ShellError> {
         scan.cache_blocks = args.boolean(&v, "CACHE_BLOCKS")?;
     }
     if let Some(v) = opts.take("RAW") {
-        if args.boolean(&v, "RAW")? {
-            return Err(args.invalid(
-                "RAW scans (returning delete markers and deleted cells) are not supported",
-            ));
-        }
+        scan.raw = args.boolean(&v, "RAW")?;
     }
     let read = take_read_options(args, opts)?;
     scan.columns = read.columns;

@@ -162,6 +162,9 @@ fn scan_options() {
         ..Scan::new()
     };
     assert_eq!(s, expected);
+    let s = scan("scan 't', {RAW => true, VERSIONS => 10, COLUMNS => 'cf'}");
+    assert!(s.raw);
+    assert_eq!(s.max_versions, 10);
     let s = scan("scan 't', ROWPREFIXFILTER => 'ab', REVERSED => true, TIMESTAMP => 7");
     assert_eq!(s.prefix, Bytes::from_static(b"ab"));
     assert!(s.reversed);
@@ -176,7 +179,11 @@ fn scan_options() {
 #[test]
 fn scan_errors() {
     for (line, expected) in [
-        ("scan 't', {RAW => true}", "RAW scans"),
+        (
+            "scan 't', {RAW => true, COLUMNS => 'cf:q'}",
+            "a raw scan selects whole families",
+        ),
+        ("scan 't', {RAW => 1}", "RAW must be true or false"),
         ("scan 't', {LIMIT => 0}", "LIMIT must be a positive integer"),
         (
             "scan 't', {LIMIT => -1}",

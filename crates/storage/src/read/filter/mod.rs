@@ -29,8 +29,12 @@
 //!   [`ReturnCode::and`] and [`ReturnCode::or`]. `filter_row` short-circuits in list order, so a
 //!   `Page` counts the rows that reach it: put it last in an AND list to count only rows that
 //!   pass every other member (the HBase advice).
-//! - The filter sees cells after versions, deletes, TTL and the time range are applied (HBase
-//!   2.x checks versions before the filter).
+//! - The filter sees cells after deletes, TTL and the time range are applied and after the
+//!   version check, which offers it the family's VERSIONS newest versions of a column; the
+//!   read's versions then count the cells it keeps (HBase 2.x's
+//!   `UserScanQueryMatcher.matchColumn` and `mergeFilterResponse`; see
+//!   [`Visibility::admit`](crate::read::Visibility::admit)). A raw scan offers it every
+//!   version and the delete markers.
 //!
 //! # Deliberate differences
 //! - `SEEK_NEXT_USING_HINT` is never returned: hinting filters answer `Skip` (or `NextRow`

@@ -6,7 +6,7 @@ use strata_model::ops::Filter;
 use strata_sstable::CellRef;
 
 use super::compile::CompiledFilter;
-use super::{Advance, FilterError};
+use super::{Advance, FilterError, ReturnCode};
 
 /// The filter of one get or scan, applied row by row. Without a filter every call is a no-op
 /// that hands the cells back untouched.
@@ -27,7 +27,11 @@ use super::{Advance, FilterError};
 /// }
 /// ```
 ///
-/// A get does steps 2–4 at once with [`RowFilter::apply`]. The cells handed to
+/// A get does steps 2–4 at once with [`RowFilter::apply`]. A reader that filters each cell as
+/// it reads it (between the version check and the version count, as HBase's
+/// `UserScanQueryMatcher` does) calls [`RowFilter::filter_cell`] and
+/// [`RowFilter::transform_cell`] per cell instead and hands the kept cells to
+/// [`RowFilter::end_row`]. The cells handed to
 /// [`RowFilter::finish_row`] must be the row's cells that [`Visibility`](crate::read::Visibility)
 /// included (and that the read's column selection asked for), grouped by family with each
 /// family's cells in store order: qualifier ascending, then timestamp descending; families in
@@ -91,6 +95,36 @@ impl RowFilter {
                 f.filter_row_key(row)
             }
         }
+    }
+
+    /// Step 3 for one cell of the current row, in read order: the filter's answer
+    /// ([`ReturnCode::Include`] without a filter).
+    #[inline]
+    pub fn filter_cell(&mut self, cell: &CellRef<'_>, family: &[u8]) -> ReturnCode {
+        match &mut self.filter {
+            None => ReturnCode::Include,
+            Some(f) => f.filter_cell(cell, family),
+        }
+    }
+
+    /// Rewrites a cell [`RowFilter::filter_cell`] included (`KeyOnly`).
+    #[inline]
+    pub fn transform_cell(&self, cell: &mut Cell) {
+        if let Some(f) = &self.filter {
+            f.transform_cell(cell);
+        }
+    }
+
+    /// Step 4 for the cells of the current row that [`RowFilter::filter_cell`] kept: the cells
+    /// to return, or `None` if the row is dropped or has none.
+    pub fn end_row(&mut self, mut cells: Vec<Cell>) -> Option<Vec<Cell>> {
+        if let Some(f) = &mut self.filter {
+            f.filter_row_cells(&mut cells);
+            if !cells.is_empty() && f.filter_row() {
+                return None;
+            }
+        }
+        (!cells.is_empty()).then_some(cells)
     }
 
     /// Filters the visible cells of the row last started with [`RowFilter::skip_row`] (which

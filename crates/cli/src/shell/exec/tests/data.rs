@@ -138,6 +138,36 @@ async fn deletes_remove_columns_and_rows() {
     c.stop().await;
 }
 
+/// HBase's shell prints a raw scan's delete markers as `type=<KeyValue.Type>` in place of the
+/// value (`table.rb`'s `to_string`), beside the cells they mask.
+#[tokio::test(flavor = "multi_thread")]
+async fn raw_scans_print_delete_markers_and_masked_cells() {
+    let c = fixture().await;
+    let out = c
+        .run(
+            "delete 't', 'r1', 'f:v', 200\n\
+             deleteall 't', 'r1', 'g', 300\n\
+             scan 't', {STARTROW => 'r1', STOPROW => 'r2'}\n\
+             scan 't', {RAW => true, VERSIONS => 3, STARTROW => 'r1', STOPROW => 'r2'}",
+        )
+        .await;
+    assert_eq!(
+        squeeze(&out),
+        "ROW COLUMN+CELL\n\
+         r1 column=f:a, timestamp=1000, value=a1\n\
+         1 row(s)\n\
+         ROW COLUMN+CELL\n\
+         r1 column=f:a, timestamp=1000, value=a1\n\
+         r1 column=f:v, timestamp=200, type=DeleteColumn\n\
+         r1 column=f:v, timestamp=200, value=new\n\
+         r1 column=f:v, timestamp=100, value=old\n\
+         r1 column=g:, timestamp=300, type=DeleteFamily\n\
+         r1 column=g:x, timestamp=300, value=\\x00\\x01\n\
+         1 row(s)"
+    );
+    c.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn counters_and_appends() {
     let c = fixture().await;

@@ -170,6 +170,7 @@ public final class ClientTest {
       try (Table t = conn.getTable(data)) {
         putsAndGets(t);
         deletes(t);
+        rawAndLimits(t);
         counters(t);
         checkAndMutate(t);
         batch(t);
@@ -370,6 +371,58 @@ public final class ClientTest {
       yes(t.get(new Get(r).addFamily(G)).isEmpty(), "family g deleted");
       t.delete(new Delete(r));
       yes(t.get(new Get(r)).isEmpty(), "row deleted");
+    });
+  }
+
+  /** `type@ts` of each cell, in result order. */
+  private static List<String> typed(Result r) {
+    List<String> out = new ArrayList<>();
+    for (Cell c : r.rawCells()) {
+      out.add(Bytes.toString(CellUtil.cloneQualifier(c)) + ":" + c.getType() + "@" + c.getTimestamp());
+    }
+    return out;
+  }
+
+  private static void rawAndLimits(Table t) {
+    check("raw scan returns delete markers and the cells they mask", () -> {
+      byte[] r = b("raw1");
+      for (long ts = 1; ts <= 2; ts++) {
+        t.put(new Put(r).addColumn(F, b("a"), ts, b("a" + ts)).addColumn(F, b("b"), ts, b("b" + ts)));
+      }
+      t.delete(new Delete(r).addColumn(F, b("a"), 2));
+      t.delete(new Delete(r).addColumns(F, b("b"), 1));
+      t.delete(new Delete(r).addFamilyVersion(F, 1));
+      Scan scan = new Scan().withStartRow(r).withStopRow(b("raw2")).setRaw(true).readVersions(5)
+          .addFamily(F);
+      try (ResultScanner s = t.getScanner(scan)) {
+        Result res = s.next();
+        eq(Arrays.asList(":DeleteFamilyVersion@1", "a:Delete@2", "a:Put@2", "a:Put@1",
+            "b:Put@2", "b:DeleteColumn@1", "b:Put@1"), typed(res), "raw cells");
+      }
+      eq(Arrays.asList("b:Put@2"), typed(t.get(new Get(r).readVersions(5))), "normal get");
+    });
+    check("maxResultsPerColumnFamily and rowOffsetPerColumnFamily", () -> {
+      byte[] r = b("lim1");
+      Put p = new Put(r);
+      for (String q : new String[] {"a", "b", "c", "d"}) {
+        p.addColumn(F, b(q), 1, b(q)).addColumn(G, b(q), 1, b(q));
+      }
+      t.put(p);
+      Get g = new Get(r).setMaxResultsPerColumnFamily(2).setRowOffsetPerColumnFamily(1);
+      eq(Arrays.asList("b:Put@1", "c:Put@1", "b:Put@1", "c:Put@1"), typed(t.get(g)), "get");
+      Scan scan = new Scan().withStartRow(r).withStopRow(b("lim2")).setMaxResultsPerColumnFamily(1)
+          .setRowOffsetPerColumnFamily(3);
+      try (ResultScanner s = t.getScanner(scan)) {
+        eq(Arrays.asList("d:Put@1", "d:Put@1"), typed(s.next()), "scan");
+      }
+    });
+    check("ValueFilter sees older versions before versions are counted", () -> {
+      byte[] r = b("ver1");
+      for (long ts = 1; ts <= 3; ts++) {
+        t.put(new Put(r).addColumn(F, b("a"), ts, b("v" + ts)));
+      }
+      Get g = new Get(r).setFilter(new ValueFilter(CompareOperator.EQUAL, new BinaryComparator(b("v1"))));
+      eq(Arrays.asList("a:Put@1"), typed(t.get(g)), "older matching version");
     });
   }
 
