@@ -21,7 +21,8 @@ use std::process::ExitCode;
 /// server's CPU in glibc's malloc and free (YCSB workload C profile). Built without its
 /// transparent-huge-page advice (`no_thp`): each fresh heap page of a large buffer (a WAL
 /// batch, a merged memtable run) then faulted in and zeroed a whole 2 MiB page, a quarter of
-/// the server's CPU under buffered seed 002 writes (docs/benchmarks.md).
+/// the server's CPU under buffered seed 002 writes
+/// (docs/benchmarks/2026-11-27-request-path-fresh-pages-scan-pages.md).
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

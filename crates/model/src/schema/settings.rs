@@ -43,7 +43,8 @@ keyword_enum! {
     /// The default is `BASIC`, as in HBase 2. `ADAPTIVE` suits families whose rows are
     /// overwritten (seed 000's churn): through the server at a 128 MiB flush size it writes
     /// about 5× fewer flushed bytes, at the cost of CPU for its copies, which doubled read p99
-    /// on a two-core machine (RFC 0003, `docs/benchmarks.md`).
+    /// on a two-core machine (RFC 0003,
+    /// `docs/benchmarks/2026-11-22-seed-000-in-memory-compaction.md`).
     pub enum InMemoryCompaction {
         /// Classic memtable: one active segment, flushed to disk whole.
         None = "NONE",
