@@ -103,6 +103,7 @@ impl Iterator for Rows {
             cell_type: CellType::Put,
             seq: 0,
             value: v,
+            ttl: None,
         };
         let mut float = || Bytes::copy_from_slice(&self.rng.gen::<f32>().to_be_bytes());
         Some([

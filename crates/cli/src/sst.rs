@@ -191,8 +191,10 @@ fn dump(args: &DumpArgs) -> Result<(), String> {
         } else {
             &c.value[..64]
         };
+        // A put's own TTL (format version 2) shows only where there is one.
+        let ttl = c.ttl.map(|t| format!(" ttl={t}")).unwrap_or_default();
         println!(
-            "{}/{}:{}/{}/{}/seq={} vlen={} value={}",
+            "{}/{}:{}/{}/{}/seq={}{ttl} vlen={} value={}",
             to_string_binary(c.row),
             to_string_binary(&reader.info().family),
             to_string_binary(c.qualifier),

@@ -187,6 +187,7 @@ fn decode_one(codec: Codec, block: &Bytes, start: usize) -> Result<(Cell, usize)
             cell_type,
             seq: 0,
             value,
+            ttl: None,
         },
         body_start + total,
     ))

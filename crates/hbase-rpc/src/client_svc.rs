@@ -11,7 +11,7 @@ use strata_server::HostedRegion;
 
 use crate::context::{check_row, CellsOut, Context, Target};
 use crate::convert::{
-    check_and_mutate, condition_from_pb, get_from_pb, mutation_from_pb, scan_from_pb,
+    cell_to_pb, check_and_mutate, condition_from_pb, get_from_pb, mutation_from_pb, scan_from_pb,
 };
 use crate::error::{HBaseError, HResult};
 use crate::meta::MetaScan;
@@ -214,11 +214,20 @@ fn mutate(
             ));
         }
         check_row(&h, m.row())?;
+        let wants = returns_cells(&m);
         let cam = check_and_mutate(m.row().clone(), condition, tr, vec![m])?;
-        let processed = h.check_and_mutate(&cam).map_err(|e| HBaseError::from(&e))?;
+        let done = h
+            .check_and_mutate_result(&cam)
+            .map_err(|e| HBaseError::from(&e))?;
+        // As HBase's `RSRpcServices.mutate`: the result of the increment or append applied
+        // (`CheckAndMutateResult.getResult`), empty for a put or delete or a failed condition.
+        let cells = match &done {
+            Some(r) if wants => r.cells.as_slice(),
+            _ => &[],
+        };
         return Ok(pb::MutateResponse {
-            result: Some(out.result(&[])),
-            processed: Some(processed),
+            result: Some(out.result(cells)),
+            processed: Some(done.is_some()),
         });
     }
     let result = apply(&h, m)?;
@@ -295,7 +304,8 @@ fn atomic(
         .map(|m| m.row().clone())
         .ok_or_else(|| HBaseError::do_not_retry("empty atomic region action"))?;
     check_row(h, &row)?;
-    let processed = match condition {
+    let wants = mutations.iter().any(returns_cells);
+    let (processed, cells) = match condition {
         Some(cond) => {
             let (c, tr) = condition_from_pb(cond)?;
             if cond.row != row {
@@ -304,7 +314,10 @@ fn atomic(
                 ));
             }
             let cam = check_and_mutate(row, c, tr, mutations)?;
-            h.check_and_mutate(&cam).map_err(|e| HBaseError::from(&e))?
+            let done = h
+                .check_and_mutate_result(&cam)
+                .map_err(|e| HBaseError::from(&e))?;
+            (done.is_some(), done.map(|r| r.cells).unwrap_or_default())
         }
         None => {
             let mut rm = RowMutations::new(row);
@@ -312,16 +325,27 @@ fn atomic(
                 rm.add(m)
                     .map_err(|e| HBaseError::do_not_retry(e.to_string()))?;
             }
-            h.mutate_row(&rm).map_err(|e| HBaseError::from(&e))?;
-            true
+            let done = h.mutate_row(&rm).map_err(|e| HBaseError::from(&e))?;
+            (true, done.cells)
         }
     };
-    // As HBase answers an atomic region action: one empty result per action, indexed by
-    // position.
+    // As HBase's `RSRpcServices.multi` answers an atomic region action: one result per
+    // action, indexed by position, empty but for the first, which carries the new values of
+    // the increments and appends applied (`CheckAndMutateResult.getResult`, `mutateRow`'s
+    // `Result`), inline in the protobuf as HBase's `ProtobufUtil.toResult` puts them.
+    let first = if wants && !cells.is_empty() {
+        pb::Result {
+            cell: cells.iter().map(cell_to_pb).collect(),
+            ..pb::Result::default()
+        }
+    } else {
+        pb::Result::default()
+    };
+    let mut first = Some(first);
     let results = (0..ra.action.len())
         .map(|i| pb::ResultOrException {
             index: Some(i as u32),
-            result: Some(pb::Result::default()),
+            result: Some(first.take().unwrap_or_default()),
             exception: None,
         })
         .collect();

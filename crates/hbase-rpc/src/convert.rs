@@ -171,6 +171,29 @@ fn return_results(m: &pb::MutationProto) -> bool {
         .any(|a| a.name == "_rr_" && a.value.as_deref() == Some(&[0u8][..]))
 }
 
+/// HBase's `Mutation.OP_ATTRIBUTE_TTL` (`_ttl`, set by `Mutation.setTTL`): the written cells'
+/// own time to live in ms, `Bytes.toBytes(long)`. `Long.MAX_VALUE` (HBase's "none") and no
+/// attribute are `None`; a negative TTL expires the cells at once, as `0` does.
+///
+/// # Errors
+/// An attribute that is not 8 bytes (HBase's `Bytes.toLong` refuses it too).
+fn ttl_of(m: &pb::MutationProto) -> HResult<Option<u64>> {
+    let Some(a) = m.attribute.iter().find(|a| a.name == "_ttl") else {
+        return Ok(None);
+    };
+    let value = a.value.as_deref().unwrap_or_default();
+    let bytes: [u8; 8] = value.try_into().map_err(|_| {
+        invalid(format!(
+            "the _ttl attribute must be an 8-byte long, got {} bytes",
+            value.len()
+        ))
+    })?;
+    Ok(match i64::from_be_bytes(bytes) {
+        i64::MAX => None,
+        ttl => Some(ttl.max(0) as u64),
+    })
+}
+
 /// A client mutation, taking its cells from the protobuf and then from `block`.
 ///
 /// # Errors
@@ -189,6 +212,8 @@ pub fn mutation_from_pb(
         .ok_or_else(|| invalid("mutation without a known type"))?;
     let cells = cells_of(m, kind, block)?;
     let durability = durability(m.durability);
+    // Deletes ignore it, as HBase's region does (`Delete.setTTL` refuses to set it).
+    let ttl = ttl_of(m)?;
     let mutation = match kind {
         MutationType::Put => {
             for c in &cells {
@@ -208,6 +233,7 @@ pub fn mutation_from_pb(
                     })
                     .collect(),
                 durability,
+                ttl,
             })
         }
         MutationType::Delete => {
@@ -260,6 +286,7 @@ pub fn mutation_from_pb(
                 .collect::<HResult<Vec<_>>>()?,
             durability,
             return_results: return_results(m),
+            ttl,
         }),
         MutationType::Append => Mutation::Append(Append {
             row,
@@ -273,6 +300,7 @@ pub fn mutation_from_pb(
                 .collect(),
             durability,
             return_results: return_results(m),
+            ttl,
         }),
     };
     mutation.validate().map_err(invalid)?;

@@ -74,6 +74,7 @@ fn cell(
         cell_type: CellType::Put,
         seq: 0,
         value,
+        ttl: None,
     }
 }
 

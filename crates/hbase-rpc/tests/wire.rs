@@ -272,6 +272,7 @@ async fn registry_meta_and_data_round_trip() {
         cell_type: CellType::Put,
         seq: 0,
         value: Bytes::from_static(b"2"),
+        ttl: None,
     };
     cellblock::encode(Codec::KeyValue, std::slice::from_ref(&cell), &mut block);
     let (header, _, _) = client

@@ -133,6 +133,18 @@ pub fn compare_keys(
         .then_with(|| b.4.cmp(&a.4))
 }
 
+/// True when a cell of `timestamp` with its own time to live `ttl` (ms) has expired at `now`:
+/// `timestamp + ttl < now`, as HBase's `ScanQueryMatcher.isCellTTLExpired` decides (the sum
+/// saturates instead of wrapping). A cell without one never expires here; the family's TTL
+/// applies to every cell on top of this.
+#[inline]
+pub fn ttl_expired(timestamp: Timestamp, ttl: Option<u64>, now: Timestamp) -> bool {
+    match ttl {
+        Some(ttl) => timestamp.saturating_add(ttl.min(i64::MAX as u64) as i64) < now,
+        None => false,
+    }
+}
+
 /// The key of a cell within one store: everything but the family and the value.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct CellKey {
@@ -213,6 +225,10 @@ pub struct Cell {
     pub seq: u64,
     /// The value (empty for delete markers).
     pub value: Bytes,
+    /// The cell's own time to live in milliseconds, counted from its timestamp (HBase's TTL
+    /// tag, set by `Mutation.setTTL`); `None` for none. Only puts carry one. It can only
+    /// shorten the family's TTL, never extend it: see [`ttl_expired`].
+    pub ttl: Option<u64>,
 }
 
 impl Cell {
@@ -232,6 +248,7 @@ impl Cell {
             cell_type: CellType::Put,
             seq: 0,
             value: value.into(),
+            ttl: None,
         }
     }
 
@@ -251,6 +268,7 @@ impl Cell {
             cell_type,
             seq: 0,
             value: Bytes::new(),
+            ttl: None,
         }
     }
 
@@ -275,6 +293,12 @@ impl Cell {
             cell_type: self.cell_type,
             seq: self.seq,
         }
+    }
+
+    /// True when the cell's own TTL has expired at `now` (see [`ttl_expired`]).
+    #[inline]
+    pub fn ttl_expired(&self, now: Timestamp) -> bool {
+        ttl_expired(self.timestamp, self.ttl, now)
     }
 
     /// HBase's serialized KeyValue size: the lengths (8), the key (row length 2, row, family
@@ -375,6 +399,15 @@ mod tests {
             }
             assert_eq!(compare_bytes(&base, &base), Ordering::Equal);
         }
+    }
+
+    #[test]
+    fn cell_ttl_counts_from_the_timestamp_and_saturates() {
+        assert!(!ttl_expired(1_000, None, i64::MAX));
+        assert!(!ttl_expired(1_000, Some(500), 1_500));
+        assert!(ttl_expired(1_000, Some(500), 1_501));
+        assert!(!ttl_expired(i64::MAX - 1, Some(u64::MAX), i64::MAX));
+        assert!(ttl_expired(1_000, Some(0), 1_001));
     }
 
     #[test]

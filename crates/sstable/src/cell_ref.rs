@@ -19,6 +19,8 @@ pub struct CellRef<'a> {
     pub seq: u64,
     /// Value bytes.
     pub value: &'a [u8],
+    /// The cell's own time to live in ms from its timestamp (puts only); `None` for none.
+    pub ttl: Option<u64>,
 }
 
 impl<'a> CellRef<'a> {
@@ -31,6 +33,7 @@ impl<'a> CellRef<'a> {
             cell_type: cell.cell_type,
             seq: cell.seq,
             value: &cell.value,
+            ttl: cell.ttl,
         }
     }
 
@@ -62,6 +65,7 @@ impl<'a> CellRef<'a> {
             cell_type: self.cell_type,
             seq: self.seq,
             value: Bytes::copy_from_slice(self.value),
+            ttl: self.ttl,
         }
     }
 
@@ -79,6 +83,7 @@ impl<'a> CellRef<'a> {
             cell_type: self.cell_type,
             seq: self.seq,
             value: Bytes::copy_from_slice(self.value),
+            ttl: self.ttl,
         }
     }
 
@@ -126,6 +131,7 @@ impl KeyBuf {
             cell_type: self.cell_type?,
             seq: self.seq,
             value: &[],
+            ttl: None,
         })
     }
 

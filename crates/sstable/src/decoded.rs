@@ -340,6 +340,7 @@ mod tests {
                         cell_type: CellType::Put,
                         seq: 0,
                         value: &value,
+                        ttl: None,
                     };
                     none::write_cell(&mut data, &cell);
                 }

@@ -21,8 +21,12 @@ use crate::index::MAX_INDEX_LEVELS;
 pub const TRAILER_LEN: usize = 64;
 /// Last eight bytes of every store file.
 pub const MAGIC: &[u8; 8] = b"STRATSST";
-/// The format this crate writes.
-pub const FORMAT_VERSION: u32 = 1;
+/// The newest format this crate writes and reads: version 2 adds puts that carry their own TTL
+/// (type code 6 in every data-block encoding). A file without such a cell is written as
+/// [`FORMAT_VERSION_1`], byte for byte what earlier releases wrote and read.
+pub const FORMAT_VERSION: u32 = 2;
+/// The first format version, still written for files without per-cell TTLs.
+pub const FORMAT_VERSION_1: u32 = 1;
 
 /// The parsed trailer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,9 +98,10 @@ impl Trailer {
             return Err("trailer checksum mismatch".to_owned());
         }
         let format_version = u32::from_le_bytes([b[48], b[49], b[50], b[51]]);
-        if format_version != FORMAT_VERSION {
+        if !(FORMAT_VERSION_1..=FORMAT_VERSION).contains(&format_version) {
             return Err(format!(
-                "unsupported format version {format_version} (this build reads {FORMAT_VERSION})"
+                "unsupported format version {format_version} \
+                 (this build reads {FORMAT_VERSION_1} to {FORMAT_VERSION})"
             ));
         }
         let bloom = get_handle(&b[24..36]);

@@ -23,7 +23,7 @@ use crate::encoding::{self, Encoder};
 use crate::error::{Error, Result};
 use crate::file_info::FileInfo;
 use crate::index::{separator::separator, IndexBuilder};
-use crate::trailer::{Trailer, FORMAT_VERSION};
+use crate::trailer::{Trailer, FORMAT_VERSION, FORMAT_VERSION_1};
 
 /// How to write a file. Usually derived from the family's descriptor.
 #[derive(Clone, Debug)]
@@ -115,6 +115,8 @@ struct Totals {
     raw_bytes: u64,
     value_bytes: u64,
     data_blocks: u64,
+    /// Puts written with their own TTL: any makes the file format version 2.
+    ttl_cells: u64,
 }
 
 /// Bloom state while writing.
@@ -222,6 +224,7 @@ impl<W: Write> Writer<W> {
                 raw_bytes: 0,
                 value_bytes: 0,
                 data_blocks: 0,
+                ttl_cells: 0,
             },
         })
     }
@@ -304,6 +307,8 @@ impl<W: Write> Writer<W> {
         t.max_ts = t.max_ts.max(cell.timestamp);
         if cell.cell_type.is_delete() {
             t.deletes += 1;
+        } else if cell.ttl.is_some() {
+            t.ttl_cells += 1;
         }
         if matches!(
             cell.cell_type,
@@ -539,7 +544,12 @@ impl<W: Write> Writer<W> {
             encoding: self.options.encoding,
             compression: self.options.compression,
             data_end,
-            format_version: FORMAT_VERSION,
+            // Version 1 readers can read a file without per-cell TTLs; only TTLs need 2.
+            format_version: if self.totals.ttl_cells > 0 {
+                FORMAT_VERSION
+            } else {
+                FORMAT_VERSION_1
+            },
         };
         self.sink
             .write_all(&trailer.encode())
@@ -558,5 +568,6 @@ fn prev_ref(key: &CellKey) -> CellRef<'_> {
         cell_type: key.cell_type,
         seq: key.seq,
         value: &[],
+        ttl: None,
     }
 }

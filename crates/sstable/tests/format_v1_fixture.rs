@@ -136,3 +136,47 @@ fn version_1_fixtures_still_read() {
         assert_eq!(reader.get_row(b"row-000049").unwrap().len(), 4);
     }
 }
+
+/// A file whose cells carry no TTL is still written as version 1 (what earlier releases
+/// read); one put with its own TTL makes it version 2, which reads back with the TTL in
+/// every encoding.
+#[test]
+fn only_files_with_cell_ttls_are_version_2() {
+    for f in &FIXTURES {
+        let plain = write_fixture(f);
+        let reader =
+            Reader::from_bytes(Bytes::from(plain), f.name, ReaderOptions::default()).unwrap();
+        assert_eq!(reader.trailer().format_version, 1, "{}", f.name);
+
+        let options = WriterOptions {
+            family: Bytes::from_static(b"f"),
+            block_size: 4096,
+            encoding: f.encoding,
+            compression: f.compression,
+            bloom: f.bloom,
+            ..WriterOptions::default()
+        };
+        let mut cells = fixture_cells();
+        for (i, c) in cells.iter_mut().enumerate() {
+            if c.cell_type == CellType::Put && i % 3 == 0 {
+                c.ttl = Some(i as u64 * 1_000);
+            }
+        }
+        let mut w = Writer::new(Vec::new(), f.name, options).unwrap();
+        for c in &cells {
+            w.add(&CellRef::from_cell(c)).unwrap();
+        }
+        let bytes = w.finish().unwrap().0;
+        let reader =
+            Reader::from_bytes(Bytes::from(bytes), f.name, ReaderOptions::default()).unwrap();
+        assert_eq!(reader.trailer().format_version, 2, "{}", f.name);
+        let mut it = reader.iter();
+        let mut back: Vec<Cell> = Vec::new();
+        let mut more = it.seek_to_first().unwrap();
+        while more {
+            back.push(it.current().to_cell(&cells[0].family));
+            more = it.next().unwrap();
+        }
+        assert_eq!(back, cells, "{}", f.name);
+    }
+}

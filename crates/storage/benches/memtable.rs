@@ -41,6 +41,7 @@ fn insert(table: &Memtable, i: u64) {
         cell_type: CellType::Put,
         seq: i + 1,
         value: &VALUE,
+        ttl: None,
     };
     table.insert(&cell).expect("sequence id in range");
 }
@@ -150,6 +151,7 @@ fn hot_columns() -> Memtable {
                         cell_type: CellType::Put,
                         seq,
                         value: &VALUE,
+                        ttl: None,
                     };
                     table.insert(&cell).expect("sequence id in range");
                 }

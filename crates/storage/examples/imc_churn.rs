@@ -117,6 +117,7 @@ fn run(policy: InMemoryCompaction, zipf: Option<&Zipf>, ops: u64, flush_size: u6
             cell_type: CellType::Put,
             seq,
             value: &value,
+            ttl: None,
         };
         m.insert(&cell).unwrap();
         m.set_smallest_read_point(seq);

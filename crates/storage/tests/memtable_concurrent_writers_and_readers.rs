@@ -55,6 +55,7 @@ fn write(table: &Memtable, mvcc: &Mvcc, writer: u64) {
                 cell_type: CellType::Put,
                 seq,
                 value: &value,
+                ttl: None,
             };
             assert!(table.insert(&cell).expect("insert"));
         }

@@ -64,6 +64,7 @@ fn cell_ref<'a>(key: &'a CellKey, value: &'a [u8]) -> CellRef<'a> {
         cell_type: key.cell_type,
         seq: key.seq,
         value,
+        ttl: None,
     }
 }
 

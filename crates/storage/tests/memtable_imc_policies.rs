@@ -26,6 +26,7 @@ fn add(m: &Memtable, row: &[u8], q: &[u8], ts: i64, t: CellType, seq: u64, value
         cell_type: t,
         seq,
         value,
+        ttl: None,
     };
     assert_eq!(m.insert(&cell), Ok(true));
 }

@@ -27,6 +27,7 @@ fn insert(table: &Memtable, i: u64, value: &[u8]) {
         cell_type: CellType::Put,
         seq: i + 1,
         value,
+        ttl: None,
     };
     table.insert(&cell).expect("insert");
 }

@@ -157,6 +157,7 @@ fn memtable_refuses_sequence_ids_beyond_56_bits() {
         cell_type: CellType::DeleteFamily,
         seq: MAX_SEQ + 1,
         value: b"",
+        ttl: None,
     };
     assert_eq!(
         table.insert(&cell),

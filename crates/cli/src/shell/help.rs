@@ -111,9 +111,12 @@ pub const COMMANDS: &[CommandHelp] = &[
     cmd("is_disabled", Group::Ddl, "is_disabled 't'", "Tells whether a table is disabled.", &[]),
     cmd("drop", Group::Ddl, "drop 't'", "Deletes a disabled table and its data.", &[]),
     cmd("exists", Group::Ddl, "exists 't'", "Tells whether a table exists.", &[]),
-    cmd("put", Group::Dml, "put 't', 'row', 'cf:q', 'value' [, ts]",
-        "Writes one cell; the timestamp (ms) defaults to the server's clock.",
-        &["put 't1', 'r1', 'f1:c1', 'value'", "put 't1', \"\\x00\\x01\", 'f1:c1', 'v', 1700000000000"]),
+    cmd("put", Group::Dml, "put 't', 'row', 'cf:q', 'value' [, ts] [, {TTL => ms}]",
+        "Writes one cell; the timestamp (ms) defaults to the server's clock. TTL gives the \
+         cell its own time to live in ms from its timestamp (it can only shorten the \
+         family's TTL).",
+        &["put 't1', 'r1', 'f1:c1', 'value'", "put 't1', \"\\x00\\x01\", 'f1:c1', 'v', 1700000000000",
+          "put 't1', 'r1', 'f1:c1', 'value', {TTL => 60000}"]),
     cmd("get", Group::Dml,
         "get 't', 'row' [, 'cf:q', ... | ['cf:q', ...] | {COLUMN => 'cf:q', COLUMNS => [...], TIMESTAMP => ts, TIMERANGE => [min, max], VERSIONS => n, FILTER => \"...\"}]",
         "Reads one row, optionally restricted to columns, timestamps and versions.",

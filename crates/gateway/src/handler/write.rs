@@ -28,7 +28,8 @@ pub(super) async fn call(s: &Service, name: &str, f: &Fields<'_>) -> Result<Opti
                 None
             };
             let mutations = read_mutations(f, 3)?;
-            let rm = row_mutations(f.bytes(2, "row")?, &mutations, ts)?;
+            let ttl = ttl_attribute(f, if ts.is_some() { 5 } else { 4 })?;
+            let rm = row_mutations(f.bytes(2, "row")?, &mutations, ts, ttl)?;
             if !rm.mutations.is_empty() {
                 table.mutate_row(&rm).await?;
             }
@@ -40,10 +41,11 @@ pub(super) async fn call(s: &Service, name: &str, f: &Fields<'_>) -> Result<Opti
             } else {
                 None
             };
+            let ttl = ttl_attribute(f, if ts.is_some() { 4 } else { 3 })?;
             let mut rows = Vec::new();
             for batch in f.struct_list(2, "rowBatches")? {
                 let batch = BatchMutation::read(batch)?;
-                let rm = row_mutations(batch.row, &batch.mutations, ts)?;
+                let rm = row_mutations(batch.row, &batch.mutations, ts, ttl)?;
                 if !rm.mutations.is_empty() {
                     rows.push(rm);
                 }
@@ -115,9 +117,40 @@ fn read_mutations(f: &Fields<'_>, id: i16) -> Result<Vec<Mutation>> {
         .collect()
 }
 
-/// One Thrift row's mutations, deletes first, all at `ts` (or the server's now).
-fn row_mutations(row: Bytes, mutations: &[Mutation], ts: Option<i64>) -> Result<RowMutations> {
+/// The `_ttl` entry of a call's attributes (field `id`): HBase's Thrift1 handler copies every
+/// attribute onto the `Put` it builds (`addAttributes`), so `_ttl` (`Mutation.setTTL`'s
+/// attribute, an 8-byte big-endian long in ms) gives the written cells their own TTL there.
+/// Other attributes are accepted and ignored. `Long.MAX_VALUE` is none; negative is 0.
+fn ttl_attribute(f: &Fields<'_>, id: i16) -> Result<Option<u64>> {
+    let Some((_, value)) = f
+        .bytes_map(id, "attributes")?
+        .into_iter()
+        .find(|(k, _)| k.as_ref() == b"_ttl")
+    else {
+        return Ok(None);
+    };
+    let bytes: [u8; 8] = value.as_ref().try_into().map_err(|_| {
+        ThriftError::illegal(format!(
+            "the _ttl attribute must be an 8-byte long, got {} bytes",
+            value.len()
+        ))
+    })?;
+    Ok(match i64::from_be_bytes(bytes) {
+        i64::MAX => None,
+        ttl => Some(ttl.max(0) as u64),
+    })
+}
+
+/// One Thrift row's mutations, deletes first, all at `ts` (or the server's now); the puts
+/// carry `ttl`.
+fn row_mutations(
+    row: Bytes,
+    mutations: &[Mutation],
+    ts: Option<i64>,
+    ttl: Option<u64>,
+) -> Result<RowMutations> {
     let mut put = Put::new(row.clone());
+    put.ttl = ttl;
     let mut delete = Delete::new(row.clone());
     for m in mutations {
         if !m.write_to_wal {
@@ -206,7 +239,7 @@ async fn check_and_put(s: &Service, f: &Fields<'_>) -> Result<bool> {
         None => Condition::absent(family, qualifier),
     };
     let mput = Mutation::read(f.structure(6, "mput")?)?;
-    let rm = row_mutations(row, &[mput], None)?;
+    let rm = row_mutations(row, &[mput], None, ttl_attribute(f, 7)?)?;
     let cam = CheckAndMutate::new(condition, rm);
     cam.validate()?;
     Ok(table.check_and_mutate(&cam).await?)

@@ -134,6 +134,21 @@ impl<'a> Fields<'a> {
             .collect())
     }
 
+    /// A map of binaries to binaries (Thrift1's `map<Text, Text>` attributes); missing is
+    /// empty, entries of other types are skipped.
+    pub fn bytes_map(&self, id: i16, name: &str) -> Result<Vec<(Bytes, Bytes)>> {
+        Ok(match self.field(id, name, TType::Map)? {
+            Some(Value::Map { entries, .. }) => entries
+                .iter()
+                .filter_map(|(k, v)| match (k, v) {
+                    (Value::Binary(k), Value::Binary(v)) => Some((k.clone(), v.clone())),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        })
+    }
+
     /// A list of structs; missing is empty.
     pub fn struct_list(&self, id: i16, name: &str) -> Result<Vec<&'a Struct>> {
         Ok(self

@@ -10,6 +10,7 @@ fn cell(row: &[u8], family: &[u8], qualifier: &[u8], ts: i64, t: CellType, value
         cell_type: t,
         seq: 0,
         value: Bytes::copy_from_slice(value),
+        ttl: None,
     }
 }
 

@@ -129,11 +129,12 @@ impl Reader<'_> {
                 }
                 (2, LEN) => {
                     let inner = self.message_end_before(end)?;
-                    let (durability, cells) = self.mutation(inner)?;
+                    let (durability, cells, ttl) = self.mutation(inner)?;
                     mutations.push(Mutation::Put(Put {
                         row: row.clone(),
                         cells,
                         durability,
+                        ttl,
                     }));
                 }
                 _ => return None,
@@ -149,10 +150,11 @@ impl Reader<'_> {
         Some(RowMutations { row, mutations })
     }
 
-    /// A `Mutation` message ending at `end` that is a put: its durability and cells.
-    fn mutation(&mut self, end: usize) -> Option<(Durability, Vec<PutCell>)> {
+    /// A `Mutation` message ending at `end` that is a put: its durability, cells and TTL.
+    fn mutation(&mut self, end: usize) -> Option<(Durability, Vec<PutCell>, Option<u64>)> {
         let mut durability = 0i32;
         let mut cells: Option<Vec<PutCell>> = None;
+        let mut ttl = None;
         while let Some((tag, wire)) = self.key_before(end)? {
             match (tag, wire) {
                 // prost reads an int32 enum as the varint's low 32 bits.
@@ -162,17 +164,21 @@ impl Reader<'_> {
                     // A second `put` merges into the first, as prost merges a oneof member.
                     let cells = cells.get_or_insert_with(|| Vec::with_capacity(1));
                     while let Some((tag, wire)) = self.key_before(inner)? {
-                        if (tag, wire) != (1, LEN) {
-                            return None;
+                        match (tag, wire) {
+                            (1, LEN) => {
+                                let cell_end = self.message_end_before(inner)?;
+                                cells.push(self.put_cell(cell_end)?);
+                            }
+                            // `ttl_ms`; the last one wins, as prost merges.
+                            (2, VARINT) => ttl = Some(self.varint_before(inner)?),
+                            _ => return None,
                         }
-                        let cell_end = self.message_end_before(inner)?;
-                        cells.push(self.put_cell(cell_end)?);
                     }
                 }
                 _ => return None,
             }
         }
-        Some((durability_from_pb(durability).ok()?, cells?))
+        Some((durability_from_pb(durability).ok()?, cells?, ttl))
     }
 
     /// A `PutCell` message ending at `end`.

@@ -100,6 +100,11 @@ fn int64_len(tag: u32, value: i64) -> usize {
     }
 }
 
+/// A `uint64 ttl_ms` as the int64 helpers take it: the same varint bytes.
+fn wire_ttl(ttl: Option<u64>) -> Option<i64> {
+    ttl.map(|t| t as i64)
+}
+
 fn optional_int64_len(tag: u32, value: Option<i64>) -> usize {
     value.map_or(0, |v| key_len(tag) + encoded_len_varint(v as u64))
 }
@@ -144,7 +149,8 @@ fn put_len(p: &Put, tape: &mut Vec<usize>) -> usize {
         .cells
         .iter()
         .map(|c| message_len(1, record_len(tape, put_cell_len(c))))
-        .sum();
+        .sum::<usize>()
+        + optional_int64_len(2, wire_ttl(p.ttl));
     record(tape, at, len)
 }
 
@@ -186,7 +192,8 @@ fn increment_len(i: &Increment, tape: &mut Vec<usize>) -> usize {
         .iter()
         .map(|c| message_len(1, record_len(tape, increment_cell_len(c))))
         .sum::<usize>()
-        + bool_len(2, i.return_results);
+        + bool_len(2, i.return_results)
+        + optional_int64_len(3, wire_ttl(i.ttl));
     record(tape, at, len)
 }
 
@@ -201,7 +208,8 @@ fn append_len(a: &Append, tape: &mut Vec<usize>) -> usize {
         .iter()
         .map(|c| message_len(1, record_len(tape, append_cell_len(c))))
         .sum::<usize>()
-        + bool_len(2, a.return_results);
+        + bool_len(2, a.return_results)
+        + optional_int64_len(3, wire_ttl(a.ttl));
     record(tape, at, len)
 }
 
@@ -273,6 +281,7 @@ fn put_row_mutations(
                     put_optional_int64(out, 3, c.timestamp);
                     put_bytes(out, 4, &c.value);
                 }
+                put_optional_int64(out, 2, wire_ttl(p.ttl));
             }
             Mutation::Delete(d) => {
                 put_message_header(out, 3, next(tape));
@@ -294,6 +303,7 @@ fn put_row_mutations(
                     put_int64(out, 3, c.amount);
                 }
                 put_bool(out, 2, i.return_results);
+                put_optional_int64(out, 3, wire_ttl(i.ttl));
             }
             Mutation::Append(a) => {
                 put_message_header(out, 5, next(tape));
@@ -304,6 +314,7 @@ fn put_row_mutations(
                     put_bytes(out, 3, &c.value);
                 }
                 put_bool(out, 2, a.return_results);
+                put_optional_int64(out, 3, wire_ttl(a.ttl));
             }
         }
     }

@@ -74,10 +74,11 @@ pub(super) fn mutation(row: Bytes) -> impl Strategy<Value = Mutation> {
     let put = (
         prop::collection::vec((bytes(), bytes(), prop::option::of(int()), bytes()), 0..3),
         durability(),
+        prop::option::of(any::<u64>()),
     )
         .prop_map({
             let row = row.clone();
-            move |(cells, durability)| {
+            move |(cells, durability, ttl)| {
                 Mutation::Put(Put {
                     row: row.clone(),
                     cells: cells
@@ -90,6 +91,7 @@ pub(super) fn mutation(row: Bytes) -> impl Strategy<Value = Mutation> {
                         })
                         .collect(),
                     durability,
+                    ttl,
                 })
             }
         });
@@ -124,10 +126,11 @@ pub(super) fn mutation(row: Bytes) -> impl Strategy<Value = Mutation> {
         prop::collection::vec((bytes(), bytes(), int()), 0..3),
         any::<bool>(),
         durability(),
+        prop::option::of(any::<u64>()),
     )
         .prop_map({
             let row = row.clone();
-            move |(cells, return_results, durability)| {
+            move |(cells, return_results, durability, ttl)| {
                 Mutation::Increment(Increment {
                     row: row.clone(),
                     cells: cells
@@ -140,6 +143,7 @@ pub(super) fn mutation(row: Bytes) -> impl Strategy<Value = Mutation> {
                         .collect(),
                     durability,
                     return_results,
+                    ttl,
                 })
             }
         });
@@ -147,8 +151,9 @@ pub(super) fn mutation(row: Bytes) -> impl Strategy<Value = Mutation> {
         prop::collection::vec((bytes(), bytes(), bytes()), 0..3),
         any::<bool>(),
         durability(),
+        prop::option::of(any::<u64>()),
     )
-        .prop_map(move |(cells, return_results, durability)| {
+        .prop_map(move |(cells, return_results, durability, ttl)| {
             Mutation::Append(Append {
                 row: row.clone(),
                 cells: cells
@@ -161,6 +166,7 @@ pub(super) fn mutation(row: Bytes) -> impl Strategy<Value = Mutation> {
                     .collect(),
                 durability,
                 return_results,
+                ttl,
             })
         });
     prop_oneof![put, delete, increment, append]

@@ -85,6 +85,7 @@ pub fn decode_cell_block(block: &Bytes) -> Result<Vec<Cell>, ConvertError> {
                 cell_type,
                 seq: 0,
                 value,
+                ttl: None,
             });
         }
     }

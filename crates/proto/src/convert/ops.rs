@@ -45,6 +45,7 @@ pub fn cell_from_pb(cell: pb::Cell) -> Result<Cell, ConvertError> {
         cell_type,
         seq: 0,
         value: cell.value,
+        ttl: None,
     })
 }
 
@@ -129,6 +130,7 @@ pub fn mutation_to_pb(m: &Mutation) -> pb::Mutation {
                     value: c.value.clone(),
                 })
                 .collect(),
+            ttl_ms: p.ttl,
         }),
         Mutation::Delete(d) => Kind::Delete(pb::Delete {
             markers: d
@@ -154,6 +156,7 @@ pub fn mutation_to_pb(m: &Mutation) -> pb::Mutation {
                 })
                 .collect(),
             return_results: i.return_results,
+            ttl_ms: i.ttl,
         }),
         Mutation::Append(a) => Kind::Append(pb::Append {
             cells: a
@@ -166,6 +169,7 @@ pub fn mutation_to_pb(m: &Mutation) -> pb::Mutation {
                 })
                 .collect(),
             return_results: a.return_results,
+            ttl_ms: a.ttl,
         }),
     };
     pb::Mutation {
@@ -216,6 +220,7 @@ pub fn mutation_from_pb(row: &Bytes, m: pb::Mutation) -> Result<Mutation, Conver
                 })
                 .collect(),
             durability,
+            ttl: p.ttl_ms,
         }),
         Some(Kind::Delete(d)) => Mutation::Delete(Delete {
             row,
@@ -247,6 +252,7 @@ pub fn mutation_from_pb(row: &Bytes, m: pb::Mutation) -> Result<Mutation, Conver
                 .collect(),
             durability,
             return_results: i.return_results,
+            ttl: i.ttl_ms,
         }),
         Some(Kind::Append(a)) => Mutation::Append(Append {
             row,
@@ -261,6 +267,7 @@ pub fn mutation_from_pb(row: &Bytes, m: pb::Mutation) -> Result<Mutation, Conver
                 .collect(),
             durability,
             return_results: a.return_results,
+            ttl: a.ttl_ms,
         }),
     })
 }

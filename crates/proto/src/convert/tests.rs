@@ -46,6 +46,23 @@ fn row_mutations_round_trip() {
 }
 
 #[test]
+fn cell_ttls_round_trip() {
+    let rm = RowMutations::new("row")
+        .with(Put::new("row").add("f", "a", "1").with_ttl(60_000))
+        .unwrap()
+        .with(Increment::new("row").add("f", "n", 1).with_ttl(0))
+        .unwrap()
+        .with(Append::new("row").add("f", "s", "x").with_ttl(u64::MAX))
+        .unwrap();
+    let wire = row_mutations_to_pb(&rm);
+    match &wire.mutations[0].kind {
+        Some(pb::mutation::Kind::Put(p)) => assert_eq!(p.ttl_ms, Some(60_000)),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(row_mutations_from_pb(wire).unwrap(), rm);
+}
+
+#[test]
 fn gets_and_scans_round_trip() {
     let get = Get::new("r")
         .with_family("f")

@@ -51,4 +51,14 @@ impl HostedRegion {
         self.row_cache
             .write(&cam.row, || self.region.check_and_mutate(cam))
     }
+
+    /// Check-and-mutate returning what the mutations did (`None`: the condition failed);
+    /// invalidates the row whether or not the condition held.
+    ///
+    /// # Errors
+    /// As `Region::check_and_mutate_result`.
+    pub fn check_and_mutate_result(&self, cam: &CheckAndMutate) -> Result<Option<MutationResult>> {
+        self.row_cache
+            .write(&cam.row, || self.region.check_and_mutate_result(cam))
+    }
 }

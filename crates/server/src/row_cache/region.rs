@@ -169,16 +169,24 @@ impl Slot {
     }
 
     /// The last millisecond at which every cell of `cells` is still within its family's TTL
-    /// (a cell of timestamp `ts` is visible while `now <= ts + ttl`). Time alone changes a
-    /// result only when one of its cells expires: a visible cell left out is an older version
-    /// of a returned column (it expires first), and expiry never reveals a cell.
+    /// and its own (a cell of timestamp `ts` is visible while `now <= ts + ttl`). Time alone
+    /// changes a result only when one of its cells expires: a visible cell left out is an
+    /// older version of a returned column (it expires first under the family's TTL), and the
+    /// older version a cell's own TTL reveals appears only once a returned cell has expired.
     fn valid_until(&self, cells: &[Cell]) -> i64 {
         cells
             .iter()
-            .map(|c| match self.families.get(&c.family) {
-                Some(Some(ttl)) => c.timestamp.saturating_add(*ttl),
-                Some(None) => i64::MAX,
-                None => i64::MIN,
+            .map(|c| {
+                let own = c.ttl.map_or(i64::MAX, |ttl| {
+                    c.timestamp
+                        .saturating_add(i64::try_from(ttl).unwrap_or(i64::MAX))
+                });
+                let family = match self.families.get(&c.family) {
+                    Some(Some(ttl)) => c.timestamp.saturating_add(*ttl),
+                    Some(None) => i64::MAX,
+                    None => i64::MIN,
+                };
+                own.min(family)
             })
             .min()
             .unwrap_or(i64::MAX)

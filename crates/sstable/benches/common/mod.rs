@@ -53,6 +53,7 @@ pub fn for_each_cell(
                 cell_type: CellType::Put,
                 seq: 0,
                 value,
+                ttl: None,
             });
         }
     }

@@ -130,6 +130,7 @@ fn run(input: FuzzInput) {
                 FuzzSeq::Any(s) => s,
             },
             value: value.clone(),
+            ttl: None,
         };
         prev_row = row;
         prev_value = value;

@@ -8,7 +8,8 @@
 //!
 //! Cell layout (no block header or footer; cells run to the end of the block):
 //! ```text
-//! flags       u8      bits 0–2: type code >> 1 (every code is even: 4..=14 → 2..=7)
+//! flags       u8      bits 0–2: type code >> 1 (every code is even: 4..=14 → 2..=7; 3 is a
+//!                               put with its own TTL, code 6)
 //!                     bit 3: SEQ             a sequence-id varint follows
 //!                     bit 4: ROW_LEN         the row length changed: a varint follows
 //!                     bit 5: SAME_KEY_LEN    key length = previous: no suffix_len
@@ -19,6 +20,7 @@
 //! suffix_len  varint  unless SAME_KEY_LEN (then suffix_len = previous key length − shared)
 //! ts_delta    varint  unless SAME_TS: zigzag(ts − previous ts), wrapping i64 arithmetic
 //! seq         varint  if SEQ (a zero sequence id takes no byte)
+//! ttl         varint  only for code 6: the put's own TTL in ms (format version 2)
 //! value_len   varint  unless SAME_VALUE_LEN
 //! suffix      suffix_len bytes: key [shared..shared + suffix_len)
 //! value       value_len bytes
@@ -33,7 +35,7 @@ use strata_model::cell::{CellKey, CellType};
 use strata_model::limits::{MAX_QUALIFIER_LEN, MAX_ROW_LEN, MAX_VALUE_LEN};
 
 use super::prefix::{common_prefix, seek_forward, type_from_half_code};
-use super::{DecodeError, Decoder, Encoder};
+use super::{disk_code, read_ttl, DecodeError, Decoder, Encoder, PUT_TTL_CODE};
 use crate::cell_ref::CellRef;
 use crate::varint;
 
@@ -111,7 +113,8 @@ impl Encoder for DiffEncoder {
     fn add(&mut self, cell: &CellRef<'_>) {
         let key_len = cell.row.len() + cell.qualifier.len();
         let shared = self.prev.shared_with(cell);
-        let mut flags = cell.cell_type.code() >> 1;
+        let code = disk_code(cell);
+        let mut flags = code >> 1;
         if cell.seq != 0 {
             flags |= FLAG_SEQ;
         }
@@ -142,6 +145,9 @@ impl Encoder for DiffEncoder {
         }
         if cell.seq != 0 {
             varint::put_u64(out, cell.seq);
+        }
+        if let (PUT_TTL_CODE, Some(ttl)) = (code, cell.ttl) {
+            varint::put_u64(out, ttl);
         }
         if flags & FLAG_SAME_VALUE_LEN == 0 {
             varint::put_u64(out, cell.value.len() as u64);
@@ -185,6 +191,7 @@ pub(crate) struct DiffDecoder {
     ts: i64,
     cell_type: CellType,
     seq: u64,
+    ttl: Option<u64>,
     value: Range<usize>,
     /// The last `advance` or `seek` returned `Ok(true)`.
     positioned: bool,
@@ -201,6 +208,7 @@ impl DiffDecoder {
             ts: 0,
             cell_type: CellType::Put,
             seq: 0,
+            ttl: None,
             value: 0..0,
             positioned: false,
         })
@@ -213,7 +221,8 @@ impl DiffDecoder {
             return Ok(false);
         };
         let err = |reason| DecodeError::new(start, reason);
-        let cell_type = type_from_half_code(flags & TYPE_MASK).ok_or(err("unknown cell type"))?;
+        let (cell_type, has_ttl) =
+            type_from_half_code(flags & TYPE_MASK).ok_or(err("unknown cell type"))?;
         let mut p = start + 1;
         let row_len = if flags & FLAG_ROW_LEN != 0 {
             varint::get_len(buf, &mut p, MAX_ROW_LEN).ok_or(err("bad row length"))?
@@ -240,6 +249,7 @@ impl DiffDecoder {
         } else {
             0
         };
+        let ttl = read_ttl(has_ttl, buf, &mut p, start)?;
         let value_len = if flags & FLAG_SAME_VALUE_LEN != 0 {
             self.value.len()
         } else {
@@ -273,6 +283,7 @@ impl DiffDecoder {
         self.ts = ts;
         self.cell_type = cell_type;
         self.seq = seq;
+        self.ttl = ttl;
         self.value = p..p + value_len;
         self.next = p + value_len;
         Ok(true)
@@ -298,6 +309,7 @@ impl Decoder for DiffDecoder {
             cell_type: self.cell_type,
             seq: self.seq,
             value: self.block.get(self.value.clone()).unwrap_or_default(),
+            ttl: self.ttl,
         }
     }
 

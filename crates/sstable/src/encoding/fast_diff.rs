@@ -21,12 +21,15 @@
 //! ext         u8      if EXT. bits 0–3: type code; bit 4: SEQ, a sequence-id varint follows;
 //!                     bit 5: ROW_LEN, a row-length varint follows; bits 6–7: zero.
 //!                     Without EXT the type is the previous cell's, the sequence id is 0 and
-//!                     the row length is the previous cell's.
+//!                     the row length is the previous cell's. Type code 6 is a put with its own
+//!                     TTL (format version 2): always written with EXT; "the previous cell's
+//!                     type" after it is Put, without a TTL.
 //! suffix_len  varint  if SUFFIX_LEN = 7
 //! shared      varint  unless SAME_KEY_LEN (then shared = previous key length − suffix_len)
 //! row_len     varint  if ROW_LEN
 //! ts_delta    varint  unless SAME_TS: zigzag(ts − previous ts), wrapping i64 arithmetic
 //! seq         varint  if SEQ
+//! ttl         varint  if the ext type code is 6: the put's own TTL in ms
 //! value_len   varint  if VALUE = 0
 //! suffix      suffix_len bytes: key [shared..shared + suffix_len)
 //! value       value_len bytes, if VALUE is 0 or 1
@@ -42,7 +45,7 @@ use strata_model::limits::{MAX_QUALIFIER_LEN, MAX_ROW_LEN, MAX_VALUE_LEN};
 
 use super::diff::{unzigzag, zigzag, PrevCell, MAX_KEY_LEN};
 use super::prefix::seek_forward;
-use super::{DecodeError, Decoder, Encoder};
+use super::{disk_code, read_ttl, type_of_disk_code, DecodeError, Decoder, Encoder, PUT_TTL_CODE};
 use crate::cell_ref::CellRef;
 use crate::varint;
 
@@ -98,9 +101,14 @@ impl Encoder for FastDiffEncoder {
             flags |= FLAG_SAME_TS;
         }
         let row_len_changed = cell.row.len() != self.prev.row_len;
-        let ext = if cell.cell_type != self.prev_type || cell.seq != 0 || row_len_changed {
+        let code = disk_code(cell);
+        let ext = if cell.cell_type != self.prev_type
+            || code == PUT_TTL_CODE
+            || cell.seq != 0
+            || row_len_changed
+        {
             flags |= FLAG_EXT;
-            let mut ext = cell.cell_type.code();
+            let mut ext = code;
             if cell.seq != 0 {
                 ext |= EXT_SEQ;
             }
@@ -139,6 +147,9 @@ impl Encoder for FastDiffEncoder {
         }
         if cell.seq != 0 {
             varint::put_u64(out, cell.seq);
+        }
+        if let (PUT_TTL_CODE, Some(ttl)) = (code, cell.ttl) {
+            varint::put_u64(out, ttl);
         }
         if value_mode == VALUE_EXPLICIT {
             varint::put_u64(out, cell.value.len() as u64);
@@ -188,6 +199,7 @@ pub(crate) struct FastDiffDecoder {
     ts: i64,
     cell_type: CellType,
     seq: u64,
+    ttl: Option<u64>,
     /// Where the current value is in the block (possibly inside an earlier cell, for VALUE = 2).
     value: Range<usize>,
     /// The last `advance` or `seek` returned `Ok(true)`.
@@ -205,6 +217,7 @@ impl FastDiffDecoder {
             ts: 0,
             cell_type: CellType::Put,
             seq: 0,
+            ttl: None,
             value: 0..0,
             positioned: false,
         })
@@ -218,17 +231,22 @@ impl FastDiffDecoder {
         };
         let err = |reason| DecodeError::new(start, reason);
         let mut p = start + 1;
-        let (cell_type, has_seq, has_row_len) = if flags & FLAG_EXT != 0 {
+        let (cell_type, has_ttl, has_seq, has_row_len) = if flags & FLAG_EXT != 0 {
             let ext = *buf.get(p).ok_or(err("ext byte past block end"))?;
             p += 1;
             if ext & EXT_RESERVED != 0 {
                 return Err(err("unknown ext flag bits"));
             }
-            let cell_type =
-                CellType::from_code(ext & EXT_TYPE_MASK).ok_or(err("unknown cell type"))?;
-            (cell_type, ext & EXT_SEQ != 0, ext & EXT_ROW_LEN != 0)
+            let (cell_type, has_ttl) =
+                type_of_disk_code(ext & EXT_TYPE_MASK).ok_or(err("unknown cell type"))?;
+            (
+                cell_type,
+                has_ttl,
+                ext & EXT_SEQ != 0,
+                ext & EXT_ROW_LEN != 0,
+            )
         } else {
-            (self.cell_type, false, false)
+            (self.cell_type, false, false, false)
         };
         let suffix_len = match flags & SUFFIX_LEN_MASK {
             SUFFIX_LEN_VARINT => {
@@ -260,6 +278,7 @@ impl FastDiffDecoder {
         } else {
             0
         };
+        let ttl = read_ttl(has_ttl, buf, &mut p, start)?;
         let value_mode = flags >> VALUE_SHIFT;
         let value_len = match value_mode {
             VALUE_EXPLICIT => {
@@ -301,6 +320,7 @@ impl FastDiffDecoder {
         self.ts = ts;
         self.cell_type = cell_type;
         self.seq = seq;
+        self.ttl = ttl;
         self.next = if value_mode == VALUE_SAME {
             p
         } else {
@@ -330,6 +350,7 @@ impl Decoder for FastDiffDecoder {
             cell_type: self.cell_type,
             seq: self.seq,
             value: self.block.get(self.value.clone()).unwrap_or_default(),
+            ttl: self.ttl,
         }
     }
 

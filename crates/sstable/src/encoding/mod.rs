@@ -17,10 +17,53 @@ mod row_index;
 pub(crate) use row_index::check_row_starts;
 
 use bytes::Bytes;
-use strata_model::cell::CellKey;
+use strata_model::cell::{CellKey, CellType};
 use strata_model::schema::DataBlockEncoding;
 
 use crate::cell_ref::CellRef;
+
+/// On-disk type code of a put that carries its own TTL (format version 2). It is not a
+/// [`CellType`]: the cell is a [`CellType::Put`], and a TTL varint (ms) follows where its
+/// sequence id goes (after it when both are present). Every encoding stores type codes in a
+/// field that has room for it (a 3-bit `code >> 1` field holds it as 3, which no type uses).
+pub(crate) const PUT_TTL_CODE: u8 = 6;
+
+/// The type code `cell` is written with: [`PUT_TTL_CODE`] for a put with a TTL, else its
+/// type's code. Delete markers never carry a TTL (a TTL on one is not written).
+#[inline]
+pub(crate) fn disk_code(cell: &CellRef<'_>) -> u8 {
+    match (cell.cell_type, cell.ttl) {
+        (CellType::Put, Some(_)) => PUT_TTL_CODE,
+        (t, _) => t.code(),
+    }
+}
+
+/// The type an on-disk code stands for, and whether a TTL varint follows; `None` for a code
+/// that is neither a type nor [`PUT_TTL_CODE`].
+#[inline]
+pub(crate) fn type_of_disk_code(code: u8) -> Option<(CellType, bool)> {
+    match code {
+        4 => Some((CellType::Put, false)),
+        PUT_TTL_CODE => Some((CellType::Put, true)),
+        code => CellType::from_code(code).map(|t| (t, false)),
+    }
+}
+
+/// Reads the TTL varint of a cell whose code said one follows.
+#[inline]
+pub(crate) fn read_ttl(
+    has_ttl: bool,
+    buf: &[u8],
+    p: &mut usize,
+    at: usize,
+) -> Result<Option<u64>, DecodeError> {
+    if !has_ttl {
+        return Ok(None);
+    }
+    crate::varint::get_u64(buf, p)
+        .map(Some)
+        .ok_or(DecodeError::new(at, "bad cell TTL"))
+}
 
 /// A malformed encoded block: what is wrong and where, as an offset inside the block.
 #[derive(Debug, Clone, PartialEq, Eq)]

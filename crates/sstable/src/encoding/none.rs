@@ -7,12 +7,14 @@
 //! ```
 //! `flags` = type code (bits 0–3; codes are 4..=14) | `SEQ` (bit 4) when the sequence id is
 //! non-zero. Files written by compactions that no longer need sequence ids spend no byte on them.
+//! A put with its own TTL has code 6 ([`PUT_TTL_CODE`](super::PUT_TTL_CODE)) and a TTL varint
+//! after the sequence id's place: `... | flags | [seq] | ttl varint | value`.
 
 use bytes::Bytes;
 use strata_model::cell::CellType;
 use strata_model::limits::{MAX_QUALIFIER_LEN, MAX_ROW_LEN, MAX_VALUE_LEN};
 
-use super::{DecodeError, Decoder, Encoder};
+use super::{disk_code, read_ttl, type_of_disk_code, DecodeError, Decoder, Encoder};
 use crate::cell_ref::CellRef;
 use crate::varint;
 
@@ -29,24 +31,26 @@ pub(crate) fn write_cell(out: &mut Vec<u8>, cell: &CellRef<'_>) {
     out.extend_from_slice(cell.row);
     out.extend_from_slice(cell.qualifier);
     out.extend_from_slice(&cell.timestamp.to_le_bytes());
+    let code = disk_code(cell);
     if cell.seq == 0 {
-        out.push(cell.cell_type.code());
+        out.push(code);
     } else {
-        out.push(cell.cell_type.code() | FLAG_SEQ);
+        out.push(code | FLAG_SEQ);
         varint::put_u64(out, cell.seq);
+    }
+    if let (super::PUT_TTL_CODE, Some(ttl)) = (code, cell.ttl) {
+        varint::put_u64(out, ttl);
     }
     out.extend_from_slice(cell.value);
 }
 
-/// Parses a type-and-flags byte.
+/// Parses a type code (without the SEQ bit): the type and whether a TTL varint follows.
 #[inline]
-pub(crate) fn parse_flags(flags: u8, at: usize) -> Result<(CellType, bool), DecodeError> {
-    if flags & !(TYPE_MASK | FLAG_SEQ) != 0 {
+pub(crate) fn parse_code(code: u8, at: usize) -> Result<(CellType, bool), DecodeError> {
+    if code & !TYPE_MASK != 0 {
         return Err(DecodeError::new(at, "unknown cell flag bits"));
     }
-    let cell_type =
-        CellType::from_code(flags & TYPE_MASK).ok_or(DecodeError::new(at, "unknown cell type"))?;
-    Ok((cell_type, flags & FLAG_SEQ != 0))
+    type_of_disk_code(code).ok_or(DecodeError::new(at, "unknown cell type"))
 }
 
 /// Reads the cell at `pos` of `buf`, returning it and the offset just past it.
@@ -95,10 +99,11 @@ fn read_body(
     } else {
         0
     };
-    let cell_type = match flags & !FLAG_SEQ {
-        4 => CellType::Put,
-        code => parse_flags(code, fixed_end - 1)?.0,
+    let (cell_type, has_ttl) = match flags & !FLAG_SEQ {
+        4 => (CellType::Put, false),
+        code => parse_code(code, fixed_end - 1)?,
     };
+    let ttl = read_ttl(has_ttl, buf, &mut p, pos)?;
     let value = buf
         .get(p..p + value_len)
         .ok_or(err("value past block end"))?;
@@ -110,6 +115,7 @@ fn read_body(
             cell_type,
             seq,
             value,
+            ttl,
         },
         p + value_len,
     ))
@@ -161,6 +167,7 @@ struct Parsed {
     timestamp: i64,
     code: u8,
     seq: u64,
+    ttl: Option<u64>,
 }
 
 impl NoneDecoder {
@@ -193,6 +200,7 @@ impl Decoder for NoneDecoder {
             timestamp: cell.timestamp,
             code: cell.cell_type.code(),
             seq: cell.seq,
+            ttl: cell.ttl,
         };
         self.next = end;
         Ok(true)
@@ -209,6 +217,7 @@ impl Decoder for NoneDecoder {
             cell_type: CellType::from_code(c.code).unwrap_or(CellType::Put),
             seq: c.seq,
             value: &self.block[c.value.0..c.value.1],
+            ttl: c.ttl,
         }
     }
 

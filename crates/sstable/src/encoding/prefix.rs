@@ -15,10 +15,12 @@
 //! meta        u8       bits 0–3: ts_shared (0..=8), leading bytes of the timestamp (i64 BE)
 //!                                equal to the previous cell's
 //!                      bit 4:    SEQ, a sequence-id varint follows
-//!                      bits 5–7: type code >> 1 (every code is even: 4..=14 → 2..=7)
+//!                      bits 5–7: type code >> 1 (every code is even: 4..=14 → 2..=7;
+//!                                3 is a put with its own TTL, code 6)
 //! suffix      suffix_len bytes: flat key [shared..shared + suffix_len)
 //! ts_tail     8 − ts_shared bytes: the timestamp's big-endian bytes [ts_shared..8)
 //! seq         varint, only if SEQ (a zero sequence id takes no byte)
+//! ttl         varint, only for code 6: the put's own TTL in ms (format version 2)
 //! value       value_len bytes
 //! ```
 //! "Previous" for the first cell of a block is an empty flat key and timestamp 0.
@@ -32,7 +34,7 @@ use bytes::Bytes;
 use strata_model::cell::{CellKey, CellType};
 use strata_model::limits::{MAX_QUALIFIER_LEN, MAX_ROW_LEN, MAX_VALUE_LEN};
 
-use super::{DecodeError, Decoder, Encoder};
+use super::{disk_code, read_ttl, type_of_disk_code, DecodeError, Decoder, Encoder, PUT_TTL_CODE};
 use crate::cell_ref::CellRef;
 use crate::varint;
 
@@ -48,10 +50,11 @@ pub(super) fn common_prefix(a: &[u8], b: &[u8]) -> usize {
     a.iter().zip(b).take_while(|(x, y)| x == y).count()
 }
 
-/// The type whose code is `bits << 1` (3-bit fields hold code >> 1), if any.
+/// The type whose code is `bits << 1` (3-bit fields hold code >> 1), if any, and whether a
+/// TTL varint follows (the code is [`PUT_TTL_CODE`]).
 #[inline]
-pub(super) fn type_from_half_code(bits: u8) -> Option<CellType> {
-    CellType::from_code((bits & 0x07) << 1)
+pub(super) fn type_from_half_code(bits: u8) -> Option<(CellType, bool)> {
+    type_of_disk_code((bits & 0x07) << 1)
 }
 
 /// Seeks `decoder` to the first cell ≥ `target`, walking forward from the current cell when it
@@ -100,12 +103,16 @@ impl Encoder for PrefixEncoder {
         varint::put_u64(&mut self.buf, (self.key.len() - shared) as u64);
         varint::put_u64(&mut self.buf, cell.value.len() as u64);
         let seq_flag = if cell.seq == 0 { 0 } else { FLAG_SEQ };
+        let code = disk_code(cell);
         self.buf
-            .push(ts_shared as u8 | seq_flag | (cell.cell_type.code() >> 1) << TYPE_SHIFT);
+            .push(ts_shared as u8 | seq_flag | (code >> 1) << TYPE_SHIFT);
         self.buf.extend_from_slice(&self.key[shared..]);
         self.buf.extend_from_slice(&ts[ts_shared..]);
         if cell.seq != 0 {
             varint::put_u64(&mut self.buf, cell.seq);
+        }
+        if let (PUT_TTL_CODE, Some(ttl)) = (code, cell.ttl) {
+            varint::put_u64(&mut self.buf, ttl);
         }
         self.buf.extend_from_slice(cell.value);
 
@@ -142,6 +149,7 @@ pub(crate) struct PrefixDecoder {
     ts: i64,
     cell_type: CellType,
     seq: u64,
+    ttl: Option<u64>,
     value: Range<usize>,
     /// The last `advance` or `seek` returned `Ok(true)`.
     positioned: bool,
@@ -158,6 +166,7 @@ impl PrefixDecoder {
             ts: 0,
             cell_type: CellType::Put,
             seq: 0,
+            ttl: None,
             value: 0..0,
             positioned: false,
         })
@@ -182,7 +191,7 @@ impl PrefixDecoder {
         if ts_shared > 8 {
             return Err(err(p, "bad timestamp prefix length"));
         }
-        let cell_type =
+        let (cell_type, has_ttl) =
             type_from_half_code(meta >> TYPE_SHIFT).ok_or(err(p, "unknown cell type"))?;
         p += 1;
 
@@ -225,6 +234,8 @@ impl PrefixDecoder {
         } else {
             0
         };
+        let at = p;
+        let ttl = read_ttl(has_ttl, buf, &mut p, at)?;
         if value_len > buf.len() - p {
             return Err(err(p, "value past block end"));
         }
@@ -233,6 +244,7 @@ impl PrefixDecoder {
         self.ts = ts as i64;
         self.cell_type = cell_type;
         self.seq = seq;
+        self.ttl = ttl;
         self.value = p..p + value_len;
         self.next = p + value_len;
         Ok(true)
@@ -262,6 +274,7 @@ impl Decoder for PrefixDecoder {
             cell_type: self.cell_type,
             seq: self.seq,
             value: self.block.get(self.value.clone()).unwrap_or_default(),
+            ttl: self.ttl,
         }
     }
 

@@ -91,6 +91,7 @@ struct Parsed {
     cell_type: CellType,
     seq: u64,
     value: Range<usize>,
+    ttl: Option<u64>,
 }
 
 /// The little-endian u32 at offset `at` of `buf`, if in bounds.
@@ -153,6 +154,7 @@ impl RowIndexDecoder {
                 cell_type: CellType::Put,
                 seq: 0,
                 value: 0..0,
+                ttl: None,
             },
             positioned: false,
         })
@@ -190,6 +192,7 @@ impl Decoder for RowIndexDecoder {
             cell_type: cell.cell_type,
             seq: cell.seq,
             value: end - cell.value.len()..end,
+            ttl: cell.ttl,
         };
         self.next = end;
         self.positioned = true;
@@ -208,6 +211,7 @@ impl Decoder for RowIndexDecoder {
             cell_type: self.cur.cell_type,
             seq: self.cur.seq,
             value: part(&self.cur.value),
+            ttl: self.cur.ttl,
         }
     }
 

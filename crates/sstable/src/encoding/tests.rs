@@ -85,12 +85,18 @@ fn arb_key() -> impl Strategy<Value = CellKey> {
         })
 }
 
+/// A put's own TTL (type code 6 on disk) one time in four; never on delete markers.
+fn arb_ttl() -> impl Strategy<Value = Option<u64>> {
+    prop_oneof![3 => Just(None), 1 => prop_oneof![Just(0u64), Just(u64::MAX), any::<u64>()].prop_map(Some)]
+}
+
 fn arb_cell() -> impl Strategy<Value = Cell> {
-    (arb_key(), arb_value()).prop_map(|(key, value)| Cell {
+    (arb_key(), arb_value(), arb_ttl()).prop_map(|(key, value, ttl)| Cell {
         row: key.row,
         family: Bytes::new(),
         qualifier: key.qualifier,
         timestamp: key.timestamp,
+        ttl: ttl.filter(|_| key.cell_type == CellType::Put),
         cell_type: key.cell_type,
         seq: key.seq,
         value: value.into(),
@@ -301,6 +307,7 @@ fn limits_round_trip() {
         cell_type: CellType::DeleteFamily,
         seq,
         value: value.into(),
+        ttl: None,
     };
     let cells = vec![
         cell(vec![], vec![], vec![], 0),

@@ -67,8 +67,10 @@ pub fn cell() -> impl Strategy<Value = Cell> {
         cell_type(),
         prop_oneof![Just(0u64), any::<u64>()],
         value(),
+        // A put's own TTL (format version 2); delete markers never carry one.
+        prop_oneof![3 => Just(None), 1 => any::<u64>().prop_map(Some)],
     )
-        .prop_map(|(r, q, ts, t, seq, v)| Cell {
+        .prop_map(|(r, q, ts, t, seq, v, ttl)| Cell {
             row: Bytes::from(r),
             family: family(),
             qualifier: Bytes::from(q),
@@ -76,6 +78,7 @@ pub fn cell() -> impl Strategy<Value = Cell> {
             cell_type: t,
             seq,
             value: Bytes::from(v),
+            ttl: ttl.filter(|_| t == CellType::Put),
         })
 }
 

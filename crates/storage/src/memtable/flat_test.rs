@@ -15,6 +15,7 @@ fn cell<'a>(row: &'a [u8], qualifier: &'a [u8], timestamp: i64, seq: u64) -> Cel
         cell_type: CellType::Put,
         seq,
         value: b"v",
+        ttl: None,
     }
 }
 

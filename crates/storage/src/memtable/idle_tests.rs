@@ -25,6 +25,7 @@ fn put(m: &Memtable, row: &str, ts: i64, seq: u64) {
         cell_type: CellType::Put,
         seq,
         value: b"v",
+        ttl: None,
     };
     assert!(m.insert(&cell).is_ok());
 }

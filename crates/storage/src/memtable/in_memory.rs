@@ -208,9 +208,16 @@ impl Memtable {
         };
         let expired_before = self.expired_before(now);
         let forced_plan = forced.is_some();
-        let Some(mut plan) = forced
-            .or_else(|| self.plan_with(&inputs, allow_copy, smallest_read_point, expired_before))
-        else {
+        let Some(mut plan) = forced.or_else(|| {
+            let now = now.unwrap_or(i64::MIN);
+            self.plan_with(
+                &inputs,
+                allow_copy,
+                smallest_read_point,
+                expired_before,
+                now,
+            )
+        }) else {
             return Report::noop();
         };
         if forced_plan && inputs.is_empty() {
@@ -306,7 +313,7 @@ impl Memtable {
 
     fn plan(&self, inputs: &[Arc<Segment>], allow_copy: bool) -> Option<Plan> {
         let read_point = self.smallest_read_point.load(Relaxed);
-        self.plan_with(inputs, allow_copy, read_point, i64::MIN)
+        self.plan_with(inputs, allow_copy, read_point, i64::MIN, i64::MIN)
     }
 
     /// Cells with a timestamp below this are past the family's TTL at `now`; `i64::MIN` when
@@ -335,13 +342,15 @@ impl Memtable {
     }
 
     /// The policy's decision for a pipeline of `inputs` (newest first); copies drop cells
-    /// with a timestamp below `expired_before` (MIN_VERSIONS kept).
+    /// with a timestamp below `expired_before` (MIN_VERSIONS kept) and puts whose own TTL has
+    /// expired at `now` (`i64::MIN`: none).
     fn plan_with(
         &self,
         inputs: &[Arc<Segment>],
         allow_copy: bool,
         smallest_read_point: u64,
         expired_before: i64,
+        now: i64,
     ) -> Option<Plan> {
         let options = &self.options;
         let any_list = inputs.iter().any(|s| !s.is_flat());
@@ -351,6 +360,7 @@ impl Memtable {
             min_versions: options.min_versions,
             expired_before,
             keep_deleted: options.keep_deleted,
+            now,
             smallest_read_point,
             drop_markers: false,
             trim_versions: true,

@@ -1,7 +1,8 @@
 //! A cell as a segment keeps it: its bytes in an arena chunk, its order fields in the node.
 //!
-//! Chunk layout of one cell: `timestamp varint(row_len) row varint(qualifier_len) qualifier
-//! value` (timestamp as 8 big-endian bytes; LEB128 lengths, one byte each below 128). The
+//! Chunk layout of one cell: `timestamp varint(row_len) row varint(qualifier_len × 2 | TTL)
+//! qualifier [varint(ttl)] value` (timestamp as 8 big-endian bytes; LEB128 lengths). The low
+//! bit of the qualifier's length word says a put's own TTL (ms) follows the qualifier. The
 //! value length is what remains. Rows come right after the timestamp so that comparing two
 //! rows decodes one length.
 //!
@@ -173,9 +174,10 @@ impl Key {
     pub(crate) fn encoded_len(cell: &CellRef<'_>) -> usize {
         TIMESTAMP_BYTES
             + varint_len(cell.row.len())
-            + varint_len(cell.qualifier.len())
+            + varint_len(cell.qualifier.len() << 1)
             + cell.row.len()
             + cell.qualifier.len()
+            + cell.ttl.map_or(0, varint_len_u64)
             + cell.value.len()
     }
 
@@ -184,8 +186,14 @@ impl Key {
         out.put_i64(cell.timestamp);
         put_varint(out, cell.row.len());
         out.put_slice(cell.row);
-        put_varint(out, cell.qualifier.len());
+        put_varint(
+            out,
+            cell.qualifier.len() << 1 | usize::from(cell.ttl.is_some()),
+        );
         out.put_slice(cell.qualifier);
+        if let Some(ttl) = cell.ttl {
+            put_varint_u64(out, ttl);
+        }
         out.put_slice(cell.value);
     }
 
@@ -214,7 +222,7 @@ impl Key {
     #[inline]
     pub(crate) fn column(&self) -> (&[u8], &[u8]) {
         let (row, rest) = self.row();
-        (row, take_prefixed(rest).0)
+        (row, take_qualifier(rest).0)
     }
 
     /// Row, and the bytes after it.
@@ -223,12 +231,12 @@ impl Key {
         take_prefixed(self.data.get(TIMESTAMP_BYTES..).unwrap_or_default())
     }
 
-    /// Row, qualifier and value.
+    /// Row, qualifier, value and the put's own TTL.
     #[inline]
-    fn split(&self) -> (&[u8], &[u8], &[u8]) {
+    fn split(&self) -> (&[u8], &[u8], &[u8], Option<u64>) {
         let (row, rest) = self.row();
-        let (qualifier, value) = take_prefixed(rest);
-        (row, qualifier, value)
+        let (qualifier, ttl, value) = take_qualifier(rest);
+        (row, qualifier, value, ttl)
     }
 
     /// Bytes the cell takes in its chunk (timestamp and lengths header included).
@@ -254,7 +262,7 @@ impl Key {
     /// This key as a probe, to search for it or its neighbours.
     #[inline]
     pub(crate) fn probe(&self) -> Probe<'_> {
-        let (row, qualifier, _) = self.split();
+        let (row, qualifier, _, _) = self.split();
         Probe {
             row,
             qualifier,
@@ -268,7 +276,7 @@ impl Key {
     /// The cell, borrowed from the chunk.
     #[inline]
     pub(crate) fn cell(&self) -> CellRef<'_> {
-        let (row, qualifier, value) = self.split();
+        let (row, qualifier, value, ttl) = self.split();
         CellRef {
             row,
             qualifier,
@@ -276,6 +284,7 @@ impl Key {
             cell_type: tag_type(self.tag),
             seq: self.seq(),
             value,
+            ttl,
         }
     }
 
@@ -294,7 +303,7 @@ impl Key {
         }
         let (row, rest) = self.row();
         compare_bytes(row, probe.row)
-            .then_with(|| compare_bytes(take_prefixed(rest).0, probe.qualifier))
+            .then_with(|| compare_bytes(take_qualifier(rest).0, probe.qualifier))
     }
 
     /// True when this key's column sorts before the probe's: every version of the column is
@@ -328,6 +337,42 @@ fn put_varint(out: &mut BytesMut, mut v: usize) {
         v >>= 7;
     }
     out.put_u8(v as u8);
+}
+
+fn varint_len_u64(mut v: u64) -> usize {
+    let mut n = 1;
+    while v >= 0x80 {
+        v >>= 7;
+        n += 1;
+    }
+    n
+}
+
+fn put_varint_u64(out: &mut BytesMut, mut v: u64) {
+    while v >= 0x80 {
+        out.put_u8((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.put_u8(v as u8);
+}
+
+/// Splits the bytes after the row into the qualifier, the put's own TTL and the value.
+#[inline]
+fn take_qualifier(data: &[u8]) -> (&[u8], Option<u64>, &[u8]) {
+    let (word, skip) = get_varint(data);
+    let rest = data.get(skip..).unwrap_or_default();
+    let (qualifier, rest) = rest.split_at((word >> 1).min(rest.len()));
+    if word & 1 == 0 {
+        return (qualifier, None, rest);
+    }
+    let mut ttl = 0u64;
+    for (i, &b) in rest.iter().enumerate().take(10) {
+        ttl |= u64::from(b & 0x7f) << (7 * i);
+        if b < 0x80 {
+            return (qualifier, Some(ttl), &rest[i + 1..]);
+        }
+    }
+    (qualifier, Some(ttl), &[])
 }
 
 /// Splits `data` into a length-prefixed part and the rest.
@@ -368,6 +413,7 @@ mod tests {
             cell_type: t,
             seq,
             value: v,
+            ttl: None,
         }
     }
 
@@ -379,13 +425,19 @@ mod tests {
             (&b""[..], &b""[..], &b""[..]),
             (&long[..], &long[..20], &long[..]),
         ] {
-            let c = cell(row, q, v, CellType::DeleteColumn, MAX_SEQ);
-            let mut out = BytesMut::new();
-            Key::encode(&c, &mut out);
-            assert_eq!(out.len(), Key::encoded_len(&c));
-            let key = Key::new(out.freeze(), &c);
-            assert_eq!(key.cell(), c);
-            assert_eq!(key.cmp_probe(&Probe::of_cell(&c)), Ordering::Equal);
+            for ttl in [None, Some(0), Some(1_000), Some(u64::MAX)] {
+                let c = CellRef {
+                    ttl,
+                    ..cell(row, q, v, CellType::DeleteColumn, MAX_SEQ)
+                };
+                let mut out = BytesMut::new();
+                Key::encode(&c, &mut out);
+                assert_eq!(out.len(), Key::encoded_len(&c));
+                let key = Key::new(out.freeze(), &c);
+                assert_eq!(key.cell(), c);
+                assert_eq!(key.column(), (row, q));
+                assert_eq!(key.cmp_probe(&Probe::of_cell(&c)), Ordering::Equal);
+            }
         }
     }
 

@@ -26,6 +26,7 @@ fn list(id: u64, cells: &[Spec]) -> Segment {
             cell_type: CellType::Put,
             seq: *seq,
             value: b"value",
+            ttl: None,
         };
         segment.insert_hinted(&cell, &mut splice);
     }

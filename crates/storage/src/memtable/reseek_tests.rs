@@ -50,6 +50,7 @@ fn filled(rng: &mut StdRng, rising: bool) -> Memtable {
                 cell_type: CellType::Put,
                 seq,
                 value: b"v",
+                ttl: None,
             };
             m.insert(&cell).unwrap();
         }

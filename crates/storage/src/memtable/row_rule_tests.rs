@@ -25,6 +25,7 @@ fn put(m: &Memtable, row: &[u8], seq: u64) {
         cell_type: CellType::Put,
         seq,
         value: b"v",
+        ttl: None,
     };
     assert_eq!(m.insert(&cell), Ok(true));
 }

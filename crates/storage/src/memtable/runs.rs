@@ -83,6 +83,7 @@ mod tests {
             cell_type: CellType::Put,
             seq,
             value: b"v",
+            ttl: None,
         };
         let mut out = BytesMut::new();
         Key::encode(&cell, &mut out);

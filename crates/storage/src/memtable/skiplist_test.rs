@@ -14,6 +14,7 @@ fn cell(row: &[u8], seq: u64) -> CellRef<'_> {
         cell_type: CellType::Put,
         seq,
         value: b"v",
+        ttl: None,
     }
 }
 
@@ -284,6 +285,7 @@ fn version<'a>(row: &'a [u8], qualifier: &'a [u8], timestamp: i64) -> CellRef<'a
         cell_type: CellType::Put,
         seq: 1,
         value: b"v",
+        ttl: None,
     }
 }
 

@@ -38,6 +38,7 @@ fn add(m: &Memtable, row: &str, ts: i64, t: CellType, seq: u64) {
         cell_type: t,
         seq,
         value: b"value",
+        ttl: None,
     };
     assert_eq!(m.insert(&cell), Ok(true));
 }
@@ -272,6 +273,7 @@ fn add_col(m: &Memtable, row: &str, q: &str, ts: i64, t: CellType, seq: u64) {
         cell_type: t,
         seq,
         value: b"v",
+        ttl: None,
     };
     assert_eq!(m.insert(&cell), Ok(true));
 }

@@ -17,7 +17,9 @@
 //!    dropped — unless KEEP_DELETED_CELLS keeps them: `TRUE` tracks no marker, `TTL` tracks
 //!    only expired markers.
 //! 4. A marker (or put) past the TTL is dropped when MIN_VERSIONS is 0: it could only mask
-//!    (or be) an expired cell, which no read returns.
+//!    (or be) an expired cell, which no read returns. A put whose own TTL has expired at `now`
+//!    is dropped whatever MIN_VERSIONS says, and counts for nothing: reads skip it the same
+//!    way (HBase's `ScanQueryMatcher.preCheck`, shared by its compaction matchers).
 //! 5. A major compaction drops the markers it tracks; a minor one keeps every marker, since
 //!    files outside the compaction may hold cells they mask.
 //! 6. Versions: a put is kept if a read would return it (fewer than VERSIONS unmasked puts of
@@ -30,7 +32,7 @@
 //! (or still in the memtable) no longer uncovers versions the compaction dropped (HBase book,
 //! "Major compactions change query results").
 
-use strata_model::cell::{CellType, Timestamp};
+use strata_model::cell::{ttl_expired, CellType, Timestamp};
 use strata_model::schema::KeepDeletedCells;
 use strata_sstable::CellRef;
 
@@ -45,6 +47,8 @@ pub struct CompactionSpec {
     pub expired_before: Timestamp,
     /// The family's KEEP_DELETED_CELLS.
     pub keep_deleted: KeepDeletedCells,
+    /// The time (ms) the cells' own TTLs are checked against; `i64::MIN` expires none.
+    pub now: Timestamp,
     /// The oldest read point a reader may still use: cells newer than it are kept untouched.
     pub smallest_read_point: u64,
     /// A major compaction (all files): drop the delete markers it tracks.
@@ -241,6 +245,9 @@ impl Retention {
                 return Decision::Drop(Dropped::Marker);
             }
             return Decision::Keep;
+        }
+        if ttl_expired(ts, cell.ttl, spec.now) {
+            return Decision::Drop(Dropped::Expired);
         }
         if self.tracked.masks(ts) {
             return Decision::Drop(Dropped::Masked);

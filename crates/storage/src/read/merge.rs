@@ -207,6 +207,7 @@ mod tests {
             cell_type: CellType::Put,
             seq,
             value: Bytes::new(),
+            ttl: None,
         }
     }
 

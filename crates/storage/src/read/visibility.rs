@@ -10,7 +10,9 @@
 //!    was written; with KEEP_DELETED_CELLS a marker newer than the read's time range is ignored
 //!    (a "time travel" read sees what was there before the delete).
 //! 3. Of puts with the same timestamp in a column, only the newest (highest sequence id) counts.
-//! 4. Puts outside the time range are skipped and do not count as versions.
+//! 4. Puts outside the time range, and puts whose own TTL (HBase's TTL tag) has expired at
+//!    `now`, are skipped and do not count as versions, whatever MIN_VERSIONS says (HBase's
+//!    `ScanQueryMatcher.preCheck` skips them before any tracker sees them).
 //! 5. A put older than the TTL is expired, unless fewer than MIN_VERSIONS newer versions of
 //!    its column were returned.
 //! 6. At most `max_versions` puts a column are returned, newest first. With a filter, the
@@ -28,7 +30,7 @@
 //! past `versions_checked`, so the markers between the last version returned and the next
 //! put still come back (HBase's `ScanWildcardColumnTracker.checkVersion`).
 
-use strata_model::cell::{CellType, Timestamp};
+use strata_model::cell::{ttl_expired, CellType, Timestamp};
 use strata_model::ops::TimeRange;
 use strata_model::schema::KeepDeletedCells;
 use strata_sstable::CellRef;
@@ -52,6 +54,8 @@ pub struct ReadSpec {
     pub expired_before: Timestamp,
     /// The family's KEEP_DELETED_CELLS.
     pub keep_deleted: KeepDeletedCells,
+    /// The time (ms) the cells' own TTLs are checked against; `i64::MIN` expires none.
+    pub now: Timestamp,
     /// The MVCC read point: cells with a larger sequence id are invisible.
     pub read_point: u64,
 }
@@ -72,6 +76,7 @@ impl ReadSpec {
             min_versions: 0,
             expired_before: i64::MIN,
             keep_deleted: KeepDeletedCells::False,
+            now: i64::MIN,
             read_point: u64::MAX,
         }
     }
@@ -190,6 +195,10 @@ impl Visibility {
                     CellType::Put => {}
                 }
             }
+            return Verdict::Skip;
+        }
+        // Rule 4, the cell's own TTL: skipped before it counts for anything.
+        if ttl_expired(ts, cell.ttl, self.spec.now) {
             return Verdict::Skip;
         }
         // Rule 3: an older write of the same timestamp.

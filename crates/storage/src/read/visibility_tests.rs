@@ -16,6 +16,7 @@ fn cell(row: &str, q: &str, ts: i64, t: CellType, seq: u64) -> Cell {
         cell_type: t,
         seq,
         value: Bytes::from(format!("{row}/{q}/{ts}/{seq}")),
+        ttl: None,
     }
 }
 
@@ -286,12 +287,47 @@ proptest! {
             min_versions,
             expired_before,
             keep_deleted: keep,
+            now: i64::MIN,
             read_point,
         };
         let mut want = model(&cells, &spec);
         want.sort();
         prop_assert_eq!(visible(cells, spec), want);
     }
+}
+
+#[test]
+fn an_expired_cell_ttl_skips_the_cell_before_it_counts() {
+    let with_ttl = |c: Cell, ttl| Cell {
+        ttl: Some(ttl),
+        ..c
+    };
+    let cells = vec![
+        with_ttl(put("r", "a", 30, 3), 5),
+        // The same timestamp, older: shows once the newer one expired (HBase's preCheck
+        // skips the expired cell before the column tracker sees it).
+        put("r", "a", 30, 2),
+        put("r", "a", 10, 1),
+        with_ttl(put("r", "b", 20, 4), 100),
+    ];
+    let at = |now| ReadSpec {
+        now,
+        min_versions: 1,
+        ..spec(1)
+    };
+    // At 35 (= 30 + 5) nothing has expired.
+    assert_eq!(
+        visible(cells.clone(), at(35)),
+        vec![cells[0].clone(), cells[3].clone()]
+    );
+    // At 36 the TTL cell is gone, MIN_VERSIONS notwithstanding; the duplicate shows.
+    assert_eq!(
+        visible(cells.clone(), at(36)),
+        vec![cells[1].clone(), cells[3].clone()]
+    );
+    assert_eq!(visible(cells.clone(), at(121)), vec![cells[1].clone()]);
+    // No `now`: nothing expires.
+    assert_eq!(visible(cells.clone(), at(i64::MIN)).len(), 2);
 }
 
 #[test]

@@ -150,6 +150,7 @@ mod tests {
             cell_type: CellType::Put,
             seq: 1,
             value: Bytes::from_static(b"v"),
+            ttl: None,
         }
     }
 

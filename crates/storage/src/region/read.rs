@@ -276,6 +276,7 @@ pub(super) fn read_spec(store: &Store, ask: &FamilyAsk<'_>, read_point: u64, now
             ttl => ttl.millis().map_or(i64::MIN, |ms| now.saturating_sub(ms)),
         },
         keep_deleted: store.family.keep_deleted_cells,
+        now,
         read_point,
     }
 }

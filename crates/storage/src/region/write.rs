@@ -82,6 +82,16 @@ impl Region {
     /// # Errors
     /// As [`Region::put`].
     pub fn check_and_mutate(&self, cam: &CheckAndMutate) -> Result<bool> {
+        Ok(self.check_and_mutate_result(cam)?.is_some())
+    }
+
+    /// Applies `cam.mutations` if the condition holds; returns what they did (the new values
+    /// of incremented and appended columns, as HBase's `CheckAndMutateResult.getResult`), or
+    /// `None` when the condition did not hold.
+    ///
+    /// # Errors
+    /// As [`Region::put`].
+    pub fn check_and_mutate_result(&self, cam: &CheckAndMutate) -> Result<Option<MutationResult>> {
         self.check_open()?;
         cam.validate()?;
         self.check_row(&cam.row)?;
@@ -114,12 +124,14 @@ impl Region {
                 !self.get_unlocked(&get, u64::MAX)?.is_empty()
             }
         };
-        if holds {
-            self.apply_locked(&cam.mutations)?;
-        }
+        let result = if holds {
+            Some(self.apply_locked(&cam.mutations)?)
+        } else {
+            None
+        };
         drop(lock);
         self.after_write();
-        Ok(holds)
+        Ok(result)
     }
 
     pub(crate) fn check_row(&self, row: &Bytes) -> Result<()> {
@@ -166,7 +178,7 @@ impl Region {
                 Mutation::Increment(i) => {
                     for c in &i.cells {
                         self.check_family(&c.family)?;
-                        let (old, ts) = self.latest(&rm.row, &c.family, &c.qualifier)?;
+                        let (old, ts, old_ttl) = self.latest(&rm.row, &c.family, &c.qualifier)?;
                         let old = match old {
                             None => 0,
                             Some(v) => i64::from_be_bytes(v.as_ref().try_into().map_err(|_| {
@@ -179,13 +191,16 @@ impl Region {
                             })?),
                         };
                         let new = old.wrapping_add(c.amount);
-                        let cell = Cell::put(
-                            rm.row.clone(),
-                            c.family.clone(),
-                            c.qualifier.clone(),
-                            stamp(now, ts),
-                            Bytes::copy_from_slice(&new.to_be_bytes()),
-                        );
+                        let cell = Cell {
+                            ttl: i.ttl.or(old_ttl),
+                            ..Cell::put(
+                                rm.row.clone(),
+                                c.family.clone(),
+                                c.qualifier.clone(),
+                                stamp(now, ts),
+                                Bytes::copy_from_slice(&new.to_be_bytes()),
+                            )
+                        };
                         results.push(cell.clone());
                         // Adding 0 reads the counter and writes nothing (as HBase does).
                         if c.amount != 0 {
@@ -196,16 +211,19 @@ impl Region {
                 Mutation::Append(a) => {
                     for c in &a.cells {
                         self.check_family(&c.family)?;
-                        let (old, ts) = self.latest(&rm.row, &c.family, &c.qualifier)?;
+                        let (old, ts, old_ttl) = self.latest(&rm.row, &c.family, &c.qualifier)?;
                         let mut value = old.map(|v| v.to_vec()).unwrap_or_default();
                         value.extend_from_slice(&c.value);
-                        let cell = Cell::put(
-                            rm.row.clone(),
-                            c.family.clone(),
-                            c.qualifier.clone(),
-                            stamp(now, ts),
-                            Bytes::from(value),
-                        );
+                        let cell = Cell {
+                            ttl: a.ttl.or(old_ttl),
+                            ..Cell::put(
+                                rm.row.clone(),
+                                c.family.clone(),
+                                c.qualifier.clone(),
+                                stamp(now, ts),
+                                Bytes::from(value),
+                            )
+                        };
                         results.push(cell.clone());
                         cells.push(cell);
                     }
@@ -317,13 +335,16 @@ impl Region {
     pub(super) fn put_cells(&self, p: &Put, now: i64, out: &mut Vec<Cell>) -> Result<()> {
         for c in &p.cells {
             self.check_family(&c.family)?;
-            out.push(Cell::put(
-                p.row.clone(),
-                c.family.clone(),
-                c.qualifier.clone(),
-                c.timestamp.unwrap_or(now),
-                c.value.clone(),
-            ));
+            out.push(Cell {
+                ttl: p.ttl,
+                ..Cell::put(
+                    p.row.clone(),
+                    c.family.clone(),
+                    c.qualifier.clone(),
+                    c.timestamp.unwrap_or(now),
+                    c.value.clone(),
+                )
+            });
         }
         Ok(())
     }
@@ -350,8 +371,8 @@ impl Region {
                 // HBase: deleting "the latest version" means the newest existing one.
                 (DeleteKind::Version, None) => {
                     match self.latest(&d.row, &m.family, &m.qualifier)? {
-                        (Some(_), ts) => ts,
-                        (None, _) => continue,
+                        (Some(_), ts, _) => ts,
+                        (None, _, _) => continue,
                     }
                 }
                 (_, None) => now,
@@ -379,12 +400,14 @@ impl Region {
         row: &Bytes,
         family: &Bytes,
         qualifier: &Bytes,
-    ) -> Result<(Option<Bytes>, i64)> {
+    ) -> Result<(Option<Bytes>, i64, Option<u64>)> {
+        // The value, its timestamp and its own TTL (carried forward by increments and
+        // appends that set none, as HBase carries the TTL tag).
         let get = Get::new(row.clone()).with_column(family.clone(), qualifier.clone());
         let cells = self.get_unlocked(&get, u64::MAX)?;
         Ok(match cells.into_iter().next() {
-            Some(c) => (Some(c.value), c.timestamp),
-            None => (None, i64::MIN),
+            Some(c) => (Some(c.value), c.timestamp, c.ttl),
+            None => (None, i64::MIN, None),
         })
     }
 }

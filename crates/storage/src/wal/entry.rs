@@ -1,10 +1,13 @@
 //! A WAL entry (one row mutation: the atomic unit of replay) and its payload encoding.
 //!
 //! ```text
-//! payload = kind u8 (1 = cells) | region u64 LE | seq u64 LE | cell count varint | cell*
+//! payload = kind u8 | region u64 LE | seq u64 LE | cell count varint | cell*
 //! cell    = family len varint | family | row len varint | row | qualifier len varint
-//!         | qualifier | timestamp i64 LE | type code u8 | value len varint | value
+//!         | qualifier | timestamp i64 LE | type code u8 | [ttl] | value len varint | value
+//! ttl     = varint: 0 for none, else the put's own TTL in ms + 1 (kind 2 only)
 //! ```
+//! Kind 1 holds cells without TTLs (what earlier releases wrote and still read); kind 2, written
+//! only when a cell of the entry carries its own TTL, adds the `ttl` field to every cell.
 //! Varints are unsigned LEB128. A cell's sequence id is not stored: it is the entry's.
 
 use bytes::{Buf, Bytes};
@@ -15,6 +18,17 @@ use super::record::MAX_PAYLOAD_LEN;
 /// Payload kind of an entry holding cells. Other kinds (flush or region-event markers) may
 /// follow in later versions; a reader refuses kinds it does not know.
 const KIND_CELLS: u8 = 1;
+/// Payload kind of an entry holding cells of which some carry their own TTL.
+const KIND_CELLS_TTL: u8 = 2;
+
+/// The largest TTL a kind-2 entry stores (one less than `u64::MAX`: the field is TTL + 1).
+/// Larger TTLs are clamped to it, which changes nothing: no timestamp lives that long.
+const MAX_TTL: u64 = u64::MAX - 1;
+
+/// True when the entry needs kind 2.
+fn has_ttls(entry: &Entry) -> bool {
+    entry.cells.iter().any(|c| c.ttl.is_some())
+}
 
 /// One row mutation of one region, as logged and replayed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -32,7 +46,8 @@ pub struct Entry {
 /// largest payload a record may carry.
 pub(crate) fn encode(entry: &Entry, out: &mut Vec<u8>) -> Result<(), String> {
     let start = out.len();
-    out.push(KIND_CELLS);
+    let ttls = has_ttls(entry);
+    out.push(if ttls { KIND_CELLS_TTL } else { KIND_CELLS });
     out.extend_from_slice(&entry.region.to_le_bytes());
     out.extend_from_slice(&entry.seq.to_le_bytes());
     put_varint(out, entry.cells.len() as u64);
@@ -42,6 +57,9 @@ pub(crate) fn encode(entry: &Entry, out: &mut Vec<u8>) -> Result<(), String> {
         put_bytes(out, &cell.qualifier);
         out.extend_from_slice(&cell.timestamp.to_le_bytes());
         out.push(cell.cell_type.code());
+        if ttls {
+            put_varint(out, cell.ttl.map_or(0, |t| t.min(MAX_TTL) + 1));
+        }
         put_bytes(out, &cell.value);
     }
     let len = out.len() - start;
@@ -57,6 +75,7 @@ pub(crate) fn encode(entry: &Entry, out: &mut Vec<u8>) -> Result<(), String> {
 
 /// The bytes [`encode`] appends for `entry`.
 pub(crate) fn encoded_len(entry: &Entry) -> usize {
+    let ttls = has_ttls(entry);
     let cells: usize = entry
         .cells
         .iter()
@@ -66,6 +85,11 @@ pub(crate) fn encoded_len(entry: &Entry) -> usize {
                 + bytes_len(&c.qualifier)
                 + 8
                 + 1
+                + if ttls {
+                    varint_len(c.ttl.map_or(0, |t| t.min(MAX_TTL) + 1))
+                } else {
+                    0
+                }
                 + bytes_len(&c.value)
         })
         .sum();
@@ -85,7 +109,7 @@ fn varint_len(v: u64) -> usize {
 pub(crate) fn decode(payload: &Bytes) -> Result<Entry, String> {
     let mut b = payload.clone();
     let kind = take(&mut b, 1)?[0];
-    if kind != KIND_CELLS {
+    if kind != KIND_CELLS && kind != KIND_CELLS_TTL {
         return Err(format!("unknown entry kind {kind}"));
     }
     let region = take(&mut b, 8)?.get_u64_le();
@@ -105,6 +129,11 @@ pub(crate) fn decode(payload: &Bytes) -> Result<Entry, String> {
         let code = take(&mut b, 1)?[0];
         let cell_type =
             CellType::from_code(code).ok_or_else(|| format!("unknown cell type {code}"))?;
+        let ttl = if kind == KIND_CELLS_TTL {
+            get_varint(&mut b)?.checked_sub(1)
+        } else {
+            None
+        };
         let value = take_bytes(&mut b)?;
         cells.push(Cell {
             row,
@@ -114,6 +143,7 @@ pub(crate) fn decode(payload: &Bytes) -> Result<Entry, String> {
             cell_type,
             seq,
             value,
+            ttl,
         });
     }
     if b.has_remaining() {
@@ -176,9 +206,10 @@ mod tests {
             any::<i64>(),
             prop::sample::select(CellType::ALL.to_vec()),
             prop::collection::vec(any::<u8>(), 0..300),
+            prop::option::of(0..=MAX_TTL),
         )
             .prop_map(
-                |(row, family, qualifier, timestamp, cell_type, value)| Cell {
+                |(row, family, qualifier, timestamp, cell_type, value, ttl)| Cell {
                     row: row.into(),
                     family: family.into(),
                     qualifier: qualifier.into(),
@@ -186,6 +217,7 @@ mod tests {
                     cell_type,
                     seq: 0,
                     value: value.into(),
+                    ttl,
                 },
             )
     }

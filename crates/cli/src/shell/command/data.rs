@@ -18,20 +18,46 @@ fn checked(args: &Args, result: Result<(), OpError>) -> Result<(), ShellError> {
     result.map_err(|e| args.invalid(e))
 }
 
+/// The keys HBase's `put` takes in its options hash that Strata has no use for, with why.
+const PUT_UNSUPPORTED: [(&str, &str); 2] = [
+    ("ATTRIBUTES", "Strata keeps no custom mutation attributes"),
+    ("VISIBILITY", "Strata has no cell visibility labels"),
+];
+
 pub(super) fn put(mut args: Args) -> Result<Command, ShellError> {
-    args.arity(4, 5)?;
+    args.arity(4, 6)?;
     let table = args.table()?;
     let row = args.next_bytes("row")?;
     let column = args.next_column()?;
     let value = args.next_bytes("value")?;
     let qualifier = column.qualifier_or_empty();
-    let put = match args.next() {
-        Some(ts) => {
-            let ts = args.int(&ts, "timestamp")?;
-            Put::new(row).add_at(column.family, qualifier, ts, value)
-        }
+    let rest = args.rest();
+    let (ts, opts) = match rest.as_slice() {
+        [] => (None, None),
+        [Value::Hash(_)] => (None, rest.into_iter().next()),
+        [ts] => (Some(args.int(ts, "timestamp")?), None),
+        [ts, Value::Hash(_)] => (Some(args.int(ts, "timestamp")?), rest.into_iter().nth(1)),
+        _ => return Err(args.usage("the options hash must come last")),
+    };
+    let mut put = match ts {
+        Some(ts) => Put::new(row).add_at(column.family, qualifier, ts, value),
         None => Put::new(row).add(column.family, qualifier, value),
     };
+    if let Some(opts) = opts {
+        let mut opts = args.options(opts)?;
+        if let Some(v) = opts.take("TTL") {
+            let ttl = args.int(&v, "TTL")?;
+            let ttl = u64::try_from(ttl)
+                .map_err(|_| args.invalid(format!("TTL must be at least 0 ms, got {ttl}")))?;
+            put = put.with_ttl(ttl);
+        }
+        for (key, why) in PUT_UNSUPPORTED {
+            if opts.has(key) {
+                return Err(args.usage(format!("put: {key} is not supported: {why}")));
+            }
+        }
+        opts.finish(&args, &["TTL"])?;
+    }
     checked(&args, put.validate())?;
     Ok(Command::Put { table, put })
 }

@@ -40,6 +40,39 @@ fn put_with_and_without_timestamp() {
 }
 
 #[test]
+fn put_takes_a_ttl_and_refuses_other_attributes() {
+    assert_eq!(
+        parse("put 't', 'r', 'cf:q', 'v', {TTL => 60000}"),
+        Command::Put {
+            table: t("t"),
+            put: Put::new("r").add("cf", "q", "v").with_ttl(60_000),
+        }
+    );
+    assert_eq!(
+        parse("put 't', 'r', 'cf:q', 'v', 5, {TTL => 0}"),
+        Command::Put {
+            table: t("t"),
+            put: Put::new("r").add_at("cf", "q", 5, "v").with_ttl(0),
+        }
+    );
+    assert!(message("put 't', 'r', 'cf:q', 'v', {TTL => -1}").contains("TTL must be at least 0"));
+    let attributes = message("put 't', 'r', 'cf:q', 'v', {ATTRIBUTES => {'k' => 'v'}}");
+    assert!(
+        attributes.contains("ATTRIBUTES is not supported"),
+        "{attributes}"
+    );
+    let visibility = message("put 't', 'r', 'cf:q', 'v', 5, {VISIBILITY => 'SECRET'}");
+    assert!(
+        visibility.contains("VISIBILITY is not supported"),
+        "{visibility}"
+    );
+    let unknown = message("put 't', 'r', 'cf:q', 'v', {FOO => 1}");
+    assert!(unknown.contains("unknown option FOO"), "{unknown}");
+    let misplaced = message("put 't', 'r', 'cf:q', 'v', {TTL => 1}, 5");
+    assert!(misplaced.contains("must come last"), "{misplaced}");
+}
+
+#[test]
 fn get_forms() {
     let get = |line: &str| match parse(line) {
         Command::Get { table, get } => {

@@ -53,15 +53,18 @@ fn usage_errors_name_the_command_and_show_its_usage() {
             assert_eq!(command, "put");
             assert_eq!(
                 message,
-                "wrong number of arguments (given 2, expected 4 to 5)"
+                "wrong number of arguments (given 2, expected 4 to 6)"
             );
-            assert_eq!(usage, "put 't', 'row', 'cf:q', 'value' [, ts]");
+            assert_eq!(
+                usage,
+                "put 't', 'row', 'cf:q', 'value' [, ts] [, {TTL => ms}]"
+            );
         }
         other => panic!("{other:?}"),
     }
     assert_eq!(
         message("put 't', 'r', 'f:q', ['v']"),
-        "put: value must be a string, got an array\nusage: put 't', 'row', 'cf:q', 'value' [, ts]"
+        "put: value must be a string, got an array\nusage: put 't', 'row', 'cf:q', 'value' [, ts] [, {TTL => ms}]"
     );
 }
 

@@ -28,6 +28,10 @@ pub struct Increment {
     pub durability: Durability,
     /// Return the new values. Default true.
     pub return_results: bool,
+    /// Time to live of the written cells in ms from their timestamps (HBase's
+    /// `Mutation.setTTL`); `None` keeps the TTL the column's current cell has, as HBase
+    /// carries its TTL tag forward.
+    pub ttl: Option<u64>,
 }
 
 impl Increment {
@@ -38,6 +42,7 @@ impl Increment {
             cells: Vec::new(),
             durability: Durability::UseDefault,
             return_results: true,
+            ttl: None,
         }
     }
 
@@ -54,6 +59,13 @@ impl Increment {
             qualifier: qualifier.into(),
             amount,
         });
+        self
+    }
+
+    /// Sets the written cells' own time to live, in ms from their timestamps.
+    #[must_use]
+    pub fn with_ttl(mut self, ttl_ms: u64) -> Self {
+        self.ttl = Some(ttl_ms);
         self
     }
 
@@ -95,6 +107,10 @@ pub struct Append {
     pub durability: Durability,
     /// Return the new values. Default true.
     pub return_results: bool,
+    /// Time to live of the written cells in ms from their timestamps (HBase's
+    /// `Mutation.setTTL`); `None` keeps the TTL the column's current cell has, as HBase
+    /// carries its TTL tag forward.
+    pub ttl: Option<u64>,
 }
 
 impl Append {
@@ -105,6 +121,7 @@ impl Append {
             cells: Vec::new(),
             durability: Durability::UseDefault,
             return_results: true,
+            ttl: None,
         }
     }
 
@@ -121,6 +138,13 @@ impl Append {
             qualifier: qualifier.into(),
             value: value.into(),
         });
+        self
+    }
+
+    /// Sets the written cells' own time to live, in ms from their timestamps.
+    #[must_use]
+    pub fn with_ttl(mut self, ttl_ms: u64) -> Self {
+        self.ttl = Some(ttl_ms);
         self
     }
 

@@ -29,6 +29,9 @@ pub struct Put {
     pub cells: Vec<PutCell>,
     /// Durability of this write; `USE_DEFAULT` takes the table's.
     pub durability: Durability,
+    /// Time to live of the written cells in ms from their timestamps (HBase's
+    /// `Mutation.setTTL`); it can only shorten the family's TTL. `None` for none.
+    pub ttl: Option<u64>,
 }
 
 impl Put {
@@ -38,6 +41,7 @@ impl Put {
             row: row.into(),
             cells: Vec::new(),
             durability: Durability::UseDefault,
+            ttl: None,
         }
     }
 
@@ -80,6 +84,13 @@ impl Put {
     #[must_use]
     pub fn with_durability(mut self, durability: Durability) -> Self {
         self.durability = durability;
+        self
+    }
+
+    /// Sets the written cells' own time to live, in ms from their timestamps.
+    #[must_use]
+    pub fn with_ttl(mut self, ttl_ms: u64) -> Self {
+        self.ttl = Some(ttl_ms);
         self
     }
 

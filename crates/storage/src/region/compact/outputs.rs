@@ -40,6 +40,7 @@ impl Region {
                 .millis()
                 .map_or(i64::MIN, |ms| now.saturating_sub(ms)),
             keep_deleted: family.keep_deleted_cells,
+            now,
             smallest_read_point: self.smallest_read_point(),
             drop_markers: sel.plan.major,
             trim_versions: sel.plan.all_files

@@ -169,6 +169,27 @@ async fn raw_scans_print_delete_markers_and_masked_cells() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_put_ttl_counts_from_the_cell_timestamp() {
+    let c = fixture().await;
+    // Written at 1000 ms (1970) with a 1 ms TTL: expired already. Written now with an
+    // hour's TTL: visible.
+    let out = c
+        .run(
+            "put 't', 'x1', 'f:a', 'gone', 1000, {TTL => 1}\n\
+             put 't', 'x2', 'f:a', 'kept', {TTL => 3600000}\n\
+             get 't', 'x1'\nget 't', 'x2'",
+        )
+        .await;
+    let out = squeeze(&out);
+    assert!(
+        out.starts_with("COLUMN CELL\n0 row(s)\nCOLUMN CELL\nf:a "),
+        "{out}"
+    );
+    assert!(out.ends_with("value=kept\n1 row(s)"), "{out}");
+    c.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn counters_and_appends() {
     let c = fixture().await;
     let out = c

@@ -32,8 +32,8 @@ async fn errors_are_reported_and_the_next_statement_runs() {
          ERROR: table 't': no such column family: zz\n\
          ERROR: table 't': no such column family: zz\n\
          ERROR: table 't': no such column family: zz\n\
-         ERROR: put: wrong number of arguments (given 1, expected 4 to 5)\n\
-         usage: put 't', 'row', 'cf:q', 'value' [, ts]\n\
+         ERROR: put: wrong number of arguments (given 1, expected 4 to 6)\n\
+         usage: put 't', 'row', 'cf:q', 'value' [, ts] [, {TTL => ms}]\n\
          ERROR: table t already exists\n\
          ERROR: table t is enabled; disable it first\n\
          ERROR: table 't' has no column family 'zz'\n\

@@ -173,6 +173,8 @@ public final class ClientTest {
         rawAndLimits(t);
         counters(t);
         checkAndMutate(t);
+        checkAndMutateResults(t);
+        cellTtl(t);
         batch(t);
       }
       TableName scans = TableName.valueOf("hbrpc_scans");
@@ -462,6 +464,42 @@ public final class ClientTest {
       Result after = t.get(new Get(r));
       eq("1", Bytes.toString(after.getValue(F, b("m"))), "m put");
       yes(after.getValue(F, b("z")) == null, "z deleted");
+    });
+  }
+
+  private static void checkAndMutateResults(Table t) {
+    check("checkAndMutate: an increment or append returns its new values", () -> {
+      byte[] r = b("camr");
+      t.put(new Put(r).addColumn(F, b("n"), Bytes.toBytes(5L)));
+      CheckAndMutateResult inc = t.checkAndMutate(CheckAndMutate.newBuilder(r)
+          .ifEquals(F, b("n"), Bytes.toBytes(5L)).build(new Increment(r).addColumn(F, b("n"), 3)));
+      yes(inc.isSuccess(), "increment applied");
+      eq(8L, Bytes.toLong(inc.getResult().getValue(F, b("n"))), "getResult() of the increment");
+      CheckAndMutateResult app = t.checkAndMutate(CheckAndMutate.newBuilder(r)
+          .ifNotExists(F, b("s")).build(new Append(r).addColumn(F, b("s"), b("xy"))));
+      yes(app.isSuccess(), "append applied");
+      eq("xy", Bytes.toString(app.getResult().getValue(F, b("s"))), "getResult() of the append");
+      CheckAndMutateResult no = t.checkAndMutate(CheckAndMutate.newBuilder(r)
+          .ifEquals(F, b("n"), Bytes.toBytes(5L)).build(new Increment(r).addColumn(F, b("n"), 3)));
+      yes(!no.isSuccess(), "mismatch not applied");
+      eq(8L, Bytes.toLong(t.get(new Get(r)).getValue(F, b("n"))), "value after");
+    });
+  }
+
+  private static void cellTtl(Table t) {
+    check("Mutation.setTTL: cells expire counted from their timestamp", () -> {
+      byte[] r = b("ttl");
+      long minuteAgo = System.currentTimeMillis() - 60_000;
+      t.put(new Put(r).addColumn(F, b("q"), minuteAgo, b("old")));
+      Put gone = new Put(r).addColumn(F, b("q"), minuteAgo + 1, b("gone"));
+      gone.setTTL(10_000);
+      t.put(gone);
+      eq("old", Bytes.toString(t.get(new Get(r)).getValue(F, b("q"))),
+          "the expired newest version is skipped, the older one shows");
+      Put kept = new Put(r).addColumn(F, b("k"), minuteAgo, b("kept"));
+      kept.setTTL(3_600_000);
+      t.put(kept);
+      eq("kept", Bytes.toString(t.get(new Get(r)).getValue(F, b("k"))), "an unexpired TTL cell");
     });
   }
 
