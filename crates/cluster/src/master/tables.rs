@@ -287,13 +287,14 @@ mod tests {
             .map(|(_, r)| r.state)
     }
 
-    /// Split keys follow HBase's `Admin.createTable` (and standalone): any order is sorted,
-    /// an empty or repeated key is refused, and refusals keep their kind.
-    #[test]
-    fn split_keys_are_sorted_and_checked() {
-        use crate::master::RefusalKind;
+    /// A master on an in-memory store with no region server, and a tick that moves time
+    /// half a second through five ticks.
+    fn serverless_master() -> (
+        Master<MemKv, MemWal>,
+        impl FnMut(&mut Master<MemKv, MemWal>),
+    ) {
         let store = MemStore::new(1);
-        let mut m = Master::new(
+        let m = Master::new(
             MemKv::new(store.clone(), Rc::new(Perfect)),
             MemWal::new(0),
             Layout::new("/t"),
@@ -301,13 +302,22 @@ mod tests {
             MasterConfig::default(),
         );
         let mut now = 0;
-        let mut tick = |m: &mut Master<MemKv, MemWal>| {
+        let tick = move |m: &mut Master<MemKv, MemWal>| {
             for _ in 0..5 {
                 now += 100;
                 store.borrow_mut().advance(now);
                 m.tick(now);
             }
         };
+        (m, tick)
+    }
+
+    /// Split keys follow HBase's `Admin.createTable` (and standalone): any order is sorted,
+    /// an empty or repeated key is refused, and refusals keep their kind.
+    #[test]
+    fn split_keys_are_sorted_and_checked() {
+        use crate::master::RefusalKind;
+        let (mut m, mut tick) = serverless_master();
         tick(&mut m);
         let create = |table: &str, splits: &[&[u8]]| AdminRequest::CreateTable {
             table: table.into(),
@@ -340,22 +350,7 @@ mod tests {
     /// incarnation.
     #[test]
     fn lifecycle_states_rejections_and_incarnations() {
-        let store = MemStore::new(1);
-        let mut m = Master::new(
-            MemKv::new(store.clone(), Rc::new(Perfect)),
-            MemWal::new(0),
-            Layout::new("/t"),
-            "m:1".into(),
-            MasterConfig::default(),
-        );
-        let mut now = 0;
-        let mut tick = |m: &mut Master<MemKv, MemWal>| {
-            for _ in 0..5 {
-                now += 100;
-                store.borrow_mut().advance(now);
-                m.tick(now);
-            }
-        };
+        let (mut m, mut tick) = serverless_master();
         tick(&mut m);
         let req = |table: &str| AdminRequest::CreateTable {
             table: table.into(),
