@@ -7,9 +7,9 @@
 use bytes::Bytes;
 use strata_model::cell::{Cell, CellType, LATEST_TIMESTAMP};
 use strata_model::ops::{
-    Append, AppendCell, CheckAndMutate, Columns, Condition, Delete, DeleteKind, DeleteMarker,
-    Durability, Get, Increment, IncrementCell, Mutation, Put, PutCell, RowMutations, Scan,
-    TimeRange,
+    ttl_from_attribute, Append, AppendCell, CheckAndMutate, Columns, Condition, Delete, DeleteKind,
+    DeleteMarker, Durability, Get, Increment, IncrementCell, Mutation, Put, PutCell, RowMutations,
+    Scan, TimeRange, TTL_ATTRIBUTE,
 };
 
 use crate::error::{HBaseError, HResult};
@@ -178,20 +178,10 @@ fn return_results(m: &pb::MutationProto) -> bool {
 /// # Errors
 /// An attribute that is not 8 bytes (HBase's `Bytes.toLong` refuses it too).
 fn ttl_of(m: &pb::MutationProto) -> HResult<Option<u64>> {
-    let Some(a) = m.attribute.iter().find(|a| a.name == "_ttl") else {
-        return Ok(None);
-    };
-    let value = a.value.as_deref().unwrap_or_default();
-    let bytes: [u8; 8] = value.try_into().map_err(|_| {
-        invalid(format!(
-            "the _ttl attribute must be an 8-byte long, got {} bytes",
-            value.len()
-        ))
-    })?;
-    Ok(match i64::from_be_bytes(bytes) {
-        i64::MAX => None,
-        ttl => Some(ttl.max(0) as u64),
-    })
+    match m.attribute.iter().find(|a| a.name == TTL_ATTRIBUTE) {
+        Some(a) => ttl_from_attribute(a.value.as_deref().unwrap_or_default()).map_err(invalid),
+        None => Ok(None),
+    }
 }
 
 /// A client mutation, taking its cells from the protobuf and then from `block`.

@@ -8,8 +8,8 @@
 
 use bytes::Bytes;
 use strata_model::ops::{
-    Append, CheckAndMutate, Condition, Delete, Durability, Increment, Mutation as Op, Put,
-    RowMutations,
+    ttl_from_attribute, Append, CheckAndMutate, Condition, Delete, Durability, Increment,
+    Mutation as Op, Put, RowMutations, TTL_ATTRIBUTE,
 };
 
 use super::{split_column, Service};
@@ -125,20 +125,11 @@ fn ttl_attribute(f: &Fields<'_>, id: i16) -> Result<Option<u64>> {
     let Some((_, value)) = f
         .bytes_map(id, "attributes")?
         .into_iter()
-        .find(|(k, _)| k.as_ref() == b"_ttl")
+        .find(|(k, _)| k.as_ref() == TTL_ATTRIBUTE.as_bytes())
     else {
         return Ok(None);
     };
-    let bytes: [u8; 8] = value.as_ref().try_into().map_err(|_| {
-        ThriftError::illegal(format!(
-            "the _ttl attribute must be an 8-byte long, got {} bytes",
-            value.len()
-        ))
-    })?;
-    Ok(match i64::from_be_bytes(bytes) {
-        i64::MAX => None,
-        ttl => Some(ttl.max(0) as u64),
-    })
+    ttl_from_attribute(&value).map_err(ThriftError::illegal)
 }
 
 /// One Thrift row's mutations, deletes first, all at `ts` (or the server's now); the puts

@@ -32,8 +32,8 @@ pub use filter::{
 };
 pub use get::Get;
 pub use mutation::{
-    Append, AppendCell, Delete, DeleteKind, DeleteMarker, Increment, IncrementCell, Mutation, Put,
-    PutCell,
+    ttl_from_attribute, Append, AppendCell, Delete, DeleteKind, DeleteMarker, Increment,
+    IncrementCell, Mutation, Put, PutCell, TTL_ATTRIBUTE,
 };
 pub use row_mutations::RowMutations;
 pub use scan::{prefix_successor, Scan};

@@ -6,12 +6,14 @@ mod increment;
 mod put;
 #[cfg(test)]
 mod tests;
+mod ttl_attribute;
 
 use bytes::Bytes;
 
 pub use delete::{Delete, DeleteKind, DeleteMarker};
 pub use increment::{Append, AppendCell, Increment, IncrementCell};
 pub use put::{Put, PutCell};
+pub use ttl_attribute::{ttl_from_attribute, TTL_ATTRIBUTE};
 
 use super::OpError;
 use crate::schema::Durability;
