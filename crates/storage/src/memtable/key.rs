@@ -322,21 +322,12 @@ impl Key {
     }
 }
 
-fn varint_len(mut v: usize) -> usize {
-    let mut n = 1;
-    while v >= 0x80 {
-        v >>= 7;
-        n += 1;
-    }
-    n
+fn varint_len(v: usize) -> usize {
+    varint_len_u64(v as u64)
 }
 
-fn put_varint(out: &mut BytesMut, mut v: usize) {
-    while v >= 0x80 {
-        out.put_u8((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.put_u8(v as u8);
+fn put_varint(out: &mut BytesMut, v: usize) {
+    put_varint_u64(out, v as u64);
 }
 
 fn varint_len_u64(mut v: u64) -> usize {
