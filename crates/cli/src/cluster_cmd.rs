@@ -346,6 +346,7 @@ fn run_data_regionserver(args: &RegionServerArgs, url: &str) -> Result<(), Strin
         http: args.http,
         hbase_rpc: args.hbase_rpc,
         hbase_rpc_scan_time_limit: args.hbase_rpc_scan_time_limit_ms.map(Duration::from_millis),
+        ..Endpoints::default()
     };
     strata_cluster_node::serve::run_with(
         config,

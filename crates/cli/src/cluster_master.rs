@@ -4,16 +4,16 @@
 //! `--http` serves its metrics and web UI.
 
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use strata_cluster::master::{Master, MasterConfig};
 use strata_cluster::node::{self, NoWal};
 use strata_cluster_node::counted::{CountedKv, KvCounts};
 use strata_cluster_node::fencer::LogFencer;
 use strata_cluster_node::http::MasterView;
-use strata_cluster_node::region_sweep::{sweep_region_dirs, Place};
+use strata_cluster_node::region_sweep::Place;
 
 use crate::cluster_cmd::{open_root, stop_on_signal, Coordination};
 
@@ -215,52 +215,21 @@ pub fn run_master(args: &MasterArgs) -> Result<(), String> {
 }
 
 /// Sweeps recovered edits nobody will replay, and region directories in `places` no record
-/// names, every `--janitor-secs`, on a thread with its own
-/// etcd client, until the master stops (a failed sweep is logged and retried next time).
+/// names, every `--janitor-secs`, on a thread with its own etcd client, until the master stops.
 fn spawn_janitor(
     args: &MasterArgs,
     root: &strata_shared_storage::Root,
     places: Vec<Place>,
     stop: &Arc<AtomicBool>,
 ) -> Result<(), String> {
-    let kv = node::connect(&args.coordination.etcd)?;
-    let (storage, path, layout) = (
+    strata_cluster_node::janitor::spawn(
         root.storage.clone(),
         root.path.clone(),
+        places,
+        node::connect(&args.coordination.etcd)?,
         args.coordination.layout(),
-    );
-    let (period, stop) = (Duration::from_secs(args.janitor_secs), stop.clone());
-    std::thread::Builder::new()
-        .name("janitor".into())
-        .spawn(move || loop {
-            let next = std::time::Instant::now() + period;
-            while std::time::Instant::now() < next {
-                if stop.load(Ordering::Relaxed) {
-                    return;
-                }
-                std::thread::sleep(Duration::from_millis(200));
-            }
-            match strata_cluster_node::janitor::sweep_recovered(&storage, &path, &kv, &layout) {
-                Ok(swept) if swept.removed > 0 => tracing::info!(
-                    removed = swept.removed,
-                    kept = swept.kept,
-                    "recovered-edits sweep"
-                ),
-                Ok(_) => {}
-                Err(e) => tracing::warn!(error = %e, "recovered-edits sweep failed"),
-            }
-            let started = Instant::now();
-            match sweep_region_dirs(&places, &kv, &layout) {
-                Ok(swept) if swept.removed > 0 => tracing::info!(
-                    removed = swept.removed,
-                    kept = swept.kept,
-                    us = started.elapsed().as_micros() as u64,
-                    "region-directory sweep"
-                ),
-                Ok(_) => {}
-                Err(e) => tracing::warn!(error = %e, "region-directory sweep failed"),
-            }
-        })
-        .map_err(|e| format!("cannot start the janitor: {e}"))?;
-    Ok(())
+        Duration::from_secs(args.janitor_secs),
+        stop.clone(),
+    )
+    .map(drop)
 }

@@ -14,6 +14,7 @@ mod s3_args;
 mod shell;
 mod sst;
 mod standalone;
+mod standalone_single;
 
 use std::process::ExitCode;
 

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use strata_cluster_node::single;
 use strata_master::{Standalone, StandaloneConfig};
 use strata_model::schema::StoragePolicy;
 use strata_storage::tiers::{StorageType, Volume};
@@ -81,110 +82,115 @@ impl FlushCheckArgs {
 pub struct Args {
     /// The data directory (created if missing; restarting on it keeps all data).
     #[arg(long, default_value = "data")]
-    data_dir: PathBuf,
+    pub(crate) data_dir: PathBuf,
     /// Where all data lives (HBase's `hbase.rootdir`), instead of --data-dir:
     /// `hdfs://HOST:PORT/PATH` keeps the catalog, WAL, store files and manifests on HDFS;
     /// `s3://BUCKET/PREFIX` keeps the catalog, store files and manifests on S3 (with
     /// --wal-root); a path is a local directory.
     #[arg(long)]
-    root: Option<String>,
+    pub(crate) root: Option<String>,
     /// The HDFS NameNode's HTTP address (WebHDFS, used to set storage policies)
     /// [default: the NameNode's host, port 9870].
     #[arg(long)]
-    hdfs_http: Option<String>,
+    pub(crate) hdfs_http: Option<String>,
     /// Where the WAL lives instead of under --root: a local directory or
     /// `hdfs://HOST:PORT/PATH`. Required with an `s3://` root (object storage cannot append
     /// or sync a log); not for a local root (use --volume and --wal-storage-policy).
     #[arg(long)]
-    wal_root: Option<String>,
+    pub(crate) wal_root: Option<String>,
     #[command(flatten)]
-    s3: Box<crate::s3_args::S3Args>,
+    pub(crate) s3: Box<crate::s3_args::S3Args>,
     /// Longest wait, in seconds, for one operation of a remote root (HDFS, S3): past it the
     /// operation fails, so writes fail with UNAVAILABLE while a NameNode is unreachable.
     #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=3600))]
-    store_timeout_secs: u64,
+    pub(crate) store_timeout_secs: u64,
     /// Where the gRPC services listen.
     #[arg(long, default_value = "127.0.0.1:16000")]
-    listen: SocketAddr,
+    pub(crate) listen: SocketAddr,
     /// Memory all memtables may use together, in MiB.
     #[arg(long, default_value_t = 512)]
-    memtable_mib: u64,
+    pub(crate) memtable_mib: u64,
     /// Block cache size in MiB (0 disables it).
     #[arg(long, default_value_t = 256)]
-    block_cache_mib: u64,
+    pub(crate) block_cache_mib: u64,
     /// Microseconds an idle framed connection polls for its next request before parking,
     /// while it serves one sequential caller and no thread waits for a CPU (0: never).
     /// Lowers a lone client's latency by a wake-up each way.
     #[arg(long, default_value_t = 200)]
-    poll_us: u64,
+    pub(crate) poll_us: u64,
     /// How many steps below the server's CPU priority (nice, 0–19) disk and in-memory
     /// compactions run, so that requests preempt them; 0 runs them at the server's priority.
     /// Flushes, and compactions of a store over its blocking file count, always run at it.
     #[arg(long, default_value_t = strata_storage::background::DEFAULT_COMPACTION_NICE,
           value_parser = clap::value_parser!(i32).range(0..=19))]
-    compaction_nice: i32,
+    pub(crate) compaction_nice: i32,
     /// Largest value accepted, in bytes.
     #[arg(long, default_value_t = 10 << 20)]
-    max_value_bytes: usize,
+    pub(crate) max_value_bytes: usize,
     /// Where HBase's Thrift1 gateway listens [default: 127.0.0.1:9090; if that port is
     /// taken, the server runs without the gateway and says so].
     #[arg(long)]
-    thrift_listen: Option<SocketAddr>,
+    pub(crate) thrift_listen: Option<SocketAddr>,
     /// Do not start the Thrift gateway.
     #[arg(long)]
-    no_thrift: bool,
+    pub(crate) no_thrift: bool,
     /// The storage type of the device the data directory is on: RAM_DISK, SSD, HDD (or
     /// DISK), ARCHIVE.
     #[arg(long, default_value = "HDD", value_parser = parse_storage_type)]
-    data_dir_type: StorageType,
+    pub(crate) data_dir_type: StorageType,
     /// A further volume for store files and the WAL, as TYPE=PATH (e.g. SSD=/mnt/ssd/strata);
     /// repeatable, one per storage type. Families choose with STORAGE_POLICY.
     #[arg(long = "volume", value_parser = Volume::parse)]
-    volumes: Vec<Volume>,
+    pub(crate) volumes: Vec<Volume>,
     /// The ARCHIVE tier on object storage, `s3://bucket/prefix` (the --s3-* flags apply):
     /// files placed on ARCHIVE (COLD, date-tiered windows past their cold age) are moved there
     /// by the tier mover and read through the page cache. With any root; not with --volume
     /// ARCHIVE=….
     #[arg(long)]
-    cold_root: Option<String>,
+    pub(crate) cold_root: Option<String>,
     /// The WAL's storage policy: LAZY_PERSIST (RAM_DISK), ALL_SSD, ONE_SSD, HOT, WARM, COLD.
     #[arg(long, default_value = "HOT", value_parser = parse_policy)]
-    wal_storage_policy: StoragePolicy,
+    pub(crate) wal_storage_policy: StoragePolicy,
     #[command(flatten)]
-    tier_check: TierCheckArgs,
+    pub(crate) tier_check: TierCheckArgs,
     #[command(flatten)]
-    flush_check: FlushCheckArgs,
+    pub(crate) flush_check: FlushCheckArgs,
     #[command(flatten)]
-    thrift: crate::gateway_cmd::Limits,
+    pub(crate) thrift: crate::gateway_cmd::Limits,
     /// Where HBase's native RPC listens, for the HBase Java client (one port for the
     /// registry, region-server and master services) [default: 127.0.0.1:16020; if that port
     /// is taken, the server runs without it and says so].
     #[arg(long)]
-    hbase_rpc_listen: Option<SocketAddr>,
+    pub(crate) hbase_rpc_listen: Option<SocketAddr>,
     /// Do not start HBase's native RPC.
     #[arg(long)]
-    no_hbase_rpc: bool,
+    pub(crate) no_hbase_rpc: bool,
     /// The host name HBase clients are told to connect to (in `hbase:meta` and the registry);
     /// required when --hbase-rpc-listen is a wildcard address [default: the listen IP].
     #[arg(long)]
-    hbase_rpc_advertised_host: Option<String>,
+    pub(crate) hbase_rpc_advertised_host: Option<String>,
     /// Largest HBase RPC request accepted, in bytes (a larger one closes the connection).
     #[arg(long, default_value_t = strata_hbase_rpc::HBaseRpcConfig::DEFAULT_MAX_FRAME_BYTES)]
-    hbase_rpc_max_frame_bytes: usize,
+    pub(crate) hbase_rpc_max_frame_bytes: usize,
     /// Where the HTTP endpoint (Prometheus /metrics and the web UI) listens [default:
     /// 127.0.0.1:16010; if that port is taken, the server runs without it and says so].
     #[arg(long)]
-    http_listen: Option<SocketAddr>,
+    pub(crate) http_listen: Option<SocketAddr>,
     /// Do not start the HTTP endpoint.
     #[arg(long)]
-    no_http: bool,
+    pub(crate) no_http: bool,
     /// Requests slower than this many milliseconds are logged as slow operations.
     #[arg(long, default_value_t = 1000)]
-    slow_op_ms: u64,
+    pub(crate) slow_op_ms: u64,
     /// Do not record requests (no request counts, latency histograms, heatmap or slow
     /// operations): for measuring what recording them costs.
     #[arg(long)]
-    no_request_metrics: bool,
+    pub(crate) no_request_metrics: bool,
+    /// Run as a cluster of one: the cluster's master and one region server over a
+    /// coordination store kept under the root (RFC 0019), instead of the standalone master.
+    /// A root keeps the kind it was created with.
+    #[arg(long)]
+    pub(crate) cluster_of_one: bool,
 }
 
 /// Starts the HTTP endpoint unless disabled; a taken default port is logged, not fatal.
@@ -257,8 +263,10 @@ pub fn run(args: &Args) -> Result<(), String> {
     runtime.block_on(serve(args))
 }
 
-async fn serve(args: &Args) -> Result<(), String> {
-    let started = Instant::now();
+/// The root's stores and the cold volume, opened off the runtime's threads.
+async fn open_stores(
+    args: &Args,
+) -> Result<(strata_shared_storage::Root, Option<ColdVolume>), String> {
     let root = match &args.root {
         Some(url) => {
             let url = url.clone();
@@ -291,21 +299,50 @@ async fn serve(args: &Args) -> Result<(), String> {
         }
         None => None,
     };
+    Ok((root, cold_volume))
+}
+
+/// The ARCHIVE tier on a store of its own.
+type ColdVolume = (Volume, Arc<dyn strata_storage::vfs::FileStore>);
+
+/// The region server's settings these arguments give, on `root`.
+fn server_config(
+    args: &Args,
+    root: &strata_shared_storage::Root,
+    cold_volume: Option<ColdVolume>,
+) -> strata_server::ServerConfig {
+    let mut server = strata_server::ServerConfig::new(root.path.clone(), String::new());
+    server.storage = root.storage.clone();
+    server.memtable_budget_bytes = args.memtable_mib << 20;
+    server.block_cache_bytes = args.block_cache_mib << 20;
+    server.poll_before_park = std::time::Duration::from_micros(args.poll_us);
+    server.compaction_nice = args.compaction_nice;
+    server.max_value_bytes = args.max_value_bytes;
+    server.data_dir_type = args.data_dir_type;
+    server.volumes = args.volumes.clone();
+    server.cold_volume = cold_volume;
+    server.wal_storage_policy = args.wal_storage_policy;
+    server.tier_check_every = args.tier_check.every();
+    server.flush_check = args.flush_check.check();
+    server.slow_op_threshold = std::time::Duration::from_millis(args.slow_op_ms);
+    server
+}
+
+async fn serve(args: &Args) -> Result<(), String> {
+    let started = Instant::now();
+    let (root, cold_volume) = open_stores(args).await?;
+    if args.cluster_of_one || single::is_single_root(root.storage.files.as_ref(), &root.path) {
+        return crate::standalone_single::serve(
+            args,
+            &root,
+            server_config(args, &root, cold_volume),
+            started,
+        )
+        .await;
+    }
     let mut config = StandaloneConfig::new(&root.path);
-    config.server.storage = root.storage.clone();
+    config.server = server_config(args, &root, cold_volume);
     config.listen = args.listen;
-    config.server.memtable_budget_bytes = args.memtable_mib << 20;
-    config.server.block_cache_bytes = args.block_cache_mib << 20;
-    config.server.poll_before_park = std::time::Duration::from_micros(args.poll_us);
-    config.server.compaction_nice = args.compaction_nice;
-    config.server.max_value_bytes = args.max_value_bytes;
-    config.server.data_dir_type = args.data_dir_type;
-    config.server.volumes = args.volumes.clone();
-    config.server.cold_volume = cold_volume;
-    config.server.wal_storage_policy = args.wal_storage_policy;
-    config.server.tier_check_every = args.tier_check.every();
-    config.server.flush_check = args.flush_check.check();
-    config.server.slow_op_threshold = std::time::Duration::from_millis(args.slow_op_ms);
     let server = Standalone::start(config).await.map_err(|e| e.to_string())?;
     if args.no_request_metrics {
         server.master().host().observer().set_enabled(false);

@@ -95,6 +95,58 @@ pub fn sweep_recovered<K: Kv + ?Sized>(
     Ok(swept)
 }
 
+/// Sweeps, every `period` on a thread of its own until `stop` is set, the recovered edits no
+/// region will replay (under `root` of `storage`) and the region directories in `places` no
+/// record names ([`crate::region_sweep::sweep_region_dirs`]). A failed sweep is logged and
+/// tried again next time.
+///
+/// # Errors
+/// The thread could not be started.
+pub fn spawn<K: Kv + Send + 'static>(
+    storage: Storage,
+    root: std::path::PathBuf,
+    places: Vec<crate::region_sweep::Place>,
+    kv: K,
+    layout: Layout,
+    period: std::time::Duration,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+) -> Result<std::thread::JoinHandle<()>, String> {
+    use std::sync::atomic::Ordering;
+    use std::time::Instant;
+    std::thread::Builder::new()
+        .name("janitor".into())
+        .spawn(move || loop {
+            let next = Instant::now() + period;
+            while Instant::now() < next {
+                if stop.load(Ordering::Relaxed) {
+                    return;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(200));
+            }
+            match sweep_recovered(&storage, &root, &kv, &layout) {
+                Ok(swept) if swept.removed > 0 => tracing::info!(
+                    removed = swept.removed,
+                    kept = swept.kept,
+                    "recovered-edits sweep"
+                ),
+                Ok(_) => {}
+                Err(e) => tracing::warn!(error = %e, "recovered-edits sweep failed"),
+            }
+            let started = Instant::now();
+            match crate::region_sweep::sweep_region_dirs(&places, &kv, &layout) {
+                Ok(swept) if swept.removed > 0 => tracing::info!(
+                    removed = swept.removed,
+                    kept = swept.kept,
+                    us = started.elapsed().as_micros() as u64,
+                    "region-directory sweep"
+                ),
+                Ok(_) => {}
+                Err(e) => tracing::warn!(error = %e, "region-directory sweep failed"),
+            }
+        })
+        .map_err(|e| format!("cannot start the janitor: {e}"))
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]

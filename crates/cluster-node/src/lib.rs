@@ -15,6 +15,7 @@
 //! - [`admin`]: [`admin::ClusterAdmin`], the admin service of a region server.
 //! - [`route`]: flush and compaction forwarded to the servers hosting a table's regions.
 //! - [`serve`]: running a region server: gRPC, the lease gate, the coordination loop.
+//! - [`single`]: Strata in one process, a cluster of one over the embedded coordination store.
 //! - [`split`]: splitting a table's or a region's regions through the master, from a client.
 //! - [`merge`]: merging two regions through the master, from a client.
 //! - [`upkeep`]: a region server's background upkeep: compacting split daughters' references
@@ -50,5 +51,6 @@ pub mod region_sweep;
 pub mod route;
 pub mod schema;
 pub mod serve;
+pub mod single;
 pub mod split;
 pub mod upkeep;

@@ -21,6 +21,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use strata_cluster::etcd::EtcdKv;
+use strata_cluster::kv::Kv;
 use strata_cluster::layout::Layout;
 use strata_cluster::node::TICK;
 use strata_cluster::regionserver::{RegionServer as Coordination, RegionServerConfig};
@@ -107,6 +108,10 @@ pub struct Endpoints {
     /// How long an HBase RPC scan call may skip rows before it answers with a heartbeat
     /// (`None`: the listener's default).
     pub hbase_rpc_scan_time_limit: Option<Duration>,
+    /// The host name HBase clients are told to connect to (`None`: the listener's IP).
+    pub hbase_rpc_advertised_host: Option<String>,
+    /// Largest HBase RPC request accepted, in bytes (`None`: the listener's default).
+    pub hbase_rpc_max_frame_bytes: Option<usize>,
 }
 
 /// A running region server: its name and address, and a handle to stop it.
@@ -120,12 +125,18 @@ pub struct Node {
     /// Where the HBase RPC listener listens, if it runs.
     pub hbase_rpc: Option<SocketAddr>,
     gate: Arc<Gate>,
+    data: DataService,
 }
 
 impl Node {
     /// Whether data requests are served now.
     pub fn serving(&self) -> bool {
         self.gate.is_open()
+    }
+
+    /// The data service (behind the lease gate), for front ends in the same process.
+    pub fn data(&self) -> &DataService {
+        &self.data
     }
 }
 
@@ -176,6 +187,33 @@ pub fn run_with(
     config: NodeConfig,
     endpoints: &Endpoints,
     stop: &AtomicBool,
+    report: impl FnMut(&str),
+    started: impl FnOnce(&Node),
+    on_expired: impl FnOnce(&str) + Send + 'static,
+) -> Result<(), String> {
+    let etcd = config.etcd.clone();
+    run_on(
+        config,
+        endpoints,
+        move || connect(&etcd),
+        stop,
+        report,
+        started,
+        on_expired,
+    )
+}
+
+/// [`run_with`] on any coordination store: `connect` gives a handle of it each time it is
+/// called (`config.etcd` is not read). A one-process Strata passes clones of its embedded
+/// store.
+///
+/// # Errors
+/// As [`run`].
+pub fn run_on<K: Kv + Send + Sync + 'static>(
+    config: NodeConfig,
+    endpoints: &Endpoints,
+    connect: impl Fn() -> Result<K, String>,
+    stop: &AtomicBool,
     mut report: impl FnMut(&str),
     started: impl FnOnce(&Node),
     on_expired: impl FnOnce(&str) + Send + 'static,
@@ -212,8 +250,8 @@ pub fn run_with(
     }));
     // etcd clients own a runtime, which must not be dropped on the gRPC runtime's threads:
     // these handles are the last ones, dropped on this thread at the end.
-    let admin_kv = Arc::new(connect(&config.etcd)?);
-    let host_kv = Arc::new(connect(&config.etcd)?);
+    let admin_kv = Arc::new(connect()?);
+    let host_kv = Arc::new(connect()?);
     let admin = ClusterAdmin::new(admin_kv.clone(), config.layout.clone(), server.clone());
     let layout = config.layout.clone();
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
@@ -224,7 +262,7 @@ pub fn run_with(
         strata_server::frames::split_listener(listener, data.clone())
     };
     let router = tonic::transport::Server::builder()
-        .add_service(data.into_server())
+        .add_service(data.clone().into_server())
         .add_service(admin.into_server());
     let serving = runtime.spawn(router.serve_with_incoming_shutdown(incoming, async {
         let _ = stop_rx.await;
@@ -272,7 +310,7 @@ pub fn run_with(
         Some(listen) => Some(start_hbase_rpc(
             &runtime,
             listen,
-            endpoints.hbase_rpc_scan_time_limit,
+            endpoints,
             &name,
             &server,
             &admin_kv,
@@ -282,7 +320,7 @@ pub fn run_with(
         None => None,
     };
     let mut rs = Coordination::new(
-        CountedKv::new(connect(&config.etcd)?, kv_counts),
+        CountedKv::new(connect()?, kv_counts),
         host,
         config.layout,
         name.clone(),
@@ -297,6 +335,7 @@ pub fn run_with(
             .as_ref()
             .map(strata_hbase_rpc::HBaseRpcServer::addr),
         gate: gate.clone(),
+        data: data.clone(),
     };
     started(&node);
     let watchdog = spawn_watchdog(gate.clone(), on_expired);
@@ -383,13 +422,13 @@ pub fn run_with(
 
 /// Starts the HBase RPC listener of server `name` on `listen` and publishes its address.
 #[allow(clippy::too_many_arguments)]
-fn start_hbase_rpc(
+fn start_hbase_rpc<K: Kv + Send + Sync + 'static>(
     runtime: &tokio::runtime::Runtime,
     listen: SocketAddr,
-    scan_time_limit: Option<Duration>,
+    endpoints: &Endpoints,
     name: &str,
     server: &Arc<RegionServer>,
-    kv: &Arc<EtcdKv>,
+    kv: &Arc<K>,
     layout: &Layout,
     gate: &Arc<Gate>,
 ) -> Result<strata_hbase_rpc::HBaseRpcServer, String> {
@@ -416,9 +455,15 @@ fn start_hbase_rpc(
         listen: bound,
         ..strata_hbase_rpc::HBaseRpcConfig::default()
     };
-    if let Some(limit) = scan_time_limit {
+    if let Some(limit) = endpoints.hbase_rpc_scan_time_limit {
         config.scan_time_limit = limit;
     }
+    if let Some(bytes) = endpoints.hbase_rpc_max_frame_bytes {
+        config.max_frame_bytes = bytes;
+    }
+    config
+        .advertised_host
+        .clone_from(&endpoints.hbase_rpc_advertised_host);
     let listener = runtime
         .block_on(strata_hbase_rpc::HBaseRpcServer::start_cluster(
             config,

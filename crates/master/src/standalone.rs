@@ -76,7 +76,16 @@ impl Standalone {
         let (root, lock_files) = (config.data_dir.clone(), files.clone());
         let lock = tokio::task::spawn_blocking(move || {
             lock_files.create_dir_all(&root)?;
-            lock_files.lock(&root.join("LOCK"))
+            let lock = lock_files.lock(&root.join("LOCK"))?;
+            if lock_files.exists(&root.join("coordination"))? {
+                // A cluster of one's root: its regions are not in a catalog file, and opening
+                // it here would take their directories for debris.
+                return Err(std::io::Error::other(
+                    "it holds a cluster of one (its coordination store); open it with \
+                     `strata standalone --cluster-of-one`",
+                ));
+            }
+            Ok(lock)
         })
         .await
         .map_err(|e| MasterError::InvalidArgument(format!("startup task failed: {e}")))?

@@ -1,0 +1,156 @@
+//! `strata standalone --cluster-of-one`: the cluster's master and one region server in this
+//! process, over the coordination store under the root (`strata_cluster_node::single`), with
+//! HBase RPC, the HTTP endpoint and the Thrift gateway as in standalone.
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use strata_cluster_node::serve::Endpoints;
+use strata_cluster_node::single::{self, SingleConfig};
+
+use crate::standalone::Args;
+
+/// An address for an optional listener: the one given, or `default` if it can be bound now
+/// (else none, said on standard output).
+fn optional_listener(
+    off: bool,
+    given: Option<SocketAddr>,
+    default: SocketAddr,
+    what: &str,
+    flag: &str,
+) -> Option<SocketAddr> {
+    if off {
+        return None;
+    }
+    if given.is_some() {
+        return given;
+    }
+    match std::net::TcpListener::bind(default) {
+        Ok(_) => Some(default),
+        Err(e) => {
+            println!("{default}: {e}: running without {what} (see {flag})");
+            None
+        }
+    }
+}
+
+/// Serves until Ctrl-C or SIGTERM, then flushes and closes every region.
+///
+/// # Errors
+/// Startup failed (root in use or of the other kind, a port taken, recovery) or the region
+/// server stopped on its own.
+pub async fn serve(
+    args: &Args,
+    root: &strata_shared_storage::Root,
+    server: strata_server::ServerConfig,
+    started: Instant,
+) -> Result<(), String> {
+    let mut config = SingleConfig::new(server, args.listen);
+    config.endpoints = Endpoints {
+        http: optional_listener(
+            args.no_http,
+            args.http_listen,
+            strata_http::DEFAULT_LISTEN,
+            "the HTTP endpoint",
+            "--http-listen",
+        ),
+        hbase_rpc: optional_listener(
+            args.no_hbase_rpc,
+            args.hbase_rpc_listen,
+            strata_hbase_rpc::HBaseRpcConfig::default().listen,
+            "HBase RPC",
+            "--hbase-rpc-listen",
+        ),
+        hbase_rpc_scan_time_limit: None,
+        hbase_rpc_advertised_host: args.hbase_rpc_advertised_host.clone(),
+        hbase_rpc_max_frame_bytes: Some(args.hbase_rpc_max_frame_bytes),
+    };
+    let url = root.url.clone();
+    let stop = Arc::new(AtomicBool::new(false));
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let running = {
+        let stop = stop.clone();
+        std::thread::Builder::new()
+            .name("region-server".into())
+            .spawn(move || {
+                let mut tx = Some(tx);
+                single::run(
+                    config,
+                    &stop,
+                    |what| tracing::info!("region server: {what}"),
+                    |node| {
+                        if let Some(tx) = tx.take() {
+                            let _ = tx.send((
+                                node.addr,
+                                node.http,
+                                node.hbase_rpc,
+                                node.data().clone(),
+                            ));
+                        }
+                    },
+                )
+            })
+            .map_err(|e| format!("cannot start the region server: {e}"))?
+    };
+    let Ok((addr, http, hbase_rpc, data)) = rx.await else {
+        return running
+            .join()
+            .map_err(|_| "the region server panicked".to_string())?;
+    };
+    println!(
+        "strata standalone (a cluster of one) serving on {addr} (data in {url}) after {} ms",
+        started.elapsed().as_millis()
+    );
+    if let Some(http) = http {
+        println!("web UI and /metrics on http://{http}");
+    }
+    if let Some(rpc) = hbase_rpc {
+        println!("HBase RPC on {rpc}");
+    }
+    let gateway = if args.no_thrift {
+        None
+    } else {
+        let listen = args
+            .thrift_listen
+            .unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], 9090)));
+        let config = args.thrift.config(listen);
+        let server = addr.to_string();
+        match crate::gateway_cmd::start_in_process(&server, Arc::new(data), config).await {
+            Ok(gateway) => {
+                println!("HBase Thrift1 gateway on {}", gateway.addr());
+                Some(gateway)
+            }
+            Err(e) => {
+                println!("{e}: running without the Thrift gateway (see --thrift-listen)");
+                None
+            }
+        }
+    };
+    println!("open a shell with: strata shell --server {addr}");
+    let stopped = tokio::select! {
+        () = crate::standalone::wait_for_signal() => false,
+        () = wait_for_exit(&running) => true,
+    };
+    if let Some(gateway) = gateway {
+        gateway.shutdown().await;
+    }
+    if !stopped {
+        println!("strata standalone: shutting down (flushing regions)");
+    }
+    stop.store(true, Ordering::SeqCst);
+    let outcome = tokio::task::spawn_blocking(move || running.join())
+        .await
+        .map_err(|e| e.to_string())?
+        .map_err(|_| "the region server panicked".to_string())?;
+    println!("strata standalone: stopped");
+    outcome
+}
+
+/// Returns once the region server's thread has ended on its own.
+async fn wait_for_exit(running: &std::thread::JoinHandle<Result<(), String>>) {
+    while !running.is_finished() {
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+}

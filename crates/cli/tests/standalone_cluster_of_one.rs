@@ -1,0 +1,164 @@
+//! `strata standalone --cluster-of-one` as a real process: the cluster's master and a region
+//! server over the embedded coordination store. After a SIGKILL in the middle of a write load
+//! no acknowledged write is lost (the master splits the previous start's WAL as a dead
+//! server's), a graceful restart keeps every row, a split and a drop work, and a root keeps
+//! its kind: the standalone master refuses a cluster of one's root and the reverse.
+#![allow(clippy::unwrap_used)]
+
+mod support;
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use strata_client::Connection;
+use strata_model::ops::{Get, Put, Scan};
+use strata_model::schema::{FamilyDescriptor, TableDescriptor, TableName};
+
+use support::key;
+
+fn spawn(dir: &Path) -> (Child, String) {
+    support::spawn(dir, &["--cluster-of-one".into()], Stdio::inherit())
+}
+
+fn stop_gracefully(mut child: Child) {
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert!(child.wait().unwrap().success());
+}
+
+async fn create(conn: &Connection, name: &str) {
+    let t = TableDescriptor::new(TableName::parse(name).unwrap())
+        .with_family(FamilyDescriptor::new("f"));
+    conn.admin()
+        .create_table(&t, &[key(500), key(1000)])
+        .await
+        .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigkill_loses_no_acknowledged_write_and_restart_keeps_everything() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut child, addr) = spawn(dir.path());
+    let conn = Connection::connect(&addr).await.unwrap();
+    create(&conn, "t").await;
+    let t = conn.table("t").unwrap();
+
+    let (acked, writers) = support::start_writers(&t, 4);
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let acked = support::stop_writers(&acked, writers).await;
+    assert!(
+        acked.iter().all(|&n| n > 10),
+        "too few writes before the kill: {acked:?}"
+    );
+
+    let restarted = Instant::now();
+    let (child, addr) = spawn(dir.path());
+    let conn = Connection::connect(&addr).await.unwrap();
+    let t = conn.table("t").unwrap();
+    support::assert_acknowledged(&t, &acked).await;
+    eprintln!(
+        "every acknowledged row read back {} ms after the restart",
+        restarted.elapsed().as_millis()
+    );
+    let rows = t.scan_all(&Scan::default()).await.unwrap().len() as u64;
+
+    stop_gracefully(child);
+    let (mut child, addr) = spawn(dir.path());
+    let conn = Connection::connect(&addr).await.unwrap();
+    let t = conn.table("t").unwrap();
+    assert_eq!(
+        t.scan_all(&Scan::default()).await.unwrap().len() as u64,
+        rows
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tables_split_and_drop_through_the_one_master() {
+    let dir = tempfile::tempdir().unwrap();
+    let (child, addr) = spawn(dir.path());
+    let _child = support::Killed(child);
+    let conn = Connection::connect(&addr).await.unwrap();
+    let admin = conn.admin();
+    let t = TableDescriptor::new(TableName::parse("s").unwrap())
+        .with_family(FamilyDescriptor::new("f"));
+    admin.create_table(&t, &[]).await.unwrap();
+    let table = conn.table("s").unwrap();
+    for i in 0..200 {
+        let put = Put::new(key(i)).add("f", "q", bytes::Bytes::from(format!("v{i}")));
+        table.put(&put).await.unwrap();
+    }
+    admin.split("s", Some(key(100))).await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let regions = admin.regions("s").await.unwrap();
+        if regions.len() == 2 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no split after 30 s: {regions:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    for i in [0, 99, 100, 199] {
+        let got = table.get(&Get::new(key(i))).await.unwrap();
+        assert_eq!(got.len(), 1, "row {i} after the split");
+    }
+    assert!(
+        admin.delete_table("s").await.is_err(),
+        "an enabled table is not dropped"
+    );
+    admin.disable_table("s").await.unwrap();
+    admin.delete_table("s").await.unwrap();
+    assert!(table.get(&Get::new(key(1))).await.is_err());
+}
+
+#[test]
+fn a_root_keeps_its_kind() {
+    let single = tempfile::tempdir().unwrap();
+    let (child, _addr) = spawn(single.path());
+    stop_gracefully(child);
+    // Without the flag, the root's kind decides: it starts as a cluster of one again.
+    let mut child = support::standalone(single.path(), &[])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let _child = support::Killed(child);
+    assert!(first.contains("a cluster of one"), "{first}");
+
+    let legacy = tempfile::tempdir().unwrap();
+    let (child, _addr) = support::spawn(legacy.path(), &[], Stdio::inherit());
+    stop_gracefully(child);
+    let out = support::standalone(legacy.path(), &["--cluster-of-one".into()])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("catalog file"), "{err}");
+}
+
+#[test]
+fn a_second_process_on_the_same_root_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (child, _addr) = spawn(dir.path());
+    let _child = support::Killed(child);
+    let out = support::standalone(dir.path(), &["--cluster-of-one".into()])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("in use by another Strata process"), "{err}");
+}

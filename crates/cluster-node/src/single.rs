@@ -1,0 +1,211 @@
+//! Strata in one process, as a cluster of one (RFC 0019, "A cluster of one"): the cluster's
+//! master and one region server, wired as in a cluster ([`crate::serve`]), over the embedded
+//! coordination store kept under the root instead of etcd.
+//!
+//! ```text
+//!  <root>/LOCK           held while running (a second process on the same root fails)
+//!  <root>/coordination/  the coordination store (strata-embedded-kv): tables, regions, orders
+//!  <root>/wal/<server>/  the region server's WAL, one directory per start (the previous
+//!                        start's is fenced and split by the master, as a dead server's)
+//!  <root>/tables/        <namespace>/<table>/<region>/ store files and manifests
+//!  <root>/recovered/     edits split from a previous start's WAL, until replayed
+//! ```
+//!
+//! A region server's lease is held in the same process as the master, so a lease lapses only
+//! if the coordination thread stalls for the whole lease (a long one by default); the gate
+//! refuses requests then, as in a cluster.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use strata_cluster::layout::Layout;
+use strata_cluster::master::{Master, MasterConfig};
+use strata_cluster::node;
+use strata_cluster::regionserver::RegionServerConfig;
+use strata_embedded_kv::{EmbeddedKv, Options};
+use strata_server::ServerConfig;
+
+use crate::fencer::LogFencer;
+use crate::region_sweep::Place;
+use crate::serve::{Endpoints, Node, NodeConfig};
+
+/// The directory of the coordination store under the root.
+pub const COORDINATION_DIR: &str = "coordination";
+
+/// The name of a one-process Strata's cluster (its records' prefix).
+pub const CLUSTER: &str = "/strata/standalone";
+
+/// Settings of a one-process Strata.
+pub struct SingleConfig {
+    /// The region server's settings: `data_dir` is the root, `storage` its stores.
+    pub server: ServerConfig,
+    /// Where gRPC (data and admin) listens.
+    pub listen: SocketAddr,
+    /// HTTP and HBase RPC.
+    pub endpoints: Endpoints,
+    /// Lease TTL of the region server and of the master's candidacy, seconds.
+    pub ttl_secs: i64,
+    /// How often idle regions get a compaction check; zero: never.
+    pub compaction_check_every: Duration,
+    /// How often the janitor sweeps recovered edits and region directories; zero: never.
+    pub janitor_every: Duration,
+}
+
+impl SingleConfig {
+    /// Defaults for a root: the given listen address, a 30 s lease, the periodic checks of
+    /// standalone, a janitor every five minutes.
+    pub fn new(server: ServerConfig, listen: SocketAddr) -> SingleConfig {
+        SingleConfig {
+            server,
+            listen,
+            endpoints: Endpoints::default(),
+            ttl_secs: 30,
+            compaction_check_every: strata_server::host::COMPACTION_CHECK_EVERY,
+            janitor_every: Duration::from_secs(300),
+        }
+    }
+}
+
+/// Whether `root` holds a one-process Strata's coordination store.
+pub fn is_single_root(files: &dyn strata_storage::vfs::FileStore, root: &Path) -> bool {
+    files.exists(&root.join(COORDINATION_DIR)).unwrap_or(false)
+}
+
+/// Runs Strata in one process until `stop` is set (then the region server flushes and closes
+/// its regions, and the master resigns). `report` gets one line per change of the region
+/// server; `started` is called once it listens.
+///
+/// # Errors
+/// The root is in use or holds data of another kind, the coordination store cannot be opened,
+/// a port cannot be bound, or the region server stopped on its own (the reason).
+pub fn run(
+    config: SingleConfig,
+    stop: &AtomicBool,
+    report: impl FnMut(&str),
+    started: impl FnOnce(&Node),
+) -> Result<(), String> {
+    let root = config.server.data_dir.clone();
+    let storage = config.server.storage.clone();
+    let files = storage.files.clone();
+    let url = files.url(&root);
+    files
+        .create_dir_all(&root)
+        .map_err(|e| format!("{url}: {e}"))?;
+    let _lock = files.lock(&root.join("LOCK")).map_err(|e| match e.kind() {
+        std::io::ErrorKind::WouldBlock => format!("{url} is in use by another Strata process"),
+        _ => format!("{url}: {e}"),
+    })?;
+    refuse_other_layouts(files.as_ref(), &root, &url)?;
+    let (kv, _) = EmbeddedKv::open(
+        storage.clone(),
+        &root.join(COORDINATION_DIR),
+        Options::default(),
+    )
+    .map_err(|e| format!("{url}: the coordination store: {e}"))?;
+    let layout = Layout::new(CLUSTER);
+
+    let quit = Arc::new(AtomicBool::new(false));
+    let master = spawn_master(&kv, &storage, &root, &layout, config.ttl_secs, &quit)?;
+    let janitor = if config.janitor_every.is_zero() {
+        None
+    } else {
+        Some(crate::janitor::spawn(
+            storage.clone(),
+            root.clone(),
+            places(&config.server, &root),
+            kv.clone(),
+            layout.clone(),
+            config.janitor_every,
+            quit.clone(),
+        )?)
+    };
+    let node_config = NodeConfig {
+        etcd: Vec::new(),
+        layout,
+        server: config.server,
+        coordination: RegionServerConfig {
+            ttl_secs: config.ttl_secs,
+            ..RegionServerConfig::default()
+        },
+        listen: config.listen,
+        compaction_check_every: config.compaction_check_every,
+    };
+    let served = crate::serve::run_on(
+        node_config,
+        &config.endpoints,
+        || Ok(kv.clone()),
+        stop,
+        report,
+        started,
+        |why| tracing::error!(why, "the region server's lease lapsed; it stops serving"),
+    );
+    quit.store(true, Ordering::SeqCst);
+    let _ = master.join();
+    if let Some(janitor) = janitor {
+        let _ = janitor.join();
+    }
+    served
+}
+
+/// The master on a thread of its own, until `quit` is set.
+fn spawn_master(
+    kv: &EmbeddedKv,
+    storage: &strata_storage::vfs::Storage,
+    root: &Path,
+    layout: &Layout,
+    ttl_secs: i64,
+    quit: &Arc<AtomicBool>,
+) -> Result<std::thread::JoinHandle<()>, String> {
+    let master = Master::new(
+        kv.clone(),
+        LogFencer::new(storage.clone(), root.to_path_buf()),
+        layout.clone(),
+        "standalone".into(),
+        MasterConfig {
+            ttl_secs,
+            ..MasterConfig::default()
+        },
+    );
+    let quit = quit.clone();
+    std::thread::Builder::new()
+        .name("master".into())
+        .spawn(move || {
+            node::run_master(master, &quit, |what| tracing::info!("master: {what}"));
+        })
+        .map_err(|e| format!("cannot start the master: {e}"))
+}
+
+/// Where region directories may be: the root, and the cold volume if there is one.
+fn places(server: &ServerConfig, root: &Path) -> Vec<Place> {
+    let mut places = vec![Place {
+        files: server.storage.files.clone(),
+        root: root.to_path_buf(),
+    }];
+    if let Some((volume, files)) = &server.cold_volume {
+        places.push(Place {
+            files: files.clone(),
+            root: volume.path.clone(),
+        });
+    }
+    places
+}
+
+/// Refuses a root written by the previous standalone master (its catalog file), whose region
+/// directories no record here names: the janitor would take them for debris.
+fn refuse_other_layouts(
+    files: &dyn strata_storage::vfs::FileStore,
+    root: &Path,
+    url: &str,
+) -> Result<(), String> {
+    let catalog: PathBuf = root.join("catalog").join("catalog");
+    if files.exists(&catalog).unwrap_or(false) {
+        return Err(format!(
+            "{url} was written by a standalone master with a catalog file; open it with \
+             `strata standalone` without --cluster-of-one"
+        ));
+    }
+    Ok(())
+}
