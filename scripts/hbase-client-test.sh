@@ -5,6 +5,8 @@
 #   scripts/hbase-client-test.sh          # exits with the test program's status
 #   STRATA_HBASE_CLIENT_CLUSTER=1 STRATA_ETCD_ENDPOINTS=127.0.0.1:2379 scripts/hbase-client-test.sh
 #                                         # the same client against a 1 master + 2 RS cluster
+#   STRATA_STANDALONE_FLAGS=--cluster-of-one scripts/hbase-client-test.sh
+#                                         # against standalone run as a cluster of one
 #
 # Needs JDK 17 (javac) and Maven; the client's jars are fetched once with `mvn` into
 # ${XDG_CACHE_HOME:-~/.cache}/strata/hbase-client (re-fetched when the pom changes), so later
@@ -54,7 +56,7 @@ LOG="$DATA.log"
 start_server() {
   STRATA_HBASE_RPC_TRACE="${STRATA_HBASE_RPC_TRACE:-0}" "$STRATA" standalone --data-dir "$DATA" \
     --listen "127.0.0.1:$GRPC_PORT" --no-thrift --hbase-rpc-listen "127.0.0.1:$HBASE_PORT" \
-    >>"$LOG" 2>&1 &
+    ${STRATA_STANDALONE_FLAGS:-} >>"$LOG" 2>&1 &
   PID=$!
   for _ in $(seq 200); do
     [ "$(grep -c "HBase RPC on" "$LOG" 2>/dev/null)" -ge "$1" ] && return 0

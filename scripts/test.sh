@@ -48,6 +48,8 @@ echo "== happybase's own test suite through the Thrift1 gateway (buffered and fr
 HAPPYBASE_TRANSPORT=framed ./scripts/gateway/happybase-tests.sh
 echo "== the HBase Java client (hbase-client 2.6 from Maven Central) over HBase's native RPC"
 ./scripts/hbase-client-test.sh
+# The same client against standalone run as a cluster of one (RFC 0019).
+STRATA_STANDALONE_FLAGS=--cluster-of-one ./scripts/hbase-client-test.sh
 # The same client against a cluster of one master and two region servers (etcd above).
 STRATA_HBASE_CLIENT_CLUSTER=1 ./scripts/hbase-client-test.sh
 echo "== all checks passed"

@@ -34,9 +34,12 @@ pub fn master_endpoints_prefix(layout: &Layout) -> String {
     format!("{}endpoints/hbase-master/", layout.root())
 }
 
-/// The cluster id HBase clients are told.
+/// The cluster id HBase clients are told: `strata-` and the cluster's name (its records'
+/// prefix below `/strata/`), as a standalone server's id is `strata-` and its directory.
 pub fn cluster_id(layout: &Layout) -> String {
-    format!("strata:{}", layout.root().trim_matches('/'))
+    let root = layout.root().trim_matches('/');
+    let name = root.strip_prefix("strata/").unwrap_or(root);
+    format!("strata-{}", name.replace('/', "-"))
 }
 
 /// Records that the master advertised as `advertise` takes HBase RPC calls as `me`.
