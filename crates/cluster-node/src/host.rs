@@ -56,7 +56,9 @@ enum Slot {
 /// Most region opens running at once. Each open reads etcd and the shared root on a thread
 /// of its own; without a bound, an order to open 1,000 regions started 1,000 threads at once,
 /// which starved the coordination thread until its lease deadline passed and the server
-/// aborted (HBase opens regions on a pool of 3 threads by default).
+/// aborted (HBase opens regions on a pool of 3 threads by default). Opens past the bound queue
+/// and a running open takes the next one up when it ends, so a server ordered to open
+/// thousands of regions keeps the bound busy instead of starting eight per tick.
 pub const MAX_OPENS_IN_FLIGHT: usize = 8;
 
 struct Shared<K> {
@@ -70,6 +72,10 @@ struct Shared<K> {
     root: PathBuf,
     /// Regions by cluster name.
     slots: Mutex<BTreeMap<String, Slot>>,
+    /// Opens waiting for a running one to end, in order (their slots say `Opening`). Only
+    /// touched under `slots`' lock, so an open is never queued after the last running one
+    /// looked.
+    queued: Mutex<std::collections::VecDeque<(String, u64)>>,
 }
 
 /// Regions of a cluster opened on a [`RegionServer`] over the shared root. Opens run on
@@ -90,6 +96,7 @@ impl<K: Kv + Send + Sync + 'static> StorageHost<K> {
                 layout,
                 root,
                 slots: Mutex::new(BTreeMap::new()),
+                queued: Mutex::default(),
                 opening: AtomicUsize::new(0),
                 most_opening: AtomicUsize::new(0),
             }),
@@ -251,6 +258,33 @@ impl<K: Kv> Shared<K> {
 
     /// Records the outcome of the open of `region` at `epoch`, unless it was given up (then
     /// the region is closed again).
+    /// Opens `region` at `epoch`, then every queued open still wanted, until none is left.
+    fn open_all(&self, mut region: String, mut epoch: u64) {
+        loop {
+            let outcome = self.open_now(&region);
+            self.finish(&region, epoch, outcome);
+            let slots = self.slots.lock();
+            let mut queued = self.queued.lock();
+            let next = loop {
+                match queued.pop_front() {
+                    // Cancelled or ordered again at another epoch meanwhile: skipped.
+                    Some((r, e)) if matches!(slots.get(&r), Some(Slot::Opening(o)) if *o == e) => {
+                        break Some((r, e));
+                    }
+                    Some(_) => {}
+                    None => break None,
+                }
+            };
+            match next {
+                Some((r, e)) => (region, epoch) = (r, e),
+                None => {
+                    self.opening.fetch_sub(1, Ordering::SeqCst);
+                    return;
+                }
+            }
+        }
+    }
+
     fn finish(&self, region: &str, epoch: u64, outcome: Result<u64, String>) {
         let mut slots = self.slots.lock();
         let wanted = matches!(slots.get(region), Some(Slot::Opening(e)) if *e == epoch);
@@ -294,25 +328,25 @@ impl<K: Kv + Send + Sync + 'static> RegionHost for StorageHost<K> {
             }
             _ => {}
         }
-        // Queued: the region server asks again at its next tick, when an open may have ended.
-        let running = self.shared.opening.load(Ordering::SeqCst);
-        if running >= MAX_OPENS_IN_FLIGHT {
+        // At the bound, queued: a running open takes it up when it ends (the region server
+        // asks again at its next tick and finds it opening or done).
+        slots.insert(region.to_string(), Slot::Opening(epoch));
+        if self.shared.opening.load(Ordering::SeqCst) >= MAX_OPENS_IN_FLIGHT {
+            self.shared
+                .queued
+                .lock()
+                .push_back((region.to_string(), epoch));
             return None;
         }
-        // Only this call, under the slots lock, adds; finished opens subtract at any time.
+        // Only this call, under the slots lock, adds; a worker subtracts under it too.
         let now = self.shared.opening.fetch_add(1, Ordering::SeqCst) + 1;
         self.shared.most_opening.fetch_max(now, Ordering::SeqCst);
-        slots.insert(region.to_string(), Slot::Opening(epoch));
         drop(slots);
         let shared = self.shared.clone();
         let name = region.to_string();
         let spawned = std::thread::Builder::new()
             .name("region-open".into())
-            .spawn(move || {
-                let outcome = shared.open_now(&name);
-                shared.finish(&name, epoch, outcome);
-                shared.opening.fetch_sub(1, Ordering::SeqCst);
-            });
+            .spawn(move || shared.open_all(name, epoch));
         match spawned {
             Ok(_) => None,
             Err(e) => {

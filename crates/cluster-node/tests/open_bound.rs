@@ -1,5 +1,5 @@
 //! A region server ordered to open many regions at once runs at most `MAX_OPENS_IN_FLIGHT`
-//! opens at a time (the others wait for a later tick), so its coordination thread is never
+//! opens at a time (the others queue, taken up as running ones end), so its coordination thread is never
 //! starved: 1,000 regions ordered onto one server used to start 1,000 open threads together
 //! and the server lost its lease.
 
@@ -115,4 +115,36 @@ fn many_open_orders_run_a_bounded_number_of_opens_at_once() {
         most, MAX_OPENS_IN_FLIGHT,
         "never more than the bound at once"
     );
+}
+
+#[test]
+fn queued_opens_run_as_slots_free_without_waiting_for_the_next_ask() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = ServerConfig::new(dir.path(), "127.0.0.1:1").with_memory_budget(64 << 20);
+    let server = RegionServer::open(config).unwrap();
+    let kv = Arc::new(GatedKv::default());
+    let host = StorageHost::new(
+        server,
+        kv.clone(),
+        Layout::new("queue"),
+        dir.path().to_path_buf(),
+    );
+    let regions: Vec<String> = (0..100).map(|i| format!("t,{i:08x}")).collect();
+    for r in &regions {
+        assert!(host.try_open(r, 1).is_none());
+    }
+    // A queued open cancelled before its turn is skipped.
+    host.cancel_open(&regions[99]);
+    kv.release();
+    // Nobody asks again until every open has ended: the running ones took up the queue.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while host.opens_in_flight().0 > 0 {
+        assert!(Instant::now() < deadline, "queued opens never ran");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    for r in &regions[..99] {
+        let outcome = host.try_open(r, 1).expect("ended without another ask");
+        assert!(outcome.is_err(), "{r} has no record");
+    }
+    assert_eq!(host.opens_in_flight().1, MAX_OPENS_IN_FLIGHT);
 }
