@@ -315,3 +315,42 @@ fn a_just_ended_window_waits_out_the_region_delay_before_its_promotion() {
     let later = select_with_delay(&files, &dt(), &c, minor(now + 6 * 60_000), 10 * 60_000);
     assert!(later.is_some(), "past the delay it is promoted");
 }
+
+#[test]
+fn base_tier_windows_leave_a_merged_file_out_of_runs_of_newer_flushes() {
+    // Ratios apply to runs of at least min_compact_size bytes: every run here.
+    let mut c = cfg();
+    c.min_compact_size = 1000;
+    let sized = |seq: u64, ts: i64, size: u64| FileMeta {
+        size,
+        ..file(seq, ts, ts)
+    };
+    // Incoming [100h, 101h): a merge of two flushes, then two flushes. HBase's ratio (1.2)
+    // takes all three (2000 ≤ 1.2 × 2000); the base tier's (0.5) leaves the merge out and
+    // waits for a third flush.
+    let now = 100 * H + H / 2;
+    let mut files = vec![
+        sized(2, 100 * H + 2, 2000),
+        sized(3, 100 * H + 3, 1000),
+        sized(4, 100 * H + 4, 1000),
+    ];
+    assert_eq!(select(&files, &dt(), &c, minor(now)), None);
+    files.push(sized(5, 100 * H + 5, 1000));
+    let plan = select(&files, &dt(), &c, minor(now)).unwrap();
+    assert_eq!(names(&plan.files), vec![3, 4, 5]);
+    // Once the window has ended it is still of the base width: the same rule.
+    let plan = select(&files, &dt(), &c, minor(101 * H + H / 2)).unwrap();
+    assert_eq!(names(&plan.files), vec![3, 4, 5]);
+    // Enough newer bytes (2000 ≤ 0.5 × 4000) and the merge joins them.
+    files.push(sized(6, 100 * H + 6, 1000));
+    let plan = select(&files, &dt(), &c, minor(now)).unwrap();
+    assert_eq!(names(&plan.files), vec![2, 3, 4, 5, 6]);
+    // A window of a higher tier ([96h, 100h), 4 h wide) keeps the configured ratio.
+    let older = vec![
+        sized(1, 97 * H, 2000),
+        sized(2, 98 * H, 1000),
+        sized(3, 99 * H, 1000),
+    ];
+    let plan = select(&older, &dt(), &c, minor(now)).unwrap();
+    assert_eq!(names(&plan.files), vec![1, 2, 3]);
+}
