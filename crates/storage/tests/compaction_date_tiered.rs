@@ -354,3 +354,54 @@ fn base_tier_windows_leave_a_merged_file_out_of_runs_of_newer_flushes() {
     let plan = select(&older, &dt(), &c, minor(now)).unwrap();
     assert_eq!(names(&plan.files), vec![1, 2, 3]);
 }
+
+#[test]
+fn base_tier_ratio_keeps_a_window_of_uneven_flushes_to_few_files() {
+    // 300 flushes of 500–2000 bytes into one incoming window (base width 1000 h), a minor
+    // round after each, merges applied as the compactor would (one file, summed sizes). The
+    // stricter ratio must not leave files piling up, and a merged file must rejoin once its
+    // newer neighbours have grown.
+    let d = DateTiered {
+        base_window_ms: 1000 * H,
+        incoming_window_min: 6,
+        ..DateTiered::default()
+    };
+    let mut c = cfg();
+    c.min_compact_size = 1;
+    let mut files: Vec<FileMeta> = vec![];
+    let mut rng: u64 = 0x9E37_79B9_7F4A_7C15;
+    let (mut flushed, mut written, mut most) = (0u64, 0u64, 0usize);
+    for seq in 1..=300u64 {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        let ts = 1000 * H + seq as i64;
+        let size = 500 + rng % 1501;
+        flushed += size;
+        files.push(FileMeta {
+            size,
+            ..file(seq, ts, ts)
+        });
+        while let Some(plan) = select(&files, &d, &c, minor(1000 * H + 400)) {
+            let names: Vec<&str> = plan.files.iter().map(|f| f.name.as_str()).collect();
+            let size: u64 = plan.files.iter().map(|f| f.size).sum();
+            let last = plan.files.iter().map(|f| f.max_seq_id).max().unwrap();
+            written += size;
+            files.retain(|f| !names.contains(&f.name.as_str()));
+            files.push(FileMeta {
+                name: format!("m{last:03}"),
+                size,
+                ..file(last, 1000 * H, 1000 * H + last as i64)
+            });
+            files.sort_by_key(|f| f.max_seq_id);
+        }
+        most = most.max(files.len());
+    }
+    // This series: 11 files at most and 3.25 writes per flushed byte; HBase's ratio (1.2)
+    // keeps 9 at most and writes 3.70.
+    assert!(most <= 12, "{most} files in the window at once");
+    // Merges of merges happened (each flushed byte written more than once), fewer times
+    // than with the configured ratio.
+    let per_byte = written as f64 / flushed as f64;
+    assert!((1.5..3.5).contains(&per_byte), "{per_byte}");
+}
