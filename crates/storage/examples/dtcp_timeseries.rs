@@ -9,11 +9,16 @@
 //! DATE_TIERED runs set a max tier age, then a max store file age, of 2 days. Prints
 //! bytes flushed, bytes rewritten by compactions, write amplification, files at the end,
 //! files per window (exploring's files placed in the default date-tiered windows),
-//! and files opened and time for a "last hour" and a "one day last week" scan.
+//! and files opened and time for a "last hour" and a "one day last week" scan, and where the
+//! rewriting happened: per window width (the window holding a compaction's newest cell when
+//! it ran; "incoming" apart), compactions, bytes written, and how many of the input bytes
+//! had been written by an earlier compaction (rewritten again) rather than by a flush.
+//! `DTCP_TRACE=1` prints every compaction.
 //!
 //! `cargo run --release -p strata-storage --example dtcp_timeseries -- [days] [rows/min]`
 #![allow(clippy::unwrap_used)]
 
+use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
@@ -43,6 +48,9 @@ struct Outcome {
     files: usize,
     windows: String,
     scans: Vec<(&'static str, u64, f64, usize)>,
+    /// Per (window width in hours, incoming): compactions, bytes written, input bytes that
+    /// an earlier compaction wrote.
+    rewrites: BTreeMap<(i64, bool), (u64, u64, u64)>,
 }
 
 fn open(dir: &std::path::Path, policy: CompactionPolicy, clock: Arc<ManualClock>) -> Region {
@@ -92,7 +100,16 @@ fn run(policy: CompactionPolicy, days: i64, rows: u64) -> Outcome {
         files: 0,
         windows: String::new(),
         scans: vec![],
+        rewrites: BTreeMap::new(),
     };
+    let dt = match policy {
+        CompactionPolicy::DateTiered(dt) => dt,
+        CompactionPolicy::Exploring => DateTiered::default(),
+    };
+    let store = dir.path().join("t").join(region_dir_name(1)).join("f");
+    let trace = std::env::var_os("DTCP_TRACE").is_some();
+    // Files written by compactions, with their sizes.
+    let mut compacted: BTreeMap<String, u64> = BTreeMap::new();
     let value = Bytes::from(vec![b'x'; 100]);
     for minute in 0..days * 24 * 60 {
         let now = clock.now_ms();
@@ -127,16 +144,47 @@ fn run(policy: CompactionPolicy, days: i64, rows: u64) -> Outcome {
             while let Some(rep) = r.compact_store(b"f", MajorRequest::None).unwrap() {
                 out.rewritten += rep.bytes_out;
                 out.compactions += 1;
+                let again: u64 = rep.inputs.iter().filter_map(|n| compacted.remove(n)).sum();
+                let infos: Vec<(String, i64, i64, u64)> = rep
+                    .outputs
+                    .iter()
+                    .map(|n| {
+                        let p = store.join(n);
+                        let size = std::fs::metadata(&p).unwrap().len();
+                        let info = Reader::open(&p, ReaderOptions::default())
+                            .unwrap()
+                            .info()
+                            .clone();
+                        (n.clone(), info.min_timestamp, info.max_timestamp, size)
+                    })
+                    .collect();
+                let newest = infos.iter().map(|i| i.2).max().unwrap_or(i64::MIN);
+                let now = clock.now_ms();
+                let incoming = incoming_window(&dt, now);
+                let w = incoming.earlier_until(newest);
+                let key = (w.width() / H, w == incoming);
+                let e = out.rewrites.entry(key).or_default();
+                e.0 += 1;
+                e.1 += rep.bytes_out;
+                e.2 += again;
+                if trace {
+                    println!(
+                        "  day {:5.2} window {}h{} inputs {} ({} KiB, {} KiB from compactions) -> {} KiB",
+                        (now - start) as f64 / DAY as f64,
+                        key.0,
+                        if key.1 { " incoming" } else { "" },
+                        rep.inputs.len(),
+                        rep.bytes_in / 1024,
+                        again / 1024,
+                        rep.bytes_out / 1024
+                    );
+                }
+                compacted.extend(infos.into_iter().map(|(n, _, _, size)| (n, size)));
             }
         }
     }
     out.files = r.store_stats().iter().map(|s| s.files).sum();
     let now = clock.now_ms();
-    let dt = match policy {
-        CompactionPolicy::DateTiered(dt) => dt,
-        CompactionPolicy::Exploring => DateTiered::default(),
-    };
-    let store = dir.path().join("t").join(region_dir_name(1)).join("f");
     out.windows = files_per_window(&store, &dt, now);
     for (name, from, to) in [
         ("last hour", now - H, now + 1),
@@ -236,6 +284,25 @@ fn main() {
         println!(
             "{:<12}   files per window, newest first (+k: with late cells from an older window): {}",
             "", o.windows
+        );
+        let flushed = o.flushed.max(1) as f64;
+        let per_window: Vec<String> = o
+            .rewrites
+            .iter()
+            .rev()
+            .map(|((hours, incoming), (n, bytes, again))| {
+                format!(
+                    "{hours}h{}: {n} compactions, {:.2} written ({:.2} of it rewritten again)",
+                    if *incoming { " incoming" } else { "" },
+                    *bytes as f64 / flushed,
+                    *again as f64 / flushed
+                )
+            })
+            .collect();
+        println!(
+            "{:<12}   rewritten per flushed byte, by window: {}",
+            "",
+            per_window.join("; ")
         );
         for (scan, opened, ms, n) in o.scans {
             println!(

@@ -315,3 +315,93 @@ fn a_just_ended_window_waits_out_the_region_delay_before_its_promotion() {
     let later = select_with_delay(&files, &dt(), &c, minor(now + 6 * 60_000), 10 * 60_000);
     assert!(later.is_some(), "past the delay it is promoted");
 }
+
+#[test]
+fn base_tier_windows_leave_a_merged_file_out_of_runs_of_newer_flushes() {
+    // Ratios apply to runs of at least min_compact_size bytes: every run here.
+    let mut c = cfg();
+    c.min_compact_size = 1000;
+    let sized = |seq: u64, ts: i64, size: u64| FileMeta {
+        size,
+        ..file(seq, ts, ts)
+    };
+    // Incoming [100h, 101h): a merge of two flushes, then two flushes. HBase's ratio (1.2)
+    // takes all three (2000 ≤ 1.2 × 2000); the base tier's (0.5) leaves the merge out and
+    // waits for a third flush.
+    let now = 100 * H + H / 2;
+    let mut files = vec![
+        sized(2, 100 * H + 2, 2000),
+        sized(3, 100 * H + 3, 1000),
+        sized(4, 100 * H + 4, 1000),
+    ];
+    assert_eq!(select(&files, &dt(), &c, minor(now)), None);
+    files.push(sized(5, 100 * H + 5, 1000));
+    let plan = select(&files, &dt(), &c, minor(now)).unwrap();
+    assert_eq!(names(&plan.files), vec![3, 4, 5]);
+    // Once the window has ended it is still of the base width: the same rule.
+    let plan = select(&files, &dt(), &c, minor(101 * H + H / 2)).unwrap();
+    assert_eq!(names(&plan.files), vec![3, 4, 5]);
+    // Enough newer bytes (2000 ≤ 0.5 × 4000) and the merge joins them.
+    files.push(sized(6, 100 * H + 6, 1000));
+    let plan = select(&files, &dt(), &c, minor(now)).unwrap();
+    assert_eq!(names(&plan.files), vec![2, 3, 4, 5, 6]);
+    // A window of a higher tier ([96h, 100h), 4 h wide) keeps the configured ratio.
+    let older = vec![
+        sized(1, 97 * H, 2000),
+        sized(2, 98 * H, 1000),
+        sized(3, 99 * H, 1000),
+    ];
+    let plan = select(&older, &dt(), &c, minor(now)).unwrap();
+    assert_eq!(names(&plan.files), vec![1, 2, 3]);
+}
+
+#[test]
+fn base_tier_ratio_keeps_a_window_of_uneven_flushes_to_few_files() {
+    // 300 flushes of 500–2000 bytes into one incoming window (base width 1000 h), a minor
+    // round after each, merges applied as the compactor would (one file, summed sizes). The
+    // stricter ratio must not leave files piling up, and a merged file must rejoin once its
+    // newer neighbours have grown.
+    let d = DateTiered {
+        base_window_ms: 1000 * H,
+        incoming_window_min: 6,
+        ..DateTiered::default()
+    };
+    let mut c = cfg();
+    c.min_compact_size = 1;
+    let mut files: Vec<FileMeta> = vec![];
+    let mut rng: u64 = 0x9E37_79B9_7F4A_7C15;
+    let (mut flushed, mut written, mut most) = (0u64, 0u64, 0usize);
+    for seq in 1..=300u64 {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        let ts = 1000 * H + seq as i64;
+        let size = 500 + rng % 1501;
+        flushed += size;
+        files.push(FileMeta {
+            size,
+            ..file(seq, ts, ts)
+        });
+        while let Some(plan) = select(&files, &d, &c, minor(1000 * H + 400)) {
+            let names: Vec<&str> = plan.files.iter().map(|f| f.name.as_str()).collect();
+            let size: u64 = plan.files.iter().map(|f| f.size).sum();
+            let last = plan.files.iter().map(|f| f.max_seq_id).max().unwrap();
+            written += size;
+            files.retain(|f| !names.contains(&f.name.as_str()));
+            files.push(FileMeta {
+                name: format!("m{last:03}"),
+                size,
+                ..file(last, 1000 * H, 1000 * H + last as i64)
+            });
+            files.sort_by_key(|f| f.max_seq_id);
+        }
+        most = most.max(files.len());
+    }
+    // This series: 11 files at most and 3.25 writes per flushed byte; HBase's ratio (1.2)
+    // keeps 9 at most and writes 3.70.
+    assert!(most <= 12, "{most} files in the window at once");
+    // Merges of merges happened (each flushed byte written more than once), fewer times
+    // than with the configured ratio.
+    let per_byte = written as f64 / flushed as f64;
+    assert!((1.5..3.5).contains(&per_byte), "{per_byte}");
+}

@@ -16,7 +16,8 @@
 //!    ([`treated_timestamps`]); walking windows newest first, the first window with enough
 //!    files (the incoming window: `incoming_window_min`, older ones: `min_files`) whose
 //!    exploring selection is non-empty is compacted. Windows wholly older than the max store
-//!    file age stop the walk.
+//!    file age stop the walk. Inside windows of the base width the exploring ratio is at most
+//!    [`BASE_TIER_RATIO`] (HBase uses the configured ratio everywhere).
 
 use std::cmp::Ordering;
 
@@ -30,6 +31,14 @@ use super::windows::Window;
 /// Most output boundaries of a major compaction; older windows share the oldest output. A
 /// guard against far-past timestamps with a small max tier age (HBase has none).
 pub const MAX_BOUNDARIES: usize = 4096;
+
+/// The exploring ratio inside windows of the base width (the incoming window and the ended
+/// windows of its tier), where the configured one is higher: a file joins a run there only if
+/// it holds at most half the bytes of the run's other files. With HBase's 1.2, the merge of the
+/// incoming window's first six flushes joined the next five (6 ≤ 1.2 × 5) and those bytes were
+/// written twice before the window's promotion wrote them again. A deviation from HBase; see
+/// RFC 0006, "Deviations".
+pub const BASE_TIER_RATIO: f32 = 0.5;
 
 /// Date-tiered store order: max sequence id, then max timestamp (an empty file last), then
 /// size descending, then name (HBase's `StoreFileComparators.SEQ_ID_MAX_TIMESTAMP`).
@@ -220,6 +229,7 @@ fn minor<'a>(
     let mut pairs: Vec<(&FileMeta, i64)> = files.iter().copied().zip(treated).collect();
     pairs.reverse();
     let mut window = incoming_window(dt, now.saturating_sub(promotion_delay_ms.max(0)));
+    let base_width = window.width();
     let mut min_threshold = dt.incoming_window_min as usize;
     let mut i = 0;
     while i < pairs.len() {
@@ -243,10 +253,14 @@ fn minor<'a>(
         let selected = if might_be_stuck {
             in_window.clone()
         } else {
-            let per_window = ExploringConfig {
+            let mut per_window = ExploringConfig {
                 min_files: min_threshold,
                 ..*config
             };
+            if window.width() == base_width {
+                per_window.ratio = per_window.ratio.min(BASE_TIER_RATIO);
+                per_window.off_peak_ratio = per_window.off_peak_ratio.min(BASE_TIER_RATIO);
+            }
             explore(&in_window, &per_window, false, mode.off_peak)
         };
         if selected.is_empty() {
