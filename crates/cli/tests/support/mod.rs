@@ -30,6 +30,11 @@ pub fn standalone(data: &Path, extra: &[String]) -> Command {
     ])
     .arg(data)
     .args(extra);
+    // STRATA_TEST_STANDALONE_FLAGS (e.g. `--cluster-of-one`) runs a test file against the
+    // other kind of standalone.
+    if let Ok(flags) = std::env::var("STRATA_TEST_STANDALONE_FLAGS") {
+        c.args(flags.split_whitespace());
+    }
     // Tests never take the well-known ports: a server of another test (or of the machine)
     // may hold them.
     for flag in ["--http-listen", "--hbase-rpc-listen"] {
