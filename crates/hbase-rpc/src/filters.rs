@@ -191,7 +191,10 @@ fn filter_at(f: &pb::Filter, depth: usize) -> HResult<Filter> {
         }
         "TimestampsFilter" => {
             let m: pb::TimestampsFilter = decode(name, bytes)?;
-            Filter::Timestamps(m.timestamps)
+            Filter::Timestamps {
+                timestamps: m.timestamps,
+                can_hint: m.can_hint.unwrap_or(false),
+            }
         }
         "MultiRowRangeFilter" => {
             let m: pb::MultiRowRangeFilter = decode(name, bytes)?;
