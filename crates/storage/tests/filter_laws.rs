@@ -108,7 +108,12 @@ mod filter {
             Just(Filter::KeyOnly {
                 len_as_value: false
             }),
-            prop::collection::vec(1i64..5, 0..3).prop_map(Filter::Timestamps),
+            (prop::collection::vec(1i64..5, 0..3), any::<bool>()).prop_map(
+                |(timestamps, can_hint)| Filter::Timestamps {
+                    timestamps,
+                    can_hint
+                }
+            ),
             prop::collection::vec(row_range(), 0..3).prop_map(Filter::MultiRowRange),
         ];
         if counting {
