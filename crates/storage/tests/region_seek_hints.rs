@@ -9,7 +9,9 @@ use bytes::Bytes;
 use proptest::prelude::*;
 use region_support::*;
 use strata_model::cell::Cell;
-use strata_model::ops::{ColumnPagination, ColumnRange, Delete, Filter, FuzzyKey, RowRange, Scan};
+use strata_model::ops::{
+    ColumnPagination, ColumnRange, Delete, Filter, FuzzyKey, Get, RowRange, Scan,
+};
 use strata_storage::Region;
 
 /// Every row of `scan` and the cells the scan read.
@@ -247,5 +249,17 @@ proptest! {
         }
         let (out, _) = scan_all(&r, &filtered(filter.clone(), reversed));
         prop_assert_eq!(rendered(&out), rendered(&reference(&r, &filter, reversed)));
+        // A get of each row: the same filter over that row alone.
+        let (plain, _) = scan_all(&r, &Scan { max_versions: 3, ..Scan::new() });
+        for row in plain {
+            let mut get = Get::new(row[0].row.clone()).with_filter(filter.clone());
+            get.max_versions = 3;
+            let got = r.get(&get).unwrap();
+            let want = filter_support::scan(Some(&filter), &[row], false);
+            prop_assert_eq!(
+                filter_support::render(&[got]).join(" "),
+                rendered(&want).join(" ")
+            );
+        }
     }
 }
