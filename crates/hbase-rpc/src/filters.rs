@@ -185,10 +185,17 @@ fn filter_at(f: &pb::Filter, depth: usize) -> HResult<Filter> {
         "DependentColumnFilter" => {
             let m: pb::DependentColumnFilter = decode(name, bytes)?;
             let cf = m.compare_filter;
-            // The two- and three-argument constructors send NO_OP and no comparator.
+            // The two- and three-argument constructors send NO_OP and no comparator. NO_OP
+            // with a comparator fails every version in HBase (`compareValue` is true for
+            // NO_OP): refused rather than answered differently.
             let compare = match (&cf.comparator, cf.compare_op) {
                 (None, _) => None,
-                (Some(_), op) if op == pb::CompareType::NoOp as i32 => None,
+                (Some(_), op) if op == pb::CompareType::NoOp as i32 => {
+                    return Err(HBaseError::do_not_retry(
+                        "DependentColumnFilter with NO_OP and a comparator is not supported \
+                         by Strata",
+                    ))
+                }
                 (Some(c), op) => Some((compare_op(op)?, comparator(c)?)),
             };
             Filter::DependentColumn(DependentColumn {
