@@ -104,6 +104,7 @@ impl Scanner {
             (Bound::Included(row), false) => [row.as_ref(), &[0]].concat().into(),
             (Bound::Included(_), true) | (Bound::Unbounded, _) => Bytes::new(),
         };
+        wire.include_stop_row = false;
         Scanner {
             table,
             wire,

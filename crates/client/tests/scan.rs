@@ -89,6 +89,21 @@ async fn ranges_stop_at_their_bounds_in_both_directions() {
     let rows = t.scan_all(&Scan::range("r06", "r10")).await.unwrap();
     assert_eq!(keys(&rows), names(6..10));
     assert_eq!(cluster.state.lock().calls("scan") - before, 1);
+    // An inclusive stop row (HBase's `withStopRow(row, true)`), on a region boundary, both ways.
+    let inclusive = Scan {
+        include_stop_row: true,
+        ..paged(Scan::range("r06", "r10"))
+    };
+    assert_eq!(keys(&t.scan_all(&inclusive).await.unwrap()), names(6..11));
+    let inclusive = Scan {
+        reversed: true,
+        include_stop_row: true,
+        ..paged(Scan::range("r12", "r05"))
+    };
+    assert_eq!(
+        keys(&t.scan_all(&inclusive).await.unwrap()),
+        names((5..13).rev())
+    );
 }
 
 #[tokio::test]

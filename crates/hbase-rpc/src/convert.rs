@@ -384,20 +384,8 @@ pub fn scan_from_pb(s: &pb::Scan, limit_of_rows: u32) -> HResult<ScanSpec> {
     let mut scan = Scan::new();
     scan.reversed = s.reversed();
     scan.start_row = s.start_row.clone().unwrap_or_default();
-    let mut stop = s.stop_row.clone().unwrap_or_default();
-    if s.include_stop_row() && !stop.is_empty() {
-        if scan.reversed {
-            // Reversed: the stop row is the lower bound; including it means stopping just
-            // below it, i.e. at the greatest key before it — not expressible, so refuse.
-            return Err(HBaseError::do_not_retry(
-                "reversed scans with an inclusive stop row are not supported by Strata",
-            ));
-        }
-        let mut v = stop.to_vec();
-        v.push(0);
-        stop = Bytes::from(v);
-    }
-    scan.stop_row = stop;
+    scan.stop_row = s.stop_row.clone().unwrap_or_default();
+    scan.include_stop_row = s.include_stop_row() && !scan.stop_row.is_empty();
     scan.time_range = time_range(s.time_range.as_ref())?;
     scan.max_versions = s.max_versions().max(1);
     scan.cache_blocks = s.cache_blocks();

@@ -6,8 +6,8 @@
 use bytes::Bytes;
 use prost::Message;
 use strata_model::ops::{
-    ColumnRange, Comparator, CompareOp, Filter, FilterList, ListOp, RowRange, SingleColumnValue,
-    MAX_FILTER_DEPTH,
+    Chance, ColumnCondition, ColumnPagination, ColumnRange, Comparator, CompareOp, DependentColumn,
+    Filter, FilterList, FuzzyKey, ListOp, RowRange, SingleColumnValue, MAX_FILTER_DEPTH,
 };
 
 use crate::error::{HBaseError, HResult};
@@ -167,14 +167,85 @@ fn filter_at(f: &pb::Filter, depth: usize) -> HResult<Filter> {
         }
         "SingleColumnValueFilter" => {
             let m: pb::SingleColumnValueFilter = decode(name, bytes)?;
-            Filter::SingleColumnValue(SingleColumnValue {
-                family: m.column_family.unwrap_or_default(),
-                qualifier: m.column_qualifier.unwrap_or_default(),
+            Filter::SingleColumnValue(single_column_value(m)?)
+        }
+        "SingleColumnValueExcludeFilter" => {
+            let m: pb::SingleColumnValueExcludeFilter = decode(name, bytes)?;
+            Filter::SingleColumnValueExclude(single_column_value(m.single_column_value_filter)?)
+        }
+        "ColumnValueFilter" => {
+            let m: pb::ColumnValueFilter = decode(name, bytes)?;
+            Filter::ColumnValue(ColumnCondition {
+                family: m.family,
+                qualifier: m.qualifier,
                 op: compare_op(m.compare_op)?,
                 comparator: comparator(&m.comparator)?,
-                filter_if_missing: m.filter_if_missing.unwrap_or(false),
-                latest_version_only: m.latest_version_only.unwrap_or(true),
             })
+        }
+        "DependentColumnFilter" => {
+            let m: pb::DependentColumnFilter = decode(name, bytes)?;
+            let cf = m.compare_filter;
+            // The two- and three-argument constructors send NO_OP and no comparator. NO_OP
+            // with a comparator fails every version in HBase (`compareValue` is true for
+            // NO_OP): refused rather than answered differently.
+            let compare = match (&cf.comparator, cf.compare_op) {
+                (None, _) => None,
+                (Some(_), op) if op == pb::CompareType::NoOp as i32 => {
+                    return Err(HBaseError::do_not_retry(
+                        "DependentColumnFilter with NO_OP and a comparator is not supported \
+                         by Strata",
+                    ))
+                }
+                (Some(c), op) => Some((compare_op(op)?, comparator(c)?)),
+            };
+            Filter::DependentColumn(DependentColumn {
+                family: m.column_family.unwrap_or_default(),
+                qualifier: m.column_qualifier.unwrap_or_default(),
+                drop_dependent_column: m.drop_dependent_column.unwrap_or(false),
+                compare,
+            })
+        }
+        "ColumnCountGetFilter" => {
+            let m: pb::ColumnCountGetFilter = decode(name, bytes)?;
+            Filter::ColumnCountGet(non_negative(name, "limit", m.limit)?)
+        }
+        "ColumnPaginationFilter" => {
+            let m: pb::ColumnPaginationFilter = decode(name, bytes)?;
+            Filter::ColumnPagination(ColumnPagination {
+                limit: non_negative(name, "limit", m.limit)?,
+                offset: non_negative(name, "offset", m.offset.unwrap_or(0))?,
+                column_offset: m.column_offset,
+            })
+        }
+        "FirstKeyValueMatchingQualifiersFilter" => {
+            let m: pb::FirstKeyValueMatchingQualifiersFilter = decode(name, bytes)?;
+            Filter::FirstKeyValueMatchingQualifiers(m.qualifiers)
+        }
+        "FuzzyRowFilter" => {
+            let m: pb::FuzzyRowFilter = decode(name, bytes)?;
+            Filter::FuzzyRow(
+                m.fuzzy_keys_data
+                    .into_iter()
+                    .map(|p| fuzzy_key(p.first, &p.second))
+                    .collect::<HResult<_>>()?,
+            )
+        }
+        "InclusiveStopFilter" => {
+            let m: pb::InclusiveStopFilter = decode(name, bytes)?;
+            Filter::InclusiveStop(m.stop_row_key.unwrap_or_default())
+        }
+        "RandomRowFilter" => {
+            let m: pb::RandomRowFilter = decode(name, bytes)?;
+            Filter::RandomRow(Chance(m.chance))
+        }
+        "SkipFilter" | "WhileMatchFilter" => {
+            let m: pb::WrappingFilter = decode(name, bytes)?;
+            let inner = Box::new(filter_at(&m.filter, depth + 1)?);
+            if name == "SkipFilter" {
+                Filter::Skip(inner)
+            } else {
+                Filter::WhileMatch(inner)
+            }
         }
         "PageFilter" => {
             let m: pb::PageFilter = decode(name, bytes)?;
@@ -191,7 +262,10 @@ fn filter_at(f: &pb::Filter, depth: usize) -> HResult<Filter> {
         }
         "TimestampsFilter" => {
             let m: pb::TimestampsFilter = decode(name, bytes)?;
-            Filter::Timestamps(m.timestamps)
+            Filter::Timestamps {
+                timestamps: m.timestamps,
+                can_hint: m.can_hint.unwrap_or(false),
+            }
         }
         "MultiRowRangeFilter" => {
             let m: pb::MultiRowRangeFilter = decode(name, bytes)?;
@@ -232,6 +306,49 @@ fn filter_at(f: &pb::Filter, depth: usize) -> HResult<Filter> {
                 f.name
             )))
         }
+    })
+}
+
+fn single_column_value(m: pb::SingleColumnValueFilter) -> HResult<SingleColumnValue> {
+    Ok(SingleColumnValue {
+        family: m.column_family.unwrap_or_default(),
+        qualifier: m.column_qualifier.unwrap_or_default(),
+        op: compare_op(m.compare_op)?,
+        comparator: comparator(&m.comparator)?,
+        filter_if_missing: m.filter_if_missing.unwrap_or(false),
+        latest_version_only: m.latest_version_only.unwrap_or(true),
+    })
+}
+
+fn non_negative(class: &str, what: &str, n: i32) -> HResult<u32> {
+    u32::try_from(n)
+        .map_err(|_| HBaseError::do_not_retry(format!("{class} with a negative {what} ({n})")))
+}
+
+/// A fuzzy pattern as the client sends it: a mask byte is 0 (fixed) or 1 (free) as written,
+/// or -1 (fixed) or 2 (free) once the client's `FuzzyRowFilter` has preprocessed it, which
+/// it does before serializing on most platforms.
+fn fuzzy_key(key: Bytes, mask: &[u8]) -> HResult<FuzzyKey> {
+    if key.len() != mask.len() {
+        return Err(HBaseError::do_not_retry(format!(
+            "FuzzyRowFilter pair lengths do not match: key of {} bytes, mask of {}",
+            key.len(),
+            mask.len()
+        )));
+    }
+    let mask = mask
+        .iter()
+        .map(|&m| match m {
+            0 | 0xff => Ok(0),
+            1 | 2 => Ok(1),
+            other => Err(HBaseError::do_not_retry(format!(
+                "FuzzyRowFilter mask byte {other} is neither fixed (0, -1) nor free (1, 2)"
+            ))),
+        })
+        .collect::<HResult<Vec<u8>>>()?;
+    Ok(FuzzyKey {
+        key,
+        mask: Bytes::from(mask),
     })
 }
 
@@ -305,14 +422,99 @@ mod tests {
         );
     }
 
+    fn named(class: &str, m: &impl Message) -> pb::Filter {
+        pb::Filter {
+            name: format!("{FILTER_PKG}{class}"),
+            serialized_filter: Some(m.encode_to_vec().into()),
+        }
+    }
+
+    #[test]
+    fn fuzzy_masks_decode_raw_or_preprocessed() {
+        let pair = |mask: &[u8]| pb::BytesBytesPair {
+            first: Bytes::from_static(b"ab_1"),
+            second: Bytes::copy_from_slice(mask),
+        };
+        let want = Filter::FuzzyRow(vec![FuzzyKey {
+            key: Bytes::from_static(b"ab_1"),
+            mask: Bytes::from_static(&[1, 1, 0, 0]),
+        }]);
+        for mask in [[1u8, 1, 0, 0], [2, 2, 0xff, 0xff]] {
+            let f = named(
+                "FuzzyRowFilter",
+                &pb::FuzzyRowFilter {
+                    fuzzy_keys_data: vec![pair(&mask)],
+                },
+            );
+            assert_eq!(filter(&f).unwrap(), want);
+        }
+        let bad = named(
+            "FuzzyRowFilter",
+            &pb::FuzzyRowFilter {
+                fuzzy_keys_data: vec![pair(&[1, 7, 0, 0])],
+            },
+        );
+        assert!(filter(&bad).unwrap_err().message.contains("mask byte 7"));
+    }
+
+    #[test]
+    fn wrappers_and_paging_filters_decode() {
+        let page = named(
+            "ColumnPaginationFilter",
+            &pb::ColumnPaginationFilter {
+                limit: 3,
+                offset: None,
+                column_offset: Some(Bytes::from_static(b"q")),
+            },
+        );
+        let skip = named("SkipFilter", &pb::WrappingFilter { filter: page });
+        assert_eq!(
+            filter(&skip).unwrap(),
+            Filter::Skip(Box::new(Filter::ColumnPagination(ColumnPagination {
+                limit: 3,
+                offset: 0,
+                column_offset: Some(Bytes::from_static(b"q")),
+            })))
+        );
+        let negative = named(
+            "ColumnCountGetFilter",
+            &pb::ColumnCountGetFilter { limit: -1 },
+        );
+        assert!(filter(&negative)
+            .unwrap_err()
+            .message
+            .contains("negative limit"));
+        let dependent = named(
+            "DependentColumnFilter",
+            &pb::DependentColumnFilter {
+                compare_filter: pb::CompareFilter {
+                    compare_op: pb::CompareType::NoOp as i32,
+                    comparator: None,
+                },
+                column_family: Some(Bytes::from_static(b"f")),
+                column_qualifier: Some(Bytes::from_static(b"q")),
+                drop_dependent_column: Some(true),
+            },
+        );
+        assert_eq!(
+            filter(&dependent).unwrap(),
+            Filter::DependentColumn(DependentColumn {
+                family: Bytes::from_static(b"f"),
+                qualifier: Bytes::from_static(b"q"),
+                drop_dependent_column: true,
+                compare: None,
+            })
+        );
+    }
+
     #[test]
     fn unsupported_and_malformed_filters_are_refused_by_name() {
-        let fuzzy = pb::Filter {
-            name: "org.apache.hadoop.hbase.filter.FuzzyRowFilter".into(),
+        let other = pb::Filter {
+            name: "org.apache.hadoop.hbase.filter.FilterAllFilter".into(),
             serialized_filter: None,
         };
-        let e = filter(&fuzzy).unwrap_err();
-        assert!(e.do_not_retry && e.message.contains("FuzzyRowFilter"));
+        let e = filter(&other).unwrap_err();
+        assert!(e.do_not_retry && e.message.contains("FilterAllFilter"));
         let broken = pb::Filter {
             name: "org.apache.hadoop.hbase.filter.PageFilter".into(),
             serialized_filter: Some(Bytes::from_static(b"\xff\xff")),

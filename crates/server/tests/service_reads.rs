@@ -324,3 +324,40 @@ async fn page_blocks_page_like_rows() {
         assert_eq!(by_block, by_rows, "{scan:?}, {max_bytes} bytes a page");
     }
 }
+
+/// Filters travel as HBase's filter language: the seeking ones and the wrappers arrive whole.
+#[tokio::test]
+async fn seeking_and_wrapping_filters_travel_as_filter_text() {
+    use strata_model::ops::{ColumnPagination, Filter, FuzzyKey};
+    let (_server, service, _dir) = start(true);
+    let mut scan = Scan::new();
+    scan.filter = Some(Filter::all(vec![
+        Filter::FuzzyRow(vec![FuzzyKey::with_wildcard(b"row??7", b'?')]),
+        Filter::ColumnPagination(ColumnPagination {
+            limit: 1,
+            offset: 0,
+            column_offset: Some(Bytes::from_static(b"y")),
+        }),
+    ]));
+    let rows: Vec<Vec<Cell>> = pages(&service, &scan, false, 0)
+        .await
+        .into_iter()
+        .flat_map(|(rows, _)| rows)
+        .collect();
+    let want: Vec<Vec<Cell>> = [7, 17]
+        .into_iter()
+        .map(|i| vec![expected(i)[1].clone()])
+        .collect();
+    assert_eq!(rows, want);
+    let mut scan = Scan::new();
+    scan.filter = Some(Filter::WhileMatch(Box::new(Filter::Row(
+        strata_model::ops::CompareOp::Less,
+        strata_model::ops::Comparator::Binary(row(3)),
+    ))));
+    let rows: usize = pages(&service, &scan, true, 0)
+        .await
+        .into_iter()
+        .map(|(rows, _)| rows.len())
+        .sum();
+    assert_eq!(rows, 3);
+}

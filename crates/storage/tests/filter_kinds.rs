@@ -325,9 +325,20 @@ mod filter {
     fn timestamps_filter_keeps_listed_versions() {
         let cells: Vec<_> = (1..=5).map(|ts| ("cf", "q", ts, "v")).collect();
         let rows = vec![row("r", &cells), row("s", &[("cf", "q", 9, "v")])];
-        let f = Filter::Timestamps(vec![4, 2, 4]);
+        let f = Filter::Timestamps {
+            timestamps: vec![4, 2, 4],
+            can_hint: false,
+        };
         assert_eq!(scan_render(&f, &rows), ["r/cf:q@4=v", "r/cf:q@2=v"]);
-        assert!(scan(Some(&Filter::Timestamps(vec![])), &rows, false).is_empty());
+        assert!(scan(
+            Some(&Filter::Timestamps {
+                timestamps: vec![],
+                can_hint: false
+            }),
+            &rows,
+            false
+        )
+        .is_empty());
     }
 
     fn range(start: &str, start_inclusive: bool, stop: &str, stop_inclusive: bool) -> RowRange {

@@ -10,7 +10,8 @@ mod filter {
     use proptest::prelude::*;
     use strata_model::cell::Cell;
     use strata_model::ops::{
-        ColumnRange, Comparator, CompareOp, Filter, RowRange, SingleColumnValue,
+        ColumnCondition, ColumnPagination, ColumnRange, Comparator, CompareOp, Filter, FuzzyKey,
+        RowRange, SingleColumnValue,
     };
 
     const ROWS: [&str; 6] = ["a", "ab", "b", "ba", "c", "ca"];
@@ -108,13 +109,47 @@ mod filter {
             Just(Filter::KeyOnly {
                 len_as_value: false
             }),
-            prop::collection::vec(1i64..5, 0..3).prop_map(Filter::Timestamps),
+            (prop::collection::vec(1i64..5, 0..3), any::<bool>()).prop_map(
+                |(timestamps, can_hint)| Filter::Timestamps {
+                    timestamps,
+                    can_hint
+                }
+            ),
             prop::collection::vec(row_range(), 0..3).prop_map(Filter::MultiRowRange),
+            prop::collection::vec("[abc?]{1,2}", 0..3).prop_map(|ps| Filter::FuzzyRow(
+                ps.iter()
+                    .map(|p| FuzzyKey::with_wildcard(p.as_bytes(), b'?'))
+                    .collect()
+            )),
+            (
+                prop::sample::select(&FAMILIES[..]),
+                prop::sample::select(&QUALIFIERS[..]),
+                comparison()
+            )
+                .prop_map(|(f, q, (op, comparator))| Filter::ColumnValue(
+                    ColumnCondition {
+                        family: Bytes::from_static(f.as_bytes()),
+                        qualifier: Bytes::from_static(q.as_bytes()),
+                        op,
+                        comparator,
+                    }
+                )),
+            prop::collection::vec(word(&QUALIFIERS), 0..2)
+                .prop_map(Filter::FirstKeyValueMatchingQualifiers),
+            key().prop_map(Filter::InclusiveStop),
         ];
         if counting {
             prop_oneof![
                 8 => common,
                 1 => (0u64..4).prop_map(Filter::Page),
+                1 => (0u32..3, 0u32..3, prop::option::of(word(&QUALIFIERS))).prop_map(
+                    |(limit, offset, column_offset)| Filter::ColumnPagination(ColumnPagination {
+                        limit,
+                        offset,
+                        column_offset,
+                    })
+                ),
+                1 => (0u32..3).prop_map(Filter::ColumnCountGet),
                 1 => Just(Filter::KeyOnly { len_as_value: true }),
             ]
             .boxed()

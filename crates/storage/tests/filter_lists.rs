@@ -12,31 +12,35 @@ mod filter {
 
     use ReturnCode::{
         Include as I, IncludeAndNextCol as Inc, IncludeAndSeekNextRow as Inr, NextCol as Nc,
-        NextRow as Nr, Skip as S,
+        NextRow as Nr, SeekNextUsingHint as Sh, Skip as S,
     };
 
     /// HBase 2.x `FilterListWithAND.mergeReturnCode(rc, localRC)`, transcribed case by case.
     fn hbase_and(rc: ReturnCode, local: ReturnCode) -> ReturnCode {
+        if rc == Sh {
+            return Sh;
+        }
         match local {
+            Sh => Sh,
             I => rc,
             Inc => match rc {
                 I | Inc => Inc,
                 Inr => Inr,
                 S | Nc => Nc,
-                Nr => Nr,
+                Nr | Sh => Nr,
             },
             Inr => match rc {
                 I | Inc | Inr => Inr,
-                S | Nc | Nr => Nr,
+                S | Nc | Nr | Sh => Nr,
             },
             S => match rc {
                 I | S => S,
                 Inc | Nc => Nc,
-                Inr | Nr => Nr,
+                Inr | Nr | Sh => Nr,
             },
             Nc => match rc {
                 I | Inc | S | Nc => Nc,
-                Inr | Nr => Nr,
+                Inr | Nr | Sh => Nr,
             },
             Nr => Nr,
         }
@@ -47,31 +51,36 @@ mod filter {
         match local {
             I => I,
             Inc => match rc {
-                I | S => I,
+                I | S | Sh => I,
                 Inc | Inr | Nc | Nr => Inc,
             },
             Inr => match rc {
-                I | S => I,
+                I | S | Sh => I,
                 Inc | Nc => Inc,
                 Inr | Nr => Inr,
             },
             S => match rc {
                 I | Inc | Inr => I,
-                S | Nc | Nr => S,
+                S | Nc | Nr | Sh => S,
             },
             Nc => match rc {
                 I => I,
                 Nc | Nr => Nc,
                 Inc | Inr => Inc,
-                S => S,
+                S | Sh => S,
             },
             Nr => match rc {
                 I => I,
                 Inc => Inc,
                 Inr => Inr,
-                S => S,
+                S | Sh => S,
                 Nc => Nc,
                 Nr => Nr,
+            },
+            Sh => match rc {
+                I | Inc | Inr => I,
+                S | Nc | Nr => S,
+                Sh => Sh,
             },
         }
     }
@@ -133,7 +142,10 @@ mod filter {
         // Timestamps answers NextCol at @2 (older than every listed timestamp); Value still
         // includes @2, and alone decides @1.
         let f = Filter::any(vec![
-            Filter::Timestamps(vec![3]),
+            Filter::Timestamps {
+                timestamps: vec![3],
+                can_hint: false,
+            },
             Filter::Value(CompareOp::Equal, bin("x")),
         ]);
         assert_eq!(scan_render(&f, &rows), ["r/cf:q@3=y", "r/cf:q@2=x"]);

@@ -144,8 +144,27 @@ fn scans_forward_reversed_limited_and_batched() {
     range.start_row = Bytes::from_static(b"r07");
     range.stop_row = Bytes::from_static(b"r04");
     assert_eq!(
-        rows(range).iter().map(|x| x.0.clone()).collect::<Vec<_>>(),
+        rows(range.clone())
+            .iter()
+            .map(|x| x.0.clone())
+            .collect::<Vec<_>>(),
         ["r07", "r06", "r05"]
+    );
+    // HBase's `withStopRow(row, true)`, reversed: the stop row, the lowest, comes back too.
+    range.include_stop_row = true;
+    assert_eq!(
+        rows(range.clone())
+            .iter()
+            .map(|x| x.0.clone())
+            .collect::<Vec<_>>(),
+        ["r07", "r06", "r05", "r04"]
+    );
+    range.reversed = false;
+    range.start_row = Bytes::from_static(b"r17");
+    range.stop_row = Bytes::from_static(b"r19");
+    assert_eq!(
+        rows(range).iter().map(|x| x.0.clone()).collect::<Vec<_>>(),
+        ["r17", "r18", "r19"]
     );
     let mut rev = Scan::new();
     rev.reversed = true;

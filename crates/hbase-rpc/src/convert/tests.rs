@@ -88,3 +88,25 @@ fn store_limit_and_offset_reach_gets_and_scans() {
         (Some(0), 5)
     );
 }
+
+#[test]
+fn an_inclusive_stop_row_is_kept_in_both_directions() {
+    for reversed in [false, true] {
+        let (start, stop) = if reversed { ("r9", "r1") } else { ("r1", "r9") };
+        let s = pb::Scan {
+            start_row: Some(Bytes::from_static(start.as_bytes())),
+            stop_row: Some(Bytes::from_static(stop.as_bytes())),
+            include_stop_row: Some(true),
+            reversed: Some(reversed),
+            ..pb::Scan::default()
+        };
+        let scan = scan_from_pb(&s, 0).unwrap().scan;
+        assert!(scan.include_stop_row && scan.stop_row.as_ref() == stop.as_bytes());
+        let (lower, upper) = scan.bounds();
+        let stop_bound = if reversed { lower } else { upper };
+        assert_eq!(
+            stop_bound,
+            std::ops::Bound::Included(Bytes::from_static(stop.as_bytes()))
+        );
+    }
+}

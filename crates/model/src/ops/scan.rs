@@ -12,16 +12,19 @@ use super::{Columns, Filter, OpError, TimeRange};
 
 /// Reads rows in order (HBase's `Scan`).
 ///
-/// Row bounds follow HBase: `start_row` is inclusive and `stop_row` exclusive, an empty one is
-/// open. In a **reversed** scan rows come in descending order, so `start_row` is the *upper*
-/// (still inclusive) bound and `stop_row` the lower (exclusive) one. [`Scan::bounds`] gives the
+/// Row bounds follow HBase: `start_row` is inclusive and `stop_row` exclusive (inclusive with
+/// `include_stop_row`), an empty one is open. In a **reversed** scan rows come in descending
+/// order, so `start_row` is the *upper* (still inclusive) bound and `stop_row` the lower one. [`Scan::bounds`] gives the
 /// range in ascending terms, with `prefix` applied.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Scan {
     /// First row returned (inclusive); empty: from the start (the end, if reversed).
     pub start_row: Bytes,
-    /// Row where the scan stops (exclusive); empty: to the end (the start, if reversed).
+    /// Row where the scan stops (exclusive unless `include_stop_row`); empty: to the end (the
+    /// start, if reversed).
     pub stop_row: Bytes,
+    /// Return `stop_row` itself too (HBase's `withStopRow(row, true)`), in either direction.
+    pub include_stop_row: bool,
     /// Only rows starting with this prefix; empty: no restriction. Intersected with the
     /// start/stop bounds.
     pub prefix: Bytes,
@@ -61,6 +64,7 @@ impl Default for Scan {
         Scan {
             start_row: Bytes::new(),
             stop_row: Bytes::new(),
+            include_stop_row: false,
             prefix: Bytes::new(),
             reversed: false,
             time_range: TimeRange::ALL,
@@ -111,15 +115,20 @@ impl Scan {
                 bound(row.clone())
             }
         };
+        let stop: fn(Bytes) -> Bound<Bytes> = if self.include_stop_row {
+            Bound::Included
+        } else {
+            Bound::Excluded
+        };
         let (mut lower, mut upper) = if self.reversed {
             (
-                open_or(&self.stop_row, Bound::Excluded),
+                open_or(&self.stop_row, stop),
                 open_or(&self.start_row, Bound::Included),
             )
         } else {
             (
                 open_or(&self.start_row, Bound::Included),
-                open_or(&self.stop_row, Bound::Excluded),
+                open_or(&self.stop_row, stop),
             )
         };
         if !self.prefix.is_empty() {

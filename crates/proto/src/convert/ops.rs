@@ -382,6 +382,7 @@ pub fn scan_to_pb(scan: &Scan) -> pb::Scan {
     pb::Scan {
         start_row: scan.start_row.clone(),
         stop_row: scan.stop_row.clone(),
+        include_stop_row: scan.include_stop_row,
         prefix: scan.prefix.clone(),
         reversed: scan.reversed,
         time_range: time_range_to_pb(&scan.time_range),
@@ -406,6 +407,7 @@ pub fn scan_from_pb(scan: pb::Scan) -> Result<Scan, ConvertError> {
     Ok(Scan {
         start_row: scan.start_row,
         stop_row: scan.stop_row,
+        include_stop_row: scan.include_stop_row,
         prefix: scan.prefix,
         reversed: scan.reversed,
         time_range: time_range_from_pb(scan.time_range)?,

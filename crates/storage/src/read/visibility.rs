@@ -116,6 +116,8 @@ pub struct Visibility {
     kept: u32,
     /// Raw reads: a put of the column went past `versions_checked`.
     exhausted: bool,
+    /// Cells examined: decided, or stepped over by a reader ([`Visibility::count_passed`]).
+    examined: u64,
 }
 
 impl Visibility {
@@ -135,12 +137,23 @@ impl Visibility {
             returned: 0,
             kept: 0,
             exhausted: false,
+            examined: 0,
         }
     }
 
     /// The spec.
     pub fn spec(&self) -> &ReadSpec {
         &self.spec
+    }
+
+    /// Counts a cell a reader read and stepped over without deciding on it.
+    pub fn count_passed(&mut self) {
+        self.examined += 1;
+    }
+
+    /// Cells read so far: every cell decided on or stepped over (not those a seek passed).
+    pub fn examined(&self) -> u64 {
+        self.examined
     }
 
     fn enter(&mut self, cell: &CellRef<'_>) {
@@ -169,6 +182,7 @@ impl Visibility {
     ///
     /// Requires: cells arrive in store order (the merged cursor's order).
     pub fn decide(&mut self, cell: &CellRef<'_>) -> Verdict {
+        self.examined += 1;
         if cell.seq > self.spec.read_point {
             return Verdict::Skip;
         }

@@ -9,7 +9,7 @@ use strata_model::cell::{compare_bytes, Cell, CellKey};
 use strata_sstable::CellRef;
 
 use crate::error::Result;
-use crate::read::filter::{Advance, RowFilter};
+use crate::read::filter::{Advance, Hint, RowFilter};
 use crate::read::{Cursor, Verdict, Visibility};
 
 /// The cells a read returns per family of a row (HBase's `maxResultsPerColumnFamily` and
@@ -77,6 +77,11 @@ pub(super) fn read_row<C: Cursor>(
 /// limit move the cursor on without reading what is skipped, except the empty qualifier's
 /// column, whose later cells may be family delete markers that mask other columns: it is
 /// walked, unreturned (HBase's `ScanQueryMatcher.getKeyForNextColumn`, HBASE-18471).
+///
+/// A filter's seek hint moves the cursor there (HBase's `SEEK_NEXT_USING_HINT`): to a later
+/// row (this family's row ends) or a later column; a hint to an older version of the column
+/// steps over the newer versions, reading only their delete markers. A filter that is done
+/// mid-row (`WhileMatch`, `ColumnCountGet`) ends the family's row, as HBase's `DONE_SCAN`.
 pub(super) fn visit_row<C: Cursor>(
     cursor: &mut C,
     read: RowRead<'_>,
@@ -96,9 +101,27 @@ pub(super) fn visit_row<C: Cursor>(
     let mut skipped = Vec::new();
     // The empty qualifier's column is being walked unreturned.
     let mut passing_empty = false;
+    // A version hint: the versions of column `skipped` newer than this are stepped over.
+    let mut walk_to: Option<i64> = None;
     while cursor.valid() {
         let c = cursor.current();
         if compare_bytes(c.row, row).is_ne() {
+            break;
+        }
+        if let Some(ts) = walk_to {
+            if c.qualifier == skipped.as_slice() && c.timestamp > ts {
+                if c.cell_type.is_delete() && !visibility.spec().raw {
+                    visibility.decide(&c);
+                } else {
+                    visibility.count_passed();
+                }
+                cursor.next()?;
+                continue;
+            }
+            walk_to = None;
+        }
+        if filter.is_done() {
+            skip_row(cursor, row)?;
             break;
         }
         let verdict = visibility.decide(&c);
@@ -107,9 +130,16 @@ pub(super) fn visit_row<C: Cursor>(
         }
         let wanted = qualifiers.is_none_or(|qs| qs.contains(c.qualifier));
         let mut advance = Advance::Cell;
+        let mut hint = None;
         if verdict == Verdict::Include && wanted && !passing_empty {
             let rc = filter.filter_cell(&c, family);
             advance = rc.advance();
+            if advance == Advance::Hint {
+                hint = filter.next_cell_hint(&c, family).filter(|h| h.is_after(&c));
+                if hint.is_none() {
+                    advance = Advance::Cell;
+                }
+            }
             if rc.includes() {
                 if visibility.admit() {
                     counted += 1;
@@ -146,6 +176,29 @@ pub(super) fn visit_row<C: Cursor>(
                 skip_row(cursor, row)?;
                 break;
             }
+            Advance::Hint => match hint {
+                Some(Hint::Row(next)) => {
+                    cursor.reseek(&CellKey::first_on_row(next))?;
+                    break;
+                }
+                Some(Hint::Version(q, ts)) if q.as_ref() == c.qualifier => {
+                    skipped.clear();
+                    skipped.extend_from_slice(&q);
+                    walk_to = Some(ts);
+                    cursor.next()?;
+                }
+                // Past the empty qualifier's column: walk it for family markers first.
+                _ if c.qualifier.is_empty() => {
+                    passing_empty = true;
+                    cursor.next()?;
+                }
+                Some(h) => {
+                    cursor.reseek(&h.key(row))?;
+                }
+                None => {
+                    cursor.next()?;
+                }
+            },
         }
     }
     Ok(emitted)

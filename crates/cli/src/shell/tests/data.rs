@@ -409,6 +409,27 @@ fn filters_use_the_filter_language() {
         ),
         other => panic!("{other:?}"),
     }
+    // HBase's SKIP / WHILE and the paging and fuzzy filters.
+    match parse(
+        r#"scan 't', FILTER => "WHILE ColumnPaginationFilter(2, 1) AND FuzzyRowFilter('a\x00', '\x00\x01')""#,
+    ) {
+        Command::Scan { scan, .. } => assert_eq!(
+            scan.filter,
+            Some(Filter::all(vec![
+                Filter::WhileMatch(Box::new(Filter::ColumnPagination(
+                    strata_model::ops::ColumnPagination {
+                        limit: 2,
+                        offset: 1,
+                        column_offset: None,
+                    }
+                ))),
+                Filter::FuzzyRow(vec![strata_model::ops::FuzzyKey::with_wildcard(
+                    b"a?", b'?'
+                )]),
+            ]))
+        ),
+        other => panic!("{other:?}"),
+    }
     // count keeps the user's filter and adds its own.
     match parse(r#"count 't', FILTER => "PrefixFilter('a')""#) {
         Command::Count { scan, .. } => assert_eq!(

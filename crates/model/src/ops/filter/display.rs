@@ -12,7 +12,7 @@
 use std::fmt;
 
 use super::super::check::escape;
-use super::{Comparator, Filter, FilterList, ListOp};
+use super::{Comparator, Filter, FilterList, ListOp, SingleColumnValue};
 
 impl fmt::Display for Filter {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -73,34 +73,75 @@ fn write_call(filter: &Filter, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         Filter::Family(op, c) => write!(f, "FamilyFilter({op}, {})", QuotedComparator(c)),
         Filter::Qualifier(op, c) => write!(f, "QualifierFilter({op}, {})", QuotedComparator(c)),
         Filter::Value(op, c) => write!(f, "ValueFilter({op}, {})", QuotedComparator(c)),
-        Filter::SingleColumnValue(s) => {
-            write!(
-                f,
-                "SingleColumnValueFilter({}, {}, {}, {}",
-                Quoted(&s.family),
-                Quoted(&s.qualifier),
-                s.op,
-                QuotedComparator(&s.comparator)
-            )?;
-            if s.filter_if_missing || !s.latest_version_only {
-                write!(f, ", {}, {}", s.filter_if_missing, s.latest_version_only)?;
-            }
-            f.write_str(")")
-        }
+        Filter::SingleColumnValue(s) => write_scv("SingleColumnValueFilter", s, f),
+        Filter::SingleColumnValueExclude(s) => write_scv("SingleColumnValueExcludeFilter", s, f),
         Filter::Page(n) => write!(f, "PageFilter({n})"),
         Filter::FirstKeyOnly => f.write_str("FirstKeyOnlyFilter()"),
         Filter::KeyOnly { len_as_value: true } => f.write_str("KeyOnlyFilter(true)"),
         Filter::KeyOnly {
             len_as_value: false,
         } => f.write_str("KeyOnlyFilter()"),
-        Filter::Timestamps(ts) => {
+        Filter::Timestamps {
+            timestamps,
+            can_hint,
+        } => {
             f.write_str("TimestampsFilter(")?;
-            for (i, t) in ts.iter().enumerate() {
+            for (i, t) in timestamps.iter().enumerate() {
                 let sep = if i > 0 { ", " } else { "" };
                 write!(f, "{sep}{t}")?;
             }
+            if *can_hint {
+                let sep = if timestamps.is_empty() { "" } else { ", " };
+                write!(f, "{sep}true")?;
+            }
             f.write_str(")")
         }
+        Filter::ColumnCountGet(n) => write!(f, "ColumnCountGetFilter({n})"),
+        Filter::ColumnPagination(p) => match &p.column_offset {
+            None => write!(f, "ColumnPaginationFilter({}, {})", p.limit, p.offset),
+            Some(q) => write!(f, "ColumnPaginationFilter({}, {})", p.limit, Quoted(q)),
+        },
+        Filter::ColumnValue(c) => write!(
+            f,
+            "ColumnValueFilter({}, {}, {}, {})",
+            Quoted(&c.family),
+            Quoted(&c.qualifier),
+            c.op,
+            QuotedComparator(&c.comparator)
+        ),
+        Filter::DependentColumn(d) => {
+            write!(
+                f,
+                "DependentColumnFilter({}, {}, {}",
+                Quoted(&d.family),
+                Quoted(&d.qualifier),
+                d.drop_dependent_column
+            )?;
+            if let Some((op, c)) = &d.compare {
+                write!(f, ", {op}, {}", QuotedComparator(c))?;
+            }
+            f.write_str(")")
+        }
+        Filter::FirstKeyValueMatchingQualifiers(qs) => {
+            f.write_str("FirstKeyValueMatchingQualifiersFilter(")?;
+            for (i, q) in qs.iter().enumerate() {
+                let sep = if i > 0 { ", " } else { "" };
+                write!(f, "{sep}{}", Quoted(q))?;
+            }
+            f.write_str(")")
+        }
+        Filter::FuzzyRow(keys) => {
+            f.write_str("FuzzyRowFilter(")?;
+            for (i, k) in keys.iter().enumerate() {
+                let sep = if i > 0 { ", " } else { "" };
+                write!(f, "{sep}{}, {}", Quoted(&k.key), Quoted(&k.mask))?;
+            }
+            f.write_str(")")
+        }
+        Filter::InclusiveStop(row) => write!(f, "InclusiveStopFilter({})", Quoted(row)),
+        Filter::RandomRow(chance) => write!(f, "RandomRowFilter({:?})", chance.0),
+        Filter::Skip(inner) => write!(f, "SKIP {}", Unary(inner)),
+        Filter::WhileMatch(inner) => write!(f, "WHILE {}", Unary(inner)),
         Filter::MultiRowRange(ranges) => {
             f.write_str("MultiRowRangeFilter(")?;
             for (i, r) in ranges.iter().enumerate() {
@@ -129,6 +170,38 @@ fn write_call(filter: &Filter, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             f.write_str(")")
         }
     }
+}
+
+/// The operand of `SKIP` / `WHILE`: a list of two or more in parentheses (the operators bind
+/// tighter than AND and OR).
+struct Unary<'a>(&'a Filter);
+
+impl fmt::Display for Unary<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Filter::List(list) if list.filters.len() >= 2 => {
+                f.write_str("(")?;
+                write_infix(list, f)?;
+                f.write_str(")")
+            }
+            other => write_call(other, f),
+        }
+    }
+}
+
+fn write_scv(name: &str, s: &SingleColumnValue, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    write!(
+        f,
+        "{name}({}, {}, {}, {}",
+        Quoted(&s.family),
+        Quoted(&s.qualifier),
+        s.op,
+        QuotedComparator(&s.comparator)
+    )?;
+    if s.filter_if_missing || !s.latest_version_only {
+        write!(f, ", {}, {}", s.filter_if_missing, s.latest_version_only)?;
+    }
+    f.write_str(")")
 }
 
 /// Bytes as a quoted string argument.

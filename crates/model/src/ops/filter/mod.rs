@@ -6,6 +6,7 @@
 
 mod compare;
 mod display;
+mod kinds;
 mod parse;
 #[cfg(test)]
 mod parse_tests;
@@ -15,6 +16,7 @@ mod tests;
 use bytes::Bytes;
 
 pub use compare::{Comparator, CompareOp};
+pub use kinds::{Chance, ColumnCondition, ColumnPagination, DependentColumn, FuzzyKey};
 pub use parse::{parse_filter, FilterParseError};
 
 use super::check::{check_column, check_qualifier, check_row, check_timestamp};
@@ -55,10 +57,41 @@ pub enum Filter {
         /// Replace each value by its length instead of emptying it.
         len_as_value: bool,
     },
-    /// `TimestampsFilter`: only versions with one of these timestamps.
-    Timestamps(Vec<Timestamp>),
+    /// `TimestampsFilter`: only versions with one of these timestamps; with `can_hint`, the
+    /// read seeks from a version to the next listed timestamp instead of stepping.
+    Timestamps {
+        /// The timestamps kept.
+        timestamps: Vec<Timestamp>,
+        /// HBase's `canHint`.
+        can_hint: bool,
+    },
     /// `MultiRowRangeFilter`: rows within any of the ranges.
     MultiRowRange(Vec<RowRange>),
+    /// `ColumnCountGetFilter`: the first `n` columns (newest version each) of a row, then the
+    /// whole read ends when a row has more (HBase: meant for gets).
+    ColumnCountGet(u32),
+    /// `ColumnPaginationFilter`: a page of columns per row.
+    ColumnPagination(ColumnPagination),
+    /// `ColumnValueFilter`: only the matching cells of one column.
+    ColumnValue(ColumnCondition),
+    /// `DependentColumnFilter`: cells at the timestamps of a reference column.
+    DependentColumn(DependentColumn),
+    /// `SingleColumnValueExcludeFilter`: as `SingleColumnValue`, without the tested column.
+    SingleColumnValueExclude(SingleColumnValue),
+    /// `FirstKeyValueMatchingQualifiersFilter`: a row's cells up to and including the first
+    /// whose qualifier is one of these.
+    FirstKeyValueMatchingQualifiers(Vec<Bytes>),
+    /// `FuzzyRowFilter`: rows matching any of the patterns; the read seeks to the next row
+    /// that can match.
+    FuzzyRow(Vec<FuzzyKey>),
+    /// `InclusiveStopFilter`: rows up to and including this one (down to it, reversed).
+    InclusiveStop(Bytes),
+    /// `RandomRowFilter`: each row passes with this chance.
+    RandomRow(Chance),
+    /// `SkipFilter`: drops a whole row when the inner filter excludes any of its cells.
+    Skip(Box<Filter>),
+    /// `WhileMatchFilter`: ends the read at the first row or cell the inner filter excludes.
+    WhileMatch(Box<Filter>),
     /// `FilterList`: several filters combined with AND or OR.
     List(FilterList),
 }
@@ -166,7 +199,13 @@ impl Filter {
     /// `hasFilterRow`), which rules out splitting rows into batches.
     pub fn needs_whole_row(&self) -> bool {
         match self {
-            Filter::SingleColumnValue(_) | Filter::Page(_) => true,
+            Filter::SingleColumnValue(_)
+            | Filter::SingleColumnValueExclude(_)
+            | Filter::Page(_)
+            | Filter::DependentColumn(_)
+            | Filter::RandomRow(_)
+            | Filter::Skip(_)
+            | Filter::WhileMatch(_) => true,
             Filter::List(list) => list.filters.iter().any(Filter::needs_whole_row),
             _ => false,
         }
@@ -202,14 +241,63 @@ impl Filter {
             | Filter::Family(op, c)
             | Filter::Qualifier(op, c)
             | Filter::Value(op, c) => check_comparison(*op, c)?,
-            Filter::SingleColumnValue(s) => {
+            Filter::SingleColumnValue(s) | Filter::SingleColumnValueExclude(s) => {
                 check_column(&s.family, &s.qualifier)?;
                 check_comparison(s.op, &s.comparator)?;
             }
-            Filter::Timestamps(ts) => {
-                for &t in ts {
+            Filter::Timestamps { timestamps, .. } => {
+                for &t in timestamps {
                     check_timestamp(Some(t))?;
                 }
+            }
+            Filter::ColumnPagination(p) => {
+                if let Some(q) = &p.column_offset {
+                    check_qualifier(q)?;
+                }
+            }
+            Filter::ColumnValue(c) => {
+                check_column(&c.family, &c.qualifier)?;
+                check_comparison(c.op, &c.comparator)?;
+            }
+            Filter::DependentColumn(d) => {
+                check_column(&d.family, &d.qualifier)?;
+                if let Some((op, c)) = &d.compare {
+                    check_comparison(*op, c)?;
+                }
+            }
+            Filter::FirstKeyValueMatchingQualifiers(qs) => {
+                for q in qs {
+                    check_qualifier(q)?;
+                }
+            }
+            Filter::FuzzyRow(keys) => {
+                for k in keys {
+                    if k.key.len() != k.mask.len() {
+                        return bad(format!(
+                            "FuzzyRowFilter: a key of {} bytes has a mask of {}",
+                            k.key.len(),
+                            k.mask.len()
+                        ));
+                    }
+                    if k.mask.iter().any(|&m| m > 1) {
+                        return bad("FuzzyRowFilter: mask bytes are 0 (fixed) or 1 (any)".into());
+                    }
+                    if !k.key.is_empty() {
+                        check_row(&k.key)?;
+                    }
+                }
+            }
+            Filter::InclusiveStop(row) if !row.is_empty() => check_row(row)?,
+            Filter::RandomRow(chance) => {
+                if !chance.0.is_finite() {
+                    return bad("RandomRowFilter: the chance must be a finite number".into());
+                }
+            }
+            Filter::Skip(inner) | Filter::WhileMatch(inner) => {
+                if depth > MAX_FILTER_DEPTH {
+                    return bad(format!("filters nest deeper than {MAX_FILTER_DEPTH}"));
+                }
+                inner.validate_at(depth + 1)?;
             }
             Filter::MultiRowRange(ranges) => {
                 for r in ranges {
@@ -226,8 +314,12 @@ impl Filter {
                     f.validate_at(depth + 1)?;
                 }
             }
-            Filter::Prefix(_) | Filter::Page(_) | Filter::FirstKeyOnly | Filter::KeyOnly { .. } => {
-            }
+            Filter::Prefix(_)
+            | Filter::Page(_)
+            | Filter::FirstKeyOnly
+            | Filter::KeyOnly { .. }
+            | Filter::ColumnCountGet(_)
+            | Filter::InclusiveStop(_) => {}
         }
         Ok(())
     }

@@ -3,7 +3,7 @@
 //! ```text
 //! expr    := and ("OR" and)*
 //! and     := unary ("AND" unary)*
-//! unary   := ("SKIP" | "WHILE") unary | primary      -- rejected: no Filter variant
+//! unary   := ("SKIP" | "WHILE") unary | primary
 //! primary := "(" expr ")" | Name "(" [arg ("," arg)*] ")"
 //!          | "FilterList" "(" ("AND" | "OR") ("," expr)* ")"
 //! arg     := 'quoted string' | number | true | false | < | <= | = | != | >= | >
@@ -17,13 +17,17 @@
 //! regular expressions keep their backslashes.
 //!
 //! `FilterList(AND|OR, filter, ...)` is Strata's extension: HBase's language cannot write a
-//! list of zero or one filters, and [`Filter`]'s `Display` needs it for those.
+//! list of zero or one filters, and [`Filter`]'s `Display` needs it for those. So are the
+//! filters HBase's language does not name (`FuzzyRowFilter('key', 'mask', ...)` with masks of
+//! `\x00` fixed / `\x01` free bytes, `FirstKeyValueMatchingQualifiersFilter('q', ...)`,
+//! `RandomRowFilter(chance)`, `MultiRowRangeFilter`), `ColumnPaginationFilter(limit,
+//! 'qualifier')` (a column offset) and a trailing `true` in `TimestampsFilter` (`canHint`).
 
 use bytes::Bytes;
 
 use super::{
-    ColumnRange, Comparator, CompareOp, Filter, FilterList, ListOp, RowRange, SingleColumnValue,
-    MAX_FILTER_DEPTH,
+    Chance, ColumnCondition, ColumnPagination, ColumnRange, Comparator, CompareOp, DependentColumn,
+    Filter, FilterList, FuzzyKey, ListOp, RowRange, SingleColumnValue, MAX_FILTER_DEPTH,
 };
 
 /// Longest filter text accepted, in bytes.
@@ -60,16 +64,19 @@ type Result<T> = std::result::Result<T, FilterParseError>;
 
 /// Parses HBase's filter language into a [`Filter`] that passes [`Filter::validate`].
 ///
-/// Supported: `PrefixFilter`, `ColumnPrefixFilter`, `MultipleColumnPrefixFilter`,
-/// `ColumnRangeFilter` (`''` is an open bound), `RowFilter`, `FamilyFilter`, `QualifierFilter`,
-/// `ValueFilter`, `SingleColumnValueFilter` (4 or 6 arguments), `PageFilter`,
-/// `FirstKeyOnlyFilter`, `KeyOnlyFilter` (0 or 1 argument), `TimestampsFilter`,
-/// `MultiRowRangeFilter` (groups of start, inclusive, stop, inclusive), combined with `AND`,
-/// `OR` and parentheses. See the module doc for the grammar.
+/// Supported: every filter of HBase's language — `PrefixFilter`, `ColumnPrefixFilter`,
+/// `MultipleColumnPrefixFilter`, `ColumnRangeFilter` (`''` is an open bound), `RowFilter`,
+/// `FamilyFilter`, `QualifierFilter`, `ValueFilter`, `SingleColumnValueFilter` and
+/// `SingleColumnValueExcludeFilter` (4 or 6 arguments), `PageFilter`, `FirstKeyOnlyFilter`,
+/// `KeyOnlyFilter` (0 or 1 argument), `TimestampsFilter`, `ColumnCountGetFilter`,
+/// `ColumnPaginationFilter`, `InclusiveStopFilter`, `DependentColumnFilter` (2, 3 or 5
+/// arguments), `ColumnValueFilter` — with the `SKIP` and `WHILE` prefixes, combined with
+/// `AND`, `OR` and parentheses; and Strata's extensions (module doc). See the module doc for
+/// the grammar.
 ///
 /// # Errors
-/// [`FilterParseError`] for text over 64 KiB, lexical and syntax errors, unknown or
-/// unsupported filters (`SKIP`, `WHILE`, `ColumnCountGetFilter`, ...), wrong arguments,
+/// [`FilterParseError`] for text over 64 KiB, lexical and syntax errors, unknown filters,
+/// wrong arguments,
 /// nesting deeper than [`MAX_FILTER_DEPTH`], or a filter that fails [`Filter::validate`].
 pub fn parse_filter(text: &str) -> Result<Filter> {
     if text.len() > MAX_TEXT_LEN {
@@ -198,13 +205,22 @@ fn lex(text: &str) -> Result<Vec<Token>> {
                 Tok::Str(s)
             }
             c if c.is_ascii_alphanumeric() || c == '_' || c == '-' => {
+                let number = c.is_ascii_digit() || c == '-';
                 let mut word = String::from(c);
-                while let Some((_, n)) =
-                    chars.next_if(|&(_, n)| n.is_ascii_alphanumeric() || n == '_')
-                {
+                loop {
+                    // A number may hold a point and a signed exponent (`RandomRowFilter`).
+                    let exponent = number && word.ends_with(['e', 'E']);
+                    let Some((_, n)) = chars.next_if(|&(_, n)| {
+                        n.is_ascii_alphanumeric()
+                            || n == '_'
+                            || (number && n == '.')
+                            || (exponent && (n == '-' || n == '+'))
+                    }) else {
+                        break;
+                    };
                     word.push(n);
                 }
-                if c.is_ascii_digit() || c == '-' {
+                if number {
                     Tok::Number(word)
                 } else {
                     Tok::Word(word)
@@ -285,13 +301,15 @@ impl Parser {
         let token = self.next();
         match &token.tok {
             Tok::Word(w) if w.eq_ignore_ascii_case("SKIP") || w.eq_ignore_ascii_case("WHILE") => {
-                Err(FilterParseError::new(
-                    token.offset,
-                    format!(
-                        "{} is not supported (Strata has no SkipFilter or WhileMatchFilter)",
-                        w.to_ascii_uppercase()
-                    ),
-                ))
+                let skip = w.eq_ignore_ascii_case("SKIP");
+                self.enter(token.offset)?;
+                let inner = Box::new(self.unary()?);
+                self.depth -= 1;
+                Ok(if skip {
+                    Filter::Skip(inner)
+                } else {
+                    Filter::WhileMatch(inner)
+                })
             }
             Tok::Word(w) if w.eq_ignore_ascii_case("AND") || w.eq_ignore_ascii_case("OR") => Err(
                 FilterParseError::new(token.offset, format!("expected a filter, found {w}")),
@@ -452,20 +470,8 @@ struct Arg {
     offset: usize,
 }
 
-/// HBase filters the language names but [`Filter`] cannot represent.
-const UNSUPPORTED: [&str; 8] = [
-    "ColumnCountGetFilter",
-    "ColumnPaginationFilter",
-    "InclusiveStopFilter",
-    "DependentColumnFilter",
-    "SingleColumnValueExcludeFilter",
-    "FirstKeyValueMatchingQualifiersFilter",
-    "ColumnValueFilter",
-    "FuzzyRowFilter",
-];
-
 /// The filters [`build`] knows, for "did you mean" hints.
-const SUPPORTED: [&str; 15] = [
+const SUPPORTED: [&str; 24] = [
     "PrefixFilter",
     "ColumnPrefixFilter",
     "MultipleColumnPrefixFilter",
@@ -475,11 +481,20 @@ const SUPPORTED: [&str; 15] = [
     "QualifierFilter",
     "ValueFilter",
     "SingleColumnValueFilter",
+    "SingleColumnValueExcludeFilter",
     "PageFilter",
     "FirstKeyOnlyFilter",
     "KeyOnlyFilter",
     "TimestampsFilter",
     "MultiRowRangeFilter",
+    "ColumnCountGetFilter",
+    "ColumnPaginationFilter",
+    "ColumnValueFilter",
+    "DependentColumnFilter",
+    "FirstKeyValueMatchingQualifiersFilter",
+    "FuzzyRowFilter",
+    "InclusiveStopFilter",
+    "RandomRowFilter",
     "FilterList",
 ];
 
@@ -612,23 +627,98 @@ fn build(name: &str, offset: usize, args: &[Arg]) -> Result<Filter> {
                 _ => Filter::Value(op, comparator),
             }
         }
-        "SingleColumnValueFilter" => {
+        "SingleColumnValueFilter" => Filter::SingleColumnValue(scv(&call)?),
+        "SingleColumnValueExcludeFilter" => Filter::SingleColumnValueExclude(scv(&call)?),
+        "ColumnValueFilter" => {
             call.count(
-                &[4, 6],
-                "4 arguments ('family', 'qualifier', operator, 'comparator') \
-                 or 6 (adding filterIfMissing, latestVersionOnly)",
+                &[4],
+                "4 arguments ('family', 'qualifier', operator, 'comparator')",
             )?;
-            let mut scv = SingleColumnValue::new(
-                call.bytes(0)?,
-                call.bytes(1)?,
-                call.op(2)?,
-                call.comparator(3)?,
-            );
-            if args.len() == 6 {
-                scv.filter_if_missing = call.bool(4)?;
-                scv.latest_version_only = call.bool(5)?;
+            Filter::ColumnValue(ColumnCondition {
+                family: call.bytes(0)?,
+                qualifier: call.bytes(1)?,
+                op: call.op(2)?,
+                comparator: call.comparator(3)?,
+            })
+        }
+        "DependentColumnFilter" => {
+            call.count(
+                &[2, 3, 5],
+                "2 arguments ('family', 'qualifier'), 3 (adding dropDependentColumn) \
+                 or 5 (adding operator, 'comparator')",
+            )?;
+            Filter::DependentColumn(DependentColumn {
+                family: call.bytes(0)?,
+                qualifier: call.bytes(1)?,
+                drop_dependent_column: if args.len() >= 3 {
+                    call.bool(2)?
+                } else {
+                    false
+                },
+                compare: if args.len() == 5 {
+                    Some((call.op(3)?, call.comparator(4)?))
+                } else {
+                    None
+                },
+            })
+        }
+        "ColumnCountGetFilter" => {
+            call.count(&[1], "1 argument (columns per row)")?;
+            Filter::ColumnCountGet(call.number(0, "a non-negative column count")?)
+        }
+        "ColumnPaginationFilter" => {
+            call.count(
+                &[2],
+                "2 arguments (limit, offset) or (limit, 'column offset')",
+            )?;
+            let limit = call.number(0, "a non-negative limit")?;
+            Filter::ColumnPagination(match args.get(1).map(|a| &a.value) {
+                Some(Value::Str(_)) => ColumnPagination {
+                    limit,
+                    offset: 0,
+                    column_offset: Some(call.bytes(1)?),
+                },
+                _ => ColumnPagination {
+                    limit,
+                    offset: call.number(1, "a non-negative offset or a quoted qualifier")?,
+                    column_offset: None,
+                },
+            })
+        }
+        "InclusiveStopFilter" => {
+            call.count(&[1], "1 argument (stop row)")?;
+            Filter::InclusiveStop(call.bytes(0)?)
+        }
+        "FirstKeyValueMatchingQualifiersFilter" => Filter::FirstKeyValueMatchingQualifiers(
+            (0..args.len())
+                .map(|i| call.bytes(i))
+                .collect::<Result<_>>()?,
+        ),
+        "FuzzyRowFilter" => {
+            if !args.len().is_multiple_of(2) {
+                return Err(FilterParseError::new(
+                    offset,
+                    format!(
+                        "FuzzyRowFilter takes pairs of arguments ('key', 'mask'), found {} \
+                         argument(s)",
+                        args.len()
+                    ),
+                ));
             }
-            Filter::SingleColumnValue(scv)
+            Filter::FuzzyRow(
+                (0..args.len() / 2)
+                    .map(|k| {
+                        Ok(FuzzyKey {
+                            key: call.bytes(2 * k)?,
+                            mask: call.bytes(2 * k + 1)?,
+                        })
+                    })
+                    .collect::<Result<_>>()?,
+            )
+        }
+        "RandomRowFilter" => {
+            call.count(&[1], "1 argument (the chance a row passes)")?;
+            Filter::RandomRow(Chance(call.number(0, "a number (the chance)")?))
         }
         "PageFilter" => {
             call.count(&[1], "1 argument (page size)")?;
@@ -647,11 +737,16 @@ fn build(name: &str, offset: usize, args: &[Arg]) -> Result<Filter> {
             };
             Filter::KeyOnly { len_as_value }
         }
-        "TimestampsFilter" => Filter::Timestamps(
-            (0..args.len())
-                .map(|i| call.number(i, "a timestamp (milliseconds)"))
-                .collect::<Result<_>>()?,
-        ),
+        "TimestampsFilter" => {
+            let can_hint = matches!(args.last().map(|a| &a.value), Some(Value::Bool(_)));
+            let n = args.len() - usize::from(can_hint);
+            Filter::Timestamps {
+                timestamps: (0..n)
+                    .map(|i| call.number(i, "a timestamp (milliseconds)"))
+                    .collect::<Result<_>>()?,
+                can_hint: can_hint && call.bool(n)?,
+            }
+        }
         "MultiRowRangeFilter" => {
             if !args.len().is_multiple_of(4) {
                 return Err(FilterParseError::new(
@@ -675,16 +770,9 @@ fn build(name: &str, offset: usize, args: &[Arg]) -> Result<Filter> {
                 .collect::<Result<_>>()?;
             Filter::MultiRowRange(ranges)
         }
-        _ if UNSUPPORTED.contains(&name) => {
-            return Err(FilterParseError::new(
-                offset,
-                format!("{name} is not supported by Strata"),
-            ))
-        }
         _ => {
             let hint = SUPPORTED
                 .iter()
-                .chain(UNSUPPORTED.iter())
                 .find(|known| known.eq_ignore_ascii_case(name))
                 .map_or(String::new(), |known| format!("; did you mean {known}?"));
             return Err(FilterParseError::new(
@@ -694,6 +782,26 @@ fn build(name: &str, offset: usize, args: &[Arg]) -> Result<Filter> {
         }
     };
     Ok(filter)
+}
+
+/// `SingleColumnValueFilter`'s and `SingleColumnValueExcludeFilter`'s arguments.
+fn scv(call: &Call<'_>) -> Result<SingleColumnValue> {
+    call.count(
+        &[4, 6],
+        "4 arguments ('family', 'qualifier', operator, 'comparator') \
+         or 6 (adding filterIfMissing, latestVersionOnly)",
+    )?;
+    let mut scv = SingleColumnValue::new(
+        call.bytes(0)?,
+        call.bytes(1)?,
+        call.op(2)?,
+        call.comparator(3)?,
+    );
+    if call.args.len() == 6 {
+        scv.filter_if_missing = call.bool(4)?;
+        scv.latest_version_only = call.bool(5)?;
+    }
+    Ok(scv)
 }
 
 /// HBase's `Bytes.toBytesBinary`: `\xHH` is one byte, everything else stands for itself.

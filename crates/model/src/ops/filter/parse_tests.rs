@@ -48,7 +48,10 @@ fn reference_guide_examples() {
         Filter::any(vec![
             Filter::all(vec![
                 Filter::Row(CompareOp::Equal, bin("Row 1")),
-                Filter::Timestamps(vec![74689, 89734]),
+                Filter::Timestamps {
+                    timestamps: vec![74689, 89734],
+                    can_hint: false
+                },
             ]),
             Filter::ColumnRange(ColumnRange {
                 min: Some(b("abc")),
@@ -154,7 +157,97 @@ fn every_filter_name() {
             "KeyOnlyFilter(TRUE)",
             Filter::KeyOnly { len_as_value: true },
         ),
-        ("TimestampsFilter(0, 9)", Filter::Timestamps(vec![0, 9])),
+        (
+            "TimestampsFilter(0, 9)",
+            Filter::Timestamps {
+                timestamps: vec![0, 9],
+                can_hint: false,
+            },
+        ),
+        (
+            "TimestampsFilter(0, 9, true)",
+            Filter::Timestamps {
+                timestamps: vec![0, 9],
+                can_hint: true,
+            },
+        ),
+        ("ColumnCountGetFilter(4)", Filter::ColumnCountGet(4)),
+        (
+            "ColumnPaginationFilter(2, 1)",
+            Filter::ColumnPagination(ColumnPagination {
+                limit: 2,
+                offset: 1,
+                column_offset: None,
+            }),
+        ),
+        (
+            "ColumnPaginationFilter(2, 'c\\x00')",
+            Filter::ColumnPagination(ColumnPagination {
+                limit: 2,
+                offset: 0,
+                column_offset: Some(Bytes::from_static(b"c\x00")),
+            }),
+        ),
+        ("InclusiveStopFilter('r9')", Filter::InclusiveStop(b("r9"))),
+        (
+            "SingleColumnValueExcludeFilter('cf', 'q', =, 'binary:v', true, false)",
+            Filter::SingleColumnValueExclude(SingleColumnValue {
+                filter_if_missing: true,
+                latest_version_only: false,
+                ..SingleColumnValue::new("cf", "q", CompareOp::Equal, bin("v"))
+            }),
+        ),
+        (
+            "DependentColumnFilter('cf', 'q')",
+            Filter::DependentColumn(DependentColumn {
+                family: b("cf"),
+                qualifier: b("q"),
+                drop_dependent_column: false,
+                compare: None,
+            }),
+        ),
+        (
+            "DependentColumnFilter('cf', 'q', true, <=, 'binary:9')",
+            Filter::DependentColumn(DependentColumn {
+                family: b("cf"),
+                qualifier: b("q"),
+                drop_dependent_column: true,
+                compare: Some((CompareOp::LessOrEqual, bin("9"))),
+            }),
+        ),
+        (
+            "ColumnValueFilter('cf', 'q', >, 'binaryprefix:a')",
+            Filter::ColumnValue(ColumnCondition {
+                family: b("cf"),
+                qualifier: b("q"),
+                op: CompareOp::Greater,
+                comparator: Comparator::BinaryPrefix(b("a")),
+            }),
+        ),
+        (
+            "FirstKeyValueMatchingQualifiersFilter('a', 'b')",
+            Filter::FirstKeyValueMatchingQualifiers(vec![b("a"), b("b")]),
+        ),
+        (
+            "FuzzyRowFilter('r\\x00\\x007', '\\x00\\x01\\x01\\x00')",
+            Filter::FuzzyRow(vec![FuzzyKey::with_wildcard(b"r??7", b'?')]),
+        ),
+        ("RandomRowFilter(0.25)", Filter::RandomRow(Chance(0.25))),
+        ("RandomRowFilter(1e-7)", Filter::RandomRow(Chance(1e-7))),
+        (
+            "SKIP ValueFilter(=, 'binary:0')",
+            Filter::Skip(Box::new(Filter::Value(CompareOp::Equal, bin("0")))),
+        ),
+        (
+            "WHILE (RowFilter(<, 'binary:m') AND PageFilter(3)) OR PageFilter(1)",
+            Filter::any(vec![
+                Filter::WhileMatch(Box::new(Filter::all(vec![
+                    Filter::Row(CompareOp::Less, bin("m")),
+                    Filter::Page(3),
+                ]))),
+                Filter::Page(1),
+            ]),
+        ),
         (
             "MultiRowRangeFilter('a', true, 'c', false, 'x', false, '', true)",
             Filter::MultiRowRange(vec![
@@ -185,28 +278,31 @@ fn every_filter_name() {
 }
 
 #[test]
-fn unsupported_filters_say_so() {
-    for name in [
-        "ColumnCountGetFilter(4)",
-        "InclusiveStopFilter('r')",
-        "DependentColumnFilter('cf', 'q')",
-        "ColumnPaginationFilter(2, 1)",
-        "SingleColumnValueExcludeFilter('cf', 'q', =, 'binary:v')",
-    ] {
-        let (offset, message) = error(&format!("PageFilter(1) AND {name}"));
-        assert_eq!(offset, 18, "{name}");
-        assert!(message.ends_with("is not supported by Strata"), "{message}");
-    }
-    assert_eq!(
-        error("PageFilter(1) OR SKIP ValueFilter(=, 'binary:0')"),
-        (
-            17,
-            "SKIP is not supported (Strata has no SkipFilter or WhileMatchFilter)".into()
-        )
-    );
-    assert!(error("WHILE RowFilter(<, 'binary:m')")
+fn new_filters_check_their_arguments() {
+    assert!(error("FuzzyRowFilter('ab', '\\x00')")
         .1
-        .starts_with("WHILE is not supported"));
+        .contains("a key of 2 bytes has a mask of 1"));
+    assert!(error("FuzzyRowFilter('ab', '\\x00\\x02')")
+        .1
+        .contains("mask bytes are 0 (fixed) or 1 (any)"));
+    assert!(error("FuzzyRowFilter('ab')")
+        .1
+        .contains("pairs of arguments"));
+    assert!(error("ColumnPaginationFilter(-1, 0)")
+        .1
+        .contains("expected a non-negative limit"));
+    assert!(error("DependentColumnFilter('cf', 'q', true, =)")
+        .1
+        .contains("takes 2 arguments"));
+    assert!(error("ColumnValueFilter('cf', 'q', <, 'substring:a')")
+        .1
+        .contains("takes only = and !="));
+    assert_eq!(
+        error("SKIP").1,
+        "expected a filter name or '(', found end of input"
+    );
+    let deep = format!("{}PageFilter(1)", "SKIP ".repeat(MAX_FILTER_DEPTH + 1));
+    assert!(error(&deep).1.contains("nest deeper"));
 }
 
 #[test]
@@ -452,19 +548,79 @@ fn leaf_strategy() -> impl Strategy<Value = Filter> {
         any::<u64>().prop_map(Filter::Page),
         Just(Filter::FirstKeyOnly),
         any::<bool>().prop_map(|len_as_value| Filter::KeyOnly { len_as_value }),
-        prop::collection::vec(0..=i64::MAX, 0..3).prop_map(Filter::Timestamps),
+        (prop::collection::vec(0..=i64::MAX, 0..3), any::<bool>()).prop_map(
+            |(timestamps, can_hint)| Filter::Timestamps {
+                timestamps,
+                can_hint
+            }
+        ),
         prop::collection::vec(row_range, 0..3).prop_map(Filter::MultiRowRange),
+        any::<u32>().prop_map(Filter::ColumnCountGet),
+        (
+            any::<u32>(),
+            any::<u32>(),
+            prop::option::of(bytes_strategy())
+        )
+            .prop_map(|(limit, offset, column_offset)| Filter::ColumnPagination(
+                ColumnPagination {
+                    limit,
+                    offset: if column_offset.is_some() { 0 } else { offset },
+                    column_offset,
+                }
+            )),
+        (nonempty_bytes(), bytes_strategy(), op_and_comparator()).prop_map(
+            |(family, qualifier, (op, comparator))| Filter::ColumnValue(ColumnCondition {
+                family,
+                qualifier,
+                op,
+                comparator,
+            })
+        ),
+        (
+            nonempty_bytes(),
+            bytes_strategy(),
+            any::<bool>(),
+            prop::option::of(op_and_comparator())
+        )
+            .prop_map(|(family, qualifier, drop_dependent_column, compare)| {
+                Filter::DependentColumn(DependentColumn {
+                    family,
+                    qualifier,
+                    drop_dependent_column,
+                    compare,
+                })
+            }),
+        prop::collection::vec(bytes_strategy(), 0..3)
+            .prop_map(Filter::FirstKeyValueMatchingQualifiers),
+        prop::collection::vec(
+            prop::collection::vec(prop::option::of(any::<u8>()), 0..6),
+            0..3
+        )
+        .prop_map(|keys| Filter::FuzzyRow(
+            keys.into_iter()
+                .map(|k| FuzzyKey {
+                    key: k.iter().map(|b| b.unwrap_or(0)).collect(),
+                    mask: k.iter().map(|b| u8::from(b.is_none())).collect(),
+                })
+                .collect()
+        )),
+        bytes_strategy().prop_map(Filter::InclusiveStop),
+        (-2.0f32..2.0).prop_map(|c| Filter::RandomRow(Chance(c))),
     ]
 }
 
 /// Valid filter trees with lists nested at most 4 deep.
 fn filter_strategy() -> impl Strategy<Value = Filter> {
     leaf_strategy().prop_recursive(4, 32, 4, |inner| {
-        (
-            prop_oneof![Just(ListOp::MustPassAll), Just(ListOp::MustPassOne)],
-            prop::collection::vec(inner, 0..4),
-        )
-            .prop_map(|(op, filters)| Filter::List(FilterList { op, filters }))
+        prop_oneof![
+            (
+                prop_oneof![Just(ListOp::MustPassAll), Just(ListOp::MustPassOne)],
+                prop::collection::vec(inner.clone(), 0..4),
+            )
+                .prop_map(|(op, filters)| Filter::List(FilterList { op, filters })),
+            inner.clone().prop_map(|f| Filter::Skip(Box::new(f))),
+            inner.prop_map(|f| Filter::WhileMatch(Box::new(f))),
+        ]
     })
 }
 

@@ -33,7 +33,21 @@ fn every_filter_kind_validates() {
         Filter::Page(10),
         Filter::FirstKeyOnly,
         Filter::KeyOnly { len_as_value: true },
-        Filter::Timestamps(vec![1, 5, 9]),
+        Filter::Timestamps {
+            timestamps: vec![1, 5, 9],
+            can_hint: true,
+        },
+        Filter::ColumnCountGet(3),
+        Filter::ColumnPagination(ColumnPagination {
+            limit: 2,
+            offset: 0,
+            column_offset: Some(Bytes::from_static(b"c")),
+        }),
+        Filter::FuzzyRow(vec![FuzzyKey::with_wildcard(b"??_1", b'?')]),
+        Filter::InclusiveStop(Bytes::from_static(b"r9")),
+        Filter::RandomRow(Chance(0.5)),
+        Filter::Skip(Box::new(Filter::Page(1))),
+        Filter::WhileMatch(Box::new(Filter::FirstKeyOnly)),
         Filter::MultiRowRange(vec![RowRange {
             start: Bytes::from_static(b"a"),
             start_inclusive: true,
@@ -77,7 +91,11 @@ fn bad_filters_say_why() {
     }]);
     assert!(rows.validate().is_err());
     assert_eq!(
-        Filter::Timestamps(vec![3, -1]).validate(),
+        Filter::Timestamps {
+            timestamps: vec![3, -1],
+            can_hint: false
+        }
+        .validate(),
         Err(OpError::NegativeTimestamp(-1))
     );
     let scv = SingleColumnValue::new("", "q", CompareOp::Equal, bin("v"));

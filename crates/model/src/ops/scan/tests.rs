@@ -126,3 +126,19 @@ fn validation_names_the_problem() {
         Err(OpError::TooLong { what: "row", .. })
     ));
 }
+
+#[test]
+fn an_inclusive_stop_row_is_an_included_bound_either_way() {
+    let mut s = Scan::range("b", "d");
+    s.include_stop_row = true;
+    assert_eq!(s.bounds(), (Included(b(b"b")), Included(b(b"d"))));
+    let mut r = Scan::range("d", "b");
+    r.reversed = true;
+    r.include_stop_row = true;
+    assert_eq!(r.bounds(), (Included(b(b"b")), Included(b(b"d"))));
+    // An empty stop row stays open.
+    let mut open = Scan::range("d", "");
+    open.reversed = true;
+    open.include_stop_row = true;
+    assert_eq!(open.bounds(), (Unbounded, Included(b(b"d"))));
+}

@@ -126,6 +126,19 @@ impl RowRanges {
         }
     }
 
+    /// For a row [`filter_row_key`](Self::filter_row_key) rejected, the start of the next
+    /// range after it (ascending reads only), where the read may seek.
+    pub(super) fn row_hint(&self, row: &[u8]) -> Option<Bytes> {
+        if !self.rejected || self.done || self.reversed {
+            return None;
+        }
+        let k = self
+            .ranges
+            .partition_point(|r| RowRanges::start_admits(r, row));
+        let next = self.ranges.get(k)?;
+        (compare_bytes(&next.start, row) == Ordering::Greater).then(|| next.start.clone())
+    }
+
     pub(super) fn filter_row_key(&mut self, row: &[u8]) -> bool {
         if self.done {
             self.rejected = true;
@@ -210,39 +223,40 @@ impl Page {
     }
 }
 
-/// `ColumnPrefixFilter` (the hint to seek to the prefix becomes `Skip`).
+/// `ColumnPrefixFilter`: before the prefix, a hint to seek to it.
 pub(super) fn column_prefix(prefix: &[u8], qualifier: &[u8]) -> ReturnCode {
     if qualifier.starts_with(prefix) {
         ReturnCode::Include
     } else if compare_bytes(qualifier, prefix) == Ordering::Less {
-        ReturnCode::Skip
+        ReturnCode::SeekNextUsingHint
     } else {
         ReturnCode::NextRow
     }
 }
 
-/// `MultipleColumnPrefixFilter`: any prefix matches; `NextRow` once past every prefix.
+/// `MultipleColumnPrefixFilter`: any prefix matches; `NextRow` once past every prefix, else a
+/// hint to the next prefix.
 pub(super) fn column_prefixes(prefixes: &[Bytes], qualifier: &[u8]) -> ReturnCode {
     let mut beyond_all = true;
     for p in prefixes {
         match column_prefix(p, qualifier) {
             ReturnCode::Include => return ReturnCode::Include,
-            ReturnCode::Skip => beyond_all = false,
+            ReturnCode::SeekNextUsingHint => beyond_all = false,
             _ => {}
         }
     }
     if beyond_all {
         ReturnCode::NextRow
     } else {
-        ReturnCode::Skip
+        ReturnCode::SeekNextUsingHint
     }
 }
 
-/// `ColumnRangeFilter` (the hint to seek to the lower bound becomes `Skip`).
+/// `ColumnRangeFilter`: before the lower bound, a hint to seek to it.
 pub(super) fn column_range(range: &ColumnRange, qualifier: &[u8]) -> ReturnCode {
     if let Some(min) = &range.min {
         match compare_bytes(qualifier, min) {
-            Ordering::Less => return ReturnCode::Skip,
+            Ordering::Less => return ReturnCode::SeekNextUsingHint,
             Ordering::Equal if !range.min_inclusive => return ReturnCode::NextCol,
             _ => {}
         }
@@ -257,12 +271,15 @@ pub(super) fn column_range(range: &ColumnRange, qualifier: &[u8]) -> ReturnCode 
     }
 }
 
-/// `TimestampsFilter`, given the sorted timestamps: older than all of them skips the column.
-pub(super) fn timestamps(sorted: &[Timestamp], ts: Timestamp) -> ReturnCode {
+/// `TimestampsFilter`, given the sorted timestamps: older than all of them skips the column;
+/// with `can_hint`, a version between them asks to seek to the next listed one.
+pub(super) fn timestamps(sorted: &[Timestamp], can_hint: bool, ts: Timestamp) -> ReturnCode {
     if sorted.binary_search(&ts).is_ok() {
         ReturnCode::Include
     } else if ts < sorted.first().copied().unwrap_or(Timestamp::MAX) {
         ReturnCode::NextCol
+    } else if can_hint {
+        ReturnCode::SeekNextUsingHint
     } else {
         ReturnCode::Skip
     }

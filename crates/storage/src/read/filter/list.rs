@@ -1,11 +1,13 @@
 //! `FilterList`: AND (`MUST_PASS_ALL`) and OR (`MUST_PASS_ONE`) with HBase 2.x's semantics
 //! (`FilterListWithAND`, `FilterListWithOR`).
 
-use strata_model::cell::Cell;
+use bytes::Bytes;
+use strata_model::cell::{compare_bytes, Cell};
 use strata_model::ops::ListOp;
 use strata_sstable::CellRef;
 
 use super::compile::Node;
+use super::hint::Hint;
 use super::ReturnCode;
 
 /// A compiled filter list.
@@ -17,6 +19,8 @@ pub(super) struct List {
     prev: Vec<Prev>,
     /// OR: which members included the last cell (only they transform it).
     included: Vec<bool>,
+    /// AND: the member whose hint the last cell's answer was.
+    hinted: Option<usize>,
 }
 
 /// A member's last answer within the row, to know whether it wants the next cell.
@@ -25,18 +29,31 @@ struct Prev {
     code: Option<ReturnCode>,
     family: Vec<u8>,
     qualifier: Vec<u8>,
+    /// With `SeekNextUsingHint`: the hint, in `family`.
+    hint: Option<Hint>,
 }
 
 impl Prev {
-    /// HBase's `shouldPassCurrentCellToFilter`: a member that asked to skip a column (or the
-    /// row in a family) does not see that column's (family's) later cells.
-    fn wants(&self, cell: &CellRef<'_>, family: &[u8]) -> bool {
-        match self.code {
-            None | Some(ReturnCode::Include | ReturnCode::Skip) => true,
-            Some(ReturnCode::NextCol | ReturnCode::IncludeAndNextCol) => {
-                self.family != family || self.qualifier != cell.qualifier
+    /// HBase's `calculateReturnCodeByPrevCellAndRC`: a member that asked to skip a column
+    /// (the row in a family, the cells before its hint) is not asked about that column's
+    /// (family's, range's) later cells; its earlier answer stands for them (`NextCol`,
+    /// `NextRow`, `SeekNextUsingHint`). `None`: ask the member.
+    fn implied(&self, cell: &CellRef<'_>, family: &[u8]) -> Option<ReturnCode> {
+        match self.code? {
+            ReturnCode::Include | ReturnCode::Skip => None,
+            ReturnCode::NextCol | ReturnCode::IncludeAndNextCol => (self.family == family
+                && self.qualifier == cell.qualifier)
+                .then_some(ReturnCode::NextCol),
+            ReturnCode::NextRow | ReturnCode::IncludeAndSeekNextRow => {
+                (self.family == family).then_some(ReturnCode::NextRow)
             }
-            Some(ReturnCode::NextRow | ReturnCode::IncludeAndSeekNextRow) => self.family != family,
+            ReturnCode::SeekNextUsingHint => {
+                let before = match self.hint.as_ref()? {
+                    Hint::Row(_) => true,
+                    hint => self.family == family && hint.is_after(cell),
+                };
+                before.then_some(ReturnCode::SeekNextUsingHint)
+            }
         }
     }
 
@@ -59,6 +76,7 @@ impl List {
             members,
             prev: vec![Prev::default(); n],
             included: vec![false; n],
+            hinted: None,
         }
     }
 
@@ -101,11 +119,16 @@ impl List {
         }
         if self.is_and() {
             let mut rc = ReturnCode::Include;
-            for m in &mut self.members {
+            self.hinted = None;
+            for (i, m) in self.members.iter_mut().enumerate() {
                 if m.filter_all_remaining() {
                     return ReturnCode::NextRow;
                 }
-                rc = rc.and(m.filter_cell(cell, family));
+                let local = m.filter_cell(cell, family);
+                if local == ReturnCode::SeekNextUsingHint {
+                    self.hinted = Some(i);
+                }
+                rc = rc.and(local);
                 // HBASE-20565: later members do not see a cell already excluded, so their
                 // state (counts, found columns) is not disturbed.
                 if !rc.includes() {
@@ -117,15 +140,67 @@ impl List {
         let mut rc: Option<ReturnCode> = None;
         for (i, m) in self.members.iter_mut().enumerate() {
             self.included[i] = false;
-            if m.filter_all_remaining() || !self.prev[i].wants(cell, family) {
+            if m.filter_all_remaining() {
                 continue;
             }
-            let local = m.filter_cell(cell, family);
-            self.prev[i].record(local, cell, family);
-            self.included[i] = local.includes();
+            let local = match self.prev[i].implied(cell, family) {
+                Some(code) => code,
+                None => {
+                    let local = m.filter_cell(cell, family);
+                    self.prev[i].record(local, cell, family);
+                    self.prev[i].hint = if local == ReturnCode::SeekNextUsingHint {
+                        m.next_cell_hint(cell, family)
+                    } else {
+                        None
+                    };
+                    self.included[i] = local.includes();
+                    local
+                }
+            };
             rc = Some(rc.map_or(local, |r| r.or(local)));
         }
         rc.unwrap_or(ReturnCode::Skip)
+    }
+
+    /// AND: the hint of the member that answered one (HBase's `FilterListWithAND`). OR: the
+    /// nearest hint of the members still running, if each gives one (`FilterListWithOR`).
+    pub(super) fn next_cell_hint(&mut self, cell: &CellRef<'_>, family: &[u8]) -> Option<Hint> {
+        if self.is_and() {
+            let i = self.hinted?;
+            let m = &mut self.members[i];
+            return if m.filter_all_remaining() {
+                None
+            } else {
+                m.next_cell_hint(cell, family)
+            };
+        }
+        let mut nearest: Option<Hint> = None;
+        for (m, prev) in self.members.iter_mut().zip(&self.prev) {
+            if m.filter_all_remaining() {
+                continue;
+            }
+            let hint = if prev.code == Some(ReturnCode::SeekNextUsingHint) && prev.hint.is_some() {
+                prev.hint.clone()
+            } else {
+                m.next_cell_hint(cell, family)
+            }?;
+            if nearest.as_ref().is_none_or(|n| hint.cmp_hint(n).is_lt()) {
+                nearest = Some(hint);
+            }
+        }
+        nearest
+    }
+
+    /// For a row the list skipped by its key: AND, the farthest next row of the members that
+    /// give one; OR (every member skipped it), the nearest, if each gives one.
+    pub(super) fn row_hint(&self, row: &[u8]) -> Option<Bytes> {
+        let hints = self.members.iter().map(|m| m.row_hint(row));
+        if self.is_and() {
+            hints.flatten().max_by(|a, b| compare_bytes(a, b))
+        } else {
+            let all: Option<Vec<Bytes>> = hints.collect();
+            all?.into_iter().min_by(|a, b| compare_bytes(a, b))
+        }
     }
 
     /// AND: every member transforms, in order. OR: only the members that included the cell.

@@ -36,9 +36,26 @@
 //!   [`Visibility::admit`](crate::read::Visibility::admit)). A raw scan offers it every
 //!   version and the delete markers.
 //!
+//! # Seek hints
+//! A filter may answer [`ReturnCode::SeekNextUsingHint`] (HBase's `SEEK_NEXT_USING_HINT`);
+//! the reader then asks [`CompiledFilter::next_cell_hint`] for a [`Hint`] and moves there
+//! without reading what lies between (HBase's `getNextCellHint` and `StoreScanner`'s seek): a
+//! later row (`FuzzyRowFilter`), a later column of the row (`ColumnPrefixFilter`,
+//! `MultipleColumnPrefixFilter`, `ColumnRangeFilter`, `ColumnPaginationFilter` with a column
+//! offset) or an older version of the column (`TimestampsFilter` with `canHint`). A hint that
+//! is not after the current cell, or none, moves one cell (as HBase's `heap.next()`). Lists
+//! merge hints as HBase 2.x does: AND follows the member that answered the hint, OR seeks
+//! only when every member still running gives a hint, to the nearest. Row-key filters
+//! (`MultiRowRangeFilter`) give [`CompiledFilter::row_hint`] for a row they skip, so the scan
+//! seeks to the next range instead of reading the rows between.
+//!
 //! # Deliberate differences
-//! - `SEEK_NEXT_USING_HINT` is never returned: hinting filters answer `Skip` (or `NextRow`
-//!   where that skips exactly the same cells). Results are identical; only seeks are lost.
+//! - A version hint (`TimestampsFilter` with `canHint`) steps over the column's newer
+//!   versions instead of seeking, still reading their delete markers: the versions skipped
+//!   are not counted (as after HBase's seek), but a marker between is not lost (HBase's seek
+//!   passes over it and may return a version it masks).
+//! - Reversed scans do not seek by row hints: a row hint ends the row, as `NextRow` does
+//!   (same results).
 //! - `MultipleColumnPrefix` includes a qualifier matching *any* prefix; HBase misses
 //!   qualifiers when one prefix is a prefix of another (`a`, `ab` drops `ac`). With no prefixes
 //!   it excludes everything (HBase throws).
@@ -46,24 +63,28 @@
 //!   rest when the filter is compiled, never at match time.
 //! - No numeric (`long`) comparator: the model has none.
 
+mod column;
 mod compare;
 mod compile;
+mod fuzzy;
+mod hint;
 mod leaf;
 mod list;
 mod regex;
 mod regex_class;
 mod regex_lower;
 mod row;
+mod wrap;
 
 #[cfg(test)]
 mod regex_tests;
 
 pub use compile::CompiledFilter;
+pub use hint::Hint;
 pub use regex::Regex;
 pub use row::RowFilter;
 
-/// What a filter decides about one cell (HBase's `Filter.ReturnCode`, without
-/// `SEEK_NEXT_USING_HINT`).
+/// What a filter decides about one cell (HBase's `Filter.ReturnCode`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ReturnCode {
     /// Return the cell.
@@ -78,6 +99,8 @@ pub enum ReturnCode {
     NextCol,
     /// Do not return the cell, and skip the rest of the row in this family.
     NextRow,
+    /// Do not return the cell, and move to where [`CompiledFilter::next_cell_hint`] says.
+    SeekNextUsingHint,
 }
 
 /// How far a [`ReturnCode`] moves past the current cell.
@@ -89,22 +112,28 @@ pub enum Advance {
     Column,
     /// Past the current row (in this family).
     Row,
+    /// To the filter's [`Hint`].
+    Hint,
 }
 
 impl ReturnCode {
     /// Every code.
-    pub const ALL: [ReturnCode; 6] = [
+    pub const ALL: [ReturnCode; 7] = [
         ReturnCode::Include,
         ReturnCode::IncludeAndNextCol,
         ReturnCode::IncludeAndSeekNextRow,
         ReturnCode::Skip,
         ReturnCode::NextCol,
         ReturnCode::NextRow,
+        ReturnCode::SeekNextUsingHint,
     ];
 
-    /// The code that includes or not and advances that far.
+    /// The code that includes or not and advances that far (no code includes and seeks by a
+    /// hint: that is `Include`).
     pub fn new(include: bool, advance: Advance) -> ReturnCode {
         match (include, advance) {
+            (true, Advance::Hint) => ReturnCode::Include,
+            (false, Advance::Hint) => ReturnCode::SeekNextUsingHint,
             (true, Advance::Cell) => ReturnCode::Include,
             (true, Advance::Column) => ReturnCode::IncludeAndNextCol,
             (true, Advance::Row) => ReturnCode::IncludeAndSeekNextRow,
@@ -128,12 +157,17 @@ impl ReturnCode {
             ReturnCode::Include | ReturnCode::Skip => Advance::Cell,
             ReturnCode::IncludeAndNextCol | ReturnCode::NextCol => Advance::Column,
             ReturnCode::IncludeAndSeekNextRow | ReturnCode::NextRow => Advance::Row,
+            ReturnCode::SeekNextUsingHint => Advance::Hint,
         }
     }
 
     /// `MUST_PASS_ALL` merge (HBase's `FilterListWithAND.mergeReturnCode`): included only if
-    /// both include, and the farther skip wins (`Skip` AND `IncludeAndNextCol` = `NextCol`).
+    /// both include, and the farther skip wins (`Skip` AND `IncludeAndNextCol` = `NextCol`); a
+    /// hint wins over everything.
     pub fn and(self, other: ReturnCode) -> ReturnCode {
+        if self == ReturnCode::SeekNextUsingHint || other == ReturnCode::SeekNextUsingHint {
+            return ReturnCode::SeekNextUsingHint;
+        }
         ReturnCode::new(
             self.includes() && other.includes(),
             self.advance().max(other.advance()),
@@ -143,8 +177,18 @@ impl ReturnCode {
     /// `MUST_PASS_ONE` merge (HBase's `FilterListWithOR.mergeReturnCode`): included if either
     /// includes, and the nearer skip wins, so no cell another member includes is skipped
     /// (`NextRow` OR `IncludeAndNextCol` = `IncludeAndNextCol`; `Skip` OR `IncludeAndNextCol` =
-    /// `Include`).
+    /// `Include`). A hint with an including code is `Include`, with another skip `Skip`, with
+    /// a hint a hint.
     pub fn or(self, other: ReturnCode) -> ReturnCode {
+        let hint = ReturnCode::SeekNextUsingHint;
+        if self == hint || other == hint {
+            let rest = if self == hint { other } else { self };
+            return match rest {
+                _ if rest == hint => hint,
+                _ if rest.includes() => ReturnCode::Include,
+                _ => ReturnCode::Skip,
+            };
+        }
         ReturnCode::new(
             self.includes() || other.includes(),
             self.advance().min(other.advance()),

@@ -6,6 +6,7 @@ use strata_model::ops::Filter;
 use strata_sstable::CellRef;
 
 use super::compile::CompiledFilter;
+use super::hint::Hint;
 use super::{Advance, FilterError, ReturnCode};
 
 /// The filter of one get or scan, applied row by row. Without a filter every call is a no-op
@@ -107,6 +108,21 @@ impl RowFilter {
         }
     }
 
+    /// After [`RowFilter::filter_cell`] answered [`ReturnCode::SeekNextUsingHint`] for
+    /// `cell`: where to move (`None`: to the next cell).
+    #[inline]
+    pub fn next_cell_hint(&mut self, cell: &CellRef<'_>, family: &[u8]) -> Option<Hint> {
+        self.filter.as_mut()?.next_cell_hint(cell, family)
+    }
+
+    /// After [`RowFilter::skip_row`] answered true for `row`: a later row to seek to, every
+    /// row before it being skipped too (`None`: the next row).
+    #[inline]
+    pub fn row_hint(&self, row: &[u8]) -> Option<Bytes> {
+        let hint = self.filter.as_ref()?.row_hint(row)?;
+        (hint.as_ref() > row).then_some(hint)
+    }
+
     /// Rewrites a cell [`RowFilter::filter_cell`] included (`KeyOnly`).
     #[inline]
     pub fn transform_cell(&self, cell: &mut Cell) {
@@ -133,26 +149,31 @@ impl RowFilter {
         let Some(f) = &mut self.filter else {
             return (!cells.is_empty()).then_some(cells);
         };
-        // What the last answer skips: the rest of a column, or of a family (qualifier `None`).
-        let mut skipping: Option<(Bytes, Option<Bytes>)> = None;
+        // What the last answer skips, in a family: the rest of a column, the rest of the
+        // family's row, or the cells before a hint.
+        let mut skipping: Option<(Bytes, Skipping)> = None;
         let mut kept = 0;
         for i in 0..cells.len() {
             let cell = &cells[i];
-            if let Some((family, qualifier)) = &skipping {
-                let same_family = cell.family == family;
-                if same_family && qualifier.as_ref().is_none_or(|q| cell.qualifier == q) {
+            if let Some((family, skip)) = &skipping {
+                if cell.family == family && skip.covers(&CellRef::from_cell(cell)) {
                     continue;
                 }
-                skipping = None;
             }
-            let rc = f.filter_cell(&CellRef::from_cell(cell), &cell.family);
-            match rc.advance() {
-                Advance::Cell => {}
-                Advance::Column => {
-                    skipping = Some((cell.family.clone(), Some(cell.qualifier.clone())));
-                }
-                Advance::Row => skipping = Some((cell.family.clone(), None)),
+            if f.filter_all_remaining() {
+                // Done mid-row (`WhileMatch`, `ColumnCountGet`): the rest of the row is not
+                // read, as HBase's `DONE_SCAN`.
+                break;
             }
+            let c = CellRef::from_cell(cell);
+            let rc = f.filter_cell(&c, &cell.family);
+            let skip = match rc.advance() {
+                Advance::Cell => None,
+                Advance::Column => Some(Skipping::Column(cell.qualifier.clone())),
+                Advance::Row => Some(Skipping::Row),
+                Advance::Hint => f.next_cell_hint(&c, &cell.family).map(Skipping::Until),
+            };
+            skipping = skip.map(|s| (cell.family.clone(), s));
             if rc.includes() {
                 f.transform_cell(&mut cells[i]);
                 cells.swap(kept, i);
@@ -179,5 +200,25 @@ impl RowFilter {
             return None;
         }
         self.finish_row(cells)
+    }
+}
+
+/// What [`RowFilter::finish_row`] passes over in a family after an answer.
+enum Skipping {
+    /// The rest of this column.
+    Column(Bytes),
+    /// The rest of the family's row.
+    Row,
+    /// The cells before the hint.
+    Until(Hint),
+}
+
+impl Skipping {
+    fn covers(&self, cell: &CellRef<'_>) -> bool {
+        match self {
+            Skipping::Column(q) => cell.qualifier == q.as_ref(),
+            Skipping::Row => true,
+            Skipping::Until(hint) => hint.is_after(cell),
+        }
     }
 }

@@ -44,19 +44,31 @@ import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.filter.BinaryComparator;
 import org.apache.hadoop.hbase.filter.BinaryPrefixComparator;
+import org.apache.hadoop.hbase.filter.ColumnCountGetFilter;
+import org.apache.hadoop.hbase.filter.ColumnPaginationFilter;
 import org.apache.hadoop.hbase.filter.ColumnRangeFilter;
+import org.apache.hadoop.hbase.filter.ColumnValueFilter;
+import org.apache.hadoop.hbase.filter.DependentColumnFilter;
 import org.apache.hadoop.hbase.filter.FilterList;
+import org.apache.hadoop.hbase.filter.FirstKeyValueMatchingQualifiersFilter;
 import org.apache.hadoop.hbase.filter.FuzzyRowFilter;
+import org.apache.hadoop.hbase.filter.InclusiveStopFilter;
 import org.apache.hadoop.hbase.filter.KeyOnlyFilter;
+import org.apache.hadoop.hbase.filter.LongComparator;
+import org.apache.hadoop.hbase.filter.MultiRowRangeFilter;
 import org.apache.hadoop.hbase.filter.PageFilter;
 import org.apache.hadoop.hbase.filter.PrefixFilter;
 import org.apache.hadoop.hbase.filter.QualifierFilter;
+import org.apache.hadoop.hbase.filter.RandomRowFilter;
 import org.apache.hadoop.hbase.filter.RegexStringComparator;
 import org.apache.hadoop.hbase.filter.RowFilter;
+import org.apache.hadoop.hbase.filter.SingleColumnValueExcludeFilter;
 import org.apache.hadoop.hbase.filter.SingleColumnValueFilter;
+import org.apache.hadoop.hbase.filter.SkipFilter;
 import org.apache.hadoop.hbase.filter.SubstringComparator;
 import org.apache.hadoop.hbase.filter.TimestampsFilter;
 import org.apache.hadoop.hbase.filter.ValueFilter;
+import org.apache.hadoop.hbase.filter.WhileMatchFilter;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hadoop.hbase.util.Pair;
 
@@ -698,20 +710,124 @@ public final class ClientTest {
       Result r = t.get(new Get(b(row(5))).setFilter(new TimestampsFilter(Arrays.asList(100L))));
       eq(1, r.size(), "only the ts=100 cell");
     });
-    check("an unsupported filter is refused with DoNotRetryIOException", () -> {
+    moreFilters(t);
+    check("an unsupported comparator is refused with DoNotRetryIOException", () -> {
       try {
-        filtered(t, new Scan().setFilter(new FuzzyRowFilter(
-            Arrays.asList(new Pair<>(b("r0"), new byte[] {0, 1}))))); 
+        filtered(t, new Scan().setFilter(
+            new ValueFilter(CompareOperator.EQUAL, new LongComparator(5L))));
         throw new AssertionError("no exception");
       } catch (IOException | RuntimeException e) {
         Throwable c = e;
         boolean named = false;
         while (c != null) {
-          named |= String.valueOf(c.getMessage()).contains("FuzzyRowFilter");
+          named |= String.valueOf(c.getMessage()).contains("LongComparator");
           c = c.getCause();
         }
-        yes(named, "names the filter: " + e);
+        yes(named, "names the comparator: " + e);
       }
+    });
+  }
+
+  /** Family:qualifier@value of a result's cells, in order. */
+  private static List<String> columns(Result r) {
+    List<String> out = new ArrayList<>();
+    for (Cell c : r.rawCells()) {
+      out.add(Bytes.toString(CellUtil.cloneFamily(c)) + ":" + Bytes.toString(CellUtil.cloneQualifier(c))
+          + "=" + Bytes.toString(CellUtil.cloneValue(c)));
+    }
+    return out;
+  }
+
+  private static List<String> list(String... items) {
+    return new ArrayList<>(Arrays.asList(items));
+  }
+
+  /**
+   * The rest of HBase 2.6's filters on the 300-row table (f:a = va{i}, f:b = even/odd, f:c@100 =
+   * old, g:x = gx{i} on every third row; regions split at r100 and r200).
+   */
+  private static void moreFilters(Table t) {
+    check("ColumnPaginationFilter by offset and by column", () -> {
+      eq(list("f:b=odd", "f:c=old"), columns(t.get(new Get(b(row(3)))
+          .setFilter(new ColumnPaginationFilter(2, 1)))), "2 columns after the first");
+      eq(list("g:x=gx3"), columns(t.get(new Get(b(row(3)))
+          .setFilter(new ColumnPaginationFilter(1, 3)))), "counted across families");
+      eq(list("f:b=odd", "f:c=old"), columns(t.get(new Get(b(row(3)))
+          .setFilter(new ColumnPaginationFilter(2, b("b"))))), "from column b");
+      List<String> cs = new ArrayList<>();
+      try (ResultScanner s = t.getScanner(new Scan().withStartRow(b(row(98)))
+          .withStopRow(b(row(102))).setFilter(new ColumnPaginationFilter(1, b("bb"))))) {
+        for (Result r : s) {
+          cs.add(Bytes.toString(r.getRow()) + " " + columns(r));
+        }
+      }
+      eq(list("r098 [f:c=old]", "r099 [f:c=old]", "r100 [f:c=old]", "r101 [f:c=old]"), cs,
+          "seek to the first column at or after bb, per row");
+    });
+    check("FuzzyRowFilter", () -> {
+      eq(expectRows(7, 300, 10), filtered(t, new Scan().setFilter(new FuzzyRowFilter(
+          Arrays.asList(new Pair<>(b("r??7"), new byte[] {0, 1, 1, 0}))))), "r??7");
+      List<String> two = list("r015", "r115", "r215", "r250", "r251", "r252", "r253", "r254",
+          "r255", "r256", "r257", "r258", "r259");
+      eq(two, filtered(t, new Scan().setFilter(new FuzzyRowFilter(Arrays.asList(
+          new Pair<>(b("r?15"), new byte[] {0, 1, 0, 0}),
+          new Pair<>(b("r25?"), new byte[] {0, 0, 0, 1}))))), "two patterns");
+    });
+    check("SingleColumnValueExcludeFilter and DependentColumnFilter", () -> {
+      SingleColumnValueExcludeFilter f =
+          new SingleColumnValueExcludeFilter(F, b("b"), CompareOperator.EQUAL, b("odd"));
+      f.setFilterIfMissing(true);
+      eq(list("f:a=va1", "f:c=old"), columns(t.get(new Get(b(row(1))).setFilter(f))),
+          "odd row without f:b");
+      eq(0, t.get(new Get(b(row(2))).setFilter(f)).size(), "even row");
+      eq(list("f:c=old"), columns(t.get(new Get(b(row(3)))
+          .setFilter(new DependentColumnFilter(F, b("c"))))), "cells at f:c's timestamps");
+      eq(0, t.get(new Get(b(row(3))).setFilter(new DependentColumnFilter(F, b("c"), true)))
+          .size(), "dropping f:c");
+      eq(0, t.get(new Get(b(row(3))).setFilter(new DependentColumnFilter(F, b("c"), false,
+          CompareOperator.EQUAL, new BinaryComparator(b("new"))))).size(), "value test fails");
+    });
+    check("ColumnCountGetFilter, FirstKeyValueMatchingQualifiersFilter, ColumnValueFilter", () -> {
+      eq(list("f:a=va3", "f:b=odd"), columns(t.get(new Get(b(row(3)))
+          .setFilter(new ColumnCountGetFilter(2)))), "first 2 columns");
+      java.util.Set<byte[]> qs = new java.util.TreeSet<>(Bytes.BYTES_COMPARATOR);
+      qs.add(b("b"));
+      eq(list("f:a=va3", "f:b=odd"), columns(t.get(new Get(b(row(3)))
+          .setFilter(new FirstKeyValueMatchingQualifiersFilter(qs)))), "up to f:b");
+      List<String> cs = new ArrayList<>();
+      try (ResultScanner s = t.getScanner(new Scan().withStopRow(b(row(5)))
+          .setFilter(new ColumnValueFilter(F, b("b"), CompareOperator.EQUAL, b("even"))))) {
+        for (Result r : s) {
+          cs.add(Bytes.toString(r.getRow()) + " " + columns(r));
+        }
+      }
+      eq(list("r000 [f:b=even]", "r002 [f:b=even]", "r004 [f:b=even]"), cs, "only f:b");
+    });
+    check("InclusiveStopFilter, WhileMatchFilter, SkipFilter, RandomRowFilter", () -> {
+      eq(expectRows(95, 106, 1), filtered(t, new Scan().withStartRow(b(row(95)))
+          .setFilter(new InclusiveStopFilter(b(row(105))))), "up to r105 inclusive");
+      eq(expectRows(0, 5, 1), filtered(t, new Scan().setFilter(new WhileMatchFilter(
+          new RowFilter(CompareOperator.LESS, new BinaryComparator(b(row(5))))))), "while < r005");
+      eq(expectRows(0, 300, 2), filtered(t, new Scan().addFamily(F).setFilter(new SkipFilter(
+          new ValueFilter(CompareOperator.NOT_EQUAL, new BinaryComparator(b("odd")))))),
+          "rows without an odd cell");
+      eq(0, filtered(t, new Scan().setFilter(new RandomRowFilter(0.0f))).size(), "chance 0");
+      eq(300, filtered(t, new Scan().setFilter(new RandomRowFilter(1.0f))).size(), "chance 1");
+    });
+    check("TimestampsFilter with canHint and MultiRowRangeFilter", () -> {
+      eq(list("f:c=old"), columns(t.get(new Get(b(row(5)))
+          .setFilter(new TimestampsFilter(Arrays.asList(100L), true)))), "ts 100 by hint");
+      List<MultiRowRangeFilter.RowRange> ranges = new ArrayList<>();
+      ranges.add(new MultiRowRangeFilter.RowRange(row(10), true, row(12), false));
+      ranges.add(new MultiRowRangeFilter.RowRange(row(150), true, row(151), true));
+      eq(list("r010", "r011", "r150", "r151"),
+          filtered(t, new Scan().setFilter(new MultiRowRangeFilter(ranges))), "two ranges");
+    });
+    check("reversed scan with an inclusive stop row", () -> {
+      eq(expectRows(105, 94, -1), rows(t.getScanner(new Scan().setReversed(true)
+          .withStartRow(b(row(105))).withStopRow(b(row(95)), true))), "r105 down to r095");
+      eq(expectRows(195, 206, 1), rows(t.getScanner(new Scan()
+          .withStartRow(b(row(195))).withStopRow(b(row(205)), true))), "r195 up to r205");
     });
   }
 }
