@@ -4,6 +4,7 @@
 #   scripts/etcd.sh start    # installs Debian's etcd-server if `etcd` is missing, starts, waits healthy
 #   scripts/etcd.sh status   # exit 0 if it answers, 1 otherwise
 #   scripts/etcd.sh stop     # stops it, even if it is still starting
+#   scripts/etcd.sh resume   # starts it again keeping its data (after `stop`: an etcd outage)
 #   scripts/etcd.sh endpoint # prints 127.0.0.1:PORT (for STRATA_ETCD_ENDPOINTS)
 #
 # Settings (environment):
@@ -12,7 +13,7 @@
 #   STRATA_ETCD_DIR           state directory: pid, log, data (default ${TMPDIR:-/tmp}/strata-etcd-PORT)
 #   STRATA_ETCD_START_TIMEOUT seconds to wait for health (default 30)
 #
-# Test flags: --unsafe-no-fsync (the data dir is thrown away at every start) and a 10 ms heartbeat
+# Test flags: --unsafe-no-fsync (the data dir is thrown away at every start but `resume`) and a 10 ms heartbeat
 # with a 50 ms election timeout, which lower etcd's minimum lease TTL from 2 s to 1 s.
 set -euo pipefail
 
@@ -49,6 +50,7 @@ healthy() {
 }
 
 start() {
+  local keep="${1:-}"
   install_etcd
   if running_pid >/dev/null && healthy; then
     echo "etcd already running at $ENDPOINT (pid $(cat "$PIDFILE"))"
@@ -56,7 +58,9 @@ start() {
   fi
   stop_quietly
   mkdir -p "$DIR"
-  rm -rf "$DIR/data"
+  if [ "$keep" != keep ]; then
+    rm -rf "$DIR/data"
+  fi
   # setsid: its own process group, so `stop` can end it and nothing else.
   setsid etcd --name strata-test --data-dir "$DIR/data" \
     --listen-client-urls "http://$ENDPOINT" --advertise-client-urls "http://$ENDPOINT" \
@@ -99,6 +103,7 @@ stop_quietly() {
 
 case "${1:-}" in
   start) start ;;
+  resume) start keep ;;
   stop) stop_quietly; echo "etcd at $ENDPOINT stopped" ;;
   status)
     if running_pid >/dev/null && healthy; then
@@ -109,5 +114,5 @@ case "${1:-}" in
     fi
     ;;
   endpoint) echo "$ENDPOINT" ;;
-  *) echo "usage: $0 start|stop|status|endpoint" >&2; exit 2 ;;
+  *) echo "usage: $0 start|stop|resume|status|endpoint" >&2; exit 2 ;;
 esac
