@@ -89,13 +89,17 @@ fn put(i: u32) -> Put {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn servers_whose_datanode_stops_fail_writes_at_once_and_give_up_their_regions() {
-    lose_the_log_store(&["stop-datanode", "0"], &["restart-datanode", "0"], "DataNode stopped")
-        .await;
+    lose_the_log_store(
+        &["stop-datanode", "0"],
+        &["restart-datanode", "0"],
+        "DataNode stopped",
+    )
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn servers_whose_hdfs_stops_answering_fail_writes_within_the_bound_and_give_up_their_regions(
-) {
+async fn servers_whose_hdfs_stops_answering_fail_writes_within_the_bound_and_give_up_their_regions()
+{
     lose_the_log_store(&["pause"], &["resume"], "HDFS paused (SIGSTOP)").await;
 }
 
