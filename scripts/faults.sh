@@ -145,7 +145,11 @@ drop_between() { # drop_between HOST ADDR_OR_NET: drops both directions inside H
   in_host "$1" iptables -A INPUT -s "$2" -j DROP
   in_host "$1" iptables -A OUTPUT -d "$2" -j DROP
 }
-heal() { for h in "${!ADDR[@]}"; do in_host "$h" iptables -F; done; }
+heal() {
+  for h in "${!ADDR[@]}"; do in_host "$h" iptables -F; done
+  # A paused process (rs-paused) resumes.
+  [ -f "$WORK/pids/rs3" ] && kill -CONT -- "-$(cat "$WORK/pids/rs3")" 2>/dev/null || true
+}
 
 fault() {
   case "$1" in
@@ -153,6 +157,10 @@ fault() {
     etcd-from-all) drop_between etcd "$NET.0/24" ;;
     rs-isolated) drop_between rs2 "$NET.0/24" ;;
     master-isolated) drop_between master "$NET.0/24" ;;
+    # One way: rs1's packets to etcd vanish, etcd's to rs1 arrive.
+    rs-to-etcd-one-way) in_host rs1 iptables -A OUTPUT -d "$(ip_of etcd)" -j DROP ;;
+    # SIGSTOP past the lease (a stalled process), SIGCONT at heal.
+    rs-paused) kill -STOP -- "-$(cat "$WORK/pids/rs3")" ;;
     *) log "unknown fault $1"; return 1 ;;
   esac
 }
@@ -191,7 +199,8 @@ run() {
   write_rows 200
 
   local kind results=()
-  for kind in rs-from-etcd etcd-from-all rs-isolated master-isolated; do
+  for kind in rs-from-etcd etcd-from-all rs-isolated master-isolated rs-to-etcd-one-way \
+    rs-paused; do
     log "fault $kind for ${HOLD}s"
     fault "$kind"
     sleep "$HOLD"
