@@ -241,7 +241,15 @@ fn a_server_on_every_interface_announces_its_advertised_address() {
     let announced = c.start_server(&["--listen", "0.0.0.0:0", "--advertise", "127.0.0.1"]);
     let port = announced.strip_prefix("127.0.0.1:").unwrap();
     assert!(port.parse::<u16>().unwrap() > 0, "{announced}");
-    let names = c.registered().unwrap();
+    // It listens before it registers (at its first tick).
+    let waiting = Instant::now();
+    let names = loop {
+        let names = c.registered().unwrap_or_default();
+        if !names.is_empty() || waiting.elapsed() > Duration::from_secs(10) {
+            break names;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
     assert_eq!(names.len(), 1, "{names:?}");
     assert!(names[0].starts_with(&format!("{announced}:")), "{names:?}");
     let record = c.kv().get(&c.layout.server(&names[0])).unwrap().unwrap();

@@ -195,7 +195,15 @@ async fn lose_the_log_store(fault: &[&str], heal: &[&str], what: &str) {
         acked.push(next);
         next += 1;
     }
-    let before = registered(&ep, &layout).unwrap();
+    // Each listens before it registers (at its first tick).
+    let waiting = Instant::now();
+    let before = loop {
+        let names = registered(&ep, &layout).unwrap_or_default();
+        if names.len() == 2 || waiting.elapsed() > Duration::from_secs(10) {
+            break names;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
     assert_eq!(before.len(), 2, "{before:?}");
 
     // The log store goes: every WAL write fails or hangs. Puts sent straight to the servers
