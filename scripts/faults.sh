@@ -184,14 +184,12 @@ run() {
   cp "$WORK/etcd/etcd.pid" "$WORK/pids/etcd"
   local common=(--etcd "$(etcd_ep)" --cluster faults --ttl 2 --root "$WORK/root")
   spawn master master "$BIN" master "${common[@]}" --advertise "$(ip_of master):16000"
-  # One at a time: processes starting together on an empty local root race to create it.
-  sleep 2
   for ((i = 1; i <= SERVERS; i++)); do
-    # Every interface, announcing the host's address.
+    # Every interface, announcing the host's address; all at once on the empty root.
     spawn "rs$i" "rs$i" "$BIN" regionserver "${common[@]}" --listen 0.0.0.0:16020 \
       --advertise "$(ip_of "rs$i")" --memtable-mib 32 --block-cache-mib 8
-    sleep 1
   done
+  sleep 2
   local t
   strata cluster create-table t --splits 250,500,750 --families f >&2
   t="$(wait_served 4 "$SERVERS" 60)"
