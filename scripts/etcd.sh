@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
-# A single-member etcd for tests and local clusters, bound to 127.0.0.1.
+# A single-member etcd for tests and local clusters, bound to 127.0.0.1 (or STRATA_ETCD_HOST).
 #
 #   scripts/etcd.sh start    # installs Debian's etcd-server if `etcd` is missing, starts, waits healthy
 #   scripts/etcd.sh status   # exit 0 if it answers, 1 otherwise
 #   scripts/etcd.sh stop     # stops it, even if it is still starting
-#   scripts/etcd.sh endpoint # prints 127.0.0.1:PORT (for STRATA_ETCD_ENDPOINTS)
+#   scripts/etcd.sh resume   # starts it again keeping its data (after `stop`: an etcd outage)
+#   scripts/etcd.sh endpoint # prints HOST:PORT (for STRATA_ETCD_ENDPOINTS)
 #
 # Settings (environment):
 #   STRATA_ETCD_PORT          client port (default 2379)
 #   STRATA_ETCD_PEER_PORT     peer port (default 2380)
+#   STRATA_ETCD_HOST          address to bind (default 127.0.0.1; scripts/faults.sh gives a host's
+#                             address inside its network namespace)
 #   STRATA_ETCD_DIR           state directory: pid, log, data (default ${TMPDIR:-/tmp}/strata-etcd-PORT)
 #   STRATA_ETCD_START_TIMEOUT seconds to wait for health (default 30)
 #
-# Test flags: --unsafe-no-fsync (the data dir is thrown away at every start) and a 10 ms heartbeat
+# Test flags: --unsafe-no-fsync (the data dir is thrown away at every start but `resume`) and a 10 ms heartbeat
 # with a 50 ms election timeout, which lower etcd's minimum lease TTL from 2 s to 1 s.
 set -euo pipefail
 
@@ -22,7 +25,8 @@ DIR="${STRATA_ETCD_DIR:-${TMPDIR:-/tmp}/strata-etcd-$PORT}"
 START_TIMEOUT="${STRATA_ETCD_START_TIMEOUT:-30}"
 PIDFILE="$DIR/etcd.pid"
 LOG="$DIR/etcd.log"
-ENDPOINT="127.0.0.1:$PORT"
+HOST="${STRATA_ETCD_HOST:-127.0.0.1}"
+ENDPOINT="$HOST:$PORT"
 
 install_etcd() {
   command -v etcd >/dev/null 2>&1 && command -v etcdctl >/dev/null 2>&1 && return 0
@@ -49,6 +53,7 @@ healthy() {
 }
 
 start() {
+  local keep="${1:-}"
   install_etcd
   if running_pid >/dev/null && healthy; then
     echo "etcd already running at $ENDPOINT (pid $(cat "$PIDFILE"))"
@@ -56,13 +61,15 @@ start() {
   fi
   stop_quietly
   mkdir -p "$DIR"
-  rm -rf "$DIR/data"
+  if [ "$keep" != keep ]; then
+    rm -rf "$DIR/data"
+  fi
   # setsid: its own process group, so `stop` can end it and nothing else.
   setsid etcd --name strata-test --data-dir "$DIR/data" \
     --listen-client-urls "http://$ENDPOINT" --advertise-client-urls "http://$ENDPOINT" \
-    --listen-peer-urls "http://127.0.0.1:$PEER_PORT" \
-    --initial-advertise-peer-urls "http://127.0.0.1:$PEER_PORT" \
-    --initial-cluster "strata-test=http://127.0.0.1:$PEER_PORT" \
+    --listen-peer-urls "http://$HOST:$PEER_PORT" \
+    --initial-advertise-peer-urls "http://$HOST:$PEER_PORT" \
+    --initial-cluster "strata-test=http://$HOST:$PEER_PORT" \
     --unsafe-no-fsync --heartbeat-interval 10 --election-timeout 50 \
     --logger zap --log-level warn >"$LOG" 2>&1 </dev/null &
   echo $! >"$PIDFILE"
@@ -99,6 +106,7 @@ stop_quietly() {
 
 case "${1:-}" in
   start) start ;;
+  resume) start keep ;;
   stop) stop_quietly; echo "etcd at $ENDPOINT stopped" ;;
   status)
     if running_pid >/dev/null && healthy; then
@@ -109,5 +117,5 @@ case "${1:-}" in
     fi
     ;;
   endpoint) echo "$ENDPOINT" ;;
-  *) echo "usage: $0 start|stop|status|endpoint" >&2; exit 2 ;;
+  *) echo "usage: $0 start|stop|resume|status|endpoint" >&2; exit 2 ;;
 esac

@@ -10,6 +10,9 @@
 #   scripts/hdfs.sh restart-datanode [N]  # starts it again, same ports and volumes
 #   scripts/hdfs.sh stop-namenode         # stops the NameNode (DataNodes keep running)
 #   scripts/hdfs.sh restart-namenode      # starts it again, same ports and metadata
+#   scripts/hdfs.sh pause    # SIGSTOP of the whole JVM: every connection stays open and nothing
+#                            # answers (a log store cut off without a reset)
+#   scripts/hdfs.sh resume   # SIGCONT
 #
 # Settings: STRATA_HDFS_PORT (NameNode RPC, default 9000), STRATA_HDFS_HTTP_PORT (9870),
 # STRATA_HDFS_DATANODES (1), STRATA_HDFS_DIR (state, default $TMPDIR/strata-hdfs).
@@ -99,6 +102,10 @@ case "${1:-}" in
   start) start ;;
   stop) stop ;;
   stop-datanode | restart-datanode | stop-namenode | restart-namenode) datanode "$1" "${2:-}" ;;
+  pause | resume)
+    running || { echo "hdfs.sh: not running" >&2; exit 1; }
+    if [ "$1" = pause ]; then kill -STOP "$(cat "$pidfile")"; else kill -CONT "$(cat "$pidfile")"; fi
+    ;;
   status) if running && [ -f "$ready" ]; then echo "running: hdfs://127.0.0.1:$port (http 127.0.0.1:$http)"; else echo "stopped"; exit 1; fi ;;
-  *) echo "usage: $0 start|stop|status|stop-datanode [N]|restart-datanode [N]|stop-namenode|restart-namenode" >&2; exit 2 ;;
+  *) echo "usage: $0 start|stop|status|stop-datanode [N]|restart-datanode [N]|stop-namenode|restart-namenode|pause|resume" >&2; exit 2 ;;
 esac

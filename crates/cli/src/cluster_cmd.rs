@@ -34,14 +34,20 @@ impl Coordination {
     }
 }
 
+/// The address a coordination-only region server announces by default.
+const DEFAULT_ADVERTISE: &str = "127.0.0.1:16020";
+
 /// Arguments of `strata regionserver`.
 #[derive(clap::Args)]
 pub struct RegionServerArgs {
     #[command(flatten)]
     coordination: Coordination,
-    /// The address this server announces (with its start code, its name in the cluster).
-    #[arg(long, default_value = "127.0.0.1:16020")]
-    advertise: String,
+    /// The address this server announces, `HOST[:PORT]` (with its start code, its name in the
+    /// cluster): clients and the master reach it there, so it may differ from --listen (a
+    /// wildcard such as 0.0.0.0, or behind NAT). Without a port, --listen's (the one bound).
+    /// [default: --listen's address; 127.0.0.1:16020 without --root]
+    #[arg(long)]
+    advertise: Option<String>,
     /// Lease TTL in seconds (how long a dead server goes unnoticed).
     #[arg(long, default_value_t = 3)]
     ttl: i64,
@@ -60,6 +66,12 @@ pub struct RegionServerArgs {
     /// fails, so writes fail with UNAVAILABLE while the NameNode is unreachable.
     #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=3600))]
     store_timeout_secs: u64,
+    /// Longest wait, in milliseconds, for one WAL write or sync on HDFS (with --root): past it
+    /// the write fails (never acknowledged) and the server gives up its regions, which the
+    /// master reopens elsewhere after fencing its WAL; it then registers again as a new
+    /// server. A server cut off from its DataNodes answers within this bound.
+    #[arg(long, default_value_t = 5000, value_parser = clap::value_parser!(u64).range(100..=3_600_000))]
+    wal_timeout_ms: u64,
     /// The ARCHIVE tier on object storage, `s3://bucket/prefix` (with --root; the --s3-*
     /// flags apply): files placed on ARCHIVE (COLD, date-tiered windows past their cold age)
     /// are moved there by the tier mover, the WAL and every other file stay on --root. Give
@@ -299,9 +311,20 @@ pub(crate) fn open_root(
     hdfs_http: Option<&str>,
     store_timeout_secs: u64,
 ) -> Result<strata_shared_storage::Root, String> {
+    open_root_with_wal(url, hdfs_http, store_timeout_secs, None)
+}
+
+/// [`open_root`], with one WAL write or sync bounded by `wal_timeout` (HDFS).
+pub(crate) fn open_root_with_wal(
+    url: &str,
+    hdfs_http: Option<&str>,
+    store_timeout_secs: u64,
+    wal_timeout: Option<Duration>,
+) -> Result<strata_shared_storage::Root, String> {
     let options = strata_shared_storage::RootOptions {
         hdfs_http: hdfs_http.map(str::to_owned),
         store_timeout: Duration::from_secs(store_timeout_secs),
+        wal_timeout,
         ..strata_shared_storage::RootOptions::new()
     };
     strata_shared_storage::open_root_with(url, &options).map_err(|e| format!("--root {url}: {e}"))
@@ -309,7 +332,12 @@ pub(crate) fn open_root(
 
 /// Runs a region server with data on the shared root.
 fn run_data_regionserver(args: &RegionServerArgs, url: &str) -> Result<(), String> {
-    let root = open_root(url, args.hdfs_http.as_deref(), args.store_timeout_secs)?;
+    let root = open_root_with_wal(
+        url,
+        args.hdfs_http.as_deref(),
+        args.store_timeout_secs,
+        Some(Duration::from_millis(args.wal_timeout_ms)),
+    )?;
     let mut server = strata_server::ServerConfig::new(&root.path, args.listen.to_string());
     server.storage = root.storage.clone();
     server.memtable_budget_bytes = args.memtable_mib << 20;
@@ -333,6 +361,7 @@ fn run_data_regionserver(args: &RegionServerArgs, url: &str) -> Result<(), Strin
             ..RegionServerConfig::default()
         },
         listen: args.listen,
+        advertise: args.advertise.clone(),
         compaction_check_every: args.compaction_check_secs.map_or(
             strata_server::host::COMPACTION_CHECK_EVERY,
             Duration::from_secs,
@@ -353,13 +382,13 @@ fn run_data_regionserver(args: &RegionServerArgs, url: &str) -> Result<(), Strin
         &endpoints,
         &stop,
         |what| println!("strata regionserver {}: {what}", who()),
-        |node| {
+        |node: &strata_cluster_node::serve::Node| {
             if let Ok(mut n) = name.lock() {
                 n.clone_from(&node.name);
             }
             println!(
-                "strata regionserver {}: serving on {} (data in {url})",
-                node.name, node.addr
+                "strata regionserver {}: serving on {} as {} (data in {url})",
+                node.name, node.addr, node.advertised
             );
             if let Some(http) = node.http {
                 println!(
@@ -371,10 +400,7 @@ fn run_data_regionserver(args: &RegionServerArgs, url: &str) -> Result<(), Strin
                 println!("strata regionserver {}: HBase RPC on {addr}", node.name);
             }
         },
-        |why| {
-            eprintln!("strata regionserver: aborting: {why}");
-            std::process::exit(2);
-        },
+        |why| eprintln!("strata regionserver: stopped serving: {why}"),
     )
     .map_err(|why| format!("region server {} stopped: {why}", who()))
 }
@@ -391,27 +417,45 @@ pub fn run_regionserver(args: &RegionServerArgs) -> Result<(), String> {
                 .to_owned(),
         );
     }
-    let kv = node::connect(&args.coordination.etcd)?;
-    let name = format!("{}:{}", args.advertise, millis_since_epoch());
+    let advertise = args
+        .advertise
+        .clone()
+        .unwrap_or_else(|| DEFAULT_ADVERTISE.to_owned());
     let config = RegionServerConfig {
         ttl_secs: args.ttl,
         margin_ms: args.margin_ms,
         ..RegionServerConfig::default()
     };
-    let rs = RegionServer::new(
-        kv,
-        Unbacked::default(),
-        args.coordination.layout(),
-        name.clone(),
-        args.advertise.clone(),
-        config,
-    );
+    let incarnation = |lease| -> Result<RegionServer<_, Unbacked>, String> {
+        let kv = node::connect(&args.coordination.etcd)?;
+        let name = format!("{advertise}:{}", millis_since_epoch());
+        Ok(RegionServer::new(
+            kv,
+            Unbacked::default(),
+            args.coordination.layout(),
+            name,
+            advertise.clone(),
+            config.clone(),
+        )
+        .succeeding(lease))
+    };
+    let rs = incarnation(None)?;
+    let name = std::sync::Mutex::new(rs.name().to_owned());
     let stop = stop_on_signal()?;
-    println!("strata regionserver {name}: coordination only (regions hold no data yet)");
-    node::run_regionserver(rs, &stop, |what| {
-        println!("strata regionserver {name}: {what}")
-    })
-    .map_err(|why| format!("region server {name} aborted: {why}"))
+    println!(
+        "strata regionserver {}: coordination only (regions hold no data yet)",
+        rs.name()
+    );
+    node::run_regionserver(rs, incarnation, &stop, |what| {
+        let mut n = name
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(next) = what.strip_prefix("registering as ") {
+            next.clone_into(&mut n);
+        }
+        println!("strata regionserver {n}: {what}");
+    });
+    Ok(())
 }
 
 /// `strata cluster split`: through the master, waiting for the daughters to open.

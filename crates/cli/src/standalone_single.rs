@@ -64,9 +64,10 @@ pub async fn serve(
             "--hbase-rpc-listen",
         ),
         hbase_rpc_scan_time_limit: None,
-        hbase_rpc_advertised_host: args.hbase_rpc_advertised_host.clone(),
         hbase_rpc_max_frame_bytes: Some(args.hbase_rpc_max_frame_bytes),
     };
+    // The host clients are told, HBase's and Strata's alike.
+    config.advertise.clone_from(&args.hbase_rpc_advertised_host);
     let url = root.url.clone();
     let stop = Arc::new(AtomicBool::new(false));
     let (tx, rx) = tokio::sync::oneshot::channel();

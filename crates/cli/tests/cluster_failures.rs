@@ -3,7 +3,8 @@
 //! read rows spread over every region:
 //!
 //! - a region server stopped (SIGSTOP) past its lease is replaced, then woken (SIGCONT): it
-//!   serves nothing and accepts no write, exits, and its WAL was fenced and split away;
+//!   serves nothing and accepts no write, registers again as a new incarnation (a new name at
+//!   the same address; the process stays up), and its old WAL was fenced and split away;
 //! - the active master killed (SIGKILL) while moves and a create-table are in flight: the
 //!   standby finishes them, and the new table serves every region;
 //! - every region server restarted in turn, each drained first with the shell's
@@ -569,7 +570,8 @@ fn a_region_server_stopped_past_its_lease_serves_nothing_when_woken() {
     );
 
     signal(&c.servers[victim].0, "-CONT");
-    // Woken: every request it gets is refused, and it exits (its lease is gone for good).
+    // Woken: every request it gets is refused (its lease is gone for good), and it registers
+    // again under a new name.
     let refused = rt.block_on(direct_puts(&victim_addr));
     assert!(
         refused.iter().all(Result::is_err),
@@ -581,19 +583,26 @@ fn a_region_server_stopped_past_its_lease_serves_nothing_when_woken() {
         "the woken server accepted a framed write for a region it lost: {refused:?}"
     );
     let woke = Instant::now();
-    loop {
-        if c.servers[victim].0 .0.try_wait().unwrap().is_some() {
-            break;
+    let successor = loop {
+        let again = c
+            .status()
+            .servers
+            .into_iter()
+            .find(|s| s.rsplit_once(':').is_some_and(|(a, _)| a == victim_addr));
+        match again {
+            Some(name) if name != victim_name => break name,
+            _ => {}
         }
-        // Usually gone within microseconds (its watchdog exits the process); if its
-        // coordination thread notices first, it takes the abort path, which still closes its
-        // fenced WAL and waits for background jobs: seconds on a loaded machine.
+        assert!(
+            c.servers[victim].0 .0.try_wait().unwrap().is_none(),
+            "the woken server exited instead of registering again"
+        );
         assert!(
             woke.elapsed() < Duration::from_secs(45),
-            "the woken server keeps running"
+            "the woken server did not register again"
         );
         std::thread::sleep(Duration::from_millis(100));
-    }
+    };
     // Its WAL was fenced (HDFS lease recovery) and split away before its regions reopened:
     // nothing of it is left to append to, and nothing it wrote after waking is there.
     let root = strata_shared_storage::open_root(&c.root, Some(&c.e.http), Duration::from_secs(10))
@@ -619,14 +628,17 @@ fn a_region_server_stopped_past_its_lease_serves_nothing_when_woken() {
         );
     }
     let status = c.status();
-    assert!(status.dead.contains(&victim_name), "{status}");
+    // Its old name is gone (a `dead/` entry lasts only until a server registers at the same
+    // address, as its successor did).
+    assert!(!status.servers.contains(&victim_name), "{status}");
+    assert!(status.servers.contains(&successor), "{status}");
 
     std::thread::sleep(Duration::from_secs(1));
     let after = load.count();
     let total = rt.block_on(load.finish(&c.fresh_table(&rt)));
     eprintln!(
         "SIGSTOP of the server holding {held} of 4 regions: serving elsewhere after {:.2} s; \
-         woken, it refused every write and exited; {total} acknowledged writes ({before} before) \
+         woken, it refused every write and registered again; {total} acknowledged writes ({before} before) \
          all read back",
         failover.as_secs_f64()
     );

@@ -54,8 +54,10 @@ impl MasterListener {
         let bound = std::net::TcpListener::bind(listen)
             .and_then(|l| l.local_addr())
             .map_err(|e| format!("--hbase-rpc {listen}: {e}"))?;
+        // Clients are told the advertised host (the bound one may be a wildcard).
+        let host = crate::serve::host_of(advertise).to_owned();
         let me = strata_hbase_rpc::meta::ServerIdentity {
-            host: bound.ip().to_string(),
+            host: host.clone(),
             port: bound.port(),
             start_code,
         };
@@ -74,6 +76,7 @@ impl MasterListener {
         );
         let config = HBaseRpcConfig {
             listen: bound,
+            advertised_host: Some(host),
             ..HBaseRpcConfig::default()
         };
         let server = runtime

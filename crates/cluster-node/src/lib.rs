@@ -14,7 +14,8 @@
 //! - [`host`]: [`host::StorageHost`], the region server's `RegionHost`.
 //! - [`admin`]: [`admin::ClusterAdmin`], the admin service of a region server.
 //! - [`route`]: flush and compaction forwarded to the servers hosting a table's regions.
-//! - [`serve`]: running a region server: gRPC, the lease gate, the coordination loop.
+//! - [`serve`]: running a region server: gRPC, the lease gate, the coordination loop, and
+//!   its incarnations after a lost lease or WAL (`incarnation`: one of them).
 //! - [`single`]: Strata in one process, a cluster of one over the embedded coordination store.
 //! - [`split`]: splitting a table's or a region's regions through the master, from a client.
 //! - [`merge`]: merging two regions through the master, from a client.
@@ -43,6 +44,7 @@ pub mod heat;
 pub mod heat_feed;
 pub mod host;
 pub mod http;
+mod incarnation;
 pub mod janitor;
 pub mod merge;
 pub mod names;

@@ -14,30 +14,29 @@
 //!
 //! An upkeep thread compacts split daughters' references away and requests the split of
 //! regions past their table's split size ([`crate::upkeep`]).
+//!
+//! **Incarnations.** A server that loses its lease (etcd unreachable past the deadline, or the
+//! process paused) or whose WAL cannot be written (a write or sync that fails, a timeout
+//! of the log store included: `RootOptions::wal_timeout` bounds one on HDFS) stops serving at once: the gate closes, its regions are dropped without a flush
+//! (their edits are in its WAL, which the master fences and splits), its listeners close.
+//! The process stays up: after a back-off it starts a new **incarnation** on the same
+//! addresses, with a new start code (so a new name and a new WAL directory) and no region,
+//! and registers as a new server once etcd answers, revoking the lost lease first so the
+//! master recovers the old incarnation's regions at once (RFC 0012, "Incarnations"). Only
+//! the first incarnation's start failing is an error of [`run`].
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use strata_cluster::etcd::EtcdKv;
 use strata_cluster::kv::Kv;
 use strata_cluster::layout::Layout;
-use strata_cluster::node::TICK;
-use strata_cluster::regionserver::{RegionServer as Coordination, RegionServerConfig};
-use strata_proto::pb::ErrorCode;
-use strata_server::{DataService, RegionServer, ServerConfig};
+use strata_cluster::node::Backoff;
+use strata_cluster::regionserver::RegionServerConfig;
+use strata_server::ServerConfig;
 
-use crate::admin::ClusterAdmin;
-use crate::counted::{CountedHost, CountedKv, KvCounts, OrderCounts};
-use crate::hbase;
-use crate::host::StorageHost;
-use crate::http::{RegionServerView, Served};
-use crate::names::server_dir;
-
-/// How often a region server looks for daughters to compact and regions to split (and
-/// whether its compaction check is due).
-const UPKEEP_PERIOD: Duration = Duration::from_secs(2);
+use crate::incarnation::{self, Callbacks, Ended};
 
 /// Whether data requests may be served: until the lease's deadline, on the clock the
 /// coordination thread ticks with.
@@ -90,8 +89,11 @@ pub struct NodeConfig {
     pub server: ServerConfig,
     /// Lease and open settings.
     pub coordination: RegionServerConfig,
-    /// Where gRPC listens (port 0 picks one).
+    /// Where gRPC listens (port 0 picks one; later incarnations keep the port picked).
     pub listen: SocketAddr,
+    /// The address clients and the master reach this server at, `HOST[:PORT]` (without a
+    /// port: the one bound); `None`: the address bound, which must then not be a wildcard.
+    pub advertise: Option<String>,
     /// How often every open region gets a compaction check (periodic majors, TTL drops, tier
     /// moves on idle regions); zero turns it off. Standalone's period,
     /// [`strata_server::host::COMPACTION_CHECK_EVERY`], unless set otherwise.
@@ -108,24 +110,24 @@ pub struct Endpoints {
     /// How long an HBase RPC scan call may skip rows before it answers with a heartbeat
     /// (`None`: the listener's default).
     pub hbase_rpc_scan_time_limit: Option<Duration>,
-    /// The host name HBase clients are told to connect to (`None`: the listener's IP).
-    pub hbase_rpc_advertised_host: Option<String>,
     /// Largest HBase RPC request accepted, in bytes (`None`: the listener's default).
     pub hbase_rpc_max_frame_bytes: Option<usize>,
 }
 
 /// A running region server: its name and address, and a handle to stop it.
 pub struct Node {
-    /// `host:port:startcode`.
+    /// `host:port:startcode`, the advertised address and the start code.
     pub name: String,
     /// Where gRPC listens.
     pub addr: SocketAddr,
+    /// `host:port` as registered in etcd (the advertised address).
+    pub advertised: String,
     /// Where the HTTP endpoint listens, if it runs.
     pub http: Option<SocketAddr>,
     /// Where the HBase RPC listener listens, if it runs.
     pub hbase_rpc: Option<SocketAddr>,
-    gate: Arc<Gate>,
-    data: DataService,
+    pub(crate) gate: Arc<Gate>,
+    pub(crate) data: strata_server::DataService,
 }
 
 impl Node {
@@ -135,39 +137,29 @@ impl Node {
     }
 
     /// The data service (behind the lease gate), for front ends in the same process.
-    pub fn data(&self) -> &DataService {
+    pub fn data(&self) -> &strata_server::DataService {
         &self.data
     }
 }
 
-fn millis_since_epoch() -> u128 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis())
-}
-
-fn connect(endpoints: &[String]) -> Result<EtcdKv, String> {
-    EtcdKv::connect(endpoints, Duration::from_secs(5))
-        .map_err(|e| format!("etcd {endpoints:?}: {e}"))
-}
-
 /// Runs a region server until `stop` is set (then it flushes and closes its regions and
-/// leaves the cluster) or until it loses its lease (then it stops serving at once and
-/// returns the reason: the process should exit). `report` gets one line per change; `started`
-/// is called once it listens.
+/// leaves the cluster). Losing its lease or its WAL ends an incarnation, not the process (see
+/// the module documentation); `report` gets one line per change, `started` is called each
+/// time an incarnation listens.
 ///
-/// A watchdog thread calls `on_expired` if the deadline passes while the coordination thread
-/// has not noticed (it is blocked): the process must then stop, as its regions may already be
-/// reassigned. The gate refuses requests from that instant either way.
+/// A watchdog thread drops every region (without a flush) if the lease's deadline passes
+/// while the coordination thread has not noticed (it is blocked), and calls `on_expired`
+/// with the reason; the gate refuses requests from that instant either way.
 ///
 /// # Errors
-/// Startup failed (etcd, the root, the port), or the server aborted (the reason).
+/// The first incarnation could not start (etcd, the root, the port, an advertised address
+/// missing for a wildcard listener), or the last one's clean shutdown failed.
 pub fn run(
     config: NodeConfig,
     stop: &AtomicBool,
     report: impl FnMut(&str),
-    started: impl FnOnce(&Node),
-    on_expired: impl FnOnce(&str) + Send + 'static,
+    started: impl FnMut(&Node),
+    on_expired: impl Fn(&str) + Send + Sync + 'static,
 ) -> Result<(), String> {
     run_with(
         config,
@@ -179,7 +171,8 @@ pub fn run(
     )
 }
 
-/// [`run`], with the optional `endpoints` (HTTP) started once the server listens.
+/// [`run`], with the optional `endpoints` (HTTP, HBase RPC) started by each incarnation once
+/// it listens.
 ///
 /// # Errors
 /// As [`run`]; an endpoint's address cannot be bound.
@@ -188,14 +181,14 @@ pub fn run_with(
     endpoints: &Endpoints,
     stop: &AtomicBool,
     report: impl FnMut(&str),
-    started: impl FnOnce(&Node),
-    on_expired: impl FnOnce(&str) + Send + 'static,
+    started: impl FnMut(&Node),
+    on_expired: impl Fn(&str) + Send + Sync + 'static,
 ) -> Result<(), String> {
     let etcd = config.etcd.clone();
     run_on(
         config,
         endpoints,
-        move || connect(&etcd),
+        move || crate::incarnation::connect(&etcd),
         stop,
         report,
         started,
@@ -215,286 +208,168 @@ pub fn run_on<K: Kv + Send + Sync + 'static>(
     connect: impl Fn() -> Result<K, String>,
     stop: &AtomicBool,
     mut report: impl FnMut(&str),
-    started: impl FnOnce(&Node),
-    on_expired: impl FnOnce(&str) + Send + 'static,
+    mut started: impl FnMut(&Node),
+    on_expired: impl Fn(&str) + Send + Sync + 'static,
 ) -> Result<(), String> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| e.to_string())?;
-    let listener = runtime
-        .block_on(tokio::net::TcpListener::bind(config.listen))
-        .map_err(|e| format!("listen on {}: {e}", config.listen))?;
-    let addr = listener.local_addr().map_err(|e| e.to_string())?;
-    let name = format!("{addr}:{}", millis_since_epoch());
-    let mut server_config = config.server;
-    server_config.advertised_address = addr.to_string();
-    server_config.wal_subdir = Some(server_dir(&name));
-    let root = server_config.data_dir.clone();
-    let server = RegionServer::open(server_config).map_err(|e| format!("open the server: {e}"))?;
-
-    let gate = Gate::new();
-    let refuse = gate.clone();
-    // Every data request, over gRPC or the framed protocol, is refused while the lease is
-    // not held (no split brain).
-    let data = DataService::new(server.clone()).with_admission(Arc::new(move || {
-        if refuse.is_open() {
-            Ok(())
-        } else {
-            Err(strata_proto::status(
-                ErrorCode::NotServingRegion,
-                "this region server is not serving (its lease is not held)",
-            ))
+    let mut calls = Callbacks {
+        report: &mut report,
+        started: &mut started,
+        on_expired: Arc::new(on_expired),
+    };
+    let mut places = Places {
+        listen: config.listen,
+        endpoints: endpoints.clone(),
+    };
+    let mut predecessor = None;
+    let mut backoff = Backoff::default();
+    let mut first = true;
+    loop {
+        let ended = incarnation::run(
+            &config,
+            &connect,
+            &mut places,
+            predecessor,
+            stop,
+            &mut calls,
+        );
+        match ended {
+            Ended::Stopped(outcome) => return outcome,
+            Ended::NotStarted(why) if first => return Err(why),
+            Ended::NotStarted(why) => {
+                (calls.report)(&format!("cannot start a new incarnation yet: {why}"));
+            }
+            Ended::Aborted { why, lease } => {
+                (calls.report)(&format!(
+                    "gave up its regions ({why}); registers again as a new server"
+                ));
+                predecessor = lease.or(predecessor);
+                backoff.reset();
+            }
         }
-    }));
-    // etcd clients own a runtime, which must not be dropped on the gRPC runtime's threads:
-    // these handles are the last ones, dropped on this thread at the end.
-    let admin_kv = Arc::new(connect()?);
-    let host_kv = Arc::new(connect()?);
-    let admin = ClusterAdmin::new(admin_kv.clone(), config.layout.clone(), server.clone());
-    let layout = config.layout.clone();
-    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-    // One port for both protocols: framed connections are served by the data service's
-    // own connection tasks, the others go to tonic (RFC 0013, Decision 5).
-    let (incoming, accepting) = {
-        let _entered = runtime.enter();
-        strata_server::frames::split_listener(listener, data.clone())
-    };
-    let router = tonic::transport::Server::builder()
-        .add_service(data.clone().into_server())
-        .add_service(admin.into_server());
-    let serving = runtime.spawn(router.serve_with_incoming_shutdown(incoming, async {
-        let _ = stop_rx.await;
-    }));
-
-    let kv_counts = Arc::new(KvCounts::default());
-    let order_counts = Arc::new(OrderCounts::default());
-    let served = Arc::new(Served::default());
-    let storage_host =
-        StorageHost::new(server.clone(), host_kv.clone(), config.layout.clone(), root);
-    let upkeep = crate::upkeep::Upkeep::new(
-        storage_host.clone(),
-        admin_kv.clone(),
-        config.layout.clone(),
-        name.clone(),
-    )
-    .with_compaction_checks(config.compaction_check_every);
-    let host = CountedHost::new(storage_host, order_counts.clone());
-    let http = match endpoints.http {
-        Some(listen) => {
-            let view = RegionServerView::new(
-                name.clone(),
-                server.clone(),
-                gate.clone(),
-                kv_counts.clone(),
-                order_counts,
-                served.clone(),
-            );
-            let settings = vec![
-                ("server name".to_owned(), name.clone()),
-                ("gRPC".to_owned(), addr.to_string()),
-            ];
-            let started = runtime
-                .block_on(strata_http::HttpServer::start_node(
-                    listen,
-                    Arc::new(view),
-                    settings,
-                ))
-                .map_err(|e| format!("HTTP endpoint on {listen}: {e}"))?;
-            Some(started)
-        }
-        None => None,
-    };
-    let hbase_rpc = match endpoints.hbase_rpc {
-        Some(listen) => Some(start_hbase_rpc(
-            &runtime,
-            listen,
-            endpoints,
-            &name,
-            &server,
-            &admin_kv,
-            &config.layout,
-            &gate,
-        )?),
-        None => None,
-    };
-    let mut rs = Coordination::new(
-        CountedKv::new(connect()?, kv_counts),
-        host,
-        config.layout,
-        name.clone(),
-        addr.to_string(),
-        config.coordination,
-    );
-    let node = Node {
-        name: name.clone(),
-        addr,
-        http: http.as_ref().map(strata_http::HttpServer::addr),
-        hbase_rpc: hbase_rpc
-            .as_ref()
-            .map(strata_hbase_rpc::HBaseRpcServer::addr),
-        gate: gate.clone(),
-        data: data.clone(),
-    };
-    started(&node);
-    let watchdog = spawn_watchdog(gate.clone(), on_expired);
-    let upkeep_stop = Arc::new(AtomicBool::new(false));
-    let upkeep = crate::upkeep::spawn(upkeep, UPKEEP_PERIOD, upkeep_stop.clone());
-    if let Err(e) = &upkeep {
-        report(&format!("no upkeep thread (no automatic splits): {e}"));
-    }
-
-    let mut live = false;
-    let mut serving_count = 0;
-    let outcome = loop {
+        first = false;
+        backoff.sleep(stop);
         if stop.load(Ordering::Relaxed) {
-            break Ok(());
-        }
-        let now = gate.now();
-        rs.tick(now);
-        if let Some(why) = rs.aborted() {
-            gate.set(0);
-            break Err(why.to_string());
-        }
-        let is_live = rs.is_live(now);
-        gate.set(if is_live {
-            rs.deadline().unwrap_or(0)
-        } else {
-            0
-        });
-        if is_live != live {
-            live = is_live;
-            report(if live { "registered" } else { "not registered" });
-        }
-        let now_served = rs.served(now);
-        let n = now_served.len();
-        {
-            let mut published = served.regions.lock();
-            if *published != now_served {
-                *published = now_served;
-                served.changes.fetch_add(1, Ordering::Relaxed);
-            }
-        }
-        if n != serving_count {
-            serving_count = n;
-            report(&format!("serving {n} regions"));
-        }
-        std::thread::sleep(TICK);
-    };
-    watchdog.store(true, Ordering::SeqCst);
-    upkeep_stop.store(true, Ordering::SeqCst);
-    if let Ok(handle) = upkeep {
-        let _ = handle.join();
-    }
-    if outcome.is_ok() {
-        // A clean stop: flush every region (nothing to split), then leave.
-        for region in rs.host().inner().regions() {
-            if let Err(e) = strata_cluster::host::RegionHost::close(rs.host(), &region) {
-                report(&e);
-            }
-        }
-        gate.set(0);
-        rs.leave();
-        report("left the cluster");
-    } else {
-        rs.abort("stopped");
-    }
-    accepting.stop();
-    let _ = stop_tx.send(());
-    let _ = runtime.block_on(serving);
-    if let Some(http) = http {
-        runtime.block_on(http.shutdown());
-    }
-    if let Some(listener) = hbase_rpc {
-        runtime.block_on(listener.shutdown());
-        if let Err(e) = hbase::withdraw(admin_kv.as_ref(), &layout, &name) {
-            report(&format!("could not withdraw the HBase RPC address: {e}"));
+            return Ok(());
         }
     }
-    let closed = server.shutdown().map_err(|e| e.to_string());
-    runtime.shutdown_timeout(Duration::from_secs(1));
-    drop(rs);
-    drop((admin_kv, host_kv));
-    outcome?;
-    closed
 }
 
-/// Starts the HBase RPC listener of server `name` on `listen` and publishes its address.
-#[allow(clippy::too_many_arguments)]
-fn start_hbase_rpc<K: Kv + Send + Sync + 'static>(
-    runtime: &tokio::runtime::Runtime,
-    listen: SocketAddr,
-    endpoints: &Endpoints,
-    name: &str,
-    server: &Arc<RegionServer>,
-    kv: &Arc<K>,
-    layout: &Layout,
-    gate: &Arc<Gate>,
-) -> Result<strata_hbase_rpc::HBaseRpcServer, String> {
-    let bound = std::net::TcpListener::bind(listen)
-        .and_then(|l| l.local_addr())
-        .map_err(|e| format!("HBase RPC on {listen}: {e}"))?;
-    let addr = bound.to_string();
-    let me = hbase::identity(name, &addr)
-        .ok_or_else(|| format!("HBase RPC: bad server name {name} or address {addr}"))?;
-    let directory = Arc::new(hbase::EtcdDirectory::new(
-        kv.clone(),
-        layout.clone(),
-        Some(gate.clone()),
-        me.clone(),
-    ));
-    let ops = crate::hbase_ops::ClusterOps::new(
-        ClusterAdmin::new(kv.clone(), layout.clone(), server.clone()),
-        directory.clone(),
-        kv.clone(),
-        layout.clone(),
-        runtime.handle().clone(),
-    );
-    let mut config = strata_hbase_rpc::HBaseRpcConfig {
-        listen: bound,
-        ..strata_hbase_rpc::HBaseRpcConfig::default()
-    };
-    if let Some(limit) = endpoints.hbase_rpc_scan_time_limit {
-        config.scan_time_limit = limit;
-    }
-    if let Some(bytes) = endpoints.hbase_rpc_max_frame_bytes {
-        config.max_frame_bytes = bytes;
-    }
-    config
-        .advertised_host
-        .clone_from(&endpoints.hbase_rpc_advertised_host);
-    let listener = runtime
-        .block_on(strata_hbase_rpc::HBaseRpcServer::start_cluster(
-            config,
-            Some(server.clone()),
-            directory,
-            Arc::new(ops),
-            hbase::cluster_id(layout),
-            me.start_code,
-        ))
-        .map_err(|e| format!("HBase RPC on {listen}: {e}"))?;
-    hbase::publish(kv.as_ref(), layout, name, &listener.advertised())?;
-    Ok(listener)
+/// Where an incarnation listens: what the first one bound, kept by the next ones (so clients
+/// and the master find the server where they did).
+pub(crate) struct Places {
+    pub(crate) listen: SocketAddr,
+    pub(crate) endpoints: Endpoints,
 }
 
-/// Calls `on_expired` if the gate's deadline passes while it is set (the coordination thread
-/// clears it when it notices first). Setting the returned flag ends the watchdog.
-fn spawn_watchdog(
-    gate: Arc<Gate>,
-    on_expired: impl FnOnce(&str) + Send + 'static,
-) -> Arc<AtomicBool> {
-    let done = Arc::new(AtomicBool::new(false));
-    let flag = done.clone();
-    std::thread::spawn(move || {
-        while !flag.load(Ordering::SeqCst) {
-            let d = gate.deadline();
-            if d > 0 && gate.now() >= d + TICK.as_millis() as u64 * 5 {
-                on_expired("the lease's deadline passed while the coordination thread was blocked");
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
+/// The address announced for a server bound to `bound`: `advertise` (`HOST[:PORT]`, IPv6 in
+/// brackets with a port; without a port or with port 0, the bound port), else the bound
+/// address itself.
+///
+/// # Errors
+/// No `advertise` while bound to a wildcard address (nobody could reach what it would
+/// announce), or an empty host.
+pub fn advertised_address(advertise: Option<&str>, bound: SocketAddr) -> Result<String, String> {
+    let Some(advertise) = advertise.map(str::trim) else {
+        if bound.ip().is_unspecified() {
+            return Err(format!(
+                "listening on {bound} (every interface) needs an advertised address \
+                 (--advertise HOST[:PORT]): the one clients and the master reach this server at"
+            ));
         }
-    });
-    done
+        return Ok(bound.to_string());
+    };
+    let with_port = |host: &str, port: u16| {
+        let port = if port == 0 { bound.port() } else { port };
+        match host.parse::<IpAddr>() {
+            Ok(ip) => SocketAddr::new(ip, port).to_string(),
+            Err(_) => format!("{host}:{port}"),
+        }
+    };
+    if let Ok(addr) = advertise.parse::<SocketAddr>() {
+        return Ok(with_port(&addr.ip().to_string(), addr.port()));
+    }
+    if let Ok(ip) = advertise.trim_matches(['[', ']']).parse::<IpAddr>() {
+        return Ok(with_port(&ip.to_string(), 0));
+    }
+    let (host, port) = match advertise.rsplit_once(':') {
+        Some((host, port)) => (
+            host,
+            port.parse::<u16>()
+                .map_err(|_| format!("advertised address {advertise}: bad port {port}"))?,
+        ),
+        None => (advertise, 0),
+    };
+    if host.is_empty() || host.contains(['/', ' ', ':']) {
+        return Err(format!(
+            "advertised address {advertise}: expected HOST[:PORT]"
+        ));
+    }
+    Ok(with_port(host, port))
+}
+
+/// The host part of `host:port` (brackets of an IPv6 address removed).
+pub(crate) fn host_of(address: &str) -> &str {
+    address
+        .rsplit_once(':')
+        .map_or(address, |(h, _)| h)
+        .trim_matches(['[', ']'])
+}
+
+pub(crate) fn millis_since_epoch() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bound(s: &str) -> SocketAddr {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn the_advertised_address_takes_the_bound_port_unless_it_names_one() {
+        let any = bound("0.0.0.0:16020");
+        assert_eq!(
+            advertised_address(Some("10.1.2.3"), any).unwrap(),
+            "10.1.2.3:16020"
+        );
+        assert_eq!(
+            advertised_address(Some("10.1.2.3:26020"), any).unwrap(),
+            "10.1.2.3:26020"
+        );
+        assert_eq!(
+            advertised_address(Some("rs1.example:0"), any).unwrap(),
+            "rs1.example:16020"
+        );
+        assert_eq!(
+            advertised_address(Some("rs1.example"), any).unwrap(),
+            "rs1.example:16020"
+        );
+        assert_eq!(
+            advertised_address(Some("::1"), bound("[::]:5")).unwrap(),
+            "[::1]:5"
+        );
+        assert_eq!(
+            advertised_address(Some("[fd00::7]:9"), any).unwrap(),
+            "[fd00::7]:9"
+        );
+        assert_eq!(
+            advertised_address(None, bound("127.0.0.1:7")).unwrap(),
+            "127.0.0.1:7"
+        );
+        assert_eq!(host_of("[fd00::7]:9"), "fd00::7");
+        assert_eq!(host_of("rs1.example:9"), "rs1.example");
+    }
+
+    #[test]
+    fn a_wildcard_listener_without_an_advertised_address_or_a_bad_one_is_refused() {
+        let e = advertised_address(None, bound("0.0.0.0:16020")).unwrap_err();
+        assert!(e.contains("--advertise"), "{e}");
+        assert!(advertised_address(Some(":16020"), bound("0.0.0.0:1")).is_err());
+        assert!(advertised_address(Some("h:port"), bound("0.0.0.0:1")).is_err());
+        assert!(advertised_address(Some("a b:1"), bound("0.0.0.0:1")).is_err());
+    }
 }

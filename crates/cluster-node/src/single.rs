@@ -44,6 +44,8 @@ pub struct SingleConfig {
     pub server: ServerConfig,
     /// Where gRPC (data and admin) listens.
     pub listen: SocketAddr,
+    /// The host (`HOST[:PORT]`) clients are told to connect to; `None`: the address bound.
+    pub advertise: Option<String>,
     /// HTTP and HBase RPC.
     pub endpoints: Endpoints,
     /// Lease TTL of the region server and of the master's candidacy, seconds.
@@ -61,6 +63,7 @@ impl SingleConfig {
         SingleConfig {
             server,
             listen,
+            advertise: None,
             endpoints: Endpoints::default(),
             ttl_secs: 30,
             compaction_check_every: strata_server::host::COMPACTION_CHECK_EVERY,
@@ -85,7 +88,7 @@ pub fn run(
     config: SingleConfig,
     stop: &AtomicBool,
     report: impl FnMut(&str),
-    started: impl FnOnce(&Node),
+    started: impl FnMut(&Node),
 ) -> Result<(), String> {
     let root = config.server.data_dir.clone();
     let storage = config.server.storage.clone();
@@ -131,6 +134,7 @@ pub fn run(
             ..RegionServerConfig::default()
         },
         listen: config.listen,
+        advertise: config.advertise,
         compaction_check_every: config.compaction_check_every,
     };
     let served = crate::serve::run_on(

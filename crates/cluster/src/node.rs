@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use crate::etcd::EtcdKv;
 use crate::host::RegionHost;
-use crate::kv::Kv;
+use crate::kv::{Kv, LeaseId};
 use crate::lease::Millis;
 use crate::master::Master;
 use crate::regionserver::RegionServer;
@@ -126,28 +126,52 @@ pub fn run_master<K: Kv, F: WalFencer>(
 }
 
 /// Runs `rs` until `stop` is set (then it stops serving and revokes its lease, so its regions are
-/// recovered at once) or until it loses its lease.
+/// recovered at once). A server that aborts (its lease lost: etcd unreachable past the deadline,
+/// or the process paused) serves nothing from that instant; the process stays up and, after a
+/// back-off ([`Backoff`]), registers a new incarnation made by `next` (given the lost lease, for
+/// [`RegionServer::succeeding`]), again and again until etcd answers.
 ///
-/// # Errors
-/// The server aborted (the reason): the process should exit; a restart registers under a new
-/// start code.
+/// A failure of `next` (etcd still unreachable) is reported and tried again after the next
+/// back-off.
 pub fn run_regionserver<K: Kv, H: RegionHost>(
     mut rs: RegionServer<K, H>,
+    mut next: impl FnMut(Option<LeaseId>) -> Result<RegionServer<K, H>, String>,
     stop: &AtomicBool,
     mut report: impl FnMut(&str),
-) -> Result<(), String> {
+) {
     let start = Instant::now();
     let mut live = false;
     let mut serving = 0;
+    let mut backoff = Backoff::default();
     while !stop.load(Ordering::Relaxed) {
         let now = millis(start);
         rs.tick(now);
         if let Some(why) = rs.aborted() {
-            return Err(why.to_string());
+            report(&format!(
+                "aborted ({why}): serves nothing; registers again as a new server"
+            ));
+            let lease = rs.lease_id();
+            live = false;
+            serving = 0;
+            rs = loop {
+                backoff.sleep(stop);
+                if stop.load(Ordering::Relaxed) {
+                    return;
+                }
+                match next(lease) {
+                    Ok(successor) => break successor,
+                    Err(e) => report(&format!("cannot register again yet: {e}")),
+                }
+            };
+            report(&format!("registering as {}", rs.name()));
+            continue;
         }
         if rs.is_live(now) != live {
             live = !live;
             report(if live { "registered" } else { "not registered" });
+            if live {
+                backoff.reset();
+            }
         }
         let n = rs.served(now).len();
         if n != serving {
@@ -158,7 +182,53 @@ pub fn run_regionserver<K: Kv, H: RegionHost>(
     }
     rs.leave();
     report("left the cluster");
-    Ok(())
+}
+
+/// Exponential back-off between attempts to come back after losing etcd: from 200 ms,
+/// doubling, at most 5 s, with up to a quarter of jitter so that servers cut off together do
+/// not return in lockstep.
+#[derive(Debug, Clone)]
+pub struct Backoff {
+    next: Duration,
+}
+
+impl Backoff {
+    /// The first wait.
+    pub const FIRST: Duration = Duration::from_millis(200);
+    /// The longest wait.
+    pub const MAX: Duration = Duration::from_secs(5);
+
+    /// The next wait (then doubles).
+    pub fn next_wait(&mut self) -> Duration {
+        let base = self.next;
+        self.next = (self.next * 2).min(Self::MAX);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let jitter = base / 4 * (nanos % 1000) / 1000;
+        base + jitter
+    }
+
+    /// Starts again from [`Backoff::FIRST`] (after a success).
+    pub fn reset(&mut self) {
+        self.next = Self::FIRST;
+    }
+
+    /// Sleeps the next wait, in short steps, returning early once `stop` is set.
+    pub fn sleep(&mut self, stop: &AtomicBool) {
+        let until = Instant::now() + self.next_wait();
+        while Instant::now() < until && !stop.load(Ordering::Relaxed) {
+            std::thread::sleep(
+                Duration::from_millis(20).min(until.saturating_duration_since(Instant::now())),
+            );
+        }
+    }
+}
+
+impl Default for Backoff {
+    fn default() -> Self {
+        Backoff { next: Self::FIRST }
+    }
 }
 
 /// Connects to etcd for a long-running process (5 s per request).

@@ -7,6 +7,12 @@
 //! - A region is served only while the lease's deadline is ahead ([`RegionServer::serves`]); a
 //!   server whose lease is lost aborts and never serves again under this name (a restart is a new
 //!   server with a new start code).
+//! - A process whose server aborted may register again as a **new incarnation** (a new name,
+//!   so a new WAL directory, and no region): [`RegionServer::succeeding`] names the lease of the
+//!   incarnation before it, which the new one revokes before it asks for a lease of its own, so
+//!   the master recovers the old incarnation's regions at once rather than when etcd expires
+//!   that lease (etcd renews every lease's TTL when it restarts). The old incarnation stopped
+//!   serving at its deadline, before the lease could expire or be revoked.
 //! - An open order is carried out at most once per epoch, and never for an epoch older than one
 //!   this server already saw for the region.
 //! - A split order is carried out at most once: a failed split is tried again only for a fresh
@@ -19,7 +25,7 @@ use std::collections::BTreeMap;
 
 use crate::host::RegionHost;
 use crate::kv::{
-    range_all, Compare, EventKind, Kv, KvError, Op, Revision, Txn, WatchId, MAX_TXN_OPS,
+    range_all, Compare, EventKind, Kv, KvError, LeaseId, Op, Revision, Txn, WatchId, MAX_TXN_OPS,
 };
 use crate::layout::Layout;
 use crate::lease::{LeaseKeeper, LeaseStatus, Millis};
@@ -116,6 +122,10 @@ pub struct RegionServer<K: Kv, H: RegionHost> {
     next_load: Millis,
     /// The last load reported.
     last_load: Option<ServerLoad>,
+    /// The lease of the incarnation this one succeeds, revoked before registering.
+    predecessor: Option<LeaseId>,
+    /// The lease this incarnation was granted (kept after it aborts, for its successor).
+    granted: Option<LeaseId>,
 }
 
 impl<K: Kv, H: RegionHost> RegionServer<K, H> {
@@ -149,7 +159,23 @@ impl<K: Kv, H: RegionHost> RegionServer<K, H> {
             meter: LoadMeter::default(),
             next_load: 0,
             last_load: None,
+            predecessor: None,
+            granted: None,
         }
+    }
+
+    /// This server succeeds, in the same process, an incarnation that held `lease` and
+    /// aborted: the lease is revoked (its keys deleted, so the master starts recovering its
+    /// regions) before this one registers.
+    #[must_use]
+    pub fn succeeding(mut self, lease: Option<LeaseId>) -> Self {
+        self.predecessor = lease;
+        self
+    }
+
+    /// The lease this incarnation was granted, if any (also after it aborted).
+    pub fn lease_id(&self) -> Option<LeaseId> {
+        self.granted
     }
 
     /// The last load this server reported.
@@ -294,9 +320,19 @@ impl<K: Kv, H: RegionHost> RegionServer<K, H> {
             Some(l) if l.valid(now) => l,
             Some(_) => return Phase::Aborted("lease lost while registering".into()),
             None => {
+                if let Some(old) = self.predecessor {
+                    match self.kv.revoke(old) {
+                        // Revoked, or already expired (etcd: "lease not found").
+                        Ok(()) | Err(KvError::Invalid(_)) => self.predecessor = None,
+                        Err(_) => return Phase::Starting(None),
+                    }
+                }
                 match LeaseKeeper::grant(&self.kv, self.config.ttl_secs, self.config.margin_ms, now)
                 {
-                    Ok(l) => l,
+                    Ok(l) => {
+                        self.granted = Some(l.id());
+                        l
+                    }
                     Err(_) => return Phase::Starting(None),
                 }
             }

@@ -68,6 +68,8 @@ fn assignment_survives_crashes_pauses_partitions_and_lost_messages() {
         total.daughters_with_parent_writes += c.daughters_with_parent_writes;
         total.merges_accepted += c.merges_accepted;
         total.merges_done += c.merges_done;
+        total.etcd_outages += c.etcd_outages;
+        total.reincarnations += c.reincarnations;
     }
     eprintln!("{seeds} seeds: {total:?}");
     // The faults must actually have been exercised, not only survived.
@@ -79,6 +81,14 @@ fn assignment_survives_crashes_pauses_partitions_and_lost_messages() {
         "regions reopened after a crash: {total:?}"
     );
     assert!(total.acked_writes > seeds * 100, "{total:?}");
+    assert!(
+        total.etcd_outages >= seeds / 4,
+        "etcd lost by everyone: {total:?}"
+    );
+    assert!(
+        total.reincarnations >= seeds / 2,
+        "servers registered again after aborting: {total:?}"
+    );
     if seeds >= 100 {
         assert!(
             total.lifecycle_accepted >= seeds / 4,
@@ -92,4 +102,36 @@ fn assignment_survives_crashes_pauses_partitions_and_lost_messages() {
             "daughters opened with their parent's writes: {total:?}"
         );
     }
+}
+
+#[test]
+fn losing_etcd_for_ten_seconds_stops_every_server_which_registers_again_when_it_returns() {
+    let mut worst = 0;
+    for seed in 0..20 {
+        let mut world = World::new(seed, SimConfig::default(), false);
+        let o = world.run_outage(8_000, 10_000, 20_000);
+        let context = || format!("seed {seed}: {o:?}\n{}", world.trace_tail(30));
+        assert!(o.violations.is_empty(), "{}", context());
+        assert_eq!(
+            o.served_before,
+            SimConfig::default().initial_regions as usize,
+            "{}",
+            context()
+        );
+        assert_eq!(
+            o.served_while_lost,
+            0,
+            "a lease outlived etcd: {}",
+            context()
+        );
+        assert!(
+            o.reincarnations >= SimConfig::default().servers as u64,
+            "every server registers again: {}",
+            context()
+        );
+        let after = o.recovered_after.unwrap_or_else(|| panic!("{}", context()));
+        assert!(after < 10_000, "{}", context());
+        worst = worst.max(after);
+    }
+    eprintln!("every region served again within {worst} ms of etcd's return (20 seeds)");
 }

@@ -20,6 +20,11 @@ const WAL_LOCATION: &str = "WAL_LOCATION";
 /// is no longer configured. A previous WAL that is gone (a RAM disk after a machine restart)
 /// is warned about. `WAL_LOCATION` is then updated.
 ///
+/// A WAL of its own under a shared root (`subdir`: a cluster region server's, named after the
+/// server, new at each start) has no previous run to find: neither the marker, which every
+/// process on the root would rewrite at once (they raced on its temporary file), nor the
+/// relocation applies.
+///
 /// # Errors
 /// Creating the directory, moving segments or writing `WAL_LOCATION` failed.
 pub(crate) fn wal_dir(
@@ -52,6 +57,9 @@ pub(crate) fn wal_dir(
     let dir = volumes.dir(kind, rel);
     files.create_dir_all(&dir).map_err(|e| io(&dir, e))?;
     let dir = dir.canonicalize().map_err(|e| io(&dir, e))?;
+    if subdir.is_some() {
+        return Ok(dir);
+    }
     files
         .create_dir_all(volumes.root())
         .map_err(|e| io(volumes.root(), e))?;
@@ -139,6 +147,28 @@ mod tests {
             marker.starts_with("HDD\n") && marker.contains("/b/wal"),
             "{marker}"
         );
+    }
+
+    #[test]
+    fn servers_sharing_a_root_start_at_once_without_touching_the_marker() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("root");
+        // As separate processes on one root: volumes of their own.
+        let starts: Vec<_> = (0..8)
+            .map(|i| {
+                let root = root.clone();
+                std::thread::spawn(move || {
+                    let volumes = Volumes::new(&root, StorageType::Hdd, Vec::new()).unwrap();
+                    let sub = format!("h,{i},1");
+                    wal_dir(&Storage::local(), &volumes, StoragePolicy::Hot, Some(&sub))
+                })
+            })
+            .collect();
+        for (i, start) in starts.into_iter().enumerate() {
+            let dir = start.join().unwrap().unwrap();
+            assert!(dir.ends_with(format!("wal/h,{i},1")), "{dir:?}");
+        }
+        assert!(!root.join(WAL_LOCATION).exists());
     }
 
     #[test]

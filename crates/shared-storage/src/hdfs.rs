@@ -44,6 +44,11 @@ pub struct HdfsOptions {
     pub user: String,
     /// Longest wait for one NameNode or DataNode operation.
     pub op_timeout: Duration,
+    /// Longest wait for one write, `hflush` or `hsync` of a log (a WAL segment): past it the
+    /// call fails with `TimedOut`, so a WAL cut off from its DataNodes fails its appenders
+    /// within this bound instead of holding them (the log then rolls, or its server gives up
+    /// its regions). At most `op_timeout`.
+    pub log_timeout: Duration,
     /// Longest wait for a dead writer's lease to be recovered.
     pub lease_timeout: Duration,
 }
@@ -64,6 +69,7 @@ impl HdfsOptions {
             http_addr: format!("{host}:9870"),
             user: std::env::var("HADOOP_USER_NAME").unwrap_or_else(|_| "strata".into()),
             op_timeout: Duration::from_secs(60),
+            log_timeout: Duration::from_secs(60),
             lease_timeout: Duration::from_secs(90),
         }
     }
@@ -334,9 +340,9 @@ impl LogStore for Hdfs {
 
     fn create(&self, path: &Path) -> io::Result<Box<dyn LogFile>> {
         // Never create parents: a fenced writer must not recreate a renamed WAL directory.
-        Ok(Box::new(HdfsLog {
-            writer: self.writer(path, false)?,
-        }))
+        let mut writer = self.writer(path, false)?;
+        writer.timeout = self.options.log_timeout.min(self.options.op_timeout);
+        Ok(Box::new(HdfsLog { writer }))
     }
 
     fn list(&self, dir: &Path) -> io::Result<Vec<DirEntry>> {
@@ -443,6 +449,8 @@ pub(crate) struct HdfsWriter {
     bridge: Arc<Bridge>,
     buf: Vec<u8>,
     path: String,
+    /// Longest wait for one operation ([`HdfsOptions::log_timeout`] for a log).
+    timeout: Duration,
 }
 
 const WRITE_CHUNK: usize = 1 << 20;
@@ -461,7 +469,7 @@ impl HdfsWriter {
         let inner = self.inner.clone();
         let path = self.path.clone();
         self.bridge
-            .run(&format!("{what} {}", self.path), async move {
+            .run_for(&format!("{what} {}", self.path), self.timeout, async move {
                 let mut guard = inner.lock().await;
                 let w = guard.as_mut().ok_or_else(|| {
                     io::Error::new(io::ErrorKind::BrokenPipe, format!("{path} is closed"))
@@ -605,6 +613,7 @@ impl Hdfs {
             bridge: self.bridge.clone(),
             buf: Vec::new(),
             path: self.url_of(&path_str(path)?),
+            timeout: self.options.op_timeout,
         })
     }
 

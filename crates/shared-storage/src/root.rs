@@ -39,6 +39,11 @@ pub struct RootOptions {
     /// an S3 request, retries included): past it the operation fails with `TimedOut`, so an
     /// unreachable NameNode fails writes instead of holding them.
     pub store_timeout: Duration,
+    /// Longest wait for one write or sync of a WAL segment on HDFS (`None`: `store_timeout`):
+    /// past it the WAL's batch fails and every appender waiting on it gets the error, so a
+    /// server cut off from its DataNodes answers within this bound and never acknowledges
+    /// the write.
+    pub wal_timeout: Option<Duration>,
     /// Where the WAL lives instead of under the root: a local directory or `hdfs://…`.
     /// Required for an `s3://` root (object storage has no appendable, syncable log).
     pub wal_root: Option<String>,
@@ -61,6 +66,7 @@ impl RootOptions {
             hdfs_http: None,
             connect_timeout: Duration::from_secs(10),
             store_timeout: Duration::from_secs(60),
+            wal_timeout: None,
             wal_root: None,
             s3_endpoint: None,
             s3_region: None,
@@ -239,6 +245,7 @@ fn open_plain(root: &str, options: &RootOptions) -> io::Result<Root> {
             hdfs_options.http_addr.clone_from(http);
         }
         hdfs_options.op_timeout = options.store_timeout;
+        hdfs_options.log_timeout = options.wal_timeout.unwrap_or(options.store_timeout);
         let hdfs = Arc::new(Hdfs::connect(hdfs_options, options.connect_timeout)?);
         return Ok(Root {
             storage: Storage {

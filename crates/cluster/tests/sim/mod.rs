@@ -1,9 +1,12 @@
 //! A deterministic simulation of masters and region servers over the in-memory etcd: simulated
 //! time, every random choice from one seeded generator, faults injected (kill -9 and restart,
-//! SIGSTOP-like pauses, partitions from etcd, lost requests and answers, broken watches, failed
-//! opens), and the invariants checked after every step.
+//! SIGSTOP-like pauses, partitions from etcd, etcd lost by everyone at once, lost requests and
+//! answers, broken watches, failed opens), and the invariants checked after every step. A
+//! server that aborts (its lease lost) registers again as a new incarnation after a back-off,
+//! revoking the lease it lost, as a region server process does.
 
 pub mod model;
+pub mod outage;
 mod requests;
 
 use std::cell::{Cell, RefCell};
@@ -14,6 +17,7 @@ use std::rc::Rc;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use strata_cluster::host::RegionHost;
+use strata_cluster::kv::LeaseId;
 use strata_cluster::layout::{region_table, Layout};
 use strata_cluster::lease::Millis;
 use strata_cluster::master::{AdminRequest, Master, MasterConfig};
@@ -79,6 +83,10 @@ pub struct Coverage {
     pub merges_accepted: u64,
     /// Merges carried out by a server.
     pub merges_done: u64,
+    /// Times every process lost etcd at once.
+    pub etcd_outages: u64,
+    /// Servers that registered again as a new incarnation after aborting.
+    pub reincarnations: u64,
 }
 
 struct SimLink {
@@ -115,6 +123,8 @@ struct Node<T> {
     next_tick: Millis,
     paused_until: Millis,
     restart_at: Millis,
+    /// The lease of the incarnation that aborted in this process (revoked by the next one).
+    predecessor: Option<LeaseId>,
 }
 
 type SimMaster = Master<MemKv, MemWal>;
@@ -196,6 +206,7 @@ impl World {
                 next_tick: 0,
                 paused_until: 0,
                 restart_at: 0,
+                predecessor: None,
             });
         }
         for _ in 0..w.config.servers {
@@ -206,6 +217,7 @@ impl World {
                 next_tick: 0,
                 paused_until: 0,
                 restart_at: 0,
+                predecessor: None,
             });
         }
         w
@@ -283,6 +295,7 @@ impl World {
             load_period_ms: 1000,
             split_backoff_ms: 1000,
         };
+        let predecessor = self.servers[i].predecessor.take();
         let rs = RegionServer::new(
             kv,
             host,
@@ -290,7 +303,11 @@ impl World {
             name.clone(),
             name.clone(),
             config,
-        );
+        )
+        .succeeding(predecessor);
+        if predecessor.is_some() {
+            self.coverage.reincarnations += 1;
+        }
         self.servers[i].process = Some(rs);
         self.log(format!("server {name} starts"));
     }
@@ -413,6 +430,9 @@ impl World {
             }
             self.coverage.partitions += 1;
         }
+        if self.chance(0.0005) {
+            self.cut_everyone_from_etcd(now + self.between(1_000, 12_000));
+        }
         if self.chance(0.001) {
             let i = self.between(0, self.masters.len() as u64) as usize;
             if self.chance(0.5) {
@@ -433,6 +453,19 @@ impl World {
                 *p.host().fail_next_open.borrow_mut() = true;
             }
         }
+    }
+
+    /// etcd is lost by every master and server until `until` (isolated, or stopped and
+    /// started again with its data).
+    fn cut_everyone_from_etcd(&mut self, until: Millis) {
+        for n in &self.masters {
+            n.link.cut_until.set(until);
+        }
+        for n in &self.servers {
+            n.link.cut_until.set(until);
+        }
+        self.coverage.etcd_outages += 1;
+        self.log(format!("etcd lost by everyone until {until}"));
     }
 
     fn heal(&mut self) {
@@ -467,14 +500,18 @@ impl World {
                 .as_ref()
                 .and_then(|p| p.aborted().map(str::to_string));
             if let Some(why) = aborted {
-                let name = self.servers[i]
+                let (name, lease) = self.servers[i]
                     .process
                     .as_ref()
-                    .map(|p| p.name().to_string())
+                    .map(|p| (p.name().to_string(), p.lease_id()))
                     .unwrap_or_default();
-                self.log(format!("{name} aborted ({why}); restarts"));
+                self.log(format!(
+                    "{name} aborted ({why}); registers again as a new incarnation"
+                ));
                 self.servers[i].process = None;
-                self.servers[i].restart_at = now + self.between(100, 2_000);
+                self.servers[i].predecessor = lease;
+                // The process's back-off (node::Backoff), from 200 ms.
+                self.servers[i].restart_at = now + self.between(200, 2_000);
             }
             if self.servers[i].process.is_none() && now >= self.servers[i].restart_at {
                 self.start_server(i);

@@ -1,0 +1,230 @@
+#!/usr/bin/env bash
+# Hosts as Linux network namespaces on one machine, for fault tests of a cluster (RFC 0021).
+# Every host is a namespace `sfh-<name>` with one veth on the bridge `sfh-br` and an address
+# of 198.18.0.0/24 (the benchmarking range, used by these test hosts only); the root
+# namespace has no address on the bridge, so nothing here can reach any other network.
+# Faults are iptables rules inside a host's namespace; they go with it.
+#
+#   scripts/faults.sh run [--servers N] [--hold S]   # short run (root): builds the hosts, runs
+#       etcd, a master and N region servers (3) each on its host, writes rows from a client
+#       host, injects each fault kind for S seconds (10), heals it, checks that every region
+#       is served again and every acknowledged row is there; removes everything, also on failure
+#   scripts/faults.sh down                           # removes every namespace, link and process
+#       this script made (after a run that was killed)
+#
+# Settings: STRATA_BIN (default target/debug/strata), STRATA_FAULTS_DIR (work directory:
+# logs, the cluster's root; default a new one under $TMPDIR), STRATA_FAULTS_LIMIT (seconds
+# after a heal within which every region must be served again; default 10).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PREFIX=sfh
+BRIDGE="$PREFIX-br"
+NET=198.18.0
+BIN="${STRATA_BIN:-target/debug/strata}"
+LIMIT="${STRATA_FAULTS_LIMIT:-10}"
+SERVERS=3
+HOLD=10
+
+# host name -> last byte of its address
+declare -A ADDR=([etcd]=10 [master]=11 [client]=30)
+
+log() { printf '%s faults: %s\n' "$(date +%T)" "$*" >&2; }
+
+ns() { echo "$PREFIX-$1"; }
+ip_of() { echo "$NET.${ADDR[$1]}"; }
+
+# Every namespace and link of ours, whatever a previous run left.
+down() {
+  local pids
+  if [ -n "${WORK:-}" ] && [ -d "$WORK/pids" ]; then
+    for f in "$WORK"/pids/*; do
+      [ -f "$f" ] || continue
+      # setsid made each process its own group leader: end the group, nothing else.
+      kill -TERM -- "-$(cat "$f")" 2>/dev/null || true
+    done
+    sleep 1
+    for f in "$WORK"/pids/*; do
+      [ -f "$f" ] || continue
+      kill -KILL -- "-$(cat "$f")" 2>/dev/null || true
+      rm -f "$f"
+    done
+  fi
+  for n in $(ip netns list 2>/dev/null | awk '{print $1}' | grep "^$PREFIX-" || true); do
+    # Processes still inside (started by an earlier, killed run) go with their namespace.
+    pids="$(ip netns pids "$n" 2>/dev/null || true)"
+    [ -n "$pids" ] && kill -KILL $pids 2>/dev/null || true
+    ip netns del "$n" 2>/dev/null || true
+  done
+  for l in $(ip -o link show 2>/dev/null | awk -F': ' '{print $2}' | cut -d@ -f1 | grep "^$PREFIX-" || true); do
+    ip link del "$l" 2>/dev/null || true
+  done
+}
+
+add_host() {
+  local name="$1" n
+  n="$(ns "$name")"
+  ip netns add "$n"
+  ip link add "$PREFIX-${ADDR[$name]}" type veth peer name "$PREFIX-${ADDR[$name]}p"
+  ip link set "$PREFIX-${ADDR[$name]}p" master "$BRIDGE" up
+  ip link set "$PREFIX-${ADDR[$name]}" netns "$n"
+  ip -n "$n" link set lo up
+  ip -n "$n" link set "$PREFIX-${ADDR[$name]}" name eth0
+  ip -n "$n" addr add "$(ip_of "$name")/24" dev eth0
+  ip -n "$n" link set eth0 up
+}
+
+up() {
+  ip link add "$BRIDGE" type bridge
+  ip link set "$BRIDGE" up
+  for h in "${!ADDR[@]}"; do add_host "$h"; done
+}
+
+# Starts `CMD...` in host $1 as its own process group, logging to $WORK/$2.log.
+spawn() {
+  local host="$1" tag="$2"
+  shift 2
+  ip netns exec "$(ns "$host")" setsid "$@" >"$WORK/$tag.log" 2>&1 </dev/null &
+  echo $! >"$WORK/pids/$tag"
+}
+
+in_host() { local host="$1"; shift; ip netns exec "$(ns "$host")" "$@"; }
+
+etcd_ep() { echo "$(ip_of etcd):2379"; }
+
+strata() { in_host client "$BIN" "$@" --etcd "$(etcd_ep)" --cluster faults; }
+
+# Waits until `strata cluster status` says every one of $1 regions is open on one of $2 live
+# servers and nothing is in transition; prints the seconds it took; fails after $3 seconds.
+wait_served() {
+  local regions="$1" servers="$2" limit="$3" start=$SECONDS out
+  while true; do
+    out="$(strata cluster status 2>/dev/null || true)"
+    if grep -q "settled" <<<"$out" && grep -q "^regions: $regions open$" <<<"$out" \
+      && grep -q "^$servers live region servers" <<<"$out"; then
+      echo $((SECONDS - start))
+      return 0
+    fi
+    if [ $((SECONDS - start)) -ge "$limit" ]; then
+      log "not served within ${limit}s:"
+      echo "$out" >&2
+      return 1
+    fi
+    sleep 0.5
+  done
+}
+
+ROWS=0
+# Writes rows $ROWS.. +$1 through the shell from the client host; all must be acknowledged.
+write_rows() {
+  local n="$1" script="$WORK/put.hbase" i
+  : >"$script"
+  for ((i = ROWS; i < ROWS + n; i++)); do
+    printf "put 't', 'r%03d-%06d', 'f:q', 'v%d'\n" $((i * 7919 % 1000)) "$i" "$i" >>"$script"
+  done
+  if ! in_host client "$BIN" shell -n --etcd "$(etcd_ep)" --cluster faults <"$script" \
+    >"$WORK/shell.log" 2>&1 || grep -qi "error" "$WORK/shell.log"; then
+    log "a write was not acknowledged:"
+    tail -5 "$WORK/shell.log" >&2
+    return 1
+  fi
+  ROWS=$((ROWS + n))
+}
+
+check_rows() {
+  local out
+  out="$(echo "count 't'" | in_host client "$BIN" shell -n --etcd "$(etcd_ep)" --cluster faults 2>&1)"
+  if ! grep -q "^$ROWS row" <<<"$out"; then
+    log "expected $ROWS rows, the shell says: $out"
+    return 1
+  fi
+}
+
+# Fault kinds: each adds rules in one or more namespaces; heal flushes them.
+drop_between() { # drop_between HOST ADDR_OR_NET: drops both directions inside HOST's namespace
+  in_host "$1" iptables -A INPUT -s "$2" -j DROP
+  in_host "$1" iptables -A OUTPUT -d "$2" -j DROP
+}
+heal() {
+  for h in "${!ADDR[@]}"; do in_host "$h" iptables -F; done
+  # A paused process (rs-paused) resumes.
+  [ -f "$WORK/pids/rs3" ] && kill -CONT -- "-$(cat "$WORK/pids/rs3")" 2>/dev/null || true
+}
+
+fault() {
+  case "$1" in
+    rs-from-etcd) drop_between rs1 "$(ip_of etcd)" ;;
+    etcd-from-all) drop_between etcd "$NET.0/24" ;;
+    rs-isolated) drop_between rs2 "$NET.0/24" ;;
+    master-isolated) drop_between master "$NET.0/24" ;;
+    # One way: rs1's packets to etcd vanish, etcd's to rs1 arrive.
+    rs-to-etcd-one-way) in_host rs1 iptables -A OUTPUT -d "$(ip_of etcd)" -j DROP ;;
+    # SIGSTOP past the lease (a stalled process), SIGCONT at heal.
+    rs-paused) kill -STOP -- "-$(cat "$WORK/pids/rs3")" ;;
+    *) log "unknown fault $1"; return 1 ;;
+  esac
+}
+
+run() {
+  [ "$(id -u)" = 0 ] || { echo "faults.sh: run as root (network namespaces)" >&2; exit 2; }
+  command -v iptables >/dev/null || { echo "faults.sh: needs iptables (apt-get install iptables)" >&2; exit 2; }
+  [ -x "$BIN" ] || { echo "faults.sh: no $BIN (cargo build -p strata-cli)" >&2; exit 2; }
+  for ((i = 1; i <= SERVERS; i++)); do ADDR[rs$i]=$((20 + i)); done
+  WORK="${STRATA_FAULTS_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/strata-faults.XXXXXX")}"
+  mkdir -p "$WORK/pids" "$WORK/root"
+  trap 'down' EXIT
+  trap 'exit 1' INT TERM
+  down
+  up
+  log "hosts up in $WORK: $(for h in "${!ADDR[@]}"; do printf '%s=%s ' "$h" "$(ip_of "$h")"; done)"
+
+  in_host etcd env STRATA_ETCD_HOST="$(ip_of etcd)" STRATA_ETCD_PORT=2379 \
+    STRATA_ETCD_PEER_PORT=2380 STRATA_ETCD_DIR="$WORK/etcd" scripts/etcd.sh start >&2
+  # etcd.sh made the process its own group; stopping the group is ours to do.
+  cp "$WORK/etcd/etcd.pid" "$WORK/pids/etcd"
+  local common=(--etcd "$(etcd_ep)" --cluster faults --ttl 2 --root "$WORK/root")
+  spawn master master "$BIN" master "${common[@]}" --advertise "$(ip_of master):16000"
+  for ((i = 1; i <= SERVERS; i++)); do
+    # Every interface, announcing the host's address; all at once on the empty root.
+    spawn "rs$i" "rs$i" "$BIN" regionserver "${common[@]}" --listen 0.0.0.0:16020 \
+      --advertise "$(ip_of "rs$i")" --memtable-mib 32 --block-cache-mib 8
+  done
+  sleep 2
+  local t
+  strata cluster create-table t --splits 250,500,750 --families f >&2
+  t="$(wait_served 4 "$SERVERS" 60)"
+  log "4 regions served on $SERVERS servers after ${t}s"
+  write_rows 200
+
+  local kind results=()
+  for kind in rs-from-etcd etcd-from-all rs-isolated master-isolated rs-to-etcd-one-way \
+    rs-paused; do
+    log "fault $kind for ${HOLD}s"
+    fault "$kind"
+    sleep "$HOLD"
+    heal
+    t="$(wait_served 4 "$SERVERS" "$LIMIT")" || { log "FAIL: $kind did not heal"; return 1; }
+    write_rows 100
+    check_rows
+    results+=("$kind: every region served ${t}s after healing, $ROWS rows all there")
+    log "${results[-1]}"
+  done
+  printf '%s\n' "${results[@]}"
+  log "passed"
+}
+
+case "${1:-}" in
+  run)
+    shift
+    while [ $# -gt 0 ]; do
+      case "$1" in
+        --servers) SERVERS="$2"; shift 2 ;;
+        --hold) HOLD="$2"; shift 2 ;;
+        *) echo "faults.sh: unknown flag $1" >&2; exit 2 ;;
+      esac
+    done
+    run
+    ;;
+  down) down ;;
+  *) echo "usage: $0 run [--servers N] [--hold S] | down" >&2; exit 2 ;;
+esac
