@@ -133,9 +133,9 @@ fn a_root_keeps_its_kind() {
         .spawn()
         .unwrap();
     let mut first = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut first)
-        .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    out.read_line(&mut first).unwrap();
+    std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
     let _child = support::Killed(child);
     assert!(first.contains("a cluster of one"), "{first}");
 
