@@ -235,7 +235,7 @@ async fn start_http(
 }
 
 /// Logs where the process listens and keeps its data.
-fn log_layout(args: &Args, grpc: SocketAddr, root: &str) {
+pub(crate) fn log_layout(args: &Args, grpc: SocketAddr, root: &str) {
     tracing::info!(listen = %grpc, "gRPC services (data, admin) listening");
     tracing::info!(
         root = %root,

@@ -104,10 +104,13 @@ pub async fn serve(
         "strata standalone (a cluster of one) serving on {addr} (data in {url}) after {} ms",
         started.elapsed().as_millis()
     );
+    crate::standalone::log_layout(args, addr, &url);
     if let Some(http) = http {
+        tracing::info!(listen = %http, "HTTP endpoint (/metrics, web UI) listening");
         println!("web UI and /metrics on http://{http}");
     }
     if let Some(rpc) = hbase_rpc {
+        tracing::info!(listen = %rpc, "HBase RPC listening");
         println!("HBase RPC on {rpc}");
     }
     let gateway = if args.no_thrift {

@@ -113,6 +113,15 @@ async fn tables_split_and_drop_through_the_one_master() {
         let got = table.get(&Get::new(key(i))).await.unwrap();
         assert_eq!(got.len(), 1, "row {i} after the split");
     }
+    // Every region's files are listed, whichever server holds it.
+    admin.flush("s").await.unwrap();
+    let files = admin.list_files("s").await.unwrap();
+    let regions: std::collections::BTreeSet<u64> = files.iter().map(|f| f.region_id).collect();
+    assert_eq!(regions.len(), 2, "{files:?}");
+    assert!(
+        files.iter().all(|f| f.family == "f" && f.cells > 0),
+        "{files:?}"
+    );
     assert!(
         admin.delete_table("s").await.is_err(),
         "an enabled table is not dropped"
@@ -161,4 +170,24 @@ fn a_second_process_on_the_same_root_is_refused() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("in use by another Strata process"), "{err}");
+}
+
+#[test]
+fn a_wal_placed_off_the_root_is_refused() {
+    // The master replays a previous start's WAL from the root only.
+    let dir = tempfile::tempdir().unwrap();
+    let ram = dir.path().join("ram");
+    let out = support::standalone(
+        &dir.path().join("data"),
+        &[
+            "--cluster-of-one".into(),
+            format!("--volume=RAM_DISK={}", ram.display()),
+            "--wal-storage-policy=LAZY_PERSIST".into(),
+        ],
+    )
+    .output()
+    .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("keeps its WAL on the data directory"), "{err}");
 }

@@ -122,10 +122,6 @@ fn no_regions_here() -> Status {
     strata_proto::status(ErrorCode::NotServingRegion, "this process holds no regions")
 }
 
-fn unsupported(what: &str) -> Status {
-    Status::unimplemented(format!("{what} is not available in cluster mode yet"))
-}
-
 fn table_name(name: &str) -> Result<String, Status> {
     strata_model::schema::TableName::parse(name)
         .map(|n| n.to_string())
@@ -624,9 +620,42 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
 
     async fn list_files(
         &self,
-        _request: Request<pb::TableRequest>,
+        request: Request<pb::TableRequest>,
     ) -> Result<Response<pb::ListFilesResponse>, Status> {
-        Err(unsupported("files"))
+        let local = request.metadata().contains_key(LOCAL);
+        let req = request.into_inner();
+        let name = table_name(&req.table)?;
+        let regions = self.hosted_regions(&name, None).await?;
+        if local {
+            return self
+                .run(move |_, _, server| {
+                    let server = server.ok_or_else(no_regions_here)?;
+                    let wanted: std::collections::BTreeSet<u64> =
+                        regions.iter().map(|r| r.region_id).collect();
+                    let files = server
+                        .table_files(&name)
+                        .into_iter()
+                        .filter(|r| wanted.contains(&r.info.region_id))
+                        .flat_map(strata_server::files::to_pb)
+                        .collect();
+                    Ok(pb::ListFilesResponse { files })
+                })
+                .await;
+        }
+        // Each server lists its regions' files; together they are the table's, by start row.
+        let mut files = Vec::new();
+        for addr in servers_of(&regions) {
+            let mut client = admin_client(&addr).await?;
+            files.extend(
+                client
+                    .list_files(local_request(req.clone()))
+                    .await?
+                    .into_inner()
+                    .files,
+            );
+        }
+        files.sort_by(|a, b| a.region_start.cmp(&b.region_start));
+        Ok(Response::new(pb::ListFilesResponse { files }))
     }
 
     async fn status(

@@ -102,6 +102,7 @@ pub fn run(
         _ => format!("{url}: {e}"),
     })?;
     refuse_other_layouts(files.as_ref(), &root, &url)?;
+    refuse_wal_off_root(&config.server)?;
     let (kv, _) = EmbeddedKv::open(
         storage.clone(),
         &root.join(COORDINATION_DIR),
@@ -209,6 +210,32 @@ fn refuse_other_layouts(
         return Err(format!(
             "{url} was written by a standalone master with a catalog file; open it with \
              `strata standalone` without --cluster-of-one"
+        ));
+    }
+    Ok(())
+}
+
+/// Refuses WAL settings that put the WAL on a volume other than the root: the master fences
+/// and splits a previous start's WAL under the root only, so one elsewhere would not be
+/// replayed after a crash.
+fn refuse_wal_off_root(server: &ServerConfig) -> Result<(), String> {
+    if !server.storage.is_local() || server.volumes.is_empty() {
+        return Ok(());
+    }
+    let volumes = strata_storage::tiers::Volumes::new(
+        &server.data_dir,
+        server.data_dir_type,
+        server.volumes.clone(),
+    )?;
+    let kind = volumes.place(server.wal_storage_policy);
+    if kind != volumes.root_kind() && !volumes.is_remote(kind) {
+        return Err(format!(
+            "the WAL's storage policy {:?} places it on the {} volume, but a cluster of one \
+             keeps its WAL on the data directory ({}); choose a policy the data directory's \
+             type satisfies",
+            server.wal_storage_policy,
+            kind.name(),
+            server.data_dir_type.name()
         ));
     }
     Ok(())

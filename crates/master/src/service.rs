@@ -7,8 +7,6 @@ use strata_proto::convert::table_from_pb;
 use strata_proto::pb::admin_server::Admin;
 use strata_proto::pb::{self, Empty};
 use strata_server::RegionServer;
-use strata_storage::manifest::RegionInfo;
-use strata_storage::region::FileListing;
 use tonic::{Request, Response, Status};
 
 use crate::catalog::RegionEntry;
@@ -92,37 +90,9 @@ fn list_files(master: &Master, name: &str) -> Result<pb::ListFilesResponse, Mast
         .host()
         .table_files(name)
         .into_iter()
-        .flat_map(|r| {
-            let info = r.info;
-            r.files.into_iter().map(move |f| store_file_to_pb(&info, f))
-        })
+        .flat_map(strata_server::files::to_pb)
         .collect();
     Ok(pb::ListFilesResponse { files })
-}
-
-fn store_file_to_pb(region: &RegionInfo, f: FileListing) -> pb::StoreFileInfo {
-    let (min_timestamp, max_timestamp) = f.time_range.unwrap_or_default();
-    let (window_start, window_end) = f.window.unwrap_or_default();
-    pb::StoreFileInfo {
-        region_id: region.region_id,
-        region_start: region.start_row.clone(),
-        region_end: region.end_row.clone(),
-        family: f.family,
-        name: f.name,
-        size: f.size,
-        cells: f.cells,
-        has_time_range: f.time_range.is_some(),
-        min_timestamp,
-        max_timestamp,
-        max_seq_id: f.max_seq_id,
-        major: f.major,
-        reference: f.reference,
-        tier: f.tier,
-        path: f.path,
-        has_window: f.window.is_some(),
-        window_start,
-        window_end,
-    }
 }
 
 #[tonic::async_trait]

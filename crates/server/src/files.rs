@@ -36,3 +36,37 @@ impl RegionServer {
         regions
     }
 }
+
+/// The files of one region as Strata's protocol lists them (`Admin.ListFiles`).
+pub fn to_pb(region: RegionFiles) -> impl Iterator<Item = strata_proto::pb::StoreFileInfo> {
+    let info = region.info;
+    region
+        .files
+        .into_iter()
+        .map(move |f| store_file_to_pb(&info, f))
+}
+
+fn store_file_to_pb(region: &RegionInfo, f: FileListing) -> strata_proto::pb::StoreFileInfo {
+    let (min_timestamp, max_timestamp) = f.time_range.unwrap_or_default();
+    let (window_start, window_end) = f.window.unwrap_or_default();
+    strata_proto::pb::StoreFileInfo {
+        region_id: region.region_id,
+        region_start: region.start_row.clone(),
+        region_end: region.end_row.clone(),
+        family: f.family,
+        name: f.name,
+        size: f.size,
+        cells: f.cells,
+        has_time_range: f.time_range.is_some(),
+        min_timestamp,
+        max_timestamp,
+        max_seq_id: f.max_seq_id,
+        major: f.major,
+        reference: f.reference,
+        tier: f.tier,
+        path: f.path,
+        has_window: f.window.is_some(),
+        window_start,
+        window_end,
+    }
+}
