@@ -9,11 +9,11 @@ mod support;
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use strata_client::Connection;
-use strata_model::ops::{Get, Put, Scan};
+use strata_model::ops::{Get, Put};
 use strata_model::schema::{FamilyDescriptor, TableDescriptor, TableName};
 
 use support::key;
@@ -22,63 +22,10 @@ fn spawn(dir: &Path) -> (Child, String) {
     support::spawn(dir, &["--cluster-of-one".into()], Stdio::inherit())
 }
 
-fn stop_gracefully(mut child: Child) {
-    let status = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    assert!(child.wait().unwrap().success());
-}
-
-async fn create(conn: &Connection, name: &str) {
-    let t = TableDescriptor::new(TableName::parse(name).unwrap())
-        .with_family(FamilyDescriptor::new("f"));
-    conn.admin()
-        .create_table(&t, &[key(500), key(1000)])
-        .await
-        .unwrap();
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigkill_loses_no_acknowledged_write_and_restart_keeps_everything() {
     let dir = tempfile::tempdir().unwrap();
-    let (mut child, addr) = spawn(dir.path());
-    let conn = Connection::connect(&addr).await.unwrap();
-    create(&conn, "t").await;
-    let t = conn.table("t").unwrap();
-
-    let (acked, writers) = support::start_writers(&t, 4);
-    tokio::time::sleep(Duration::from_millis(1500)).await;
-    child.kill().unwrap(); // SIGKILL
-    child.wait().unwrap();
-    let acked = support::stop_writers(&acked, writers).await;
-    assert!(
-        acked.iter().all(|&n| n > 10),
-        "too few writes before the kill: {acked:?}"
-    );
-
-    let restarted = Instant::now();
-    let (child, addr) = spawn(dir.path());
-    let conn = Connection::connect(&addr).await.unwrap();
-    let t = conn.table("t").unwrap();
-    support::assert_acknowledged(&t, &acked).await;
-    eprintln!(
-        "every acknowledged row read back {} ms after the restart",
-        restarted.elapsed().as_millis()
-    );
-    let rows = t.scan_all(&Scan::default()).await.unwrap().len() as u64;
-
-    stop_gracefully(child);
-    let (mut child, addr) = spawn(dir.path());
-    let conn = Connection::connect(&addr).await.unwrap();
-    let t = conn.table("t").unwrap();
-    assert_eq!(
-        t.scan_all(&Scan::default()).await.unwrap().len() as u64,
-        rows
-    );
-    child.kill().unwrap();
-    child.wait().unwrap();
+    support::sigkill_then_restart(dir.path(), &["--cluster-of-one".into()]).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -135,7 +82,7 @@ async fn tables_split_and_drop_through_the_one_master() {
 fn a_root_keeps_its_kind() {
     let single = tempfile::tempdir().unwrap();
     let (child, _addr) = spawn(single.path());
-    stop_gracefully(child);
+    support::stop_gracefully(child);
     // Without the flag, the root's kind decides: it starts as a cluster of one again.
     let mut child = support::standalone(single.path(), &[])
         .stdout(Stdio::piped())
@@ -150,7 +97,7 @@ fn a_root_keeps_its_kind() {
 
     let legacy = tempfile::tempdir().unwrap();
     let (child, _addr) = support::spawn(legacy.path(), &[], Stdio::inherit());
-    stop_gracefully(child);
+    support::stop_gracefully(child);
     let out = support::standalone(legacy.path(), &["--cluster-of-one".into()])
         .output()
         .unwrap();

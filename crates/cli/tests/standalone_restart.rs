@@ -5,70 +5,16 @@
 mod support;
 
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::time::Duration;
-
-use strata_client::Connection;
-use strata_model::ops::Scan;
-use strata_model::schema::{FamilyDescriptor, TableDescriptor, TableName};
+use std::process::{Child, Stdio};
 
 fn spawn(dir: &Path) -> (Child, String) {
     support::spawn(dir, &[], Stdio::inherit())
 }
 
-use support::key;
-
-async fn create(conn: &Connection) {
-    let t = TableDescriptor::new(TableName::parse("t").unwrap())
-        .with_family(FamilyDescriptor::new("f"));
-    conn.admin()
-        .create_table(&t, &[key(500), key(1000)])
-        .await
-        .unwrap();
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigkill_loses_no_acknowledged_write_and_restart_keeps_everything() {
     let dir = tempfile::tempdir().unwrap();
-    let (mut child, addr) = spawn(dir.path());
-    let conn = Connection::connect(&addr).await.unwrap();
-    create(&conn).await;
-    let t = conn.table("t").unwrap();
-
-    // Writers record the highest row each has had acknowledged; the server is killed
-    // while they run.
-    let (acked, writers) = support::start_writers(&t, 4);
-    tokio::time::sleep(Duration::from_millis(1500)).await;
-    child.kill().unwrap(); // SIGKILL
-    child.wait().unwrap();
-    let acked = support::stop_writers(&acked, writers).await;
-    assert!(
-        acked.iter().all(|&n| n > 10),
-        "too few writes before the kill: {acked:?}"
-    );
-
-    let (mut child, addr) = spawn(dir.path());
-    let conn = Connection::connect(&addr).await.unwrap();
-    let t = conn.table("t").unwrap();
-    support::assert_acknowledged(&t, &acked).await;
-    let rows = t.scan_all(&Scan::default()).await.unwrap().len() as u64;
-
-    // A graceful stop (SIGTERM) and restart keeps every row.
-    let status = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    assert!(child.wait().unwrap().success());
-    let (mut child, addr) = spawn(dir.path());
-    let conn = Connection::connect(&addr).await.unwrap();
-    let t = conn.table("t").unwrap();
-    assert_eq!(
-        t.scan_all(&Scan::default()).await.unwrap().len() as u64,
-        rows
-    );
-    child.kill().unwrap();
-    child.wait().unwrap();
+    support::sigkill_then_restart(dir.path(), &[]).await;
 }
 
 #[test]
