@@ -88,8 +88,9 @@ pub struct Args {
     /// --wal-root); a path is a local directory.
     #[arg(long)]
     root: Option<String>,
-    /// The HDFS NameNode's HTTP address (WebHDFS, used to set storage policies)
-    /// [default: the NameNode's host, port 9870].
+    /// The HDFS NameNode's HTTP address (WebHDFS), needed only to set storage policies other
+    /// than HOT [default: dfs.namenode.http-address in HADOOP_CONF_DIR's hdfs-site.xml, else
+    /// the NameNode's host, port 9870].
     #[arg(long)]
     hdfs_http: Option<String>,
     /// Where the WAL lives instead of under --root: a local directory or
