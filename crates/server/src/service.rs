@@ -67,8 +67,8 @@ impl DataService {
     }
 
     /// The tonic server for this service, with Strata's message-size limits.
-    pub fn into_server(self) -> pb::data_server::DataServer<DataService> {
-        pb::data_server::DataServer::new(self)
+    pub fn into_server(self) -> pb::data_server::DataServer<crate::logged::Logged> {
+        pb::data_server::DataServer::new(crate::logged::Logged(self))
             .max_decoding_message_size(strata_proto::MAX_MESSAGE_BYTES)
             .max_encoding_message_size(strata_proto::MAX_MESSAGE_BYTES)
     }
