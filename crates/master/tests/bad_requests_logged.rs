@@ -97,7 +97,10 @@ async fn bad_requests_are_logged_with_the_client_once_per_kind() {
     assert_eq!(missing.len(), 1, "rate-limited to one line:\n{text}");
     assert!(missing[0].contains(" WARN "), "{text}");
     assert!(missing[0].contains("client=127.0.0.1:"), "{text}");
-    assert!(missing[0].contains("bad Strata admin request: locate"), "{text}");
+    assert!(
+        missing[0].contains("bad Strata admin request: locate"),
+        "{text}"
+    );
     assert!(missing[0].contains("missing"), "{text}");
     let family = of_kind("unknown family");
     assert_eq!(family.len(), 1, "{text}");
