@@ -3,7 +3,8 @@
 # (scripts/hdfs.sh, a MiniDFSCluster), 2 masters and 3 region servers keeping their data under
 # hdfs://127.0.0.1:PORT/strata-local; the region servers serve gRPC on 127.0.0.1:16020-16022.
 #
-#   scripts/cluster.sh up        # builds strata, starts everything, waits until a master is active
+#   scripts/cluster.sh up        # builds strata, starts everything, waits until a master is
+#                                # active and the region servers are live (STRATA_CLUSTER_WAIT s)
 #   scripts/cluster.sh status    # strata cluster status
 #   scripts/cluster.sh shell     # strata shell on the cluster (through etcd)
 #   scripts/cluster.sh down      # stops the processes, HDFS and etcd (HDFS's data is removed)
@@ -39,6 +40,42 @@ stop() {
   rm -f "$DIR/$name.pid"
 }
 
+# Waits (at most STRATA_CLUSTER_WAIT seconds, default 60) until a master is active and every
+# region server started here is registered (live in `strata cluster status`), saying so; a
+# process that exited or a deadline passed is reported with the end of its log, and fails.
+wait_live() { # first region server port
+  local limit="${STRATA_CLUSTER_WAIT:-60}" status="" want=0 live
+  local deadline=$((SECONDS + limit))
+  for i in 0 1 2; do alive "rs$i" && want=$((want + 1)); done
+  while :; do
+    for n in master0 master1 rs0 rs1 rs2; do
+      if [ -f "$DIR/$n.pid" ] && ! alive "$n"; then
+        echo "cluster.sh: $n exited; last lines of $DIR/$n.log:" >&2
+        tail -20 "$DIR/$n.log" >&2
+        return 1
+      fi
+    done
+    status="$("$BIN" cluster status $ETCD 2>/dev/null || true)"
+    live="$(printf '%s\n' "$status" | sed -n 's/^\([0-9][0-9]*\) live region servers$/\1/p')"
+    if printf '%s\n' "$status" | grep -q "^active master" && [ "${live:-0}" -ge "$want" ]; then
+      echo "cluster.sh: a master is active and $live of $want region servers are live"
+      return 0
+    fi
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      echo "cluster.sh: after ${limit} s, ${live:-0} of $want region servers are live" \
+        "(STRATA_CLUSTER_WAIT sets the wait); status:" >&2
+      printf '%s\n' "$status" >&2
+      for i in 0 1 2; do
+        printf '%s\n' "$status" | grep -q "^  127.0.0.1:$(($1 + i)):" && continue
+        echo "--- last lines of $DIR/rs$i.log:" >&2
+        tail -5 "$DIR/rs$i.log" >&2
+      done
+      return 1
+    fi
+    sleep 0.2
+  done
+}
+
 case "${1:-}" in
   up)
     mkdir -p "$DIR"
@@ -60,10 +97,7 @@ case "${1:-}" in
       port=$((base + i))
       start "rs$i" regionserver --advertise "127.0.0.1:$port" --listen "127.0.0.1:$port" "${ROOT[@]}"
     done
-    for _ in $(seq 1 100); do
-      "$BIN" cluster status $ETCD 2>/dev/null | grep -q "^active master" && break
-      sleep 0.1
-    done
+    wait_live "$base"
     "$BIN" cluster status $ETCD
     echo "logs in $DIR"
     ;;

@@ -59,7 +59,9 @@ pub struct RegionServerArgs {
     /// `wal/<server>/`, and serves them on --listen. Without it: coordination only.
     #[arg(long)]
     root: Option<String>,
-    /// The HDFS NameNode's HTTP address (WebHDFS) [default: the NameNode's host, port 9870].
+    /// The HDFS NameNode's HTTP address (WebHDFS), needed only to set storage policies other
+    /// than HOT [default: dfs.namenode.http-address in HADOOP_CONF_DIR's hdfs-site.xml, else
+    /// the NameNode's host, port 9870].
     #[arg(long)]
     hdfs_http: Option<String>,
     /// Longest wait, in seconds, for one HDFS operation (with --root): past it the operation

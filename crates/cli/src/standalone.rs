@@ -89,8 +89,9 @@ pub struct Args {
     /// --wal-root); a path is a local directory.
     #[arg(long)]
     pub(crate) root: Option<String>,
-    /// The HDFS NameNode's HTTP address (WebHDFS, used to set storage policies)
-    /// [default: the NameNode's host, port 9870].
+    /// The HDFS NameNode's HTTP address (WebHDFS), needed only to set storage policies other
+    /// than HOT [default: dfs.namenode.http-address in HADOOP_CONF_DIR's hdfs-site.xml, else
+    /// the NameNode's host, port 9870].
     #[arg(long)]
     pub(crate) hdfs_http: Option<String>,
     /// Where the WAL lives instead of under --root: a local directory or
@@ -409,7 +410,14 @@ async fn serve(args: &Args) -> Result<(), String> {
         }
     };
     println!("open a shell with: strata shell --server {}", server.addr());
-    wait_for_signal().await;
+    tokio::select! {
+        () = wait_for_signal() => {}
+        why = lock_lost(root.s3.clone()) => {
+            // Another process owns the root now: nothing more may be written, not even the
+            // flushes of a graceful stop (the WAL keeps what was acknowledged).
+            return Err(format!("stopping at once: {why}"));
+        }
+    }
     if let Some(http) = http {
         http.shutdown().await;
     }
@@ -423,6 +431,20 @@ async fn serve(args: &Args) -> Result<(), String> {
     server.shutdown().await.map_err(|e| e.to_string())?;
     println!("strata standalone: stopped");
     Ok(())
+}
+
+/// Resolves, with the reason, once an S3 root's store has lost the root's lock (never for
+/// other roots).
+async fn lock_lost(s3: Option<Arc<strata_shared_storage::S3>>) -> String {
+    let Some(s3) = s3 else {
+        return std::future::pending().await;
+    };
+    loop {
+        if let Some(why) = s3.fenced() {
+            return why;
+        }
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
 }
 
 /// Starts HBase's native RPC unless disabled; a taken default port is reported, not fatal.

@@ -47,6 +47,14 @@ pub async fn serve(
     server: strata_server::ServerConfig,
     started: Instant,
 ) -> Result<(), String> {
+    if root.s3.is_some() {
+        // The S3 root's lock is a lease whose loss must stop every write; only the standalone
+        // master's process watches it so far.
+        return Err(format!(
+            "{}: a cluster of one does not run on an s3:// root yet; use a local or hdfs:// root",
+            root.url
+        ));
+    }
     let mut config = SingleConfig::new(server, args.listen);
     config.endpoints = Endpoints {
         http: optional_listener(

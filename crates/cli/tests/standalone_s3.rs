@@ -105,6 +105,13 @@ async fn sigkill_on_s3_loses_no_acknowledged_write_and_a_second_process_is_refus
     );
     assert!(!ok);
     assert!(err.contains("in use by another Strata process"), "{err}");
+    // It names the holder, its last renewal and the expiry.
+    let pid = server.0.id();
+    assert!(err.contains(&format!("process {pid} on ")), "{err}");
+    assert!(
+        err.contains("last renewed") && err.contains("expires"),
+        "{err}"
+    );
 
     let table = conn.table("t").unwrap();
     let (acked, writers) = support::start_writers(&table, 4);

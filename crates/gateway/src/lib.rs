@@ -12,7 +12,8 @@
 //! ```
 //!
 //! Module map: `protocol` (values, decoder, encoder, messages), `transport` (framing),
-//! `compact` (refusing clients of the compact protocol), `bad_input` (rate-limited warnings),
+//! `compact` (refusing clients of the compact protocol; warnings about bad input go through
+//! `strata_proto::bad_input`, rate-limited),
 //! `idl` (the IDL's structs), `handler` (one file per kind of request), `scanners` (the
 //! leased scanner registry), `server` (accept loop, one task per connection), `config`,
 //! `error` (IOError / IllegalArgument / AlreadyExists).
@@ -28,7 +29,6 @@
 //! # Ok(()) }
 //! ```
 
-mod bad_input;
 mod compact;
 mod config;
 mod error;

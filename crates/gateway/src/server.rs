@@ -152,8 +152,9 @@ async fn serve(
                 }
             }
             Ok(Some(Incoming::Unsupported { reason, reply })) => {
-                crate::bad_input::warn(
+                strata_proto::bad_input::warn(
                     peer,
+                    "Thrift",
                     "unsupported_protocol",
                     &format!(
                         "the client speaks {reason}: answered with a TApplicationException and \
@@ -169,7 +170,12 @@ async fn serve(
                 fatal,
             })) => {
                 let action = if fatal { "closed" } else { "answered" };
-                crate::bad_input::warn(peer, "malformed", &format!("{reason} ({action})"));
+                strata_proto::bad_input::warn(
+                    peer,
+                    "Thrift",
+                    "malformed",
+                    &format!("{reason} ({action})"),
+                );
                 if let Some(h) = header {
                     let body = application_exception(AppErrorKind::ProtocolError, &reason);
                     let reply = encode_message(&h.name, MessageKind::Exception, h.seqid, &body);

@@ -132,6 +132,24 @@ impl HBaseError {
     }
 
     /// The exception as a response header field.
+    /// The kind of client mistake this answers (a missing table, an unknown family, a
+    /// malformed or unsupported request), or `None` for the server's own conditions (a
+    /// moved region, a busy server, a failure), which are no client's fault.
+    pub fn client_mistake(&self) -> Option<&'static str> {
+        let class = self.class.rsplit('.').next().unwrap_or(self.class);
+        match class {
+            "TableNotFoundException" => Some("missing table"),
+            "NoSuchColumnFamilyException" => Some("unknown family"),
+            "NamespaceNotFoundException" => Some("missing namespace"),
+            "DoNotRetryIOException" => Some("invalid request"),
+            "UnknownServiceException"
+            | "UnsupportedCellCodecException"
+            | "UnsupportedCompressionCodecException" => Some("malformed HBase RPC"),
+            _ => None,
+        }
+    }
+
+    /// The exception as HBase's RPC answers it.
     pub fn to_response(&self) -> pb::ExceptionResponse {
         pb::ExceptionResponse {
             exception_class_name: Some(self.class.to_string()),

@@ -173,6 +173,8 @@ pub struct Call {
     pub param: Bytes,
     /// The cell block (empty if none).
     pub cell_block: Bytes,
+    /// The client's address, for logging its mistakes (set by the connection).
+    pub peer: Option<std::net::SocketAddr>,
 }
 
 /// Splits a call frame into header, parameter and cell block.
@@ -203,6 +205,7 @@ pub fn decode_call(mut frame: Bytes) -> Result<Call, FrameError> {
         header,
         param,
         cell_block: frame,
+        peer: None,
     })
 }
 

@@ -18,6 +18,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use bytes::{Bytes, BytesMut};
 use prost::Message;
 use strata_master::Master;
+use strata_proto::bad_input;
 use strata_server::RegionServer;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -307,6 +308,7 @@ async fn handshake(
 }
 
 async fn serve_connection(ctx: Arc<Context>, mut stream: TcpStream) {
+    let peer = stream.peer_addr().ok();
     let (service, codec) = match handshake(&ctx, &mut stream).await {
         Ok(Some(h)) => h,
         Ok(None) => {
@@ -317,6 +319,10 @@ async fn serve_connection(ctx: Arc<Context>, mut stream: TcpStream) {
             if ctx.trace {
                 eprintln!("hbase-rpc: connection refused: {e}");
             }
+            // A client that connected and left says nothing wrong.
+            if let (Some(peer), false) = (peer, matches!(e, FrameError::Io(_))) {
+                bad_input::warn(peer, "HBase RPC", "malformed HBase RPC", &e.to_string());
+            }
             if let Some(reply) = reply {
                 let _ = stream.write_all(&reply).await;
             }
@@ -326,6 +332,7 @@ async fn serve_connection(ctx: Arc<Context>, mut stream: TcpStream) {
     };
     let mut conn = Connection {
         ctx,
+        peer,
         service,
         codec,
         output: BytesMut::new(),
@@ -337,6 +344,8 @@ async fn serve_connection(ctx: Arc<Context>, mut stream: TcpStream) {
 /// One connection past its handshake: its calls read in order, answered in any order.
 struct Connection {
     ctx: Arc<Context>,
+    /// The client's address.
+    peer: Option<std::net::SocketAddr>,
     service: Service,
     codec: Option<Codec>,
     /// Replies ready to write.
@@ -365,6 +374,10 @@ impl Connection {
                     Ok(Some(call)) => self.start(call, &done_tx),
                     Ok(None) => break,
                     Err(e) => {
+                        if let Some(peer) = self.peer {
+                            let what = e.to_string();
+                            bad_input::warn(peer, "HBase RPC", "malformed HBase RPC", &what);
+                        }
                         // Nothing more is read; calls already running are still answered.
                         self.output.extend_from_slice(&fatal(e.to_string()));
                         failed = true;
@@ -424,7 +437,8 @@ impl Connection {
     /// blocking thread (writes wait for the WAL, uncached reads for the disk), whose reply
     /// arrives on `done`. Gets and multis count as reads in flight until answered (a multi
     /// is known to hold writes only once tried, so one that was not tried counts too).
-    fn start(&mut self, call: Call, done: &mpsc::UnboundedSender<Bytes>) {
+    fn start(&mut self, mut call: Call, done: &mpsc::UnboundedSender<Bytes>) {
+        call.peer = self.peer;
         if self.service == Service::Client
             && call.header.method_name() == "Mutate"
             && self.try_write_now(&call, done)
@@ -572,6 +586,13 @@ fn reply(
                 "hbase-rpc: {service:?}.{method} #{call_id}: {} {}",
                 e.class, e.message
             ),
+        }
+    }
+    if let (Err(e), Some(peer)) = (&result, call.peer) {
+        if let Some(kind) = e.client_mistake() {
+            let method = call.header.method_name();
+            let what = format!("{service:?}.{method}: {} {}", e.class, e.message);
+            bad_input::warn(peer, "HBase RPC", kind, &what);
         }
     }
     match result {

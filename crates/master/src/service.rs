@@ -32,16 +32,28 @@ impl AdminService {
             .max_encoding_message_size(strata_proto::MAX_MESSAGE_BYTES)
     }
 
-    async fn run<T, F>(&self, f: F) -> Result<Response<T>, Status>
+    /// Runs `f` on the blocking pool; an error that is a mistake of the client at `peer`
+    /// (a missing table, a malformed schema) is logged, rate-limited
+    /// ([`strata_proto::bad_input`]).
+    async fn run<T, F>(
+        &self,
+        peer: Option<std::net::SocketAddr>,
+        what: &str,
+        f: F,
+    ) -> Result<Response<T>, Status>
     where
         T: Send + 'static,
         F: FnOnce(&Master) -> Result<T, MasterError> + Send + 'static,
     {
         let master = self.master.clone();
-        tokio::task::spawn_blocking(move || f(&master).map_err(|e| e.to_status()))
+        let outcome = tokio::task::spawn_blocking(move || f(&master).map_err(|e| e.to_status()))
             .await
             .map_err(strata_server::status::internal)?
-            .map(Response::new)
+            .map(Response::new);
+        if let (Err(status), Some(peer)) = (&outcome, peer) {
+            strata_proto::bad_input::warn_status(peer, "Strata admin", what, status);
+        }
+        outcome
     }
 }
 
@@ -101,51 +113,64 @@ impl Admin for AdminService {
         &self,
         request: Request<pb::CreateTableRequest>,
     ) -> Result<Response<Empty>, Status> {
+        let peer = request.remote_addr();
         let req = request.into_inner();
         let schema = req.schema.ok_or_else(|| invalid("request has no schema"))?;
         let table = table_from_pb(schema).map_err(invalid)?;
         let keys = req.split_keys;
-        self.run(move |m| m.create_table(table, &keys).map(|()| Empty {}))
-            .await
+        self.run(peer, "create_table", move |m| {
+            m.create_table(table, &keys).map(|()| Empty {})
+        })
+        .await
     }
 
     async fn alter_table(
         &self,
         request: Request<pb::AlterTableRequest>,
     ) -> Result<Response<Empty>, Status> {
+        let peer = request.remote_addr();
         let schema = request
             .into_inner()
             .schema
             .ok_or_else(|| invalid("request has no schema"))?;
         let table = table_from_pb(schema).map_err(invalid)?;
-        self.run(move |m| m.alter_table(table).map(|()| Empty {}))
-            .await
+        self.run(peer, "alter_table", move |m| {
+            m.alter_table(table).map(|()| Empty {})
+        })
+        .await
     }
 
     async fn disable_table(
         &self,
         request: Request<pb::TableRequest>,
     ) -> Result<Response<Empty>, Status> {
+        let peer = request.remote_addr();
         let name = request.into_inner().table;
-        self.run(move |m| m.disable_table(&name).map(|()| Empty {}))
-            .await
+        self.run(peer, "disable_table", move |m| {
+            m.disable_table(&name).map(|()| Empty {})
+        })
+        .await
     }
 
     async fn enable_table(
         &self,
         request: Request<pb::TableRequest>,
     ) -> Result<Response<Empty>, Status> {
+        let peer = request.remote_addr();
         let name = request.into_inner().table;
-        self.run(move |m| m.enable_table(&name).map(|()| Empty {}))
-            .await
+        self.run(peer, "enable_table", move |m| {
+            m.enable_table(&name).map(|()| Empty {})
+        })
+        .await
     }
 
     async fn truncate_table(
         &self,
         request: Request<pb::TruncateTableRequest>,
     ) -> Result<Response<Empty>, Status> {
+        let peer = request.remote_addr();
         let req = request.into_inner();
-        self.run(move |m| {
+        self.run(peer, "truncate_table", move |m| {
             m.truncate_table(&req.table, req.preserve_splits)
                 .map(|()| Empty {})
         })
@@ -156,16 +181,20 @@ impl Admin for AdminService {
         &self,
         request: Request<pb::TableRequest>,
     ) -> Result<Response<Empty>, Status> {
+        let peer = request.remote_addr();
         let name = request.into_inner().table;
-        self.run(move |m| m.delete_table(&name).map(|()| Empty {}))
-            .await
+        self.run(peer, "delete_table", move |m| {
+            m.delete_table(&name).map(|()| Empty {})
+        })
+        .await
     }
 
     async fn list_tables(
         &self,
-        _request: Request<Empty>,
+        request: Request<Empty>,
     ) -> Result<Response<pb::ListTablesResponse>, Status> {
-        self.run(|m| {
+        let peer = request.remote_addr();
+        self.run(peer, "list_tables", |m| {
             let names: Vec<String> = m.catalog().tables.keys().cloned().collect();
             let tables = names
                 .iter()
@@ -180,22 +209,28 @@ impl Admin for AdminService {
         &self,
         request: Request<pb::TableRequest>,
     ) -> Result<Response<pb::TableInfo>, Status> {
+        let peer = request.remote_addr();
         let name = request.into_inner().table;
-        self.run(move |m| table_info(m, &name)).await
+        self.run(peer, "describe_table", move |m| table_info(m, &name))
+            .await
     }
 
     async fn flush(&self, request: Request<pb::TableRequest>) -> Result<Response<Empty>, Status> {
+        let peer = request.remote_addr();
         let name = request.into_inner().table;
-        self.run(move |m| m.flush_table(&name).map(|()| Empty {}))
-            .await
+        self.run(peer, "flush", move |m| {
+            m.flush_table(&name).map(|()| Empty {})
+        })
+        .await
     }
 
     async fn compact(
         &self,
         request: Request<pb::CompactRequest>,
     ) -> Result<Response<Empty>, Status> {
+        let peer = request.remote_addr();
         let req = request.into_inner();
-        self.run(move |m| {
+        self.run(peer, "compact", move |m| {
             let family = (!req.family.is_empty()).then_some(req.family.as_str());
             m.compact_table(&req.table, family, req.major)
                 .map(|()| Empty {})
@@ -204,14 +239,18 @@ impl Admin for AdminService {
     }
 
     async fn split(&self, request: Request<pb::SplitRequest>) -> Result<Response<Empty>, Status> {
+        let peer = request.remote_addr();
         let req = request.into_inner();
-        self.run(move |m| m.split(&req.table, req.split_row).map(|()| Empty {}))
-            .await
+        self.run(peer, "split", move |m| {
+            m.split(&req.table, req.split_row).map(|()| Empty {})
+        })
+        .await
     }
 
     async fn merge(&self, request: Request<pb::MergeRequest>) -> Result<Response<Empty>, Status> {
+        let peer = request.remote_addr();
         let req = request.into_inner();
-        self.run(move |m| {
+        self.run(peer, "merge", move |m| {
             m.merge(&req.table, req.region_a, req.region_b)
                 .map(|()| Empty {})
         })
@@ -222,8 +261,9 @@ impl Admin for AdminService {
         &self,
         request: Request<pb::LocateRequest>,
     ) -> Result<Response<pb::LocateResponse>, Status> {
+        let peer = request.remote_addr();
         let name = request.into_inner().table;
-        self.run(move |m| {
+        self.run(peer, "locate", move |m| {
             // Locations only: sizes are left out to keep the client's hot path cheap.
             let regions = m
                 .locate(&name)?
@@ -246,15 +286,18 @@ impl Admin for AdminService {
         &self,
         request: Request<pb::TableRequest>,
     ) -> Result<Response<pb::ListFilesResponse>, Status> {
+        let peer = request.remote_addr();
         let name = request.into_inner().table;
-        self.run(move |m| list_files(m, &name)).await
+        self.run(peer, "list_files", move |m| list_files(m, &name))
+            .await
     }
 
     async fn status(
         &self,
-        _request: Request<Empty>,
+        request: Request<Empty>,
     ) -> Result<Response<pb::StatusResponse>, Status> {
-        self.run(|m| {
+        let peer = request.remote_addr();
+        self.run(peer, "status", |m| {
             let host = m.host();
             let catalog = m.catalog();
             let cache = host.block_cache().map(|c| c.stats()).unwrap_or_default();

@@ -91,7 +91,7 @@ impl Standalone {
         .map_err(|e| MasterError::InvalidArgument(format!("startup task failed: {e}")))?
         .map_err(|e| match e.kind() {
             std::io::ErrorKind::WouldBlock => MasterError::InvalidArgument(format!(
-                "{root_url} is in use by another Strata process"
+                "{root_url} is in use by another Strata process ({e})"
             )),
             _ => MasterError::InvalidArgument(format!("{root_url}: {e}")),
         })?;

@@ -3,6 +3,7 @@
 //! ([`error`]). This is the only crate that compiles Strata's protobuf (ARCHITECTURE.md,
 //! "Crates and what each may depend on").
 
+pub mod bad_input;
 pub mod convert;
 pub mod error;
 pub mod frame;

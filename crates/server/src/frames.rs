@@ -7,6 +7,7 @@
 
 use std::future::Future;
 use std::io;
+use std::net::SocketAddr;
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
@@ -25,6 +26,8 @@ use tokio::sync::{mpsc, watch};
 use tonic::{Request, Response, Status};
 
 use strata_proto::convert::decode_put_batch;
+
+use strata_proto::bad_input;
 
 use crate::service::DataService;
 use crate::status::invalid;
@@ -104,15 +107,34 @@ pub async fn sort_connections(
         let (service, grpc, stop) = (service.clone(), grpc.clone(), stop.clone());
         tokio::spawn(async move {
             let mut first = [0u8; 1];
-            let framed = matches!(
-                tokio::time::timeout(SNIFF_TIMEOUT, stream.peek(&mut first)).await,
-                Ok(Ok(1)) if first[0] == PREFACE[0]
-            );
+            let sniffed = match tokio::time::timeout(SNIFF_TIMEOUT, stream.peek(&mut first)).await {
+                Ok(Ok(1)) => Some(first[0]),
+                _ => None,
+            };
+            let framed = sniffed == Some(PREFACE[0]);
+            let peer = stream.peer_addr().ok();
             if framed {
                 if let Err(e) = serve_connection(service, stream, stop).await {
-                    tracing::debug!("framed connection closed: {e}");
+                    match peer {
+                        Some(peer) if e.kind() == io::ErrorKind::InvalidData => {
+                            bad_input::warn(peer, "Strata", "malformed frame", &e.to_string());
+                        }
+                        _ => tracing::debug!("framed connection closed: {e}"),
+                    }
                 }
             } else {
+                // Neither a framed preface nor HTTP/2's (`PRI * HTTP/2.0`): tonic drops it.
+                if let (Some(peer), Some(byte)) = (peer, sniffed.filter(|b| *b != b'P')) {
+                    bad_input::warn(
+                        peer,
+                        "Strata",
+                        "garbage",
+                        &format!(
+                            "the connection opened with byte 0x{byte:02x}, which starts \
+                             neither Strata's framed protocol nor HTTP/2 (gRPC)"
+                        ),
+                    );
+                }
                 let _ = grpc.send(Ok(stream));
             }
         });
@@ -129,6 +151,7 @@ pub async fn serve_connection(
     mut stream: TcpStream,
     mut stop: watch::Receiver<bool>,
 ) -> io::Result<()> {
+    let peer = stream.peer_addr().ok();
     let mut preface = [0u8; 8];
     stream.read_exact(&mut preface).await?;
     check_preface(&preface).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
@@ -147,7 +170,7 @@ pub async fn serve_connection(
             // A request that came with another, or while one waits, overlaps.
             spin.solo().request(taken > 0 || waiting > 0);
             taken += 1;
-            let mut answer = dispatch(&service, frame.id, frame.kind, frame.body);
+            let mut answer = dispatch(&service, peer, frame.id, frame.kind, frame.body);
             match answer
                 .as_mut()
                 .poll(&mut Context::from_waker(Waker::noop()))
@@ -204,35 +227,75 @@ pub async fn serve_connection(
 
 /// The response frame of one request frame, as a future: the service's method for `kind`
 /// on the decoded body.
-fn dispatch(service: &DataService, id: u32, kind: u8, body: bytes::Bytes) -> Answer {
+fn dispatch(
+    service: &DataService,
+    peer: Option<SocketAddr>,
+    id: u32,
+    kind: u8,
+    body: bytes::Bytes,
+) -> Answer {
     let service = service.clone();
+    let at = Report { peer, id };
     match Method::from_kind(kind) {
-        Some(Method::Get) => call(id, body, move |r| async move { service.get(r).await }),
-        Some(Method::MultiGet) => {
-            call(id, body, move |r| async move { service.multi_get(r).await })
-        }
-        Some(Method::Mutate) => call(id, body, move |r| async move { service.mutate(r).await }),
+        Some(Method::Get) => call(
+            at,
+            "get",
+            body,
+            move |r| async move { service.get(r).await },
+        ),
+        Some(Method::MultiGet) => call(at, "multi_get", body, move |r| async move {
+            service.multi_get(r).await
+        }),
+        Some(Method::Mutate) => call(at, "mutate", body, move |r| async move {
+            service.mutate(r).await
+        }),
         // Batches of puts, the buffered writers' requests, skip prost's messages.
         Some(Method::Batch) => match decode_put_batch(&body) {
-            Some(batch) => answer(
-                id,
-                async move { service.batch_of_puts(batch, body.len()).await },
+            Some(batch) => answer(at, "batch", async move {
+                service.batch_of_puts(batch, body.len()).await
+            }),
+            None => call(
+                at,
+                "batch",
+                body,
+                move |r| async move { service.batch(r).await },
             ),
-            None => call(id, body, move |r| async move { service.batch(r).await }),
         },
-        Some(Method::CheckAndMutate) => call(id, body, move |r| async move {
+        Some(Method::CheckAndMutate) => call(at, "check_and_mutate", body, move |r| async move {
             service.check_and_mutate(r).await
         }),
-        Some(Method::Scan) => call(id, body, move |r| async move { service.scan(r).await }),
+        Some(Method::Scan) => call(
+            at,
+            "scan",
+            body,
+            move |r| async move { service.scan(r).await },
+        ),
         None => {
-            let frame = error_frame(id, &invalid(format!("unknown method {kind}")));
+            let frame = at.error(&invalid(format!("unknown method {kind}")), "request");
             Box::pin(std::future::ready(frame))
         }
     }
 }
 
-/// Decodes the request, runs `method` on it and encodes its outcome as call `id`'s response.
-fn call<Req, Resp, F, Fut>(id: u32, body: bytes::Bytes, method: F) -> Answer
+/// Where a call's answer goes: its id, and the client whose mistakes are logged.
+#[derive(Clone, Copy)]
+struct Report {
+    peer: Option<SocketAddr>,
+    id: u32,
+}
+
+impl Report {
+    /// The error frame of `status`, logged (rate-limited) when it is a mistake of the client.
+    fn error(self, status: &Status, method: &str) -> BytesMut {
+        if let Some(peer) = self.peer {
+            bad_input::warn_status(peer, "Strata", method, status);
+        }
+        error_frame(self.id, status)
+    }
+}
+
+/// Decodes the request, runs `method` on it and encodes its outcome as the call's response.
+fn call<Req, Resp, F, Fut>(at: Report, name: &'static str, body: bytes::Bytes, method: F) -> Answer
 where
     Req: Message + Default + Send + 'static,
     Resp: Message + Send + 'static,
@@ -241,15 +304,15 @@ where
 {
     match Req::decode(body) {
         Err(e) => {
-            let frame = error_frame(id, &invalid(format!("undecodable request: {e}")));
+            let frame = at.error(&invalid(format!("undecodable request: {e}")), name);
             Box::pin(std::future::ready(frame))
         }
-        Ok(request) => answer(id, method(Request::new(request))),
+        Ok(request) => answer(at, name, method(Request::new(request))),
     }
 }
 
-/// Call `id`'s response frame: `outcome`'s message or error.
-fn answer<Resp, Fut>(id: u32, outcome: Fut) -> Answer
+/// The call's response frame: `outcome`'s message or error.
+fn answer<Resp, Fut>(at: Report, name: &'static str, outcome: Fut) -> Answer
 where
     Resp: Message + Send + 'static,
     Fut: Future<Output = Result<Response<Resp>, Status>> + Send + 'static,
@@ -258,10 +321,10 @@ where
         match outcome.await {
             Ok(response) => {
                 let mut frame = BytesMut::new();
-                put_frame(&mut frame, id, RESPONSE_OK, response.get_ref());
+                put_frame(&mut frame, at.id, RESPONSE_OK, response.get_ref());
                 frame
             }
-            Err(status) => error_frame(id, &status),
+            Err(status) => at.error(&status, name),
         }
     })
 }

@@ -22,6 +22,7 @@ pub mod flush_check;
 pub mod frames;
 pub mod host;
 pub mod inline;
+pub mod logged;
 pub mod observe;
 pub mod row_cache;
 pub mod scan;

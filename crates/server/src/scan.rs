@@ -25,12 +25,38 @@ use crate::status::{from_storage, internal, invalid, not_serving};
 pub fn scan_page(
     server: &RegionServer,
     table: &str,
-    mut scan: Scan,
+    scan: Scan,
     after_row: Option<Bytes>,
     max_result_bytes: u64,
     cell_block: bool,
     page_block: bool,
 ) -> Result<pb::ScanResponse, Status> {
+    let (page, _) = scan_page_rows(
+        server,
+        table,
+        scan,
+        after_row,
+        max_result_bytes,
+        cell_block,
+        page_block,
+    )?;
+    Ok(page)
+}
+
+/// [`scan_page`], with the keys of the rows the page returned, in order (what the table's
+/// heatmap credits the page to).
+///
+/// # Errors
+/// As [`scan_page`].
+pub fn scan_page_rows(
+    server: &RegionServer,
+    table: &str,
+    mut scan: Scan,
+    after_row: Option<Bytes>,
+    max_result_bytes: u64,
+    cell_block: bool,
+    page_block: bool,
+) -> Result<(pb::ScanResponse, Vec<Bytes>), Status> {
     scan.validate().map_err(invalid)?;
     let mut skip_row = None;
     if let Some(after) = after_row {
@@ -46,7 +72,7 @@ pub fn scan_page(
             scan.start_row = next.freeze();
         }
         if range_is_empty(&scan) {
-            return Ok(pb::ScanResponse::default());
+            return Ok((pb::ScanResponse::default(), Vec::new()));
         }
     }
     let hosted = match &skip_row {
@@ -79,6 +105,7 @@ pub fn scan_page(
     let (mut results, mut bytes) = (0usize, 0u64);
     let mut more = false;
     let mut last_row: Option<Bytes> = None;
+    let mut read_rows = Vec::new();
     while let Some((row, size)) = out.read(&mut scanner)? {
         if skip_row.as_ref() == Some(&row) {
             out.drop_last();
@@ -93,6 +120,9 @@ pub fn scan_page(
             break;
         }
         bytes += size;
+        if !same_row {
+            read_rows.push(row.clone());
+        }
         last_row = Some(row);
         out.keep()?;
         results += 1;
@@ -101,14 +131,15 @@ pub fn scan_page(
         PageOut::Rows { rows, .. } => (rows, Bytes::new()),
         PageOut::Block(sink) => (Vec::new(), sink.writer.finish()),
     };
-    Ok(pb::ScanResponse {
+    let page = pb::ScanResponse {
         rows,
         more_in_region: more,
         region_id: info.region_id,
         region_start: info.start_row,
         region_end: info.end_row,
         page_block,
-    })
+    };
+    Ok((page, read_rows))
 }
 
 /// Where a page's rows go: one `Result` each, or one page block for them all.

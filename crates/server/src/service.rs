@@ -26,7 +26,7 @@ use tonic::{Request, Response, Status};
 
 use crate::host::{HostedRegion, RegionServer};
 use crate::observe::{Call, Op};
-use crate::scan::scan_page;
+use crate::scan::scan_page_rows;
 use crate::status::{from_storage, internal, invalid, not_serving};
 
 /// Whether a request may be served now (`Err`: the status to answer instead). A cluster
@@ -67,8 +67,8 @@ impl DataService {
     }
 
     /// The tonic server for this service, with Strata's message-size limits.
-    pub fn into_server(self) -> pb::data_server::DataServer<DataService> {
-        pb::data_server::DataServer::new(self)
+    pub fn into_server(self) -> pb::data_server::DataServer<crate::logged::Logged> {
+        pb::data_server::DataServer::new(crate::logged::Logged(self))
             .max_decoding_message_size(strata_proto::MAX_MESSAGE_BYTES)
             .max_encoding_message_size(strata_proto::MAX_MESSAGE_BYTES)
     }
@@ -532,11 +532,20 @@ impl Data for DataService {
         let (cell_block, page_block) = (req.cell_block, req.page_block);
         let from = after.as_ref().unwrap_or(&scan.start_row);
         let call = self.call(Op::Scan, &table, from, request_bytes);
-        let page = self
+        let activity = call.activity();
+        let (page, rows) = self
             .blocking(call, move |server| {
-                scan_page(server, &table, scan, after, max, cell_block, page_block)
+                scan_page_rows(server, &table, scan, after, max, cell_block, page_block)
             })
             .await?;
+        // The heatmap credits the page to the rows it read (a sample of them for a long one).
+        if self.server.observer().is_enabled() {
+            activity.touch(
+                rows.iter().map(|r| &r[..]),
+                false,
+                std::time::Instant::now(),
+            );
+        }
         Ok(Response::new(page))
     }
 }

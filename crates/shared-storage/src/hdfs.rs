@@ -20,6 +20,7 @@
 use std::fmt;
 use std::io::{self, Write};
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -40,6 +41,9 @@ pub struct HdfsOptions {
     pub url: String,
     /// `host:port` of the NameNode's HTTP server (WebHDFS), for storage policies.
     pub http_addr: String,
+    /// Where `http_addr` came from, for messages (`--hdfs-http`, a key of the Hadoop
+    /// configuration, or HDFS's default port).
+    pub http_origin: String,
     /// The user files are created as.
     pub user: String,
     /// Longest wait for one NameNode or DataNode operation.
@@ -54,19 +58,23 @@ pub struct HdfsOptions {
 }
 
 impl HdfsOptions {
-    /// Options for the NameNode at `url` (`hdfs://host:port`), its HTTP server on the same
-    /// host at port 9870 (HDFS's default).
+    /// Options for the NameNode at `url` (`hdfs://host:port`), its HTTP server where this
+    /// host's Hadoop configuration says (`dfs.namenode.http-address`, see
+    /// [`crate::hadoop_conf`]), else on the same host at port 9870 (HDFS's default).
     pub fn new(url: &str) -> HdfsOptions {
-        let host = url
+        let authority = url
             .strip_prefix("hdfs://")
             .unwrap_or(url)
-            .split(['/', ':'])
+            .split('/')
             .next()
-            .unwrap_or("127.0.0.1")
-            .to_owned();
+            .unwrap_or_default();
+        let host = authority.split(':').next().unwrap_or("127.0.0.1");
+        let (http_addr, http_origin) = crate::hadoop_conf::namenode_http_address(authority)
+            .unwrap_or_else(|| (format!("{host}:9870"), "HDFS's default port".to_owned()));
         HdfsOptions {
             url: url.to_owned(),
-            http_addr: format!("{host}:9870"),
+            http_addr,
+            http_origin,
             user: std::env::var("HADOOP_USER_NAME").unwrap_or_else(|_| "strata".into()),
             op_timeout: Duration::from_secs(60),
             log_timeout: Duration::from_secs(60),
@@ -83,6 +91,9 @@ pub struct Hdfs {
     bridge: Arc<Bridge>,
     options: HdfsOptions,
     web: WebHdfs,
+    /// Set once WebHDFS could not be reached for a policy HDFS applies anyway (HOT): later
+    /// ones are not tried again.
+    web_unreachable: AtomicBool,
 }
 
 impl fmt::Debug for Hdfs {
@@ -162,6 +173,7 @@ impl Hdfs {
             bridge,
             options,
             web,
+            web_unreachable: AtomicBool::new(false),
         })
     }
 
@@ -230,9 +242,42 @@ impl Hdfs {
         })
     }
 
+    /// Sets `policy` on `dir` through WebHDFS. Without WebHDFS (not reachable, or not an
+    /// HTTP server), HDFS's default policy (HOT) is left to inheritance, as HBase leaves
+    /// policies it is not asked for to HDFS, with one warning; any other policy fails naming
+    /// the flag that gives WebHDFS's address.
     fn set_policy(&self, dir: &Path, policy: StoragePolicy) -> io::Result<()> {
-        self.web
+        let default = policy == StoragePolicy::Hot;
+        if default && self.web_unreachable.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        match self
+            .web
             .set_storage_policy(&path_str(dir)?, &policy.to_string())
+        {
+            Err(e) if crate::webhdfs::is_unreachable(&e) && default => {
+                if !self.web_unreachable.swap(true, Ordering::Relaxed) {
+                    tracing::warn!(
+                        "{e}: storage policies are not set (directories keep HDFS's default, \
+                         HOT, unless an ancestor has another); give the NameNode's HTTP \
+                         address with --hdfs-http HOST:PORT to set them"
+                    );
+                }
+                Ok(())
+            }
+            Err(e) if crate::webhdfs::is_unreachable(&e) => Err(io::Error::new(
+                e.kind(),
+                format!(
+                    "storage policy {policy} for {}: {e}; storage policies are set through \
+                     the NameNode's WebHDFS, at {} ({}): give its HTTP address with \
+                     --hdfs-http HOST:PORT (dfs.namenode.http-address)",
+                    self.url_of(&path_str(dir)?),
+                    self.web.addr,
+                    self.options.http_origin
+                ),
+            )),
+            other => other,
+        }
     }
 }
 

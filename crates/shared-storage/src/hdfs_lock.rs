@@ -12,11 +12,15 @@ use strata_storage::vfs::{FileStore, FileWriter, LogStore};
 
 use crate::hdfs::{Hdfs, HdfsWriter, HeldLock};
 
-pub(crate) fn holder_line() -> String {
-    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+/// This host's name.
+pub(crate) fn this_host() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
         .map(|h| h.trim().to_owned())
-        .unwrap_or_else(|_| "unknown".into());
-    format!("{host} {}\n", std::process::id())
+        .unwrap_or_else(|_| "unknown".into())
+}
+
+pub(crate) fn holder_line() -> String {
+    format!("{} {}\n", this_host(), std::process::id())
 }
 
 /// The file naming the lock's holder: readers cannot see the bytes of a file still being
@@ -46,10 +50,19 @@ fn last_holder(hdfs: &Hdfs, path: &Path) -> Option<(String, u32)> {
     Some((host.to_owned(), pid.trim().parse().ok()?))
 }
 
-pub(crate) fn dead_here(holder: &(String, u32)) -> bool {
-    let me = holder_line();
-    let host = me.split(' ').next().unwrap_or_default();
-    holder.0 == host && !Path::new("/proc").join(holder.1.to_string()).exists()
+/// True when `host` is this host and its process `pid` is gone: no `/proc/<pid>`, or a zombie
+/// (killed, not yet reaped by its parent).
+pub(crate) fn dead_here(host: &str, pid: u32) -> bool {
+    if host != this_host() {
+        return false;
+    }
+    match std::fs::read_to_string(Path::new("/proc").join(pid.to_string()).join("stat")) {
+        // The state follows the command name in parentheses, which may hold spaces.
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with(['Z', 'X'])),
+        Err(_) => true,
+    }
 }
 
 pub(crate) fn lock(hdfs: &Hdfs, path: &Path) -> io::Result<Box<dyn Send + Sync>> {
@@ -72,7 +85,7 @@ pub(crate) fn lock(hdfs: &Hdfs, path: &Path) -> io::Result<Box<dyn Send + Sync>>
         }
         let holder = last_holder(hdfs, path);
         match &holder {
-            Some(h) if dead_here(h) => {
+            Some((host, pid)) if dead_here(host, *pid) => {
                 // Its process is gone: end its lease now instead of waiting for expiry.
                 let _ = hdfs.recover_lease(path)?;
             }

@@ -11,6 +11,7 @@
 //!   to a [`Storage`](strata_storage::vfs::Storage) and the root path inside it; the WAL may
 //!   live elsewhere ([`wal_root`]), and must for an S3 root.
 
+pub mod hadoop_conf;
 pub mod hdfs;
 mod hdfs_lock;
 mod root;

@@ -31,7 +31,9 @@ pub struct Root {
 /// Settings for [`open_root_with`] beyond the root URL.
 #[derive(Clone, Debug)]
 pub struct RootOptions {
-    /// The HDFS NameNode's WebHDFS address (default: its host, port 9870).
+    /// The HDFS NameNode's WebHDFS address, needed only to set storage policies other than
+    /// HOT (default: `dfs.namenode.http-address` of this host's Hadoop configuration, else
+    /// the NameNode's host, port 9870).
     pub hdfs_http: Option<String>,
     /// Longest wait for a remote store to answer at start.
     pub connect_timeout: Duration,
@@ -82,9 +84,9 @@ impl Default for RootOptions {
     }
 }
 
-/// Opens `root`: `hdfs://host:port/path` connects to that NameNode (its WebHDFS endpoint at
-/// `hdfs_http`, default the same host on port 9870) and checks it answers within
-/// `connect_timeout`; anything else is a local directory.
+/// Opens `root`: `hdfs://host:port/path` connects to that NameNode and checks it answers
+/// within `connect_timeout` (its WebHDFS endpoint, at `hdfs_http` or as [`HdfsOptions::new`]
+/// finds it, is used only when a storage policy is set); anything else is a local directory.
 ///
 /// # Errors
 /// An unsupported scheme, a malformed URL, or an unreachable NameNode (the error names the
@@ -243,6 +245,7 @@ fn open_plain(root: &str, options: &RootOptions) -> io::Result<Root> {
         let mut hdfs_options = HdfsOptions::new(&url);
         if let Some(http) = &options.hdfs_http {
             hdfs_options.http_addr.clone_from(http);
+            hdfs_options.http_origin = "--hdfs-http".to_owned();
         }
         hdfs_options.op_timeout = options.store_timeout;
         hdfs_options.log_timeout = options.wal_timeout.unwrap_or(options.store_timeout);

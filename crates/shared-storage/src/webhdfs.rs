@@ -53,13 +53,21 @@ impl WebHdfs {
 
     fn request(&self, method: &str, path: &str, query: &str) -> io::Result<String> {
         let fail = |what: String| io::Error::other(format!("webhdfs {} {path}: {what}", self.addr));
+        // Not reaching a WebHDFS endpoint at all is `NotConnected` ([`is_unreachable`]).
+        let unreachable = |what: String| {
+            io::Error::new(
+                io::ErrorKind::NotConnected,
+                format!("webhdfs {} {path}: {what}", self.addr),
+            )
+        };
         let addr = self
             .addr
-            .to_socket_addrs()?
+            .to_socket_addrs()
+            .map_err(|e| unreachable(format!("cannot resolve: {e}")))?
             .next()
-            .ok_or_else(|| fail("no address".into()))?;
+            .ok_or_else(|| unreachable("no address".into()))?;
         let mut stream = TcpStream::connect_timeout(&addr, self.timeout)
-            .map_err(|e| fail(format!("cannot connect: {e}")))?;
+            .map_err(|e| unreachable(format!("cannot connect: {e}")))?;
         stream.set_read_timeout(Some(self.timeout))?;
         stream.set_write_timeout(Some(self.timeout))?;
         let path = encode_path(path);
@@ -77,7 +85,7 @@ impl WebHdfs {
             .split_whitespace()
             .nth(1)
             .and_then(|s| s.parse().ok())
-            .ok_or_else(|| fail("not an HTTP response".into()))?;
+            .ok_or_else(|| unreachable("not an HTTP response".into()))?;
         let body = if head
             .to_ascii_lowercase()
             .contains("transfer-encoding: chunked")
@@ -91,6 +99,12 @@ impl WebHdfs {
         }
         Ok(body)
     }
+}
+
+/// True when `e` (from [`WebHdfs`]) means no WebHDFS endpoint answered at its address: it
+/// could not be resolved or connected to, or did not speak HTTP.
+pub fn is_unreachable(e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::NotConnected
 }
 
 /// Percent-encodes what a path may hold but a URL may not.
@@ -145,5 +159,6 @@ mod tests {
         };
         let e = w.set_storage_policy("/x", "HOT").unwrap_err();
         assert!(e.to_string().contains("127.0.0.1:1"), "{e}");
+        assert!(is_unreachable(&e), "{e:?}");
     }
 }

@@ -21,6 +21,7 @@ mod format;
 pub mod help;
 mod lexer;
 mod pattern;
+mod references;
 mod repl;
 mod script;
 mod statements;

@@ -15,7 +15,8 @@ use tokio::runtime::Runtime;
 
 use super::exec::{report, Flow};
 use super::format::{set_timestamp_style, TimestampStyle};
-use super::script::{run_script, run_statement};
+use super::references::References;
+use super::script::{run_script, run_statement_in};
 use super::statements::StatementReader;
 
 /// Arguments of `strata shell`.
@@ -125,6 +126,7 @@ fn interactive_loop(runtime: &Runtime, conn: &Connection) -> Result<(), String> 
     }
     println!("Strata shell; enter 'help' for the list of commands, 'exit' to leave.");
     let mut reader = StatementReader::new();
+    let mut refs = References::new();
     let mut count = 1usize;
     loop {
         let prompt = if reader.is_pending() {
@@ -148,7 +150,7 @@ fn interactive_loop(runtime: &Runtime, conn: &Connection) -> Result<(), String> 
         let mut leave = false;
         for statement in reader.feed(&line) {
             count += 1;
-            if run_interactive(runtime, conn, &statement.text) == Flow::Exit {
+            if run_interactive(runtime, conn, &mut refs, &statement.text) == Flow::Exit {
                 leave = true;
                 break;
             }
@@ -164,11 +166,16 @@ fn interactive_loop(runtime: &Runtime, conn: &Connection) -> Result<(), String> 
 }
 
 /// Runs one statement, printing its output and any error; Ctrl-C abandons it.
-fn run_interactive(runtime: &Runtime, conn: &Connection, text: &str) -> Flow {
+fn run_interactive(
+    runtime: &Runtime,
+    conn: &Connection,
+    refs: &mut References,
+    text: &str,
+) -> Flow {
     let mut stdout = io::stdout().lock();
     let result = runtime.block_on(async {
         tokio::select! {
-            result = run_statement(conn, text, &mut stdout) => Some(result),
+            result = run_statement_in(conn, refs, text, &mut stdout) => Some(result),
             _ = tokio::signal::ctrl_c() => None,
         }
     });

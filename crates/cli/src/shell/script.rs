@@ -11,6 +11,7 @@ use strata_client::Connection;
 
 use super::exec::{execute, report, ExecError, Flow};
 use super::parse_command;
+use super::references::{References, Rewritten};
 use super::statements::{Statement, StatementReader};
 
 /// How a script ended.
@@ -26,16 +27,44 @@ pub struct Outcome {
     pub exited: bool,
 }
 
-/// Parses and runs one statement.
+/// Parses and runs one statement, without table references.
 ///
 /// # Errors
 /// The statement's parse or execution error.
+#[cfg(test)]
 pub async fn run_statement(
     conn: &Connection,
     text: &str,
     out: &mut impl Write,
 ) -> Result<Flow, ExecError> {
-    match parse_command(text)? {
+    run_statement_in(conn, &mut References::new(), text, out).await
+}
+
+/// Parses and runs one statement of a session whose table references are `refs`
+/// (`t = get_table 't'`, then `t.scan`: [`References`]).
+///
+/// # Errors
+/// The statement's parse or execution error.
+pub async fn run_statement_in(
+    conn: &Connection,
+    refs: &mut References,
+    text: &str,
+    out: &mut impl Write,
+) -> Result<Flow, ExecError> {
+    let text = match refs.rewrite(text).map_err(ExecError::Rejected)? {
+        Rewritten::Statement(text) => text,
+        Rewritten::Bind { first, name, table } => {
+            if let Some(first) = first {
+                if let Some(command) = parse_command(&first)? {
+                    execute(conn, command, out).await?;
+                }
+            }
+            refs.bind(&name, &table);
+            writeln!(out, "=> Hbase::Table - {table}")?;
+            return Ok(Flow::Continue);
+        }
+    };
+    match parse_command(&text)? {
         Some(command) => execute(conn, command, out).await,
         None => Ok(Flow::Continue),
     }
@@ -53,6 +82,7 @@ pub async fn run_script(
     err: &mut impl Write,
 ) -> io::Result<Outcome> {
     let mut reader = StatementReader::new();
+    let mut refs = References::new();
     let mut outcome = Outcome::default();
     let statements = source
         .lines()
@@ -61,7 +91,7 @@ pub async fn run_script(
         .into_iter()
         .chain(reader.finish());
     for Statement { text, line } in statements {
-        match run_statement(conn, &text, out).await {
+        match run_statement_in(conn, &mut refs, &text, out).await {
             Ok(Flow::Continue) => outcome.succeeded += 1,
             Ok(Flow::Exit) => {
                 outcome.succeeded += 1;

@@ -48,7 +48,12 @@ pub fn standalone(data: &Path, extra: &[String]) -> Command {
 /// Starts `strata standalone` and returns it with the address it printed; its stdout is
 /// drained so it never blocks, its stderr is `stderr`.
 pub fn spawn(data: &Path, extra: &[String], stderr: Stdio) -> (Child, String) {
-    let mut child = standalone(data, extra)
+    spawn_command(standalone(data, extra), stderr)
+}
+
+/// Starts `command` (a [`standalone`], perhaps with more settings) as [`spawn`] does.
+pub fn spawn_command(mut command: Command, stderr: Stdio) -> (Child, String) {
+    let mut child = command
         .stdout(Stdio::piped())
         .stderr(stderr)
         .spawn()

@@ -3,13 +3,14 @@
 //!
 //! Time is cut into columns of a fixed width; the latest [`COLUMNS`] are kept. A column counts
 //! accesses per row-key prefix ([`KEY_PREFIX`] bytes) for at most [`KEYS_PER_COLUMN`]
-//! prefixes; once full, an access to a new prefix counts towards the nearest prefix below it
-//! (the first one if none), so a column's keys act as range boundaries and memory stays
-//! bounded. A view groups all prefixes seen into at most [`BANDS`] key ranges of about equal
-//! numbers of prefixes.
+//! prefixes; a key stands for the rows from it to the next key. Once full, a new prefix first
+//! merges the two neighbouring keys with the fewest accesses into one range (from the lower
+//! key), so memory stays bounded, every access stays in the range holding its row, and ranges
+//! keep about equal traffic. A scan page
+//! counts the rows it read, not where it started. A view groups all prefixes seen into at
+//! most [`BANDS`] key ranges of about equal numbers of prefixes.
 
 use std::collections::{BTreeMap, VecDeque};
-use std::ops::Bound;
 use std::time::{Duration, Instant};
 
 /// Columns kept.
@@ -115,21 +116,12 @@ impl Heatmap {
             return;
         };
         let key = &row[..row.len().min(KEY_PREFIX)];
-        let room = column.keys.len() < KEYS_PER_COLUMN;
-        // One descent: the prefix itself, or (once the column is full) the one below it.
-        let floor = column
-            .keys
-            .range_mut::<[u8], _>((Bound::Unbounded, Bound::Included(key)))
-            .next_back()
-            .filter(|(k, _)| !room || k.as_slice() == key)
-            .map(|(_, counts)| counts);
-        let counts = match floor {
+        if column.keys.len() >= KEYS_PER_COLUMN && !column.keys.contains_key(key) {
+            coarsen(&mut column.keys);
+        }
+        let counts = match column.keys.get_mut(key) {
             Some(counts) => counts,
-            None if room => column.keys.entry(key.to_vec()).or_default(),
-            None => match column.keys.values_mut().next() {
-                Some(counts) => counts,
-                None => return,
-            },
+            None => column.keys.entry(key.to_vec()).or_default(),
         };
         if write {
             counts.1 += weight;
@@ -172,6 +164,29 @@ impl Heatmap {
     }
 }
 
+/// Makes room in a full column: the two neighbouring keys with the fewest accesses together
+/// become one range, from the lower key, holding both counts. A key stands for the rows from
+/// it to the next key, so every access stays in the range that holds its row; merging the
+/// quietest neighbours keeps ranges of about equal traffic, so a hot key keeps a range of its
+/// own and a scan across the table keeps its spread.
+fn coarsen(keys: &mut BTreeMap<Vec<u8>, (u64, u64)>) {
+    let totals: Vec<u64> = keys.values().map(|(r, w)| r + w).collect();
+    let Some(i) = (0..totals.len().saturating_sub(1)).min_by_key(|&i| totals[i] + totals[i + 1])
+    else {
+        return;
+    };
+    let Some(upper) = keys.keys().nth(i + 1).cloned() else {
+        return;
+    };
+    let Some((r, w)) = keys.remove(&upper) else {
+        return;
+    };
+    if let Some(lower) = keys.values_mut().nth(i) {
+        lower.0 += r;
+        lower.1 += w;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -194,23 +209,56 @@ mod tests {
     }
 
     #[test]
-    fn a_full_column_counts_new_keys_towards_the_key_below() {
+    fn a_full_column_merges_its_quietest_neighbours() {
         let mut h = Heatmap::new(Duration::from_secs(3600));
         let t0 = h.origin;
         for i in 0..KEYS_PER_COLUMN {
-            h.touch(format!("k{i:04}").as_bytes(), false, t0);
+            // Every key twice, except k0100 and k0101, once each: the quietest pair.
+            let n = if i == 100 || i == 101 { 1 } else { 2 };
+            for _ in 0..n {
+                h.touch(format!("k{i:04}").as_bytes(), false, t0);
+            }
         }
-        h.touch(b"k0000x", false, t0);
-        h.touch(b"a", false, t0);
+        h.touch(b"k0127x", false, t0);
         let c = h.columns.back().expect("one column");
         assert_eq!(c.keys.len(), KEYS_PER_COLUMN);
-        assert_eq!(c.keys[b"k0000".as_slice()], (3, 0));
+        assert_eq!(c.keys[b"k0100".as_slice()], (2, 0));
+        assert!(!c.keys.contains_key(b"k0101".as_slice()));
+        assert_eq!(c.keys[b"k0127x".as_slice()], (1, 0));
         let v = h.view(t0);
         assert!(v.band_starts.len() <= BANDS);
         assert_eq!(
             v.reads.iter().flatten().sum::<u64>(),
-            KEYS_PER_COLUMN as u64 + 2
+            2 * KEYS_PER_COLUMN as u64 - 1
         );
+    }
+
+    #[test]
+    fn a_scan_of_the_whole_table_is_spread_over_its_key_range() {
+        // A full scan in pages of 100 rows over 10,000 rows, each page's rows counted.
+        let mut h = Heatmap::new(Duration::from_secs(3600));
+        let t0 = h.origin;
+        let rows: Vec<Vec<u8>> = (0..10_000)
+            .map(|i| format!("row{i:06}").into_bytes())
+            .collect();
+        for page in rows.chunks(100) {
+            h.touch_rows(page.iter().map(Vec::as_slice), false, t0);
+        }
+        let v = h.view(t0);
+        let per_band: Vec<u64> = v.reads.iter().map(|r| r.iter().sum()).collect();
+        assert_eq!(per_band.iter().sum::<u64>(), 10_000);
+        // Bands cover the whole range and none holds much more than its share.
+        assert!(
+            v.band_starts.len() >= BANDS / 2,
+            "{:?}",
+            v.band_starts.len()
+        );
+        let share = 10_000 / per_band.len() as u64;
+        assert!(
+            per_band.iter().all(|&n| n <= share * 3),
+            "{per_band:?} (share {share})"
+        );
+        assert!(v.band_starts.last().unwrap().as_slice() > b"row009".as_slice());
     }
 
     #[test]

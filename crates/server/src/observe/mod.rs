@@ -153,6 +153,12 @@ impl Call {
     pub fn table(&self) -> &TableActivity {
         &self.table
     }
+
+    /// The activity of the call's table, to count what the call read after it finished (a
+    /// scan page's rows).
+    pub fn activity(&self) -> Arc<TableActivity> {
+        self.table.clone()
+    }
 }
 
 /// Request figures of a server.
@@ -225,7 +231,8 @@ impl Observer {
         }
     }
 
-    /// Records a finished request: its latency, its outcome, its row in the heatmap, and a
+    /// Records a finished request: its latency, its outcome, its row in the heatmap (not for
+    /// a scan: see [`Call::activity`]), and a
     /// slow-operation entry (and log line) when it took longer than the threshold.
     pub fn finish(&self, call: Call, ok: bool) {
         if !self.is_enabled() {
@@ -238,7 +245,11 @@ impl Observer {
         if !ok {
             stats.errors.fetch_add(1, Ordering::Relaxed);
         }
-        call.table.touch([&call.row[..]], call.op.writes(), now);
+        // A scan page is credited to the rows it read, by its caller (`touch` after the
+        // page): its first row alone would put a whole table's scan at the first keys.
+        if call.op != Op::Scan {
+            call.table.touch([&call.row[..]], call.op.writes(), now);
+        }
         if elapsed >= self.slow_threshold {
             self.slow.push(SlowOp::new(
                 call.op,

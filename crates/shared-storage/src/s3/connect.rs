@@ -35,6 +35,11 @@ pub struct S3Options {
     pub cache_bytes: u64,
     /// Longest wait for one request, retries included.
     pub op_timeout: Duration,
+    /// How often the holder of a root's `LOCK` renews it (`s3/lock.rs`); the lock expires
+    /// when a taker has seen it unrenewed for three times this.
+    pub lock_renew: Duration,
+    /// The host name written in `LOCK` (default: this host's).
+    pub lock_host: Option<String>,
 }
 
 impl S3Options {
@@ -47,6 +52,8 @@ impl S3Options {
             cache_dir,
             cache_bytes: 1 << 30,
             op_timeout: Duration::from_secs(60),
+            lock_renew: Duration::from_secs(10),
+            lock_host: None,
         }
     }
 }
@@ -133,6 +140,9 @@ impl S3 {
                 bridge: Bridge::named("S3", options.op_timeout)?,
                 cache,
                 requests: S3Requests::default(),
+                lock_renew: options.lock_renew.max(Duration::from_millis(10)),
+                lock_host: options.lock_host.clone(),
+                fenced: parking_lot::Mutex::new(None),
             }),
         };
         let store = s3.inner.store.clone();

@@ -97,12 +97,14 @@ impl FileStore for S3 {
     }
 
     fn create(&self, path: &Path) -> io::Result<Box<dyn FileWriter>> {
+        self.check_fence()?;
         let k = key(path)?;
         self.forget(path);
         Ok(Box::new(S3Writer::new(self.clone(), k)))
     }
 
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+        self.check_fence()?;
         let target = key(to)?;
         S3Requests::count(&self.inner.requests.other);
         self.forget(to);

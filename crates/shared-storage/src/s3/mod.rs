@@ -13,7 +13,8 @@
 //! - `rename` is a server-side copy (the target appears whole, replacing any old one) and a
 //!   delete of the source: atomic for readers of the target, which is what publishing a
 //!   manifest, the catalog or `WAL_LOCATION` needs (RFC 0011, "Manifests").
-//! - The root's lock is a put-if-absent of `LOCK` (`lock.rs`).
+//! - The root's lock is a put-if-absent of `LOCK`, renewed while held; a store that lost it
+//!   refuses every write (`lock.rs`).
 //!
 //! Files: `connect.rs` (settings, reaching the bucket), `files.rs` (the [`FileStore`]
 //! operations), `writer.rs` (write once: one PUT or a multipart upload), `source.rs`
@@ -70,6 +71,12 @@ struct Inner {
     bridge: Bridge,
     cache: Option<PageCache>,
     requests: S3Requests,
+    /// The root lock's renewal period.
+    lock_renew: std::time::Duration,
+    /// The host name the root lock names (`None`: this host's).
+    lock_host: Option<String>,
+    /// Why this store refuses writes: it lost the root's lock (`lock.rs`).
+    fenced: parking_lot::Mutex<Option<String>>,
 }
 
 /// The file store on one bucket.
@@ -113,6 +120,27 @@ impl S3 {
     /// The page cache, when enabled.
     pub fn cache(&self) -> Option<&PageCache> {
         self.inner.cache.as_ref()
+    }
+
+    /// Why the store refuses writes, once it lost the root's lock to another process.
+    pub fn fenced(&self) -> Option<String> {
+        self.inner.fenced.lock().clone()
+    }
+
+    /// Refuses every later write, naming `why`.
+    pub(crate) fn fence(&self, why: String) {
+        self.inner.fenced.lock().get_or_insert(why);
+    }
+
+    /// `Err` once the store is fenced: no write reaches the bucket after the lock is lost.
+    pub(crate) fn check_fence(&self) -> io::Result<()> {
+        match self.inner.fenced.lock().as_ref() {
+            Some(why) => Err(io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                format!("s3://{}: writes refused: {why}", self.inner.bucket),
+            )),
+            None => Ok(()),
+        }
     }
 
     fn url_of(&self, key: &str) -> String {
@@ -167,6 +195,7 @@ impl S3 {
     }
 
     fn put_mode(&self, path: &Path, data: Vec<u8>, mode: PutMode) -> io::Result<Option<String>> {
+        self.check_fence()?;
         S3Requests::count(&self.inner.requests.put);
         self.forget(path);
         self.run("put", path, move |s, k| async move {
@@ -195,6 +224,7 @@ impl S3 {
 
     /// Deletes `path` (no error if absent).
     pub(crate) fn delete(&self, path: &Path) -> io::Result<()> {
+        self.check_fence()?;
         S3Requests::count(&self.inner.requests.other);
         self.forget(path);
         self.run("delete", path, |s, k| async move { s.delete(&k).await })

@@ -59,6 +59,7 @@ impl S3Writer {
 
     /// Uploads `buf` as the next part (starting the upload first if needed).
     fn push_part(&mut self) -> io::Result<()> {
+        self.s3.check_fence()?;
         let inner = &self.s3.inner;
         if self.upload.is_none() {
             S3Requests::count(&inner.requests.put);
@@ -85,6 +86,7 @@ impl S3Writer {
     }
 
     fn finish(&mut self) -> io::Result<()> {
+        self.s3.check_fence()?;
         let inner = self.s3.inner.clone();
         match self.upload.take() {
             None => {

@@ -4,6 +4,7 @@
 mod data;
 mod ddl;
 mod errors;
+mod references;
 mod tools;
 
 use std::time::Duration;
@@ -13,7 +14,8 @@ use strata_master::{Standalone, StandaloneConfig};
 use tempfile::TempDir;
 
 use crate::shell::exec::report;
-use crate::shell::script::run_statement;
+use crate::shell::references::References;
+use crate::shell::script::run_statement_in;
 use crate::shell::statements::StatementReader;
 
 /// A server, a connection to it, and the directory it lives in.
@@ -47,9 +49,10 @@ impl Cluster {
     pub(super) async fn run(&self, script: &str) -> String {
         let mut out = Vec::new();
         let mut reader = StatementReader::new();
+        let mut refs = References::new();
         let statements: Vec<_> = script.lines().flat_map(|l| reader.feed(l)).collect();
         for s in statements.into_iter().chain(reader.finish()) {
-            if let Err(e) = run_statement(&self.conn, &s.text, &mut out).await {
+            if let Err(e) = run_statement_in(&self.conn, &mut refs, &s.text, &mut out).await {
                 report(&e, &mut out).unwrap();
             }
         }

@@ -1,13 +1,19 @@
-//! Warnings about bad input from clients, rate-limited per client address and kind of
+//! Warnings about bad input from clients, for every front end (Strata's framed protocol and
+//! gRPC, HBase's RPC, the Thrift gateway), rate-limited per client address and kind of
 //! mistake, so a misconfigured client is visible at WARN without flooding the log: the first
 //! of a kind from an address is logged, then at most one per [`INTERVAL`], carrying how many
-//! were left out meanwhile.
+//! were left out meanwhile. One limiter serves the whole process.
 
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::time::{Duration, Instant};
 
-use parking_lot::Mutex;
+use std::sync::Mutex;
+
+use tonic::Status;
+
+use crate::error::code_of;
+use crate::pb::ErrorCode;
 
 /// At most one line per client address and kind in this interval.
 pub const INTERVAL: Duration = Duration::from_secs(10);
@@ -29,7 +35,10 @@ impl Limiter {
     /// Whether to log a `kind` mistake of `client` now; `Some(n)` with the number left out
     /// since the last line.
     pub fn admit(&self, client: IpAddr, kind: &'static str, now: Instant) -> Option<u64> {
-        let mut last = self.last.lock();
+        let mut last = self
+            .last
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         if last.len() >= MAX_KEYS && !last.contains_key(&(client, kind)) {
             last.clear();
         }
@@ -58,11 +67,34 @@ fn limiter() -> &'static Limiter {
     LIMITER.get_or_init(Limiter::default)
 }
 
-/// Logs `what` at WARN for `client`, unless a `kind` line for its address was logged within
-/// [`INTERVAL`].
-pub fn warn(client: SocketAddr, kind: &'static str, what: &str) {
+/// Logs `what` at WARN for `client` of `protocol` (`Strata`, `HBase RPC`, `Thrift`), unless
+/// a `kind` line for its address was logged within [`INTERVAL`].
+pub fn warn(client: SocketAddr, protocol: &str, kind: &'static str, what: &str) {
     if let Some(suppressed) = limiter().admit(client.ip(), kind, Instant::now()) {
-        tracing::warn!(client = %client, kind, suppressed, "bad Thrift request: {what}");
+        tracing::warn!(client = %client, kind, suppressed, "bad {protocol} request: {what}");
+    }
+}
+
+/// The kind of client mistake an error answer means, or `None` for answers that are no
+/// mistake of the client's (a moved region, a busy server, a failure of the server's own).
+pub fn kind_of(status: &Status) -> Option<&'static str> {
+    match code_of(status) {
+        ErrorCode::InvalidArgument => Some("invalid request"),
+        ErrorCode::NoSuchFamily => Some("unknown family"),
+        ErrorCode::TableNotFound => Some("missing table"),
+        _ => None,
+    }
+}
+
+/// Logs `status` as [`warn`] does when it answers a mistake of `client` ([`kind_of`]).
+pub fn warn_status(client: SocketAddr, protocol: &str, what: &str, status: &Status) {
+    if let Some(kind) = kind_of(status) {
+        warn(
+            client,
+            protocol,
+            kind,
+            &format!("{what}: {}", status.message()),
+        );
     }
 }
 
@@ -82,5 +114,24 @@ mod tests {
         assert_eq!(l.admit(b, "malformed", t0), Some(0), "another address");
         assert_eq!(l.admit(a, "malformed", t0 + INTERVAL), Some(2));
         assert_eq!(l.admit(a, "malformed", t0 + INTERVAL), None);
+    }
+
+    #[test]
+    fn client_mistakes_are_told_from_other_answers() {
+        use crate::error::status;
+        assert_eq!(
+            kind_of(&status(ErrorCode::TableNotFound, "t")),
+            Some("missing table")
+        );
+        assert_eq!(
+            kind_of(&status(ErrorCode::NoSuchFamily, "f")),
+            Some("unknown family")
+        );
+        assert_eq!(
+            kind_of(&status(ErrorCode::InvalidArgument, "x")),
+            Some("invalid request")
+        );
+        assert_eq!(kind_of(&status(ErrorCode::NotServingRegion, "r")), None);
+        assert_eq!(kind_of(&status(ErrorCode::Unknown, "bug")), None);
     }
 }
