@@ -35,6 +35,8 @@ cleanups+=("./scripts/etcd.sh stop")
 timeout 300 ./scripts/etcd.sh start
 STRATA_ETCD_ENDPOINTS="$(./scripts/etcd.sh endpoint)"
 export STRATA_ETCD_ENDPOINTS
+# Tests that take etcd away start one of their own on these ports (crates/cli/tests/support/own_etcd.rs).
+export STRATA_ETCD_FAULT_PORT=24790 STRATA_ETCD_FAULT_PEER_PORT=24800
 # Cluster mode with data (crates/cli/tests/cluster_hdfs.rs) then fails rather than skips.
 export STRATA_REQUIRE_ETCD=1
 # Headless Chromium for the web UI's browser test (crates/http/tests/ui_chromium.rs), which

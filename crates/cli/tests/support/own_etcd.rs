@@ -1,6 +1,6 @@
 //! An etcd of one test's own, started, stopped and resumed (restarted with its data) by
 //! `scripts/etcd.sh` on `STRATA_ETCD_FAULT_PORT`/`STRATA_ETCD_FAULT_PEER_PORT` (default
-//! 23790/23800) in `STRATA_ETCD_FAULT_DIR`, for tests that take etcd away (which would break
+//! 24790/24800, beside the shared test etcd's 23790/23800) in `STRATA_ETCD_FAULT_DIR`, for tests that take etcd away (which would break
 //! other tests sharing one). Test binaries run one after another; the tests of one binary that
 //! use it hold [`OwnEtcd::lock`].
 #![allow(dead_code, clippy::unwrap_used)]
@@ -44,9 +44,9 @@ impl OwnEtcd {
             state: std::env::var_os("STRATA_ETCD_FAULT_DIR")
                 .map_or_else(|| dir.path().join("etcd"), PathBuf::from),
             _dir: dir,
-            port: std::env::var("STRATA_ETCD_FAULT_PORT").unwrap_or_else(|_| "23790".into()),
+            port: std::env::var("STRATA_ETCD_FAULT_PORT").unwrap_or_else(|_| "24790".into()),
             peer_port: std::env::var("STRATA_ETCD_FAULT_PEER_PORT")
-                .unwrap_or_else(|_| "23800".into()),
+                .unwrap_or_else(|_| "24800".into()),
             _guard: guard,
         };
         etcd.run(&["start"]);
