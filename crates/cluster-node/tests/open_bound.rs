@@ -66,8 +66,8 @@ impl Kv for GatedKv {
     fn cancel(&self, _: u64) {}
 }
 
-#[test]
-fn many_open_orders_run_a_bounded_number_of_opens_at_once() {
+/// A storage host in a fresh directory whose opens wait for the gate of the returned store.
+fn gated_host() -> (tempfile::TempDir, Arc<GatedKv>, StorageHost<GatedKv>) {
     let dir = tempfile::tempdir().unwrap();
     let config = ServerConfig::new(dir.path(), "127.0.0.1:1").with_memory_budget(64 << 20);
     let server = RegionServer::open(config).unwrap();
@@ -75,9 +75,15 @@ fn many_open_orders_run_a_bounded_number_of_opens_at_once() {
     let host = StorageHost::new(
         server,
         kv.clone(),
-        Layout::new("bound"),
+        Layout::new("gated"),
         dir.path().to_path_buf(),
     );
+    (dir, kv, host)
+}
+
+#[test]
+fn many_open_orders_run_a_bounded_number_of_opens_at_once() {
+    let (_dir, kv, host) = gated_host();
     let regions: Vec<String> = (0..200).map(|i| format!("t,{i:08x}")).collect();
     // One tick's worth of orders: every open is asked for, none can finish.
     for r in &regions {
@@ -119,16 +125,7 @@ fn many_open_orders_run_a_bounded_number_of_opens_at_once() {
 
 #[test]
 fn queued_opens_run_as_slots_free_without_waiting_for_the_next_ask() {
-    let dir = tempfile::tempdir().unwrap();
-    let config = ServerConfig::new(dir.path(), "127.0.0.1:1").with_memory_budget(64 << 20);
-    let server = RegionServer::open(config).unwrap();
-    let kv = Arc::new(GatedKv::default());
-    let host = StorageHost::new(
-        server,
-        kv.clone(),
-        Layout::new("queue"),
-        dir.path().to_path_buf(),
-    );
+    let (_dir, kv, host) = gated_host();
     let regions: Vec<String> = (0..100).map(|i| format!("t,{i:08x}")).collect();
     for r in &regions {
         assert!(host.try_open(r, 1).is_none());
