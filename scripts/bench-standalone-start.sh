@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Standalone's start time, with the standalone master and as a cluster of one, side by side:
-# an empty root, then a root holding one table of N regions (created through the shell,
-# flushed by a graceful stop). Reports, per mode, the time until the process listens and until
-# every region is served again (a get answered in the last region).
+# Standalone's start time (a cluster of one, RFC 0019): an empty root, then a root holding one
+# table of N regions (created through the shell, flushed by a graceful stop). Reports the time
+# until the process listens and until every region is served again (a get answered in the last
+# region). To compare builds, run it on each (STRATA_BIN names a binary; default: this tree's).
 #
 #   scripts/bench-standalone-start.sh [REGIONS]     # default 10000; a release build
 #   STRATA_BENCH_PROFILE=dev scripts/bench-standalone-start.sh   # the test build
@@ -10,9 +10,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 REGIONS="${1:-10000}"
 PROFILE="${STRATA_BENCH_PROFILE:-release}"
-cargo build -q --profile "$PROFILE" -p strata-cli --bin strata
 DIR=$PROFILE; [ "$PROFILE" = dev ] && DIR=debug
-STRATA="${CARGO_TARGET_DIR:-$PWD/target}/$DIR/strata"
+if [ -n "${STRATA_BIN:-}" ]; then
+  STRATA="$STRATA_BIN"
+else
+  cargo build -q --profile "$PROFILE" -p strata-cli --bin strata
+  STRATA="${CARGO_TARGET_DIR:-$PWD/target}/$DIR/strata"
+fi
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 ms() { date +%s%3N; }
 PID=
@@ -34,8 +38,8 @@ start() {
 stop() { kill -TERM "$PID"; wait "$PID" 2>/dev/null || true; PID=; }
 shell() { "$STRATA" shell -n --server "127.0.0.1:$PORT" >/dev/null; }
 
-for mode in standalone cluster-of-one; do
-  flags=""; [ "$mode" = cluster-of-one ] && flags="--cluster-of-one"
+for mode in standalone; do
+  flags=""
   dir="$WORK/$mode"
   start "$dir" "$flags"
   echo "$mode: empty root: listening after ${LISTEN_MS} ms"

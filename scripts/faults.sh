@@ -5,26 +5,43 @@
 # namespace has no address on the bridge, so nothing here can reach any other network.
 # Faults are iptables rules inside a host's namespace; they go with it.
 #
-#   scripts/faults.sh run [--servers N] [--hold S]   # short run (root): builds the hosts, runs
-#       etcd, a master and N region servers (3) each on its host, writes rows from a client
-#       host, injects each fault kind for S seconds (10), heals it, checks that every region
-#       is served again and every acknowledged row is there; removes everything, also on failure
-#   scripts/faults.sh down                           # removes every namespace, link and process
-#       this script made (after a run that was killed)
+#   scripts/faults.sh run [--servers N] [--hold S] [--seed N] [--minutes M] [--rate R]
+#       Short run (root; about 2 minutes): builds the hosts, runs etcd, a master and N region
+#       servers (3) each on its host; from the client host, runs the recorded workloads
+#       (`strata bench history`: registers, compare-and-set, counters, lists; R operations/s,
+#       100) all along and writes batches of rows through the shell between faults; injects
+#       each fault kind once, in an order chosen by the seed, for S seconds (10), heals it,
+#       checks that every region is served again and every acknowledged row is there. Then
+#       checks the history for linearizability per row (tools/linearizability, Porcupine),
+#       lost acknowledged writes, and from the region servers' logs that no region was served
+#       by two servers at once; prints figures per fault kind. Fails (non-zero) on any anomaly
+#       and prints the seed: `--seed N` replays the same schedule. Removes everything, also on
+#       failure.
+#   scripts/faults.sh run --minutes 60   # the long run: fault kinds drawn from the seed, each
+#       held 5-15 s (S/2 to 3S/2), until M minutes have passed; the same checks
+#   scripts/faults.sh down               # removes every namespace, link and process this
+#       script made (after a run that was killed)
 #
-# Settings: STRATA_BIN (default target/debug/strata), STRATA_FAULTS_DIR (work directory:
-# logs, the cluster's root; default a new one under $TMPDIR), STRATA_FAULTS_LIMIT (seconds
-# after a heal within which every region must be served again; default 10).
+# Settings: STRATA_BIN (default: the debug build in cargo's target directory, built when
+# missing), STRATA_FAULTS_DIR (work directory: logs, the cluster's root, history.jsonl, faults.jsonl, the checker's report and any
+# visualization of a non-linearizable row; default a new one under $TMPDIR),
+# STRATA_FAULTS_LIMIT (seconds after a heal within which every region must be served again;
+# default 10). Needs Go for the checker (scripts/lib/toolchain.sh installs Debian's if absent).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib/toolchain.sh
 
 PREFIX=sfh
 BRIDGE="$PREFIX-br"
 NET=198.18.0
-BIN="${STRATA_BIN:-target/debug/strata}"
+BIN="${STRATA_BIN:-${CARGO_TARGET_DIR:-target}/debug/strata}"
 LIMIT="${STRATA_FAULTS_LIMIT:-10}"
 SERVERS=3
 HOLD=10
+SEED=""
+MINUTES=0
+RATE=100
+KINDS=(rs-from-etcd etcd-from-all rs-isolated master-isolated rs-to-etcd-one-way rs-paused)
 
 # host name -> last byte of its address
 declare -A ADDR=([etcd]=10 [master]=11 [client]=30)
@@ -120,7 +137,8 @@ write_rows() {
   local n="$1" script="$WORK/put.hbase" i
   : >"$script"
   for ((i = ROWS; i < ROWS + n; i++)); do
-    printf "put 't', 'r%03d-%06d', 'f:q', 'v%d'\n" $((i * 7919 % 1000)) "$i" "$i" >>"$script"
+    # A three-digit prefix: rows land in every region of the table split at 250, 500, 750.
+    printf "put 't', '%03d-r%06d', 'f:q', 'v%d'\n" $((i * 7919 % 1000)) "$i" "$i" >>"$script"
   done
   if ! in_host client "$BIN" shell -n --etcd "$(etcd_ep)" --cluster faults <"$script" \
     >"$WORK/shell.log" 2>&1 || grep -qi "error" "$WORK/shell.log"; then
@@ -165,18 +183,81 @@ fault() {
   esac
 }
 
+# The schedule comes from the seed (bash's RANDOM, seeded, read in this shell only: a
+# subshell reseeds it), so that a seed replays the same faults in the same order with the
+# same holds. The short run shuffles every kind once into ORDER; the long run draws a kind
+# and a hold per fault.
+shuffle_kinds() {
+  local i j t
+  ORDER=("${KINDS[@]}")
+  for ((i = ${#ORDER[@]} - 1; i > 0; i--)); do
+    j=$((RANDOM % (i + 1)))
+    t="${ORDER[i]}" && ORDER[i]="${ORDER[j]}" && ORDER[j]="$t"
+  done
+}
+
+now_ns() { date +%s%N; }
+
+# Starts the recorded workloads from the client host on table w; they stop when $WORK/stop
+# appears, then read every row once more.
+start_workload() {
+  spawn client workload "$BIN" bench history --etcd "$(etcd_ep)" --cluster faults --table w \
+    --out "$WORK/history.jsonl" --seed "$SEED" --rate "$RATE" --stop-file "$WORK/stop"
+}
+
+stop_workload() {
+  local pid waited=0
+  pid="$(cat "$WORK/pids/workload")"
+  touch "$WORK/stop"
+  # Operations in flight end within their timeout (10 s); the final reads retry up to 60 s.
+  while kill -0 "$pid" 2>/dev/null && [ "$waited" -lt 600 ]; do sleep 0.5; waited=$((waited + 1)); done
+  if ! wait "$pid"; then
+    log "the workload failed:"
+    tail -5 "$WORK/workload.log" >&2
+    return 1
+  fi
+  rm -f "$WORK/pids/workload"
+  tail -1 "$WORK/workload.log" >&2
+}
+
+one_fault() {
+  local kind="$1" hold="$2" injected healed t
+  log "fault $kind for ${hold}s"
+  injected="$(now_ns)"
+  fault "$kind"
+  sleep "$hold"
+  heal
+  healed="$(now_ns)"
+  printf '{"kind":"%s","injected_unix_ns":%s,"healed_unix_ns":%s,"hold_s":%s}\n' \
+    "$kind" "$injected" "$healed" "$hold" >>"$WORK/faults.jsonl"
+  if ! t="$(wait_served 8 "$SERVERS" "$LIMIT")"; then
+    log "FAILED: $kind did not heal (work directory $WORK); replay: scripts/faults.sh run --seed $SEED"
+    return 1
+  fi
+  write_rows 100
+  check_rows
+  RESULTS+=("$kind (${hold}s): every region served ${t}s after healing, $ROWS rows all there")
+  log "${RESULTS[-1]}"
+}
+
+RESULTS=()
 run() {
   [ "$(id -u)" = 0 ] || { echo "faults.sh: run as root (network namespaces)" >&2; exit 2; }
   command -v iptables >/dev/null || { echo "faults.sh: needs iptables (apt-get install iptables)" >&2; exit 2; }
+  if [ ! -x "$BIN" ] && [ -z "${STRATA_BIN:-}" ]; then cargo build -q -p strata-cli --bin strata; fi
   [ -x "$BIN" ] || { echo "faults.sh: no $BIN (cargo build -p strata-cli)" >&2; exit 2; }
+  [ -n "$SEED" ] || SEED=$((($(date +%s%N) / 1000) % 1000000))
+  local checker
+  checker="$(build_linearizability)"
   for ((i = 1; i <= SERVERS; i++)); do ADDR[rs$i]=$((20 + i)); done
   WORK="${STRATA_FAULTS_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/strata-faults.XXXXXX")}"
   mkdir -p "$WORK/pids" "$WORK/root"
+  rm -f "$WORK/stop" "$WORK"/linearizability-*.html
   trap 'down' EXIT
   trap 'exit 1' INT TERM
   down
   up
-  log "hosts up in $WORK: $(for h in "${!ADDR[@]}"; do printf '%s=%s ' "$h" "$(ip_of "$h")"; done)"
+  log "seed $SEED; hosts up in $WORK: $(for h in "${!ADDR[@]}"; do printf '%s=%s ' "$h" "$(ip_of "$h")"; done)"
 
   in_host etcd env STRATA_ETCD_HOST="$(ip_of etcd)" STRATA_ETCD_PORT=2379 \
     STRATA_ETCD_PEER_PORT=2380 STRATA_ETCD_DIR="$WORK/etcd" scripts/etcd.sh start >&2
@@ -184,33 +265,50 @@ run() {
   cp "$WORK/etcd/etcd.pid" "$WORK/pids/etcd"
   local common=(--etcd "$(etcd_ep)" --cluster faults --ttl 2 --root "$WORK/root")
   spawn master master "$BIN" master "${common[@]}" --advertise "$(ip_of master):16000"
+  local logs=()
   for ((i = 1; i <= SERVERS; i++)); do
-    # Every interface, announcing the host's address; all at once on the empty root.
+    # Every interface, announcing the host's address; all at once on the empty root. JSON
+    # lines: the checker reads the regions' open and close lines from them.
     spawn "rs$i" "rs$i" "$BIN" regionserver "${common[@]}" --listen 0.0.0.0:16020 \
-      --advertise "$(ip_of "rs$i")" --memtable-mib 32 --block-cache-mib 8
+      --advertise "$(ip_of "rs$i")" --memtable-mib 32 --block-cache-mib 8 --log-format json
+    logs+=("$WORK/rs$i.log")
   done
   sleep 2
   local t
   strata cluster create-table t --splits 250,500,750 --families f >&2
-  t="$(wait_served 4 "$SERVERS" 60)"
-  log "4 regions served on $SERVERS servers after ${t}s"
+  strata cluster create-table w --splits 250,500,750 --families f >&2
+  t="$(wait_served 8 "$SERVERS" 60)"
+  log "8 regions served on $SERVERS servers after ${t}s"
   write_rows 200
+  : >"$WORK/faults.jsonl"
+  start_workload
+  sleep 5
 
-  local kind results=()
-  for kind in rs-from-etcd etcd-from-all rs-isolated master-isolated rs-to-etcd-one-way \
-    rs-paused; do
-    log "fault $kind for ${HOLD}s"
-    fault "$kind"
-    sleep "$HOLD"
-    heal
-    t="$(wait_served 4 "$SERVERS" "$LIMIT")" || { log "FAIL: $kind did not heal"; return 1; }
-    write_rows 100
-    check_rows
-    results+=("$kind: every region served ${t}s after healing, $ROWS rows all there")
-    log "${results[-1]}"
-  done
-  printf '%s\n' "${results[@]}"
-  log "passed"
+  RANDOM=$SEED
+  if [ "$MINUTES" -gt 0 ]; then
+    local end=$((SECONDS + MINUTES * 60)) lo=$(((HOLD + 1) / 2))
+    while [ "$SECONDS" -lt "$end" ]; do
+      one_fault "${KINDS[RANDOM % ${#KINDS[@]}]}" $((lo + RANDOM % (HOLD + 1)))
+      sleep 5
+    done
+  else
+    local kind
+    shuffle_kinds
+    for kind in "${ORDER[@]}"; do
+      one_fault "$kind" "$HOLD"
+      sleep 5
+    done
+  fi
+  stop_workload
+  printf '%s\n' "${RESULTS[@]}"
+  local logs_csv
+  logs_csv="$(IFS=,; echo "${logs[*]}")"
+  if ! "$checker" -history "$WORK/history.jsonl" -faults "$WORK/faults.jsonl" -logs "$logs_csv" \
+    -out "$WORK" | tee "$WORK/check.txt"; then
+    log "FAILED: anomalies above (work directory $WORK); replay: scripts/faults.sh run --seed $SEED"
+    return 1
+  fi
+  log "passed (seed $SEED)"
 }
 
 case "${1:-}" in
@@ -220,11 +318,14 @@ case "${1:-}" in
       case "$1" in
         --servers) SERVERS="$2"; shift 2 ;;
         --hold) HOLD="$2"; shift 2 ;;
+        --seed) SEED="$2"; shift 2 ;;
+        --minutes) MINUTES="$2"; shift 2 ;;
+        --rate) RATE="$2"; shift 2 ;;
         *) echo "faults.sh: unknown flag $1" >&2; exit 2 ;;
       esac
     done
     run
     ;;
   down) down ;;
-  *) echo "usage: $0 run [--servers N] [--hold S] | down" >&2; exit 2 ;;
+  *) echo "usage: $0 run [--servers N] [--hold S] [--seed N] [--minutes M] [--rate R] | down" >&2; exit 2 ;;
 esac

@@ -5,8 +5,8 @@
 #   scripts/hbase-client-test.sh          # exits with the test program's status
 #   STRATA_HBASE_CLIENT_CLUSTER=1 STRATA_ETCD_ENDPOINTS=127.0.0.1:2379 scripts/hbase-client-test.sh
 #                                         # the same client against a 1 master + 2 RS cluster
-#   STRATA_STANDALONE_FLAGS=--cluster-of-one scripts/hbase-client-test.sh
-#                                         # against standalone run as a cluster of one
+#   STRATA_STANDALONE_FLAGS="--memtable-mib 16" scripts/hbase-client-test.sh
+#                                         # standalone with more flags
 #
 # Needs JDK 17 (javac) and Maven; the client's jars are fetched once with `mvn` into
 # ${XDG_CACHE_HOME:-~/.cache}/strata/hbase-client (re-fetched when the pom changes), so later
@@ -95,6 +95,9 @@ done
 status=0
 wait "$JAVA" || status=$?
 grep -v "^RESTART-SERVER" "$OUT"
+# Namespaces (strata.hbase.NamespaceTest) against the same server, after the client test.
+timeout "${HBASE_CLIENT_TEST_TIMEOUT:-300}" java $JFLAGS -cp "$CACHE/classes:$CACHE/lib/*" \
+  strata.hbase.NamespaceTest "127.0.0.1:$HBASE_PORT" || status=$?
 if [ "$status" != 0 ]; then
   echo "--- strata server log (last 40 lines)"; tail -40 "$LOG"
 fi

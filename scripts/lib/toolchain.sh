@@ -15,3 +15,33 @@ ensure_rust() {
     done
   fi
 }
+
+# Makes sure `go` is on PATH: /usr/local/go's if present, else Debian's golang-go (as root).
+ensure_go() {
+  command -v go >/dev/null 2>&1 && return 0
+  if [ -x /usr/local/go/bin/go ]; then
+    export PATH="/usr/local/go/bin:$PATH"
+  elif [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "installing golang-go with apt-get" >&2
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq golang-go >/dev/null
+  else
+    echo "go is not installed: install Debian's golang-go (as root)" >&2
+    return 2
+  fi
+}
+
+# Builds tools/linearizability (its module from the Go module proxy, pinned by go.sum) into
+# the cache unless built from the same sources already; prints the binary's path.
+build_linearizability() {
+  local cache="${STRATA_CACHE_DIR:-$HOME/.cache/strata}" sum bin
+  ensure_go || return 2
+  sum="$(cat tools/linearizability/go.* tools/linearizability/*.go | sha256sum | cut -c1-16)"
+  bin="$cache/linearizability-$sum"
+  if [ ! -x "$bin" ]; then
+    mkdir -p "$cache"
+    (cd tools/linearizability && GOFLAGS=-mod=readonly timeout 300 go build -o "$bin.tmp" .) >&2
+    mv "$bin.tmp" "$bin"
+  fi
+  echo "$bin"
+}

@@ -5,11 +5,14 @@
 //!   one- and multi-threaded scans per cached form, random gets.
 //! - [`bloom`]: measured false-positive rates of the bloom filters.
 //! - [`engine`]: seed 002's random writes and reads against an embedded region.
+//! - [`history`]: per-row workloads with recorded histories, for the linearizability checker
+//!   of the fault harness.
 //! - [`table`]: plain-text result tables.
 
 pub mod bloom;
 pub mod encoding;
 pub mod engine;
+pub mod history;
 pub mod phoenix;
 pub mod progress;
 pub mod table;

@@ -7,6 +7,8 @@ use strata_bench::encoding::{self, Config};
 use strata_model::schema::{Compression, DataBlockEncoding, Durability};
 
 // Declared here rather than in main.rs: it is one of `bench`'s subcommands.
+#[path = "bench_history.rs"]
+mod bench_history;
 #[path = "bench_rowcache.rs"]
 mod bench_rowcache;
 #[path = "bench_scan.rs"]
@@ -44,6 +46,9 @@ pub enum Command {
     /// Seed 003's table scanned by one client through a running server: cells/s and the
     /// server's CPU per cell.
     ClientScan(bench_scan::Args),
+    /// Per-row registers, compare-and-set, counters and lists against a running cluster,
+    /// every operation recorded (JSON lines) for the linearizability checker (RFC 0021).
+    History(bench_history::Args),
 }
 
 /// Arguments of `bench engine-write`.
@@ -149,6 +154,7 @@ pub fn run(cmd: &Command) -> Result<(), String> {
         Command::ClientWrite(a) => bench_seed002::write(a),
         Command::ClientRead(a) => bench_seed002::read(a),
         Command::ClientScan(a) => bench_scan::run(a),
+        Command::History(a) => bench_history::run(a),
         Command::Ycsb(a) => crate::bench_ycsb::run(a),
         Command::EngineWrite(a) => {
             let durabilities = a

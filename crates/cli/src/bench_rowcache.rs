@@ -1,5 +1,5 @@
-//! `strata bench row-cache`: seed 002's random-read test against an in-process standalone
-//! server — 1 KB values under 20-digit keys `0..rows` (every query hits), many concurrent
+//! `strata bench row-cache`: seed 002's random-read test against a region server in this
+//! process (one region, no master) — 1 KB values under 20-digit keys `0..rows` (every query hits), many concurrent
 //! readers, zipfian and uniform — with the row cache off and on in the same run, for several
 //! block-cache sizes and cached forms. Reads go straight to the region server (no RPC), so
 //! the figures show the caches, not the network stack.
@@ -17,11 +17,12 @@ use strata_bench::engine::read::timed_gets;
 use strata_bench::engine::zipf::Zipf;
 use strata_bench::engine::{key, text};
 use strata_bench::table::Table;
-use strata_master::{Standalone, StandaloneConfig};
 use strata_model::ops::{Get, Put, RowMutations};
 use strata_model::schema::{
     BloomType, CachedForm, Compression, Durability, FamilyDescriptor, TableDescriptor, TableName,
 };
+use strata_server::{RegionServer, ServerConfig};
+use strata_storage::manifest::RegionInfo;
 
 /// Arguments of `bench row-cache`.
 #[derive(ClapArgs)]
@@ -66,12 +67,22 @@ fn descriptor(form: CachedForm, row_cache: bool) -> Result<TableDescriptor, Stri
     )
 }
 
-fn config(a: &Args, block_mib: u64) -> StandaloneConfig {
-    let mut c = StandaloneConfig::new(&a.dir);
-    c.listen = ([127, 0, 0, 1], 0).into();
-    c.server.block_cache_bytes = block_mib << 20;
-    c.server.row_cache_bytes = a.row_cache_mib << 20;
-    c
+/// The region server on `a.dir` with a block cache of `block_mib`, no region open yet.
+fn open(a: &Args, block_mib: u64) -> Result<Arc<RegionServer>, String> {
+    let mut c = ServerConfig::new(a.dir.clone(), String::new());
+    c.block_cache_bytes = block_mib << 20;
+    c.row_cache_bytes = a.row_cache_mib << 20;
+    RegionServer::open(c).map_err(|e| e.to_string())
+}
+
+/// The table's one region.
+fn region() -> RegionInfo {
+    RegionInfo {
+        table: TABLE.to_owned(),
+        region_id: 1,
+        start_row: Bytes::new(),
+        end_row: Bytes::new(),
+    }
 }
 
 fn parse_block_cache(s: &str) -> Result<(u64, CachedForm), String> {
@@ -94,9 +105,8 @@ pub fn run(a: &Args) -> Result<(), String> {
         .iter()
         .map(|s| parse_block_cache(s))
         .collect::<Result<Vec<_>, _>>()?;
-    let rt = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
     let _ = std::fs::remove_dir_all(&a.dir);
-    load(a, &rt)?;
+    load(a)?;
     let zipf = Arc::new(Zipf::new(a.rows as usize, a.zipf));
     let mut t = Table::new(&[
         "block cache",
@@ -109,20 +119,21 @@ pub fn run(a: &Args) -> Result<(), String> {
         "row hits",
     ]);
     for (mib, form) in specs {
-        let server = rt
-            .block_on(Standalone::start(config(a, mib)))
-            .map_err(|e| e.to_string())?;
+        let server = open(a, mib)?;
         for row_cache in [false, true] {
-            let master = server.master();
-            master
-                .alter_table(descriptor(form, row_cache)?)
+            // A schema change reopens the region, as an alter does.
+            if row_cache {
+                server.close_region(1, true).map_err(|e| e.to_string())?;
+            }
+            server
+                .open_region(&descriptor(form, row_cache)?, &region())
                 .map_err(|e| e.to_string())?;
             let warm = Duration::from_secs(a.seconds.div_ceil(2));
             for dist in [Some(zipf.clone()), None] {
                 measure(&server, a, dist.clone(), warm)?;
-                let before = master.host().row_cache_stats();
+                let before = server.row_cache_stats();
                 let rec = measure(&server, a, dist.clone(), Duration::from_secs(a.seconds))?;
-                let after = master.host().row_cache_stats();
+                let after = server.row_cache_stats();
                 let (hits, misses) = (after.hits - before.hits, after.misses - before.misses);
                 let (p50, p99, _, _) = rec.percentiles();
                 let n = rec.len() as f64;
@@ -149,7 +160,7 @@ pub fn run(a: &Args) -> Result<(), String> {
                 ]);
             }
         }
-        rt.block_on(server.shutdown()).map_err(|e| e.to_string())?;
+        server.shutdown().map_err(|e| e.to_string())?;
     }
     println!(
         "\n## Random reads (seed 002) through the region server: {} rows, {} readers, {} s each\n\n{}",
@@ -163,13 +174,10 @@ pub fn run(a: &Args) -> Result<(), String> {
 }
 
 /// Writes the rows, flushes and major-compacts them into one store file.
-fn load(a: &Args, rt: &tokio::runtime::Runtime) -> Result<(), String> {
-    let server = rt
-        .block_on(Standalone::start(config(a, 32)))
-        .map_err(|e| e.to_string())?;
-    let master = server.master();
-    master
-        .create_table(descriptor(CachedForm::Encoded, false)?, &[])
+fn load(a: &Args) -> Result<(), String> {
+    let server = open(a, 32)?;
+    server
+        .open_region(&descriptor(CachedForm::Encoded, false)?, &region())
         .map_err(|e| e.to_string())?;
     let buffer = text::buffer(8 << 20, 20_120_207);
     let mut rng = SmallRng::seed_from_u64(5);
@@ -181,31 +189,28 @@ fn load(a: &Args, rt: &tokio::runtime::Runtime) -> Result<(), String> {
         let rm = RowMutations::new(k.clone())
             .with(put)
             .map_err(|e| e.to_string())?;
-        let hosted = master
-            .host()
-            .region_for(TABLE, &k)
-            .ok_or("no region for a row")?;
+        let hosted = server.region_for(TABLE, &k).ok_or("no region for a row")?;
         hosted.mutate_row(&rm).map_err(|e| e.to_string())?;
     }
-    master.flush_table(TABLE).map_err(|e| e.to_string())?;
-    master
-        .compact_table(TABLE, None, true)
+    server.flush_region(1).map_err(|e| e.to_string())?;
+    server
+        .compact_region(1, None, true)
         .map_err(|e| e.to_string())?;
     println!(
         "loaded {} rows in {:.1} s",
         a.rows,
         t0.elapsed().as_secs_f64()
     );
-    rt.block_on(server.shutdown()).map_err(|e| e.to_string())
+    server.shutdown().map_err(|e| e.to_string())
 }
 
 fn measure(
-    server: &Standalone,
+    server: &Arc<RegionServer>,
     a: &Args,
     zipf: Option<Arc<Zipf>>,
     time: Duration,
 ) -> Result<Recorder, String> {
-    let host = server.master().host().clone();
+    let host = server.clone();
     timed_gets(a.threads, a.rows, zipf, time, move |i| {
         let get = Get::new(Bytes::copy_from_slice(&key(i)));
         let hosted = host.region_for(TABLE, &get.row).ok_or("no region")?;

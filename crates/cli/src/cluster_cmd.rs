@@ -87,6 +87,8 @@ pub struct RegionServerArgs {
     tier_check: crate::standalone::TierCheckArgs,
     #[command(flatten)]
     flush_check: crate::standalone::FlushCheckArgs,
+    #[command(flatten)]
+    compaction_throughput: crate::compaction_args::CompactionThroughputArgs,
     /// Seconds between compaction checks of every open region (with --root), so idle regions
     /// get their periodic major compactions and drop files past their family's TTL; flushes
     /// ask for checks of their own. 0 turns it off. [default: 10000, as standalone and
@@ -192,7 +194,8 @@ pub enum Command {
         /// The table.
         table: String,
     },
-    /// Empties a table: new, empty regions (split as before with --preserve-splits).
+    /// Empties a disabled table: new, empty regions (split as before with --preserve-splits);
+    /// the table is enabled afterwards.
     TruncateTable {
         #[command(flatten)]
         coordination: Coordination,
@@ -348,6 +351,7 @@ fn run_data_regionserver(args: &RegionServerArgs, url: &str) -> Result<(), Strin
     server.compaction_nice = args.compaction_nice;
     server.tier_check_every = args.tier_check.every();
     server.flush_check = args.flush_check.check();
+    server.compaction_throughput = args.compaction_throughput.shared();
     if let Some(cold) = &args.cold_root {
         let timeout = Duration::from_secs(args.store_timeout_secs);
         server.cold_volume = Some(args.s3.cold_volume(cold, timeout)?);
@@ -362,6 +366,7 @@ fn run_data_regionserver(args: &RegionServerArgs, url: &str) -> Result<(), Strin
             margin_ms: args.margin_ms,
             ..RegionServerConfig::default()
         },
+        on_invalid_open: None,
         listen: args.listen,
         advertise: args.advertise.clone(),
         compaction_check_every: args.compaction_check_secs.map_or(
@@ -551,7 +556,13 @@ pub fn run(cmd: &Command) -> Result<(), String> {
                 |d, f| d.with_family(strata_model::schema::FamilyDescriptor::new(f.as_str())),
             );
             let kv = node::connect(&coordination.etcd)?;
-            strata_cluster_node::schema::put_schema(&kv, &coordination.layout(), &descriptor)?;
+            strata_cluster_node::namespace::put_schema(
+                &kv,
+                &coordination.layout(),
+                &descriptor,
+                splits.len() + 1,
+            )
+            .map_err(|s| s.message().to_string())?;
             (
                 coordination,
                 AdminRequest::CreateTable {

@@ -4,14 +4,18 @@
 //!
 //! The libraries under the RPC and HTTP layers (h2, hyper, tonic, tower, …) log every frame
 //! at DEBUG: they stay at WARN unless the filter names them (`debug,h2=debug`). Colours are
-//! written only when standard error is a terminal.
+//! written only when standard error is a terminal. The filter can be replaced while the
+//! process runs ([`set_level`], on a configuration reload).
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
+use std::sync::OnceLock;
 
 use tracing_appender::rolling::{Builder, Rotation};
-use tracing_subscriber::fmt::writer::MakeWriterExt;
-use tracing_subscriber::EnvFilter;
+use tracing_subscriber::fmt::{self, writer::MakeWriterExt};
+use tracing_subscriber::layer::{Layer, Layered, SubscriberExt};
+use tracing_subscriber::util::SubscriberInitExt;
+use tracing_subscriber::{reload, EnvFilter, Registry};
 
 /// The line format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -37,8 +41,8 @@ pub enum Rotate {
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// What to log: a level (error, warn, info, debug, trace) or `RUST_LOG`-style directives
-    /// such as `info,strata_storage=debug` [default: $RUST_LOG, else info].
-    #[arg(long, global = true)]
+    /// such as `info,strata_storage=debug` [default: $RUST_LOG, else info]. Reloadable.
+    #[arg(long, global = true, value_parser = parse_level)]
     log_level: Option<String>,
     /// The line format.
     #[arg(long, global = true, value_enum, default_value_t = Format::Compact)]
@@ -61,48 +65,78 @@ pub struct Guard {
     _private: (),
 }
 
+/// `--log-level`'s value, once its directives parse.
+fn parse_level(level: &str) -> Result<String, String> {
+    EnvFilter::try_new(directives(level))
+        .map(|_| level.to_owned())
+        .map_err(|e| e.to_string())
+}
+
+/// The handle that swaps the process's filter (`--log-level` is reloadable).
+static FILTER: OnceLock<reload::Handle<EnvFilter, Registry>> = OnceLock::new();
+
+/// The filter for `level` (`--log-level`'s value), or when none is given `$RUST_LOG`, else
+/// `info`.
+fn filter(level: Option<&str>) -> Result<EnvFilter, String> {
+    match level {
+        Some(level) => {
+            EnvFilter::try_new(directives(level)).map_err(|e| format!("--log-level: {e}"))
+        }
+        None => match std::env::var(EnvFilter::DEFAULT_ENV) {
+            Ok(env) => EnvFilter::try_new(directives(&env))
+                .map_err(|e| format!("{}: {e}", EnvFilter::DEFAULT_ENV)),
+            Err(_) => Ok(EnvFilter::new(directives("info"))),
+        },
+    }
+}
+
+/// Replaces the filter of the running logger with `level`'s (as [`init`] reads it).
+///
+/// # Errors
+/// A bad filter directive (the filter in force stays), or no logger is installed.
+pub fn set_level(level: Option<&str>) -> Result<(), String> {
+    let filter = filter(level)?;
+    FILTER
+        .get()
+        .ok_or_else(|| "no logger is installed".to_owned())?
+        .reload(filter)
+        .map_err(|e| format!("cannot change the log filter: {e}"))
+}
+
 /// Installs the process's logger.
 ///
 /// # Errors
 /// A bad filter directive, or the log file's directory cannot be created.
 pub fn init(args: &Args) -> Result<Guard, String> {
-    let filter = match &args.log_level {
-        Some(level) => {
-            EnvFilter::try_new(directives(level)).map_err(|e| format!("--log-level: {e}"))?
-        }
-        None => match std::env::var(EnvFilter::DEFAULT_ENV) {
-            Ok(env) => EnvFilter::try_new(directives(&env))
-                .map_err(|e| format!("{}: {e}", EnvFilter::DEFAULT_ENV))?,
-            Err(_) => EnvFilter::new(directives("info")),
-        },
-    };
+    let (filter, handle) = reload::Layer::new(filter(args.log_level.as_deref())?);
     let ansi = std::io::stderr().is_terminal();
     let file = match &args.log_file {
         None => None,
         Some(path) => Some(file_appender(args, path)?),
     };
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_target(true);
+    let layer = fmt::layer().with_target(true);
     // Lines go to standard error and, if configured, to the file too.
-    let result = match (args.log_format, file) {
-        (Format::Compact, None) => builder
-            .compact()
-            .with_ansi(ansi)
-            .with_writer(std::io::stderr)
-            .try_init(),
-        (Format::Json, None) => builder.json().with_writer(std::io::stderr).try_init(),
-        (Format::Compact, Some(f)) => builder
-            .compact()
-            .with_ansi(false)
-            .with_writer(std::io::stderr.and(f))
-            .try_init(),
-        (Format::Json, Some(f)) => builder
-            .json()
-            .with_writer(std::io::stderr.and(f))
-            .try_init(),
-    };
-    result.map_err(|e| format!("cannot install the logger: {e}"))?;
+    let lines: Box<dyn Layer<Layered<reload::Layer<EnvFilter, Registry>, Registry>> + Send + Sync> =
+        match (args.log_format, file) {
+            (Format::Compact, None) => layer
+                .compact()
+                .with_ansi(ansi)
+                .with_writer(std::io::stderr)
+                .boxed(),
+            (Format::Json, None) => layer.json().with_writer(std::io::stderr).boxed(),
+            (Format::Compact, Some(f)) => layer
+                .compact()
+                .with_ansi(false)
+                .with_writer(std::io::stderr.and(f))
+                .boxed(),
+            (Format::Json, Some(f)) => layer.json().with_writer(std::io::stderr.and(f)).boxed(),
+        };
+    tracing_subscriber::registry()
+        .with(filter)
+        .with(lines)
+        .try_init()
+        .map_err(|e| format!("cannot install the logger: {e}"))?;
+    let _ = FILTER.set(handle);
     Ok(Guard { _private: () })
 }
 

@@ -1,11 +1,15 @@
 //! `strata`: Strata's command-line entry point.
 
+#[cfg(test)]
+mod admin_surface;
 mod bench_cmd;
 mod bench_rpc;
 mod bench_ycsb;
 mod cluster_cmd;
 mod cluster_master;
 mod cluster_ops;
+mod compaction_args;
+mod config;
 mod demo;
 mod escape;
 mod gateway_cmd;
@@ -16,6 +20,7 @@ mod sst;
 mod standalone;
 mod standalone_single;
 
+use std::ffi::OsString;
 use std::process::ExitCode;
 
 /// mimalloc: per-request allocations (cells, buffers, RPC frames) spent ~20% of a read-heavy
@@ -27,7 +32,7 @@ use std::process::ExitCode;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 /// Strata: a Bigtable-class wide-column database.
 #[derive(Parser)]
@@ -56,6 +61,9 @@ enum Command {
     /// Cluster administration through etcd: status, create and drop tables, move regions.
     #[command(subcommand)]
     Cluster(cluster_cmd::Command),
+    /// Configuration files: check one, or show what a process would run with.
+    #[command(subcommand)]
+    Config(config::command::Command),
     /// Offline store-file tools.
     #[command(subcommand)]
     Sst(sst::Command),
@@ -65,7 +73,19 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let argv: Vec<OsString> = std::env::args_os().collect();
+    let root = config::with_config_flag(Cli::command());
+    // The command line, with a process's configuration file under it.
+    let (matches, loaded) = match config::load(&root, &argv) {
+        Ok(parsed) => parsed,
+        Err(problems) => {
+            for p in problems {
+                eprintln!("strata: {p}");
+            }
+            return ExitCode::FAILURE;
+        }
+    };
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let _log = match logging::init(&cli.log) {
         Ok(guard) => guard,
         Err(e) => {
@@ -91,6 +111,16 @@ fn main() -> ExitCode {
             env!("CARGO_PKG_VERSION")
         );
     }
+    if let Some(loaded) = loaded {
+        if let Some(path) = &loaded.path {
+            tracing::info!(file = %path.display(), "configuration file");
+        }
+        let reloader = config::reload::Reloader::new(root.clone(), argv, loaded);
+        if let Err(e) = config::reload::watch(reloader) {
+            eprintln!("strata: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
     let result = match cli.command {
         Command::Standalone(args) => standalone::run(&args),
         Command::Gateway(args) => gateway_cmd::run(&args),
@@ -99,6 +129,7 @@ fn main() -> ExitCode {
         Command::Master(args) => cluster_master::run_master(&args),
         Command::Regionserver(args) => cluster_cmd::run_regionserver(&args),
         Command::Cluster(cmd) => cluster_cmd::run(&cmd),
+        Command::Config(cmd) => config::command::run(&root, &cmd),
         Command::Sst(cmd) => sst::run(&cmd),
         Command::Bench(cmd) => bench_cmd::run(&cmd),
     };

@@ -6,8 +6,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use strata_cluster_node::single;
-use strata_master::{Standalone, StandaloneConfig};
 use strata_model::schema::StoragePolicy;
 use strata_storage::tiers::{StorageType, Volume};
 
@@ -157,6 +155,8 @@ pub struct Args {
     #[command(flatten)]
     pub(crate) flush_check: FlushCheckArgs,
     #[command(flatten)]
+    pub(crate) compaction_throughput: crate::compaction_args::CompactionThroughputArgs,
+    #[command(flatten)]
     pub(crate) thrift: crate::gateway_cmd::Limits,
     /// Where HBase's native RPC listens, for the HBase Java client (one port for the
     /// registry, region-server and master services) [default: 127.0.0.1:16020; if that port
@@ -187,52 +187,10 @@ pub struct Args {
     /// operations): for measuring what recording them costs.
     #[arg(long)]
     pub(crate) no_request_metrics: bool,
-    /// Run as a cluster of one: the cluster's master and one region server over a
-    /// coordination store kept under the root (RFC 0019), instead of the standalone master.
-    /// A root keeps the kind it was created with.
-    #[arg(long)]
+    /// Accepted for scripts written for earlier releases, where it chose this mode: every
+    /// standalone process is a cluster of one now (RFC 0019).
+    #[arg(long, hide = true)]
     pub(crate) cluster_of_one: bool,
-}
-
-/// Starts the HTTP endpoint unless disabled; a taken default port is logged, not fatal.
-///
-/// # Errors
-/// An address given with `--http-listen` cannot be bound.
-async fn start_http(
-    args: &Args,
-    server: &Standalone,
-) -> Result<Option<strata_http::HttpServer>, String> {
-    if args.no_http {
-        return Ok(None);
-    }
-    let listen = args.http_listen.unwrap_or(strata_http::DEFAULT_LISTEN);
-    let settings = vec![
-        ("gRPC listen".to_owned(), server.addr().to_string()),
-        (
-            "Thrift listen".to_owned(),
-            if args.no_thrift {
-                "disabled".to_owned()
-            } else {
-                args.thrift_listen
-                    .map_or_else(|| "127.0.0.1:9090".to_owned(), |a| a.to_string())
-            },
-        ),
-    ];
-    match strata_http::HttpServer::start(listen, server.master().clone(), settings).await {
-        Ok(http) => {
-            tracing::info!(listen = %http.addr(), "HTTP endpoint (/metrics, web UI) listening");
-            Ok(Some(http))
-        }
-        Err(e) if args.http_listen.is_none() => {
-            tracing::warn!(
-                listen = %listen,
-                error = %e,
-                "running without the HTTP endpoint (see --http-listen)"
-            );
-            Ok(None)
-        }
-        Err(e) => Err(format!("--http-listen {listen}: {e}")),
-    }
 }
 
 /// Logs where the process listens and keeps its data.
@@ -325,6 +283,7 @@ fn server_config(
     server.wal_storage_policy = args.wal_storage_policy;
     server.tier_check_every = args.tier_check.every();
     server.flush_check = args.flush_check.check();
+    server.compaction_throughput = args.compaction_throughput.shared();
     server.slow_op_threshold = std::time::Duration::from_millis(args.slow_op_ms);
     server
 }
@@ -332,110 +291,18 @@ fn server_config(
 async fn serve(args: &Args) -> Result<(), String> {
     let started = Instant::now();
     let (root, cold_volume) = open_stores(args).await?;
-    if args.cluster_of_one || single::is_single_root(root.storage.files.as_ref(), &root.path) {
-        return crate::standalone_single::serve(
-            args,
-            &root,
-            server_config(args, &root, cold_volume),
-            started,
-        )
-        .await;
-    }
-    let mut config = StandaloneConfig::new(&root.path);
-    config.server = server_config(args, &root, cold_volume);
-    config.listen = args.listen;
-    let server = Standalone::start(config).await.map_err(|e| e.to_string())?;
-    if args.no_request_metrics {
-        server.master().host().observer().set_enabled(false);
-        tracing::info!("request metrics are off (--no-request-metrics)");
-    }
-    log_layout(args, server.addr(), &root.url);
-    let catalog = server.master().catalog();
-    println!(
-        "strata standalone serving on {} (data in {}, {} tables, {} regions) after {} ms",
-        server.addr(),
-        root.url,
-        catalog.tables.len(),
-        catalog.regions.values().filter(|r| r.is_serving()).count(),
-        started.elapsed().as_millis()
-    );
-    let gateway = if args.no_thrift {
-        None
-    } else {
-        let listen = args
-            .thrift_listen
-            .unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], 9090)));
-        let config = args.thrift.config(listen);
-        // In process: data requests go straight to the server's data service, with no
-        // encoding and no socket between the gateway and its server.
-        let data = strata_server::DataService::new(server.master().host().clone());
-        let addr = server.addr().to_string();
-        match crate::gateway_cmd::start_in_process(&addr, Arc::new(data), config).await {
-            Ok(gateway) => Some(gateway),
-            Err(e) if args.thrift_listen.is_none() => {
-                println!("{e}: running without the Thrift gateway (see --thrift-listen)");
-                None
-            }
-            Err(e) => {
-                let _ = server.shutdown().await;
-                return Err(e);
-            }
-        }
-    };
-    if let Some(gateway) = &gateway {
-        println!("HBase Thrift1 gateway on {}", gateway.addr());
-        tracing::info!(listen = %gateway.addr(), "HBase Thrift1 gateway listening");
-    }
-    let http = match start_http(args, &server).await {
-        Ok(http) => http,
-        Err(e) => {
-            if let Some(gateway) = gateway {
-                gateway.shutdown().await;
-            }
-            let _ = server.shutdown().await;
-            return Err(e);
-        }
-    };
-    if let Some(http) = &http {
-        println!("web UI and /metrics on http://{}", http.addr());
-    }
-    let hbase_rpc = match start_hbase_rpc(args, &server).await {
-        Ok(rpc) => rpc,
-        Err(e) => {
-            if let Some(gateway) = gateway {
-                gateway.shutdown().await;
-            }
-            let _ = server.shutdown().await;
-            return Err(e);
-        }
-    };
-    println!("open a shell with: strata shell --server {}", server.addr());
-    tokio::select! {
-        () = wait_for_signal() => {}
-        why = lock_lost(root.s3.clone()) => {
-            // Another process owns the root now: nothing more may be written, not even the
-            // flushes of a graceful stop (the WAL keeps what was acknowledged).
-            return Err(format!("stopping at once: {why}"));
-        }
-    }
-    if let Some(http) = http {
-        http.shutdown().await;
-    }
-    if let Some(gateway) = gateway {
-        gateway.shutdown().await;
-    }
-    if let Some(rpc) = hbase_rpc {
-        rpc.shutdown().await;
-    }
-    println!("strata standalone: shutting down (flushing regions)");
-    server.shutdown().await.map_err(|e| e.to_string())?;
-    println!("strata standalone: stopped");
-    Ok(())
+    crate::standalone_single::serve(
+        args,
+        &root,
+        server_config(args, &root, cold_volume),
+        started,
+    )
+    .await
 }
 
 /// Resolves, with the reason, once an S3 root's store has lost the root's lock (never for
 /// other roots).
-async fn lock_lost(s3: Option<Arc<strata_shared_storage::S3>>) -> String {
+pub(crate) async fn lock_lost(s3: Option<Arc<strata_shared_storage::S3>>) -> String {
     let Some(s3) = s3 else {
         return std::future::pending().await;
     };
@@ -444,40 +311,6 @@ async fn lock_lost(s3: Option<Arc<strata_shared_storage::S3>>) -> String {
             return why;
         }
         tokio::time::sleep(Duration::from_secs(1)).await;
-    }
-}
-
-/// Starts HBase's native RPC unless disabled; a taken default port is reported, not fatal.
-async fn start_hbase_rpc(
-    args: &Args,
-    server: &Standalone,
-) -> Result<Option<strata_hbase_rpc::HBaseRpcServer>, String> {
-    if args.no_hbase_rpc {
-        return Ok(None);
-    }
-    let mut config = strata_hbase_rpc::HBaseRpcConfig::default();
-    if let Some(listen) = args.hbase_rpc_listen {
-        config.listen = listen;
-    }
-    config.max_frame_bytes = args.hbase_rpc_max_frame_bytes;
-    config
-        .advertised_host
-        .clone_from(&args.hbase_rpc_advertised_host);
-    let listen = config.listen;
-    match strata_hbase_rpc::HBaseRpcServer::start(config, server.master().clone()).await {
-        Ok(rpc) => {
-            println!(
-                "HBase RPC on {} (hbase.client.bootstrap.servers={})",
-                rpc.addr(),
-                rpc.advertised()
-            );
-            Ok(Some(rpc))
-        }
-        Err(e) if args.hbase_rpc_listen.is_none() => {
-            println!("{listen}: {e}: running without HBase RPC (see --hbase-rpc-listen)");
-            Ok(None)
-        }
-        Err(e) => Err(format!("HBase RPC on {listen}: {e}")),
     }
 }
 

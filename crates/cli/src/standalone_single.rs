@@ -1,6 +1,8 @@
-//! `strata standalone --cluster-of-one`: the cluster's master and one region server in this
-//! process, over the coordination store under the root (`strata_cluster_node::single`), with
-//! HBase RPC, the HTTP endpoint and the Thrift gateway as in standalone.
+//! `strata standalone`: the cluster's master and one region server in this process, over the
+//! coordination store under the root (`strata_cluster_node::single`, RFC 0019 "A cluster of
+//! one"), with HBase RPC, the HTTP endpoint and the in-process Thrift gateway, until Ctrl-C or
+//! SIGTERM, then a graceful shutdown (flush, close). A root of an earlier release's standalone
+//! master is upgraded at the first start.
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -47,14 +49,6 @@ pub async fn serve(
     server: strata_server::ServerConfig,
     started: Instant,
 ) -> Result<(), String> {
-    if root.s3.is_some() {
-        // The S3 root's lock is a lease whose loss must stop every write; only the standalone
-        // master's process watches it so far.
-        return Err(format!(
-            "{}: a cluster of one does not run on an s3:// root yet; use a local or hdfs:// root",
-            root.url
-        ));
-    }
     let mut config = SingleConfig::new(server, args.listen);
     config.endpoints = Endpoints {
         http: optional_listener(
@@ -71,12 +65,13 @@ pub async fn serve(
             "HBase RPC",
             "--hbase-rpc-listen",
         ),
-        hbase_rpc_scan_time_limit: None,
         hbase_rpc_max_frame_bytes: Some(args.hbase_rpc_max_frame_bytes),
+        ..Endpoints::default()
     };
     // The host clients are told, HBase's and Strata's alike.
     config.advertise.clone_from(&args.hbase_rpc_advertised_host);
     let url = root.url.clone();
+    let no_request_metrics = args.no_request_metrics;
     let stop = Arc::new(AtomicBool::new(false));
     let (tx, rx) = tokio::sync::oneshot::channel();
     let running = {
@@ -90,6 +85,9 @@ pub async fn serve(
                     &stop,
                     |what| tracing::info!("region server: {what}"),
                     |node| {
+                        if no_request_metrics {
+                            node.data().region_server().observer().set_enabled(false);
+                        }
                         if let Some(tx) = tx.take() {
                             let _ = tx.send((
                                 node.addr,
@@ -109,7 +107,7 @@ pub async fn serve(
             .map_err(|_| "the region server panicked".to_string())?;
     };
     println!(
-        "strata standalone (a cluster of one) serving on {addr} (data in {url}) after {} ms",
+        "strata standalone serving on {addr} (data in {url}) after {} ms",
         started.elapsed().as_millis()
     );
     crate::standalone::log_layout(args, addr, &url);
@@ -141,9 +139,19 @@ pub async fn serve(
         }
     };
     println!("open a shell with: strata shell --server {addr}");
+    if no_request_metrics {
+        tracing::info!("request metrics are off (--no-request-metrics)");
+    }
     let stopped = tokio::select! {
         () = crate::standalone::wait_for_signal() => false,
         () = wait_for_exit(&running) => true,
+        why = crate::standalone::lock_lost(root.s3.clone()) => {
+            // Another process owns the root now: nothing more may be written, not even the
+            // flushes of a graceful stop (the WAL keeps what was acknowledged).
+            tracing::error!(why, "stopping at once: the root's lock is lost");
+            eprintln!("strata standalone: stopping at once: {why}");
+            std::process::exit(1);
+        }
     };
     if let Some(gateway) = gateway {
         gateway.shutdown().await;

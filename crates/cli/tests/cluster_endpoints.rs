@@ -3,7 +3,8 @@
 //! `strata regionserver --http`; a table of three regions is written through the cluster; the
 //! master's `/metrics` and page show the cluster (servers, regions by state, etcd operations),
 //! each region server's its lease renewals, orders and requests; and `strata gateway --etcd`
-//! serves the cluster's tables over Thrift. Skipped with a message without etcd, unless
+//! serves the cluster's tables over Thrift; namespaces (a table refused without its namespace,
+//! a quota, a namespace holding a table kept) behave as on a cluster of one. Skipped with a message without etcd, unless
 //! `STRATA_REQUIRE_ETCD` is set.
 #![allow(clippy::unwrap_used)]
 
@@ -16,9 +17,10 @@ use std::net::TcpStream;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use strata_client::{ClientOptions, Connection};
+use strata_client::{ClientOptions, Connection, NamespaceDescriptor};
 use strata_model::ops::{Get, Put};
 use strata_model::schema::{FamilyDescriptor, TableDescriptor, TableName};
+use strata_proto::pb::ErrorCode;
 use support::{key, Killed};
 
 fn etcd() -> Option<String> {
@@ -419,6 +421,49 @@ async fn cluster_processes_serve_metrics_pages_and_thrift() {
         reply.windows(11).any(|w| w == b"endpoints_t"),
         "the cluster's table is listed: {reply:?}"
     );
+
+    // Namespaces on the cluster (RFC 0023), through a connection to the other server.
+    let other = Connection::connect(&addrs[1]).await.unwrap();
+    let admin = other.admin();
+    let in_ns = |name: &str| {
+        TableDescriptor::new(TableName::parse(name).unwrap())
+            .with_family(FamilyDescriptor::new("f"))
+    };
+    let err = admin
+        .create_table(&in_ns("endpoints_ns:a"), &[])
+        .await
+        .unwrap_err();
+    assert_eq!(err.code, ErrorCode::NamespaceNotFound, "{err}");
+    let ns = NamespaceDescriptor::new("endpoints_ns")
+        .with_property("hbase.namespace.quota.maxtables", "1");
+    conn.admin().create_namespace(&ns).await.unwrap();
+    assert_eq!(admin.get_namespace("endpoints_ns").await.unwrap(), ns);
+    admin
+        .create_table(&in_ns("endpoints_ns:a"), &[key(10)])
+        .await
+        .unwrap();
+    let err = admin
+        .create_table(&in_ns("endpoints_ns:b"), &[])
+        .await
+        .unwrap_err();
+    assert_eq!(err.code, ErrorCode::QuotaExceeded, "{err}");
+    let err = conn
+        .admin()
+        .delete_namespace("endpoints_ns")
+        .await
+        .unwrap_err();
+    assert_eq!(err.code, ErrorCode::Constraint, "{err}");
+    admin.disable_table("endpoints_ns:a").await.unwrap();
+    admin.delete_table("endpoints_ns:a").await.unwrap();
+    conn.admin().delete_namespace("endpoints_ns").await.unwrap();
+    let names: Vec<String> = admin
+        .list_namespaces()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|d| d.name)
+        .collect();
+    assert_eq!(names, ["default", "hbase"]);
 
     conn.admin().disable_table("endpoints_t").await.unwrap();
     conn.admin().delete_table("endpoints_t").await.unwrap();

@@ -192,8 +192,15 @@ async fn tables_are_managed_end_to_end() {
     assert_eq!(value(&table, 77, "g").await.as_deref(), Some(&b"v77"[..]));
     put(&table, 101, "f").await.unwrap();
 
-    // Truncate (keeping the split): empty, writable, still two regions.
+    // Truncate (keeping the split) only a disabled table: empty, enabled again, writable,
+    // still two regions.
+    assert_eq!(
+        code(admin.truncate_table("t", true).await),
+        ErrorCode::TableEnabled
+    );
+    admin.disable_table("t").await.unwrap();
     admin.truncate_table("t", true).await.unwrap();
+    assert!(admin.describe_table("t").await.unwrap().enabled);
     assert_eq!(admin.regions("t").await.unwrap().len(), 2);
     assert_eq!(value(&table, 7, "f").await, None);
     put(&table, 8, "f").await.unwrap();

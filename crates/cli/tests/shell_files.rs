@@ -49,8 +49,8 @@ async fn files_prints_one_line_per_store_file() {
     let server = start(&dir.path().join("data")).await;
     let script = dir.path().join("files.txt");
     std::fs::write(&script, SCRIPT).unwrap();
-    let (stdout, stderr) = shell(server.addr().to_string(), &script).await;
-    server.shutdown().await.unwrap();
+    let (stdout, stderr) = shell(server.address(), &script).await;
+    server.stop().unwrap();
 
     assert!(
         stderr.contains("ERROR: table nope does not exist"),

@@ -80,7 +80,7 @@ ROW                            COLUMN+CELL
 async fn a_script_runs_and_n_stops_at_the_first_error() {
     let dir = tempfile::tempdir().unwrap();
     let server = start(&dir.path().join("data")).await;
-    let addr = server.addr().to_string();
+    let addr = server.address();
     let args = |file: &str, n: bool| {
         let mut a = vec![
             "shell".to_string(),
@@ -153,7 +153,7 @@ async fn a_script_runs_and_n_stops_at_the_first_error() {
     assert!(run.ok, "{}", run.stderr);
     assert_eq!(run.stdout, "3 row(s)\n");
 
-    server.shutdown().await.unwrap();
+    server.stop().unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -147,34 +147,27 @@ async fn the_wal_and_a_family_land_on_the_storage_types_their_policies_name() {
         .to_owned();
     let where_file = hdfs.webhdfs().block_locations(&store_file).unwrap();
     assert!(where_file.contains("\"ARCHIVE\""), "{where_file}");
-    let wal_dir = Path::new(&path).join("wal");
-    let segment = FileStore::list(&hdfs, &wal_dir)
+    // The region server's WAL is `wal/<server>/`, made with the WAL's storage policy.
+    let wal_root = Path::new(&path).join("wal");
+    let server_dir = FileStore::list(&hdfs, &wal_root)
         .unwrap()
         .into_iter()
-        .filter(|e| !e.is_dir && e.len > 0)
-        .map(|e| wal_dir.join(e.name))
-        .next()
-        .unwrap();
+        .find(|e| e.is_dir)
+        .map(|e| wal_root.join(e.name))
+        .expect("the region server's WAL directory");
     let policy = hdfs
         .webhdfs()
-        .storage_policy(wal_dir.to_str().unwrap())
+        .storage_policy(server_dir.to_str().unwrap())
         .unwrap();
     assert!(policy.contains("ALL_SSD"), "{policy}");
-    // Closed segments have final block locations; the open one is under construction, so
-    // roll by restarting gracefully, then check every segment's blocks.
-    let _ = segment;
-    let status = std::process::Command::new("kill")
-        .args(["-TERM", &server.0.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    assert!(server.0.wait().unwrap().success());
+    // The segment being written has its blocks on SSD (a graceful stop deletes the server's
+    // WAL once every region is flushed, so it is read while the server runs).
     let mut checked = 0;
-    for e in FileStore::list(&hdfs, &wal_dir).unwrap() {
+    for e in FileStore::list(&hdfs, &server_dir).unwrap() {
         if e.is_dir || e.len == 0 {
             continue;
         }
-        let p = wal_dir.join(&e.name);
+        let p = server_dir.join(&e.name);
         let locations = hdfs.webhdfs().block_locations(p.to_str().unwrap()).unwrap();
         if locations.contains("\"storageTypes\"") {
             assert!(locations.contains("\"SSD\""), "{}: {locations}", e.name);
@@ -182,6 +175,12 @@ async fn the_wal_and_a_family_land_on_the_storage_types_their_policies_name() {
         }
     }
     assert!(checked > 0, "no WAL segment with blocks");
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &server.0.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert!(server.0.wait().unwrap().success());
 }
 
 /// The storage types of the blocks of the file at `url` (an `hdfs://` URL of the cluster).

@@ -75,4 +75,20 @@ async fn starts_without_webhdfs_and_a_policy_needing_it_names_the_flag() {
     let text = e.to_string();
     assert!(text.contains("--hdfs-http"), "{text}");
     assert!(text.contains("dfs.namenode.http-address"), "{text}");
+    // Refused before anything changed: no table `ssd`, and `t` still serves.
+    let tables = conn.admin().list_tables().await.unwrap();
+    assert!(
+        tables
+            .iter()
+            .all(|t| t.descriptor.name.to_string() != "ssd"),
+        "{tables:?}"
+    );
+    assert_eq!(
+        table
+            .get(&Get::new(Bytes::from_static(b"r")))
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
 }

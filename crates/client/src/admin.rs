@@ -336,7 +336,7 @@ impl Admin {
     }
 
     /// Sends a change once.
-    async fn change<T, F, Fut>(&self, send: F) -> Result<T, Error>
+    pub(crate) async fn change<T, F, Fut>(&self, send: F) -> Result<T, Error>
     where
         F: FnOnce(AdminClient<Channel>) -> Fut,
         Fut: Future<Output = Result<Response<T>, Status>>,
@@ -353,7 +353,7 @@ impl Admin {
 
     /// Sends a read, retrying as a data read would (each attempt cut off at the per-attempt
     /// timeout).
-    async fn read<T, F, Fut>(&self, mut send: F) -> Result<T, Error>
+    pub(crate) async fn read<T, F, Fut>(&self, mut send: F) -> Result<T, Error>
     where
         F: FnMut(AdminClient<Channel>) -> Fut,
         Fut: Future<Output = Result<Response<T>, Status>>,

@@ -60,11 +60,11 @@ impl Error {
         Error::new(ErrorCode::Unknown, format!("bad response: {message}"))
     }
 
-    /// True for `TABLE_NOT_FOUND` and `REGION_NOT_FOUND`.
+    /// True for `TABLE_NOT_FOUND`, `REGION_NOT_FOUND` and `NAMESPACE_NOT_FOUND`.
     pub fn is_not_found(&self) -> bool {
         matches!(
             self.code,
-            ErrorCode::TableNotFound | ErrorCode::RegionNotFound
+            ErrorCode::TableNotFound | ErrorCode::RegionNotFound | ErrorCode::NamespaceNotFound
         )
     }
 

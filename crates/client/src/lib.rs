@@ -37,6 +37,7 @@
 //! ```
 
 mod admin;
+mod admin_namespace;
 mod connection;
 mod error;
 mod frames;
@@ -52,6 +53,7 @@ mod scanner;
 mod table;
 
 pub use admin::{Admin, StoreFileInfo, TableInfo};
+pub use admin_namespace::NamespaceDescriptor;
 pub use connection::{Connection, MAX_ADMINS};
 pub use error::Error;
 pub use locate::RegionLocation;

@@ -27,7 +27,7 @@ use tonic::{Request, Response, Status};
 
 use crate::names::{region_id, server_address};
 use crate::route::{admin_client, local_request, on_local_regions, servers_of, LOCAL};
-use crate::schema::{get_schema, put_schema, replace_schema};
+use crate::schema::{get_schema, replace_schema};
 
 /// How long a create or delete waits for the master.
 pub(crate) const ADMIN_WAIT: Duration = Duration::from_secs(60);
@@ -61,8 +61,8 @@ impl<K: Kv + Send + Sync + 'static> ClusterAdmin<K> {
     }
 
     /// The tonic server for this service, with Strata's message-size limits.
-    pub fn into_server(self) -> pb::admin_server::AdminServer<ClusterAdmin<K>> {
-        pb::admin_server::AdminServer::new(self)
+    pub fn into_server(self) -> pb::admin_server::AdminServer<crate::admin_logged::LoggedAdmin<K>> {
+        pb::admin_server::AdminServer::new(crate::admin_logged::LoggedAdmin(self))
             .max_decoding_message_size(strata_proto::MAX_MESSAGE_BYTES)
             .max_encoding_message_size(strata_proto::MAX_MESSAGE_BYTES)
     }
@@ -142,7 +142,7 @@ pub fn locate<K: Kv + ?Sized>(
     if kv.get(&layout.table(table)).map_err(unavailable)?.is_none() {
         return Err(strata_proto::status(
             ErrorCode::TableNotFound,
-            format!("table {table} not found"),
+            format!("table {table} does not exist"),
         ));
     }
     let page = range_all(kv, &layout.table_regions(table), 1000).map_err(unavailable)?;
@@ -192,7 +192,10 @@ pub fn table_record<K: Kv + ?Sized>(
         .get(&layout.table(table))
         .map_err(unavailable)?
         .ok_or_else(|| {
-            strata_proto::status(ErrorCode::TableNotFound, format!("table {table} not found"))
+            strata_proto::status(
+                ErrorCode::TableNotFound,
+                format!("table {table} does not exist"),
+            )
         })?;
     let rec = TableRecord::decode(&found.value).map_err(unavailable)?;
     Ok((rec, found.create_revision))
@@ -320,6 +323,23 @@ fn wait_served<K: Kv + ?Sized>(kv: &K, layout: &Layout, table: &str) -> Result<(
     })
 }
 
+/// Deletes the schema of `table` if no table record of that name exists.
+fn drop_unrecorded_schema<K: Kv + ?Sized>(
+    kv: &K,
+    layout: &Layout,
+    table: &str,
+) -> Result<(), Status> {
+    kv.txn(strata_cluster::kv::Txn {
+        compares: vec![strata_cluster::kv::Compare::CreateRevision(
+            layout.table(table),
+            0,
+        )],
+        success: vec![strata_cluster::kv::Op::Delete(layout.schema(table))],
+    })
+    .map_err(unavailable)
+    .map(|_| ())
+}
+
 fn table_info<K: Kv + ?Sized>(
     kv: &K,
     layout: &Layout,
@@ -351,18 +371,24 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
             .schema
             .ok_or_else(|| strata_server::status::invalid("no schema"))?;
         let table = table_from_pb(schema).map_err(strata_server::status::invalid)?;
-        self.run(move |kv, layout, _| {
+        self.run(move |kv, layout, server| {
+            crate::policy_check::check_policies(server, &table)?;
             let name = table.name.to_string();
-            put_schema(kv, layout, &table)
-                .map_err(|e| strata_proto::status(ErrorCode::TableExists, e))?;
-            submit_and_wait(
+            crate::namespace::put_schema(kv, layout, &table, req.split_keys.len() + 1)?;
+            let submitted = submit_and_wait(
                 kv,
                 layout,
                 &AdminRequest::CreateTable {
                     table: name.clone(),
                     splits: req.split_keys.iter().map(|k| k.to_vec()).collect(),
                 },
-            )?;
+            );
+            if let Err(refused) = submitted {
+                // The master refused it: the schema written for it goes (unless a table of
+                // that name was recorded meanwhile), so it holds its namespace no longer.
+                let _ = drop_unrecorded_schema(kv, layout, &name);
+                return Err(refused);
+            }
             wait_until(kv, &format!("create {name}"), |kv| {
                 let regions = match locate(kv, layout, None, &name) {
                     Ok(r) => r,
@@ -386,7 +412,8 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
             .ok_or_else(|| strata_server::status::invalid("no schema"))?;
         let table = table_from_pb(schema).map_err(strata_server::status::invalid)?;
         table.validate().map_err(strata_server::status::invalid)?;
-        self.run(move |kv, layout, _| {
+        self.run(move |kv, layout, server| {
+            crate::policy_check::check_policies(server, &table)?;
             let name = table.name.to_string();
             let (rec, created) = table_record(kv, layout, &name)?;
             if !matches!(rec.state, TableState::Enabled | TableState::Disabled) {
@@ -658,11 +685,63 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
         Ok(Response::new(pb::ListFilesResponse { files }))
     }
 
+    async fn create_namespace(
+        &self,
+        request: Request<pb::NamespaceDescriptor>,
+    ) -> Result<Response<Empty>, Status> {
+        let d = request.into_inner();
+        self.run(move |kv, layout, _| crate::namespace::create(kv, layout, &d).map(|()| Empty {}))
+            .await
+    }
+
+    async fn modify_namespace(
+        &self,
+        request: Request<pb::NamespaceDescriptor>,
+    ) -> Result<Response<Empty>, Status> {
+        let d = request.into_inner();
+        self.run(move |kv, layout, _| crate::namespace::modify(kv, layout, &d).map(|()| Empty {}))
+            .await
+    }
+
+    async fn delete_namespace(
+        &self,
+        request: Request<pb::NamespaceRequest>,
+    ) -> Result<Response<Empty>, Status> {
+        let name = request.into_inner().name;
+        self.run(move |kv, layout, _| {
+            crate::namespace::delete(kv, layout, &name).map(|()| Empty {})
+        })
+        .await
+    }
+
+    async fn get_namespace(
+        &self,
+        request: Request<pb::NamespaceRequest>,
+    ) -> Result<Response<pb::NamespaceDescriptor>, Status> {
+        let name = request.into_inner().name;
+        self.run(move |kv, layout, _| {
+            crate::namespace::require(kv, layout, &name).map(|f| f.descriptor)
+        })
+        .await
+    }
+
+    async fn list_namespaces(
+        &self,
+        _request: Request<Empty>,
+    ) -> Result<Response<pb::ListNamespacesResponse>, Status> {
+        self.run(|kv, layout, _| {
+            Ok(pb::ListNamespacesResponse {
+                namespaces: crate::namespace::list(kv, layout)?,
+            })
+        })
+        .await
+    }
+
     async fn status(
         &self,
         _request: Request<Empty>,
     ) -> Result<Response<pb::StatusResponse>, Status> {
-        self.run(|kv, layout, _| {
+        self.run(|kv, layout, host| {
             let servers = range_all(kv, &layout.servers(), 1000).map_err(unavailable)?;
             let tables = range_all(kv, &layout.tables(), 1000).map_err(unavailable)?;
             let regions = range_all(kv, &layout.regions(), 1000).map_err(unavailable)?;
@@ -686,10 +765,20 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
             Ok(pb::StatusResponse {
                 servers: per_server
                     .into_iter()
-                    .map(|(name, regions)| pb::ServerStatus {
-                        address: server_address(&name).to_string(),
-                        regions,
-                        ..Default::default()
+                    .map(|(name, regions)| {
+                        let address = server_address(&name).to_string();
+                        // This server's own figures are read live; other servers' are not
+                        // fetched (each answers `status` for itself).
+                        match host {
+                            Some(h) if h.config().advertised_address == address => {
+                                crate::status::live(h, regions)
+                            }
+                            _ => pb::ServerStatus {
+                                address,
+                                regions,
+                                ..Default::default()
+                            },
+                        }
                     })
                     .collect(),
                 tables: u32::try_from(tables.kvs.len()).unwrap_or(u32::MAX),

@@ -32,6 +32,10 @@ enum Job {
 pub struct LogFencer {
     storage: Storage,
     root: PathBuf,
+    /// Local volumes beside the root (a one-process Strata's `--volume`s): a dropped table's,
+    /// a removed split parent's and a rolled-back daughter's directories are deleted on each
+    /// too.
+    volumes: Vec<PathBuf>,
     /// Jobs by (`fence` | `split`, server).
     jobs: Arc<Mutex<HashMap<(&'static str, String), Job>>>,
 }
@@ -42,8 +46,16 @@ impl LogFencer {
         LogFencer {
             storage,
             root,
+            volumes: Vec::new(),
             jobs: Arc::default(),
         }
+    }
+
+    /// The same fencer, deleting dropped tables' directories on the local `volumes` too.
+    #[must_use]
+    pub fn with_volumes(mut self, volumes: Vec<PathBuf>) -> LogFencer {
+        self.volumes = volumes;
+        self
     }
 
     /// Runs `work` on its own thread once per (kind, server) until it succeeds; answers
@@ -285,8 +297,13 @@ impl WalFencer for LogFencer {
 
     fn remove_table(&self, table: &str, regions: &[String]) -> Result<Fence, WalError> {
         let regions = regions.to_vec();
+        let volumes = self.volumes.clone();
         let done = self.run("remove", table, move |storage, root, table| {
-            remove_table_files(&storage, &root, &table, &regions)
+            remove_table_files(&storage, &root, &table, &regions)?;
+            for volume in &volumes {
+                remove_table_files(&storage, volume, &table, &[])?;
+            }
+            Ok(())
         })?;
         if done {
             // A table of this name created and dropped later is deleted again.
@@ -300,8 +317,13 @@ impl WalFencer for LogFencer {
     fn remove_regions(&self, regions: &[String]) -> Result<Fence, WalError> {
         let key = regions.join(" ");
         let list = regions.to_vec();
+        let volumes = self.volumes.clone();
         let done = self.run("remove-regions", &key, move |storage, root, _| {
-            remove_region_dirs(&storage, &root, &list)
+            remove_region_dirs(&storage, &root, &list)?;
+            for volume in &volumes {
+                remove_region_dirs(&storage, volume, &list)?;
+            }
+            Ok(())
         })?;
         if done {
             self.jobs.lock().remove(&("remove-regions", key));
@@ -317,8 +339,16 @@ impl WalFencer for LogFencer {
         daughters: &[String],
     ) -> Result<ParentFiles, WalError> {
         let list = daughters.to_vec();
+        let volumes = self.volumes.clone();
         let job = self.run_job("remove-parent", parent, move |storage, root, parent| {
-            remove_unreferenced_parent(&storage, &root, &parent, &list)
+            let removed = remove_unreferenced_parent(&storage, &root, &parent, &list)?;
+            if removed {
+                // No daughter reads the parent's files any more, wherever they are.
+                for volume in &volumes {
+                    remove_dir(&storage, &region_dir(volume, &parent)?.0)?;
+                }
+            }
+            Ok(removed)
         })?;
         Ok(match job {
             None => ParentFiles::Pending,

@@ -210,18 +210,25 @@ impl<K: Kv + Send + Sync + 'static> Directory for EtcdDirectory<K> {
             {
                 continue; // a split or merged parent: its successors cover its rows
             }
-            let server = match (&rec.server, rec.state) {
+            let open_on = match (&rec.server, rec.state) {
                 (Some(s), RegionState::Open) if enabled[&table] => {
                     endpoints.get(s).and_then(|addr| identity(s, addr))
                 }
                 _ => None,
             };
+            let open = open_on.is_some();
+            // A disabled table's region names this process, which answers
+            // NotServingRegionException for it: the client then finds the table disabled
+            // and raises TableNotEnabledException, as against HBase, whose meta keeps a
+            // closed region's last server.
+            let server = open_on.or_else(|| (!enabled[&table]).then(|| self.me.clone()));
             regions.push(MetaRegion {
                 table,
                 region_id: id,
                 start: Bytes::from(rec.start),
                 end: Bytes::from(rec.end),
                 server,
+                open,
             });
         }
         Ok(rows_of(&tables, &regions, self.me.start_code as i64))

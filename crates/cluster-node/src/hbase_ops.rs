@@ -1,20 +1,18 @@
 //! `MasterService` of HBase RPC on a cluster (RFC 0018): [`ClusterOps`] runs each operation
 //! through the cluster admin service the gRPC admin clients use ([`ClusterAdmin`]: etcd
 //! requests to the active master, then waiting for the procedure and the regions), so any
-//! process — region server, active or standby master — answers the same way. Namespaces are
-//! `default`, `hbase`, those of existing tables, and those created under
-//! `<cluster>/namespace/<name>`.
+//! process — region server, active or standby master — answers the same way, namespaces
+//! included (`crate::namespace`).
 
-use std::collections::BTreeSet;
 use std::future::Future;
 use std::sync::Arc;
 
 use bytes::Bytes;
-use strata_cluster::kv::{range_all, Compare, Kv, Op, Txn};
+use strata_cluster::kv::{range_all, Kv};
 use strata_cluster::layout::Layout;
-use strata_hbase_rpc::ops::{LiveServer, MasterOps, TableEntry};
+use strata_hbase_rpc::ops::{LiveServer, MasterOps, NamespaceEntry, TableEntry};
 use strata_hbase_rpc::HBaseError;
-use strata_model::schema::{TableDescriptor, TableName};
+use strata_model::schema::TableDescriptor;
 use strata_proto::convert::{table_from_pb, table_to_pb};
 use strata_proto::pb::admin_server::Admin;
 use strata_proto::pb::{self, ErrorCode};
@@ -24,8 +22,6 @@ use crate::admin::ClusterAdmin;
 use crate::hbase::EtcdDirectory;
 
 type HResult<T> = Result<T, HBaseError>;
-
-const SYSTEM_NAMESPACES: [&str; 2] = ["default", "hbase"];
 
 fn error(class: &'static str, message: String, do_not_retry: bool) -> HBaseError {
     HBaseError {
@@ -64,6 +60,22 @@ pub fn from_status(status: &Status) -> HBaseError {
         ),
         ErrorCode::RegionNotFound => HBaseError::unknown_region(message),
         ErrorCode::InvalidArgument => HBaseError::do_not_retry(message),
+        ErrorCode::NamespaceNotFound => HBaseError::namespace_not_found(&message),
+        ErrorCode::NamespaceExists => error(
+            "org.apache.hadoop.hbase.NamespaceExistException",
+            message,
+            true,
+        ),
+        ErrorCode::Constraint => error(
+            "org.apache.hadoop.hbase.constraint.ConstraintException",
+            message,
+            true,
+        ),
+        ErrorCode::QuotaExceeded => error(
+            "org.apache.hadoop.hbase.quotas.QuotaExceededException",
+            message,
+            true,
+        ),
         ErrorCode::Unavailable | ErrorCode::Unknown | ErrorCode::Corruption => {
             match status.code() {
                 tonic::Code::Unimplemented | tonic::Code::InvalidArgument => {
@@ -86,7 +98,7 @@ pub struct ClusterOps<K> {
 
 impl<K: Kv + Send + Sync + 'static> ClusterOps<K> {
     /// Operations through `admin` (its procedures awaited on `runtime`, from the HBase RPC
-    /// listener's blocking workers), servers from `directory`, namespaces in `kv`.
+    /// listener's blocking workers), servers from `directory`, region names from `kv`.
     pub fn new(
         admin: ClusterAdmin<K>,
         directory: Arc<EtcdDirectory<K>>,
@@ -108,10 +120,6 @@ impl<K: Kv + Send + Sync + 'static> ClusterOps<K> {
             .block_on(f)
             .map(Response::into_inner)
             .map_err(|s| from_status(&s))
-    }
-
-    fn namespace_key(&self, name: &str) -> String {
-        format!("{}namespace/{name}", self.layout.root())
     }
 
     fn entry(info: pb::TableInfo) -> HResult<TableEntry> {
@@ -136,12 +144,24 @@ fn etcd(e: impl std::fmt::Display) -> HBaseError {
     error("java.io.IOException", format!("etcd: {e}"), false)
 }
 
-fn constraint(message: String) -> HBaseError {
-    error(
-        "org.apache.hadoop.hbase.constraint.ConstraintException",
-        message,
-        true,
-    )
+fn entry_of(d: pb::NamespaceDescriptor) -> NamespaceEntry {
+    NamespaceEntry {
+        name: d.name,
+        properties: d.properties.into_iter().collect(),
+    }
+}
+
+fn descriptor_of(ns: NamespaceEntry) -> pb::NamespaceDescriptor {
+    pb::NamespaceDescriptor {
+        name: ns.name,
+        properties: ns.properties.into_iter().collect(),
+    }
+}
+
+fn namespace_request(name: &str) -> Request<pb::NamespaceRequest> {
+    Request::new(pb::NamespaceRequest {
+        name: name.to_owned(),
+    })
 }
 
 impl<K: Kv + Send + Sync + 'static> MasterOps for ClusterOps<K> {
@@ -157,89 +177,39 @@ impl<K: Kv + Send + Sync + 'static> MasterOps for ClusterOps<K> {
         Self::entry(self.call(self.admin.describe_table(Self::table_request(name)))?)
     }
 
-    fn namespaces(&self) -> HResult<BTreeSet<String>> {
-        let mut out: BTreeSet<String> = SYSTEM_NAMESPACES.iter().map(|s| s.to_string()).collect();
-        let prefix = self.namespace_key("");
-        for item in range_all(self.kv.as_ref(), &prefix, 1000)
-            .map_err(etcd)?
-            .kvs
-        {
-            if let Some(n) = item.key.strip_prefix(&prefix) {
-                out.insert(n.to_owned());
-            }
-        }
-        let tables = self.layout.tables();
-        for item in range_all(self.kv.as_ref(), &tables, 1000)
-            .map_err(etcd)?
-            .kvs
-        {
-            if let Some(Ok(name)) = item.key.strip_prefix(&tables).map(TableName::parse) {
-                out.insert(name.namespace().to_owned());
-            }
-        }
-        Ok(out)
+    fn namespaces(&self) -> HResult<Vec<NamespaceEntry>> {
+        Ok(self
+            .call(self.admin.list_namespaces(Request::new(pb::Empty {})))?
+            .namespaces
+            .into_iter()
+            .map(entry_of)
+            .collect())
     }
 
-    fn create_namespace(&self, name: &str) -> HResult<()> {
-        TableName::parse(&format!("{name}:t"))
-            .ok()
-            .filter(|t| t.namespace() == name)
-            .ok_or_else(|| HBaseError::do_not_retry(format!("invalid namespace name '{name}'")))?;
-        let exists = || {
-            error(
-                "org.apache.hadoop.hbase.NamespaceExistException",
-                name.to_owned(),
-                true,
-            )
-        };
-        if self.namespaces()?.contains(name) {
-            return Err(exists());
-        }
-        let key = self.namespace_key(name);
-        let out = self
-            .kv
-            .txn(Txn {
-                compares: vec![Compare::CreateRevision(key.clone(), 0)],
-                success: vec![Op::put(key, Vec::new())],
-            })
-            .map_err(etcd)?;
-        if out.succeeded {
-            Ok(())
-        } else {
-            Err(exists())
-        }
+    fn namespace(&self, name: &str) -> HResult<NamespaceEntry> {
+        self.call(self.admin.get_namespace(namespace_request(name)))
+            .map(entry_of)
+    }
+
+    fn create_namespace(&self, namespace: NamespaceEntry) -> HResult<()> {
+        self.call(
+            self.admin
+                .create_namespace(Request::new(descriptor_of(namespace))),
+        )
+        .map(|_| ())
+    }
+
+    fn modify_namespace(&self, namespace: NamespaceEntry) -> HResult<()> {
+        self.call(
+            self.admin
+                .modify_namespace(Request::new(descriptor_of(namespace))),
+        )
+        .map(|_| ())
     }
 
     fn delete_namespace(&self, name: &str) -> HResult<()> {
-        if SYSTEM_NAMESPACES.contains(&name) {
-            return Err(constraint(format!(
-                "the {name} namespace cannot be deleted"
-            )));
-        }
-        if !self.namespaces()?.contains(name) {
-            return Err(HBaseError::namespace_not_found(name));
-        }
-        let tables = self.layout.tables();
-        let held = range_all(self.kv.as_ref(), &tables, 1000)
-            .map_err(etcd)?
-            .kvs
-            .iter()
-            .filter_map(|item| item.key.strip_prefix(&tables))
-            .filter_map(|t| TableName::parse(t).ok())
-            .filter(|t| t.namespace() == name)
-            .count();
-        if held > 0 {
-            return Err(constraint(format!(
-                "namespace {name} holds {held} tables; delete them first"
-            )));
-        }
-        self.kv
-            .txn(Txn {
-                compares: Vec::new(),
-                success: vec![Op::Delete(self.namespace_key(name))],
-            })
-            .map_err(etcd)?;
-        Ok(())
+        self.call(self.admin.delete_namespace(namespace_request(name)))
+            .map(|_| ())
     }
 
     fn create_table(&self, table: TableDescriptor, splits: &[Bytes]) -> HResult<()> {

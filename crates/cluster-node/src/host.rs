@@ -25,6 +25,7 @@ use strata_storage::manifest::RegionInfo;
 use crate::names::region_id;
 use crate::recovered::replay_recovered;
 use crate::schema::get_schema;
+use crate::serve::micros_since_epoch;
 
 /// Where an open stands.
 enum Slot {
@@ -63,6 +64,9 @@ pub const MAX_OPENS_IN_FLIGHT: usize = 8;
 
 struct Shared<K> {
     server: Arc<RegionServer>,
+    /// The region server's cluster name (`host:port:startcode`), in the log lines of the
+    /// regions it serves.
+    name: String,
     /// Opens running now (at most [`MAX_OPENS_IN_FLIGHT`]).
     opening: AtomicUsize,
     /// The most opens that ever ran at once.
@@ -72,6 +76,9 @@ struct Shared<K> {
     root: PathBuf,
     /// Regions by cluster name.
     slots: Mutex<BTreeMap<String, Slot>>,
+    /// Told when an open fails for a reason of configuration (see
+    /// [`crate::serve::NodeConfig::on_invalid_open`]).
+    on_invalid_open: Option<crate::serve::InvalidOpen>,
     /// Opens waiting for a running one to end, in order (their slots say `Opening`). Only
     /// touched under `slots`' lock, so an open is never queued after the last running one
     /// looked.
@@ -87,11 +94,18 @@ pub struct StorageHost<K: Kv> {
 
 impl<K: Kv + Send + Sync + 'static> StorageHost<K> {
     /// A host opening regions of the cluster under `layout` (read through `kv`) from `root` on
-    /// `server`'s storage.
-    pub fn new(server: Arc<RegionServer>, kv: Arc<K>, layout: Layout, root: PathBuf) -> Self {
+    /// `server`'s storage, for the region server named `name`.
+    pub fn new(
+        name: String,
+        server: Arc<RegionServer>,
+        kv: Arc<K>,
+        layout: Layout,
+        root: PathBuf,
+    ) -> Self {
         StorageHost {
             shared: Arc::new(Shared {
                 server,
+                name,
                 kv,
                 layout,
                 root,
@@ -99,8 +113,21 @@ impl<K: Kv + Send + Sync + 'static> StorageHost<K> {
                 queued: Mutex::default(),
                 opening: AtomicUsize::new(0),
                 most_opening: AtomicUsize::new(0),
+                on_invalid_open: None,
             }),
         }
+    }
+
+    /// The same host, calling `hook` when an open fails for a reason of configuration.
+    ///
+    /// # Panics
+    /// The host is shared already (call this right after [`StorageHost::new`]).
+    #[must_use]
+    pub fn on_invalid_open(mut self, hook: Option<crate::serve::InvalidOpen>) -> Self {
+        Arc::get_mut(&mut self.shared)
+            .expect("a host not shared yet")
+            .on_invalid_open = hook;
+        self
     }
 
     /// Opens running now, and the most that ever ran at once.
@@ -227,7 +254,10 @@ impl<K: Kv> Shared<K> {
         Ok(())
     }
 
-    fn open_now(&self, region: &str) -> Result<u64, String> {
+    /// Opens `region`. Logs `region open` with the wall time just before the region could
+    /// take requests (`since_us`), and `region closed` (below) with a time after it could
+    /// not any more: the intervals the fault harness checks for regions served twice.
+    fn open_now(&self, region: &str, epoch: u64) -> Result<u64, String> {
         let (table, id) = region_id(region).ok_or_else(|| format!("bad region name {region}"))?;
         let record = self
             .kv
@@ -244,11 +274,22 @@ impl<K: Kv> Shared<K> {
         };
         let started = std::time::Instant::now();
         let replayed = replay_recovered(&self.server, &self.root, &schema, &info)?;
-        self.server
-            .open_region(&schema, &info)
-            .map_err(|e| format!("open {region}: {e}"))?;
+        let since_us = micros_since_epoch();
+        if let Err(e) = self.server.open_region(&schema, &info) {
+            let why = format!("open {region}: {e}");
+            if is_configuration_error(&e) {
+                tracing::error!(region, error = %e, "region cannot open with this configuration");
+                if let Some(hook) = &self.on_invalid_open {
+                    hook(&why);
+                }
+            }
+            return Err(why);
+        }
         tracing::info!(
             region,
+            server = %self.name,
+            epoch,
+            since_us,
             recovered = replayed,
             ms = started.elapsed().as_millis() as u64,
             "region open"
@@ -261,7 +302,7 @@ impl<K: Kv> Shared<K> {
     /// Opens `region` at `epoch`, then every queued open still wanted, until none is left.
     fn open_all(&self, mut region: String, mut epoch: u64) {
         loop {
-            let outcome = self.open_now(&region);
+            let outcome = self.open_now(&region, epoch);
             self.finish(&region, epoch, outcome);
             let slots = self.slots.lock();
             let mut queued = self.queued.lock();
@@ -285,6 +326,21 @@ impl<K: Kv> Shared<K> {
         }
     }
 
+    /// Closes open region `region` (storage id `id`), flushing it; logs `region closed` once
+    /// it takes no request (a failed flush leaves it open).
+    fn close_now(&self, region: &str, id: u64) -> Result<(), String> {
+        self.server
+            .close_region(id, true)
+            .map_err(|e| format!("close {region}: {e}"))?;
+        tracing::info!(
+            region,
+            server = %self.name,
+            until_us = micros_since_epoch(),
+            "region closed"
+        );
+        Ok(())
+    }
+
     fn finish(&self, region: &str, epoch: u64, outcome: Result<u64, String>) {
         let mut slots = self.slots.lock();
         let wanted = matches!(slots.get(region), Some(Slot::Opening(e)) if *e == epoch);
@@ -298,7 +354,7 @@ impl<K: Kv> Shared<K> {
             }
             (false, Ok(id)) => {
                 drop(slots);
-                let _ = self.server.close_region(id, true);
+                let _ = self.close_now(region, id);
             }
             (false, Err(_)) => {}
         }
@@ -377,10 +433,7 @@ impl<K: Kv + Send + Sync + 'static> RegionHost for StorageHost<K> {
         let spawned = std::thread::Builder::new()
             .name("region-close".into())
             .spawn(move || {
-                let outcome = shared
-                    .server
-                    .close_region(id, true)
-                    .map_err(|e| format!("close {name}: {e}"));
+                let outcome = shared.close_now(&name, id);
                 let mut slots = shared.slots.lock();
                 if matches!(slots.get(&name), Some(Slot::Closing)) {
                     slots.insert(name, Slot::Closed(outcome));
@@ -580,5 +633,17 @@ impl<K: Kv + Send + Sync + 'static> RegionHost for StorageHost<K> {
                 let _ = self.shared.server.close_region(id, false);
             }
         }
+    }
+}
+
+/// Whether an open failed because of the region's configuration (a volume not declared, a
+/// schema the engine refuses), which no retry mends. The region server's own refusals of an
+/// open that races another (already open, overlapping an open region) are not.
+fn is_configuration_error(e: &strata_storage::Error) -> bool {
+    match e {
+        strata_storage::Error::InvalidArgument(m) => {
+            !m.contains("is already open") && !m.contains("overlaps")
+        }
+        _ => false,
     }
 }

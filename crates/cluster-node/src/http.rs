@@ -190,6 +190,78 @@ impl NodeView for RegionServerView {
     }
 }
 
+/// The endpoint view of a process running the master and a region server (a cluster of one):
+/// the region server's pages and figures, and the master's tables, table pages and heatmaps.
+pub struct OneProcessView<K> {
+    server: RegionServerView,
+    master: MasterView<K>,
+}
+
+impl<K: Kv + Send + Sync + 'static> OneProcessView<K> {
+    /// The view of `server`'s process, which also runs the master `master` describes.
+    pub fn new(server: RegionServerView, master: MasterView<K>) -> Self {
+        OneProcessView { server, master }
+    }
+}
+
+impl<K: Kv + Send + Sync + 'static> NodeView for OneProcessView<K> {
+    fn title(&self) -> String {
+        format!("Standalone {}", self.master.address)
+    }
+
+    fn server(&self) -> Option<&Arc<RegionServer>> {
+        self.server.server()
+    }
+
+    fn sections(&self) -> Result<Vec<Section>, String> {
+        let mut out = self.master.sections()?;
+        out.extend(self.server.sections()?);
+        Ok(out)
+    }
+
+    fn figures(&self) -> Vec<Figure> {
+        // Both count the same coordination store's operations: a name is reported once.
+        let mut out = self.server.figures();
+        let names: std::collections::BTreeSet<&'static str> = out.iter().map(|f| f.name).collect();
+        out.extend(
+            self.master
+                .figures()
+                .into_iter()
+                .filter(|f| !names.contains(f.name)),
+        );
+        out
+    }
+
+    /// From the region server's own request observer: every region is here, and its
+    /// heatmaps sample row keys as they are accessed (no wait for a load report).
+    fn heatmaps(&self) -> Vec<(String, HeatmapView)> {
+        let now = std::time::Instant::now();
+        self.server
+            .server
+            .observer()
+            .tables()
+            .iter()
+            .filter_map(|t| Some((t.name().to_owned(), t.heatmap(now)?)))
+            .collect()
+    }
+
+    fn table(&self, name: &str) -> Result<Option<TablePage>, String> {
+        let Some(mut page) = self.master.table(name)? else {
+            return Ok(None);
+        };
+        if let Some(view) = self
+            .server
+            .server
+            .observer()
+            .find(name)
+            .and_then(|t| t.heatmap(std::time::Instant::now()))
+        {
+            page.heatmap = view;
+        }
+        Ok(Some(page))
+    }
+}
+
 /// The endpoint view of a master: the cluster read from etcd at request time.
 pub struct MasterView<K> {
     kv: Arc<K>,

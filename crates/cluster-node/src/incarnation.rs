@@ -31,7 +31,8 @@ use crate::host::StorageHost;
 use crate::http::{RegionServerView, Served};
 use crate::names::server_dir;
 use crate::serve::{
-    advertised_address, host_of, millis_since_epoch, Gate, Node, NodeConfig, Places,
+    advertised_address, host_of, micros_since_epoch, millis_since_epoch, Gate, Node, NodeConfig,
+    Places,
 };
 
 /// How often a region server looks for daughters to compact and regions to split (and
@@ -147,8 +148,14 @@ pub(crate) fn run<K: Kv + Send + Sync + 'static>(
     let kv_counts = Arc::new(KvCounts::default());
     let order_counts = Arc::new(OrderCounts::default());
     let served = Arc::new(Served::default());
-    let storage_host =
-        StorageHost::new(server.clone(), host_kv.clone(), config.layout.clone(), root);
+    let storage_host = StorageHost::new(
+        name.clone(),
+        server.clone(),
+        host_kv.clone(),
+        config.layout.clone(),
+        root,
+    )
+    .on_invalid_open(config.on_invalid_open.clone());
     let mut listeners = listeners;
     if let Some(listen) = places.endpoints.http {
         let view = RegionServerView::new(
@@ -163,14 +170,32 @@ pub(crate) fn run<K: Kv + Send + Sync + 'static>(
             ("server name".to_owned(), name.clone()),
             ("gRPC".to_owned(), addr.to_string()),
             ("advertised".to_owned(), advertised.clone()),
+            (
+                "HBase RPC".to_owned(),
+                places
+                    .endpoints
+                    .hbase_rpc
+                    .map_or_else(|| "disabled".to_owned(), |a| a.to_string()),
+            ),
         ];
+        let view: Arc<dyn strata_http::NodeView> = if places.endpoints.http_master_pages {
+            // Heatmaps come from this process's region server (OneProcessView): no feed.
+            let heat = crate::heat::ClusterHeatmap::shared();
+            let master = crate::http::MasterView::new(
+                admin_kv.clone(),
+                config.layout.clone(),
+                advertised.clone(),
+                Arc::new(KvCounts::default()),
+                heat,
+            );
+            Arc::new(crate::http::OneProcessView::new(view, master))
+        } else {
+            Arc::new(view)
+        };
         match listeners
             .runtime
-            .block_on(strata_http::HttpServer::start_node(
-                listen,
-                Arc::new(view),
-                settings,
-            )) {
+            .block_on(strata_http::HttpServer::start_node(listen, view, settings))
+        {
             Ok(http) => {
                 places.endpoints.http = Some(http.addr());
                 listeners.http = Some(http);
@@ -250,17 +275,19 @@ pub(crate) fn run<K: Kv + Send + Sync + 'static>(
     if let Ok(handle) = upkeep {
         let _ = handle.join();
     }
+    // Regions a clean stop could not flush (a full disk, the storage away): their edits stay
+    // in the WAL, which the master splits once the lease is given up; the stop then fails.
+    let mut unflushed = Vec::new();
     let ended = match outcome {
         Ok(()) => {
             // A clean stop: flush every region (nothing to split), then leave.
             for region in rs.host().inner().regions() {
                 if let Err(e) = RegionHost::close(rs.host(), &region) {
                     (calls.report)(&e);
+                    unflushed.push(e);
                 }
             }
             gate.set(0);
-            rs.leave();
-            (calls.report)("left the cluster");
             None
         }
         Err(why) => {
@@ -270,9 +297,32 @@ pub(crate) fn run<K: Kv + Send + Sync + 'static>(
         }
     };
     listeners.close(Some((admin_kv.as_ref(), &config.layout, &name)));
+    // Every region this incarnation still held stopped taking requests when the gate closed;
+    // with the `region open` and `region closed` lines, the intervals in which it served each.
+    tracing::info!(
+        server = %name,
+        until_us = gate.closed_unix_us().unwrap_or_else(micros_since_epoch),
+        aborted = ended.is_some(),
+        "incarnation stopped serving"
+    );
     let lease = rs.lease_id();
     let closed = match &ended {
-        None => server.shutdown().map_err(|e| e.to_string()),
+        None => {
+            // The WAL is closed before the lease is given up: once the lease is gone the
+            // master fences this server's WAL (recovering its HDFS leases), which would fail a
+            // close still to come.
+            let mut closed = server.shutdown().map_err(|e| e.to_string());
+            if let Some(first) = unflushed.first() {
+                closed = Err(format!(
+                    "{} regions could not be flushed at the stop (their edits stay in the WAL \
+                     and are replayed at the next start); the first: {first}",
+                    unflushed.len()
+                ));
+            }
+            rs.leave();
+            (calls.report)("left the cluster");
+            closed
+        }
         Some(_) => {
             // Nothing may be flushed now: the regions may already be open elsewhere. What
             // an open finishing after the abort added is dropped too.

@@ -13,6 +13,7 @@
 //!   and the cold bucket.
 //! - [`host`]: [`host::StorageHost`], the region server's `RegionHost`.
 //! - [`admin`]: [`admin::ClusterAdmin`], the admin service of a region server.
+//! - [`policy_check`]: refusing a create or alter whose storage policies the root cannot set.
 //! - [`route`]: flush and compaction forwarded to the servers hosting a table's regions.
 //! - [`serve`]: running a region server: gRPC, the lease gate, the coordination loop, and
 //!   its incarnations after a lost lease or WAL (`incarnation`: one of them).
@@ -35,6 +36,7 @@
 //! "Crates and what each may depend on").
 
 pub mod admin;
+pub mod admin_logged;
 pub mod counted;
 pub mod fencer;
 pub mod hbase;
@@ -48,6 +50,8 @@ mod incarnation;
 pub mod janitor;
 pub mod merge;
 pub mod names;
+pub mod namespace;
+pub mod policy_check;
 pub mod recovered;
 pub mod region_sweep;
 pub mod route;
@@ -55,4 +59,6 @@ pub mod schema;
 pub mod serve;
 pub mod single;
 pub mod split;
+pub mod status;
+pub mod upgrade;
 pub mod upkeep;

@@ -1,6 +1,7 @@
 //! Table schemas in etcd: `schema/<table>` holds the table's `TableSchema` (protobuf), written
-//! by the client that creates the table, just before its create request, and read by the
-//! region servers that open its regions.
+//! by the client that creates the table, just before its create request (with its namespace's
+//! checks: `crate::namespace::put_schema`), and read by the region servers that open its
+//! regions.
 
 use prost::Message;
 use strata_cluster::kv::{Compare, Kv, Op, Txn};
@@ -12,32 +13,6 @@ use strata_proto::pb::{self, ErrorCode};
 /// The key of `table`'s schema.
 pub fn schema_key(layout: &Layout, table: &str) -> String {
     layout.schema(table)
-}
-
-/// Records `table`'s schema unless the table exists (its record is in etcd).
-///
-/// # Errors
-/// The table exists, or etcd failed.
-pub fn put_schema<K: Kv + ?Sized>(
-    kv: &K,
-    layout: &Layout,
-    table: &TableDescriptor,
-) -> Result<(), String> {
-    let name = table.name.to_string();
-    let out = kv
-        .txn(Txn {
-            compares: vec![Compare::CreateRevision(layout.table(&name), 0)],
-            success: vec![Op::put(
-                schema_key(layout, &name),
-                table_to_pb(table).encode_to_vec(),
-            )],
-        })
-        .map_err(|e| e.to_string())?;
-    if out.succeeded {
-        Ok(())
-    } else {
-        Err(format!("table {name} exists"))
-    }
 }
 
 /// `table`'s schema.

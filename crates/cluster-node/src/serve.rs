@@ -45,6 +45,11 @@ pub struct Gate {
     start: Instant,
     /// Milliseconds since `start` before which requests are served; 0 = closed.
     deadline_ms: AtomicU64,
+    /// When requests were refused from, the last time the gate closed after being open (its
+    /// deadline if that had already passed), in microseconds since the Unix epoch: the
+    /// servers' logs of the regions they served are compared across processes by wall time.
+    /// 0: it never closed after opening.
+    closed_unix_us: AtomicU64,
 }
 
 impl Gate {
@@ -53,6 +58,7 @@ impl Gate {
         Arc::new(Gate {
             start: Instant::now(),
             deadline_ms: AtomicU64::new(0),
+            closed_unix_us: AtomicU64::new(0),
         })
     }
 
@@ -63,7 +69,13 @@ impl Gate {
 
     /// Serves until `deadline` (ms on the gate's clock); 0 closes.
     pub fn set(&self, deadline: u64) {
-        self.deadline_ms.store(deadline, Ordering::SeqCst);
+        let before = self.deadline_ms.swap(deadline, Ordering::SeqCst);
+        if deadline == 0 && before > 0 {
+            // The wall clock now, less how long ago the deadline passed (if it did).
+            let late_ms = self.now().saturating_sub(before);
+            let at = micros_since_epoch().saturating_sub(late_ms * 1000);
+            self.closed_unix_us.store(at.max(1), Ordering::SeqCst);
+        }
     }
 
     /// The deadline, 0 when closed.
@@ -75,6 +87,15 @@ impl Gate {
     pub fn is_open(&self) -> bool {
         let d = self.deadline();
         d > 0 && self.now() < d
+    }
+
+    /// When the gate last closed after being open, in microseconds since the Unix epoch: no
+    /// request was admitted from then on (until it opened again).
+    pub fn closed_unix_us(&self) -> Option<u64> {
+        match self.closed_unix_us.load(Ordering::SeqCst) {
+            0 => None,
+            us => Some(us),
+        }
     }
 }
 
@@ -98,7 +119,14 @@ pub struct NodeConfig {
     /// moves on idle regions); zero turns it off. Standalone's period,
     /// [`strata_server::host::COMPACTION_CHECK_EVERY`], unless set otherwise.
     pub compaction_check_every: Duration,
+    /// Called with the reason when a region cannot open because of its configuration (a
+    /// store file on a volume not declared, a schema the engine refuses), which no retry
+    /// mends; `None`: such an open fails like any other and the master tries again.
+    pub on_invalid_open: Option<InvalidOpen>,
 }
+
+/// See [`NodeConfig::on_invalid_open`].
+pub type InvalidOpen = std::sync::Arc<dyn Fn(&str) + Send + Sync>;
 
 /// The optional endpoints of a region server besides gRPC (RFC 0018).
 #[derive(Clone, Debug, Default)]
@@ -112,6 +140,9 @@ pub struct Endpoints {
     pub hbase_rpc_scan_time_limit: Option<Duration>,
     /// Largest HBase RPC request accepted, in bytes (`None`: the listener's default).
     pub hbase_rpc_max_frame_bytes: Option<usize>,
+    /// The HTTP endpoint also shows the master's pages (tables, their regions and heatmaps):
+    /// for a process that runs the master too (a cluster of one).
+    pub http_master_pages: bool,
 }
 
 /// A running region server: its name and address, and a handle to stop it.
@@ -321,12 +352,51 @@ pub(crate) fn millis_since_epoch() -> u128 {
         .map_or(0, |d| d.as_millis())
 }
 
+/// The wall clock in microseconds since the Unix epoch, as the region servers' logs of the
+/// regions they serve give times (`since_us`, `until_us`).
+pub(crate) fn micros_since_epoch() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn bound(s: &str) -> SocketAddr {
         s.parse().unwrap()
+    }
+
+    #[test]
+    fn a_gate_closed_after_its_deadline_says_it_refused_from_the_deadline() {
+        let gate = Gate::new();
+        assert_eq!(gate.closed_unix_us(), None);
+        gate.set(0);
+        assert_eq!(
+            gate.closed_unix_us(),
+            None,
+            "a gate never open never closed"
+        );
+        let opened = micros_since_epoch();
+        gate.set(gate.now() + 1);
+        let deadline_by = micros_since_epoch() + 1000;
+        std::thread::sleep(Duration::from_millis(50));
+        gate.set(0);
+        let closed = gate.closed_unix_us().unwrap();
+        // Within the gate clock's millisecond rounding of its deadline, long before the 50 ms.
+        assert!(
+            closed >= opened.saturating_sub(2000) && closed <= deadline_by + 2000,
+            "refused from its deadline, not from when it was seen to pass"
+        );
+        let before = micros_since_epoch();
+        gate.set(gate.now() + 60_000);
+        gate.set(0);
+        let closed = gate.closed_unix_us().unwrap();
+        assert!(
+            closed >= before && closed <= micros_since_epoch(),
+            "closed now"
+        );
     }
 
     #[test]

@@ -4,6 +4,8 @@
 //!
 //! ```text
 //!  <root>/LOCK           held while running (a second process on the same root fails)
+//!  <root>/catalog/       a root of an earlier release's standalone master: upgraded once at
+//!                        the first start (crate::upgrade)
 //!  <root>/coordination/  the coordination store (strata-embedded-kv): tables, regions, orders
 //!  <root>/wal/<server>/  the region server's WAL, one directory per start (the previous
 //!                        start's is fenced and split by the master, as a dead server's)
@@ -98,21 +100,40 @@ pub fn run(
         .create_dir_all(&root)
         .map_err(|e| format!("{url}: {e}"))?;
     let _lock = files.lock(&root.join("LOCK")).map_err(|e| match e.kind() {
-        std::io::ErrorKind::WouldBlock => format!("{url} is in use by another Strata process"),
+        std::io::ErrorKind::WouldBlock => {
+            format!("{url} is in use by another Strata process ({e})")
+        }
         _ => format!("{url}: {e}"),
     })?;
-    refuse_other_layouts(files.as_ref(), &root, &url)?;
     refuse_wal_off_root(&config.server)?;
+    let layout = Layout::new(CLUSTER);
+    crate::upgrade::upgrade_if_needed(&config.server, &layout)?;
     let (kv, _) = EmbeddedKv::open(
         storage.clone(),
         &root.join(COORDINATION_DIR),
         Options::default(),
     )
     .map_err(|e| format!("{url}: the coordination store: {e}"))?;
-    let layout = Layout::new(CLUSTER);
 
     let quit = Arc::new(AtomicBool::new(false));
-    let master = spawn_master(&kv, &storage, &root, &layout, config.ttl_secs, &quit)?;
+    let volumes: Vec<PathBuf> = if storage.is_local() {
+        config
+            .server
+            .volumes
+            .iter()
+            .map(|v| v.path.clone())
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let master = spawn_master(
+        &kv,
+        &storage,
+        (&root, volumes),
+        &layout,
+        config.ttl_secs,
+        &quit,
+    )?;
     let janitor = if config.janitor_every.is_zero() {
         None
     } else {
@@ -126,6 +147,11 @@ pub fn run(
             quit.clone(),
         )?)
     };
+    // A region that cannot open with this configuration (a volume not declared) would never
+    // open: there is no other server. The process stops with the reason, as a start that
+    // cannot recover its regions should.
+    let invalid: Arc<std::sync::Mutex<Option<String>>> = Arc::default();
+    let invalid_slot = invalid.clone();
     let node_config = NodeConfig {
         etcd: Vec::new(),
         layout,
@@ -137,36 +163,71 @@ pub fn run(
         listen: config.listen,
         advertise: config.advertise,
         compaction_check_every: config.compaction_check_every,
+        on_invalid_open: Some(Arc::new(move |why: &str| {
+            let mut slot = invalid_slot
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            slot.get_or_insert_with(|| why.to_owned());
+        })),
     };
-    let served = crate::serve::run_on(
-        node_config,
-        &config.endpoints,
-        || Ok(kv.clone()),
-        stop,
-        report,
-        started,
-        |why| tracing::error!(why, "the region server's lease lapsed; it stops serving"),
-    );
+    // The one HTTP endpoint shows the master's pages too.
+    let endpoints = Endpoints {
+        http_master_pages: true,
+        ..config.endpoints.clone()
+    };
+    let halt = AtomicBool::new(false);
+    let served = std::thread::scope(|scope| {
+        scope.spawn(|| {
+            while !halt.load(Ordering::SeqCst) {
+                let invalid_open = invalid
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .is_some();
+                if stop.load(Ordering::SeqCst) || invalid_open {
+                    halt.store(true, Ordering::SeqCst);
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        });
+        let served = crate::serve::run_on(
+            node_config,
+            &endpoints,
+            || Ok(kv.clone()),
+            &halt,
+            report,
+            started,
+            |why| tracing::error!(why, "the region server's lease lapsed; it stops serving"),
+        );
+        halt.store(true, Ordering::SeqCst);
+        served
+    });
     quit.store(true, Ordering::SeqCst);
     let _ = master.join();
     if let Some(janitor) = janitor {
         let _ = janitor.join();
     }
-    served
+    let invalid = invalid
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .take();
+    match invalid {
+        Some(why) => Err(why),
+        None => served,
+    }
 }
 
 /// The master on a thread of its own, until `quit` is set.
 fn spawn_master(
     kv: &EmbeddedKv,
     storage: &strata_storage::vfs::Storage,
-    root: &Path,
+    (root, volumes): (&Path, Vec<PathBuf>),
     layout: &Layout,
     ttl_secs: i64,
     quit: &Arc<AtomicBool>,
 ) -> Result<std::thread::JoinHandle<()>, String> {
     let master = Master::new(
         kv.clone(),
-        LogFencer::new(storage.clone(), root.to_path_buf()),
+        LogFencer::new(storage.clone(), root.to_path_buf()).with_volumes(volumes),
         layout.clone(),
         "standalone".into(),
         MasterConfig {
@@ -196,23 +257,6 @@ fn places(server: &ServerConfig, root: &Path) -> Vec<Place> {
         });
     }
     places
-}
-
-/// Refuses a root written by the previous standalone master (its catalog file), whose region
-/// directories no record here names: the janitor would take them for debris.
-fn refuse_other_layouts(
-    files: &dyn strata_storage::vfs::FileStore,
-    root: &Path,
-    url: &str,
-) -> Result<(), String> {
-    let catalog: PathBuf = root.join("catalog").join("catalog");
-    if files.exists(&catalog).unwrap_or(false) {
-        return Err(format!(
-            "{url} was written by a standalone master with a catalog file; open it with \
-             `strata standalone` without --cluster-of-one"
-        ));
-    }
-    Ok(())
 }
 
 /// Refuses WAL settings that put the WAL on a volume other than the root: the master fences

@@ -104,6 +104,12 @@ pub fn split<K: Kv + ?Sized>(
     let single = regions.len() == 1;
     let mut started = Vec::new();
     for region in regions {
+        if let Err(e) = crate::namespace::admit_split(kv, layout, &table, &region) {
+            if single || started.is_empty() {
+                return Err(e);
+            }
+            break; // the namespace's region quota is reached: the splits started still run
+        }
         let req = AdminRequest::Split {
             region: region.clone(),
             row: row.clone(),

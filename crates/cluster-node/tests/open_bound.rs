@@ -73,6 +73,7 @@ fn gated_host() -> (tempfile::TempDir, Arc<GatedKv>, StorageHost<GatedKv>) {
     let server = RegionServer::open(config).unwrap();
     let kv = Arc::new(GatedKv::default());
     let host = StorageHost::new(
+        "127.0.0.1:1:1".to_owned(),
         server,
         kv.clone(),
         Layout::new("gated"),

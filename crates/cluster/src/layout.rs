@@ -142,6 +142,17 @@ impl Layout {
         format!("{}schema/{table}", self.root)
     }
 
+    /// Prefix of the namespaces created explicitly (HBase's namespaces; `default`, `hbase`
+    /// and those of tables created before namespaces were recorded exist without a key).
+    pub fn namespaces(&self) -> String {
+        format!("{}namespace/", self.root)
+    }
+
+    /// A namespace's key: its `NamespaceDescriptor` (protobuf; empty = no properties).
+    pub fn namespace(&self, name: &str) -> String {
+        format!("{}namespace/{name}", self.root)
+    }
+
     /// Prefix of the region servers' load reports.
     pub fn loads(&self) -> String {
         format!("{}load/", self.root)

@@ -93,9 +93,12 @@ impl Journal {
             path: storage.files.url(path),
             source,
         };
+        // The journal is on the log store and the snapshot on the file store: on an S3 root
+        // these are two places (the WAL root and the bucket), each needs the directory.
         storage
             .files
             .create_dir_all(dir)
+            .and_then(|()| storage.logs.create_dir_all(dir))
             .map_err(|e| io_err("creating", dir, e))?;
         let snapshot_path = dir.join(SNAPSHOT);
         let mut recovery = Recovery::default();
@@ -164,8 +167,8 @@ impl Journal {
     /// Requires: `changes` are the store's changes after the last appended revision, in order.
     ///
     /// # Errors
-    /// Any I/O error: the records may or may not be durable; the journal must not be used
-    /// again (reopen the store).
+    /// Any I/O error: the records may or may not be durable; the journal must not be appended
+    /// to again before [`Journal::resume`] succeeds.
     pub fn append(&mut self, changes: &[Event]) -> io::Result<()> {
         let mut buf = Vec::new();
         for group in changes.chunk_by(|a, b| a.kv.mod_revision == b.kv.mod_revision) {
@@ -193,7 +196,7 @@ impl Journal {
     /// # Errors
     /// [`CheckpointError::Snapshot`]: nothing changed, the journal goes on in its segment.
     /// [`CheckpointError::Segment`]: whether the new segment exists is unknown, so the journal
-    /// must not be used again (reopen the store).
+    /// must not be appended to again before [`Journal::resume`] succeeds.
     pub fn checkpoint(&mut self, store: &MemStore) -> Result<(), CheckpointError> {
         write_snapshot(&self.storage, &self.dir, store).map_err(CheckpointError::Snapshot)?;
         let seq = self.seq + 1;
@@ -201,6 +204,32 @@ impl Journal {
             .map_err(CheckpointError::Segment)?;
         let mut old = std::mem::replace(&mut self.log, log);
         let _ = old.close();
+        self.seq = seq;
+        self.written = 0;
+        Ok(())
+    }
+
+    /// Starts over after a failed append or checkpoint: writes a snapshot of `store` (which
+    /// holds every change, acknowledged or not) and a new segment after every one in the
+    /// directory, then removes the older ones. The write whose append failed becomes durable
+    /// with the snapshot: its fate was unknown to its caller, as with etcd.
+    ///
+    /// Requires: `store` holds every record any segment in the directory holds (true of the
+    /// store this journal was appending for).
+    ///
+    /// # Errors
+    /// Any I/O error: the journal stays unusable; call again later.
+    pub fn resume(&mut self, store: &MemStore) -> io::Result<()> {
+        write_snapshot(&self.storage, &self.dir, store)?;
+        let mut old = segments(&self.storage, &self.dir)?;
+        if !old.contains(&self.seq) {
+            old.push(self.seq);
+        }
+        // A failed checkpoint may have left segment `seq + 1` behind: start after all of them.
+        let seq = old.iter().max().map_or(1, |s| s + 1);
+        let log = start_segment(&self.storage, &self.dir, seq, &old)?;
+        let mut broken = std::mem::replace(&mut self.log, log);
+        let _ = broken.close();
         self.seq = seq;
         self.written = 0;
         Ok(())
@@ -213,7 +242,7 @@ pub enum CheckpointError {
     /// The snapshot could not be written; the journal is intact.
     #[error("writing the snapshot: {0}")]
     Snapshot(io::Error),
-    /// The new segment could not be started; the journal must not be used again.
+    /// The new segment could not be started; the journal must be resumed before its next use.
     #[error("starting a journal segment: {0}")]
     Segment(io::Error),
 }

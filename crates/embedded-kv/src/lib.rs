@@ -15,8 +15,13 @@
 //! Thread safety: [`EmbeddedKv`] is a cheap handle (`Clone`, `Send`, `Sync`); one lock orders
 //! every call, and a write's journal sync happens under it, so no caller ever reads a change
 //! that is not durable yet. After a failed sync the store answers
-//! [`KvError::Unavailable`] to every call until it is reopened (a write's fate is then
-//! unknown, as with etcd).
+//! [`KvError::Unavailable`] (the write's fate is then unknown, as with etcd) until it
+//! resumes: at most every [`Options::resume_every_ms`], a call first writes a snapshot of the
+//! state in memory and starts a new journal segment ([`journal::Journal::resume`]); once that
+//! succeeds (the disk, HDFS or the bucket answers again) the store serves as before, with the
+//! failed write durable. Its leases were held in this process and go on; those that expired
+//! meanwhile are expired at the resuming call, as etcd expires leases its clients could not
+//! renew.
 
 pub mod codec;
 pub mod journal;
@@ -48,6 +53,9 @@ pub struct Options {
     pub keep_events: usize,
     /// The time leases expire by (milliseconds; only differences matter).
     pub clock: Arc<dyn Clock>,
+    /// After a failed journal write, how long (milliseconds of `clock`) calls are refused
+    /// before the next one tries to resume the journal.
+    pub resume_every_ms: i64,
 }
 
 impl Default for Options {
@@ -57,6 +65,7 @@ impl Default for Options {
             checkpoint_bytes: 8 << 20,
             keep_events: 100_000,
             clock: Arc::new(Monotonic(Instant::now())),
+            resume_every_ms: 1000,
         }
     }
 }
@@ -82,6 +91,8 @@ struct Inner {
     logged: Revision,
     /// Why the store stopped answering (a journal write failed).
     failed: Option<String>,
+    /// When (ms of the options' clock) the next call may try to resume the journal.
+    resume_at: i64,
     watches: BTreeMap<WatchId, Watch>,
     next_watch: WatchId,
 }
@@ -138,6 +149,7 @@ impl EmbeddedKv {
                     journal,
                     logged,
                     failed: None,
+                    resume_at: 0,
                     watches: BTreeMap::new(),
                     next_watch: 1,
                 }),
@@ -153,7 +165,7 @@ impl EmbeddedKv {
         self.shared.inner.lock().store.revision()
     }
 
-    /// Why the store stopped answering, if it did (reopen it to go on).
+    /// Why the store stopped answering, if it did (until it resumes).
     pub fn failure(&self) -> Option<String> {
         self.shared.inner.lock().failed.clone()
     }
@@ -164,13 +176,12 @@ impl EmbeddedKv {
         let options = &self.shared.options;
         let mut g = self.shared.inner.lock();
         let inner = &mut *g;
-        if let Some(why) = &inner.failed {
-            return Err(KvError::Unavailable(why.clone()));
-        }
-        let now = u64::try_from(options.clock.now_ms()).unwrap_or(0);
+        let now_ms = options.clock.now_ms();
+        inner.resume(options, &self.shared.url, now_ms)?;
+        let now = u64::try_from(now_ms).unwrap_or(0);
         inner.store.advance(now);
         let out = f(&mut inner.store, now);
-        inner.persist(options, &self.shared.url)?;
+        inner.persist(options, &self.shared.url, now_ms)?;
         out
     }
 }
@@ -178,14 +189,15 @@ impl EmbeddedKv {
 impl Inner {
     /// Journals the changes since the last call, then trims the event log and checkpoints
     /// when due.
-    fn persist(&mut self, options: &Options, url: &str) -> KvResult<()> {
+    fn persist(&mut self, options: &Options, url: &str, now_ms: i64) -> KvResult<()> {
         let revision = self.store.revision();
         if revision == self.logged {
             return Ok(());
         }
         let appended = self.journal.append(self.store.changes_after(self.logged));
         if let Err(e) = appended {
-            return Err(self.fail(url, &format!("journal write failed: {e}")));
+            let why = format!("journal write failed: {e}");
+            return Err(self.fail(options, url, &why, now_ms));
         }
         self.logged = revision;
         self.trim_events(options.keep_events);
@@ -197,18 +209,46 @@ impl Inner {
                 }
                 Err(e @ CheckpointError::Segment(_)) => {
                     // The write itself is durable: answer it, then refuse what follows.
-                    let _ = self.fail(url, &e.to_string());
+                    let _ = self.fail(options, url, &e.to_string(), now_ms);
                 }
             }
         }
         Ok(())
     }
 
-    fn fail(&mut self, url: &str, why: &str) -> KvError {
+    fn fail(&mut self, options: &Options, url: &str, why: &str, now_ms: i64) -> KvError {
         tracing::error!(dir = url, reason = why, "coordination store stopped");
-        let why = format!("coordination store {url} stopped: {why} (reopen it)");
+        let why = format!("coordination store {url} stopped: {why}");
         self.failed = Some(why.clone());
+        self.resume_at = now_ms.saturating_add(options.resume_every_ms);
         KvError::Unavailable(why)
+    }
+
+    /// If the store stopped, and a resume is due, tries to start the journal over; refuses
+    /// the call while it stays stopped.
+    fn resume(&mut self, options: &Options, url: &str, now_ms: i64) -> KvResult<()> {
+        let Some(why) = &self.failed else {
+            return Ok(());
+        };
+        if now_ms < self.resume_at {
+            return Err(KvError::Unavailable(why.clone()));
+        }
+        match self.journal.resume(&self.store) {
+            Ok(()) => {
+                tracing::info!(
+                    dir = url,
+                    revision = self.store.revision(),
+                    "coordination store resumed"
+                );
+                self.logged = self.store.revision();
+                self.failed = None;
+                Ok(())
+            }
+            Err(e) => {
+                self.resume_at = now_ms.saturating_add(options.resume_every_ms);
+                Err(KvError::Unavailable(format!("{why}; resuming failed: {e}")))
+            }
+        }
     }
 
     /// Keeps at most about `keep` events (whole revisions) for watches.

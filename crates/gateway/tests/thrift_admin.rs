@@ -108,3 +108,38 @@ async fn descriptors_regions_and_row_or_before() {
     assert_eq!(entries, &vec![(b("d"), Value::Bool(true))]);
     h.stop().await;
 }
+
+/// Thrift1 has no namespace calls; a table in a namespace that does not exist is refused
+/// with an IOError naming it, and is created once the namespace exists.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn create_table_in_a_missing_namespace_is_an_io_error() {
+    let h = Harness::default().await;
+    let mut c = h.client().await;
+    let fam = || {
+        Value::list(
+            TType::Struct,
+            vec![Value::Struct(Struct::new().with(1, b("f:")))],
+        )
+    };
+    let r = c
+        .call("createTable", args(vec![(1, b("nons:t")), (2, fam())]))
+        .await;
+    let (field, message) = r.exception().unwrap();
+    assert_eq!(field, 1, "an IOError: {r:?}");
+    assert_eq!(message, "NAMESPACE_NOT_FOUND: nons");
+    let names = c.call("getTableNames", args(vec![])).await;
+    assert_eq!(names.success(), Some(&list(vec![])), "nothing was created");
+    let addr = h.server.as_ref().unwrap().address();
+    let conn = strata_client::Connection::connect(&addr).await.unwrap();
+    conn.admin()
+        .create_namespace(&strata_client::NamespaceDescriptor::new("nons"))
+        .await
+        .unwrap();
+    let r = c
+        .call("createTable", args(vec![(1, b("nons:t")), (2, fam())]))
+        .await;
+    assert_eq!(r, Reply::Result(Struct::new()));
+    let names = c.call("getTableNames", args(vec![])).await;
+    assert_eq!(names.success(), Some(&list(vec![b("nons:t")])));
+    h.stop().await;
+}

@@ -5,26 +5,11 @@
 
 mod common;
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
-
 use common::*;
 use strata_gateway::protocol::Struct;
+use strata_testkit::Captured;
 
 /// The log lines, shared with the subscriber.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_clients_are_logged_at_warn_with_their_address_once_per_kind() {
     let log = Captured::default();
@@ -51,7 +36,7 @@ async fn bad_clients_are_logged_at_warn_with_their_address_once_per_kind() {
         .is_some());
     h.stop().await;
 
-    let text = String::from_utf8(log.0.lock().unwrap().clone()).unwrap();
+    let text = log.text();
     let lines: Vec<&str> = text.lines().collect();
     let compact: Vec<&&str> = lines
         .iter()

@@ -1,6 +1,7 @@
 //! `AdminService`, the region server's own admin calls the client makes per region:
 //! `FlushRegion` and `CompactRegion` (what `Admin.flushRegion`, `Admin.compact` and
-//! `Admin.majorCompact` send), on the same `RegionServer` calls the master uses.
+//! `Admin.majorCompact` send), on the same `RegionServer` calls the master uses, and
+//! `GetRegionLoad` (`Admin.getRegionMetrics`).
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -59,6 +60,18 @@ pub fn call(ctx: &Context, method: &str, param: &[u8]) -> HResult<Vec<u8>> {
             ctx.server()?
                 .compact_region(id, family.as_deref(), req.major())?;
             Ok(pb::Empty {}.encode_to_vec())
+        }
+        "GetRegionLoad" => {
+            let req: pb::GetRegionLoadRequest = decode(param)?;
+            let table = req
+                .table_name
+                .as_ref()
+                .map(crate::schema::table_name_from_pb)
+                .transpose()?;
+            Ok(pb::GetRegionLoadResponse {
+                region_loads: crate::status::region_loads_here(ctx, table.as_deref())?,
+            }
+            .encode_to_vec())
         }
         _ => Err(HBaseError::unknown_method("AdminService", method)),
     }

@@ -1,12 +1,11 @@
-//! What every handler shares: the region server the gRPC services use (none on a cluster's
-//! master), where meta's rows come from, the master operations, this server's identity, open
-//! scanners, and the response cell block.
+//! What every handler shares: the region server the calls go to (none on a cluster's master),
+//! where meta's rows come from, the master operations, this server's identity, open scanners,
+//! and the response cell block.
 
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
 use bytes::{Bytes, BytesMut};
-use strata_master::Master;
 use strata_model::cell::Cell;
 use strata_server::{HostedRegion, RegionServer};
 
@@ -14,14 +13,14 @@ use crate::cellblock::{self, Codec};
 use crate::config::HBaseRpcConfig;
 use crate::convert::cell_to_pb;
 use crate::error::{HBaseError, HResult};
-use crate::meta::{meta_rows, MetaRow, ServerIdentity};
+use crate::meta::{MetaRow, ServerIdentity};
 use crate::ops::MasterOps;
 use crate::pb;
 use crate::region_name::{parse_region_name, RegionRef};
 use crate::scanners::Scanners;
 
-/// Where a cluster's regions are, for a region server of a cluster (RFC 0018): `hbase:meta`
-/// and the registry are answered from it instead of a standalone master's catalog.
+/// Where a cluster's regions are (RFC 0018): `hbase:meta` and the registry are answered from
+/// it.
 pub trait Directory: Send + Sync + 'static {
     /// Every row of `hbase:meta`: one per table, one per region with the HBase RPC address of
     /// the server holding it.
@@ -43,20 +42,12 @@ pub trait Directory: Send + Sync + 'static {
     }
 }
 
-/// Where meta's rows come from: a standalone master or a cluster's directory.
-pub enum Tables {
-    /// The standalone master (and through it the region server).
-    Standalone(Arc<Master>),
-    /// A region server or master of a cluster.
-    Cluster(Arc<dyn Directory>),
-}
-
 /// The shared state of one HBase RPC server.
 pub struct Context {
     /// The region server the data calls go to (none on a cluster's master).
     pub server: Option<Arc<RegionServer>>,
     /// Where meta's rows and the registry's answers come from.
-    pub tables: Tables,
+    pub directory: Arc<dyn Directory>,
     /// What `MasterService` runs on.
     pub ops: Arc<dyn MasterOps>,
     /// Host, port and start code clients see.
@@ -101,10 +92,7 @@ impl Context {
     /// # Errors
     /// A cluster's directory cannot be read now.
     pub fn meta_rows(&self) -> HResult<Vec<MetaRow>> {
-        match &self.tables {
-            Tables::Standalone(m) => Ok(meta_rows(&m.catalog(), &self.identity)),
-            Tables::Cluster(d) => d.meta_rows(),
-        }
+        self.directory.meta_rows()
     }
 
     /// Resolves a region specifier to meta or an open region of this server.
@@ -121,12 +109,10 @@ impl Context {
         match parse_region_name(&spec.value).map_err(HBaseError::do_not_retry)? {
             RegionRef::Meta => Ok(Target::Meta),
             RegionRef::User { table, region_id } => {
-                if let Tables::Cluster(d) = &self.tables {
-                    if !d.serving() {
-                        return Err(HBaseError::not_serving(
-                            "this region server is not serving (its lease is not held)",
-                        ));
-                    }
+                if !self.directory.serving() {
+                    return Err(HBaseError::not_serving(
+                        "this region server is not serving (its lease is not held)",
+                    ));
                 }
                 let hosted = self.server()?.hosted(region_id).map_err(|_| {
                     HBaseError::not_serving(format!(

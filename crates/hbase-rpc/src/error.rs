@@ -1,7 +1,6 @@
 //! Errors as the HBase client expects them: a Java exception class name it instantiates and
 //! acts on (relocate, back off, fail at once), a message, and whether to retry.
 
-use strata_master::MasterError;
 use strata_storage::{Error as StorageError, ErrorKind};
 
 use crate::pb;
@@ -190,43 +189,6 @@ impl From<&StorageError> for HBaseError {
 impl From<StorageError> for HBaseError {
     fn from(e: StorageError) -> HBaseError {
         HBaseError::from(&e)
-    }
-}
-
-impl From<MasterError> for HBaseError {
-    fn from(e: MasterError) -> HBaseError {
-        let message = e.to_string();
-        match e {
-            MasterError::TableNotFound(t) => HBaseError::table_not_found(&t),
-            MasterError::TableExists(t) => {
-                HBaseError::new("org.apache.hadoop.hbase.TableExistsException", t, true)
-            }
-            MasterError::TableDisabled(t) => {
-                HBaseError::new("org.apache.hadoop.hbase.TableNotEnabledException", t, true)
-            }
-            MasterError::TableEnabled(t) => {
-                HBaseError::new("org.apache.hadoop.hbase.TableNotDisabledException", t, true)
-            }
-            MasterError::RegionNotFound(_) => HBaseError::new(
-                "org.apache.hadoop.hbase.UnknownRegionException",
-                message,
-                true,
-            ),
-            MasterError::NamespaceExists(n) => {
-                HBaseError::new("org.apache.hadoop.hbase.NamespaceExistException", n, true)
-            }
-            MasterError::NamespaceNotFound(n) => HBaseError::namespace_not_found(&n),
-            MasterError::NamespaceNotEmpty(_) => HBaseError::new(
-                "org.apache.hadoop.hbase.constraint.ConstraintException",
-                message,
-                true,
-            ),
-            MasterError::InvalidArgument(_) => HBaseError::do_not_retry(message),
-            MasterError::Storage(e) => HBaseError::from(&e),
-            MasterError::Corrupt(_) | MasterError::Io { .. } => {
-                HBaseError::new("java.io.IOException", message, false)
-            }
-        }
     }
 }
 

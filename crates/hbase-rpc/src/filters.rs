@@ -6,8 +6,9 @@
 use bytes::Bytes;
 use prost::Message;
 use strata_model::ops::{
-    Chance, ColumnCondition, ColumnPagination, ColumnRange, Comparator, CompareOp, DependentColumn,
-    Filter, FilterList, FuzzyKey, ListOp, RowRange, SingleColumnValue, MAX_FILTER_DEPTH,
+    BitOp, Chance, ColumnCondition, ColumnPagination, ColumnRange, Comparator, CompareOp, Decimal,
+    DependentColumn, Filter, FilterList, FuzzyKey, ListOp, RowRange, SingleColumnValue,
+    MAX_FILTER_DEPTH,
 };
 
 use crate::error::{HBaseError, HResult};
@@ -46,8 +47,8 @@ pub fn compare_op(code: i32) -> HResult<CompareOp> {
 /// A serialized comparator.
 ///
 /// # Errors
-/// Malformed bytes, or a comparator Strata does not evaluate (`LongComparator`,
-/// `BitComparator`, `NullComparator`, …), or regex flags other than none.
+/// Malformed bytes (a `LongComparator` operand that is not 8 bytes, a `BigDecimalComparator`
+/// one shorter than 5), a comparator class Strata does not know, or unsupported regex flags.
 pub fn comparator(c: &pb::Comparator) -> HResult<Comparator> {
     let bytes = c.serialized_comparator.as_deref().unwrap_or_default();
     let name = short(&c.name);
@@ -67,6 +68,51 @@ pub fn comparator(c: &pb::Comparator) -> HResult<Comparator> {
         "RegexStringComparator" => {
             let m: pb::RegexStringComparator = decode(name, bytes)?;
             Comparator::Regex(format!("{}{}", regex_flags(m.pattern_flags)?, m.pattern))
+        }
+        "LongComparator" => {
+            let m: pb::LongComparator = decode(name, bytes)?;
+            let v = m.comparable.value.unwrap_or_default();
+            let n: [u8; 8] = v.as_ref().try_into().map_err(|_| {
+                HBaseError::do_not_retry(format!(
+                    "LongComparator: operand of {} bytes, not 8",
+                    v.len()
+                ))
+            })?;
+            Comparator::Long(i64::from_be_bytes(n))
+        }
+        "BigDecimalComparator" => {
+            let m: pb::BigDecimalComparator = decode(name, bytes)?;
+            let v = m.comparable.value.unwrap_or_default();
+            let d = Decimal::from_hbase(&v).ok_or_else(|| {
+                HBaseError::do_not_retry("BigDecimalComparator: operand shorter than 5 bytes")
+            })?;
+            Comparator::BigDecimal(d)
+        }
+        "BitComparator" => {
+            let m: pb::BitComparator = decode(name, bytes)?;
+            let op = match pb::bit_comparator::BitwiseOp::try_from(m.bitwise_op) {
+                Ok(pb::bit_comparator::BitwiseOp::And) => BitOp::And,
+                Ok(pb::bit_comparator::BitwiseOp::Or) => BitOp::Or,
+                Ok(pb::bit_comparator::BitwiseOp::Xor) => BitOp::Xor,
+                Err(_) => {
+                    return Err(HBaseError::do_not_retry(format!(
+                        "BitComparator: unknown bitwise operation {}",
+                        m.bitwise_op
+                    )))
+                }
+            };
+            Comparator::Bit(op, m.comparable.value.unwrap_or_default())
+        }
+        "NullComparator" => {
+            let _: pb::NullComparator = decode(name, bytes)?;
+            Comparator::Null
+        }
+        "BinaryComponentComparator" => {
+            let m: pb::BinaryComponentComparator = decode(name, bytes)?;
+            Comparator::BinaryComponent {
+                offset: m.offset,
+                value: m.value,
+            }
         }
         _ => {
             return Err(HBaseError::do_not_retry(format!(
@@ -523,5 +569,76 @@ mod tests {
             .unwrap_err()
             .message
             .contains("malformed PageFilter"));
+    }
+
+    fn comparator_pb(class: &str, message: &impl Message) -> pb::Comparator {
+        pb::Comparator {
+            name: format!("org.apache.hadoop.hbase.filter.{class}"),
+            serialized_comparator: Some(message.encode_to_vec().into()),
+        }
+    }
+
+    fn comparable(v: &[u8]) -> pb::ByteArrayComparable {
+        pb::ByteArrayComparable {
+            value: Some(Bytes::copy_from_slice(v)),
+        }
+    }
+
+    #[test]
+    fn numeric_and_bit_comparators_decode() {
+        let long = comparator_pb(
+            "LongComparator",
+            &pb::LongComparator {
+                comparable: comparable(&(-3i64).to_be_bytes()),
+            },
+        );
+        assert_eq!(comparator(&long).unwrap(), Comparator::Long(-3));
+        let short_long = comparator_pb(
+            "LongComparator",
+            &pb::LongComparator {
+                comparable: comparable(b"abc"),
+            },
+        );
+        assert!(comparator(&short_long)
+            .unwrap_err()
+            .message
+            .contains("not 8"));
+        let bit = comparator_pb(
+            "BitComparator",
+            &pb::BitComparator {
+                comparable: comparable(&[0x0f]),
+                bitwise_op: pb::bit_comparator::BitwiseOp::Xor as i32,
+            },
+        );
+        assert_eq!(
+            comparator(&bit).unwrap(),
+            Comparator::Bit(BitOp::Xor, Bytes::from_static(&[0x0f]))
+        );
+        let null = comparator_pb("NullComparator", &pb::NullComparator {});
+        assert_eq!(comparator(&null).unwrap(), Comparator::Null);
+        let dec = comparator_pb(
+            "BigDecimalComparator",
+            &pb::BigDecimalComparator {
+                comparable: comparable(&[0, 0, 0, 1, 0x7b]),
+            },
+        );
+        assert_eq!(
+            comparator(&dec).unwrap(),
+            Comparator::BigDecimal(Decimal::parse("12.3").unwrap())
+        );
+        let comp = comparator_pb(
+            "BinaryComponentComparator",
+            &pb::BinaryComponentComparator {
+                value: Bytes::from_static(b"xy"),
+                offset: 3,
+            },
+        );
+        assert_eq!(
+            comparator(&comp).unwrap(),
+            Comparator::BinaryComponent {
+                offset: 3,
+                value: Bytes::from_static(b"xy")
+            }
+        );
     }
 }

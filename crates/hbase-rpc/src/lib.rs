@@ -36,6 +36,7 @@ mod scanners;
 pub mod schema;
 mod server;
 mod status;
+mod table_pattern;
 mod write_now;
 
 pub use config::HBaseRpcConfig;

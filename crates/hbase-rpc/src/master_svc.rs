@@ -13,7 +13,7 @@ use prost::Message;
 
 use crate::context::Context;
 use crate::error::{HBaseError, HResult};
-use crate::ops::{MasterOps, TableEntry};
+use crate::ops::{MasterOps, NamespaceEntry, TableEntry};
 use crate::pb;
 use crate::region_name::{parse_region_name, region_name, RegionRef, META_TABLE};
 use crate::schema::{
@@ -56,11 +56,31 @@ fn run(ctx: &Context, f: impl FnOnce() -> HResult<()>) -> HResult<Vec<u8>> {
     Ok(procedure(ctx))
 }
 
-fn namespace_pb(name: &str) -> pb::NamespaceDescriptor {
+fn namespace_pb(ns: &NamespaceEntry) -> pb::NamespaceDescriptor {
     pb::NamespaceDescriptor {
-        name: Bytes::copy_from_slice(name.as_bytes()),
-        configuration: Vec::new(),
+        name: Bytes::copy_from_slice(ns.name.as_bytes()),
+        configuration: ns
+            .properties
+            .iter()
+            .map(|(k, v)| pb::NameStringPair {
+                name: k.clone(),
+                value: v.clone(),
+            })
+            .collect(),
     }
+}
+
+fn namespace_from_pb(d: &pb::NamespaceDescriptor) -> HResult<NamespaceEntry> {
+    let name = std::str::from_utf8(&d.name)
+        .map_err(|_| HBaseError::do_not_retry("namespace name is not UTF-8"))?;
+    Ok(NamespaceEntry {
+        name: name.to_owned(),
+        properties: d
+            .configuration
+            .iter()
+            .map(|p| (p.name.clone(), p.value.clone()))
+            .collect(),
+    })
 }
 
 fn invalid_family(message: String) -> HBaseError {
@@ -71,18 +91,18 @@ fn invalid_family(message: String) -> HBaseError {
     }
 }
 
-/// Tables a listing asks for, by name.
+/// Tables a listing asks for: by name, else by namespace; then by pattern (HBase's
+/// `HMaster.getTableDescriptors`).
 fn tables_matching(
     ops: &dyn MasterOps,
     names: &[pb::TableName],
     regex: Option<&str>,
     namespace: Option<&str>,
 ) -> HResult<Vec<TableEntry>> {
-    if let Some(r) = regex.filter(|r| *r != ".*") {
-        return Err(HBaseError::do_not_retry(format!(
-            "table name patterns ('{r}') are not supported by Strata; list all tables"
-        )));
-    }
+    let pattern = regex
+        .filter(|r| *r != ".*")
+        .map(crate::table_pattern::TablePattern::new)
+        .transpose()?;
     let mut all = ops.tables()?;
     all.sort_by_key(|t| t.descriptor.name.to_string());
     if !names.is_empty() {
@@ -91,10 +111,11 @@ fn tables_matching(
             .map(table_name_from_pb)
             .collect::<HResult<BTreeSet<String>>>()?;
         all.retain(|t| wanted.contains(&t.descriptor.name.to_string()));
-        return Ok(all);
-    }
-    if let Some(ns) = namespace {
+    } else if let Some(ns) = namespace {
         all.retain(|t| t.descriptor.name.namespace() == ns);
+    }
+    if let Some(p) = pattern {
+        all.retain(|t| p.matches(&t.descriptor.name.to_string()));
     }
     Ok(all)
 }
@@ -108,14 +129,6 @@ fn names_pb(tables: &[TableEntry]) -> Vec<pb::TableName> {
 
 fn schemas_pb(tables: &[TableEntry]) -> Vec<pb::TableSchema> {
     tables.iter().map(|t| table_to_pb(&t.descriptor)).collect()
-}
-
-fn require_namespace(ops: &dyn MasterOps, name: &str) -> HResult<()> {
-    if ops.namespaces()?.contains(name) {
-        Ok(())
-    } else {
-        Err(HBaseError::namespace_not_found(name))
-    }
 }
 
 /// Runs one `MasterService` method.
@@ -162,26 +175,16 @@ pub fn call(ctx: &Context, method: &str, param: &[u8]) -> HResult<Vec<u8>> {
             if table.name.to_string() == META_TABLE {
                 return Err(HBaseError::do_not_retry("hbase:meta cannot be created"));
             }
-            require_namespace(ops, table.name.namespace())?;
             run(ctx, || ops.create_table(table, &req.split_keys))
         }
         "CreateNamespace" | "ModifyNamespace" => {
             let req: pb::NamespaceDescriptorRequest = decode(param)?;
-            let d = &req.namespace_descriptor;
-            let name = std::str::from_utf8(&d.name)
-                .map_err(|_| HBaseError::do_not_retry("namespace name is not UTF-8"))?;
-            if let Some(c) = d.configuration.first() {
-                return Err(HBaseError::do_not_retry(format!(
-                    "namespace configuration ('{}') is not supported by Strata",
-                    c.name
-                )));
-            }
+            let ns = namespace_from_pb(&req.namespace_descriptor)?;
             if method == "CreateNamespace" {
-                return run(ctx, || ops.create_namespace(name));
+                run(ctx, || ops.create_namespace(ns))
+            } else {
+                run(ctx, || ops.modify_namespace(ns))
             }
-            // Nothing to modify without configuration: it only has to exist.
-            require_namespace(ops, name)?;
-            Ok(procedure(ctx))
         }
         "DeleteNamespace" => {
             let req: pb::NamespaceNameRequest = decode(param)?;
@@ -342,24 +345,23 @@ pub fn call(ctx: &Context, method: &str, param: &[u8]) -> HResult<Vec<u8>> {
             .encode_to_vec())
         }
         "ListNamespaceDescriptors" => Ok(pb::ListNamespaceDescriptorsResponse {
-            namespace_descriptor: ops.namespaces()?.iter().map(|n| namespace_pb(n)).collect(),
+            namespace_descriptor: ops.namespaces()?.iter().map(namespace_pb).collect(),
         }
         .encode_to_vec()),
         "ListNamespaces" => Ok(pb::ListNamespacesResponse {
-            namespace_name: ops.namespaces()?.into_iter().collect(),
+            namespace_name: ops.namespaces()?.into_iter().map(|n| n.name).collect(),
         }
         .encode_to_vec()),
         "GetNamespaceDescriptor" => {
             let req: pb::NamespaceNameRequest = decode(param)?;
-            require_namespace(ops, &req.namespace_name)?;
             Ok(pb::GetNamespaceDescriptorResponse {
-                namespace_descriptor: namespace_pb(&req.namespace_name),
+                namespace_descriptor: namespace_pb(&ops.namespace(&req.namespace_name)?),
             }
             .encode_to_vec())
         }
         "ListTableDescriptorsByNamespace" | "ListTableNamesByNamespace" => {
             let req: pb::NamespaceNameRequest = decode(param)?;
-            require_namespace(ops, &req.namespace_name)?;
+            ops.namespace(&req.namespace_name)?;
             let tables = tables_matching(ops, &[], None, Some(&req.namespace_name))?;
             if method == "ListTableNamesByNamespace" {
                 return Ok(pb::ListTableNamesByNamespaceResponse {

@@ -1,17 +1,15 @@
-//! `hbase:meta`, served read-only from the master's catalog: one row per table
+//! `hbase:meta`, served read-only from the cluster's region records: one row per table
 //! (`table:state`) and one per serving region (`info:regioninfo`, `info:server`,
 //! `info:serverstartcode`, `info:seqnumDuringOpen`, `info:state`), in HBase's format, so the
 //! client's region lookups (a reversed one-row scan from `<table>,<row>,99999999999999`),
 //! `tableExists`, and its waits for tables to come online read Strata's real regions.
 //!
-//! Rows are rebuilt from a catalog snapshot per request: the catalog is small and a copy of
-//! it is what the master hands out anyway.
+//! Rows are rebuilt from the records per request ([`crate::context::Directory::meta_rows`]).
 
 use std::cmp::Ordering;
 
 use bytes::{BufMut, Bytes, BytesMut};
 use prost::Message;
-use strata_master::catalog::Catalog;
 use strata_model::cell::{Cell, CellType};
 
 use crate::pb;
@@ -89,38 +87,18 @@ pub struct MetaRegion {
     pub start: Bytes,
     /// Last row (exclusive; empty = end of table).
     pub end: Bytes,
-    /// The server holding it, when it is open and its table enabled.
+    /// The server holding it, when it is open and its table enabled; for a region of a
+    /// disabled table, a server that answers `NotServingRegionException` for it (as HBase's
+    /// meta keeps a closed region's last server), so the client raises
+    /// `TableNotEnabledException` after checking the table's state.
     pub server: Option<ServerIdentity>,
-}
-
-/// Every meta row for `catalog`, in meta order.
-pub fn meta_rows(catalog: &Catalog, server: &ServerIdentity) -> Vec<MetaRow> {
-    let tables: Vec<(String, bool)> = catalog
-        .tables
-        .iter()
-        .map(|(name, entry)| (name.clone(), entry.enabled))
-        .collect();
-    let regions: Vec<MetaRegion> = catalog
-        .regions
-        .values()
-        .filter(|r| r.is_serving())
-        .filter_map(|region| {
-            let info = &region.info;
-            let table = catalog.tables.get(&info.table)?;
-            Some(MetaRegion {
-                table: info.table.clone(),
-                region_id: info.region_id,
-                start: info.start_row.clone(),
-                end: info.end_row.clone(),
-                server: table.enabled.then(|| server.clone()),
-            })
-        })
-        .collect();
-    rows_of(&tables, &regions, server.start_code as i64)
+    /// Whether the region is open on `server` (`info:state` OPEN), else CLOSED.
+    pub open: bool,
 }
 
 /// The meta rows of `tables` (name, enabled) and their `regions`, in meta order, with
-/// timestamp `ts`. A region without a server is listed `CLOSED`, without `info:server`.
+/// timestamp `ts`. A region not open is listed `CLOSED`; without a server, also without
+/// `info:server`.
 pub fn rows_of(tables: &[(String, bool)], regions: &[MetaRegion], ts: i64) -> Vec<MetaRow> {
     let mut rows = Vec::new();
     for (name, enabled) in tables {
@@ -162,14 +140,17 @@ pub fn rows_of(tables: &[(String, bool)], regions: &[MetaRegion], ts: i64) -> Ve
             ts,
             pb_value(&region_info),
         )];
+        let open = region.open && region.server.is_some();
         if let Some(server) = &region.server {
-            cells.push(cell(
-                &key,
-                b"info",
-                b"seqnumDuringOpen",
-                ts,
-                Bytes::copy_from_slice(&1u64.to_be_bytes()),
-            ));
+            if open {
+                cells.push(cell(
+                    &key,
+                    b"info",
+                    b"seqnumDuringOpen",
+                    ts,
+                    Bytes::copy_from_slice(&1u64.to_be_bytes()),
+                ));
+            }
             cells.push(cell(
                 &key,
                 b"info",
@@ -185,11 +166,7 @@ pub fn rows_of(tables: &[(String, bool)], regions: &[MetaRegion], ts: i64) -> Ve
                 Bytes::copy_from_slice(&server.start_code.to_be_bytes()),
             ));
         }
-        let state: &'static [u8] = if region.server.is_some() {
-            b"OPEN"
-        } else {
-            b"CLOSED"
-        };
+        let state: &'static [u8] = if open { b"OPEN" } else { b"CLOSED" };
         cells.push(cell(&key, b"info", b"state", ts, Bytes::from_static(state)));
         cells.sort_by(|a, b| a.qualifier.cmp(&b.qualifier));
         rows.push(MetaRow { key, cells });
@@ -278,38 +255,20 @@ impl MetaScan {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use strata_master::catalog::{RegionEntry, TableEntry};
-    use strata_model::schema::{FamilyDescriptor, TableDescriptor, TableName};
-    use strata_storage::manifest::RegionInfo;
 
-    fn catalog() -> Catalog {
-        let mut c = Catalog::new();
-        let t = TableDescriptor::new(TableName::parse("t1").unwrap())
-            .with_family(FamilyDescriptor::new("f"));
-        c.tables.insert(
-            "t1".into(),
-            TableEntry {
-                descriptor: t,
-                enabled: true,
-            },
-        );
-        for (id, start, end) in [(2u64, "", "m"), (3, "m", "")] {
-            c.regions.insert(
-                id,
-                RegionEntry {
-                    info: RegionInfo {
-                        table: "t1".into(),
-                        region_id: id,
-                        start_row: Bytes::from(start),
-                        end_row: Bytes::from(end),
-                    },
-                    server: String::new(),
-                    generation: 0,
-                    daughters: None,
-                },
-            );
-        }
-        c
+    fn rows() -> Vec<MetaRow> {
+        let regions: Vec<MetaRegion> = [(2u64, "", "m"), (3, "m", "")]
+            .into_iter()
+            .map(|(id, start, end)| MetaRegion {
+                table: "t1".into(),
+                region_id: id,
+                start: Bytes::from(start),
+                end: Bytes::from(end),
+                server: Some(server()),
+                open: true,
+            })
+            .collect();
+        rows_of(&[("t1".into(), true)], &regions, 7)
     }
 
     fn server() -> ServerIdentity {
@@ -322,7 +281,7 @@ mod tests {
 
     #[test]
     fn locate_finds_the_region_holding_a_row() {
-        let rows = meta_rows(&catalog(), &server());
+        let rows = rows();
         assert_eq!(rows.len(), 3);
         let scan = MetaScan {
             start: Bytes::from_static(b"t1,q,99999999999999"),
@@ -343,8 +302,27 @@ mod tests {
     }
 
     #[test]
+    fn a_closed_region_keeps_its_server_and_is_listed_closed() {
+        let region = MetaRegion {
+            table: "t2".into(),
+            region_id: 4,
+            start: Bytes::new(),
+            end: Bytes::new(),
+            server: Some(server()),
+            open: false,
+        };
+        let rows = rows_of(&[("t2".into(), false)], &[region], 7);
+        let qualifiers: Vec<&[u8]> = rows[1].cells.iter().map(|c| c.qualifier.as_ref()).collect();
+        assert_eq!(
+            qualifiers,
+            [&b"regioninfo"[..], b"server", b"serverstartcode", b"state"]
+        );
+        assert_eq!(rows[1].cells[3].value.as_ref(), b"CLOSED");
+    }
+
+    #[test]
     fn region_info_is_pb_magic_and_a_region_info() {
-        let rows = meta_rows(&catalog(), &server());
+        let rows = rows();
         let info = rows[1]
             .cells
             .iter()

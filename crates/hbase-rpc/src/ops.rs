@@ -1,16 +1,13 @@
 //! What `MasterService` runs on: [`MasterOps`], the table lifecycle, schema, namespaces and
-//! server list of a standalone master ([`StandaloneOps`]) or of a cluster (implemented by the
-//! cluster's admin path, RFC 0018). `master_svc` decodes HBase's requests and calls these;
+//! server list of a cluster (implemented by the cluster's admin path, RFC 0018). `master_svc` decodes HBase's requests and calls these;
 //! each operation is finished (its regions open, or gone) when it returns.
 
-use std::collections::BTreeSet;
-use std::sync::Arc;
+use std::collections::BTreeMap;
 
 use bytes::Bytes;
-use strata_master::Master;
 use strata_model::schema::TableDescriptor;
 
-use crate::error::{HBaseError, HResult};
+use crate::error::HResult;
 use crate::meta::ServerIdentity;
 
 /// A table's schema and whether it is enabled.
@@ -20,6 +17,15 @@ pub struct TableEntry {
     pub descriptor: TableDescriptor,
     /// Enabled (served) or disabled.
     pub enabled: bool,
+}
+
+/// A namespace and its properties (HBase's `NamespaceDescriptor` and its configuration).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NamespaceEntry {
+    /// Its name.
+    pub name: String,
+    /// Its properties, e.g. `hbase.namespace.quota.maxtables`.
+    pub properties: BTreeMap<String, String>,
 }
 
 /// One region open on a live server.
@@ -56,17 +62,29 @@ pub trait MasterOps: Send + Sync + 'static {
     /// No such table, or the tables cannot be read now.
     fn table(&self, name: &str) -> HResult<TableEntry>;
 
-    /// Every namespace (`default` and `hbase` always).
+    /// Every namespace (`default` and `hbase` always), by name.
     ///
     /// # Errors
     /// The namespaces cannot be read now.
-    fn namespaces(&self) -> HResult<BTreeSet<String>>;
+    fn namespaces(&self) -> HResult<Vec<NamespaceEntry>>;
 
-    /// Creates a namespace.
+    /// One namespace (`NamespaceNotFoundException` if there is none).
     ///
     /// # Errors
-    /// It exists, or the name is invalid.
-    fn create_namespace(&self, name: &str) -> HResult<()>;
+    /// No such namespace, or the namespaces cannot be read now.
+    fn namespace(&self, name: &str) -> HResult<NamespaceEntry>;
+
+    /// Creates a namespace with its properties.
+    ///
+    /// # Errors
+    /// It exists, or the name or a quota property is invalid.
+    fn create_namespace(&self, namespace: NamespaceEntry) -> HResult<()>;
+
+    /// Replaces a namespace's properties.
+    ///
+    /// # Errors
+    /// It does not exist, or a quota property is invalid.
+    fn modify_namespace(&self, namespace: NamespaceEntry) -> HResult<()>;
 
     /// Deletes an empty namespace.
     ///
@@ -133,117 +151,4 @@ pub trait MasterOps: Send + Sync + 'static {
     /// # Errors
     /// The servers cannot be read now.
     fn live_servers(&self) -> HResult<Vec<LiveServer>>;
-}
-
-/// [`MasterOps`] of `strata standalone`: the one master and its region server, named by the
-/// listener's identity.
-pub struct StandaloneOps {
-    master: Arc<Master>,
-    me: ServerIdentity,
-}
-
-impl StandaloneOps {
-    /// The operations of `master`, whose regions clients reach at `me`.
-    pub fn new(master: Arc<Master>, me: ServerIdentity) -> Self {
-        StandaloneOps { master, me }
-    }
-}
-
-impl MasterOps for StandaloneOps {
-    fn tables(&self) -> HResult<Vec<TableEntry>> {
-        Ok(self
-            .master
-            .catalog()
-            .tables
-            .values()
-            .map(|t| TableEntry {
-                descriptor: t.descriptor.clone(),
-                enabled: t.enabled,
-            })
-            .collect())
-    }
-
-    fn table(&self, name: &str) -> HResult<TableEntry> {
-        let catalog = self.master.catalog();
-        let t = catalog.table(name)?;
-        Ok(TableEntry {
-            descriptor: t.descriptor.clone(),
-            enabled: t.enabled,
-        })
-    }
-
-    fn namespaces(&self) -> HResult<BTreeSet<String>> {
-        Ok(self.master.catalog().all_namespaces())
-    }
-
-    fn create_namespace(&self, name: &str) -> HResult<()> {
-        Ok(self.master.create_namespace(name)?)
-    }
-
-    fn delete_namespace(&self, name: &str) -> HResult<()> {
-        Ok(self.master.delete_namespace(name)?)
-    }
-
-    fn create_table(&self, table: TableDescriptor, splits: &[Bytes]) -> HResult<()> {
-        Ok(self.master.create_table(table, splits)?)
-    }
-
-    fn delete_table(&self, name: &str) -> HResult<()> {
-        Ok(self.master.delete_table(name)?)
-    }
-
-    fn enable_table(&self, name: &str) -> HResult<()> {
-        Ok(self.master.enable_table(name)?)
-    }
-
-    fn disable_table(&self, name: &str) -> HResult<()> {
-        Ok(self.master.disable_table(name)?)
-    }
-
-    fn truncate_table(&self, name: &str, preserve_splits: bool) -> HResult<()> {
-        Ok(self.master.truncate_table(name, preserve_splits)?)
-    }
-
-    fn alter_table(&self, table: TableDescriptor) -> HResult<()> {
-        Ok(self.master.alter_table(table)?)
-    }
-
-    fn flush_table(&self, name: &str) -> HResult<()> {
-        Ok(self.master.flush_table(name)?)
-    }
-
-    fn split_region(&self, table: &str, region_id: u64, row: Option<Bytes>) -> HResult<()> {
-        let entry = self.master.catalog().regions.get(&region_id).cloned();
-        if entry.is_none_or(|e| e.info.table != table || !e.is_serving()) {
-            return Err(HBaseError::unknown_region(format!(
-                "no serving region {region_id} of {table}"
-            )));
-        }
-        Ok(self.master.split_region(region_id, row)?)
-    }
-
-    fn merge_regions(&self, table: &str, a: u64, b: u64) -> HResult<()> {
-        Ok(self.master.merge(table, a, b)?)
-    }
-
-    fn live_servers(&self) -> HResult<Vec<LiveServer>> {
-        let regions = self
-            .master
-            .host()
-            .hosted_regions()
-            .iter()
-            .map(|h| {
-                let info = h.region.info();
-                ServerRegion {
-                    table: info.table.clone(),
-                    start: info.start_row.clone(),
-                    region_id: info.region_id,
-                }
-            })
-            .collect();
-        Ok(vec![LiveServer {
-            identity: self.me.clone(),
-            regions,
-        }])
-    }
 }

@@ -7,7 +7,7 @@
 
 use prost::Message;
 
-use crate::context::{Context, Tables};
+use crate::context::Context;
 use crate::error::{HBaseError, HResult};
 use crate::meta::ServerIdentity;
 use crate::pb;
@@ -33,30 +33,25 @@ pub fn meta_location(ctx: &Context) -> pb::RegionLocation {
 
 /// The master clients are told to use.
 pub fn active_master(ctx: &Context) -> ServerIdentity {
-    match &ctx.tables {
-        Tables::Standalone(_) => ctx.identity.clone(),
-        Tables::Cluster(d) => d
-            .masters()
-            .into_iter()
-            .find_map(|(m, active)| active.then_some(m))
-            .unwrap_or_else(|| ctx.identity.clone()),
-    }
+    ctx.directory
+        .masters()
+        .into_iter()
+        .find_map(|(m, active)| active.then_some(m))
+        .unwrap_or_else(|| ctx.identity.clone())
 }
 
 /// Every master with whether it is active (the active one alone if none is published).
 fn masters(ctx: &Context) -> Vec<pb::GetMastersResponseEntry> {
     let active = active_master(ctx);
-    let mut out: Vec<pb::GetMastersResponseEntry> = match &ctx.tables {
-        Tables::Standalone(_) => Vec::new(),
-        Tables::Cluster(d) => d
-            .masters()
-            .into_iter()
-            .map(|(m, _)| pb::GetMastersResponseEntry {
-                is_active: m == active,
-                server_name: m.to_pb(),
-            })
-            .collect(),
-    };
+    let mut out: Vec<pb::GetMastersResponseEntry> = ctx
+        .directory
+        .masters()
+        .into_iter()
+        .map(|(m, _)| pb::GetMastersResponseEntry {
+            is_active: m == active,
+            server_name: m.to_pb(),
+        })
+        .collect();
     if !out.iter().any(|e| e.is_active) {
         out.insert(
             0,
@@ -74,7 +69,6 @@ fn masters(ctx: &Context) -> Vec<pb::GetMastersResponseEntry> {
 /// # Errors
 /// An unknown method.
 pub fn call(ctx: &Context, method: &str) -> HResult<Vec<u8>> {
-    let server = ctx.identity.to_pb();
     Ok(match method {
         "GetClusterId" => pb::GetClusterIdResponse {
             cluster_id: Some(ctx.cluster_id.clone()),
@@ -93,10 +87,12 @@ pub fn call(ctx: &Context, method: &str) -> HResult<Vec<u8>> {
         }
         .encode_to_vec(),
         "GetBootstrapNodes" => pb::GetBootstrapNodesResponse {
-            server_name: match &ctx.tables {
-                Tables::Standalone(_) => vec![server],
-                Tables::Cluster(d) => d.servers().iter().map(ServerIdentity::to_pb).collect(),
-            },
+            server_name: ctx
+                .directory
+                .servers()
+                .iter()
+                .map(ServerIdentity::to_pb)
+                .collect(),
         }
         .encode_to_vec(),
         _ => return Err(HBaseError::unknown_method("ClientMetaService", method)),

@@ -57,7 +57,7 @@ fn family_to_pb(f: &FamilyDescriptor) -> pb::ColumnFamilySchema {
         Ttl::Seconds(s) => s.to_string(),
     };
     let b = |v: bool| if v { "true" } else { "false" };
-    let attributes = vec![
+    let mut attributes = vec![
         pair("VERSIONS", &f.versions.to_string()),
         pair("MIN_VERSIONS", &f.min_versions.to_string()),
         pair("TTL", &ttl),
@@ -69,11 +69,21 @@ fn family_to_pb(f: &FamilyDescriptor) -> pb::ColumnFamilySchema {
         pair("BLOCKCACHE", b(f.block_cache)),
         pair("IN_MEMORY", b(f.in_memory)),
     ];
+    attributes.extend(f.metadata.iter().map(|(k, v)| pair(k, v)));
     pb::ColumnFamilySchema {
         name: Bytes::copy_from_slice(f.name.as_bytes()),
         attributes,
-        configuration: Vec::new(),
+        configuration: configuration_pb(&f.configuration),
     }
+}
+
+fn configuration_pb(map: &std::collections::BTreeMap<String, String>) -> Vec<pb::NameStringPair> {
+    map.iter()
+        .map(|(k, v)| pb::NameStringPair {
+            name: k.clone(),
+            value: v.clone(),
+        })
+        .collect()
 }
 
 /// A table's schema for the client.
@@ -81,21 +91,22 @@ pub fn table_to_pb(t: &TableDescriptor) -> pb::TableSchema {
     let name = t.name.to_string();
     pb::TableSchema {
         table_name: Some(table_name_pb(&name)),
-        attributes: t.settings().iter().map(|(k, v)| pair(k, v)).collect(),
+        attributes: t
+            .settings()
+            .iter()
+            .map(|(k, v)| pair(k, v))
+            .chain(t.metadata.iter().map(|(k, v)| pair(k, v)))
+            .collect(),
         column_families: t.families.iter().map(family_to_pb).collect(),
-        configuration: Vec::new(),
+        configuration: configuration_pb(&t.configuration),
     }
 }
 
-/// Applies one string setting; keys Strata has no setting for are ignored (HBase keeps any
-/// key in a descriptor's map), values out of range are refused.
+/// Applies one string value: a setting's value is checked (out of range: refused); a key
+/// Strata has no setting for is kept as `METADATA`/`CONFIGURATION` (the model's
+/// `set_metadata`, `set_configuration`).
 fn apply(result: Result<(), SchemaError>, scope: &str, key: &str) -> HResult<()> {
-    match result {
-        Ok(()) | Err(SchemaError::UnknownSetting { .. }) => Ok(()),
-        Err(e) => Err(HBaseError::do_not_retry(format!(
-            "{scope} setting {key}: {e}"
-        ))),
-    }
+    result.map_err(|e| HBaseError::do_not_retry(format!("{scope} setting {key}: {e}")))
 }
 
 fn utf8<'a>(b: &'a [u8], what: &str) -> HResult<&'a str> {
@@ -114,10 +125,10 @@ pub fn family_from_pb(cf: &pb::ColumnFamilySchema) -> HResult<FamilyDescriptor> 
         if key.eq_ignore_ascii_case("NAME") {
             continue;
         }
-        apply(f.set(key, value), "family", key)?;
+        apply(f.set_metadata(key, value), "family", key)?;
     }
     for c in &cf.configuration {
-        apply(f.set(&c.name, &c.value), "family", &c.name)?;
+        apply(f.set_configuration(&c.name, &c.value), "family", &c.name)?;
     }
     f.validate()
         .map_err(|e| HBaseError::do_not_retry(e.to_string()))?;
@@ -139,10 +150,10 @@ pub fn table_from_pb(schema: &pb::TableSchema) -> HResult<TableDescriptor> {
     for a in &schema.attributes {
         let key = utf8(&a.first, "table attribute")?;
         let value = utf8(&a.second, "table attribute value")?;
-        apply(t.set(key, value), "table", key)?;
+        apply(t.set_metadata(key, value), "table", key)?;
     }
     for c in &schema.configuration {
-        apply(t.set(&c.name, &c.value), "table", &c.name)?;
+        apply(t.set_configuration(&c.name, &c.value), "table", &c.name)?;
     }
     for cf in &schema.column_families {
         t = t.with_family(family_from_pb(cf)?);
@@ -180,5 +191,37 @@ mod tests {
             .unwrap_err()
             .message
             .contains("VERSIONS"));
+    }
+
+    #[test]
+    fn custom_values_are_kept_and_sent_back() {
+        let t = TableDescriptor::new(TableName::parse("t").unwrap())
+            .with_family(FamilyDescriptor::new("f"));
+        let mut sent = table_to_pb(&t);
+        sent.attributes.push(pair("owner", "team-a"));
+        sent.attributes.push(pair("PRIORITY", "0"));
+        sent.configuration.push(pb::NameStringPair {
+            name: "conf.k".into(),
+            value: "1".into(),
+        });
+        sent.column_families[0]
+            .attributes
+            .push(pair("REPLICATION_SCOPE", "0"));
+        sent.column_families[0].attributes.push(pair("fk", "fv"));
+        let back = table_from_pb(&sent).unwrap();
+        assert_eq!(back.metadata.len(), 1);
+        assert_eq!(back.metadata["owner"], "team-a");
+        assert_eq!(back.configuration["conf.k"], "1");
+        assert_eq!(back.families[0].metadata.len(), 1);
+        let again = table_to_pb(&back);
+        assert!(again
+            .attributes
+            .iter()
+            .any(|a| a.first.as_ref() == b"owner" && a.second.as_ref() == b"team-a"));
+        assert_eq!(again.configuration[0].name, "conf.k");
+        assert!(again.column_families[0]
+            .attributes
+            .iter()
+            .any(|a| a.first.as_ref() == b"fk"));
     }
 }

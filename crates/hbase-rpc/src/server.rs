@@ -13,11 +13,9 @@
 use std::net::SocketAddr;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use bytes::{Bytes, BytesMut};
 use prost::Message;
-use strata_master::Master;
 use strata_proto::bad_input;
 use strata_server::RegionServer;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -27,12 +25,11 @@ use tokio::task::JoinHandle;
 
 use crate::cellblock::{self, Codec};
 use crate::config::HBaseRpcConfig;
-use crate::context::{CellsOut, Context, Directory, Tables};
+use crate::context::{CellsOut, Context, Directory};
 use crate::error::HBaseError;
 use crate::frame::{self, Call, FrameError};
 use crate::meta::ServerIdentity;
-use crate::ops::{MasterOps, StandaloneOps};
-use crate::region_name::encoded_name;
+use crate::ops::MasterOps;
 use crate::scanners::Scanners;
 use crate::{admin_svc, client_svc, master_svc, pb, registry, write_now};
 
@@ -79,36 +76,13 @@ pub struct HBaseRpcServer {
 }
 
 impl HBaseRpcServer {
-    /// Binds `config.listen` and serves `master`'s tables.
-    ///
-    /// # Errors
-    /// The address cannot be bound, or it is a wildcard address and no advertised host is set.
-    pub async fn start(config: HBaseRpcConfig, master: Arc<Master>) -> std::io::Result<Self> {
-        let start_code = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis() as u64);
-        let data_dir = master.host().config().data_dir.display().to_string();
-        let cluster_id = format!("strata-{}", encoded_name(data_dir.as_bytes()));
-        let server = master.host().clone();
-        let ops_master = master.clone();
-        Self::start_with(
-            config,
-            Some(server),
-            Tables::Standalone(master),
-            move |me| Arc::new(StandaloneOps::new(ops_master, me.clone())),
-            cluster_id,
-            start_code,
-        )
-        .await
-    }
-
     /// Binds `config.listen` and serves, for a process of a cluster, the regions `server`
     /// holds (a region server; `None`: a master, which holds none): `hbase:meta` and the
     /// registry are answered from `directory`, `MasterService` by `ops`; `cluster_id` and
     /// `start_code` (the process's, in its cluster name) are what clients are told.
     ///
     /// # Errors
-    /// As [`HBaseRpcServer::start`].
+    /// The address cannot be bound, or it is a wildcard address and no advertised host is set.
     pub async fn start_cluster(
         config: HBaseRpcConfig,
         server: Option<Arc<RegionServer>>,
@@ -120,7 +94,7 @@ impl HBaseRpcServer {
         Self::start_with(
             config,
             server,
-            Tables::Cluster(directory),
+            directory,
             move |_| ops,
             cluster_id,
             start_code,
@@ -131,7 +105,7 @@ impl HBaseRpcServer {
     async fn start_with(
         config: HBaseRpcConfig,
         server: Option<Arc<RegionServer>>,
-        tables: Tables,
+        directory: Arc<dyn Directory>,
         ops: impl FnOnce(&ServerIdentity) -> Arc<dyn MasterOps>,
         cluster_id: String,
         start_code: u64,
@@ -168,7 +142,7 @@ impl HBaseRpcServer {
             first_procedure,
             trace: std::env::var_os("STRATA_HBASE_RPC_TRACE").is_some_and(|v| v == "1"),
             server,
-            tables,
+            directory,
             config,
         });
         let (stop, stopped) = oneshot::channel();

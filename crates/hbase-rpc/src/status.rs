@@ -1,7 +1,7 @@
 //! `GetClusterStatus` (`Admin.getClusterMetrics()`): the live region servers (this one in
 //! standalone mode; every registered one of a cluster) with a load entry per open region —
 //! sizes from the region server's own statistics for the regions open in this process —
-//! and the active master.
+//! and the active master; and `GetRegionLoad`, the same entries for one region server.
 
 use std::sync::atomic::Ordering;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -41,6 +41,30 @@ fn region_load(ctx: &Context, r: &ServerRegion) -> pb::RegionLoad {
             .as_ref()
             .map(|(_, s)| mb(s.store_bytes + s.memtable_bytes)),
     }
+}
+
+/// `AdminService.GetRegionLoad` (`Admin.getRegionMetrics(server[, table])`): a load entry
+/// per region open in this process, of `table` if given, in region-name order.
+///
+/// # Errors
+/// No region server in this process.
+pub fn region_loads_here(ctx: &Context, table: Option<&str>) -> HResult<Vec<pb::RegionLoad>> {
+    let mut regions: Vec<ServerRegion> = ctx
+        .server()?
+        .hosted_regions()
+        .into_iter()
+        .map(|h| {
+            let info = h.region.info();
+            ServerRegion {
+                table: info.table.clone(),
+                start: info.start_row.clone(),
+                region_id: info.region_id,
+            }
+        })
+        .filter(|r| table.is_none_or(|t| r.table == t))
+        .collect();
+    regions.sort_by(|a, b| (&a.table, &a.start).cmp(&(&b.table, &b.start)));
+    Ok(regions.iter().map(|r| region_load(ctx, r)).collect())
 }
 
 /// The cluster status; every option the client asks for is filled from the same snapshot.

@@ -3,30 +3,16 @@
 //! service, a call of a method that does not exist.
 #![allow(missing_docs, clippy::unwrap_used)]
 
-use std::io::Write;
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use strata_testkit::Captured;
 
 use prost::Message;
 use strata_hbase_rpc::frame::encode_request;
-use strata_hbase_rpc::{pb, HBaseRpcConfig, HBaseRpcServer};
-use strata_master::{Standalone, StandaloneConfig};
+use strata_hbase_rpc::pb;
+use strata_testkit::Single;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
-
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
 
 /// Connects with a preamble and a connection header for `service`.
 async fn open(addr: SocketAddr, service: &str) -> TcpStream {
@@ -67,17 +53,8 @@ async fn bad_hbase_rpc_input_is_logged_with_the_client_once_per_kind() {
         .with_writer(move || writer.clone())
         .init();
     let dir = tempfile::tempdir().unwrap();
-    let mut config = StandaloneConfig::new(dir.path());
-    config.listen = SocketAddr::from(([127, 0, 0, 1], 0));
-    let standalone = Standalone::start(config).await.unwrap();
-    let rpc_config = HBaseRpcConfig {
-        listen: SocketAddr::from(([127, 0, 0, 1], 0)),
-        ..HBaseRpcConfig::default()
-    };
-    let rpc = HBaseRpcServer::start(rpc_config, Arc::clone(standalone.master()))
-        .await
-        .unwrap();
-    let addr = rpc.addr();
+    let single = Single::start(dir.path());
+    let addr = single.hbase_rpc();
 
     for _ in 0..3 {
         let mut s = TcpStream::connect(addr).await.unwrap();
@@ -90,10 +67,9 @@ async fn bad_hbase_rpc_input_is_logged_with_the_client_once_per_kind() {
         .unwrap();
     drain(&mut s).await;
     drop(s);
-    rpc.shutdown().await;
-    standalone.shutdown().await.unwrap();
+    single.stop().unwrap();
 
-    let text = String::from_utf8(log.0.lock().unwrap().clone()).unwrap();
+    let text = log.text();
     let of_kind = |kind: &str| -> Vec<String> {
         text.lines()
             .filter(|l| l.contains(&format!("kind=\"{kind}\"")))

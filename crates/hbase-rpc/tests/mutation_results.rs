@@ -4,14 +4,13 @@
 #![allow(missing_docs, clippy::unwrap_used)]
 
 use std::net::SocketAddr;
-use std::sync::Arc;
 
 use bytes::Bytes;
 use prost::Message;
 use strata_hbase_rpc::frame::{decode_reply, encode_request, read_frame};
+use strata_hbase_rpc::pb;
 use strata_hbase_rpc::region_name::region_name;
-use strata_hbase_rpc::{pb, HBaseRpcConfig, HBaseRpcServer};
-use strata_master::{Standalone, StandaloneConfig};
+use strata_testkit::Single;
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
@@ -232,19 +231,8 @@ fn now_ms() -> u64 {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ttl_attribute_and_conditional_increment_results() {
     let dir = tempfile::tempdir().unwrap();
-    let mut config = StandaloneConfig::new(dir.path());
-    config.listen = SocketAddr::from(([127, 0, 0, 1], 0));
-    let standalone = Standalone::start(config).await.unwrap();
-    let rpc = HBaseRpcServer::start(
-        HBaseRpcConfig {
-            listen: SocketAddr::from(([127, 0, 0, 1], 0)),
-            ..HBaseRpcConfig::default()
-        },
-        Arc::clone(standalone.master()),
-    )
-    .await
-    .unwrap();
-    let addr = rpc.addr();
+    let single = Single::start(dir.path());
+    let addr = single.hbase_rpc();
     create_table(addr).await;
     let id = only_region(addr).await;
     let mut client = Conn::open(addr, "ClientService").await;
@@ -348,6 +336,5 @@ async fn ttl_attribute_and_conditional_increment_results() {
     let result = action.result_or_exception[0].result.as_ref().unwrap();
     assert_eq!(result.cell[0].value.as_deref(), Some(&b"xy"[..]));
 
-    rpc.shutdown().await;
-    standalone.shutdown().await.unwrap();
+    single.stop().unwrap();
 }

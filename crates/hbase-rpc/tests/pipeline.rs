@@ -7,16 +7,15 @@
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 use prost::Message;
 use strata_hbase_rpc::cellblock::{self, Codec};
 use strata_hbase_rpc::frame::{decode_reply, encode_request, read_frame};
+use strata_hbase_rpc::pb;
 use strata_hbase_rpc::region_name::region_name;
-use strata_hbase_rpc::{pb, HBaseRpcConfig, HBaseRpcServer};
-use strata_master::{Standalone, StandaloneConfig};
+use strata_testkit::Single;
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
@@ -146,29 +145,18 @@ fn values(reply: &Reply) -> Vec<String> {
         .collect()
 }
 
-/// A standalone server without block or row cache (every store-file read goes to disk, so
-/// gets of flushed rows cannot be answered in place) and its HBase RPC listener.
-async fn start(dir: &std::path::Path) -> (Standalone, HBaseRpcServer) {
-    let mut config = StandaloneConfig::new(dir);
-    config.listen = SocketAddr::from(([127, 0, 0, 1], 0));
+/// A one-process Strata without block or row cache (every store-file read goes to disk, so
+/// gets of flushed rows cannot be answered in place), with its HBase RPC listener.
+fn start(dir: &std::path::Path) -> Single {
+    let mut config = strata_testkit::config(dir);
     config.server.block_cache_bytes = 0;
     config.server.row_cache_bytes = 0;
-    let standalone = Standalone::start(config).await.unwrap();
-    let rpc = HBaseRpcServer::start(
-        HBaseRpcConfig {
-            listen: SocketAddr::from(([127, 0, 0, 1], 0)),
-            ..HBaseRpcConfig::default()
-        },
-        Arc::clone(standalone.master()),
-    )
-    .await
-    .unwrap();
-    (standalone, rpc)
+    Single::start_with(config).unwrap()
 }
 
 /// Creates the table and returns its one region's id, with rows `cold*` flushed to a store
 /// file and rows `hot*` in the memtable.
-async fn table_with_cold_and_hot_rows(addr: SocketAddr, standalone: &Standalone) -> u64 {
+async fn table_with_cold_and_hot_rows(addr: SocketAddr, single: &Single) -> u64 {
     let mut master = open(addr, "MasterService", None).await;
     let _: pb::ProcedureResponse = call(
         &mut master,
@@ -189,7 +177,7 @@ async fn table_with_cold_and_hot_rows(addr: SocketAddr, standalone: &Standalone)
         },
     )
     .await;
-    let server = standalone.master().host().clone();
+    let server = single.region_server().clone();
     let id = server
         .region_for(TABLE, b"")
         .expect("the table's region is open")
@@ -236,10 +224,10 @@ async fn table_with_cold_and_hot_rows(addr: SocketAddr, standalone: &Standalone)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pipelined_calls_get_their_replies_and_ready_ones_do_not_wait() {
     let dir = tempfile::tempdir().unwrap();
-    let (standalone, rpc) = start(dir.path()).await;
-    let addr = rpc.addr();
+    let single = start(dir.path());
+    let addr = single.hbase_rpc();
     tokio::time::timeout(Duration::from_secs(60), async {
-        let id = table_with_cold_and_hot_rows(addr, &standalone).await;
+        let id = table_with_cold_and_hot_rows(addr, &single).await;
         let slow = multi(
             id,
             (0..SLOW_PUTS)
@@ -323,6 +311,5 @@ async fn pipelined_calls_get_their_replies_and_ready_ones_do_not_wait() {
     })
     .await
     .expect("the pipeline is answered in time");
-    rpc.shutdown().await;
-    standalone.shutdown().await.unwrap();
+    single.stop().unwrap();
 }

@@ -4,16 +4,15 @@
 #![allow(missing_docs, clippy::unwrap_used)]
 
 use std::net::SocketAddr;
-use std::sync::Arc;
 
 use bytes::{Bytes, BytesMut};
 use prost::Message;
 use strata_hbase_rpc::cellblock::{self, Codec};
 use strata_hbase_rpc::frame::{self, decode_reply, encode_request, read_frame};
 use strata_hbase_rpc::region_name::region_name;
-use strata_hbase_rpc::{pb, HBaseRpcConfig, HBaseRpcServer};
-use strata_master::{Standalone, StandaloneConfig};
+use strata_hbase_rpc::{pb, HBaseRpcConfig};
 use strata_model::cell::{Cell, CellType};
+use strata_testkit::Single;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -21,8 +20,17 @@ const KV_CODEC: &str = "org.apache.hadoop.hbase.codec.KeyValueCodec";
 
 struct Cluster {
     _dir: tempfile::TempDir,
-    standalone: Standalone,
-    rpc: HBaseRpcServer,
+    single: Single,
+    rpc: Rpc,
+}
+
+/// The listener's address, as the tests spell it.
+struct Rpc(SocketAddr);
+
+impl Rpc {
+    fn addr(&self) -> SocketAddr {
+        self.0
+    }
 }
 
 async fn cluster(max_frame_bytes: usize) -> Cluster {
@@ -35,27 +43,21 @@ async fn cluster(max_frame_bytes: usize) -> Cluster {
 
 async fn cluster_with(rpc_config: HBaseRpcConfig) -> Cluster {
     let dir = tempfile::tempdir().unwrap();
-    let mut config = StandaloneConfig::new(dir.path());
-    config.listen = SocketAddr::from(([127, 0, 0, 1], 0));
-    let standalone = Standalone::start(config).await.unwrap();
-    let rpc_config = HBaseRpcConfig {
-        listen: SocketAddr::from(([127, 0, 0, 1], 0)),
-        ..rpc_config
-    };
-    let rpc = HBaseRpcServer::start(rpc_config, Arc::clone(standalone.master()))
-        .await
-        .unwrap();
+    let mut config = strata_testkit::config(dir.path());
+    config.endpoints.hbase_rpc_max_frame_bytes = Some(rpc_config.max_frame_bytes);
+    config.endpoints.hbase_rpc_scan_time_limit = Some(rpc_config.scan_time_limit);
+    let single = Single::start_with(config).unwrap();
+    let rpc = Rpc(single.hbase_rpc());
     Cluster {
         _dir: dir,
-        standalone,
+        single,
         rpc,
     }
 }
 
 impl Cluster {
     async fn stop(self) {
-        self.rpc.shutdown().await;
-        self.standalone.shutdown().await.unwrap();
+        self.single.stop().unwrap();
     }
 }
 
@@ -239,7 +241,10 @@ async fn registry_meta_and_data_round_trip() {
     let addr = c.rpc.addr();
     let mut registry = Conn::open(addr, "ClientMetaService", None).await;
     let id: pb::GetClusterIdResponse = registry.call("GetClusterId", &pb::Empty {}).await;
-    assert_eq!(id.cluster_id.as_deref(), Some(c.rpc.cluster_id()));
+    let expected = strata_cluster_node::hbase::cluster_id(&strata_cluster::layout::Layout::new(
+        strata_cluster_node::single::CLUSTER,
+    ));
+    assert_eq!(id.cluster_id, Some(expected));
     let meta: pb::GetMetaRegionLocationsResponse =
         registry.call("GetMetaRegionLocations", &pb::Empty {}).await;
     assert_eq!(
@@ -632,16 +637,16 @@ fn request_frames_carry_the_method() {
     assert_eq!(call.header.method_name(), "Get");
 }
 
-/// The serving regions of `name` in the standalone catalog: (start row, id), by start row.
+/// The serving regions of `name`: (start row, id), by start row.
 fn serving(c: &Cluster, name: &str) -> Vec<(Bytes, u64)> {
     let mut out: Vec<(Bytes, u64)> = c
-        .standalone
-        .master()
-        .catalog()
-        .regions
-        .values()
-        .filter(|r| r.is_serving() && r.info.table == name)
-        .map(|r| (r.info.start_row.clone(), r.info.region_id))
+        .single
+        .region_server()
+        .hosted_regions()
+        .iter()
+        .map(|h| h.region.info())
+        .filter(|info| info.table == name)
+        .map(|info| (info.start_row.clone(), info.region_id))
         .collect();
     out.sort();
     out
@@ -801,5 +806,85 @@ async fn raw_scans_return_typed_delete_markers() {
         ]
     );
     assert!(cells(scan_all(&mut client, id, pb::Scan::default(), 100).await).is_empty());
+    c.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn region_loads_name_patterns_and_disabled_tables() {
+    let c = cluster(HBaseRpcConfig::DEFAULT_MAX_FRAME_BYTES).await;
+    let addr = c.rpc.addr();
+    create_table(addr, "rl_one").await;
+    create_table(addr, "rl_two").await;
+
+    // GetRegionLoad: the regions open here, of one table or of all.
+    let mut admin = Conn::open(addr, "AdminService", None).await;
+    let one: pb::GetRegionLoadResponse = admin
+        .call(
+            "GetRegionLoad",
+            &pb::GetRegionLoadRequest {
+                table_name: Some(table("rl_one")),
+            },
+        )
+        .await;
+    assert_eq!(one.region_loads.len(), 1);
+    let load = &one.region_loads[0];
+    assert!(load.region_specifier.value.starts_with(b"rl_one,"));
+    assert_eq!((load.stores, load.storefiles), (Some(1), Some(0)));
+    let all: pb::GetRegionLoadResponse = admin
+        .call(
+            "GetRegionLoad",
+            &pb::GetRegionLoadRequest { table_name: None },
+        )
+        .await;
+    assert_eq!(all.region_loads.len(), 2);
+
+    // GetTableNames with a pattern: whole names, also as `default:t`; a pattern the regex
+    // crate cannot read is refused.
+    let mut master = Conn::open(addr, "MasterService", None).await;
+    let names = |regex: &str| pb::GetTableNamesRequest {
+        regex: Some(regex.into()),
+        include_sys_tables: None,
+        namespace: None,
+    };
+    let got: pb::GetTableNamesResponse = master.call("GetTableNames", &names("rl_t.*")).await;
+    assert_eq!(got.table_names, vec![table("rl_two")]);
+    let got: pb::GetTableNamesResponse = master
+        .call("GetTableNames", &names("default:rl_(one|two)"))
+        .await;
+    assert_eq!(got.table_names.len(), 2);
+    let got: pb::GetTableNamesResponse = master.call("GetTableNames", &names("one")).await;
+    assert!(got.table_names.is_empty());
+    assert_eq!(
+        master
+            .exception("GetTableNames", &names("(r)\\1"), &[])
+            .await,
+        "org.apache.hadoop.hbase.DoNotRetryIOException"
+    );
+
+    // A disabled table's region stays in meta with a server, CLOSED; a request to it is
+    // NotServingRegionException (the client then finds the table disabled).
+    let id = only_region(addr, "rl_one").await;
+    let _: pb::ProcedureResponse = master
+        .call(
+            "DisableTable",
+            &pb::TableNameRequest {
+                table_name: table("rl_one"),
+                ..pb::TableNameRequest::default()
+            },
+        )
+        .await;
+    assert_eq!(only_region(addr, "rl_one").await, id);
+    let mut client = Conn::open(addr, "ClientService", None).await;
+    let get = pb::GetRequest {
+        region: region("rl_one", b"", id),
+        get: pb::Get {
+            row: Bytes::from_static(b"r"),
+            ..pb::Get::default()
+        },
+    };
+    assert_eq!(
+        client.exception("Get", &get, &[]).await,
+        "org.apache.hadoop.hbase.NotServingRegionException"
+    );
     c.stop().await;
 }

@@ -4,16 +4,15 @@
 //!
 //! ```text
 //!  GET /            the server: tables, regions, requests/s, caches, WAL, background work
-//!  GET /table?name=T            regions of T with key ranges, sizes and request counts
+//!  GET /table?name=T[&kind=reads|writes|all]   regions of T and its key-access heatmap (SVG)
 //!  GET /region?id=N             families, memtable segments, store files of region N
-//!  GET /heatmap?table=T[&kind=reads|writes|all]   T's key-access heatmap (SVG)
 //!  GET /slow                    the slow-operation log
-//!  GET /config                  the server's settings
+//!  GET /config                  the effective configuration and the server's settings
 //!  GET /metrics                 Prometheus / OpenMetrics text
 //! ```
 //!
-//! Cluster processes (`strata master`, `strata regionserver`) serve the same endpoint from a
-//! [`NodeView`] ([`HttpServer::start_node`], see [`node`]): their own page and figures, and for
+//! Every process (`strata standalone`, `strata master`, `strata regionserver`) serves it from
+//! a [`NodeView`] ([`HttpServer::start_node`], see [`node`]): its own page and figures, and for
 //! a region server the engine's figures and region pages.
 //!
 //! Everything is read at request time from the figures the engine and the region server keep
@@ -24,20 +23,20 @@
 
 mod metrics;
 pub mod node;
+mod page_error;
 mod pages;
+pub mod process_config;
 mod query;
 mod rates;
-mod router;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use strata_master::Master;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
-pub use metrics::{render as render_metrics, render_node as render_node_metrics};
+pub use metrics::render_node as render_node_metrics;
 pub use metrics::{Figure, FigureKind, Labels};
 pub use node::{NodeView, Section, TablePage};
 
@@ -59,27 +58,6 @@ pub struct HttpServer {
 }
 
 impl HttpServer {
-    /// Binds `listen` and serves `/metrics` and the UI for `master`'s process; `settings`
-    /// are extra `(name, value)` rows for the configuration page (the process's flags).
-    ///
-    /// # Errors
-    /// The address cannot be bound (in use, not local).
-    pub async fn start(
-        listen: SocketAddr,
-        master: Arc<Master>,
-        settings: Vec<(String, String)>,
-    ) -> std::io::Result<HttpServer> {
-        let listener = TcpListener::bind(listen).await?;
-        let addr = listener.local_addr()?;
-        let state = router::State::new(master, settings, addr);
-        let sampler = tokio::spawn(rates::sample_forever(
-            state.rates.clone(),
-            state.master.host().clone(),
-        ));
-        let app = router::router(state);
-        Ok(Self::serve(listener, addr, app, Some(sampler)))
-    }
-
     /// Binds `listen` and serves `/metrics` and the pages of a cluster process described by
     /// `view` (see [`node`]); `settings` are extra rows for the configuration page.
     ///

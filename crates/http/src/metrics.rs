@@ -18,7 +18,6 @@ use prometheus_client::metrics::gauge::ConstGauge;
 use prometheus_client::metrics::MetricType;
 use prometheus_client::registry::{Registry, Unit};
 use std::sync::Arc;
-use strata_master::Master;
 use strata_server::observe::Op;
 use strata_server::RegionServer;
 use strata_storage::events::{self, Snapshot, Work};
@@ -38,11 +37,6 @@ pub fn negotiate(accept: Option<&str>, openmetrics: String) -> (&'static str, St
     } else {
         (classic::CLASSIC, classic::to_classic(&openmetrics))
     }
-}
-
-/// The figures of `master`'s process as OpenMetrics text.
-pub fn render(master: &Arc<Master>) -> String {
-    render_node(Some(master.host()), &[])
 }
 
 /// The figures of a process with `server` (a region server, if it has one) and `extra`

@@ -28,11 +28,11 @@ use strata_server::observe::HeatmapView;
 use strata_server::RegionServer;
 
 use crate::metrics::Figure;
+use crate::page_error::PageError;
 use crate::pages;
 use crate::pages::layout::{bytes, esc, key, page, table};
 use crate::query;
 use crate::rates::Rates;
-use crate::router::PageError;
 
 /// One table of a process page: plain-text cells (escaped when rendered); a cell starting
 /// with `#` is a number (right-aligned).
@@ -210,17 +210,23 @@ fn open_regions(host: &RegionServer, rates: &Rates) -> String {
         .iter()
         .map(|h| {
             let info = h.region.info();
-            let (mut files, mut mem) = (0, 0);
+            let (mut files, mut file_bytes, mut mem) = (0, 0, 0);
             for st in h.region.store_stats() {
-                files += st.file_bytes;
+                files += st.files;
+                file_bytes += st.file_bytes;
                 mem += st.memtable_bytes;
             }
             vec![
                 format!("<a href=\"/region?id={id}\">{id}</a>", id = info.region_id),
-                esc(&info.table),
+                format!(
+                    "<a href=\"/table?name={}\">{}</a>",
+                    crate::query::encode(&info.table),
+                    esc(&info.table)
+                ),
                 format!("<code>{}</code>", key(&info.start_row)),
                 format!("<code>{}</code>", key(&info.end_row)),
-                format!("#{}", bytes(files)),
+                format!("#{files}"),
+                format!("#{}", bytes(file_bytes)),
                 format!("#{}", bytes(mem)),
             ]
         })
@@ -236,6 +242,7 @@ fn open_regions(host: &RegionServer, rates: &Rates) -> String {
                 "Start row",
                 "End row",
                 "Store files",
+                "File bytes",
                 "Memtables"
             ],
             &rows
@@ -258,6 +265,7 @@ async fn home(Extract(s): Extract<NodeState>, RawQuery(q): RawQuery) -> Page {
     body.push_str(&home_heatmaps(&heatmaps));
     if let Some(host) = s.server() {
         body.push_str(&open_regions(&host, &s.rates));
+        body.push_str(&pages::engine::render(&host));
     }
     Ok(html(page(&title, &body)))
 }
@@ -358,7 +366,7 @@ async fn metrics(
         crate::metrics::render_node(v.server(), &v.figures())
     })
     .await?;
-    let (content_type, body) = crate::metrics::negotiate(crate::router::accept(&headers), body);
+    let (content_type, body) = crate::metrics::negotiate(crate::page_error::accept(&headers), body);
     Ok((
         [
             (header::CONTENT_TYPE, content_type),

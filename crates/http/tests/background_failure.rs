@@ -8,10 +8,9 @@
 
 mod support;
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::{Arc, Mutex};
+use strata_testkit::Captured;
 
 use strata_model::ops::{Get, Put};
 use strata_model::schema::StoragePolicy;
@@ -41,24 +40,11 @@ impl Drop for Tmpfs {
 }
 
 /// Log lines, kept for the test to read.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_flush_on_a_full_volume_is_logged_with_region_family_and_file_and_counted() {
     let dir = tempfile::tempdir().unwrap();
     let ssd = dir.path().join("ssd");
-    let Some(_mount) = Tmpfs::mount(&ssd, "128k") else {
+    let Some(full) = Tmpfs::mount(&ssd, "128k") else {
         assert!(
             std::env::var_os("STRATA_REQUIRE_MOUNT").is_none(),
             "cannot mount a tmpfs, and STRATA_REQUIRE_MOUNT is set"
@@ -96,12 +82,13 @@ async fn a_flush_on_a_full_volume_is_logged_with_region_family_and_file_and_coun
     // Nothing is lost: the cells are still served from the memtable.
     assert_eq!(t.get(&Get::new(b("row07"))).await.unwrap().len(), 1);
 
-    let log = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    let log = captured.text();
     let failures: Vec<&str> = log.lines().filter(|l| l.contains("flush failed")).collect();
     assert_eq!(failures.len(), 1, "logged once:\n{log}");
     let line = failures[0];
-    let region = run.server.master().catalog().serving_regions("full_t")[0]
-        .info
+    let region = run.server.region_server().hosted_regions()[0]
+        .region
+        .info()
         .region_id;
     for part in [
         "ERROR".to_owned(),
@@ -130,7 +117,24 @@ async fn a_flush_on_a_full_volume_is_logged_with_region_family_and_file_and_coun
         "{}",
         history.body
     );
-    run.http.shutdown().await;
-    // The final flush of the shutdown fails the same way; the WAL keeps the edits.
-    assert!(run.server.shutdown().await.is_err());
+    // The final flush of the shutdown fails the same way: the stop fails, saying so, and the
+    // WAL keeps the edits for the next start's replay.
+    let err = run.server.stop().unwrap_err();
+    assert!(err.contains("could not be flushed"), "{err}");
+    // With room on the volume again (a larger one in its place: nothing was ever flushed to
+    // it), the next start replays every edit.
+    drop(full);
+    let _mount = Tmpfs::mount(&ssd, "64m").unwrap();
+    let mut c = config(&dir.path().join("data"));
+    c.server.volumes = vec![Volume {
+        kind: StorageType::Ssd,
+        path: ssd.clone(),
+    }];
+    let again = start_with(c).await;
+    let t = again.conn.table("full_t").unwrap();
+    for i in 0..16 {
+        let row = format!("row{i:02}");
+        assert_eq!(t.get(&Get::new(b(&row))).await.unwrap().len(), 1, "{row}");
+    }
+    let _ = again.server.stop();
 }

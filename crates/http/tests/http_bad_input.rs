@@ -7,7 +7,6 @@ mod support;
 
 use std::net::TcpListener;
 
-use strata_http::HttpServer;
 use support::{b, get, request, start, table};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -20,7 +19,7 @@ async fn bad_requests_are_refused_and_change_nothing() {
         .await
         .unwrap();
     let addr = run.http.addr();
-    let catalog_before = format!("{:?}", run.server.master().catalog().tables.keys());
+    let tables_before = format!("{:?}", run.conn.admin().list_tables().await.unwrap());
 
     for (target, status) in [
         ("/", 200),
@@ -37,8 +36,7 @@ async fn bad_requests_are_refused_and_change_nothing() {
         ("/region?id=abc", 400),
         ("/region?id=-1", 400),
         ("/region?id=999999", 404),
-        ("/heatmap?table=bad_t&kind=hot", 400),
-        ("/heatmap?table=missing", 404),
+        ("/table?name=bad_t&kind=hot", 400),
         ("/slow?x=1", 400),
         ("/metrics?format=json", 400),
     ] {
@@ -63,15 +61,17 @@ async fn bad_requests_are_refused_and_change_nothing() {
         .unwrap();
     assert_eq!(r.status, 200);
     assert_eq!(
-        format!("{:?}", run.server.master().catalog().tables.keys()),
-        catalog_before
+        format!("{:?}", run.conn.admin().list_tables().await.unwrap()),
+        tables_before
     );
-    // Escaping: a table name cannot inject markup (names are validated, but rows are not).
-    let t = run.conn.table("bad_t").unwrap();
-    t.put(&strata_model::ops::Put::new(b("<script>")).add(b("f"), b("q"), b("v")))
+    // Escaping: a table name cannot inject markup (names are validated, but rows are not):
+    // a region starting at a row that looks like markup is listed escaped.
+    run.conn
+        .admin()
+        .create_table(&table("split_t", &["f"]), &[b("<script>")])
         .await
         .unwrap();
-    let page = get(addr, "/heatmap?table=bad_t").await;
+    let page = get(addr, "/table?name=split_t").await;
     assert_eq!(page.status, 200);
     assert!(!page.body.contains("<script>"), "{}", page.body);
     assert!(page.body.contains("&lt;script&gt;"), "{}", page.body);
@@ -86,14 +86,12 @@ async fn binds_where_configured_and_refuses_a_taken_port() {
     assert!(run.http.addr().ip().is_loopback());
     assert_eq!(strata_http::DEFAULT_LISTEN.to_string(), "127.0.0.1:16010");
     let taken = TcpListener::bind("127.0.0.1:0").unwrap();
-    let err = HttpServer::start(
-        taken.local_addr().unwrap(),
-        run.server.master().clone(),
-        Vec::new(),
-    )
-    .await
-    .err()
-    .expect("a taken port is refused");
-    assert_eq!(err.kind(), std::io::ErrorKind::AddrInUse);
+    let other = tempfile::tempdir().unwrap();
+    let mut config = support::config(other.path());
+    config.endpoints.http = Some(taken.local_addr().unwrap());
+    let err = strata_testkit::Single::start_with(config)
+        .err()
+        .expect("a taken port is refused");
+    assert!(err.contains("HTTP endpoint on"), "{err}");
     run.stop().await;
 }

@@ -54,7 +54,11 @@ async fn the_budget_gauge_drops_with_an_admin_flush() {
         page.contains("<th>Store files</th><th>File bytes</th>"),
         "{page}"
     );
-    let row = page
+    let here = page
+        .split("<h2>Regions open here</h2>")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{page}"));
+    let row = here
         .split("<tr>")
         .find(|r| r.contains(">gauge_t</a>"))
         .unwrap_or_else(|| panic!("{page}"));

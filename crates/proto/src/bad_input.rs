@@ -82,6 +82,7 @@ pub fn kind_of(status: &Status) -> Option<&'static str> {
         ErrorCode::InvalidArgument => Some("invalid request"),
         ErrorCode::NoSuchFamily => Some("unknown family"),
         ErrorCode::TableNotFound => Some("missing table"),
+        ErrorCode::NamespaceNotFound => Some("missing namespace"),
         _ => None,
     }
 }
@@ -96,6 +97,23 @@ pub fn warn_status(client: SocketAddr, protocol: &str, what: &str, status: &Stat
             &format!("{what}: {}", status.message()),
         );
     }
+}
+
+/// Passes a gRPC call's `outcome` through, logging its error as [`warn_status`] does when
+/// the call came from a known `client`.
+///
+/// # Errors
+/// `outcome`'s own.
+pub fn report<T>(
+    client: Option<SocketAddr>,
+    protocol: &str,
+    what: &str,
+    outcome: Result<T, Status>,
+) -> Result<T, Status> {
+    if let (Some(client), Err(status)) = (client, &outcome) {
+        warn_status(client, protocol, what, status);
+    }
+    outcome
 }
 
 #[cfg(test)]

@@ -14,9 +14,14 @@ pub const ERROR_METADATA_KEY: &str = "strata-error";
 pub fn grpc_code(code: ErrorCode) -> Code {
     match code {
         ErrorCode::InvalidArgument | ErrorCode::NoSuchFamily => Code::InvalidArgument,
-        ErrorCode::TableNotFound | ErrorCode::RegionNotFound => Code::NotFound,
-        ErrorCode::TableExists => Code::AlreadyExists,
-        ErrorCode::TableDisabled | ErrorCode::TableEnabled => Code::FailedPrecondition,
+        ErrorCode::TableNotFound | ErrorCode::RegionNotFound | ErrorCode::NamespaceNotFound => {
+            Code::NotFound
+        }
+        ErrorCode::TableExists | ErrorCode::NamespaceExists => Code::AlreadyExists,
+        ErrorCode::TableDisabled | ErrorCode::TableEnabled | ErrorCode::Constraint => {
+            Code::FailedPrecondition
+        }
+        ErrorCode::QuotaExceeded => Code::ResourceExhausted,
         ErrorCode::NotServingRegion | ErrorCode::RegionTooBusy | ErrorCode::Unavailable => {
             Code::Unavailable
         }
@@ -85,6 +90,10 @@ mod tests {
             ErrorCode::Unavailable,
             ErrorCode::Corruption,
             ErrorCode::RegionNotFound,
+            ErrorCode::NamespaceNotFound,
+            ErrorCode::NamespaceExists,
+            ErrorCode::Constraint,
+            ErrorCode::QuotaExceeded,
         ] {
             let s = status(code, "x");
             assert_eq!(code_of(&s), code);

@@ -84,6 +84,9 @@ pub struct ServerConfig {
     /// When the server flushes regions on its own: edits older than an hour, or a WAL past
     /// 32 segment files (`crate::flush_check`).
     pub flush_check: crate::flush_check::FlushCheck,
+    /// The compaction throughput limit, which may change at run time; every region server
+    /// built from this config (and its clones) follows it.
+    pub compaction_throughput: std::sync::Arc<crate::compaction_throughput::CompactionThroughput>,
     /// A directory below `wal/` for this server's WAL (cluster mode: one per region server,
     /// `wal/<server>/`, so another server can fence and split it); `None` uses `wal/` itself.
     pub wal_subdir: Option<String>,
@@ -119,6 +122,7 @@ impl ServerConfig {
             heatmap_slot: std::time::Duration::from_secs(10),
             tier_check_every: strata_storage::tier_check::TierChecker::DEFAULT_EVERY,
             flush_check: crate::flush_check::FlushCheck::default(),
+            compaction_throughput: std::sync::Arc::default(),
             wal_subdir: None,
         }
     }

@@ -240,6 +240,7 @@ impl RegionServer {
             flush_checker: parking_lot::Mutex::new(None),
             flush_counters: Arc::default(),
         });
+        server.config.compaction_throughput.attach(&server);
         server.start_tier_checks()?;
         server.start_flush_checks()?;
         Ok(server)
@@ -455,7 +456,7 @@ impl RegionServer {
         regions.by_id.insert(
             info.region_id,
             HostedRegion {
-                region,
+                region: region.clone(),
                 table: Arc::new(table.clone()),
                 row_cache: self
                     .row_cache
@@ -463,6 +464,8 @@ impl RegionServer {
                     .map_or_else(RegionCache::disabled, |c| c.region(table)),
             },
         );
+        drop(regions);
+        self.config.compaction_throughput.apply_to(&region);
         Ok(())
     }
 

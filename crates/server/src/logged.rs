@@ -21,10 +21,7 @@ fn report<T>(
     method: &str,
     outcome: Result<T, Status>,
 ) -> Result<T, Status> {
-    if let (Some(client), Err(status)) = (client, &outcome) {
-        bad_input::warn_status(client, "Strata gRPC", method, status);
-    }
-    outcome
+    bad_input::report(client, "Strata gRPC", method, outcome)
 }
 
 #[tonic::async_trait]

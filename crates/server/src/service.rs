@@ -49,6 +49,11 @@ impl DataService {
         }
     }
 
+    /// The region server it answers from.
+    pub fn region_server(&self) -> &Arc<RegionServer> {
+        &self.server
+    }
+
     /// The same service, asking `admission` before each request runs, whichever protocol
     /// carried it (gRPC or frames).
     pub fn with_admission(mut self, admission: Admission) -> Self {

@@ -26,13 +26,21 @@ pub enum Group {
     Ddl,
     /// Reading and writing data.
     Dml,
+    /// Namespaces.
+    Namespace,
     /// Maintenance: flushes, compactions, splits, store files.
     Tools,
 }
 
 impl Group {
     /// Every group, in listing order.
-    pub const ALL: [Group; 4] = [Group::General, Group::Ddl, Group::Dml, Group::Tools];
+    pub const ALL: [Group; 5] = [
+        Group::General,
+        Group::Ddl,
+        Group::Namespace,
+        Group::Dml,
+        Group::Tools,
+    ];
 
     /// The group's heading.
     pub fn title(self) -> &'static str {
@@ -40,6 +48,7 @@ impl Group {
             Group::General => "general",
             Group::Ddl => "ddl",
             Group::Dml => "dml",
+            Group::Namespace => "namespace",
             Group::Tools => "tools",
         }
     }
@@ -88,7 +97,8 @@ pub const COMMANDS: &[CommandHelp] = &[
           "create 't1', {NAME => 'f1', VERSIONS => 5, TTL => 86400}, {NAME => 'f2'}",
           "create 't1', 'f1', SPLITS => ['10', '20', '30']",
           "create 't1', 'f1', {NUMREGIONS => 15, SPLITALGO => 'HexStringSplit'}",
-          "create 't1', 'f1', MAX_FILESIZE => '10GB', DURABILITY => 'ASYNC_WAL'"]),
+          "create 't1', 'f1', MAX_FILESIZE => '10GB', DURABILITY => 'ASYNC_WAL'",
+          "create 't1', {NAME => 'f1', METADATA => {'k' => 'v'}}, {METADATA => {'owner' => 'team-a'}}"]),
     cmd("alter", Group::Ddl,
         "alter 't', {NAME => 'cf', SETTING => value} | {NAME => 'cf', METHOD => 'delete'} | 'delete' => 'cf' | TABLE_SETTING => value [, ...]",
         "Adds or changes column families, deletes them, or changes table settings. \
@@ -96,7 +106,8 @@ pub const COMMANDS: &[CommandHelp] = &[
         &["alter 't1', {NAME => 'f1', VERSIONS => 5}",
           "alter 't1', NAME => 'f1', METHOD => 'delete'",
           "alter 't1', 'delete' => 'f1'",
-          "alter 't1', MAX_FILESIZE => '134217728'"]),
+          "alter 't1', MAX_FILESIZE => '134217728'",
+          "alter 't1', METADATA => {'owner' => 'team-a'}, CONFIGURATION => {'hbase.x' => '1'}"]),
     CommandHelp {
         aliases: &["desc"],
         ..cmd("describe", Group::Ddl, "describe 't'",
@@ -147,6 +158,26 @@ pub const COMMANDS: &[CommandHelp] = &[
         "Disables, drops and recreates a table, losing its data and its region boundaries.", &[]),
     cmd("truncate_preserve", Group::Dml, "truncate_preserve 't'",
         "Like truncate, but keeps the region boundaries.", &[]),
+    cmd("create_namespace", Group::Namespace, "create_namespace 'ns' [, {'key' => 'value', ...}]",
+        "Creates a namespace, with properties such as hbase.namespace.quota.maxtables and \
+         hbase.namespace.quota.maxregions.",
+        &["create_namespace 'ns1'",
+          "create_namespace 'ns1', {'hbase.namespace.quota.maxtables' => '10'}"]),
+    cmd("alter_namespace", Group::Namespace,
+        "alter_namespace 'ns', {METHOD => 'set', 'key' => 'value', ...} | {METHOD => 'unset', NAME => 'key'}",
+        "Sets or removes properties of a namespace.",
+        &["alter_namespace 'ns1', {METHOD => 'set', 'hbase.namespace.quota.maxregions' => '100'}",
+          "alter_namespace 'ns1', {METHOD => 'unset', NAME => 'hbase.namespace.quota.maxregions'}"]),
+    cmd("describe_namespace", Group::Namespace, "describe_namespace 'ns'",
+        "Shows a namespace and its properties.", &["describe_namespace 'ns1'"]),
+    cmd("drop_namespace", Group::Namespace, "drop_namespace 'ns'",
+        "Deletes an empty namespace (default and hbase cannot be deleted).", &[]),
+    cmd("list_namespace", Group::Namespace, "list_namespace ['regex']",
+        "Lists namespaces, optionally those whose names contain a match of a regular \
+         expression.", &["list_namespace", "list_namespace 'ns.*'"]),
+    cmd("list_namespace_tables", Group::Namespace, "list_namespace_tables 'ns'",
+        "Lists the tables of a namespace (by their names within it).",
+        &["list_namespace_tables 'ns1'"]),
     cmd("flush", Group::Tools, "flush 't' [, 'cf']",
         "Writes a table's (or one family's) memtables to store files.", &[]),
     cmd("compact", Group::Tools, "compact 't' [, 'cf']",

@@ -30,6 +30,6 @@ mod value;
 #[cfg(test)]
 mod tests;
 
-pub use command::{parse_command, AlterChange, Command, StatusDetail};
+pub use command::{parse_command, AlterChange, Command, NamespaceChange, StatusDetail};
 pub use error::ShellError;
 pub use repl::{run, Args};

@@ -6,15 +6,9 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
-use strata_master::{Standalone, StandaloneConfig};
-
-/// A standalone server in this process on `dir`, on a free port, with small memory settings.
-pub async fn start(dir: &Path) -> Standalone {
-    let mut config = StandaloneConfig::new(dir);
-    config.listen = "127.0.0.1:0".parse().unwrap();
-    config.server.memtable_budget_bytes = 64 << 20;
-    config.server.block_cache_bytes = 8 << 20;
-    Standalone::start(config).await.unwrap()
+/// A one-process Strata in this process on `dir`, on free ports, with small memory settings.
+pub async fn start(dir: &Path) -> strata_testkit::Single {
+    strata_testkit::Single::start(dir)
 }
 
 /// `strata standalone` on `data` (no Thrift gateway, a free port) with `extra` flags, not
@@ -30,11 +24,6 @@ pub fn standalone(data: &Path, extra: &[String]) -> Command {
     ])
     .arg(data)
     .args(extra);
-    // STRATA_TEST_STANDALONE_FLAGS (e.g. `--cluster-of-one`) runs a test file against the
-    // other kind of standalone.
-    if let Ok(flags) = std::env::var("STRATA_TEST_STANDALONE_FLAGS") {
-        c.args(flags.split_whitespace());
-    }
     // Tests never take the well-known ports: a server of another test (or of the machine)
     // may hold them.
     for flag in ["--http-listen", "--hbase-rpc-listen"] {
@@ -183,12 +172,23 @@ pub fn now_ms() -> i64 {
 
 /// SIGTERM, then waits for a clean exit.
 pub fn stop_gracefully(mut child: Child) {
+    term_and_wait(&mut child);
+}
+
+fn term_and_wait(child: &mut Child) {
     let status = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()
         .unwrap();
     assert!(status.success());
     assert!(child.wait().unwrap().success());
+}
+
+impl Killed {
+    /// SIGTERM, then waits for a clean exit (a failing wait still kills it when dropped).
+    pub fn stop_gracefully(mut self) {
+        term_and_wait(&mut self.0);
+    }
 }
 
 /// `strata standalone` with `extra` flags on `dir`: a table of three regions takes four

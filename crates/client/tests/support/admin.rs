@@ -1,5 +1,5 @@
 //! The fake admin service: `Locate` from the shared region list, a table list, and
-//! acknowledgements for the rest.
+//! acknowledgements for the rest (namespaces: `UNIMPLEMENTED`, no client test needs them).
 
 use std::sync::Arc;
 
@@ -123,6 +123,29 @@ impl pb::admin_server::Admin for FakeAdmin {
 
     async fn list_files(&self, _: Request<pb::TableRequest>) -> Answer<pb::ListFilesResponse> {
         Err(Status::unimplemented("list_files"))
+    }
+
+    async fn create_namespace(&self, _: Request<pb::NamespaceDescriptor>) -> Answer<pb::Empty> {
+        Err(Status::unimplemented("create_namespace"))
+    }
+
+    async fn modify_namespace(&self, _: Request<pb::NamespaceDescriptor>) -> Answer<pb::Empty> {
+        Err(Status::unimplemented("modify_namespace"))
+    }
+
+    async fn delete_namespace(&self, _: Request<pb::NamespaceRequest>) -> Answer<pb::Empty> {
+        Err(Status::unimplemented("delete_namespace"))
+    }
+
+    async fn get_namespace(
+        &self,
+        _: Request<pb::NamespaceRequest>,
+    ) -> Answer<pb::NamespaceDescriptor> {
+        Err(Status::unimplemented("get_namespace"))
+    }
+
+    async fn list_namespaces(&self, _: Request<pb::Empty>) -> Answer<pb::ListNamespacesResponse> {
+        Err(Status::unimplemented("list_namespaces"))
     }
 
     async fn status(&self, _: Request<pb::Empty>) -> Answer<pb::StatusResponse> {

@@ -262,7 +262,7 @@ impl Cluster {
 }
 
 /// Quick retries, over gRPC: the fake servers implement the data and admin services with
-/// tonic only (the framed transport is tested against real servers, `strata-master`'s tests).
+/// tonic only (the framed transport is tested against real servers, `strata-testkit`'s tests).
 pub fn fast_options() -> ClientOptions {
     ClientOptions {
         protocol: Protocol::Grpc,

@@ -352,7 +352,7 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
                 if self.lead().image.tables.contains_key(&table) {
                     return Err(refused(Refusal::new(
                         RefusalKind::TableExists,
-                        format!("table {table} exists"),
+                        format!("table {table} already exists"),
                     )));
                 }
                 // As HBase's Admin.createTable (and standalone): keys in any order are sorted;
@@ -457,8 +457,10 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
                 .map_err(halted)
             }
             AdminRequest::TruncateTable { table, preserve } => {
+                // As HBase's TruncateTableProcedure: only a disabled table (an enabled one is
+                // `TableNotDisabledException`); it comes back enabled.
                 let rec = self
-                    .table_in(&table, &[TableState::Enabled, TableState::Disabled])
+                    .table_in(&table, &[TableState::Disabled])
                     .map_err(refused)?;
                 self.stage_table_proc(&table, rec, TableState::Dropping, |table| {
                     Procedure::TruncateTable {
@@ -488,7 +490,7 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
         let Some((rec, _)) = self.lead().image.tables.get(table).cloned() else {
             return Err(Refusal::new(
                 RefusalKind::TableNotFound,
-                format!("no table {table}"),
+                format!("table {table} does not exist"),
             ));
         };
         if states.contains(&rec.state) {

@@ -163,7 +163,7 @@ mod tests {
         let first = take_result(&client, &layout, "1").unwrap().unwrap();
         assert!(first.starts_with("accepted "), "{first}");
         let second = take_result(&client, &layout, "2").unwrap().unwrap();
-        assert!(second.contains("table t exists"), "{second}");
+        assert!(second.contains("table t already exists"), "{second}");
         let third = take_result(&client, &layout, "3").unwrap().unwrap();
         assert!(third.starts_with("rejected "), "{third}");
         assert_eq!(

@@ -368,9 +368,10 @@ mod tests {
         let enable = |t: &str| AdminRequest::EnableTable { table: t.into() };
         let disable = |t: &str| AdminRequest::DisableTable { table: t.into() };
         assert!(invalid(m.submit(enable("t"))).contains("is enabled"));
-        assert!(invalid(m.submit(disable("u"))).contains("no table u"));
+        assert!(invalid(m.submit(disable("u"))).contains("table u does not exist"));
         assert!(
-            invalid(m.submit(AdminRequest::ReopenTable { table: "u".into() })).contains("no table")
+            invalid(m.submit(AdminRequest::ReopenTable { table: "u".into() }))
+                .contains("does not exist")
         );
 
         m.submit(disable("t")).unwrap();
@@ -394,6 +395,14 @@ mod tests {
         only_assigns(&m);
         assert_eq!(names(&m), first, "a reopen keeps the regions");
 
+        assert!(invalid(m.submit(AdminRequest::TruncateTable {
+            table: "t".into(),
+            preserve: false,
+        }))
+        .contains("is enabled"));
+        m.submit(AdminRequest::DisableTable { table: "t".into() })
+            .unwrap();
+        tick(&mut m);
         m.submit(AdminRequest::TruncateTable {
             table: "t".into(),
             preserve: false,

@@ -148,8 +148,7 @@ impl World {
                 }
             }
             12 => {
-                let mut candidates = with_state(TableState::Enabled, false);
-                candidates.extend(with_state(TableState::Disabled, false));
+                let candidates = with_state(TableState::Disabled, false);
                 if candidates.is_empty() {
                     return;
                 }

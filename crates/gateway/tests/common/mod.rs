@@ -1,5 +1,5 @@
-//! Test harness: an in-process standalone server with a gateway in front (reaching it in
-//! process), and a small Thrift client built on the gateway's own codec.
+//! Test harness: a one-process Strata in the test's process with a gateway in front (reaching
+//! it in process), and a small Thrift client built on the gateway's own codec.
 #![allow(dead_code, missing_docs, clippy::unwrap_used)]
 
 use std::time::Duration;
@@ -8,12 +8,12 @@ use strata_gateway::protocol::{
     encode_message, read_header, Decoder, Header, MessageKind, Struct, TType, Value,
 };
 use strata_gateway::{Gateway, GatewayConfig};
-use strata_master::{Standalone, StandaloneConfig};
+use strata_testkit::Single;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 pub struct Harness {
-    pub server: Option<Standalone>,
+    pub server: Option<Single>,
     pub gateway: Option<Gateway>,
     _dir: tempfile::TempDir,
 }
@@ -21,14 +21,12 @@ pub struct Harness {
 impl Harness {
     pub async fn start(lease: Duration, max_frame: usize) -> Harness {
         let dir = tempfile::tempdir().unwrap();
-        let mut config = StandaloneConfig::new(dir.path());
-        config.listen = "127.0.0.1:0".parse().unwrap();
-        let server = Standalone::start(config).await.unwrap();
-        let addr = server.addr().to_string();
+        let server = Single::start(dir.path());
+        let addr = server.address();
         let conn = strata_client::Connection::connect(&addr).await.unwrap();
         // As `strata standalone` runs its gateway: data calls in process (a gateway of its
         // own process reaches a cluster over the network, crates/cli/tests/cluster_endpoints).
-        let data = strata_server::DataService::new(server.master().host().clone());
+        let data = server.data().clone();
         conn.serve_in_process(&addr, std::sync::Arc::new(data))
             .unwrap();
         let mut gw = GatewayConfig::new("127.0.0.1:0".parse().unwrap());
@@ -60,7 +58,7 @@ impl Harness {
 
     pub async fn stop(mut self) {
         self.gateway.take().unwrap().shutdown().await;
-        self.server.take().unwrap().shutdown().await.unwrap();
+        self.server.take().unwrap().stop().unwrap();
     }
 }
 

@@ -1,27 +1,49 @@
-//! `/config`: the settings the server runs with.
+//! `/config`: the effective configuration (the process's flags and configuration file, as
+//! published to [`crate::process_config`]) and the settings the server runs with, as
+//! `key = value` lines.
 
-use super::layout::{bytes, esc, page, table};
+use super::layout::{bytes, esc, page};
+use std::fmt::Write as _;
 use std::net::SocketAddr;
 
 use strata_server::RegionServer;
 
-/// Renders the page: the region server's settings (if the process has one), the endpoint's
-/// address and `settings` (the process's flags).
+/// Renders the page: the process's effective configuration, then the endpoint's address,
+/// `settings` (what the process reports: its listeners, names) and the region server's
+/// settings (if the process has one).
 pub fn render(
     host: Option<&RegionServer>,
     addr: SocketAddr,
     settings: &[(String, String)],
 ) -> String {
+    let mut body = String::new();
+    let effective = crate::process_config::lines();
+    if !effective.is_empty() {
+        body.push_str(
+            "<h2>Effective configuration</h2><p class=\"muted\">Flags over the configuration \
+             file over defaults; a configuration file may hold these lines as they are.</p>",
+        );
+        body.push_str(&pre(effective.iter().map(String::as_str)));
+    }
     let mut rows: Vec<(String, String)> = vec![("HTTP endpoint".into(), addr.to_string())];
+    rows.extend(settings.iter().cloned());
     if let Some(host) = host {
         server_rows(host, &mut rows);
     }
-    rows.extend(settings.iter().cloned());
-    let rows: Vec<Vec<String>> = rows
-        .into_iter()
-        .map(|(k, v)| vec![esc(&k), format!("<code>{}</code>", esc(&v))])
-        .collect();
-    page("Configuration", &table(&["Setting", "Value"], &rows))
+    let lines: Vec<String> = rows.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+    body.push_str("<h2>In force</h2>");
+    body.push_str(&pre(lines.iter().map(String::as_str)));
+    page("Configuration", &body)
+}
+
+/// Lines in a preformatted block.
+fn pre<'a>(lines: impl Iterator<Item = &'a str>) -> String {
+    let mut out = String::from("<div class=\"wide\"><pre>");
+    for line in lines {
+        let _ = writeln!(out, "{}", esc(line));
+    }
+    out.push_str("</pre></div>");
+    out
 }
 
 fn server_rows(host: &RegionServer, out: &mut Vec<(String, String)>) {
@@ -41,6 +63,10 @@ fn server_rows(host: &RegionServer, out: &mut Vec<(String, String)>) {
             "compaction priority (nice steps below the server)".into(),
             c.compaction_nice.to_string(),
         ),
+        (
+            "compaction throughput".into(),
+            throughput(&c.compaction_throughput.get()),
+        ),
         ("largest value".into(), bytes(c.max_value_bytes as u64)),
         (
             "scan rows per response".into(),
@@ -50,10 +76,22 @@ fn server_rows(host: &RegionServer, out: &mut Vec<(String, String)>) {
             "scan bytes per response".into(),
             bytes(c.scan_max_result_bytes),
         ),
-        ("WAL".into(), format!("{:?}", c.wal)),
+        ("WAL segment size".into(), bytes(c.wal.segment_size)),
+        (
+            "WAL async flush interval".into(),
+            format!("{} s", c.wal.async_flush_interval.as_secs_f64()),
+        ),
+        (
+            "WAL async buffer limit".into(),
+            bytes(c.wal.async_buffer_limit as u64),
+        ),
+        (
+            "WAL skips corrupt records".into(),
+            c.wal.skip_corrupt.to_string(),
+        ),
         (
             "WAL storage policy".into(),
-            format!("{:?}", c.wal_storage_policy),
+            c.wal_storage_policy.name().into(),
         ),
         (
             "tier check interval".into(),
@@ -80,6 +118,19 @@ fn server_rows(host: &RegionServer, out: &mut Vec<(String, String)>) {
         ));
     }
     out.extend(rows);
+}
+
+/// The compaction throughput limit, as the config page shows it.
+fn throughput(t: &strata_storage::compaction::throughput::ThroughputConfig) -> String {
+    if t.enabled {
+        format!(
+            "{}/s to {}/s as pressure rises",
+            bytes(t.lower_bytes_per_sec),
+            bytes(t.upper_bytes_per_sec)
+        )
+    } else {
+        "unlimited".to_owned()
+    }
 }
 
 /// The flush check's settings, as the config page shows them.

@@ -1,16 +1,14 @@
-//! `/heatmap?table=T`: reads and writes of a table by key range over time, as an inline SVG
-//! grid (Bigtable's Key Visualizer): one row per key range, one column per time slot, the
+//! A table's key-access heatmap (on its `/table?name=T` page): reads and writes by key range
+//! over time, as an inline SVG grid (Bigtable's Key Visualizer): one row per key range, one column per time slot, the
 //! darker the more accesses (log scale, a sequential scale whose lightness falls steadily,
 //! with a legend), so hot spots stand out.
 
 use std::fmt::Write as _;
-use std::time::Instant;
 
 use strata_server::observe::HeatmapView;
 
-use super::layout::{esc, key, page};
-use crate::query::encode;
-use crate::router::{PageError, State};
+use super::layout::key;
+use crate::page_error::PageError;
 
 /// Which accesses to show.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,40 +24,6 @@ pub enum Kind {
 const CELL_W: usize = 14;
 const CELL_H: usize = 18;
 const LABEL_W: usize = 220;
-
-/// Renders the page.
-///
-/// # Errors
-/// No such table.
-pub fn render(s: &State, table: &str, kind: Kind) -> Result<String, PageError> {
-    if !s.master.catalog().tables.contains_key(table) {
-        return Err(PageError::NotFound(format!("no table '{table}'")));
-    }
-    let activity = s.master.host().observer().find(table);
-    let tracked = activity
-        .as_ref()
-        .is_none_or(|a| a.heatmap(Instant::now()).is_some());
-    let view = activity
-        .and_then(|a| a.heatmap(Instant::now()))
-        .unwrap_or_default();
-    let mut body = format!(
-        "<p><a href=\"/table?name={}\">Table {}</a>.</p>",
-        encode(table),
-        esc(table)
-    );
-    if !tracked {
-        let _ = write!(
-            body,
-            "<p class=\"muted\">Only the first {} tables to receive requests have a \
-             heatmap.</p>",
-            strata_server::observe::MAX_HEATMAPS
-        );
-    } else {
-        let base = format!("/heatmap?table={}", encode(table));
-        body.push_str(&block(&view, kind, &base));
-    }
-    Ok(page(&format!("Key access: {table}"), &body))
-}
 
 /// A heatmap with its reads/writes switch (links to `base&kind=…`) and time scale, or a line
 /// saying there were no accesses yet.

@@ -8,7 +8,7 @@ use super::layout::{bytes, count, esc, key, page, table, time_ms};
 use crate::query::encode;
 use strata_server::RegionServer;
 
-use crate::router::PageError;
+use crate::page_error::PageError;
 
 /// Renders the page.
 ///

@@ -1,4 +1,4 @@
-//! A standalone server with its HTTP endpoint in a temporary directory, and a minimal
+//! A one-process Strata with its HTTP endpoint in a temporary directory, and a minimal
 //! HTTP/1.1 client for the tests.
 #![allow(dead_code, clippy::unwrap_used)]
 
@@ -11,48 +11,44 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use strata_client::Connection;
-use strata_http::HttpServer;
-use strata_master::{Standalone, StandaloneConfig};
+use strata_cluster_node::single::SingleConfig;
 use strata_model::schema::{FamilyDescriptor, TableDescriptor, TableName};
+use strata_testkit::Single;
 
-/// Small settings on free ports; `edit` adjusts them.
-pub fn config(dir: &Path) -> StandaloneConfig {
-    let mut c = StandaloneConfig::new(dir);
-    c.listen = "127.0.0.1:0".parse().unwrap();
-    c.upkeep_interval = Duration::from_millis(100);
-    c.server.memtable_budget_bytes = 64 << 20;
-    c.server.block_cache_bytes = 8 << 20;
+/// Small settings on free ports, every request logged as slow; `edit` adjusts them.
+pub fn config(dir: &Path) -> SingleConfig {
+    let mut c = strata_testkit::config(dir);
     c.server.row_cache_bytes = 8 << 20;
     c.server.slow_op_threshold = Duration::ZERO;
     c
 }
 
+/// The HTTP endpoint of a running server.
+pub struct Http(SocketAddr);
+
+impl Http {
+    pub fn addr(&self) -> SocketAddr {
+        self.0
+    }
+}
+
 /// A running server, its endpoint and a client connection.
 pub struct Running {
-    pub server: Standalone,
-    pub http: HttpServer,
+    pub server: Single,
+    pub http: Http,
     pub conn: Connection,
 }
 
 impl Running {
     pub async fn stop(self) {
-        self.http.shutdown().await;
-        self.server.shutdown().await.unwrap();
+        self.server.stop().unwrap();
     }
 }
 
-pub async fn start_with(config: StandaloneConfig) -> Running {
-    let server = Standalone::start(config).await.unwrap();
-    let http = HttpServer::start(
-        "127.0.0.1:0".parse().unwrap(),
-        server.master().clone(),
-        vec![("test setting".to_owned(), "on".to_owned())],
-    )
-    .await
-    .unwrap();
-    let conn = Connection::connect(&server.addr().to_string())
-        .await
-        .unwrap();
+pub async fn start_with(config: SingleConfig) -> Running {
+    let server = Single::start_with(config).unwrap();
+    let http = Http(server.http());
+    let conn = Connection::connect(&server.address()).await.unwrap();
     Running { server, http, conn }
 }
 

@@ -27,9 +27,9 @@ pub use check_and_mutate::{CheckAndMutate, Condition};
 pub use columns::Columns;
 pub use error::OpError;
 pub use filter::{
-    parse_filter, Chance, ColumnCondition, ColumnPagination, ColumnRange, Comparator, CompareOp,
-    DependentColumn, Filter, FilterList, FilterParseError, FuzzyKey, ListOp, RowRange,
-    SingleColumnValue, MAX_FILTER_DEPTH,
+    parse_filter, BitOp, Chance, ColumnCondition, ColumnPagination, ColumnRange, Comparator,
+    CompareOp, Decimal, DependentColumn, Filter, FilterList, FilterParseError, FuzzyKey, ListOp,
+    RowRange, SingleColumnValue, MAX_FILTER_DEPTH,
 };
 pub use get::Get;
 pub use mutation::{

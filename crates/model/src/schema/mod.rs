@@ -12,11 +12,13 @@
 //! - `settings`: the other family keywords ([`KeepDeletedCells`], [`CachedForm`],
 //!   [`InMemoryCompaction`], [`StoragePolicy`]) and [`Ttl`].
 //! - `compaction`: [`CompactionPolicy`] with the [`DateTiered`] parameters.
+//! - `custom`: the `METADATA` and `CONFIGURATION` values kept as given.
 //! - `family`, `table`: the descriptors; `table` also has [`TableName`], [`Durability`] and
 //!   [`SplitPolicy`].
 
 mod codec;
 mod compaction;
+mod custom;
 mod error;
 mod family;
 mod settings;
@@ -25,6 +27,7 @@ pub(crate) mod value;
 
 pub use codec::{BloomType, Compression, DataBlockEncoding};
 pub use compaction::{CompactionPolicy, DateTiered, WindowPolicy};
+pub use custom::{FAMILY_RESERVED, MAX_CUSTOM_LEN, MAX_CUSTOM_VALUES, TABLE_RESERVED};
 pub use error::SchemaError;
 pub use family::{validate_family_name, FamilyDescriptor};
 pub use settings::{CachedForm, InMemoryCompaction, KeepDeletedCells, StoragePolicy, Ttl};

@@ -16,7 +16,15 @@ pub fn table_to_pb(table: &TableDescriptor) -> pb::TableSchema {
             .map(|(k, v)| (k.to_string(), v))
             .collect(),
         families: table.families.iter().map(family_to_pb).collect(),
+        metadata: custom_to_pb(&table.metadata),
+        configuration: custom_to_pb(&table.configuration),
     }
+}
+
+fn custom_to_pb(
+    map: &std::collections::BTreeMap<String, String>,
+) -> std::collections::HashMap<String, String> {
+    map.iter().map(|(k, v)| (k.clone(), v.clone())).collect()
 }
 
 /// A family descriptor as a wire schema (every setting, `NAME` left out).
@@ -29,6 +37,8 @@ pub fn family_to_pb(family: &FamilyDescriptor) -> pb::FamilySchema {
             .filter(|(k, _)| *k != "NAME")
             .map(|(k, v)| (k.to_string(), v))
             .collect(),
+        metadata: custom_to_pb(&family.metadata),
+        configuration: custom_to_pb(&family.configuration),
     }
 }
 
@@ -44,6 +54,8 @@ pub fn table_from_pb(schema: pb::TableSchema) -> Result<TableDescriptor, Convert
             .set(&key, &value)
             .map_err(|e| ConvertError(e.to_string()))?;
     }
+    table.metadata = schema.metadata.into_iter().collect();
+    table.configuration = schema.configuration.into_iter().collect();
     for family in schema.families {
         table.families.push(family_from_pb(family)?);
     }
@@ -72,6 +84,8 @@ pub fn family_from_pb(schema: pb::FamilySchema) -> Result<FamilyDescriptor, Conv
             .set(&key, &value)
             .map_err(|e| ConvertError(format!("family '{}': {e}", schema.name)))?;
     }
+    family.metadata = schema.metadata.into_iter().collect();
+    family.configuration = schema.configuration.into_iter().collect();
     family
         .validate()
         .map_err(|e| ConvertError(format!("family '{}': {e}", schema.name)))?;

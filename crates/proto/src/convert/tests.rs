@@ -160,3 +160,48 @@ fn schemas_round_trip_and_bad_settings_fail() {
     unknown.settings.insert("NO_SUCH".into(), "1".into());
     assert!(table_from_pb(unknown).is_err());
 }
+
+#[test]
+fn custom_values_round_trip_and_old_records_decode_without_them() {
+    use prost::Message;
+    let mut family = FamilyDescriptor::new("cf");
+    family.set_metadata("fk", "fv").unwrap();
+    family.set_configuration("hbase.x", "1").unwrap();
+    let mut table = TableDescriptor::new(TableName::parse("t").unwrap()).with_family(family);
+    table.set_metadata("owner", "team-a").unwrap();
+    table.set_configuration("conf.k", "2").unwrap();
+    let back = table_from_pb(table_to_pb(&table)).unwrap();
+    assert_eq!(back, table);
+    assert_eq!(back.metadata["owner"], "team-a");
+    assert_eq!(back.families[0].configuration["hbase.x"], "1");
+
+    // A schema recorded before custom values existed: fields 1-3 only.
+    #[derive(Clone, PartialEq, prost::Message)]
+    struct OldFamily {
+        #[prost(string, tag = "1")]
+        name: String,
+        #[prost(map = "string, string", tag = "2")]
+        settings: std::collections::HashMap<String, String>,
+    }
+    #[derive(Clone, PartialEq, prost::Message)]
+    struct OldTable {
+        #[prost(string, tag = "1")]
+        name: String,
+        #[prost(map = "string, string", tag = "2")]
+        settings: std::collections::HashMap<String, String>,
+        #[prost(message, repeated, tag = "3")]
+        families: Vec<OldFamily>,
+    }
+    let old = OldTable {
+        name: "t".into(),
+        settings: [("READONLY".to_string(), "TRUE".to_string())].into(),
+        families: vec![OldFamily {
+            name: "cf".into(),
+            settings: Default::default(),
+        }],
+    };
+    let decoded = pb::TableSchema::decode(old.encode_to_vec().as_slice()).unwrap();
+    let table = table_from_pb(decoded).unwrap();
+    assert!(table.read_only && table.metadata.is_empty() && table.configuration.is_empty());
+    assert!(table.families[0].metadata.is_empty());
+}

@@ -2,13 +2,14 @@
 
 use strata_model::schema::{FamilyDescriptor, TableDescriptor};
 
-use super::args::{flatten_settings, Args, Options};
+use super::args::{flatten_settings, Args, Options, SettingPair};
 use super::Command;
 use crate::shell::value::Value;
 use crate::shell::ShellError;
 
-/// One edit requested by `alter`. Settings are (HBase key, value) pairs as typed; they were
-/// checked one by one at parse time, and are applied in order with the model's `set`.
+/// One edit requested by `alter`. Settings are (HBase key, value) pairs as typed (plain, or
+/// inside `METADATA`/`CONFIGURATION`); they were checked one by one at parse time, and are
+/// applied in order with the model's setters.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum AlterChange {
     /// Adds the family if the table lacks it (with defaults), then applies the settings to
@@ -17,12 +18,12 @@ pub enum AlterChange {
         /// The family's name.
         name: String,
         /// Settings to apply, in order.
-        settings: Vec<(String, String)>,
+        settings: Vec<SettingPair>,
     },
     /// Removes a family and its data.
     DeleteFamily(String),
     /// Applies table settings, in order.
-    Table(Vec<(String, String)>),
+    Table(Vec<SettingPair>),
 }
 
 impl AlterChange {
@@ -42,9 +43,8 @@ impl AlterChange {
                     table.families.push(FamilyDescriptor::new(name.clone()));
                 }
                 if let Some(family) = table.family_mut(name.as_bytes()) {
-                    for (k, v) in settings {
-                        family
-                            .set(k, v)
+                    for pair in settings {
+                        pair.apply_family(family)
                             .map_err(|e| invalid(format!("family '{name}': {e}")))?;
                     }
                 }
@@ -60,8 +60,9 @@ impl AlterChange {
                 }
             }
             AlterChange::Table(settings) => {
-                for (k, v) in settings {
-                    table.set(k, v).map_err(|e| invalid(e.to_string()))?;
+                for pair in settings {
+                    pair.apply_table(table)
+                        .map_err(|e| invalid(e.to_string()))?;
                 }
             }
         }
@@ -180,9 +181,8 @@ fn family_change(
 ) -> Result<AlterChange, ShellError> {
     let settings = flatten_settings(args, pairs)?;
     let mut scratch = FamilyDescriptor::new(name.clone());
-    for (k, v) in &settings {
-        scratch
-            .set(k, v)
+    for pair in &settings {
+        pair.apply_family(&mut scratch)
             .map_err(|e| args.invalid(format!("family '{name}': {e}")))?;
     }
     strata_model::schema::validate_family_name(&name).map_err(|e| args.invalid(e))?;
@@ -193,8 +193,9 @@ fn family_change(
 fn table_change(args: &Args, pairs: Vec<(String, Value)>) -> Result<AlterChange, ShellError> {
     let settings = flatten_settings(args, pairs)?;
     let mut scratch = TableDescriptor::default();
-    for (k, v) in &settings {
-        scratch.set(k, v).map_err(|e| args.invalid(e))?;
+    for pair in &settings {
+        pair.apply_table(&mut scratch)
+            .map_err(|e| args.invalid(e))?;
     }
     Ok(AlterChange::Table(settings))
 }

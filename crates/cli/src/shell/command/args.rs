@@ -4,7 +4,7 @@
 use std::fmt::Display;
 
 use bytes::Bytes;
-use strata_model::schema::TableName;
+use strata_model::schema::{FamilyDescriptor, SchemaError, TableDescriptor, TableName};
 
 use crate::shell::help::CommandHelp;
 use crate::shell::value::Value;
@@ -263,30 +263,101 @@ pub(super) fn setting_text(args: &Args, key: &str, v: &Value) -> Result<String, 
     }
 }
 
-/// Setting pairs as strings for `set(key, value)`, with HBase's nested `CONFIGURATION => {...}`
-/// and `METADATA => {...}` maps flattened into plain keys.
+/// Where a setting pair was written: a plain key of the hash, or inside HBase's nested
+/// `METADATA => {...}` or `CONFIGURATION => {...}`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PairKind {
+    /// A setting (an unknown key is an error).
+    Setting,
+    /// `METADATA`: a setting if the key is one, else a custom value kept as given.
+    Metadata,
+    /// `CONFIGURATION`: a setting if the key is one, else a custom value kept as given.
+    Configuration,
+}
+
+/// One `KEY => 'value'` of a table or family hash, as strings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SettingPair {
+    /// The key as typed.
+    pub key: String,
+    /// The value as `set(key, value)` parses it.
+    pub value: String,
+    /// Where it was written.
+    pub kind: PairKind,
+}
+
+impl From<(&str, &str)> for SettingPair {
+    fn from((key, value): (&str, &str)) -> Self {
+        SettingPair {
+            key: key.to_string(),
+            value: value.to_string(),
+            kind: PairKind::Setting,
+        }
+    }
+}
+
+impl SettingPair {
+    /// Applies the pair to a table.
+    ///
+    /// # Errors
+    /// An unknown plain key or a bad value.
+    pub fn apply_table(&self, t: &mut TableDescriptor) -> Result<(), SchemaError> {
+        match self.kind {
+            PairKind::Setting => t.set(&self.key, &self.value),
+            PairKind::Metadata => t.set_metadata(&self.key, &self.value),
+            PairKind::Configuration => t.set_configuration(&self.key, &self.value),
+        }
+    }
+
+    /// Applies the pair to a family.
+    ///
+    /// # Errors
+    /// An unknown plain key or a bad value.
+    pub fn apply_family(&self, f: &mut FamilyDescriptor) -> Result<(), SchemaError> {
+        match self.kind {
+            PairKind::Setting => f.set(&self.key, &self.value),
+            PairKind::Metadata => f.set_metadata(&self.key, &self.value),
+            PairKind::Configuration => f.set_configuration(&self.key, &self.value),
+        }
+    }
+}
+
+/// Setting pairs as strings, with HBase's nested `CONFIGURATION => {...}` and
+/// `METADATA => {...}` maps flattened into pairs that remember where they were written.
 pub(super) fn flatten_settings(
     args: &Args,
     pairs: Vec<(String, Value)>,
-) -> Result<Vec<(String, String)>, ShellError> {
+) -> Result<Vec<SettingPair>, ShellError> {
     let mut out = Vec::with_capacity(pairs.len());
     for (key, value) in pairs {
-        let nested = ["CONFIGURATION", "METADATA"]
-            .iter()
-            .any(|n| n.eq_ignore_ascii_case(&key));
-        match value {
-            Value::Hash(inner) if nested => {
+        let nested = if key.eq_ignore_ascii_case("METADATA") {
+            Some(PairKind::Metadata)
+        } else if key.eq_ignore_ascii_case("CONFIGURATION") {
+            Some(PairKind::Configuration)
+        } else {
+            None
+        };
+        match (value, nested) {
+            (Value::Hash(inner), Some(kind)) => {
                 for (k, v) in inner {
                     let k = k.as_name().ok_or_else(|| {
                         args.usage(format!("{key} keys must be strings, got {}", k.kind()))
                     })?;
-                    let v = setting_text(args, &k, &v)?;
-                    out.push((k, v));
+                    let value = setting_text(args, &k, &v)?;
+                    out.push(SettingPair {
+                        key: k,
+                        value,
+                        kind,
+                    });
                 }
             }
-            v => {
-                let text = setting_text(args, &key, &v)?;
-                out.push((key, text));
+            (v, _) => {
+                let value = setting_text(args, &key, &v)?;
+                out.push(SettingPair {
+                    key,
+                    value,
+                    kind: PairKind::Setting,
+                });
             }
         }
     }

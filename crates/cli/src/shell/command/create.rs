@@ -54,9 +54,8 @@ pub(super) fn create(mut args: Args) -> Result<Command, ShellError> {
 /// A family from a hash with `NAME` (already taken out).
 fn family(args: &Args, name: String, opts: Options) -> Result<FamilyDescriptor, ShellError> {
     let mut family = FamilyDescriptor::new(name.clone());
-    for (k, v) in flatten_settings(args, opts.into_rest())? {
-        family
-            .set(&k, &v)
+    for pair in flatten_settings(args, opts.into_rest())? {
+        pair.apply_family(&mut family)
             .map_err(|e| args.invalid(format!("family '{name}': {e}")))?;
     }
     Ok(family)
@@ -104,8 +103,8 @@ fn table_options(
         })?;
         presplit.algorithm = Some(algorithm);
     }
-    for (k, v) in flatten_settings(args, opts.into_rest())? {
-        table.set(&k, &v).map_err(|e| args.invalid(e))?;
+    for pair in flatten_settings(args, opts.into_rest())? {
+        pair.apply_table(table).map_err(|e| args.invalid(e))?;
     }
     Ok(())
 }

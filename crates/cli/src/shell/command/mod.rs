@@ -9,6 +9,7 @@ mod alter;
 mod args;
 mod create;
 mod data;
+mod namespace;
 mod ops;
 mod read;
 mod splits;
@@ -18,6 +19,8 @@ use strata_model::ops::{Append, Delete, Get, Increment, Put, Scan};
 use strata_model::schema::{TableDescriptor, TableName};
 
 pub use alter::AlterChange;
+#[cfg(test)]
+pub(crate) use args::{PairKind, SettingPair};
 pub use ops::ClusterOp;
 
 use self::args::Args;
@@ -191,6 +194,61 @@ pub enum Command {
     Exit,
     /// A cluster operation (cluster mode only).
     ClusterOp(ClusterOp),
+    /// `create_namespace 'ns' [, {'key' => 'value', ...}]`.
+    CreateNamespace {
+        /// The namespace.
+        name: String,
+        /// Its properties, in order.
+        properties: Vec<(String, String)>,
+    },
+    /// `alter_namespace 'ns', {METHOD => 'set', ...}` / `{METHOD => 'unset', NAME => 'k'}`.
+    AlterNamespace {
+        /// The namespace.
+        name: String,
+        /// The edits, applied in order to its properties.
+        changes: Vec<NamespaceChange>,
+    },
+    /// `describe_namespace 'ns'`.
+    DescribeNamespace(String),
+    /// `drop_namespace 'ns'`.
+    DropNamespace(String),
+    /// `list_namespace ['regex']`.
+    ListNamespace {
+        /// The pattern as typed (matched anywhere in the name, as HBase's shell does).
+        pattern: Option<String>,
+    },
+    /// `list_namespace_tables 'ns'`.
+    ListNamespaceTables(String),
+}
+
+/// One edit of `alter_namespace`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NamespaceChange {
+    /// `METHOD => 'set'`: these properties set.
+    Set(Vec<(String, String)>),
+    /// `METHOD => 'unset', NAME => 'key'`: this property removed.
+    Unset(String),
+}
+
+impl NamespaceChange {
+    /// Applies `changes` in order to `properties`.
+    pub fn apply_all(
+        changes: &[NamespaceChange],
+        properties: &mut std::collections::BTreeMap<String, String>,
+    ) {
+        for change in changes {
+            match change {
+                NamespaceChange::Set(pairs) => {
+                    for (k, v) in pairs {
+                        properties.insert(k.clone(), v.clone());
+                    }
+                }
+                NamespaceChange::Unset(key) => {
+                    properties.remove(key);
+                }
+            }
+        }
+    }
 }
 
 /// How much `status` shows.
@@ -240,6 +298,12 @@ pub fn parse_command(line: &str) -> Result<Option<Command>, ShellError> {
         | "decommission_regionservers"
         | "recommission_regionserver"
         | "list_decommissioned_regionservers" => ops::parse(args)?,
+        "create_namespace"
+        | "alter_namespace"
+        | "describe_namespace"
+        | "drop_namespace"
+        | "list_namespace"
+        | "list_namespace_tables" => namespace::parse(args)?,
         _ => other(args)?,
     };
     Ok(Some(command))

@@ -56,15 +56,20 @@ pub(super) fn write_description(info: &TableInfo, out: &mut impl Write) -> Resul
     let d = &info.descriptor;
     let state = if info.enabled { "ENABLED" } else { "DISABLED" };
     writeln!(out, "Table {} is {state}", d.name)?;
+    let table_attributes = with_custom(settings_hash(&d.settings()), &d.metadata, &d.configuration);
     writeln!(
         out,
-        "{}, {{TABLE_ATTRIBUTES => {}}}",
-        d.name,
-        settings_hash(&d.settings())
+        "{}, {{TABLE_ATTRIBUTES => {table_attributes}}}",
+        d.name
     )?;
     writeln!(out, "COLUMN FAMILIES DESCRIPTION")?;
     for family in &d.families {
-        writeln!(out, "{}", settings_hash(&family.settings()))?;
+        let hash = settings_hash(&family.settings());
+        writeln!(
+            out,
+            "{}",
+            with_custom(hash, &family.metadata, &family.configuration)
+        )?;
     }
     writeln!(out)?;
     format::rows(out, d.families.len() as u64)?;
@@ -85,6 +90,32 @@ pub(super) fn write_description(info: &TableInfo, out: &mut impl Write) -> Resul
     }
     writeln!(out, "{} region(s)", info.regions.len())?;
     Ok(())
+}
+
+/// `hash` (`{...}`) with HBase's `METADATA => {'k' => 'v'}` and `CONFIGURATION => {...}`
+/// entries appended when there are custom values.
+fn with_custom(
+    hash: String,
+    metadata: &std::collections::BTreeMap<String, String>,
+    configuration: &std::collections::BTreeMap<String, String>,
+) -> String {
+    let quoted = |map: &std::collections::BTreeMap<String, String>| {
+        let pairs: Vec<String> = map.iter().map(|(k, v)| format!("'{k}' => '{v}'")).collect();
+        format!("{{{}}}", pairs.join(", "))
+    };
+    let mut extra = Vec::new();
+    if !metadata.is_empty() {
+        extra.push(format!("METADATA => {}", quoted(metadata)));
+    }
+    if !configuration.is_empty() {
+        extra.push(format!("CONFIGURATION => {}", quoted(configuration)));
+    }
+    if extra.is_empty() {
+        return hash;
+    }
+    let body = hash.strip_suffix('}').unwrap_or(&hash);
+    let sep = if body.ends_with('{') { "" } else { ", " };
+    format!("{body}{sep}{}}}", extra.join(", "))
 }
 
 /// `{KEY => 'value', ...}` as HBase prints descriptors.
@@ -185,9 +216,15 @@ pub(super) async fn truncate(
         out,
         "Truncating '{table}' table{splits} (it may take a while):"
     )?;
-    conn.admin()
-        .truncate_table(&table.to_string(), preserve_splits)
-        .await?;
+    // As HBase's shell: the server truncates only a disabled table, so disable it first.
+    let name = table.to_string();
+    let admin = conn.admin();
+    if admin.describe_table(&name).await?.enabled {
+        writeln!(out, "Disabling table...")?;
+        admin.disable_table(&name).await?;
+    }
+    writeln!(out, "Truncating table...")?;
+    admin.truncate_table(&name, preserve_splits).await?;
     writeln!(out, "Done.")?;
     Ok(())
 }

@@ -2,6 +2,8 @@
 //! output written to `out`.
 //!
 //! - `ddl`: create, alter, describe, list, enable/disable, drop, exists, truncate.
+//! - `namespace`: create_namespace, alter_namespace, describe_namespace, drop_namespace,
+//!   list_namespace, list_namespace_tables.
 //! - `data`: put, get, scan, delete, incr, append, get_counter, count.
 //! - `cluster`: flush, compact, split, files, status, version, help; `whoami`: the user.
 //! - `server_ops`: compact_rs, processlist, clear_block_cache (refused), table_help.
@@ -14,6 +16,7 @@ mod cluster;
 mod cluster_ops;
 mod data;
 mod ddl;
+mod namespace;
 mod progress;
 mod server_ops;
 mod whoami;
@@ -66,6 +69,17 @@ impl fmt::Display for ExecError {
                         | ErrorCode::TableEnabled
                         | ErrorCode::NoSuchFamily
                         | ErrorCode::InvalidArgument
+                ) =>
+            {
+                f.write_str(&e.message)
+            }
+            ExecError::Client(e) if e.code == ErrorCode::NamespaceNotFound => {
+                write!(f, "Unknown namespace {}!", e.message)
+            }
+            ExecError::Client(e)
+                if matches!(
+                    e.code,
+                    ErrorCode::NamespaceExists | ErrorCode::Constraint | ErrorCode::QuotaExceeded
                 ) =>
             {
                 f.write_str(&e.message)
@@ -189,6 +203,18 @@ pub async fn execute(
         Command::CompactServer { server, major } => {
             server_ops::compact_server(conn, &server, major, out).await?;
         }
+        Command::CreateNamespace { name, properties } => {
+            namespace::create(conn, &name, &properties).await?;
+        }
+        Command::AlterNamespace { name, changes } => {
+            namespace::alter(conn, &name, &changes).await?;
+        }
+        Command::DescribeNamespace(name) => namespace::describe(conn, &name, out).await?,
+        Command::DropNamespace(name) => namespace::drop(conn, &name).await?,
+        Command::ListNamespace { pattern } => {
+            namespace::list(conn, pattern.as_deref(), out).await?;
+        }
+        Command::ListNamespaceTables(name) => namespace::list_tables(conn, &name, out).await?,
         Command::ClusterOp(op) => {
             cluster_ops::run(crate::cluster_ops::shell_cluster(), op, out).await?;
         }

@@ -7,6 +7,7 @@ use strata_model::schema::{
 };
 
 use super::{message, parse};
+use crate::shell::command::{PairKind, SettingPair};
 use crate::shell::{AlterChange, Command};
 
 fn create(line: &str) -> (TableDescriptor, Vec<Bytes>) {
@@ -172,7 +173,7 @@ fn family(name: &str, settings: &[(&str, &str)]) -> AlterChange {
         name: name.into(),
         settings: settings
             .iter()
-            .map(|&(k, v)| (k.into(), v.into()))
+            .map(|&pair| SettingPair::from(pair))
             .collect(),
     }
 }
@@ -193,14 +194,16 @@ fn alter_forms() {
     );
     assert_eq!(
         alter("alter 't', MAX_FILESIZE => '134217728'"),
-        vec![AlterChange::Table(vec![(
-            "MAX_FILESIZE".into(),
-            "134217728".into()
-        )])]
+        vec![AlterChange::Table(vec![SettingPair::from((
+            "MAX_FILESIZE",
+            "134217728"
+        ))])]
     );
     assert_eq!(
         alter("alter 't', METHOD => 'table_att', READONLY => true"),
-        vec![AlterChange::Table(vec![("READONLY".into(), "true".into())])]
+        vec![AlterChange::Table(vec![SettingPair::from((
+            "READONLY", "true"
+        ))])]
     );
     assert_eq!(
         alter(
@@ -244,6 +247,48 @@ fn alter_changes_apply_in_order_and_keep_other_settings() {
         err.to_string().contains("needs at least one column family"),
         "{err}"
     );
+}
+
+#[test]
+fn metadata_and_configuration_hashes_keep_custom_values() {
+    let changes = alter(
+        "alter 't', {METADATA => {'owner' => 'team-a', 'MAX_FILESIZE' => '4194304'}}, \
+         {NAME => 'f', CONFIGURATION => {'hbase.x' => '1'}}",
+    );
+    assert_eq!(
+        alter("alter 't', METADATA => {'owner' => 'team-a', 'MAX_FILESIZE' => '4194304'}"),
+        changes[..1]
+    );
+    assert_eq!(
+        changes[0],
+        AlterChange::Table(vec![
+            SettingPair {
+                key: "owner".into(),
+                value: "team-a".into(),
+                kind: PairKind::Metadata
+            },
+            SettingPair {
+                key: "MAX_FILESIZE".into(),
+                value: "4194304".into(),
+                kind: PairKind::Metadata
+            },
+        ])
+    );
+    let mut table = TableDescriptor::new(TableName::parse("t").unwrap())
+        .with_family(FamilyDescriptor::new("f"));
+    AlterChange::apply_all(&changes, &mut table).unwrap();
+    assert_eq!(table.metadata["owner"], "team-a");
+    assert_eq!(table.max_filesize, 4 << 20);
+    assert_eq!(table.families[0].configuration["hbase.x"], "1");
+    match parse("create 't', {NAME => 'f', METADATA => {'k' => 'v'}}, {METADATA => {'a' => 'b'}}") {
+        Command::Create { table, .. } => {
+            assert_eq!(table.metadata["a"], "b");
+            assert_eq!(table.families[0].metadata["k"], "v");
+        }
+        other => panic!("{other:?}"),
+    }
+    // A plain unknown key is still an error.
+    assert!(message("alter 't', NO_SUCH_SETTING => '1'").contains("NO_SUCH_SETTING"));
 }
 
 #[test]

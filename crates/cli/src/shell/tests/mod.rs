@@ -4,6 +4,7 @@ mod data;
 mod ddl;
 mod errors;
 mod lexer;
+mod namespace;
 mod never_panics;
 mod other;
 

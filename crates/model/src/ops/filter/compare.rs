@@ -5,6 +5,8 @@ use std::fmt;
 
 use bytes::Bytes;
 
+use super::decimal::Decimal;
+
 /// A comparison operator (HBase's `CompareOperator`, without `NO_OP`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CompareOp {
@@ -99,6 +101,37 @@ pub enum Comparator {
     /// `regexstring:` — the subject (as text) matches the regular expression (Java syntax, as
     /// HBase's `RegexStringComparator`; the engine compiles it). Only `=` and `!=` apply.
     Regex(String),
+    /// `long:` (Strata's spelling; HBase's `LongComparator`, which its filter language lacks)
+    /// — the subject as a big-endian 64-bit signed integer (8 bytes) against the operand.
+    Long(i64),
+    /// `bitand:`, `bitor:`, `bitxor:` (HBase's `BitComparator`) — equal when the subject has
+    /// the operand's length and `subject OP operand` has a non-zero byte.
+    Bit(BitOp, Bytes),
+    /// `null:` (HBase's `NullComparator`) — never equal to a cell's subject (HBase's
+    /// `compareTo` answers 1 for any non-null array).
+    Null,
+    /// `bigdecimal:` (HBase's `BigDecimalComparator`) — the subject decoded as
+    /// `Bytes.toBigDecimal` against the operand, by value.
+    BigDecimal(Decimal),
+    /// `binarycomponent:` (HBase's `BinaryComponentComparator`) — the operand against the
+    /// subject's bytes at `offset`, as many as the operand has.
+    BinaryComponent {
+        /// Where in the subject the component starts.
+        offset: u32,
+        /// The bytes compared.
+        value: Bytes,
+    },
+}
+
+/// The operation of a [`Comparator::Bit`] (HBase's `BitComparator.BitwiseOp`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BitOp {
+    /// `AND`
+    And,
+    /// `OR`
+    Or,
+    /// `XOR`
+    Xor,
 }
 
 impl Comparator {
@@ -109,10 +142,19 @@ impl Comparator {
             Comparator::BinaryPrefix(_) => "binaryprefix",
             Comparator::Substring(_) => "substring",
             Comparator::Regex(_) => "regexstring",
+            Comparator::Long(_) => "long",
+            Comparator::Bit(BitOp::And, _) => "bitand",
+            Comparator::Bit(BitOp::Or, _) => "bitor",
+            Comparator::Bit(BitOp::Xor, _) => "bitxor",
+            Comparator::Null => "null",
+            Comparator::BigDecimal(_) => "bigdecimal",
+            Comparator::BinaryComponent { .. } => "binarycomponent",
         }
     }
 
-    /// True for comparators that only answer equal / not equal.
+    /// True for comparators that only answer equal / not equal in HBase's filter language.
+    /// `bit*:` and `null:` take every operator, as HBase applies them over its RPC (their
+    /// `compareTo` answers 0 or 1, so "not equal" reads as "subject less").
     pub fn is_equality_only(&self) -> bool {
         matches!(self, Comparator::Substring(_) | Comparator::Regex(_))
     }

@@ -219,8 +219,14 @@ struct QuotedComparator<'a>(&'a Comparator);
 impl fmt::Display for QuotedComparator<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let operand = match self.0 {
-            Comparator::Binary(b) | Comparator::BinaryPrefix(b) => escape(b),
+            Comparator::Binary(b) | Comparator::BinaryPrefix(b) | Comparator::Bit(_, b) => {
+                escape(b)
+            }
             Comparator::Substring(s) | Comparator::Regex(s) => s.clone(),
+            Comparator::Long(n) => n.to_string(),
+            Comparator::Null => String::new(),
+            Comparator::BigDecimal(d) => d.to_string(),
+            Comparator::BinaryComponent { offset, value } => format!("{offset}:{}", escape(value)),
         };
         write!(
             f,

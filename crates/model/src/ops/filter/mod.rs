@@ -5,6 +5,7 @@
 //! module only describes filters and checks them cheaply.
 
 mod compare;
+mod decimal;
 mod display;
 mod kinds;
 mod parse;
@@ -15,7 +16,8 @@ mod tests;
 
 use bytes::Bytes;
 
-pub use compare::{Comparator, CompareOp};
+pub use compare::{BitOp, Comparator, CompareOp};
+pub use decimal::Decimal;
 pub use kinds::{Chance, ColumnCondition, ColumnPagination, DependentColumn, FuzzyKey};
 pub use parse::{parse_filter, FilterParseError};
 

@@ -26,8 +26,9 @@
 use bytes::Bytes;
 
 use super::{
-    Chance, ColumnCondition, ColumnPagination, ColumnRange, Comparator, CompareOp, DependentColumn,
-    Filter, FilterList, FuzzyKey, ListOp, RowRange, SingleColumnValue, MAX_FILTER_DEPTH,
+    BitOp, Chance, ColumnCondition, ColumnPagination, ColumnRange, Comparator, CompareOp, Decimal,
+    DependentColumn, Filter, FilterList, FuzzyKey, ListOp, RowRange, SingleColumnValue,
+    MAX_FILTER_DEPTH,
 };
 
 /// Longest filter text accepted, in bytes.
@@ -571,14 +572,45 @@ impl Call<'_> {
 
     fn comparator(&self, i: usize) -> Result<Comparator> {
         const EXPECTED: &str = "a comparator 'binary:...', 'binaryprefix:...', \
-                                'substring:...' or 'regexstring:...'";
+                                'substring:...' or 'regexstring:...' (or Strata's 'long:n', \
+                                'bitand:...', 'bitor:...', 'bitxor:...', 'null:', \
+                                'bigdecimal:n', 'binarycomponent:offset:...')";
         let s = self.str(i).map_err(|_| self.wrong(i, EXPECTED))?;
         let (kind, operand) = s.split_once(':').ok_or_else(|| self.wrong(i, EXPECTED))?;
+        let bad_operand = |what: &str| {
+            FilterParseError::new(
+                self.args.get(i).map_or(self.offset, |a| a.offset),
+                format!("comparator '{}': {what}", shorten(kind)),
+            )
+        };
         match kind.to_ascii_lowercase().as_str() {
             "binary" => Ok(Comparator::Binary(decode_binary(operand))),
             "binaryprefix" => Ok(Comparator::BinaryPrefix(decode_binary(operand))),
             "substring" => Ok(Comparator::Substring(operand.to_string())),
             "regexstring" => Ok(Comparator::Regex(operand.to_string())),
+            "long" => operand
+                .trim()
+                .parse()
+                .map(Comparator::Long)
+                .map_err(|_| bad_operand("expected a 64-bit integer")),
+            "bitand" => Ok(Comparator::Bit(BitOp::And, decode_binary(operand))),
+            "bitor" => Ok(Comparator::Bit(BitOp::Or, decode_binary(operand))),
+            "bitxor" => Ok(Comparator::Bit(BitOp::Xor, decode_binary(operand))),
+            "null" if operand.is_empty() => Ok(Comparator::Null),
+            "null" => Err(bad_operand("takes no operand ('null:')")),
+            "bigdecimal" => Decimal::parse(operand)
+                .map(Comparator::BigDecimal)
+                .ok_or_else(|| bad_operand("expected a decimal number such as -12.50")),
+            "binarycomponent" => {
+                let (offset, value) = operand
+                    .split_once(':')
+                    .and_then(|(o, v)| Some((o.trim().parse().ok()?, v)))
+                    .ok_or_else(|| bad_operand("expected 'binarycomponent:offset:bytes'"))?;
+                Ok(Comparator::BinaryComponent {
+                    offset,
+                    value: decode_binary(value),
+                })
+            }
             _ => Err(FilterParseError::new(
                 self.args.get(i).map_or(self.offset, |a| a.offset),
                 format!(

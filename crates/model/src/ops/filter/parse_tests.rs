@@ -382,6 +382,10 @@ fn errors_name_the_position_and_expectation() {
         ("RowFilter(=, 'a')", 13, "argument 2 of RowFilter: expected a comparator"),
         ("RowFilter(=, 'bin:a')", 13, "unknown comparator type 'bin'"),
         ("RowFilter(<, 'substring:a')", 0, "invalid filter: substring comparator takes only = and !=, not <"),
+        ("ValueFilter(=, 'long:x')", 15, "comparator 'long': expected a 64-bit integer"),
+        ("ValueFilter(=, 'bigdecimal:1.2.3')", 15, "comparator 'bigdecimal': expected a decimal"),
+        ("ValueFilter(=, 'binarycomponent:a')", 15, "expected 'binarycomponent:offset:bytes'"),
+        ("ValueFilter(=, 'null:x')", 15, "takes no operand"),
         ("SingleColumnValueFilter('cf', 'q', =, 'binary:v', true)", 0, "SingleColumnValueFilter takes 4 arguments"),
         ("SingleColumnValueFilter('', 'q', =, 'binary:v')", 0, "column family must not be empty"),
         ("TimestampsFilter(5, -1)", 0, "timestamp -1 is negative"),
@@ -463,9 +467,30 @@ fn op_and_comparator() -> impl Strategy<Value = (CompareOp, Comparator)> {
     let eq = prop::sample::select(vec![CompareOp::Equal, CompareOp::NotEqual]);
     prop_oneof![
         (op.clone(), bytes_strategy()).prop_map(|(o, v)| (o, Comparator::Binary(v))),
-        (op, bytes_strategy()).prop_map(|(o, v)| (o, Comparator::BinaryPrefix(v))),
+        (op.clone(), bytes_strategy()).prop_map(|(o, v)| (o, Comparator::BinaryPrefix(v))),
         (eq.clone(), text_strategy()).prop_map(|(o, v)| (o, Comparator::Substring(v))),
         (eq, text_strategy()).prop_map(|(o, v)| (o, Comparator::Regex(v))),
+        (op.clone(), any::<i64>()).prop_map(|(o, n)| (o, Comparator::Long(n))),
+        (
+            op.clone(),
+            prop::sample::select(vec![BitOp::And, BitOp::Or, BitOp::Xor]),
+            bytes_strategy()
+        )
+            .prop_map(|(o, b, v)| (o, Comparator::Bit(b, v))),
+        op.clone().prop_map(|o| (o, Comparator::Null)),
+        (op.clone(), any::<i64>(), -40i32..40).prop_map(|(o, n, scale)| {
+            let d = Decimal::parse(&format!("{n}E{}", -scale)).unwrap();
+            (o, Comparator::BigDecimal(d))
+        }),
+        (op, any::<u16>(), bytes_strategy()).prop_map(|(o, offset, value)| {
+            (
+                o,
+                Comparator::BinaryComponent {
+                    offset: u32::from(offset),
+                    value,
+                },
+            )
+        }),
     ]
 }
 
@@ -682,4 +707,35 @@ proptest! {
         let _ = parse_filter(&prefix);
         let _ = parse_filter(&without);
     }
+}
+
+#[test]
+fn numeric_comparators_parse() {
+    assert_eq!(
+        parse_filter("ValueFilter(>=, 'long:-5')").unwrap(),
+        Filter::Value(CompareOp::GreaterOrEqual, Comparator::Long(-5))
+    );
+    assert_eq!(
+        parse_filter("ValueFilter(=, 'bitxor:\\x01')").unwrap(),
+        Filter::Value(
+            CompareOp::Equal,
+            Comparator::Bit(BitOp::Xor, Bytes::from_static(b"\x01"))
+        )
+    );
+    assert_eq!(
+        parse_filter("SingleColumnValueFilter('f', 'q', <, 'bigdecimal:12.50')")
+            .unwrap()
+            .to_string(),
+        "SingleColumnValueFilter('f', 'q', <, 'bigdecimal:12.50')"
+    );
+    assert_eq!(
+        parse_filter("RowFilter(=, 'binarycomponent:2:ab')").unwrap(),
+        Filter::Row(
+            CompareOp::Equal,
+            Comparator::BinaryComponent {
+                offset: 2,
+                value: b("ab")
+            }
+        )
+    );
 }

@@ -9,9 +9,11 @@ mod keys;
 #[cfg(test)]
 mod tests;
 
+use std::collections::BTreeMap;
 use std::ops::RangeInclusive;
 
 use super::compaction::CompactionPolicy;
+use super::custom::{keep_unknown, validate_custom, FAMILY_RESERVED};
 use super::settings::{CachedForm, InMemoryCompaction, KeepDeletedCells, StoragePolicy, Ttl};
 use super::value::{check_range, check_rate};
 use super::{BloomType, Compression, DataBlockEncoding, SchemaError};
@@ -65,6 +67,11 @@ pub struct FamilyDescriptor {
     /// `ROW_CACHE` (Hypertable's query cache): cache whole rows for repeated gets.
     /// Default false.
     pub row_cache: bool,
+    /// `METADATA`: custom values (`ColumnFamilyDescriptorBuilder.setValue` with a key that is
+    /// no setting), kept as given.
+    pub metadata: BTreeMap<String, String>,
+    /// `CONFIGURATION`: custom configuration values that are no setting, kept as given.
+    pub configuration: BTreeMap<String, String>,
 }
 
 impl FamilyDescriptor {
@@ -89,6 +96,25 @@ impl FamilyDescriptor {
             name: name.into(),
             ..FamilyDescriptor::default()
         }
+    }
+
+    /// A `METADATA` value: sets the setting `key` names, or keeps the pair (a key HBase
+    /// reserves without a Strata setting, such as `REPLICATION_SCOPE`, is dropped).
+    ///
+    /// # Errors
+    /// A bad value for a setting.
+    pub fn set_metadata(&mut self, key: &str, value: &str) -> Result<(), SchemaError> {
+        let result = self.set(key, value);
+        keep_unknown(result, &mut self.metadata, &FAMILY_RESERVED, key, value)
+    }
+
+    /// A `CONFIGURATION` value: sets the setting `key` names, or keeps the pair.
+    ///
+    /// # Errors
+    /// A bad value for a setting.
+    pub fn set_configuration(&mut self, key: &str, value: &str) -> Result<(), SchemaError> {
+        let result = self.set(key, value);
+        keep_unknown(result, &mut self.configuration, &[], key, value)
     }
 
     /// Checks the name, every setting's range, and `MIN_VERSIONS <= VERSIONS`.
@@ -125,6 +151,8 @@ impl FamilyDescriptor {
         if let CompactionPolicy::DateTiered(d) = &self.compaction_policy {
             d.validate()?;
         }
+        validate_custom("METADATA", &self.metadata)?;
+        validate_custom("CONFIGURATION", &self.configuration)?;
         Ok(())
     }
 }
@@ -151,6 +179,8 @@ impl Default for FamilyDescriptor {
             storage_policy: StoragePolicy::Hot,
             compaction_policy: CompactionPolicy::Exploring,
             row_cache: false,
+            metadata: BTreeMap::new(),
+            configuration: BTreeMap::new(),
         }
     }
 }

@@ -7,12 +7,13 @@ mod settings;
 #[cfg(test)]
 mod tests;
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::ops::RangeInclusive;
 
 pub use name::TableName;
 pub use settings::{Durability, SplitPolicy};
 
+use super::custom::{keep_unknown, validate_custom, TABLE_RESERVED};
 use super::family::FamilyDescriptor;
 use super::value::check_range;
 use super::SchemaError;
@@ -36,6 +37,11 @@ pub struct TableDescriptor {
     pub split_policy: SplitPolicy,
     /// `READONLY`: reject every mutation. Default false.
     pub read_only: bool,
+    /// `METADATA`: custom values (`TableDescriptorBuilder.setValue` with a key that is no
+    /// setting), kept as given.
+    pub metadata: BTreeMap<String, String>,
+    /// `CONFIGURATION`: custom configuration values that are no setting, kept as given.
+    pub configuration: BTreeMap<String, String>,
 }
 
 impl TableDescriptor {
@@ -98,6 +104,26 @@ impl TableDescriptor {
         self
     }
 
+    /// A `METADATA` value: sets the setting `key` names, or keeps the pair (a key HBase
+    /// reserves without a Strata setting, such as `PRIORITY`, is dropped).
+    ///
+    /// # Errors
+    /// A bad value for a setting.
+    pub fn set_metadata(&mut self, key: &str, value: &str) -> Result<(), SchemaError> {
+        let result = self.set(key, value);
+        keep_unknown(result, &mut self.metadata, &TABLE_RESERVED, key, value)
+    }
+
+    /// A `CONFIGURATION` value: sets the setting `key` names (HBase's configuration keys
+    /// such as `hbase.hregion.max.filesize`), or keeps the pair.
+    ///
+    /// # Errors
+    /// A bad value for a setting.
+    pub fn set_configuration(&mut self, key: &str, value: &str) -> Result<(), SchemaError> {
+        let result = self.set(key, value);
+        keep_unknown(result, &mut self.configuration, &[], key, value)
+    }
+
     /// The family named `name`, if declared.
     pub fn family(&self, name: &[u8]) -> Option<&FamilyDescriptor> {
         self.families.iter().find(|f| f.name.as_bytes() == name)
@@ -127,6 +153,8 @@ impl TableDescriptor {
             self.memstore_flushsize,
             Self::MEMSTORE_FLUSHSIZE_RANGE,
         )?;
+        validate_custom("METADATA", &self.metadata)?;
+        validate_custom("CONFIGURATION", &self.configuration)?;
         if self.families.is_empty() {
             return Err(SchemaError::NoFamilies {
                 table: self.name.to_string(),
@@ -156,6 +184,8 @@ impl Default for TableDescriptor {
             memstore_flushsize: Self::DEFAULT_MEMSTORE_FLUSHSIZE,
             split_policy: SplitPolicy::IncreasingToUpperBound,
             read_only: false,
+            metadata: BTreeMap::new(),
+            configuration: BTreeMap::new(),
         }
     }
 }

@@ -31,6 +31,36 @@ async fn describe_shows_settings_and_regions() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn custom_values_are_stored_and_described() {
+    let c = Cluster::start().await;
+    let out = c
+        .run(
+            "create 't', {NAME => 'f', METADATA => {'fk' => 'fv'}, \
+             CONFIGURATION => {'hbase.x' => '1'}}, {METADATA => {'owner' => 'team-a'}}\n\
+             alter 't', METADATA => {'k2' => 'v2'}\n\
+             describe 't'",
+        )
+        .await;
+    let table = out
+        .lines()
+        .find(|l| l.starts_with("t, {TABLE_ATTRIBUTES"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(
+        table.ends_with(", METADATA => {'k2' => 'v2', 'owner' => 'team-a'}}}"),
+        "{table}"
+    );
+    let family = out
+        .lines()
+        .find(|l| l.starts_with("{NAME => 'f'"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(
+        family.ends_with(", METADATA => {'fk' => 'fv'}, CONFIGURATION => {'hbase.x' => '1'}}"),
+        "{family}"
+    );
+    c.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn alter_adds_a_family_and_changes_versions() {
     let c = Cluster::start().await;
     let out = c
@@ -116,6 +146,7 @@ async fn truncate_empties_and_optionally_keeps_regions() {
              truncate_preserve 't'\n\
              count 't'\n\
              put 't', 'a', 'f:q', 'v', 1\n\
+             disable 't'\n\
              truncate 't'\n\
              scan 't'\n\
              describe 't'",
@@ -124,13 +155,15 @@ async fn truncate_empties_and_optionally_keeps_regions() {
     assert!(
         out.starts_with(
             "Created table t\n\
-             Truncating 't' table (preserving its regions) (it may take a while):\nDone.\n\
+             Truncating 't' table (preserving its regions) (it may take a while):\n\
+             Disabling table...\nTruncating table...\nDone.\n\
              0 row(s)\n\
-             Truncating 't' table (it may take a while):\nDone.\n\
+             Truncating 't' table (it may take a while):\nTruncating table...\nDone.\n\
              ROW                            COLUMN+CELL\n0 row(s)\n"
         ),
         "{out}"
     );
+    assert!(out.contains("\nTable t is ENABLED\n"), "{out}");
     assert!(squeeze(&out).ends_with("\n1 region(s)"), "{out}");
     c.stop().await;
 }

@@ -57,10 +57,10 @@ async fn disabled_tables_refuse_reads_and_writes() {
     assert_eq!(
         out,
         "Created table t\n\
+         ERROR: table t is not enabled\n\
+         ERROR: table t is not enabled\n\
          ERROR: table t is disabled\n\
-         ERROR: table t is disabled\n\
-         ERROR: table t is disabled\n\
-         ERROR: table t is enabled; disable it first\n\
+         ERROR: table t is enabled\n\
          0 row(s)\n"
     );
     c.stop().await;

@@ -1,16 +1,15 @@
-//! The executor against a standalone server in a temporary directory, by concern. Each test
+//! The executor against a one-process Strata in a temporary directory, by concern. Each test
 //! runs shell statements and checks the text they print.
 
 mod data;
 mod ddl;
 mod errors;
+mod namespace;
 mod references;
 mod tools;
 
-use std::time::Duration;
-
 use strata_client::Connection;
-use strata_master::{Standalone, StandaloneConfig};
+use strata_testkit::Single;
 use tempfile::TempDir;
 
 use crate::shell::exec::report;
@@ -21,22 +20,15 @@ use crate::shell::statements::StatementReader;
 /// A server, a connection to it, and the directory it lives in.
 pub(super) struct Cluster {
     pub(super) conn: Connection,
-    server: Option<Standalone>,
+    server: Option<Single>,
     _dir: TempDir,
 }
 
 impl Cluster {
     pub(super) async fn start() -> Cluster {
         let dir = tempfile::tempdir().unwrap();
-        let mut config = StandaloneConfig::new(dir.path());
-        config.listen = "127.0.0.1:0".parse().unwrap();
-        config.upkeep_interval = Duration::from_millis(100);
-        config.server.memtable_budget_bytes = 64 << 20;
-        config.server.block_cache_bytes = 8 << 20;
-        let server = Standalone::start(config).await.unwrap();
-        let conn = Connection::connect(&server.addr().to_string())
-            .await
-            .unwrap();
+        let server = Single::start(dir.path());
+        let conn = Connection::connect(&server.address()).await.unwrap();
         Cluster {
             conn,
             server: Some(server),
@@ -63,9 +55,22 @@ impl Cluster {
             .collect()
     }
 
+    /// `status 'simple'`'s output once `ready` holds for it (load reports come every few
+    /// seconds), or its last output after 30 s.
+    pub(super) async fn status_until(&self, ready: impl Fn(&str) -> bool) -> String {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        loop {
+            let out = self.run("status 'simple'").await;
+            if ready(&out) || std::time::Instant::now() > deadline {
+                return out;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+        }
+    }
+
     pub(super) async fn stop(mut self) {
         if let Some(server) = self.server.take() {
-            server.shutdown().await.unwrap();
+            server.stop().unwrap();
         }
     }
 }

@@ -54,7 +54,6 @@ import org.apache.hadoop.hbase.filter.FirstKeyValueMatchingQualifiersFilter;
 import org.apache.hadoop.hbase.filter.FuzzyRowFilter;
 import org.apache.hadoop.hbase.filter.InclusiveStopFilter;
 import org.apache.hadoop.hbase.filter.KeyOnlyFilter;
-import org.apache.hadoop.hbase.filter.LongComparator;
 import org.apache.hadoop.hbase.filter.MultiRowRangeFilter;
 import org.apache.hadoop.hbase.filter.PageFilter;
 import org.apache.hadoop.hbase.filter.PrefixFilter;
@@ -78,16 +77,24 @@ import org.apache.hadoop.hbase.util.Pair;
  * one line; the run ends with "N passed, M failed" and exits non-zero on any failure.
  */
 public final class ClientTest {
-  private static final byte[] F = Bytes.toBytes("f");
+  static final byte[] F = Bytes.toBytes("f");
   private static final byte[] G = Bytes.toBytes("g");
   private static int passed;
   private static int failed;
 
-  private interface Check {
+  static String summary() {
+    return passed + " passed, " + failed + " failed";
+  }
+
+  static int failures() {
+    return failed;
+  }
+
+  interface Check {
     void run() throws Exception;
   }
 
-  private static void check(String name, Check c) {
+  static void check(String name, Check c) {
     try {
       c.run();
       passed++;
@@ -105,7 +112,7 @@ public final class ClientTest {
     }
   }
 
-  private static void eq(Object want, Object got, String what) {
+  static void eq(Object want, Object got, String what) {
     boolean same = want == null ? got == null
         : (want instanceof byte[] && got instanceof byte[])
             ? Arrays.equals((byte[]) want, (byte[]) got) : want.equals(got);
@@ -116,13 +123,13 @@ public final class ClientTest {
     }
   }
 
-  private static void yes(boolean cond, String what) {
+  static void yes(boolean cond, String what) {
     if (!cond) {
       throw new AssertionError(what);
     }
   }
 
-  private static byte[] b(String s) {
+  static byte[] b(String s) {
     return Bytes.toBytes(s);
   }
 
@@ -130,7 +137,7 @@ public final class ClientTest {
     return String.format("r%03d", i);
   }
 
-  private static List<String> rows(ResultScanner scanner) throws IOException {
+  static List<String> rows(ResultScanner scanner) throws IOException {
     List<String> out = new ArrayList<>();
     for (Result r : scanner) {
       out.add(Bytes.toString(r.getRow()));
@@ -147,7 +154,7 @@ public final class ClientTest {
     return out;
   }
 
-  private static void createTable(Admin admin, TableName name, int versions, byte[][] splits)
+  static void createTable(Admin admin, TableName name, int versions, byte[][] splits)
       throws IOException {
     if (admin.tableExists(name)) {
       if (admin.isTableEnabled(name)) {
@@ -204,9 +211,11 @@ public final class ClientTest {
         }
       });
       splitUnderScan(admin, conn, scans);
+      CompatCases.run(conn, admin);
       if (args.length > 1) {
         serverRestart(conn, scans, args[1]);
       }
+      CompatCases.afterRestart(admin);
       check("drop tables", () -> {
         for (TableName n : new TableName[] {data, scans}) {
           admin.disableTable(n);
@@ -711,21 +720,6 @@ public final class ClientTest {
       eq(1, r.size(), "only the ts=100 cell");
     });
     moreFilters(t);
-    check("an unsupported comparator is refused with DoNotRetryIOException", () -> {
-      try {
-        filtered(t, new Scan().setFilter(
-            new ValueFilter(CompareOperator.EQUAL, new LongComparator(5L))));
-        throw new AssertionError("no exception");
-      } catch (IOException | RuntimeException e) {
-        Throwable c = e;
-        boolean named = false;
-        while (c != null) {
-          named |= String.valueOf(c.getMessage()).contains("LongComparator");
-          c = c.getCause();
-        }
-        yes(named, "names the comparator: " + e);
-      }
-    });
   }
 
   /** Family:qualifier@value of a result's cells, in order. */

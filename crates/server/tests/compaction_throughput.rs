@@ -1,0 +1,69 @@
+//! The compaction throughput limit changes at run time: a new limit reaches every open
+//! region of every server built from the config, and regions opened afterwards start with it.
+
+#![allow(clippy::unwrap_used)]
+
+use bytes::Bytes;
+use strata_model::schema::{FamilyDescriptor, TableDescriptor, TableName};
+use strata_server::compaction_throughput::CompactionThroughput;
+use strata_server::{RegionServer, ServerConfig};
+use strata_storage::compaction::throughput::ThroughputConfig;
+use strata_storage::manifest::RegionInfo;
+
+fn table() -> TableDescriptor {
+    TableDescriptor::new(TableName::parse("t").unwrap()).with_family(FamilyDescriptor::new("f"))
+}
+
+fn info(id: u64, start: &'static str, end: &'static str) -> RegionInfo {
+    RegionInfo {
+        table: "t".into(),
+        region_id: id,
+        start_row: Bytes::from_static(start.as_bytes()),
+        end_row: Bytes::from_static(end.as_bytes()),
+    }
+}
+
+fn limit(server: &RegionServer, id: u64) -> ThroughputConfig {
+    server
+        .hosted(id)
+        .unwrap()
+        .region
+        .compaction_options()
+        .throughput
+}
+
+#[test]
+fn a_new_limit_reaches_open_regions_and_regions_opened_later() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = ThroughputConfig {
+        lower_bytes_per_sec: 10 << 20,
+        upper_bytes_per_sec: 20 << 20,
+        enabled: true,
+    };
+    let mut config = ServerConfig::new(dir.path(), "test:0").with_memory_budget(64 << 20);
+    config.compaction_throughput = CompactionThroughput::new(first);
+    let live = config.compaction_throughput.clone();
+    let server = RegionServer::open(config).unwrap();
+    server.open_region(&table(), &info(1, "", "m")).unwrap();
+    assert_eq!(limit(&server, 1), first);
+
+    let second = ThroughputConfig {
+        lower_bytes_per_sec: 1 << 20,
+        upper_bytes_per_sec: 2 << 20,
+        enabled: true,
+    };
+    live.set(second);
+    assert_eq!(live.get(), second);
+    assert_eq!(limit(&server, 1), second);
+    server.open_region(&table(), &info(2, "m", "")).unwrap();
+    assert_eq!(limit(&server, 2), second);
+
+    let off = ThroughputConfig {
+        enabled: false,
+        ..second
+    };
+    live.set(off);
+    assert_eq!(limit(&server, 1), off);
+    assert_eq!(limit(&server, 2), off);
+    server.shutdown().unwrap();
+}

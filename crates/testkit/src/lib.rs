@@ -1,0 +1,165 @@
+//! Fixtures for Strata's tests (a dev-dependency only). [`Single`] is `strata standalone` in
+//! the test's own process: the cluster's master and one region server over the embedded
+//! coordination store on a directory the test owns (RFC 0019, "A cluster of one"), with the
+//! data and admin services, HBase RPC and the HTTP endpoint on free loopback ports.
+#![allow(clippy::unwrap_used)]
+
+mod logs;
+
+pub use logs::Captured;
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use strata_cluster_node::serve::Endpoints;
+use strata_cluster_node::single::{self, SingleConfig};
+use strata_server::{DataService, RegionServer, ServerConfig};
+
+/// Settings for a [`Single`] on `dir`: ports picked by the system, every endpoint on, small
+/// memory settings, no periodic janitor.
+pub fn config(dir: &Path) -> SingleConfig {
+    let mut server = ServerConfig::new(dir.to_path_buf(), String::new());
+    server.memtable_budget_bytes = 64 << 20;
+    server.block_cache_bytes = 8 << 20;
+    let any: SocketAddr = "127.0.0.1:0".parse().unwrap();
+    let mut config = SingleConfig::new(server, any);
+    config.endpoints = Endpoints {
+        http: Some(any),
+        hbase_rpc: Some(any),
+        ..Endpoints::default()
+    };
+    config.janitor_every = Duration::ZERO;
+    config
+}
+
+/// A one-process Strata running on threads of the test's process; stopped (regions flushed
+/// and closed) by [`Single::stop`] or when dropped.
+pub struct Single {
+    /// Where the data and admin services listen (gRPC and the framed protocol).
+    pub addr: SocketAddr,
+    /// Where HBase RPC listens, if it runs.
+    pub hbase_rpc: Option<SocketAddr>,
+    /// Where the HTTP endpoint listens, if it runs.
+    pub http: Option<SocketAddr>,
+    data: DataService,
+    stop: Arc<AtomicBool>,
+    running: Option<JoinHandle<Result<(), String>>>,
+}
+
+impl Single {
+    /// Starts one on `dir` with [`config`]'s settings.
+    ///
+    /// # Panics
+    /// It did not start.
+    pub fn start(dir: &Path) -> Single {
+        Single::start_with(config(dir)).unwrap()
+    }
+
+    /// Starts one with `config`, returning once it listens.
+    ///
+    /// # Errors
+    /// Why it did not start (the root in use, a port taken, recovery).
+    pub fn start_with(config: SingleConfig) -> Result<Single, String> {
+        let stop = Arc::new(AtomicBool::new(false));
+        let (tx, rx) = mpsc::channel();
+        let running = {
+            let stop = stop.clone();
+            std::thread::Builder::new()
+                .name("single".into())
+                .spawn(move || {
+                    single::run(
+                        config,
+                        &stop,
+                        |_| {},
+                        |node| {
+                            let _ = tx.send((
+                                node.addr,
+                                node.hbase_rpc,
+                                node.http,
+                                node.data().clone(),
+                            ));
+                        },
+                    )
+                })
+                .map_err(|e| e.to_string())?
+        };
+        match rx.recv() {
+            Ok((addr, hbase_rpc, http, data)) => Ok(Single {
+                addr,
+                hbase_rpc,
+                http,
+                data,
+                stop,
+                running: Some(running),
+            }),
+            Err(_) => Err(running
+                .join()
+                .map_err(|_| "it panicked while starting".to_string())?
+                .err()
+                .unwrap_or_else(|| "it stopped while starting".into())),
+        }
+    }
+
+    /// Where the data and admin services listen.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The address as clients spell it.
+    pub fn address(&self) -> String {
+        self.addr.to_string()
+    }
+
+    /// The HBase RPC listener's address.
+    ///
+    /// # Panics
+    /// HBase RPC is off.
+    pub fn hbase_rpc(&self) -> SocketAddr {
+        self.hbase_rpc.expect("HBase RPC is on")
+    }
+
+    /// The HTTP endpoint's address.
+    ///
+    /// # Panics
+    /// The HTTP endpoint is off.
+    pub fn http(&self) -> SocketAddr {
+        self.http.expect("the HTTP endpoint is on")
+    }
+
+    /// The data service (behind the region server's lease gate), for a front end in the
+    /// test's process.
+    pub fn data(&self) -> &DataService {
+        &self.data
+    }
+
+    /// The region server.
+    pub fn region_server(&self) -> &Arc<RegionServer> {
+        self.data.region_server()
+    }
+
+    /// Stops it: every region flushed and closed, the master resigned.
+    ///
+    /// # Errors
+    /// The clean shutdown failed (the reason).
+    pub fn stop(mut self) -> Result<(), String> {
+        self.finish()
+    }
+
+    fn finish(&mut self) -> Result<(), String> {
+        self.stop.store(true, Ordering::SeqCst);
+        match self.running.take() {
+            Some(running) => running.join().map_err(|_| "it panicked".to_string())?,
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for Single {
+    fn drop(&mut self) {
+        let _ = self.finish();
+    }
+}

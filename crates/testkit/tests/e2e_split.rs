@@ -1,0 +1,150 @@
+//! Regions split under load (automatically, by size) while scanners run, and explicit
+//! split and merge through the admin API.
+#![allow(clippy::unwrap_used)]
+
+mod support;
+
+use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use strata_client::{Connection, Table};
+use strata_model::ops::{Get, Put, Scan};
+use support::{b, key, start, table};
+
+const PRELOADED: u64 = 3000;
+
+fn value(i: u64) -> Bytes {
+    Bytes::from(vec![(i % 251) as u8; 1000])
+}
+
+async fn load(t: &Table, range: std::ops::Range<u64>) {
+    let puts: Vec<Put> = range
+        .map(|i| Put::new(key(i)).add(b("f"), b("q"), value(i)))
+        .collect();
+    for chunk in puts.chunks(200) {
+        t.put_many(chunk).await.unwrap();
+    }
+}
+
+/// Scans the whole table, checking rows come in order, each once, and all preloaded ones.
+async fn check_scan(t: &Table, reversed: bool) {
+    let mut scanner = t.scan(&Scan {
+        reversed,
+        caching: Some(50),
+        ..Scan::default()
+    });
+    let mut seen = BTreeSet::new();
+    let mut last: Option<Bytes> = None;
+    while let Some(row) = scanner.next_row().await.unwrap() {
+        let r = row[0].row.clone();
+        if let Some(l) = &last {
+            assert!(if reversed { r < *l } else { r > *l }, "out of order");
+        }
+        assert!(seen.insert(r.clone()), "row seen twice");
+        last = Some(r);
+    }
+    for i in 0..PRELOADED {
+        assert!(seen.contains(&key(i)), "row {i} missing");
+    }
+}
+
+async fn regions(conn: &Connection) -> usize {
+    conn.admin().regions("t").await.unwrap().len()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn regions_split_under_load_and_scanners_see_every_row_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let (server, conn) = start(dir.path()).await;
+    let mut schema = table("t", &["f"]);
+    schema.set("MEMSTORE_FLUSHSIZE", "1MB").unwrap();
+    schema.set("MAX_FILESIZE", "8MB").unwrap();
+    conn.admin().create_table(&schema, &[]).await.unwrap();
+    let t = conn.table("t").unwrap();
+    load(&t, 0..PRELOADED).await;
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let writer = {
+        let t = t.clone();
+        let stop = stop.clone();
+        tokio::spawn(async move {
+            let mut next = PRELOADED;
+            while !stop.load(Ordering::Relaxed) && next < PRELOADED * 3 {
+                load(&t, next..next + 200).await;
+                next += 200;
+            }
+            next
+        })
+    };
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let mut scans = 0;
+    while (regions(&conn).await < 3 || scans < 4) && Instant::now() < deadline {
+        check_scan(&t, scans % 2 == 1).await;
+        scans += 1;
+    }
+    stop.store(true, Ordering::Relaxed);
+    let written = writer.await.unwrap();
+    let n = regions(&conn).await;
+    assert!(n >= 3, "only {n} regions after the load");
+
+    // Every written row is readable, and a final scan sees them all exactly once.
+    for i in (0..written).step_by(97) {
+        let got = t.get(&Get::new(key(i))).await.unwrap();
+        assert_eq!(got[0].value, value(i), "row {i}");
+    }
+    let all = t.scan_all(&Scan::default()).await.unwrap();
+    assert_eq!(all.len() as u64, written);
+
+    // Region boundaries tile the key space.
+    let locs = conn.admin().regions("t").await.unwrap();
+    assert!(locs[0].start_row.is_empty() && locs[locs.len() - 1].end_row.is_empty());
+    for w in locs.windows(2) {
+        assert_eq!(w[0].end_row, w[1].start_row);
+    }
+    server.stop().unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn explicit_split_and_merge_keep_every_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let (server, conn) = start(dir.path()).await;
+    let admin = conn.admin();
+    admin.create_table(&table("t", &["f"]), &[]).await.unwrap();
+    let t = conn.table("t").unwrap();
+    load(&t, 0..500).await;
+
+    admin.split("t", Some(key(250))).await.unwrap();
+    let locs = admin.regions("t").await.unwrap();
+    assert_eq!(locs.len(), 2);
+    assert_eq!(locs[0].end_row, key(250));
+    assert_eq!(t.scan_all(&Scan::default()).await.unwrap().len(), 500);
+    // Writes land in the daughters.
+    load(&t, 500..600).await;
+
+    admin
+        .merge("t", locs[1].region_id, locs[0].region_id)
+        .await
+        .unwrap();
+    let merged = admin.regions("t").await.unwrap();
+    assert_eq!(merged.len(), 1);
+    assert!(merged[0].start_row.is_empty() && merged[0].end_row.is_empty());
+    assert_eq!(t.scan_all(&Scan::default()).await.unwrap().len(), 600);
+
+    // Upkeep compacts the references away and the janitor removes the parents' directories;
+    // data survives a restart.
+    let table_dir = dir.path().join("tables").join("default").join("t");
+    let region_dirs = || std::fs::read_dir(&table_dir).unwrap().count();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while region_dirs() > 1 && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(region_dirs(), 1, "parents not cleaned up");
+    server.stop().unwrap();
+    let (server, conn) = start(dir.path()).await;
+    let t = conn.table("t").unwrap();
+    assert_eq!(t.scan_all(&Scan::default()).await.unwrap().len(), 600);
+    server.stop().unwrap();
+}

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Fault is one line of the harness's fault log: a fault kind injected and healed.
+type Fault struct {
+	Kind           string `json:"kind"`
+	InjectedUnixNs int64  `json:"injected_unix_ns"`
+	HealedUnixNs   int64  `json:"healed_unix_ns"`
+}
+
+// ReadFaults reads the harness's fault log (JSON lines).
+func ReadFaults(path string) ([]Fault, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var faults []Fault
+	scanner := bufio.NewScanner(f)
+	for scanner.Scan() {
+		if strings.TrimSpace(scanner.Text()) == "" {
+			continue
+		}
+		var ft Fault
+		if err := json.Unmarshal(scanner.Bytes(), &ft); err != nil {
+			return nil, fmt.Errorf("%s: %v", path, err)
+		}
+		faults = append(faults, ft)
+	}
+	sort.Slice(faults, func(i, j int) bool { return faults[i].InjectedUnixNs < faults[j].InjectedUnixNs })
+	return faults, scanner.Err()
+}
+
+// Figures of one fault kind, over every time it was injected.
+type Figures struct {
+	Kind              string
+	Times             int
+	Attempted, Acked  int
+	Unknown           int
+	Anomalies         int
+	LostAcked         int
+	WritableDelays    []time.Duration // per row and injection: first answered write after the heal
+	RowsNeverWritable int
+}
+
+func isWrite(op string) bool { return op != "read" }
+
+// PerFault attributes each operation to the fault whose window (from its injection to the
+// next one's) it was invoked in, and measures per row the time from the heal to the first
+// answered write completed after it (the row was writable again then; rows are written
+// every few hundred milliseconds, which bounds how late this is seen).
+func PerFault(h *History, faults []Fault, anomalousRows map[string]int64, lost []LostWrite) []*Figures {
+	// Operations before the first fault (the workload starts a few seconds earlier) are a
+	// window of their own.
+	faults = append([]Fault{{Kind: "(before faults)", InjectedUnixNs: h.StartUnixNs, HealedUnixNs: h.StartUnixNs}}, faults...)
+	byKind := map[string]*Figures{}
+	var kinds []string
+	mono := func(unixNs int64) int64 { return unixNs - h.StartUnixNs }
+	for i, f := range faults {
+		fig, ok := byKind[f.Kind]
+		if !ok {
+			fig = &Figures{Kind: f.Kind}
+			byKind[f.Kind] = fig
+			kinds = append(kinds, f.Kind)
+		}
+		fig.Times++
+		start, end := mono(f.InjectedUnixNs), int64(1<<62)
+		if i+1 < len(faults) {
+			end = mono(faults[i+1].InjectedUnixNs)
+		}
+		healed := mono(f.HealedUnixNs)
+		first := map[string]int64{}
+		rows := map[string]bool{}
+		for _, r := range h.Records {
+			if isWrite(r.Op) {
+				rows[r.Row] = true
+			}
+			if r.InvokedNs >= start && r.InvokedNs < end {
+				fig.Attempted++
+				switch r.Outcome {
+				case "ok":
+					fig.Acked++
+				case "unknown":
+					fig.Unknown++
+				}
+			}
+			if isWrite(r.Op) && r.Outcome == "ok" && r.CompletedNs >= healed && r.InvokedNs < end {
+				if t, seen := first[r.Row]; !seen || r.CompletedNs < t {
+					first[r.Row] = r.CompletedNs
+				}
+			}
+		}
+		for row := range rows {
+			if t, ok := first[row]; ok {
+				fig.WritableDelays = append(fig.WritableDelays, time.Duration(t-healed))
+			} else {
+				fig.RowsNeverWritable++
+			}
+		}
+		for _, at := range anomalousRows {
+			if at >= start && at < end {
+				fig.Anomalies++
+			}
+		}
+		for _, l := range lost {
+			if l.AckedNs >= start && l.AckedNs < end {
+				fig.LostAcked++
+			}
+		}
+	}
+	out := make([]*Figures, 0, len(kinds))
+	for _, k := range kinds {
+		out = append(out, byKind[k])
+	}
+	return out
+}
+
+func quantile(d []time.Duration, q float64) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	s := append([]time.Duration(nil), d...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[int(q*float64(len(s)-1)+0.5)]
+}
+
+// PrintFigures writes the per-fault-kind table.
+func PrintFigures(w io.Writer, figs []*Figures) {
+	fmt.Fprintf(w, "%-20s %5s %9s %7s %7s %9s %9s %14s %12s\n", "fault", "times", "attempted", "acked",
+		"unknown", "anomalies", "lost-ack", "writable-p50", "writable-max")
+	for _, f := range figs {
+		worst := fmt.Sprintf("%.2fs", quantile(f.WritableDelays, 1).Seconds())
+		if f.RowsNeverWritable > 0 {
+			worst = fmt.Sprintf("never(%d rows)", f.RowsNeverWritable)
+		}
+		fmt.Fprintf(w, "%-20s %5d %9d %7d %7d %9d %9d %13.2fs %12s\n", f.Kind, f.Times, f.Attempted, f.Acked,
+			f.Unknown, f.Anomalies, f.LostAcked, quantile(f.WritableDelays, 0.5).Seconds(), worst)
+	}
+}

@@ -1,0 +1,5 @@
+module github.com/strata-db/strata/tools/linearizability
+
+go 1.21
+
+require github.com/anishathalye/porcupine v1.3.1
