@@ -24,7 +24,7 @@ use strata_storage::manifest::RegionInfo;
 
 use crate::names::region_id;
 use crate::recovered::replay_recovered;
-use crate::schema::get_schema;
+use crate::schema::SchemaCache;
 use crate::serve::micros_since_epoch;
 
 /// Where an open stands.
@@ -83,6 +83,8 @@ struct Shared<K> {
     /// touched under `slots`' lock, so an open is never queued after the last running one
     /// looked.
     queued: Mutex<std::collections::VecDeque<(String, u64)>>,
+    /// Schemas decoded once per change, not once per region opened.
+    schemas: SchemaCache,
 }
 
 /// Regions of a cluster opened on a [`RegionServer`] over the shared root. Opens run on
@@ -111,6 +113,7 @@ impl<K: Kv + Send + Sync + 'static> StorageHost<K> {
                 root,
                 slots: Mutex::new(BTreeMap::new()),
                 queued: Mutex::default(),
+                schemas: SchemaCache::default(),
                 opening: AtomicUsize::new(0),
                 most_opening: AtomicUsize::new(0),
                 on_invalid_open: None,
@@ -265,7 +268,7 @@ impl<K: Kv> Shared<K> {
             .map_err(|e| e.to_string())?
             .ok_or_else(|| format!("region {region} has no record"))?;
         let record = RegionRecord::decode(&record.value).map_err(|e| e.to_string())?;
-        let schema = get_schema(self.kv.as_ref(), &self.layout, &table)?;
+        let schema = self.schemas.get(self.kv.as_ref(), &self.layout, &table)?;
         let info = RegionInfo {
             table: schema.name.to_string(),
             region_id: id,

@@ -19,7 +19,7 @@ use strata_cluster::etcd::EtcdKv;
 use strata_cluster::host::RegionHost;
 use strata_cluster::kv::{Kv, LeaseId};
 use strata_cluster::layout::Layout;
-use strata_cluster::node::TICK;
+use strata_cluster::node::{BUSY_TICK, TICK};
 use strata_cluster::regionserver::RegionServer as Coordination;
 use strata_proto::pb::ErrorCode;
 use strata_server::{DataService, RegionServer};
@@ -399,7 +399,7 @@ fn tick_until_done<K: Kv, H: RegionHost>(
             serving_count = n;
             (calls.report)(&format!("serving {n} regions"));
         }
-        std::thread::sleep(TICK);
+        std::thread::sleep(if rs.busy(now) { BUSY_TICK } else { TICK });
     }
 }
 

@@ -3,6 +3,8 @@
 //! checks: `crate::namespace::put_schema`), and read by the region servers that open its
 //! regions.
 
+use std::sync::Arc;
+
 use prost::Message;
 use strata_cluster::kv::{Compare, Kv, Op, Txn};
 use strata_cluster::layout::Layout;
@@ -31,6 +33,45 @@ pub fn get_schema<K: Kv + ?Sized>(
     let schema = pb::TableSchema::decode(found.value.as_slice())
         .map_err(|e| format!("schema of {table}: {e}"))?;
     table_from_pb(schema).map_err(|e| format!("schema of {table}: {e}"))
+}
+
+/// Tables' schemas as last read, by table: (the schema key's revision, the schema). A region
+/// open reads the key (cheap) but decodes the schema only when it changed, so a start opening
+/// 10,000 regions of one table decodes it once.
+#[derive(Default)]
+pub struct SchemaCache {
+    by_table: parking_lot::Mutex<std::collections::HashMap<String, (i64, Arc<TableDescriptor>)>>,
+}
+
+impl SchemaCache {
+    /// `table`'s schema, as [`get_schema`] reads it.
+    ///
+    /// # Errors
+    /// As [`get_schema`].
+    pub fn get<K: Kv + ?Sized>(
+        &self,
+        kv: &K,
+        layout: &Layout,
+        table: &str,
+    ) -> Result<Arc<TableDescriptor>, String> {
+        let found = kv
+            .get(&schema_key(layout, table))
+            .map_err(|e| e.to_string())?
+            .ok_or_else(|| format!("no schema recorded for table {table}"))?;
+        if let Some((rev, schema)) = self.by_table.lock().get(table) {
+            if *rev == found.mod_revision {
+                return Ok(schema.clone());
+            }
+        }
+        let schema = pb::TableSchema::decode(found.value.as_slice())
+            .map_err(|e| format!("schema of {table}: {e}"))?;
+        let schema =
+            Arc::new(table_from_pb(schema).map_err(|e| format!("schema of {table}: {e}"))?);
+        self.by_table
+            .lock()
+            .insert(table.to_string(), (found.mod_revision, schema.clone()));
+        Ok(schema)
+    }
 }
 
 /// Writes `table`'s new schema if the table is still the incarnation created at revision

@@ -21,6 +21,12 @@ use crate::wal::{Fence, WalError, WalFencer};
 
 /// Interval between ticks.
 pub const TICK: Duration = Duration::from_millis(100);
+/// Interval between ticks of a master or region server whose work is flowing (it committed
+/// or acknowledged something within [`BUSY_WINDOW_MS`]): a procedure's steps then follow
+/// each other within milliseconds instead of one idle tick apart each.
+pub const BUSY_TICK: Duration = Duration::from_millis(5);
+/// How long after its last progress a master or region server keeps ticking at [`BUSY_TICK`].
+pub const BUSY_WINDOW_MS: u64 = 300;
 
 /// The fencer of a cluster whose region servers keep no WAL: there is nothing to fence or split.
 pub struct NoWal;
@@ -108,7 +114,8 @@ pub fn run_master<K: Kv, F: WalFencer>(
     let mut epoch = None;
     report("standing by");
     while !stop.load(Ordering::Relaxed) {
-        master.tick(millis(start));
+        let now = millis(start);
+        master.tick(now);
         if master.epoch() != epoch {
             epoch = master.epoch();
             match epoch {
@@ -119,7 +126,7 @@ pub fn run_master<K: Kv, F: WalFencer>(
                 None => report("standing by"),
             }
         }
-        std::thread::sleep(TICK);
+        std::thread::sleep(if master.busy(now) { BUSY_TICK } else { TICK });
     }
     master.resign();
     report("resigned");
@@ -178,7 +185,7 @@ pub fn run_regionserver<K: Kv, H: RegionHost>(
             serving = n;
             report(&format!("serving {n} regions"));
         }
-        std::thread::sleep(TICK);
+        std::thread::sleep(if rs.busy(now) { BUSY_TICK } else { TICK });
     }
     rs.leave();
     report("left the cluster");

@@ -120,6 +120,8 @@ pub struct RegionServer<K: Kv, H: RegionHost> {
     meter: LoadMeter,
     /// When the next load report is due.
     next_load: Millis,
+    /// When a tick last started an open or wrote acknowledgements.
+    last_progress: Option<Millis>,
     /// The last load reported.
     last_load: Option<ServerLoad>,
     /// The lease of the incarnation this one succeeds, revoked before registering.
@@ -158,6 +160,7 @@ impl<K: Kv, H: RegionHost> RegionServer<K, H> {
             merge_failed: BTreeMap::new(),
             meter: LoadMeter::default(),
             next_load: 0,
+            last_progress: None,
             last_load: None,
             predecessor: None,
             granted: None,
@@ -204,6 +207,14 @@ impl<K: Kv, H: RegionHost> RegionServer<K, H> {
             Phase::Aborted(why) => Some(why),
             _ => None,
         }
+    }
+
+    /// Whether a tick started an open or acknowledged an order within the last
+    /// [`crate::node::BUSY_WINDOW_MS`]: a driver then ticks again after
+    /// [`crate::node::BUSY_TICK`], so a stream of orders is not paced by the idle tick.
+    pub fn busy(&self, now: Millis) -> bool {
+        self.last_progress
+            .is_some_and(|t| now.saturating_sub(t) < crate::node::BUSY_WINDOW_MS)
     }
 
     /// Whether it is registered and its lease valid at `now`.
@@ -549,11 +560,14 @@ impl<K: Kv, H: RegionHost> RegionServer<K, H> {
                         Ack::FailedOpen(epoch)
                     } else if epoch < seen
                         || !self.is_live(now)
-                        || opens >= self.config.opens_per_tick
+                        // Only new opens count: asking after one in flight costs nothing.
+                        || (seen != epoch && opens >= self.config.opens_per_tick)
                     {
                         continue;
                     } else {
-                        opens += 1;
+                        if seen != epoch {
+                            opens += 1;
+                        }
                         self.seen.insert(region.clone(), epoch);
                         match self.host.try_open(&region, epoch) {
                             // Still opening: no acknowledgement yet; asked again next tick.
@@ -608,6 +622,9 @@ impl<K: Kv, H: RegionHost> RegionServer<K, H> {
             if self.acked.get(&region) != Some(&ack) {
                 acks.push((region, ack));
             }
+        }
+        if opens > 0 || !acks.is_empty() {
+            self.last_progress = Some(now);
         }
         for chunk in acks.chunks(MAX_TXN_OPS) {
             let ops = chunk

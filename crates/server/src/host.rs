@@ -448,6 +448,25 @@ impl RegionServer {
         })
         .inspect_err(|e| failed(Work::RegionOpen, place(&info.table, info.region_id), e))?;
         let mut regions = self.regions.write();
+        // Checked again under the write lock: an overlapping region may have opened meanwhile.
+        let clash = if regions.by_id.contains_key(&info.region_id) {
+            Some(format!("region {} is already open", info.region_id))
+        } else {
+            regions
+                .overlapping(&info.table, &info.start_row, &info.end_row)
+                .map(|other| {
+                    format!(
+                        "region {} overlaps open region {other} of {}",
+                        info.region_id, info.table
+                    )
+                })
+        };
+        if let Some(clash) = clash {
+            drop(regions);
+            // Never served: its edits stay in the WAL for whoever opens it next.
+            region.abandon();
+            return Err(Error::InvalidArgument(clash));
+        }
         regions
             .by_table
             .entry(info.table.clone())
@@ -691,15 +710,21 @@ fn place(table: &str, region: u64) -> Place<'_> {
 }
 
 impl Regions {
+    /// An open region of `table` overlapping `[start, end)`, if any. Open regions of a table
+    /// never overlap (each open is checked here), so only the last one starting before `end`
+    /// can: an earlier one ends at or before that one's start. One lookup, not a walk over
+    /// every region (a start opening 10,000 regions made that quadratic).
     fn overlapping(&self, table: &str, start: &Bytes, end: &Bytes) -> Option<u64> {
         let starts = self.by_table.get(table)?;
-        starts.values().copied().find(|id| {
-            self.by_id.get(id).is_some_and(|h| {
-                let info = h.region.info();
-                let before = !end.is_empty() && end.as_ref() <= info.start_row.as_ref();
-                let after = !info.end_row.is_empty() && info.end_row.as_ref() <= start.as_ref();
-                !(before || after)
-            })
-        })
+        let (_, &id) = if end.is_empty() {
+            starts.iter().next_back()?
+        } else {
+            starts
+                .range::<[u8], _>((Bound::Unbounded, Bound::Excluded(end.as_ref())))
+                .next_back()?
+        };
+        let info = self.by_id.get(&id)?.region.info();
+        let before = !info.end_row.is_empty() && info.end_row.as_ref() <= start.as_ref();
+        (!before).then_some(id)
     }
 }

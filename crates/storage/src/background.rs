@@ -9,6 +9,7 @@
 //! Thread safety: everything takes `&self`; jobs run on the pool's threads. A region's flush
 //! lock keeps two flushes of one region from overlapping.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, Weak};
 use std::thread::JoinHandle;
@@ -214,7 +215,9 @@ const FLUSH_MARK_PERCENT: u64 = 90;
 pub struct MemoryBudget {
     limit: u64,
     used: AtomicU64,
-    regions: Mutex<Vec<Region>>,
+    /// Open regions, by instance (a map: a start or stop of 10,000 regions must not be
+    /// quadratic).
+    regions: Mutex<HashMap<usize, Region>>,
     freed: Condvar,
     freed_lock: Mutex<()>,
 }
@@ -225,7 +228,7 @@ impl MemoryBudget {
         Arc::new(MemoryBudget {
             limit,
             used: AtomicU64::new(0),
-            regions: Mutex::new(Vec::new()),
+            regions: Mutex::new(HashMap::new()),
             freed: Condvar::new(),
             freed_lock: Mutex::new(()),
         })
@@ -242,13 +245,12 @@ impl MemoryBudget {
     }
 
     pub(crate) fn register(&self, region: Region) {
-        self.regions.lock().push(region);
+        self.regions.lock().insert(region.instance(), region);
     }
 
-    pub(crate) fn unregister(&self, region_id: u64) {
-        self.regions
-            .lock()
-            .retain(|r| r.info().region_id != region_id);
+    /// Forgets `region`; another opening of its id, if any, stays.
+    pub(crate) fn unregister(&self, region: &Region) {
+        self.regions.lock().remove(&region.instance());
     }
 
     /// Accounts `bytes` more; true when flushes should be asked for: this addition crossed
@@ -287,7 +289,7 @@ impl MemoryBudget {
         let mut regions: Vec<(u64, Region)> = self
             .regions
             .lock()
-            .iter()
+            .values()
             .map(|r| (r.memtable_bytes(), r.clone()))
             .collect();
         regions.sort_by_key(|(b, _)| std::cmp::Reverse(*b));

@@ -127,6 +127,8 @@ pub struct Master<K: Kv, F: WalFencer> {
     loading: Option<Loader>,
     /// `stats.ops` at the start of the current tick.
     tick_start_ops: u64,
+    /// When a tick last committed operations (work is flowing: tick again soon).
+    last_progress: Option<Millis>,
     stats: MasterStats,
     /// When the balancer next weighs load.
     next_load_balance: Millis,
@@ -153,6 +155,7 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
             next_leader_check: 0,
             loading: None,
             tick_start_ops: 0,
+            last_progress: None,
             stats: MasterStats::default(),
             next_load_balance: 0,
             last_overloaded: None,
@@ -293,6 +296,20 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
             Err(Halt::Deposed) => self.step_down(),
             Err(Halt::Stale) => self.drop_image(),
         }
+        if self.stats.ops > self.tick_start_ops {
+            self.last_progress = Some(now);
+        }
+    }
+
+    /// Whether this master is active and committed work within the last
+    /// [`crate::node::BUSY_WINDOW_MS`]: a driver then ticks again after
+    /// [`crate::node::BUSY_TICK`] rather than [`crate::node::TICK`], so procedures that flow
+    /// (10,000 regions assigned at a start) are not paced by the idle tick.
+    pub fn busy(&self, now: Millis) -> bool {
+        self.lead.is_some()
+            && self
+                .last_progress
+                .is_some_and(|t| now.saturating_sub(t) < crate::node::BUSY_WINDOW_MS)
     }
 
     fn step_down(&mut self) {

@@ -70,7 +70,7 @@ impl Region {
                 for r in [low, high] {
                     r.account_memory();
                     if let Some(budget) = &r.inner.config.budget {
-                        budget.unregister(r.info().region_id);
+                        budget.unregister(r);
                     }
                 }
                 Ok(merged)

@@ -244,6 +244,12 @@ impl Region {
         merged
     }
 
+    /// Identifies this opening of the region among every opening of any region in the
+    /// process while it lives (its shared state's address).
+    pub(crate) fn instance(&self) -> usize {
+        Arc::as_ptr(&self.inner) as usize
+    }
+
     /// Bytes held by all memtables.
     pub fn memtable_bytes(&self) -> u64 {
         self.inner
@@ -266,9 +272,18 @@ impl Region {
         }
         self.account_memory();
         if let Some(budget) = &self.inner.config.budget {
-            budget.unregister(self.inner.config.info.region_id);
+            budget.unregister(self);
         }
         Ok(())
+    }
+
+    /// Closes without flushing, for a region opened but never served: later calls fail with
+    /// [`Error::Closed`], and what its memtables hold stays in the WAL it was replayed from.
+    pub fn abandon(&self) {
+        self.inner.closed.store(true, Ordering::SeqCst);
+        if let Some(budget) = &self.inner.config.budget {
+            budget.unregister(self);
+        }
     }
 
     /// Asks for a flush: queued on the background pool, or run now without one. Repeated

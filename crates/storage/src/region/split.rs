@@ -85,7 +85,7 @@ impl Region {
                 // As `close`: the memtables are empty and the budget forgets the region.
                 self.account_memory();
                 if let Some(budget) = &self.inner.config.budget {
-                    budget.unregister(info.region_id);
+                    budget.unregister(self);
                 }
             }
             Err(_) => self.inner.closed.store(false, Ordering::SeqCst),
