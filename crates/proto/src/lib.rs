@@ -4,6 +4,7 @@
 //! "Crates and what each may depend on").
 
 pub mod bad_input;
+pub mod channel;
 pub mod convert;
 pub mod error;
 pub mod frame;

@@ -18,6 +18,7 @@
 mod client;
 mod error;
 mod pem;
+mod process;
 mod server;
 mod stream;
 
@@ -25,6 +26,7 @@ pub mod ca;
 
 pub use client::{ClientFiles, ClientTls};
 pub use error::Error;
+pub use process::ProcessTls;
 pub use server::{Accepted, ServerFiles, ServerTls, HANDSHAKE_TIMEOUT, RELOAD_CHECK};
 pub use stream::Stream;
 

@@ -75,6 +75,15 @@ impl std::fmt::Debug for ServerTls {
     }
 }
 
+/// Two configurations are equal when they come from the same files with the same protocols.
+impl PartialEq for ServerTls {
+    fn eq(&self, other: &ServerTls) -> bool {
+        self.shared.files == other.shared.files && self.shared.alpn == other.shared.alpn
+    }
+}
+
+impl Eq for ServerTls {}
+
 struct Shared {
     files: ServerFiles,
     /// ALPN protocols offered (empty: none).
