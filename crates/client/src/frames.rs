@@ -55,6 +55,8 @@ struct Link {
     requests: mpsc::UnboundedSender<BytesMut>,
     pending: Pending,
     broken: Arc<AtomicBool>,
+    /// Why reading the connection failed, once it did (a TLS alert names the refusal).
+    why: Arc<Mutex<Option<String>>>,
     next_id: AtomicU32,
     /// The reader's record of calls: whether they come one at a time ([`SpinPolicy::solo`]).
     solo: Arc<strata_proto::solo::Solo>,
@@ -131,9 +133,11 @@ impl FrameClient {
         // so this one must see the flag (see `fail_all`).
         if link.broken.load(Ordering::Acquire) || link.requests.send(bytes).is_err() {
             link.pending.lock().remove(&id);
-            return Err(lost(&self.shared.addr));
+            return Err(lost(&self.shared.addr, &link.why));
         }
-        let frame = answer.await.map_err(|_| lost(&self.shared.addr))?;
+        let frame = answer
+            .await
+            .map_err(|_| lost(&self.shared.addr, &link.why))?;
         match frame.kind {
             RESPONSE_OK => Resp::decode(frame.body)
                 .map_err(|e| Status::internal(format!("undecodable response: {e}"))),
@@ -147,8 +151,16 @@ impl FrameClient {
     }
 }
 
-fn lost(addr: &str) -> Status {
-    Status::unavailable(format!("connection to {addr} lost"))
+/// The error of a call whose connection ended: `UNAVAILABLE`, unless the server refused the
+/// connection in TLS (an alert after the handshake: a client certificate it does not
+/// accept), which is not worth retrying.
+fn lost(addr: &str, why: &Mutex<Option<String>>) -> Status {
+    match why.lock().as_deref() {
+        Some(why) if why.contains("fatal alert") => Status::unknown(format!(
+            "TLS handshake with {addr} failed: the server refused the connection: {why}"
+        )),
+        _ => Status::unavailable(format!("connection to {addr} lost")),
+    }
 }
 
 /// Opens the connection (TLS's handshake first if configured), sends the preface and starts
@@ -164,6 +176,7 @@ async fn connect(shared: &Shared) -> Result<Link, Status> {
         .map_err(|e| unreachable(e.to_string()))?;
     let pending = Pending::default();
     let broken = Arc::new(AtomicBool::new(false));
+    let why = Arc::new(Mutex::new(None));
     let (requests, queued) = mpsc::unbounded_channel();
     let spin = SpinPolicy::new(shared.poll_before_park);
     let solo = spin.solo().clone();
@@ -180,7 +193,7 @@ async fn connect(shared: &Shared) -> Result<Link, Status> {
                 Source::Plain(reader),
                 spin,
                 pending.clone(),
-                broken.clone(),
+                (broken.clone(), why.clone()),
             ));
         }
         Some(tls) => {
@@ -200,7 +213,7 @@ async fn connect(shared: &Shared) -> Result<Link, Status> {
                 Source::Tls(reader),
                 spin,
                 pending.clone(),
-                broken.clone(),
+                (broken.clone(), why.clone()),
             ));
         }
     }
@@ -208,6 +221,7 @@ async fn connect(shared: &Shared) -> Result<Link, Status> {
         requests,
         pending,
         broken,
+        why,
         next_id: AtomicU32::new(0),
         solo,
     })
@@ -266,7 +280,7 @@ async fn read_loop(
     mut reader: Source,
     mut spin: SpinPolicy,
     pending: Pending,
-    broken: Arc<AtomicBool>,
+    (broken, why): (Arc<AtomicBool>, Arc<Mutex<Option<String>>>),
 ) {
     let mut input = BytesMut::with_capacity(64 << 10);
     loop {
@@ -276,7 +290,11 @@ async fn read_loop(
         // A lone caller's response, or its next call's, may be a few microseconds away.
         let read = reader.read_buf(&mut input, &mut spin).await;
         match read {
-            Ok(0) | Err(_) => break,
+            Ok(0) => break,
+            Err(e) => {
+                *why.lock() = Some(e.to_string());
+                break;
+            }
             Ok(_) => {}
         }
         loop {

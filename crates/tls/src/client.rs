@@ -2,6 +2,7 @@
 
 use std::io;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use rustls_pki_types::ServerName;
@@ -107,8 +108,27 @@ impl ClientTls {
     /// the server did not answer in TLS, says the port may not be serving TLS.
     pub async fn connect(&self, addr: &str, tcp: TcpStream) -> io::Result<Stream> {
         let name = server_name(addr)?;
-        let connector = tokio_rustls::TlsConnector::from(self.config.clone());
+        // Without a certificate of its own, the client notes whether the server asked for
+        // one: under TLS 1.3 a server's refusal arrives only after the handshake, as an
+        // alert that HTTP/2 would report as a cancelled call.
+        let (config, asked) = if self.files.cert.is_none() {
+            let asked = Arc::new(AtomicBool::new(false));
+            let mut config = (*self.config).clone();
+            config.client_auth_cert_resolver = Arc::new(NoCertificate(asked.clone()));
+            (Arc::new(config), Some(asked))
+        } else {
+            (self.config.clone(), None)
+        };
+        let connector = tokio_rustls::TlsConnector::from(config);
         match tokio::time::timeout(crate::HANDSHAKE_TIMEOUT, connector.connect(name, tcp)).await {
+            Ok(Ok(_)) if asked.is_some_and(|a| a.load(Ordering::Relaxed)) => Err(io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                format!(
+                    "TLS handshake with {addr} failed: the server requires a client \
+                         certificate (mutual TLS): give one and its key (--tls-client-cert, \
+                         --tls-client-key)"
+                ),
+            )),
             Ok(Ok(tls)) => Ok(Stream::Tls(Box::new(tls.into()))),
             Ok(Err(e)) => Err(handshake_error(addr, &e)),
             Err(_) => Err(io::Error::new(
@@ -119,6 +139,25 @@ impl ClientTls {
                 ),
             )),
         }
+    }
+}
+
+/// The client certificate of a client that has none, noting whether the server asked.
+#[derive(Debug)]
+struct NoCertificate(Arc<AtomicBool>);
+
+impl rustls::client::ResolvesClientCert for NoCertificate {
+    fn resolve(
+        &self,
+        _root_hint_subjects: &[&[u8]],
+        _sigschemes: &[rustls::SignatureScheme],
+    ) -> Option<Arc<rustls::sign::CertifiedKey>> {
+        self.0.store(true, Ordering::Relaxed);
+        None
+    }
+
+    fn has_certs(&self) -> bool {
+        false
     }
 }
 
