@@ -342,6 +342,7 @@ pub(crate) fn open_root_with_wal(
 /// Runs a region server with data on the shared root.
 fn run_data_regionserver(args: &RegionServerArgs, url: &str) -> Result<(), String> {
     let tls = crate::tls_args::load_process(&args.tls, &args.tls_connect)?;
+    let scheme = if tls.is_some() { "https" } else { "http" };
     let root = open_root_with_wal(
         url,
         args.hdfs_http.as_deref(),
@@ -405,7 +406,7 @@ fn run_data_regionserver(args: &RegionServerArgs, url: &str) -> Result<(), Strin
             );
             if let Some(http) = node.http {
                 println!(
-                    "strata regionserver {}: HTTP endpoint on http://{http}/",
+                    "strata regionserver {}: HTTP endpoint on {scheme}://{http}/",
                     node.name
                 );
             }

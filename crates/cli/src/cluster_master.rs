@@ -118,8 +118,9 @@ impl MasterHttp {
             ))
             .map_err(|e| format!("--http {listen}: {e}"))?;
         println!(
-            "strata master {}: HTTP endpoint on http://{}/",
+            "strata master {}: HTTP endpoint on {}://{}/",
             args.advertise,
+            if tls.is_some() { "https" } else { "http" },
             server.addr()
         );
         Ok(MasterHttp {
