@@ -243,6 +243,10 @@ one_fault() {
 RESULTS=()
 run() {
   [ "$(id -u)" = 0 ] || { echo "faults.sh: run as root (network namespaces)" >&2; exit 2; }
+  # A fresh Debian machine lacks iptables: install it, as the other engines' scripts install theirs.
+  if ! command -v iptables >/dev/null && command -v apt-get >/dev/null; then
+    { apt-get update -qq && apt-get install -y -qq iptables; } >/dev/null 2>&1 || true
+  fi
   command -v iptables >/dev/null || { echo "faults.sh: needs iptables (apt-get install iptables)" >&2; exit 2; }
   if [ ! -x "$BIN" ] && [ -z "${STRATA_BIN:-}" ]; then cargo build -q -p strata-cli --bin strata; fi
   [ -x "$BIN" ] || { echo "faults.sh: no $BIN (cargo build -p strata-cli)" >&2; exit 2; }

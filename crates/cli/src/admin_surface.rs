@@ -137,8 +137,8 @@ const SURFACE: &[Mapping] = &[
     Mapping {
         rpc: "Locate",
         hbase: No("HBase's client locates regions by reading hbase:meta and the registry (ClientService and ClientMetaService), not the master"),
-        client: client!(regions),
-        shell: No("the shell's commands locate regions through the client; HBase's locate_region is not offered"),
+        client: client!(regions, regions_with_load),
+        shell: To(&["list_regions", "get_splits", "locate_region"]),
         thrift: To(&["getTableRegions", "getRegionInfo"]),
     },
     Mapping {

@@ -111,13 +111,45 @@ impl ClusterOps {
         }
     }
 
-    /// The region `name` designates: its cluster name (`table,seq`) or its numeric id (as
-    /// `status 'detailed'` and clients show it).
+    /// The region `name` designates: its cluster name (`table,seq`), HBase's name
+    /// (`table,start,id.encoded.`, as `list_regions` prints it) or its encoded part alone, or
+    /// its numeric id (as `status 'detailed'` and clients show it).
     ///
     /// # Errors
     /// No region has that name.
     pub fn resolve_region(&self, name: &str) -> Result<String, String> {
         let name = name.trim();
+        let hbase_id = match strata_hbase_rpc::region_name::parse_region_name(name.as_bytes()) {
+            Ok(strata_hbase_rpc::region_name::RegionRef::User { region_id, .. })
+                if name.matches(',').count() >= 2 =>
+            {
+                Some(region_id)
+            }
+            _ => None,
+        };
+        let encoded = (name.len() == 32 && name.bytes().all(|b| b.is_ascii_hexdigit()))
+            .then(|| name.to_ascii_lowercase());
+        if hbase_id.is_some() || encoded.is_some() {
+            let prefix = self.layout.regions();
+            let regions = range_all(&self.kv, &prefix, 1000).map_err(|e| e.to_string())?;
+            let found = regions.kvs.iter().find_map(|kv| {
+                let region = kv.key.strip_prefix(&prefix)?;
+                let (table, id) = region_id(region)?;
+                let matches = match (&hbase_id, &encoded) {
+                    (Some(wanted), _) => *wanted == id,
+                    (None, Some(wanted)) => {
+                        let rec = RegionRecord::decode(&kv.value).ok()?;
+                        let full =
+                            strata_hbase_rpc::region_name::region_name(&table, &rec.start, id);
+                        full.len() > 33
+                            && full[full.len() - 33..full.len() - 1] == *wanted.as_bytes()
+                    }
+                    (None, None) => false,
+                };
+                matches.then(|| region.to_string())
+            });
+            return found.ok_or_else(|| format!("no region {name}"));
+        }
         if name.contains(',') {
             let found = self
                 .kv

@@ -784,6 +784,27 @@ fn a_rolling_restart_of_every_region_server_loses_nothing() {
     let (ok, out) = c.shell("decommission '127.0.0.1:1'\n");
     assert!(!ok && out.contains("no live region server"), "{out}");
     assert!(c.status().procedures.is_empty() && c.status().decommissioned.is_empty());
+    // A region named as list_regions prints it (HBase's name) moves, and so does its encoded
+    // name alone; the regions' servers' figures come from each server.
+    let (ok, out) = c.shell("list_regions 't'\n");
+    assert!(ok && out.contains(" 4 rows"), "{out}");
+    let name = out
+        .lines()
+        .filter_map(|l| l.split('|').nth(1))
+        .map(str::trim)
+        .find(|n| n.starts_with("t,"))
+        .unwrap()
+        .to_string();
+    let (ok, out) = c.shell(&format!("move '{name}'\n"));
+    assert!(ok, "{out}");
+    let encoded = name
+        .trim_end_matches('.')
+        .rsplit_once('.')
+        .unwrap()
+        .1
+        .to_string();
+    let (ok, out) = c.shell(&format!("move '{encoded}'\n"));
+    assert!(ok, "{out}");
 
     let started = Instant::now();
     for round in 0..3 {

@@ -306,6 +306,26 @@ impl Admin {
         Ok(self.conn.fresh_regions(name).await?.all().to_vec())
     }
 
+    /// Every region of the table, by start row, with its sizes and request count as the
+    /// server holding it reports them (each server is asked; slower than [`Admin::regions`]).
+    ///
+    /// # Errors
+    /// `TABLE_NOT_FOUND`, `TABLE_DISABLED`, a server that cannot be reached, or the master's
+    /// error.
+    pub async fn regions_with_load(&self, name: &str) -> Result<Vec<RegionLocation>, Error> {
+        let request = pb::LocateRequest {
+            table: name.to_string(),
+            with_load: true,
+        };
+        let response = self
+            .read(|mut m| {
+                let request = request.clone();
+                async move { m.locate(request).await }
+            })
+            .await?;
+        Ok(response.regions.into_iter().map(Into::into).collect())
+    }
+
     /// Every store file of the table's serving regions: regions by start row, then by
     /// family.
     ///

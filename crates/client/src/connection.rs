@@ -305,6 +305,7 @@ impl Connection {
         let mut master = self.master();
         let request = pb::LocateRequest {
             table: table.to_string(),
+            with_load: false,
         };
         let response = within(
             "the admin endpoint",

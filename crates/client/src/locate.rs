@@ -30,6 +30,10 @@ pub struct RegionLocation {
     pub memtable_bytes: u64,
     /// Number of store files (0 when not open).
     pub store_files: u32,
+    /// The region's name in the cluster's records (`table,seq`); empty from an older server.
+    pub name: String,
+    /// Reads and writes served since the region opened (0 when not open).
+    pub requests: u64,
 }
 
 impl RegionLocation {
@@ -51,6 +55,8 @@ impl From<pb::RegionLocation> for RegionLocation {
             store_bytes: r.store_bytes,
             memtable_bytes: r.memtable_bytes,
             store_files: r.store_files,
+            name: r.name,
+            requests: r.requests,
         }
     }
 }
@@ -164,6 +170,8 @@ mod tests {
             store_bytes: 0,
             memtable_bytes: 0,
             store_files: 0,
+            name: String::new(),
+            requests: 0,
         }
     }
 

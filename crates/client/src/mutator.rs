@@ -290,6 +290,8 @@ mod tests {
             store_bytes: 0,
             memtable_bytes: 0,
             store_files: 0,
+            name: String::new(),
+            requests: 0,
         }
     }
 

@@ -10,6 +10,7 @@
 //! merge request (the master co-locates the two regions and has their server merge them) and
 //! waits for the merged region to open.
 
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -187,6 +188,12 @@ pub fn locate<K: Kv + ?Sized>(
         let stats = server
             .and_then(|s| s.region_stats(id).ok())
             .unwrap_or_default();
+        let requests = server.and_then(|s| s.hosted(id).ok()).map_or(0, |h| {
+            let c = h.region.counters();
+            c.reads
+                .load(Ordering::Relaxed)
+                .saturating_add(c.mutations.load(Ordering::Relaxed))
+        });
         out.push(pb::RegionLocation {
             table: table.to_string(),
             region_id: id,
@@ -199,6 +206,8 @@ pub fn locate<K: Kv + ?Sized>(
             store_bytes: stats.store_bytes,
             memtable_bytes: stats.memtable_bytes,
             store_files: stats.store_files,
+            name: name.to_string(),
+            requests,
         });
     }
     out.sort_by(|a, b| a.start_row.cmp(&b.start_row));
@@ -662,13 +671,40 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
         &self,
         request: Request<pb::LocateRequest>,
     ) -> Result<Response<pb::LocateResponse>, Status> {
-        let name = table_name(&request.into_inner().table)?;
-        self.run(move |kv, layout, server| {
-            Ok(pb::LocateResponse {
-                regions: locate_enabled(kv, layout, server, &name)?,
+        let local = request.metadata().contains_key(LOCAL);
+        let req = request.into_inner();
+        let name = table_name(&req.table)?;
+        let found = self
+            .run(move |kv, layout, server| {
+                Ok(pb::LocateResponse {
+                    regions: locate_enabled(kv, layout, server, &name)?,
+                })
             })
-        })
-        .await
+            .await?;
+        if !req.with_load || local {
+            return Ok(found);
+        }
+        // Sizes and requests are known to the server holding each region: ask each.
+        let mut regions = found.into_inner().regions;
+        for addr in servers_of(&regions) {
+            if addr.is_empty() {
+                continue;
+            }
+            let mut client = admin_client(&addr).await?;
+            let theirs = client
+                .locate(local_request(req.clone()))
+                .await?
+                .into_inner();
+            for r in regions.iter_mut().filter(|r| r.server == addr) {
+                if let Some(t) = theirs.regions.iter().find(|t| t.region_id == r.region_id) {
+                    r.store_bytes = t.store_bytes;
+                    r.memtable_bytes = t.memtable_bytes;
+                    r.store_files = t.store_files;
+                    r.requests = t.requests;
+                }
+            }
+        }
+        Ok(Response::new(pb::LocateResponse { regions }))
     }
 
     async fn list_files(

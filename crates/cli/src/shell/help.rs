@@ -185,12 +185,30 @@ pub const COMMANDS: &[CommandHelp] = &[
     cmd("major_compact", Group::Tools, "major_compact 't' [, 'cf']",
         "Requests a major compaction of a table or one family.", &[]),
     cmd("split", Group::Tools, "split 't' | 'REGION' [, 'split_key']",
-        "Splits a table's regions (or, in cluster mode, one region named 'table,…'), at their \
-         midpoints or at the given key.", &[]),
+        "Splits a table's regions (or one region, by any of its names: see merge_region), at \
+         their midpoints or at the given key.",
+        &["split 't1'", "split 't1,row5,7311830427394719745.6b0a3a6c1c9b4a2e8f0d7c5b3a1e9f2d.'"]),
     cmd("merge_region", Group::Tools, "merge_region 'REGION_A', 'REGION_B'",
-        "Merges two adjacent regions of a table (named 'table,…' as list_regions shows them) \
-         into one; in cluster mode the master first moves them onto one server.",
-        &["merge_region 't1,1a-3.00000001', 't1,1a-3.00000002'"]),
+        "Merges two adjacent regions of a table into one; the master first moves them onto one \
+         server. A region is named as list_regions and locate_region print it \
+         ('table,start,id.encoded.'), by its encoded name alone, or by its record name \
+         ('table,seq').",
+        &["merge_region 't1,,1701234567890.0c4d2f1e8a7b6c5d4e3f2a1b0c9d8e7f.', \
+           't1,row5,1701234567891.9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b.'",
+          "merge_region '0c4d2f1e8a7b6c5d4e3f2a1b0c9d8e7f', '9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b'"]),
+    cmd("list_regions", Group::Tools,
+        "list_regions 't' [, 'SERVER' | {SERVER_NAME => 'SERVER'} [, ['COLUMN', ...]]]",
+        "Lists a table's regions: server, region name, start and end key, store file size in \
+         MB, requests served since the region opened, and locality ('-': not measured). A \
+         server name prefix keeps only the regions of matching servers; an array picks \
+         columns among SERVER_NAME, REGION_NAME, START_KEY, END_KEY, SIZE, REQ, LOCALITY.",
+        &["list_regions 't1'", "list_regions 't1', '127.0.0.1:16020'",
+          "list_regions 't1', {}, ['SERVER_NAME', 'start_key']"]),
+    cmd("get_splits", Group::Tools, "get_splits 't'",
+        "Prints the number of regions of a table and the row each region after the first \
+         starts at.", &["get_splits 't1'", "get_splits 'ns1:t1'"]),
+    cmd("locate_region", Group::Tools, "locate_region 't', 'row'",
+        "Prints the server and region holding a row.", &["locate_region 't1', 'row5'"]),
     CommandHelp {
         aliases: &["list_files"],
         ..cmd("files", Group::Tools, "files 't'",
@@ -206,7 +224,7 @@ pub const COMMANDS: &[CommandHelp] = &[
         "Not supported: the server has no operation to drop a table's blocks from its block \
          cache; they leave it as other blocks are read.", &[]),
     cmd("move", Group::Tools, "move 'REGION' [, 'SERVER']",
-        "Cluster mode: moves a region (its name 'table,seq' or numeric id) to a live server ('host:port:startcode' or 'host:port'), or where the master picks.",
+        "Cluster mode: moves a region (any of its names, as merge_region takes them, or its numeric id) to a live server ('host:port:startcode' or 'host:port'), or where the master picks.",
         &["move 't1,00000001'", "move 't1,00000001', '127.0.0.1:16021'"]),
     cmd("assign", Group::Tools, "assign 'REGION'",
         "Cluster mode: opens a closed region.", &["assign 't1,00000001'"]),

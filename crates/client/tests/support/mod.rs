@@ -162,6 +162,8 @@ impl State {
             store_bytes: 0,
             memtable_bytes: 0,
             store_files: 0,
+            name: String::new(),
+            requests: 0,
         }
     }
 }

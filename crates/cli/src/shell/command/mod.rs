@@ -12,6 +12,7 @@ mod data;
 mod namespace;
 mod ops;
 mod read;
+mod regions;
 mod splits;
 
 use bytes::Bytes;
@@ -22,6 +23,7 @@ pub use alter::AlterChange;
 #[cfg(test)]
 pub(crate) use args::{PairKind, SettingPair};
 pub use ops::ClusterOp;
+pub use regions::RegionColumn;
 
 use self::args::Args;
 use super::help::{self, CommandHelp};
@@ -110,6 +112,24 @@ pub enum Command {
     },
     /// `files` / `list_files`: the table's store files.
     Files(TableName),
+    /// `list_regions`: the table's regions, on servers whose name starts with `server`.
+    ListRegions {
+        /// The table.
+        table: TableName,
+        /// A server name prefix (`host:port` or HBase's `host,port`).
+        server: Option<String>,
+        /// The columns to print, in order.
+        columns: Vec<RegionColumn>,
+    },
+    /// `get_splits`: the table's region boundaries.
+    GetSplits(TableName),
+    /// `locate_region`: the region holding a row.
+    LocateRegion {
+        /// The table.
+        table: TableName,
+        /// The row.
+        row: Bytes,
+    },
     /// `put`.
     Put {
         /// The table.
@@ -304,6 +324,7 @@ pub fn parse_command(line: &str) -> Result<Option<Command>, ShellError> {
         | "drop_namespace"
         | "list_namespace"
         | "list_namespace_tables" => namespace::parse(args)?,
+        "list_regions" | "get_splits" | "locate_region" => regions::parse(args)?,
         _ => other(args)?,
     };
     Ok(Some(command))
@@ -385,9 +406,11 @@ fn other(mut args: Args) -> Result<Command, ShellError> {
             let name = |args: &mut Args| -> Result<String, ShellError> {
                 let v = args.required("region name")?;
                 let name = args.text(&v, "region name")?;
-                if !name.contains(',') {
+                let encoded = name.len() == 32 && name.bytes().all(|b| b.is_ascii_hexdigit());
+                if !name.contains(',') && !encoded {
                     return Err(args.invalid(format!(
-                        "'{name}' is not a region name (table,…, as list_regions shows them)"
+                        "'{name}' is not a region name (table,…, as list_regions shows them, \
+                         or its 32-digit encoded name)"
                     )));
                 }
                 Ok(name)

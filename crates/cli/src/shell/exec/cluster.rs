@@ -55,24 +55,16 @@ pub(super) async fn split(
     Ok(conn.admin().split(&table.to_string(), key).await?)
 }
 
-/// `merge_region`: the table and storage id of each region name (a cluster name `table,…`, or
-/// `table,ID` with a standalone server's decimal region id), then one merge.
+/// `merge_region`: each region by any of its names (see `regions`), then one merge.
 pub(super) async fn merge_regions(conn: &Connection, a: &str, b: &str) -> Result<(), ExecError> {
-    let parse = |name: &str| -> Result<(String, u64), ExecError> {
-        if let Some(found) = strata_cluster_node::names::region_id(name) {
-            return Ok(found);
-        }
-        name.rsplit_once(',')
-            .and_then(|(t, id)| Some((t.to_string(), id.parse().ok()?)))
-            .ok_or_else(|| ExecError::Rejected(format!("'{name}' is not a region name")))
-    };
-    let ((ta, ia), (tb, ib)) = (parse(a)?, parse(b)?);
+    let (ta, ra) = super::regions::resolve(conn, a).await?;
+    let (tb, rb) = super::regions::resolve(conn, b).await?;
     if ta != tb {
         return Err(ExecError::Rejected(format!(
             "regions '{a}' and '{b}' are of different tables"
         )));
     }
-    Ok(conn.admin().merge(&ta, ia, ib).await?)
+    Ok(conn.admin().merge(&ta, ra.region_id, rb.region_id).await?)
 }
 
 /// `files`: one line per store file of the table's serving regions (regions by start row,

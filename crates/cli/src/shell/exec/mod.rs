@@ -6,6 +6,7 @@
 //!   list_namespace, list_namespace_tables.
 //! - `data`: put, get, scan, delete, incr, append, get_counter, count.
 //! - `cluster`: flush, compact, split, files, status, version, help; `whoami`: the user.
+//! - `regions`: list_regions, get_splits, locate_region, and region names in any form.
 //! - `server_ops`: compact_rs, processlist, clear_block_cache (refused), table_help.
 //! - `cluster_ops`: move, assign, unassign, balancer, decommissioning, and `status` in cluster
 //!   mode.
@@ -18,6 +19,7 @@ mod data;
 mod ddl;
 mod namespace;
 mod progress;
+mod regions;
 mod server_ops;
 mod whoami;
 
@@ -184,10 +186,19 @@ pub async fn execute(
         }
         Command::Split { table, split_key } => cluster::split(conn, &table, split_key).await?,
         Command::SplitRegion { region, split_key } => {
-            conn.admin().split(&region, split_key).await?;
+            let (table, found) = regions::resolve(conn, &region).await?;
+            let name = regions::record_name(&table, &found);
+            conn.admin().split(&name, split_key).await?;
         }
         Command::MergeRegions { a, b } => cluster::merge_regions(conn, &a, &b).await?,
         Command::Files(table) => cluster::files(conn, &table, out).await?,
+        Command::ListRegions {
+            table,
+            server,
+            columns,
+        } => regions::list(conn, &table, server.as_deref(), &columns, out).await?,
+        Command::GetSplits(table) => regions::get_splits(conn, &table, out).await?,
+        Command::LocateRegion { table, row } => regions::locate(conn, &table, &row, out).await?,
         Command::Status(detail) => match crate::cluster_ops::shell_cluster() {
             Some(ops) => cluster_ops::status(ops, detail, out).await?,
             None => cluster::status(conn, detail, out).await?,

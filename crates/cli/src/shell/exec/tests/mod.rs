@@ -6,6 +6,7 @@ mod ddl;
 mod errors;
 mod namespace;
 mod references;
+mod regions;
 mod tools;
 
 use strata_client::Connection;
@@ -34,6 +35,11 @@ impl Cluster {
             server: Some(server),
             _dir: dir,
         }
+    }
+
+    /// The server's `host:port`, as region listings print it.
+    pub(super) fn conn_address(&self) -> String {
+        self.server.as_ref().unwrap().address()
     }
 
     /// Runs every statement of `script`; output and `ERROR:` lines are interleaved as a
