@@ -690,7 +690,7 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
             if addr.is_empty() {
                 continue;
             }
-            let mut client = admin_client(&addr).await?;
+            let mut client = self.peer(&addr).await?;
             let theirs = client
                 .locate(local_request(req.clone()))
                 .await?
