@@ -7,6 +7,9 @@
 #                                         # the same client against a 1 master + 2 RS cluster
 #   STRATA_STANDALONE_FLAGS="--memtable-mib 16" scripts/hbase-client-test.sh
 #                                         # standalone with more flags
+#   STRATA_HBASE_CLIENT_TLS=1 scripts/hbase-client-test.sh
+#                                         # TLS: a test CA from `strata cert`, the client with
+#                                         # hbase.client.netty.tls.enabled (strata.hbase.TlsTest)
 #
 # Needs JDK 17 (javac) and Maven; the client's jars are fetched once with `mvn` into
 # ${XDG_CACHE_HOME:-~/.cache}/strata/hbase-client (re-fetched when the pom changes), so later
@@ -73,6 +76,35 @@ cleanup() {
   rm -rf "$DATA" "$READY" "${OUT:-}"
 }
 trap cleanup EXIT
+if [ "${STRATA_HBASE_CLIENT_TLS:-0}" = 1 ]; then
+  # TLS on every listener, with a certificate for 127.0.0.1 from a test CA; the client is
+  # configured as against HBase 2.6 with TLS (strata.hbase.TlsTest), then tried without.
+  # Then again with client certificates required (--tls-client-ca), the client presenting
+  # one from a PEM key store (its certificate and key in one file).
+  CERTS="$DATA.certs"
+  "$STRATA" cert init "$CERTS" >/dev/null
+  "$STRATA" cert issue "$CERTS" --name server --ip 127.0.0.1 --dns localhost >/dev/null
+  "$STRATA" cert issue "$CERTS" --name client >/dev/null
+  cat "$CERTS/client.pem" "$CERTS/client.key" > "$CERTS/client-keystore.pem"
+  FLAGS="${STRATA_STANDALONE_FLAGS:-}"
+  STRATA_STANDALONE_FLAGS="$FLAGS --tls-cert $CERTS/server.pem --tls-key $CERTS/server.key \
+    --tls-ca $CERTS/ca.pem"
+  start_server 1
+  status=0
+  timeout "${HBASE_CLIENT_TEST_TIMEOUT:-300}" java $JFLAGS -cp "$CACHE/classes:$CACHE/lib/*" \
+    strata.hbase.TlsTest "127.0.0.1:$HBASE_PORT" "$CERTS/ca.pem" || status=$?
+  kill "$PID"; wait "$PID" 2>/dev/null || true
+  STRATA_STANDALONE_FLAGS="$STRATA_STANDALONE_FLAGS --tls-client-ca $CERTS/ca.pem"
+  start_server 2
+  timeout "${HBASE_CLIENT_TEST_TIMEOUT:-300}" java $JFLAGS -cp "$CACHE/classes:$CACHE/lib/*" \
+    strata.hbase.TlsTest "127.0.0.1:$HBASE_PORT" "$CERTS/ca.pem" "$CERTS/client-keystore.pem" \
+    || status=$?
+  rm -rf "$CERTS"
+  if [ "$status" != 0 ]; then
+    echo "--- strata server log (last 40 lines)"; tail -40 "$LOG"
+  fi
+  exit "$status"
+fi
 start_server 1
 
 # The program asks for a restart midway (a line RESTART-SERVER); the server is stopped

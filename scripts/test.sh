@@ -62,4 +62,6 @@ echo "== the HBase Java client (hbase-client 2.6 from Maven Central) over HBase'
 ./scripts/hbase-client-test.sh
 # The same client against a cluster of one master and two region servers (etcd above).
 STRATA_HBASE_CLIENT_CLUSTER=1 ./scripts/hbase-client-test.sh
+# The same client over TLS (hbase.client.netty.tls.enabled, a PEM trust store).
+STRATA_HBASE_CLIENT_TLS=1 ./scripts/hbase-client-test.sh
 echo "== all checks passed"

@@ -129,6 +129,10 @@ pub struct RegionServerArgs {
     /// answers with a heartbeat, for clients that handle them [default: 30000].
     #[arg(long)]
     hbase_rpc_scan_time_limit_ms: Option<u64>,
+    #[command(flatten)]
+    tls: crate::tls_args::ListenArgs,
+    #[command(flatten)]
+    tls_connect: crate::tls_args::ConnectArgs,
 }
 
 /// `strata cluster …`.
@@ -337,6 +341,8 @@ pub(crate) fn open_root_with_wal(
 
 /// Runs a region server with data on the shared root.
 fn run_data_regionserver(args: &RegionServerArgs, url: &str) -> Result<(), String> {
+    let tls = crate::tls_args::load_process(&args.tls, &args.tls_connect)?;
+    let scheme = if tls.is_some() { "https" } else { "http" };
     let root = open_root_with_wal(
         url,
         args.hdfs_http.as_deref(),
@@ -367,6 +373,7 @@ fn run_data_regionserver(args: &RegionServerArgs, url: &str) -> Result<(), Strin
             ..RegionServerConfig::default()
         },
         on_invalid_open: None,
+        tls,
         listen: args.listen,
         advertise: args.advertise.clone(),
         compaction_check_every: args.compaction_check_secs.map_or(
@@ -399,7 +406,7 @@ fn run_data_regionserver(args: &RegionServerArgs, url: &str) -> Result<(), Strin
             );
             if let Some(http) = node.http {
                 println!(
-                    "strata regionserver {}: HTTP endpoint on http://{http}/",
+                    "strata regionserver {}: HTTP endpoint on {scheme}://{http}/",
                     node.name
                 );
             }

@@ -63,6 +63,10 @@ pub struct MasterArgs {
     /// `hbase.client.bootstrap.servers` may list masters.
     #[arg(long)]
     hbase_rpc: Option<std::net::SocketAddr>,
+    #[command(flatten)]
+    tls: crate::tls_args::ListenArgs,
+    #[command(flatten)]
+    tls_connect: crate::tls_args::ConnectArgs,
 }
 
 /// The HTTP endpoint of a master: its own runtime, the endpoint, and the etcd client its
@@ -75,7 +79,12 @@ struct MasterHttp {
 }
 
 impl MasterHttp {
-    fn start(args: &MasterArgs, counts: Arc<KvCounts>, listen: SocketAddr) -> Result<Self, String> {
+    fn start(
+        args: &MasterArgs,
+        counts: Arc<KvCounts>,
+        listen: SocketAddr,
+        tls: Option<&strata_tls::ProcessTls>,
+    ) -> Result<Self, String> {
         let kv = Arc::new(node::connect(&args.coordination.etcd)?);
         let heat = strata_cluster_node::heat::ClusterHeatmap::shared();
         let feed = strata_cluster_node::heat_feed::spawn(
@@ -105,11 +114,13 @@ impl MasterHttp {
                 listen,
                 Arc::new(view),
                 settings,
+                tls.map(|t| t.http.clone()),
             ))
             .map_err(|e| format!("--http {listen}: {e}"))?;
         println!(
-            "strata master {}: HTTP endpoint on http://{}/",
+            "strata master {}: HTTP endpoint on {}://{}/",
             args.advertise,
+            if tls.is_some() { "https" } else { "http" },
             server.addr()
         );
         Ok(MasterHttp {
@@ -133,10 +144,11 @@ pub fn run_master(args: &MasterArgs) -> Result<(), String> {
     if args.root.is_none() && args.cold_root.is_some() {
         return Err("--cold-root needs --root (a coordination-only master has no data)".into());
     }
+    let tls = crate::tls_args::load_process(&args.tls, &args.tls_connect)?;
     let counts = Arc::new(KvCounts::default());
     let kv = CountedKv::new(node::connect(&args.coordination.etcd)?, counts.clone());
     let http = match args.http {
-        Some(listen) => Some(MasterHttp::start(args, counts, listen)?),
+        Some(listen) => Some(MasterHttp::start(args, counts, listen, tls.as_ref())?),
         None => None,
     };
     let hbase_rpc = match args.hbase_rpc {
@@ -146,6 +158,7 @@ pub fn run_master(args: &MasterArgs) -> Result<(), String> {
                 args.coordination.layout(),
                 &args.advertise,
                 listen,
+                tls.clone(),
             )?;
             println!(
                 "strata master {}: HBase RPC on {}",

@@ -28,6 +28,10 @@ pub struct Args {
     cluster: String,
     #[command(flatten)]
     limits: Limits,
+    #[command(flatten)]
+    tls: crate::tls_args::ListenArgs,
+    #[command(flatten)]
+    tls_connect: crate::tls_args::ConnectArgs,
 }
 
 /// Gateway limits, shared with `strata standalone`.
@@ -65,8 +69,9 @@ pub async fn start(
     server: &str,
     protocol: strata_client::Protocol,
     config: GatewayConfig,
+    tls: Option<strata_tls::ClientTls>,
 ) -> Result<Gateway, String> {
-    let conn = connect(server, protocol).await?;
+    let conn = connect(server, protocol, tls).await?;
     let listen = config.listen;
     Gateway::start(config, conn)
         .await
@@ -83,8 +88,9 @@ pub async fn start_in_process(
     server: &str,
     data: std::sync::Arc<dyn strata_proto::pb::data_server::Data>,
     config: GatewayConfig,
+    tls: Option<strata_tls::ClientTls>,
 ) -> Result<Gateway, String> {
-    let conn = connect(server, strata_client::Protocol::Frames).await?;
+    let conn = connect(server, strata_client::Protocol::Frames, tls).await?;
     conn.serve_in_process(server, data)
         .map_err(|e| e.to_string())?;
     let listen = config.listen;
@@ -96,9 +102,11 @@ pub async fn start_in_process(
 async fn connect(
     server: &str,
     protocol: strata_client::Protocol,
+    tls: Option<strata_tls::ClientTls>,
 ) -> Result<strata_client::Connection, String> {
     let options = strata_client::ClientOptions {
         protocol,
+        tls,
         ..Default::default()
     };
     strata_client::Connection::connect_with(server, options)
@@ -111,6 +119,9 @@ async fn connect(
 /// # Errors
 /// As [`start`].
 pub fn run(args: &Args) -> Result<(), String> {
+    let listen_tls =
+        crate::tls_args::load_process(&args.tls, &crate::tls_args::ConnectArgs::default())?;
+    let upstream_tls = args.tls_connect.load()?;
     // The cluster's region servers, read from etcd before the runtime starts (the etcd
     // client runs one of its own).
     let cluster = if args.etcd.is_empty() {
@@ -126,15 +137,17 @@ pub fn run(args: &Args) -> Result<(), String> {
         .build()
         .map_err(|e| e.to_string())?;
     runtime.block_on(async {
-        let config = args.limits.config(args.listen);
+        let mut config = args.limits.config(args.listen);
+        config.tls = listen_tls.map(|t| t.raw);
         let (gateway, serving) = match &cluster {
             None => (
-                start(&args.server, args.protocol, config).await?,
+                start(&args.server, args.protocol, config, upstream_tls.clone()).await?,
                 args.server.clone(),
             ),
             Some(addrs) => {
                 let options = strata_client::ClientOptions {
                     protocol: args.protocol,
+                    tls: upstream_tls.clone(),
                     ..Default::default()
                 };
                 let conn = strata_client::Connection::connect_any(addrs, options)

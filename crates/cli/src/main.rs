@@ -5,6 +5,7 @@ mod admin_surface;
 mod bench_cmd;
 mod bench_rpc;
 mod bench_ycsb;
+mod cert_cmd;
 mod cluster_cmd;
 mod cluster_master;
 mod cluster_ops;
@@ -19,6 +20,7 @@ mod shell;
 mod sst;
 mod standalone;
 mod standalone_single;
+mod tls_args;
 
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -70,6 +72,9 @@ enum Command {
     /// Benchmarks.
     #[command(subcommand)]
     Bench(bench_cmd::Command),
+    /// A test certificate authority and the certificates it signs, for TLS.
+    #[command(subcommand)]
+    Cert(cert_cmd::Command),
 }
 
 fn main() -> ExitCode {
@@ -132,6 +137,7 @@ fn main() -> ExitCode {
         Command::Config(cmd) => config::command::run(&root, &cmd),
         Command::Sst(cmd) => sst::run(&cmd),
         Command::Bench(cmd) => bench_cmd::run(&cmd),
+        Command::Cert(cmd) => cert_cmd::run(&cmd),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

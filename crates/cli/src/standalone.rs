@@ -187,6 +187,10 @@ pub struct Args {
     /// operations): for measuring what recording them costs.
     #[arg(long)]
     pub(crate) no_request_metrics: bool,
+    #[command(flatten)]
+    pub(crate) tls: crate::tls_args::ListenArgs,
+    #[command(flatten)]
+    pub(crate) tls_connect: crate::tls_args::ConnectArgs,
     /// Accepted for scripts written for earlier releases, where it chose this mode: every
     /// standalone process is a cluster of one now (RFC 0019).
     #[arg(long, hide = true)]
@@ -290,11 +294,14 @@ fn server_config(
 
 async fn serve(args: &Args) -> Result<(), String> {
     let started = Instant::now();
+    // Certificates first: a bad file is reported before anything starts.
+    let tls = crate::tls_args::load_process(&args.tls, &args.tls_connect)?;
     let (root, cold_volume) = open_stores(args).await?;
     crate::standalone_single::serve(
         args,
         &root,
         server_config(args, &root, cold_volume),
+        tls,
         started,
     )
     .await

@@ -47,9 +47,11 @@ pub async fn serve(
     args: &Args,
     root: &strata_shared_storage::Root,
     server: strata_server::ServerConfig,
+    tls: Option<strata_tls::ProcessTls>,
     started: Instant,
 ) -> Result<(), String> {
     let mut config = SingleConfig::new(server, args.listen);
+    config.tls.clone_from(&tls);
     config.endpoints = Endpoints {
         http: optional_listener(
             args.no_http,
@@ -113,7 +115,8 @@ pub async fn serve(
     crate::standalone::log_layout(args, addr, &url);
     if let Some(http) = http {
         tracing::info!(listen = %http, "HTTP endpoint (/metrics, web UI) listening");
-        println!("web UI and /metrics on http://{http}");
+        let scheme = if tls.is_some() { "https" } else { "http" };
+        println!("web UI and /metrics on {scheme}://{http}");
     }
     if let Some(rpc) = hbase_rpc {
         tracing::info!(listen = %rpc, "HBase RPC listening");
@@ -125,9 +128,23 @@ pub async fn serve(
         let listen = args
             .thrift_listen
             .unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], 9090)));
-        let config = args.thrift.config(listen);
-        let server = addr.to_string();
-        match crate::gateway_cmd::start_in_process(&server, Arc::new(data), config).await {
+        let mut config = args.thrift.config(listen);
+        config.tls = tls.as_ref().map(|t| t.raw.clone());
+        // The gateway's admin calls reach this process's own TLS port.
+        let client = match &tls {
+            None => Ok(None),
+            Some(tls) => tls
+                .client_or_explain("the in-process Thrift gateway")
+                .map(|c| Some(c.clone())),
+        };
+        let server = advertised_or(addr, &args.hbase_rpc_advertised_host);
+        let started = match client {
+            Ok(client) => {
+                crate::gateway_cmd::start_in_process(&server, Arc::new(data), config, client).await
+            }
+            Err(e) => Err(e),
+        };
+        match started {
             Ok(gateway) => {
                 println!("HBase Thrift1 gateway on {}", gateway.addr());
                 Some(gateway)
@@ -138,7 +155,13 @@ pub async fn serve(
             }
         }
     };
-    println!("open a shell with: strata shell --server {addr}");
+    match &tls {
+        None => println!("open a shell with: strata shell --server {addr}"),
+        Some(_) => println!(
+            "TLS on every listener; open a shell with: strata shell --server {} --tls-ca CA.pem",
+            advertised_or(addr, &args.hbase_rpc_advertised_host)
+        ),
+    }
     if no_request_metrics {
         tracing::info!("request metrics are off (--no-request-metrics)");
     }
@@ -166,6 +189,15 @@ pub async fn serve(
         .map_err(|_| "the region server panicked".to_string())?;
     println!("strata standalone: stopped");
     outcome
+}
+
+/// `host:port` of the data port as clients name it: the advertised host (which a TLS
+/// certificate names) with the bound port, else the bound address.
+fn advertised_or(addr: SocketAddr, advertised: &Option<String>) -> String {
+    match advertised {
+        Some(host) => format!("{host}:{}", addr.port()),
+        None => addr.to_string(),
+    }
 }
 
 /// Returns once the region server's thread has ended on its own.

@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use parking_lot::Mutex;
 use strata_model::schema::TableName;
+use strata_proto::channel;
 use strata_proto::pb::admin_client::AdminClient;
 use strata_proto::pb::data_client::DataClient;
 use strata_proto::pb::{self, ErrorCode};
@@ -75,12 +76,14 @@ impl Connection {
     /// As [`Connection::connect`].
     pub async fn connect_with(addr: &str, options: ClientOptions) -> Result<Connection, Error> {
         let endpoint = endpoint(addr, &options)?;
-        let channel = endpoint.connect().await.map_err(|e| {
-            Error::new(
-                ErrorCode::Unavailable,
-                format!("cannot connect to {addr}: {e}"),
-            )
-        })?;
+        let channel = channel::connect(&endpoint, options.tls.as_ref())
+            .await
+            .map_err(|e| {
+                Error::new(
+                    unreachable_code(&e),
+                    format!("cannot connect to {addr}: {e}"),
+                )
+            })?;
         Ok(Connection::from_admins(
             options,
             admin_client(channel),
@@ -106,7 +109,7 @@ impl Connection {
         for addr in addrs {
             let endpoint = endpoint(addr, &options)?;
             if reached.is_none() {
-                match endpoint.connect().await {
+                match channel::connect(&endpoint, options.tls.as_ref()).await {
                     Ok(channel) => {
                         reached = Some(admins.len());
                         admins.push((addr.clone(), admin_client(channel)));
@@ -115,11 +118,12 @@ impl Connection {
                     Err(e) => last = Some(format!("{addr}: {e}")),
                 }
             }
-            admins.push((addr.clone(), admin_client(endpoint.connect_lazy())));
+            let lazy = channel::connect_lazy(&endpoint, options.tls.as_ref());
+            admins.push((addr.clone(), admin_client(lazy)));
         }
         let Some(at) = reached else {
             return Err(match last {
-                Some(e) => Error::new(ErrorCode::Unavailable, format!("cannot connect: {e}")),
+                Some(e) => Error::new(unreachable_code(&e), format!("cannot connect: {e}")),
                 None => Error::invalid("no server address given"),
             });
         };
@@ -221,7 +225,8 @@ impl Connection {
                     self.inner.admin_at.store(at - 1, Ordering::Relaxed);
                 }
             }
-            admins.push((server.to_string(), admin_client(endpoint.connect_lazy())));
+            let lazy = channel::connect_lazy(&endpoint, self.inner.options.tls.as_ref());
+            admins.push((server.to_string(), admin_client(lazy)));
         }
     }
 
@@ -262,6 +267,7 @@ impl Connection {
                         server,
                         timeout.min(Duration::from_secs(10)),
                         self.inner.options.poll_before_park,
+                        self.inner.options.tls.clone(),
                     );
                     frames.insert(server.to_string(), c.clone());
                     c
@@ -274,7 +280,8 @@ impl Connection {
             match channels.get(server) {
                 Some(c) => c.clone(),
                 None => {
-                    let c = endpoint(server, &self.inner.options)?.connect_lazy();
+                    let endpoint = endpoint(server, &self.inner.options)?;
+                    let c = channel::connect_lazy(&endpoint, self.inner.options.tls.as_ref());
                     channels.insert(server.to_string(), c.clone());
                     c
                 }
@@ -425,16 +432,18 @@ fn admin_client(channel: Channel) -> AdminClient<Channel> {
         .max_encoding_message_size(MAX_MESSAGE_BYTES)
 }
 
+/// The code of a failed connect ([`channel::explain`]'s text): `UNAVAILABLE` (retried),
+/// except a refusal by TLS, which repeats until the configuration changes.
+fn unreachable_code(text: &str) -> ErrorCode {
+    if channel::refused_by_tls(text) {
+        ErrorCode::Unknown
+    } else {
+        ErrorCode::Unavailable
+    }
+}
+
 /// An endpoint for `addr`, adding `http://` to a bare `host:port`.
 fn endpoint(addr: &str, options: &ClientOptions) -> Result<Endpoint, Error> {
-    let uri = if addr.contains("://") {
-        addr.to_string()
-    } else {
-        format!("http://{addr}")
-    };
-    let endpoint = Endpoint::from_shared(uri)
-        .map_err(|e| Error::invalid(format!("bad address '{addr}': {e}")))?;
-    Ok(endpoint
-        .connect_timeout(options.operation_timeout.min(Duration::from_secs(10)))
-        .tcp_nodelay(true))
+    channel::endpoint(addr, options.operation_timeout.min(Duration::from_secs(10)))
+        .map_err(Error::invalid)
 }

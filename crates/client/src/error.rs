@@ -40,7 +40,16 @@ impl Error {
     /// mid-request (gRPC `UNKNOWN` with a transport error as its source, no code from a
     /// server) is `UNAVAILABLE`: the server may be gone, and only requests safe to repeat are
     /// retried after it.
+    ///
+    /// A refusal by TLS (a failed handshake, or a TLS server refusing a plaintext client) is
+    /// `UNKNOWN`, not retried: it fails the same way until the configuration changes.
     pub fn from_status(status: &Status) -> Error {
+        if std::error::Error::source(status).is_some() {
+            let text = strata_proto::channel::explain(status);
+            if strata_proto::channel::refused_by_tls(&text) {
+                return Error::new(ErrorCode::Unknown, text);
+            }
+        }
         let mut code = strata_proto::code_of(status);
         let from_server = status
             .metadata()

@@ -19,8 +19,9 @@ use prost::Message;
 use strata_proto::frame::{self, Frame, Method, PREFACE, RESPONSE_ERROR, RESPONSE_OK};
 use strata_proto::pb;
 use strata_proto::read_soon::SpinPolicy;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
+use strata_tls::{ClientTls, Stream};
+use tokio::io::{AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::net::tcp::OwnedReadHalf;
 use tokio::net::TcpStream;
 use tokio::sync::{mpsc, oneshot, OnceCell};
 use tonic::Status;
@@ -42,8 +43,10 @@ struct Shared {
     /// `host:port`.
     addr: String,
     connect_timeout: Duration,
-    /// How long the reader polls before parking ([`SpinPolicy`]).
+    /// How long the reader polls before parking ([`SpinPolicy`]; plain TCP only).
     poll_before_park: Duration,
+    /// TLS for the connection; `None`: plaintext.
+    tls: Option<ClientTls>,
     link: OnceCell<Link>,
 }
 
@@ -52,6 +55,8 @@ struct Link {
     requests: mpsc::UnboundedSender<BytesMut>,
     pending: Pending,
     broken: Arc<AtomicBool>,
+    /// Why reading the connection failed, once it did (a TLS alert names the refusal).
+    why: Arc<Mutex<Option<String>>>,
     next_id: AtomicU32,
     /// The reader's record of calls: whether they come one at a time ([`SpinPolicy::solo`]).
     solo: Arc<strata_proto::solo::Solo>,
@@ -59,11 +64,12 @@ struct Link {
 
 impl FrameClient {
     /// A client of the server at `addr` (`host:port`, or a `http://` URI whose host and port
-    /// are used); connects on the first call.
+    /// are used), over TLS if `tls` is given; connects on the first call.
     pub(crate) fn new(
         addr: &str,
         connect_timeout: Duration,
         poll_before_park: Duration,
+        tls: Option<ClientTls>,
     ) -> FrameClient {
         let addr = addr.strip_prefix("http://").unwrap_or(addr);
         FrameClient {
@@ -71,6 +77,7 @@ impl FrameClient {
                 addr: addr.trim_end_matches('/').to_string(),
                 connect_timeout,
                 poll_before_park,
+                tls,
                 link: OnceCell::new(),
             }),
         }
@@ -126,9 +133,11 @@ impl FrameClient {
         // so this one must see the flag (see `fail_all`).
         if link.broken.load(Ordering::Acquire) || link.requests.send(bytes).is_err() {
             link.pending.lock().remove(&id);
-            return Err(lost(&self.shared.addr));
+            return Err(lost(&self.shared.addr, &link.why));
         }
-        let frame = answer.await.map_err(|_| lost(&self.shared.addr))?;
+        let frame = answer
+            .await
+            .map_err(|_| lost(&self.shared.addr, &link.why))?;
         match frame.kind {
             RESPONSE_OK => Resp::decode(frame.body)
                 .map_err(|e| Status::internal(format!("undecodable response: {e}"))),
@@ -142,45 +151,109 @@ impl FrameClient {
     }
 }
 
-fn lost(addr: &str) -> Status {
-    Status::unavailable(format!("connection to {addr} lost"))
+/// The error of a call whose connection ended: `UNAVAILABLE`, unless the server refused the
+/// connection in TLS (an alert after the handshake: a client certificate it does not
+/// accept), which is not worth retrying.
+fn lost(addr: &str, why: &Mutex<Option<String>>) -> Status {
+    match why.lock().as_deref() {
+        Some(why) if why.contains("fatal alert") => Status::unknown(format!(
+            "TLS handshake with {addr} failed: the server refused the connection: {why}"
+        )),
+        _ => Status::unavailable(format!("connection to {addr} lost")),
+    }
 }
 
-/// Opens the connection, sends the preface and starts its reader and writer tasks.
+/// Opens the connection (TLS's handshake first if configured), sends the preface and starts
+/// its reader and writer tasks.
 async fn connect(shared: &Shared) -> Result<Link, Status> {
     let unreachable = |e: String| Status::unavailable(format!("{}: {e}", shared.addr));
-    let mut stream = tokio::time::timeout(shared.connect_timeout, TcpStream::connect(&shared.addr))
+    let stream = tokio::time::timeout(shared.connect_timeout, TcpStream::connect(&shared.addr))
         .await
         .map_err(|_| unreachable("connect timed out".into()))?
         .map_err(|e| unreachable(e.to_string()))?;
     stream
         .set_nodelay(true)
         .map_err(|e| unreachable(e.to_string()))?;
-    stream
-        .write_all(&PREFACE)
-        .await
-        .map_err(|e| unreachable(e.to_string()))?;
-    let (reader, writer) = stream.into_split();
     let pending = Pending::default();
     let broken = Arc::new(AtomicBool::new(false));
+    let why = Arc::new(Mutex::new(None));
     let (requests, queued) = mpsc::unbounded_channel();
-    tokio::spawn(write_loop(writer, queued, pending.clone(), broken.clone()));
     let spin = SpinPolicy::new(shared.poll_before_park);
     let solo = spin.solo().clone();
-    tokio::spawn(read_loop(reader, spin, pending.clone(), broken.clone()));
+    match &shared.tls {
+        None => {
+            let mut stream = stream;
+            stream
+                .write_all(&PREFACE)
+                .await
+                .map_err(|e| unreachable(e.to_string()))?;
+            let (reader, writer) = stream.into_split();
+            tokio::spawn(write_loop(writer, queued, pending.clone(), broken.clone()));
+            tokio::spawn(read_loop(
+                Source::Plain(reader),
+                spin,
+                pending.clone(),
+                (broken.clone(), why.clone()),
+            ));
+        }
+        Some(tls) => {
+            // A failed handshake is not worth retrying: it fails alike until the
+            // configuration changes (`UNKNOWN`, see `Error::from_status`).
+            let mut stream = tls
+                .connect(&shared.addr, stream)
+                .await
+                .map_err(|e| Status::unknown(e.to_string()))?;
+            stream
+                .write_all(&PREFACE)
+                .await
+                .map_err(|e| unreachable(e.to_string()))?;
+            let (reader, writer) = tokio::io::split(stream);
+            tokio::spawn(write_loop(writer, queued, pending.clone(), broken.clone()));
+            tokio::spawn(read_loop(
+                Source::Tls(reader),
+                spin,
+                pending.clone(),
+                (broken.clone(), why.clone()),
+            ));
+        }
+    }
     Ok(Link {
         requests,
         pending,
         broken,
+        why,
         next_id: AtomicU32::new(0),
         solo,
     })
 }
 
+/// The read side of a connection: plain TCP may be polled for the next bytes
+/// ([`SpinPolicy`]); TLS bytes must go through TLS.
+enum Source {
+    Plain(OwnedReadHalf),
+    Tls(tokio::io::ReadHalf<Stream>),
+}
+
+impl Source {
+    async fn read_buf(
+        &mut self,
+        input: &mut BytesMut,
+        spin: &mut SpinPolicy,
+    ) -> std::io::Result<usize> {
+        match self {
+            Source::Plain(reader) => match spin.read(reader.as_ref(), input).await? {
+                Some(n) => Ok(n),
+                None => reader.read_buf(input).await,
+            },
+            Source::Tls(reader) => reader.read_buf(input).await,
+        }
+    }
+}
+
 /// Writes queued request frames, as many as are queued per write, until the client is
 /// dropped (the queue closes) or the socket fails.
 async fn write_loop(
-    mut writer: OwnedWriteHalf,
+    mut writer: impl AsyncWrite + Unpin,
     mut queued: mpsc::UnboundedReceiver<BytesMut>,
     pending: Pending,
     broken: Arc<AtomicBool>,
@@ -204,10 +277,10 @@ async fn write_loop(
 
 /// Hands each response frame to its call until the connection ends, then fails the rest.
 async fn read_loop(
-    mut reader: OwnedReadHalf,
+    mut reader: Source,
     mut spin: SpinPolicy,
     pending: Pending,
-    broken: Arc<AtomicBool>,
+    (broken, why): (Arc<AtomicBool>, Arc<Mutex<Option<String>>>),
 ) {
     let mut input = BytesMut::with_capacity(64 << 10);
     loop {
@@ -215,13 +288,13 @@ async fn read_loop(
             input.reserve(64 << 10);
         }
         // A lone caller's response, or its next call's, may be a few microseconds away.
-        let read = match spin.read(reader.as_ref(), &mut input).await {
-            Ok(Some(n)) => Ok(n),
-            Ok(None) => reader.read_buf(&mut input).await,
-            Err(e) => Err(e),
-        };
+        let read = reader.read_buf(&mut input, &mut spin).await;
         match read {
-            Ok(0) | Err(_) => break,
+            Ok(0) => break,
+            Err(e) => {
+                *why.lock() = Some(e.to_string());
+                break;
+            }
             Ok(_) => {}
         }
         loop {

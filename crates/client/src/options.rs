@@ -41,6 +41,11 @@ pub struct ClientOptions {
     /// connection of the process is busy (`strata_proto::solo`) and no thread waits for a
     /// CPU; zero never polls. Default 200 µs: a lone caller's round trip skips a wake-up.
     pub poll_before_park: Duration,
+    /// TLS for every connection (admin, gRPC and framed): the CAs servers' certificates must
+    /// chain to, and a client certificate for servers that require one. `None` (the
+    /// default): plaintext. A server's certificate must name the host the client connects
+    /// to (as a location or the given address names it).
+    pub tls: Option<strata_tls::ClientTls>,
 }
 
 /// The protocol of requests to region servers' data service (the master's admin service is
@@ -83,6 +88,7 @@ impl Default for ClientOptions {
             scan_prefetch: true,
             protocol: Protocol::Frames,
             poll_before_park: strata_proto::read_soon::DEFAULT_BUDGET,
+            tls: None,
         }
     }
 }

@@ -38,6 +38,8 @@ pub struct ClusterAdmin<K> {
     kv: Arc<K>,
     layout: Layout,
     server: Option<Arc<RegionServer>>,
+    /// The process's TLS, whose client side forwards flushes and compactions.
+    tls: Option<strata_tls::ProcessTls>,
 }
 
 impl<K: Kv + Send + Sync + 'static> ClusterAdmin<K> {
@@ -48,7 +50,30 @@ impl<K: Kv + Send + Sync + 'static> ClusterAdmin<K> {
             kv,
             layout,
             server: Some(server),
+            tls: None,
         }
+    }
+
+    /// The same service, forwarding to other region servers over TLS when `tls` is given.
+    #[must_use]
+    pub fn with_tls(mut self, tls: Option<strata_tls::ProcessTls>) -> Self {
+        self.tls = tls;
+        self
+    }
+
+    /// An admin client of the region server at `addr`, over TLS if the process has it.
+    async fn peer(
+        &self,
+        addr: &str,
+    ) -> Result<pb::admin_client::AdminClient<tonic::transport::Channel>, Status> {
+        let tls = match &self.tls {
+            None => None,
+            Some(tls) => Some(
+                tls.client_or_explain("forwarding to another region server")
+                    .map_err(|e| strata_proto::status(ErrorCode::Unavailable, e))?,
+            ),
+        };
+        admin_client(addr, tls).await
     }
 
     /// The same service in a process without regions (a master's HBase RPC listener): no
@@ -58,6 +83,7 @@ impl<K: Kv + Send + Sync + 'static> ClusterAdmin<K> {
             kv,
             layout,
             server: None,
+            tls: None,
         }
     }
 
@@ -581,7 +607,7 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
                 .await;
         }
         for addr in servers_of(&regions) {
-            let mut client = admin_client(&addr).await?;
+            let mut client = self.peer(&addr).await?;
             client.flush(local_request(req.clone())).await?;
         }
         Ok(Response::new(Empty {}))
@@ -609,7 +635,7 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
                 .await;
         }
         for addr in servers_of(&regions) {
-            let mut client = admin_client(&addr).await?;
+            let mut client = self.peer(&addr).await?;
             client.compact(local_request(req.clone())).await?;
         }
         Ok(Response::new(Empty {}))
@@ -664,7 +690,7 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
             if addr.is_empty() {
                 continue;
             }
-            let mut client = admin_client(&addr).await?;
+            let mut client = self.peer(&addr).await?;
             let theirs = client
                 .locate(local_request(req.clone()))
                 .await?
@@ -708,7 +734,7 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
         // Each server lists its regions' files; together they are the table's, by start row.
         let mut files = Vec::new();
         for addr in servers_of(&regions) {
-            let mut client = admin_client(&addr).await?;
+            let mut client = self.peer(&addr).await?;
             files.extend(
                 client
                     .list_files(local_request(req.clone()))

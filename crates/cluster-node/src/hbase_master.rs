@@ -29,7 +29,7 @@ pub struct MasterListener {
 
 impl MasterListener {
     /// Listens on `listen` for the master advertised as `advertise` in the cluster under
-    /// `layout`, and publishes the listener.
+    /// `layout`, over TLS if `tls` is given, and publishes the listener.
     ///
     /// # Errors
     /// etcd cannot be reached or the address cannot be bound.
@@ -38,6 +38,7 @@ impl MasterListener {
         layout: Layout,
         advertise: &str,
         listen: SocketAddr,
+        tls: Option<strata_tls::ProcessTls>,
     ) -> Result<Self, String> {
         let kv = Arc::new(
             EtcdKv::connect(etcd, Duration::from_secs(5))
@@ -68,7 +69,7 @@ impl MasterListener {
             me.clone(),
         ));
         let ops = ClusterOps::new(
-            ClusterAdmin::without_server(kv.clone(), layout.clone()),
+            ClusterAdmin::without_server(kv.clone(), layout.clone()).with_tls(tls.clone()),
             directory.clone(),
             kv.clone(),
             layout.clone(),
@@ -77,6 +78,7 @@ impl MasterListener {
         let config = HBaseRpcConfig {
             listen: bound,
             advertised_host: Some(host),
+            tls: tls.map(|t| t.raw),
             ..HBaseRpcConfig::default()
         };
         let server = runtime

@@ -122,13 +122,15 @@ pub(crate) fn run<K: Kv + Send + Sync + 'static>(
             ))
         }
     }));
-    let admin = ClusterAdmin::new(admin_kv.clone(), config.layout.clone(), server.clone());
+    let admin = ClusterAdmin::new(admin_kv.clone(), config.layout.clone(), server.clone())
+        .with_tls(config.tls.clone());
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
     // One port for both protocols: framed connections are served by the data service's
     // own connection tasks, the others go to tonic (RFC 0013, Decision 5).
     let (incoming, accepting) = {
         let _entered = runtime.enter();
-        strata_server::frames::split_listener(listener, data.clone())
+        let tls = config.tls.as_ref().map(|t| t.data.clone());
+        strata_server::frames::split_listener(listener, data.clone(), tls)
     };
     let router = tonic::transport::Server::builder()
         .add_service(data.clone().into_server())
@@ -194,8 +196,12 @@ pub(crate) fn run<K: Kv + Send + Sync + 'static>(
         };
         match listeners
             .runtime
-            .block_on(strata_http::HttpServer::start_node(listen, view, settings))
-        {
+            .block_on(strata_http::HttpServer::start_node(
+                listen,
+                view,
+                settings,
+                config.tls.as_ref().map(|t| t.http.clone()),
+            )) {
             Ok(http) => {
                 places.endpoints.http = Some(http.addr());
                 listeners.http = Some(http);
@@ -218,7 +224,7 @@ pub(crate) fn run<K: Kv + Send + Sync + 'static>(
             (&name, host_of(&advertised)),
             &server,
             &admin_kv,
-            &config.layout,
+            (&config.layout, config.tls.as_ref()),
             &gate,
         ) {
             Ok(rpc) => {
@@ -443,7 +449,7 @@ fn start_hbase_rpc<K: Kv + Send + Sync + 'static>(
     (name, host): (&str, &str),
     server: &Arc<RegionServer>,
     kv: &Arc<K>,
-    layout: &Layout,
+    (layout, tls): (&Layout, Option<&strata_tls::ProcessTls>),
     gate: &Arc<Gate>,
 ) -> Result<strata_hbase_rpc::HBaseRpcServer, String> {
     let bound = std::net::TcpListener::bind(listen)
@@ -459,7 +465,7 @@ fn start_hbase_rpc<K: Kv + Send + Sync + 'static>(
         me.clone(),
     ));
     let ops = crate::hbase_ops::ClusterOps::new(
-        ClusterAdmin::new(kv.clone(), layout.clone(), server.clone()),
+        ClusterAdmin::new(kv.clone(), layout.clone(), server.clone()).with_tls(tls.cloned()),
         directory.clone(),
         kv.clone(),
         layout.clone(),
@@ -468,6 +474,7 @@ fn start_hbase_rpc<K: Kv + Send + Sync + 'static>(
     let mut config = strata_hbase_rpc::HBaseRpcConfig {
         listen: bound,
         advertised_host: Some(host.to_owned()),
+        tls: tls.map(|t| t.raw.clone()),
         ..strata_hbase_rpc::HBaseRpcConfig::default()
     };
     if let Some(limit) = scan_time_limit {

@@ -17,17 +17,17 @@ pub fn servers_of(regions: &[pb::RegionLocation]) -> std::collections::BTreeSet<
     regions.iter().map(|r| r.server.clone()).collect()
 }
 
-/// An admin client of the region server at `addr`.
+/// An admin client of the region server at `addr`, over TLS if `tls` is given.
 ///
 /// # Errors
 /// `UNAVAILABLE` if it cannot be reached.
 pub async fn admin_client(
     addr: &str,
+    tls: Option<&strata_tls::ClientTls>,
 ) -> Result<pb::admin_client::AdminClient<tonic::transport::Channel>, Status> {
-    let channel = tonic::transport::Endpoint::from_shared(format!("http://{addr}"))
-        .map_err(strata_server::status::invalid)?
-        .connect_timeout(Duration::from_secs(5))
-        .connect()
+    let endpoint = strata_proto::channel::endpoint(addr, Duration::from_secs(5))
+        .map_err(strata_server::status::invalid)?;
+    let channel = strata_proto::channel::connect(&endpoint, tls)
         .await
         .map_err(|e| {
             strata_proto::status(ErrorCode::Unavailable, format!("region server {addr}: {e}"))

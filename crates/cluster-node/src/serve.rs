@@ -123,6 +123,9 @@ pub struct NodeConfig {
     /// store file on a volume not declared, a schema the engine refuses), which no retry
     /// mends; `None`: such an open fails like any other and the master tries again.
     pub on_invalid_open: Option<InvalidOpen>,
+    /// TLS on every listener (data, HBase RPC, HTTP) and for connections to other region
+    /// servers; `None`: plaintext.
+    pub tls: Option<strata_tls::ProcessTls>,
 }
 
 /// See [`NodeConfig::on_invalid_open`].

@@ -56,6 +56,8 @@ pub struct SingleConfig {
     pub compaction_check_every: Duration,
     /// How often the janitor sweeps recovered edits and region directories; zero: never.
     pub janitor_every: Duration,
+    /// TLS on every listener; `None`: plaintext.
+    pub tls: Option<strata_tls::ProcessTls>,
 }
 
 impl SingleConfig {
@@ -70,6 +72,7 @@ impl SingleConfig {
             ttl_secs: 30,
             compaction_check_every: strata_server::host::COMPACTION_CHECK_EVERY,
             janitor_every: Duration::from_secs(300),
+            tls: None,
         }
     }
 }
@@ -163,6 +166,7 @@ pub fn run(
         listen: config.listen,
         advertise: config.advertise,
         compaction_check_every: config.compaction_check_every,
+        tls: config.tls,
         on_invalid_open: Some(Arc::new(move |why: &str| {
             let mut slot = invalid_slot
                 .lock()

@@ -23,6 +23,9 @@ pub struct GatewayConfig {
     /// (`strata_proto::read_soon`); zero never polls. Default 200 µs: a lone client's call
     /// skips the gateway's wake-up.
     pub poll_before_park: Duration,
+    /// TLS for every connection; `None` (the default): plaintext. A plaintext client is
+    /// closed with a warning naming TLS in the log.
+    pub tls: Option<strata_tls::ServerTls>,
 }
 
 impl GatewayConfig {
@@ -37,6 +40,7 @@ impl GatewayConfig {
             scanner_lease: Duration::from_secs(60),
             idle_timeout: None,
             poll_before_park: strata_proto::read_soon::DEFAULT_BUDGET,
+            tls: None,
         }
     }
 

@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use strata_client::Connection;
 use strata_proto::read_soon::SpinPolicy;
+use strata_tls::{Accepted, Stream, HANDSHAKE_RECORD};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio::task::{JoinHandle, JoinSet};
@@ -107,10 +108,49 @@ async fn accept_loop(
     connections.shutdown().await;
 }
 
+/// Completes TLS's handshake when the gateway has TLS (a plaintext client, or a TLS client of
+/// a plaintext gateway, is closed with a warning), then serves the connection.
+async fn serve(
+    tcp: TcpStream,
+    peer: SocketAddr,
+    service: Arc<Service>,
+    config: GatewayConfig,
+    id: u64,
+) {
+    let refuse = |kind: &'static str, what: &str| {
+        strata_proto::bad_input::warn(peer, "Thrift", kind, what);
+    };
+    let stream = match &config.tls {
+        None => {
+            let mut first = [0u8; 1];
+            if matches!(tcp.peek(&mut first).await, Ok(1)) && first[0] == HANDSHAKE_RECORD {
+                return refuse(
+                    "TLS on a plaintext port",
+                    "the client opened a TLS handshake, but this gateway runs without \
+                     --tls-cert: closed",
+                );
+            }
+            Stream::Plain(tcp)
+        }
+        Some(tls) => match tls.accept(tcp).await {
+            Ok(Accepted::Tls(stream)) => stream,
+            Ok(Accepted::Plaintext(..)) => {
+                return refuse(
+                    "plaintext on a TLS port",
+                    "the client does not speak TLS, which this gateway requires (--tls-cert): \
+                     closed",
+                );
+            }
+            Err(e) => return refuse("TLS handshake", &e.to_string()),
+        },
+    };
+    serve_stream(stream, peer, service, config, id).await;
+}
+
 /// Serves one connection until the client leaves, breaks the protocol beyond recovery, or
 /// stays idle past the idle timeout. Its scanners are closed at the end.
-async fn serve(
-    stream: TcpStream,
+async fn serve_stream(
+    stream: Stream,
     peer: SocketAddr,
     service: Arc<Service>,
     config: GatewayConfig,

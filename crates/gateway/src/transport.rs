@@ -289,9 +289,10 @@ fn malformed(header: Option<Header>, reason: &str) -> Incoming {
     }
 }
 
-impl Transport<tokio::net::TcpStream> {
+impl Transport<strata_tls::Stream> {
     /// With nothing buffered, polls the socket for the next message's bytes for `spin`'s
-    /// budget, if it says so, before [`next`](Transport::next) parks.
+    /// budget, if it says so, before [`next`](Transport::next) parks (plain TCP only: under
+    /// TLS the socket's bytes are not yet the protocol's).
     ///
     /// # Errors
     /// The socket failed.
@@ -299,8 +300,8 @@ impl Transport<tokio::net::TcpStream> {
         &mut self,
         spin: &mut strata_proto::read_soon::SpinPolicy,
     ) -> std::io::Result<()> {
-        if self.buf.is_empty() {
-            spin.read(&self.stream, &mut self.buf).await?;
+        if let (true, Some(tcp)) = (self.buf.is_empty(), self.stream.plain()) {
+            spin.read(tcp, &mut self.buf).await?;
         }
         Ok(())
     }

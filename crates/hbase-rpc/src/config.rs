@@ -24,6 +24,9 @@ pub struct HBaseRpcConfig {
     /// before it answers with a heartbeat (HBase: half the smaller of the scanner lease and
     /// the RPC timeout, 30 s by default).
     pub scan_time_limit: Duration,
+    /// TLS for every connection (HBase 2.6's `hbase.rpc.tls.enabled`); `None`: plaintext.
+    /// A plaintext client is answered with a `FatalConnectionException` naming TLS.
+    pub tls: Option<strata_tls::ServerTls>,
 }
 
 impl HBaseRpcConfig {
@@ -42,6 +45,7 @@ impl Default for HBaseRpcConfig {
             scanner_lease: Duration::from_secs(60),
             max_open_scanners: 10_000,
             scan_time_limit: Duration::from_secs(30),
+            tls: None,
         }
     }
 }

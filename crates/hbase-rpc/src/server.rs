@@ -8,7 +8,9 @@
 //!
 //! A connection whose preamble, header or framing is wrong gets a
 //! `FatalConnectionException` naming the problem (when it can be framed) and is closed;
-//! other connections are unaffected.
+//! other connections are unaffected. With TLS (`HBaseRpcConfig::tls`), the handshake comes
+//! first; a plaintext client gets a `FatalConnectionException` saying TLS is required, and a
+//! TLS client of a plaintext listener is closed.
 
 use std::net::SocketAddr;
 use std::sync::atomic::AtomicU64;
@@ -18,6 +20,7 @@ use bytes::{Bytes, BytesMut};
 use prost::Message;
 use strata_proto::bad_input;
 use strata_server::RegionServer;
+use strata_tls::{Accepted, Stream, HANDSHAKE_RECORD};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, oneshot};
@@ -191,7 +194,7 @@ async fn accept_loop(listener: TcpListener, ctx: Arc<Context>, mut stop: oneshot
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
                     let _ = stream.set_nodelay(true);
-                    tokio::spawn(serve_connection(ctx.clone(), stream));
+                    tokio::spawn(open_connection(ctx.clone(), stream));
                 }
                 Err(e) => {
                     eprintln!("strata hbase-rpc: accept failed: {e}");
@@ -211,11 +214,72 @@ fn fatal(message: impl Into<String>) -> Bytes {
     frame::encode_exception(NO_CALL, e.to_response())
 }
 
+/// Completes TLS's handshake if the listener has TLS, then serves the connection.
+async fn open_connection(ctx: Arc<Context>, tcp: TcpStream) {
+    let peer = tcp.peer_addr().ok();
+    let Some(tls) = &ctx.config.tls else {
+        let mut first = [0u8; 1];
+        if matches!(tcp.peek(&mut first).await, Ok(1)) && first[0] == HANDSHAKE_RECORD {
+            if let Some(peer) = peer {
+                bad_input::warn(
+                    peer,
+                    "HBase RPC",
+                    "TLS on a plaintext port",
+                    "the client opened a TLS handshake, but this server runs without \
+                     --tls-cert (set hbase.client.netty.tls.enabled=false, or start the \
+                     server with TLS)",
+                );
+            }
+            return;
+        }
+        return serve_connection(ctx, Stream::Plain(tcp)).await;
+    };
+    match tls.accept(tcp).await {
+        Ok(Accepted::Tls(stream)) => serve_connection(ctx, stream).await,
+        Ok(Accepted::Plaintext(mut tcp, _)) => {
+            if let Some(peer) = peer {
+                bad_input::warn(
+                    peer,
+                    "HBase RPC",
+                    "plaintext on a TLS port",
+                    "the client does not speak TLS (hbase.client.netty.tls.enabled)",
+                );
+            }
+            // The preamble, then the answer: a client reads it after sending its header.
+            let mut preamble = [0u8; 6];
+            let read = tokio::time::timeout(
+                std::time::Duration::from_secs(2),
+                tcp.read_exact(&mut preamble),
+            )
+            .await;
+            if matches!(read, Ok(Ok(_))) {
+                let reply = fatal(
+                    "this server requires TLS: set hbase.client.netty.tls.enabled=true and \
+                     trust its CA (hbase.rpc.tls.truststore.location)",
+                );
+                let _ = tcp.write_all(&reply).await;
+                let _ = tcp.shutdown().await;
+                // Read what the client still sends, so the close does not reset the answer.
+                let mut sink = [0u8; 4096];
+                let _ = tokio::time::timeout(std::time::Duration::from_secs(2), async {
+                    while matches!(tcp.read(&mut sink).await, Ok(n) if n > 0) {}
+                })
+                .await;
+            }
+        }
+        Err(e) => {
+            if let (Some(peer), false) = (peer, e.kind() == std::io::ErrorKind::UnexpectedEof) {
+                bad_input::warn(peer, "HBase RPC", "TLS handshake", &e.to_string());
+            }
+        }
+    }
+}
+
 /// The connection's service and codec, from its preamble and header. `Ok(None)`: the
 /// connection only asked for the cluster id, which was sent.
 async fn handshake(
     ctx: &Context,
-    stream: &mut TcpStream,
+    stream: &mut Stream,
 ) -> Result<Option<(Service, Option<Codec>)>, (FrameError, Option<Bytes>)> {
     let mut preamble = [0u8; 6];
     loop {
@@ -281,7 +345,7 @@ async fn handshake(
     Ok(Some((service, codec)))
 }
 
-async fn serve_connection(ctx: Arc<Context>, mut stream: TcpStream) {
+async fn serve_connection(ctx: Arc<Context>, mut stream: Stream) {
     let peer = stream.peer_addr().ok();
     let (service, codec) = match handshake(&ctx, &mut stream).await {
         Ok(Some(h)) => h,
@@ -333,8 +397,7 @@ impl Connection {
     /// others to blocking threads, and writes all ready replies with one write; until the
     /// client closes the connection (or breaks the protocol: a fatal exception, no more
     /// reads) and every call is answered.
-    async fn serve(&mut self, mut stream: TcpStream) -> std::io::Result<()> {
-        let (mut reader, mut writer) = stream.split();
+    async fn serve(&mut self, mut stream: Stream) -> std::io::Result<()> {
         let (done_tx, mut done_rx) = mpsc::unbounded_channel::<Bytes>();
         let max = self.ctx.config.max_frame_bytes;
         let mut input = BytesMut::with_capacity(READ_CHUNK);
@@ -363,7 +426,7 @@ impl Connection {
                 self.output.extend_from_slice(&reply);
             }
             if !self.output.is_empty() {
-                writer.write_all(&self.output).await?;
+                stream.write_all(&self.output).await?;
                 self.output.clear();
             }
             let whole_frame = input.len() >= 4 && frame::frame_needs(&input, max) == 0;
@@ -372,14 +435,14 @@ impl Connection {
                 continue;
             }
             if (eof || failed) && self.waiting == 0 {
-                return writer.shutdown().await;
+                return stream.shutdown().await;
             }
             let room = READ_CHUNK.max(frame::frame_needs(&input, max).min(MAX_READ_RESERVE));
             if input.capacity() - input.len() < room / 4 {
                 input.reserve(room);
             }
             tokio::select! {
-                read = reader.read_buf(&mut input),
+                read = stream.read_buf(&mut input),
                     if !eof && !failed && self.waiting < MAX_IN_FLIGHT =>
                 {
                     match read {

@@ -28,6 +28,7 @@ mod pages;
 pub mod process_config;
 mod query;
 mod rates;
+mod tls;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -49,6 +50,12 @@ pub const DEFAULT_LISTEN: SocketAddr =
 pub const DEFAULT_REGIONSERVER_LISTEN: SocketAddr =
     SocketAddr::new(std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST), 16030);
 
+/// The endpoint's listener: plain HTTP or HTTPS.
+enum Either {
+    Plain(TcpListener),
+    Tls(tls::TlsListener),
+}
+
 /// A running HTTP endpoint.
 pub struct HttpServer {
     addr: SocketAddr,
@@ -59,7 +66,8 @@ pub struct HttpServer {
 
 impl HttpServer {
     /// Binds `listen` and serves `/metrics` and the pages of a cluster process described by
-    /// `view` (see [`node`]); `settings` are extra rows for the configuration page.
+    /// `view` (see [`node`]), over TLS if `tls` is given (HTTPS); `settings` are extra rows
+    /// for the configuration page.
     ///
     /// # Errors
     /// The address cannot be bound (in use, not local).
@@ -67,6 +75,7 @@ impl HttpServer {
         listen: SocketAddr,
         view: Arc<dyn NodeView>,
         settings: Vec<(String, String)>,
+        tls: Option<strata_tls::ServerTls>,
     ) -> std::io::Result<HttpServer> {
         let listener = TcpListener::bind(listen).await?;
         let addr = listener.local_addr()?;
@@ -74,22 +83,28 @@ impl HttpServer {
         let sampler = state
             .server()
             .map(|host| tokio::spawn(rates::sample_forever(state.rates.clone(), host)));
+        let listener = match tls {
+            None => Either::Plain(listener),
+            Some(tls) => Either::Tls(tls::TlsListener::new(listener, tls)?),
+        };
         Ok(Self::serve(listener, addr, node::router(state), sampler))
     }
 
     fn serve(
-        listener: TcpListener,
+        listener: Either,
         addr: SocketAddr,
         app: axum::Router,
         sampler: Option<JoinHandle<()>>,
     ) -> HttpServer {
         let (stop_tx, stop_rx) = oneshot::channel::<()>();
         let serving = tokio::spawn(async move {
-            let served = axum::serve(listener, app)
-                .with_graceful_shutdown(async {
-                    let _ = stop_rx.await;
-                })
-                .await;
+            let stopped = async {
+                let _ = stop_rx.await;
+            };
+            let served = match listener {
+                Either::Plain(l) => axum::serve(l, app).with_graceful_shutdown(stopped).await,
+                Either::Tls(l) => axum::serve(l, app).with_graceful_shutdown(stopped).await,
+            };
             if let Err(e) = served {
                 tracing::error!(error = %e, "HTTP endpoint stopped");
             }

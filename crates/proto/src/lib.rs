@@ -1,9 +1,11 @@
 //! Strata's wire protocol: the gRPC services of `proto/strata.proto` ([`pb`]) and their
 //! conversions to and from the data model ([`convert`]), and the error codes a client acts on
-//! ([`error`]). This is the only crate that compiles Strata's protobuf (ARCHITECTURE.md,
-//! "Crates and what each may depend on").
+//! ([`error`]), and gRPC channels to Strata's servers over TLS ([`channel`]). This is the only
+//! crate that compiles Strata's protobuf (ARCHITECTURE.md, "Crates and what each may depend
+//! on").
 
 pub mod bad_input;
+pub mod channel;
 pub mod convert;
 pub mod error;
 pub mod frame;

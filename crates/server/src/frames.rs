@@ -3,7 +3,8 @@
 //! completes at once in place and spawning what waits.
 //!
 //! [`sort_connections`] is the accept loop both protocols share: a connection whose first
-//! byte is the framed preface's is served here, any other is handed to tonic.
+//! byte is the framed preface's is served here, any other is handed to tonic. With TLS
+//! (`crate::tls_port`), the handshake comes first and the byte is the first one inside it.
 
 use std::future::Future;
 use std::io;
@@ -20,6 +21,7 @@ use strata_proto::frame::{
 };
 use strata_proto::pb::data_server::Data;
 use strata_proto::read_soon::SpinPolicy;
+use strata_tls::{Accepted, ServerTls, Stream, HANDSHAKE_RECORD};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, watch};
@@ -31,6 +33,7 @@ use strata_proto::bad_input;
 
 use crate::service::DataService;
 use crate::status::invalid;
+use crate::tls_port::{self, GrpcStream};
 
 /// Most calls of one connection waiting at once (on the blocking pool or the disk); beyond
 /// it the connection's socket is not read until some finish.
@@ -44,15 +47,19 @@ const SNIFF_TIMEOUT: Duration = Duration::from_secs(10);
 type Answer = Pin<Box<dyn Future<Output = BytesMut> + Send>>;
 
 /// The gRPC connections [`split_listener`] hands on, for tonic's `serve_with_incoming*`.
-pub type GrpcIncoming = tokio_stream::wrappers::UnboundedReceiverStream<io::Result<TcpStream>>;
+pub type GrpcIncoming = tokio_stream::wrappers::UnboundedReceiverStream<io::Result<GrpcStream>>;
 
-/// Starts accepting `listener`'s connections on a task ([`sort_connections`]); returns the
-/// gRPC ones as a stream, and the handle that stops accepting and closes the framed
-/// connections.
-pub fn split_listener(listener: TcpListener, service: DataService) -> (GrpcIncoming, Accepting) {
+/// Starts accepting `listener`'s connections on a task ([`sort_connections`]), over TLS if
+/// `tls` is given; returns the gRPC ones as a stream, and the handle that stops accepting and
+/// closes the framed connections.
+pub fn split_listener(
+    listener: TcpListener,
+    service: DataService,
+    tls: Option<ServerTls>,
+) -> (GrpcIncoming, Accepting) {
     let (grpc, incoming) = mpsc::unbounded_channel();
     let (stop, stopped) = watch::channel(false);
-    let task = tokio::spawn(sort_connections(listener, service, grpc, stopped));
+    let task = tokio::spawn(sort_connections(listener, service, tls, grpc, stopped));
     (GrpcIncoming::new(incoming), Accepting { task, stop })
 }
 
@@ -81,11 +88,14 @@ impl Drop for Accepting {
 
 /// Accepts connections on `listener` for ever: framed ones are served with `service` until
 /// `stop` turns true, the others (gRPC) are sent to `grpc`, with `TCP_NODELAY` set on both.
-/// Ends when `grpc` is closed (the gRPC server stopped).
+/// With `tls`, every connection must open with a TLS handshake (plaintext clients are
+/// answered with an error naming TLS and closed); without, one that does is closed. Ends when
+/// `grpc` is closed (the gRPC server stopped).
 pub async fn sort_connections(
     listener: TcpListener,
     service: DataService,
-    grpc: mpsc::UnboundedSender<io::Result<TcpStream>>,
+    tls: Option<ServerTls>,
+    grpc: mpsc::UnboundedSender<io::Result<GrpcStream>>,
     stop: watch::Receiver<bool>,
 ) {
     loop {
@@ -104,17 +114,14 @@ pub async fn sort_connections(
         // Small request/response calls: without TCP_NODELAY, Nagle's algorithm and delayed
         // acknowledgements add ~40 ms to a pipelined request.
         let _ = stream.set_nodelay(true);
-        let (service, grpc, stop) = (service.clone(), grpc.clone(), stop.clone());
+        let (service, grpc, stop, tls) = (service.clone(), grpc.clone(), stop.clone(), tls.clone());
         tokio::spawn(async move {
-            let mut first = [0u8; 1];
-            let sniffed = match tokio::time::timeout(SNIFF_TIMEOUT, stream.peek(&mut first)).await {
-                Ok(Ok(1)) => Some(first[0]),
-                _ => None,
-            };
-            let framed = sniffed == Some(PREFACE[0]);
             let peer = stream.peer_addr().ok();
-            if framed {
-                if let Err(e) = serve_connection(service, stream, stop).await {
+            let Some((stream, first, sniffed)) = open(stream, tls.as_ref(), peer).await else {
+                return;
+            };
+            if sniffed == Some(PREFACE[0]) {
+                if let Err(e) = serve_connection(service, stream, first.is_some(), stop).await {
                     match peer {
                         Some(peer) if e.kind() == io::ErrorKind::InvalidData => {
                             bad_input::warn(peer, "Strata", "malformed frame", &e.to_string());
@@ -135,27 +142,74 @@ pub async fn sort_connections(
                         ),
                     );
                 }
-                let _ = grpc.send(Ok(stream));
+                let _ = grpc.send(Ok(GrpcStream::new(stream, first)));
             }
         });
     }
 }
 
+/// The connection ready to serve: TLS's handshake done if `tls` is given, with its first
+/// protocol byte (`sniffed`; `None` if none came in time) and whether that byte was consumed
+/// (`first`: under TLS it must be read to be seen). `None`: the connection was refused.
+async fn open(
+    tcp: TcpStream,
+    tls: Option<&ServerTls>,
+    peer: Option<SocketAddr>,
+) -> Option<(Stream, Option<u8>, Option<u8>)> {
+    let Some(tls) = tls else {
+        let mut first = [0u8; 1];
+        let sniffed = match tokio::time::timeout(SNIFF_TIMEOUT, tcp.peek(&mut first)).await {
+            Ok(Ok(1)) => Some(first[0]),
+            _ => None,
+        };
+        if sniffed == Some(HANDSHAKE_RECORD) {
+            tls_port::refuse_tls(peer);
+            return None;
+        }
+        return Some((Stream::Plain(tcp), None, sniffed));
+    };
+    let mut stream = match tls.accept(tcp).await {
+        Ok(Accepted::Tls(stream)) => stream,
+        Ok(Accepted::Plaintext(tcp, first)) => {
+            tls_port::refuse_plaintext(tcp, first, peer).await;
+            return None;
+        }
+        Err(e) => {
+            match peer {
+                Some(peer) if e.kind() != io::ErrorKind::UnexpectedEof => {
+                    bad_input::warn(peer, "Strata", "TLS handshake", &e.to_string());
+                }
+                _ => tracing::debug!("TLS connection closed before its handshake: {e}"),
+            }
+            return None;
+        }
+    };
+    let mut first = [0u8; 1];
+    match tokio::time::timeout(SNIFF_TIMEOUT, stream.read(&mut first)).await {
+        Ok(Ok(1)) => Some((stream, Some(first[0]), Some(first[0]))),
+        // Nothing in time: tonic's timeouts apply.
+        Err(_) => Some((stream, None, None)),
+        Ok(_) => None,
+    }
+}
+
 /// Serves one framed connection until the client closes it and every call is answered, or
-/// until `stop` turns true (or its sender is dropped).
+/// until `stop` turns true (or its sender is dropped). `first_read`: the preface's first byte
+/// was already read (and was the preface's).
 ///
 /// # Errors
 /// The preface or a frame's length is malformed, or the socket failed.
 pub async fn serve_connection(
     service: DataService,
-    mut stream: TcpStream,
+    mut stream: Stream,
+    first_read: bool,
     mut stop: watch::Receiver<bool>,
 ) -> io::Result<()> {
     let peer = stream.peer_addr().ok();
-    let mut preface = [0u8; 8];
-    stream.read_exact(&mut preface).await?;
+    let mut preface = PREFACE;
+    let skip = usize::from(first_read);
+    stream.read_exact(&mut preface[skip..]).await?;
     check_preface(&preface).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
-    let (mut reader, mut writer) = stream.split();
     let (done_tx, mut done_rx) = mpsc::unbounded_channel::<BytesMut>();
     let mut input = BytesMut::with_capacity(16 << 10);
     let mut output = BytesMut::new();
@@ -190,7 +244,7 @@ pub async fn serve_connection(
             output.extend_from_slice(&bytes);
         }
         if !output.is_empty() {
-            writer.write_all(&output).await?;
+            stream.write_all(&output).await?;
             output.clear();
         }
         if (closed && waiting == 0) || *stop.borrow() {
@@ -199,9 +253,10 @@ pub async fn serve_connection(
         if input.capacity() - input.len() < 4096 {
             input.reserve(16 << 10);
         }
-        // Idle: a lone caller's next request may be a few microseconds away.
-        if !closed && waiting == 0 {
-            match spin.read(reader.as_ref(), &mut input).await? {
+        // Idle: a lone caller's next request may be a few microseconds away (plain TCP only:
+        // under TLS, bytes on the socket are not yet the protocol's).
+        if let (false, 0, Some(tcp)) = (closed, waiting, stream.plain()) {
+            match spin.read(tcp, &mut input).await? {
                 Some(0) => {
                     closed = true;
                     continue;
@@ -212,7 +267,7 @@ pub async fn serve_connection(
         }
         tokio::select! {
             _ = stop.changed() => return Ok(()),
-            read = reader.read_buf(&mut input), if !closed && waiting < MAX_WAITING_CALLS => {
+            read = stream.read_buf(&mut input), if !closed && waiting < MAX_WAITING_CALLS => {
                 if read? == 0 {
                     closed = true;
                 }

@@ -29,6 +29,7 @@ pub mod row_cache;
 pub mod scan;
 pub mod service;
 pub mod status;
+pub mod tls_port;
 mod wal_place;
 pub mod write_queue;
 

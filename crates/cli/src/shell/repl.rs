@@ -42,6 +42,8 @@ pub struct Args {
     /// timestamps; paste them back into commands) or ISO-8601 dates in UTC (`iso`).
     #[arg(long, value_enum, default_value_t = TimestampStyle::Ms)]
     timestamps: TimestampStyle,
+    #[command(flatten)]
+    tls: crate::tls_args::ConnectArgs,
 }
 
 /// Runs the shell.
@@ -56,8 +58,12 @@ pub fn run(args: &Args) -> Result<(), String> {
         .enable_all()
         .build()
         .map_err(|e| e.to_string())?;
+    let options = strata_client::ClientOptions {
+        tls: args.tls.load()?,
+        ..Default::default()
+    };
     let conn = if args.etcd.is_empty() {
-        runtime.block_on(connect(&args.server))?
+        runtime.block_on(connect(&args.server, options))?
     } else {
         let addrs = crate::cluster_cmd::server_addresses(&args.etcd, &args.cluster)?;
         crate::cluster_ops::set_shell_cluster(crate::cluster_ops::ClusterOps::connect(
@@ -65,7 +71,7 @@ pub fn run(args: &Args) -> Result<(), String> {
             &args.cluster,
         )?);
         runtime
-            .block_on(Connection::connect_any(&addrs, Default::default()))
+            .block_on(Connection::connect_any(&addrs, options))
             .map_err(|e| format!("cannot reach the cluster's region servers {addrs:?}: {e}"))?
     };
     let interactive = args.file.is_none() && !args.noninteractive && io::stdin().is_terminal();
@@ -99,15 +105,20 @@ pub fn run(args: &Args) -> Result<(), String> {
     }
 }
 
-async fn connect(server: &str) -> Result<Connection, String> {
-    Connection::connect(server).await.map_err(|e| {
-        format!(
-            "cannot reach a Strata server at {server} ({}).\n\
+async fn connect(
+    server: &str,
+    options: strata_client::ClientOptions,
+) -> Result<Connection, String> {
+    Connection::connect_with(server, options)
+        .await
+        .map_err(|e| {
+            format!(
+                "cannot reach a Strata server at {server} ({}).\n\
              Start one with `strata standalone --data-dir DIR`, or point the shell at a \
              running one with `strata shell --server HOST:PORT`.",
-            e.message
-        )
-    })
+                e.message
+            )
+        })
 }
 
 fn history_path() -> Option<PathBuf> {

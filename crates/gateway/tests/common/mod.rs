@@ -20,6 +20,15 @@ pub struct Harness {
 
 impl Harness {
     pub async fn start(lease: Duration, max_frame: usize) -> Harness {
+        Harness::start_with(lease, max_frame, None).await
+    }
+
+    /// [`Harness::start`] with the gateway speaking TLS if `tls` is given.
+    pub async fn start_with(
+        lease: Duration,
+        max_frame: usize,
+        tls: Option<strata_tls::ServerTls>,
+    ) -> Harness {
         let dir = tempfile::tempdir().unwrap();
         let server = Single::start(dir.path());
         let addr = server.address();
@@ -32,6 +41,7 @@ impl Harness {
         let mut gw = GatewayConfig::new("127.0.0.1:0".parse().unwrap());
         gw.scanner_lease = lease;
         gw.max_frame_bytes = max_frame;
+        gw.tls = tls;
         let gateway = Gateway::start(gw, conn).await.unwrap();
         Harness {
             server: Some(server),
@@ -99,7 +109,7 @@ impl Reply {
 }
 
 pub struct Client {
-    stream: TcpStream,
+    stream: strata_tls::Stream,
     framed: bool,
     buf: Vec<u8>,
     seqid: i32,
@@ -107,8 +117,14 @@ pub struct Client {
 
 impl Client {
     pub async fn connect(addr: std::net::SocketAddr, framed: bool) -> Client {
+        let stream = TcpStream::connect(addr).await.unwrap();
+        Client::over(strata_tls::Stream::Plain(stream), framed)
+    }
+
+    /// A client over a connection already open (a TLS one).
+    pub fn over(stream: strata_tls::Stream, framed: bool) -> Client {
         Client {
-            stream: TcpStream::connect(addr).await.unwrap(),
+            stream,
             framed,
             buf: Vec::new(),
             seqid: 0,
