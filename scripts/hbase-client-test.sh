@@ -130,6 +130,39 @@ grep -v "^RESTART-SERVER" "$OUT"
 # Namespaces (strata.hbase.NamespaceTest) against the same server, after the client test.
 timeout "${HBASE_CLIENT_TEST_TIMEOUT:-300}" java $JFLAGS -cp "$CACHE/classes:$CACHE/lib/*" \
   strata.hbase.NamespaceTest "127.0.0.1:$HBASE_PORT" || status=$?
+# The comparison transcript (strata.hbase.Transcript): what this server answers, diffed line
+# by line against what HBase 2.6 answered (scripts/hbase-client/expected/transcript.txt,
+# recorded with scripts/hbase-client-transcript.sh against an HBase peer).
+GOT=$(mktemp)
+if timeout "${HBASE_CLIENT_TEST_TIMEOUT:-300}" java $JFLAGS -cp "$CACHE/classes:$CACHE/lib/*" \
+  strata.hbase.Transcript "127.0.0.1:$HBASE_PORT" >"$GOT" 2>"$GOT.log"; then
+  EXPECTED=scripts/hbase-client/expected/transcript.txt
+  cases=$(grep -c '^== ' "$EXPECTED")
+  if diff -u "$EXPECTED" "$GOT"; then
+    echo "transcript: all $cases cases answer as HBase 2.6 does"
+  else
+    differ=$(python3 - "$EXPECTED" "$GOT" <<'PY'
+import sys
+def cases(path):
+    out, name = {}, None
+    for line in open(path):
+        if line.startswith("== "):
+            name = line
+            out[name] = []
+        elif name is not None:
+            out[name].append(line)
+    return out
+want, got = cases(sys.argv[1]), cases(sys.argv[2])
+print(sum(1 for k, v in want.items() if got.get(k) != v))
+PY
+)
+    echo "transcript: $differ of $cases cases differ from HBase 2.6's (diff above)"
+    status=1
+  fi
+else
+  echo "transcript: the program failed"; tail -20 "$GOT.log"; status=1
+fi
+rm -f "$GOT" "$GOT.log"
 if [ "$status" != 0 ]; then
   echo "--- strata server log (last 40 lines)"; tail -40 "$LOG"
 fi

@@ -403,7 +403,18 @@ pub fn scan_from_pb(s: &pb::Scan, limit_of_rows: u32) -> HResult<ScanSpec> {
         v.push(0);
         scan.start_row = Bytes::from(v);
     }
-    // An empty forward range (start at or past stop) reads nothing, as in HBase.
+    // A range whose start lies past its stop in the scan's direction reads nothing, as in
+    // HBase (which answers no rows, not an error): it becomes the empty range [start, start).
+    let (start, stop) = (&scan.start_row, &scan.stop_row);
+    let past = if scan.reversed {
+        start < stop
+    } else {
+        start > stop
+    };
+    if past && !start.is_empty() && !stop.is_empty() {
+        scan.stop_row = scan.start_row.clone();
+        scan.include_stop_row = false;
+    }
     scan.validate().map_err(invalid)?;
     Ok(ScanSpec {
         exclude_start: exclude_start && scan.reversed,

@@ -249,6 +249,13 @@ pub fn call(ctx: &Context, method: &str, param: &[u8]) -> HResult<Vec<u8>> {
                     String::from_utf8_lossy(&req.column_name)
                 )));
             }
+            if table.families.is_empty() {
+                // HBase's ModifyTableProcedure refuses it with the same exception.
+                return Err(invalid_family(format!(
+                    "Family '{}' is the only column family in the table, so it cannot be deleted",
+                    String::from_utf8_lossy(&req.column_name)
+                )));
+            }
             run(ctx, || ops.alter_table(table))
         }
         "SplitRegion" => {

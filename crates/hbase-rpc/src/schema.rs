@@ -86,14 +86,17 @@ fn configuration_pb(map: &std::collections::BTreeMap<String, String>) -> Vec<pb:
         .collect()
 }
 
-/// A table's schema for the client.
+/// A table's schema for the client. As in HBase, a table's values hold only the settings that
+/// differ from their defaults (HBase keeps only what was set), then the custom values.
 pub fn table_to_pb(t: &TableDescriptor) -> pb::TableSchema {
     let name = t.name.to_string();
+    let defaults = TableDescriptor::new(t.name.clone()).settings();
     pb::TableSchema {
         table_name: Some(table_name_pb(&name)),
         attributes: t
             .settings()
             .iter()
+            .filter(|setting| !defaults.contains(setting))
             .map(|(k, v)| pair(k, v))
             .chain(t.metadata.iter().map(|(k, v)| pair(k, v)))
             .collect(),
@@ -191,6 +194,18 @@ mod tests {
             .unwrap_err()
             .message
             .contains("VERSIONS"));
+    }
+
+    #[test]
+    fn only_settings_that_differ_from_their_defaults_are_sent() {
+        let mut t = TableDescriptor::new(TableName::parse("t").unwrap())
+            .with_family(FamilyDescriptor::new("f"));
+        assert!(table_to_pb(&t).attributes.is_empty());
+        t.set("MAX_FILESIZE", "1GB").unwrap();
+        let sent = table_to_pb(&t);
+        assert_eq!(sent.attributes.len(), 1);
+        assert_eq!(sent.attributes[0].first.as_ref(), b"MAX_FILESIZE");
+        assert_eq!(table_from_pb(&sent).unwrap().max_filesize, 1 << 30);
     }
 
     #[test]

@@ -110,3 +110,29 @@ fn an_inclusive_stop_row_is_kept_in_both_directions() {
         );
     }
 }
+
+#[test]
+fn a_range_past_its_stop_reads_nothing_instead_of_failing() {
+    // HBase answers such a scan with no rows; a forward scan from r9 to r1 and a reversed one
+    // from r1 to r9 become the empty range [start, start).
+    for (reversed, start, stop) in [(false, "r9", "r1"), (true, "r1", "r9")] {
+        let s = pb::Scan {
+            start_row: Some(Bytes::from_static(start.as_bytes())),
+            stop_row: Some(Bytes::from_static(stop.as_bytes())),
+            include_stop_row: Some(true),
+            reversed: Some(reversed),
+            ..pb::Scan::default()
+        };
+        let scan = scan_from_pb(&s, 0).unwrap().scan;
+        assert_eq!(scan.stop_row, scan.start_row);
+        assert!(!scan.include_stop_row);
+        let (lower, upper) = scan.bounds();
+        let empty = match (lower, upper) {
+            (std::ops::Bound::Included(l), std::ops::Bound::Excluded(u)) => l >= u,
+            (std::ops::Bound::Excluded(l), std::ops::Bound::Included(u)) => l >= u,
+            (std::ops::Bound::Excluded(l), std::ops::Bound::Excluded(u)) => l >= u,
+            _ => false,
+        };
+        assert!(empty, "reversed={reversed}");
+    }
+}
