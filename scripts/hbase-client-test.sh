@@ -48,6 +48,7 @@ STRATA="${CARGO_TARGET_DIR:-$ROOT/target}/debug/strata"
 JFLAGS="-Dorg.apache.hbase.thirdparty.io.netty.tryReflectionSetAccessible=true \
  --add-opens java.base/java.nio=ALL-UNNAMED --add-opens java.base/sun.nio.ch=ALL-UNNAMED \
  --add-opens java.base/java.lang=ALL-UNNAMED --add-exports java.base/jdk.internal.misc=ALL-UNNAMED"
+. scripts/lib/hbase-transcript.sh
 # STRATA_HBASE_CLIENT_CLUSTER=1: against a cluster of one master and two region servers
 # instead (scripts/lib/hbase-client-cluster.sh; needs etcd at STRATA_ETCD_ENDPOINTS).
 if [ "${STRATA_HBASE_CLIENT_CLUSTER:-0}" = 1 ]; then . scripts/lib/hbase-client-cluster.sh; fi
@@ -130,39 +131,8 @@ grep -v "^RESTART-SERVER" "$OUT"
 # Namespaces (strata.hbase.NamespaceTest) against the same server, after the client test.
 timeout "${HBASE_CLIENT_TEST_TIMEOUT:-300}" java $JFLAGS -cp "$CACHE/classes:$CACHE/lib/*" \
   strata.hbase.NamespaceTest "127.0.0.1:$HBASE_PORT" || status=$?
-# The comparison transcript (strata.hbase.Transcript): what this server answers, diffed line
-# by line against what HBase 2.6 answered (scripts/hbase-client/expected/transcript.txt,
-# recorded with scripts/hbase-client-transcript.sh against an HBase peer).
-GOT=$(mktemp)
-if timeout "${HBASE_CLIENT_TEST_TIMEOUT:-300}" java $JFLAGS -cp "$CACHE/classes:$CACHE/lib/*" \
-  strata.hbase.Transcript "127.0.0.1:$HBASE_PORT" >"$GOT" 2>"$GOT.log"; then
-  EXPECTED=scripts/hbase-client/expected/transcript.txt
-  cases=$(grep -c '^== ' "$EXPECTED")
-  if diff -u "$EXPECTED" "$GOT"; then
-    echo "transcript: all $cases cases answer as HBase 2.6 does"
-  else
-    differ=$(python3 - "$EXPECTED" "$GOT" <<'PY'
-import sys
-def cases(path):
-    out, name = {}, None
-    for line in open(path):
-        if line.startswith("== "):
-            name = line
-            out[name] = []
-        elif name is not None:
-            out[name].append(line)
-    return out
-want, got = cases(sys.argv[1]), cases(sys.argv[2])
-print(sum(1 for k, v in want.items() if got.get(k) != v))
-PY
-)
-    echo "transcript: $differ of $cases cases differ from HBase 2.6's (diff above)"
-    status=1
-  fi
-else
-  echo "transcript: the program failed"; tail -20 "$GOT.log"; status=1
-fi
-rm -f "$GOT" "$GOT.log"
+# The comparison transcript, diffed against HBase 2.6's (scripts/lib/hbase-transcript.sh).
+run_transcript "127.0.0.1:$HBASE_PORT" || status=1
 if [ "$status" != 0 ]; then
   echo "--- strata server log (last 40 lines)"; tail -40 "$LOG"
 fi

@@ -79,6 +79,10 @@ if [ "$status" = 0 ]; then
   timeout "${HBASE_CLIENT_TEST_TIMEOUT:-180}" java $JFLAGS -cp "$CACHE/classes:$CACHE/lib/*" \
     strata.hbase.ClusterAdminTest "$(IFS=,; echo "${MASTERS[*]}")" "${MASTERS[1]}" 2 || status=$?
 fi
+# The comparison transcript against the cluster, bootstrapping from its region servers.
+if [ "$status" = 0 ]; then
+  run_transcript "$(IFS=,; echo "${BOOT[*]}")" || status=1
+fi
 if [ "$status" != 0 ]; then
   for f in "$CDIR"/*.log; do echo "--- $f (last 20 lines)"; tail -20 "$f"; done
 fi
