@@ -71,12 +71,45 @@ fn check_owner(place: &Place, layout: &Layout) -> Result<(), String> {
             String::from_utf8_lossy(&owner),
             layout.root()
         )),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => place
-            .files
-            .write_atomic(&path, me)
+        Err(e) if e.kind() == io::ErrorKind::NotFound => write_marker(place, &path, me)
             .map_err(|e| format!("write {}: {e}", place.files.url(&path))),
         Err(e) => Err(format!("read {}: {e}", place.files.url(&path))),
     }
+}
+
+/// Writes the marker through a temporary file of this process's own: every master runs the
+/// sweep, and two that find no marker at the same moment must not write the same temporary
+/// file (on HDFS the second `create` takes the file from the first, and each then fails).
+/// Both write the same bytes, so whichever rename lands last leaves the right marker.
+fn write_marker(place: &Place, path: &Path, me: &[u8]) -> io::Result<()> {
+    static WRITES: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    // Process id, a count within it and the clock's nanoseconds: distinct between processes
+    // of one host and, short of a coincidence of all three, of different hosts.
+    let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    let tmp = path.with_file_name(format!(
+        "{CLUSTER_MARKER}.{}-{n}-{nanos}.tmp",
+        std::process::id()
+    ));
+    let files = place.files.as_ref();
+    let written = (|| {
+        let mut w = files.create(&tmp)?;
+        w.write_all(me)?;
+        w.sync()?;
+        w.close()?;
+        files.rename(&tmp, path)?;
+        files.sync_dir(&place.root)
+    })();
+    if written.is_err() {
+        let _ = files.remove_file(&tmp);
+        // Another master's marker may have landed meanwhile: it names the same cluster.
+        if files.read(path).is_ok_and(|owner| owner == me) {
+            return Ok(());
+        }
+    }
+    written
 }
 
 /// A region directory found by the listing.
@@ -345,5 +378,49 @@ mod tests {
         put(&kv, layout.proc("p3"), b"proc9 what".to_vec());
         assert!(sweep_region_dirs(&places, &kv, &layout).is_err());
         assert!(orphan.exists());
+    }
+}
+
+#[cfg(test)]
+mod marker_race {
+    use std::sync::{Arc, Barrier};
+
+    use strata_cluster::layout::Layout;
+    use strata_storage::vfs::{FileStore, Local};
+
+    use super::{check_owner, Place, CLUSTER_MARKER};
+
+    #[test]
+    fn two_masters_writing_the_first_marker_at_once_both_succeed() {
+        let dir = tempfile::tempdir().unwrap();
+        let place = Place {
+            files: Arc::new(Local) as Arc<dyn FileStore>,
+            root: dir.path().to_path_buf(),
+        };
+        let layout = Layout::new("c");
+        for _ in 0..30 {
+            let _ = std::fs::remove_file(dir.path().join(CLUSTER_MARKER));
+            let barrier = Arc::new(Barrier::new(2));
+            let racers: Vec<_> = (0..2)
+                .map(|_| {
+                    let (place, layout, barrier) = (place.clone(), layout.clone(), barrier.clone());
+                    std::thread::spawn(move || {
+                        barrier.wait();
+                        check_owner(&place, &layout)
+                    })
+                })
+                .collect();
+            for r in racers {
+                r.join().unwrap().unwrap();
+            }
+            let marker = std::fs::read(dir.path().join(CLUSTER_MARKER)).unwrap();
+            assert_eq!(marker, layout.root().as_bytes());
+        }
+        let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .filter(|n| n.to_string_lossy().ends_with(".tmp"))
+            .collect();
+        assert!(leftovers.is_empty(), "{leftovers:?}");
     }
 }
