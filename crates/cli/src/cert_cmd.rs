@@ -46,12 +46,12 @@ pub fn run(command: &Command) -> Result<(), String> {
     match command {
         Command::Init { dir, days } => {
             let cert = ca::init(dir, *days).map_err(|e| e.to_string())?;
-            println!("CA certificate: {}", cert.display());
-            println!(
+            outln!("CA certificate: {}", cert.display());
+            outln!(
                 "CA key: {} (keep it private; it signs certificates)",
                 dir.join("ca.key").display()
             );
-            println!(
+            outln!(
                 "next: strata cert issue {} --name HOST [--ip ADDRESS] [--dns NAME]",
                 dir.display()
             );
@@ -67,9 +67,9 @@ pub fn run(command: &Command) -> Result<(), String> {
             request.dns.clone_from(dns);
             request.ips.clone_from(ip);
             let (cert, key) = ca::issue(dir, &request).map_err(|e| e.to_string())?;
-            println!("certificate: {}", cert.display());
-            println!("key: {}", key.display());
-            println!(
+            outln!("certificate: {}", cert.display());
+            outln!("key: {}", key.display());
+            outln!(
                 "serve with: --tls-cert {} --tls-key {}; clients trust {}",
                 cert.display(),
                 key.display(),

@@ -291,7 +291,7 @@ fn run_operation(cmd: &Command) -> Option<Result<(), String>> {
         } => connect(coordination).and_then(|ops| ops.recommission(server)),
         _ => return None,
     };
-    Some(outcome.map(|answer| println!("{answer}")))
+    Some(outcome.map(|answer| outln!("{answer}")))
 }
 
 /// A flag set on Ctrl-C or SIGTERM.
@@ -548,7 +548,7 @@ pub fn run(cmd: &Command) -> Result<(), String> {
         Command::Status(c) => {
             let kv = node::connect(&c.etcd)?;
             let status = ClusterStatus::read(&kv, &c.layout()).map_err(|e| e.to_string())?;
-            print!("{status}");
+            crate::out::write(format_args!("{status}"));
             return Ok(());
         }
         Command::CreateTable {
@@ -674,7 +674,7 @@ pub fn run(cmd: &Command) -> Result<(), String> {
         if let Some(result) = take_result(&kv, &layout, &id).map_err(|e| e.to_string())? {
             return match parse_result(&result) {
                 Ok(proc_id) => {
-                    println!("accepted {proc_id}");
+                    outln!("accepted {proc_id}");
                     Ok(())
                 }
                 Err(refusal) => Err(format!("rejected: {refusal}")),

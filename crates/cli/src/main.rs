@@ -1,5 +1,8 @@
 //! `strata`: Strata's command-line entry point.
 
+// First, so that `outln!` is in scope in every module below.
+#[macro_use]
+mod out;
 #[cfg(test)]
 mod admin_surface;
 mod bench_cmd;

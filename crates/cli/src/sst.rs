@@ -75,11 +75,12 @@ pub fn run(cmd: &Command) -> Result<(), String> {
         Command::Verify { file } => {
             let reader = open(file)?;
             let report = reader.verify().map_err(|e| e.to_string())?;
-            println!("{}: OK, {} cells", file.display(), report.cells);
+            outln!("{}: OK, {} cells", file.display(), report.cells);
             for (name, s) in &report.blocks {
-                println!(
+                outln!(
                     "  {name:<20} {:>8} blocks {:>14} bytes",
-                    s.count, s.disk_bytes
+                    s.count,
+                    s.disk_bytes
                 );
             }
             Ok(())
@@ -92,44 +93,47 @@ fn info(file: &Path) -> Result<(), String> {
     let reader = open(file)?;
     let i = reader.info();
     let t = reader.trailer();
-    println!("file:                {}", file.display());
-    println!("size:                {} bytes", reader.file_len());
-    println!("format version:      {}", t.format_version);
-    println!("family:              {}", to_string_binary(&i.family));
-    println!("cells:               {}", i.cell_count);
-    println!(
+    outln!("file:                {}", file.display());
+    outln!("size:                {} bytes", reader.file_len());
+    outln!("format version:      {}", t.format_version);
+    outln!("family:              {}", to_string_binary(&i.family));
+    outln!("cells:               {}", i.cell_count);
+    outln!(
         "data blocks:         {} (target size {} bytes)",
-        i.data_block_count, i.block_size
+        i.data_block_count,
+        i.block_size
     );
-    println!("encoding:            {}", i.encoding);
-    println!("compression:         {}", i.compression);
-    println!(
+    outln!("encoding:            {}", i.encoding);
+    outln!("compression:         {}", i.compression);
+    outln!(
         "index levels:        {} (root entries {})",
         t.index_levels,
         reader.root_index().len()
     );
-    println!("first key:           {}", key_string(&i.first_key));
-    println!("last key:            {}", key_string(&i.last_key));
-    println!("mid key:             {}", key_string(&i.mid_key));
-    println!("max sequence id:     {}", i.max_seq_id);
-    println!(
+    outln!("first key:           {}", key_string(&i.first_key));
+    outln!("last key:            {}", key_string(&i.last_key));
+    outln!("mid key:             {}", key_string(&i.mid_key));
+    outln!("max sequence id:     {}", i.max_seq_id);
+    outln!(
         "time range:          [{}, {}]",
-        i.min_timestamp, i.max_timestamp
+        i.min_timestamp,
+        i.max_timestamp
     );
-    println!(
+    outln!(
         "delete markers:      {} ({} family)",
-        i.delete_count, i.delete_family_count
+        i.delete_count,
+        i.delete_family_count
     );
-    println!("major compaction:    {}", i.major_compaction);
-    println!("created at (ms):     {}", i.created_at_ms);
-    println!(
+    outln!("major compaction:    {}", i.major_compaction);
+    outln!("created at (ms):     {}", i.created_at_ms);
+    outln!(
         "raw bytes:           {} (HBase KeyValue size; {:.2} on disk per raw byte)",
         i.raw_bytes,
         reader.file_len() as f64 / i.raw_bytes.max(1) as f64
     );
     match reader.bloom_summary() {
-        None => println!("bloom:               none"),
-        Some(b) => println!(
+        None => outln!("bloom:               none"),
+        Some(b) => outln!(
             "bloom:               {} fp rate {} keys {} chunks {} bytes {} ({:.2} bits/key)",
             b.bloom_type,
             b.fp_rate,
@@ -139,7 +143,7 @@ fn info(file: &Path) -> Result<(), String> {
             b.bytes as f64 * 8.0 / b.keys.max(1) as f64
         ),
     }
-    println!(
+    outln!(
         "trailer:             file info @{} root index @{} bloom index @{} data end {}",
         t.file_info.offset,
         t.root_index.offset,
@@ -193,7 +197,7 @@ fn dump(args: &DumpArgs) -> Result<(), String> {
         };
         // A put's own TTL (format version 2) shows only where there is one.
         let ttl = c.ttl.map(|t| format!(" ttl={t}")).unwrap_or_default();
-        println!(
+        outln!(
             "{}/{}:{}/{}/{}/seq={}{ttl} vlen={} value={}",
             to_string_binary(c.row),
             to_string_binary(&reader.info().family),

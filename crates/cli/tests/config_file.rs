@@ -176,3 +176,26 @@ fn config_check_reports_each_problem_with_its_line() {
     );
     assert!(shown.contains("poll-us = 200\n"), "{shown}");
 }
+
+#[test]
+fn a_reader_that_goes_away_ends_a_command_quietly() {
+    // `strata config show … | head -1`, `strata cluster status | grep -q live`: the reader
+    // closes the pipe before the command writes; the command ends with success and no panic.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("strata.toml");
+    std::fs::write(&path, file(dir.path(), "info")).unwrap();
+    for _ in 0..3 {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_strata"))
+            .args(["config", "show", "--for", "standalone"])
+            .arg(&path)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{:?}: {err}", out.status);
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}

@@ -46,7 +46,7 @@ fn check(root: &clap::Command, path: &Path) -> Result<(), String> {
             format!("{p} {}", merge::for_process(&file, p, &flags).len())
         })
         .collect();
-    println!(
+    outln!(
         "{}: ok, {} settings (per process: {})",
         path.display(),
         file.entries.len(),
@@ -68,7 +68,7 @@ fn show(root: &clap::Command, path: &Path, process: &str) -> Result<(), String> 
         .ok_or_else(|| format!("{process}: lost in the merge"))?;
     let effective = Effective::of(sub, &merge::settable(root, process), &from_file);
     for line in effective.lines() {
-        println!("{line}");
+        outln!("{line}");
     }
     Ok(())
 }
