@@ -286,7 +286,15 @@ impl WalFencer for LogFencer {
 
     fn split(&self, server: &str) -> Result<(), WalError> {
         let done = self.run("split", server, |storage, root, server| {
-            split_wal(&storage, &root, &server).map(|_| ())
+            let started = std::time::Instant::now();
+            split_wal(&storage, &root, &server).map(|entries| {
+                tracing::info!(
+                    %server,
+                    entries,
+                    ms = started.elapsed().as_millis() as u64,
+                    "WAL entries split into recovered edits"
+                );
+            })
         })?;
         if done {
             Ok(())

@@ -483,7 +483,12 @@ impl Hdfs {
             }
             first = false;
             std::thread::sleep(pause);
-            pause = (pause * 2).min(Duration::from_secs(1));
+            // Every 100 ms for the first two seconds (a DataNode usually finishes the block's
+            // recovery within one heartbeat, and each poll is one cheap NameNode call: the
+            // failover waits for this), then backing off to once a second.
+            if started.elapsed() > Duration::from_secs(2) {
+                pause = (pause * 2).min(Duration::from_secs(1));
+            }
         }
     }
 }
