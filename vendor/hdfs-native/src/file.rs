@@ -20,8 +20,12 @@ use crate::hdfs::protocol::{LeaseTracker, NamenodeProtocol};
 use crate::proto::hdfs;
 use crate::{HdfsError, Result};
 
-const COMPLETE_RETRY_DELAY_MS: u64 = 500;
-const COMPLETE_RETRIES: u32 = 5;
+// Strata: the first retry after 20 ms rather than 500 (the NameNode usually learns of the last
+// block from the DataNode's incremental report within milliseconds), doubling over 10 retries:
+// waits of 20.5 s in all against upstream's 15.5 s (5 from 500 ms), without half a second
+// lost on most closes.
+const COMPLETE_RETRY_DELAY_MS: u64 = 20;
+const COMPLETE_RETRIES: u32 = 10;
 
 fn io_error(error: HdfsError) -> io::Error {
     io::Error::other(error)
