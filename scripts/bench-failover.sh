@@ -4,7 +4,11 @@
 #   - kill -9 of a region server until every region is open on a live server again (with data:
 #     its WAL fenced and split, recovered edits replayed, the regions opened from HDFS);
 #   - kill -9 of the active master until the standby carries out an admin request.
-# TRIALS (default 10) of each; prints every trial, then median and worst.
+# TRIALS (default 10) of each; prints every trial, then median and worst. With WRITES=1 (the
+# default), a YCSB workload A client (`strata bench ycsb`, 4 threads, 1,000 ops/s on 20,000
+# records in 10 regions) runs through each region server failover, so the dead server leaves a
+# WAL to fence and split; its operations, failures and longest call are printed per trial.
+# STRATA_CLUSTER_TTL sets the leases (seconds; the processes' default is 3).
 # Also counts etcd's requests from its /metrics (gRPC messages received, every method: ranges,
 # transactions, lease grants and keep-alives, watch requests): per second at rest (REST_SECS,
 # default 20, after the cluster settled) and during each failover. Give the cluster an etcd of
@@ -20,6 +24,24 @@ ETCD="--etcd 127.0.0.1:$STRATA_ETCD_PORT --cluster local"
 trap './scripts/cluster.sh down >/dev/null' EXIT
 ./scripts/cluster.sh up >/dev/null
 "$BIN" cluster create-table t --splits "$(seq -s, -f 'r%02g' 1 29)" $ETCD >/dev/null
+WRITES="${WRITES:-1}"
+YCSB_LOG="$STRATA_CLUSTER_DIR/ycsb"
+if [ "$WRITES" = 1 ]; then
+  "$BIN" bench ycsb load -P workloada -p recordcount=20000 --threads 2 --regions 10 \
+    --server 127.0.0.1:16020 >"$YCSB_LOG.load" 2>&1 || { tail "$YCSB_LOG.load"; exit 1; }
+fi
+# A writer through the next failover, on a region server other than the one to be killed.
+start_writer() {
+  "$BIN" bench ycsb run -P workloada -p recordcount=20000 -p operationcount=1000000000 \
+    -p maxexecutiontime="$1" --target 1000 --threads 4 --server "127.0.0.1:$2" \
+    >"$YCSB_LOG.run" 2>&1 &
+  WRITER=$!
+}
+writer_report() {
+  wait "$WRITER" || echo "  the YCSB client failed: $(tail -3 "$YCSB_LOG.run")"
+  awk -F', ' '/^\[(UPDATE|READ|UPDATE-FAILED|READ-FAILED)\], (Operations|MaxLatency\(us\))/ {
+    printf "  %s %s %s\n", $1, $2, $3 }' "$YCSB_LOG.run"
+}
 
 ms() { date +%s%3N; }
 # settled with N live region servers
@@ -52,6 +74,10 @@ rs_rates=(); m_rates=()
 rs_times=()
 for t in $(seq 1 "$TRIALS"); do
   i=$(( (t - 1) % 3 ))
+  if [ "$WRITES" = 1 ]; then
+    start_writer 25 "$(( 16020 + (i + 1) % 3 ))"
+    sleep 6
+  fi
   r0=$(etcd_requests); q0=$POLLS
   start=$(ms)
   ./scripts/cluster.sh kill-rs "$i"
@@ -61,6 +87,7 @@ for t in $(seq 1 "$TRIALS"); do
   rs_times+=("$took")
   rs_rates+=("$(rate "$(cluster_requests "$r0" "$r1" "$q0")" "$took")")
   echo "region server kill -9 #$t: regions open again after $took ms; etcd ${rs_rates[-1]} requests/s meanwhile"
+  [ "$WRITES" = 1 ] && writer_report
   ./scripts/cluster.sh up >/dev/null
   wait_settled
 done

@@ -12,7 +12,7 @@
 #
 # Then, in the shell: create 't', 'f', SPLITS => ['g', 'p'] / put / get / scan.
 # Settings: STRATA_ETCD_PORT (default 2379), STRATA_HDFS_PORT (9000), STRATA_HDFS_HTTP_PORT
-# (9870), STRATA_CLUSTER_RS_PORT (the first region server's port, 16020), STRATA_CLUSTER_DIR (default ${TMPDIR:-/tmp}/strata-cluster); STRATA_CLUSTER_NO_HDFS=1
+# (9870), STRATA_CLUSTER_RS_PORT (the first region server's port, 16020), STRATA_CLUSTER_DIR (default ${TMPDIR:-/tmp}/strata-cluster); STRATA_CLUSTER_TTL (leases, s); STRATA_CLUSTER_NO_HDFS=1
 # runs coordination only (region servers hold no data).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -90,6 +90,8 @@ case "${1:-}" in
       url="$(./scripts/hdfs.sh start)"
       ROOT=(--root "$url/strata-local" --hdfs-http "127.0.0.1:${STRATA_HDFS_HTTP_PORT:-9870}")
     fi
+    # STRATA_CLUSTER_TTL: every process's lease in seconds (how long a dead one goes unnoticed).
+    [ -n "${STRATA_CLUSTER_TTL:-}" ] && ROOT+=(--ttl "$STRATA_CLUSTER_TTL")
     start master0 master --advertise 127.0.0.1:16000 "${ROOT[@]}"
     start master1 master --advertise 127.0.0.1:16001 "${ROOT[@]}"
     base="${STRATA_CLUSTER_RS_PORT:-16020}"
