@@ -78,8 +78,8 @@ pub const COMMANDS: &[CommandHelp] = &[
     cmd("version", Group::General, "version", "Shows the server's version.", &[]),
     cmd("whoami", Group::General, "whoami", "Shows the current user and its groups.", &[]),
     cmd("table_help", Group::General, "table_help",
-        "Explains the table commands; HBase's table references (t = get_table 't') are not \
-         supported: name the table in each command.", &[]),
+        "Explains the table commands and HBase's table references (t = get_table 't', then \
+         t.put ..., t.scan).", &["table_help"]),
     cmd("processlist", Group::General, "processlist",
         "Cluster mode: lists the procedures the master is running. A standalone server does \
          not report its running tasks.", &["processlist"]),

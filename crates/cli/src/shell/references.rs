@@ -59,6 +59,11 @@ const METHODS: &[(&str, &str)] = &[
     ("files", "files"),
 ];
 
+/// The method names a table reference answers to, in the order `table_help` lists them.
+pub fn method_names() -> impl Iterator<Item = &'static str> {
+    METHODS.iter().map(|(method, _)| *method)
+}
+
 fn is_name(s: &str) -> bool {
     let mut chars = s.chars();
     chars

@@ -53,7 +53,7 @@ pub(super) fn put(mut args: Args) -> Result<Command, ShellError> {
         }
         for (key, why) in PUT_UNSUPPORTED {
             if opts.has(key) {
-                return Err(args.usage(format!("put: {key} is not supported: {why}")));
+                return Err(args.usage(format!("{key} is not supported: {why}")));
             }
         }
         opts.finish(&args, &["TTL"])?;

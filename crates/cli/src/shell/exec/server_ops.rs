@@ -1,5 +1,6 @@
 //! Commands about a server rather than a table: `compact_rs`, `processlist`,
-//! `clear_block_cache` (refused: no server has the operation), and `table_help`.
+//! `clear_block_cache` (refused: no server has the operation), and `table_help` (the table
+//! commands and table references).
 
 use std::collections::BTreeSet;
 use std::io::Write;
@@ -82,15 +83,21 @@ pub(super) fn clear_block_cache(table: &TableName) -> ExecError {
     ))
 }
 
-/// `table_help`.
+/// `table_help`: the table commands, and HBase's table references with their methods.
 pub(super) fn table_help(out: &mut impl Write) -> Result<(), ExecError> {
     write!(
         out,
         "Every table command names its table first: create, alter, describe, disable, \
          enable, drop,\ntruncate, put, get, scan, delete, deleteall, incr, append, \
          get_counter, count, flush,\ncompact, major_compact, split, files. See help 'name' \
-         for each.\n\nHBase's table references (t = get_table 't', then t.put ..., t.scan) \
-         are not supported:\nwrite put 't', ... and scan 't' instead.\n"
+         for each.\n\nA table reference names a table once:\n\n  t = get_table 't'\n  \
+         t = create 't', 'f'      (creates the table, then names it)\n\nthen t.METHOD \
+         arguments runs the command of the same name on it:\n\n  t.put 'r1', 'f:q', 'v'\n  \
+         t.get 'r1'\n  t.scan\n  t.scan {{LIMIT => 10}}\n\nMethods:\n"
     )?;
+    let methods: Vec<&str> = crate::shell::references::method_names().collect();
+    for line in methods.chunks(8) {
+        writeln!(out, "  {}", line.join(", "))?;
+    }
     Ok(())
 }

@@ -58,12 +58,12 @@ fn put_takes_a_ttl_and_refuses_other_attributes() {
     assert!(message("put 't', 'r', 'cf:q', 'v', {TTL => -1}").contains("TTL must be at least 0"));
     let attributes = message("put 't', 'r', 'cf:q', 'v', {ATTRIBUTES => {'k' => 'v'}}");
     assert!(
-        attributes.contains("ATTRIBUTES is not supported"),
+        attributes.starts_with("put: ATTRIBUTES is not supported"),
         "{attributes}"
     );
     let visibility = message("put 't', 'r', 'cf:q', 'v', 5, {VISIBILITY => 'SECRET'}");
     assert!(
-        visibility.contains("VISIBILITY is not supported"),
+        visibility.starts_with("put: VISIBILITY is not supported"),
         "{visibility}"
     );
     let unknown = message("put 't', 'r', 'cf:q', 'v', {FOO => 1}");

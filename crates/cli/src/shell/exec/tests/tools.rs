@@ -145,10 +145,12 @@ async fn server_commands_use_what_the_server_has_and_say_what_it_lacks() {
         lines[3].starts_with("ERROR: clear_block_cache 't': not supported"),
         "{out}"
     );
+    assert!(out.contains("  t = get_table 't'\n"), "{out}");
     assert!(
-        out.contains("HBase's table references (t = get_table 't'"),
+        out.contains("  put, get, scan, count, delete, deleteall, incr, get_counter\n"),
         "{out}"
     );
+    assert!(!out.contains("not supported:"), "{out}");
     assert!(
         out.contains("unknown command 'lsit'; did you mean 'list'?"),
         "{out}"
