@@ -147,6 +147,7 @@ pub async fn serve(
         match started {
             Ok(gateway) => {
                 println!("HBase Thrift1 gateway on {}", gateway.addr());
+                strata_http::process_config::listening("Thrift", gateway.addr().to_string());
                 Some(gateway)
             }
             Err(e) => {
@@ -177,6 +178,7 @@ pub async fn serve(
         }
     };
     if let Some(gateway) = gateway {
+        strata_http::process_config::stopped_listening("Thrift");
         gateway.shutdown().await;
     }
     if !stopped {

@@ -26,7 +26,7 @@ fn get(addr: &str, path: &str) -> String {
 
 fn file(dir: &std::path::Path, log_level: &str) -> String {
     format!(
-        "# written by the test\nlog-level = \"{log_level}\"\n\n[standalone]\ndata-dir = \"{}\"\nlisten = \"127.0.0.1:26410\"\nhttp-listen = \"127.0.0.1:26411\"\nhbase-rpc-listen = \"127.0.0.1:0\"\nno-thrift = true\nmemtable-mib = 64\n",
+        "# written by the test\nlog-level = \"{log_level}\"\n\n[standalone]\ndata-dir = \"{}\"\nlisten = \"127.0.0.1:26410\"\nhttp-listen = \"127.0.0.1:26411\"\nhbase-rpc-listen = \"127.0.0.1:0\"\nthrift-listen = \"127.0.0.1:26414\"\nmemtable-mib = 64\n",
         dir.join("data").display()
     )
 }
@@ -65,6 +65,9 @@ fn a_standalone_server_runs_on_its_file_under_its_flags_and_reloads_on_sighup() 
         let line = line.unwrap();
         if let Some(rest) = line.strip_prefix("web UI and /metrics on http://") {
             http = Some(rest.trim().to_owned());
+        }
+        // The in-process Thrift gateway starts last.
+        if line.starts_with("HBase Thrift1 gateway on") {
             break;
         }
     }
@@ -77,7 +80,8 @@ fn a_standalone_server_runs_on_its_file_under_its_flags_and_reloads_on_sighup() 
         "listen = &quot;127.0.0.1:26412&quot;  # command line",
         "http-listen = &quot;127.0.0.1:26411&quot;  # configuration file",
         "memtable-mib = 32  # command line",
-        "no-thrift = true  # configuration file",
+        "thrift-listen = &quot;127.0.0.1:26414&quot;  # configuration file",
+        "Thrift = 127.0.0.1:26414",
         "log-level = &quot;info&quot;  # configuration file",
         "block-cache-mib = 256\n",
         "HBase RPC = 127.0.0.1:",

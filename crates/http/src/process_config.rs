@@ -8,6 +8,7 @@
 use std::sync::{PoisonError, RwLock};
 
 static LINES: RwLock<Vec<String>> = RwLock::new(Vec::new());
+static LISTENERS: RwLock<Vec<(String, String)>> = RwLock::new(Vec::new());
 
 /// Replaces the lines `/config` shows (each one `key = value`, perhaps with a `# comment`).
 pub fn publish(lines: Vec<String>) {
@@ -17,4 +18,29 @@ pub fn publish(lines: Vec<String>) {
 /// The lines last published (none if the process published nothing).
 pub fn lines() -> Vec<String> {
     LINES.read().unwrap_or_else(PoisonError::into_inner).clone()
+}
+
+/// Records a listener the process started after its endpoints were wired (the in-process
+/// Thrift gateway binds once the region server serves): `/config`'s "In force" lines name it
+/// as `name = address`, and only once it listens. A second call for `name` replaces it.
+pub fn listening(name: &str, address: String) {
+    let mut all = LISTENERS.write().unwrap_or_else(PoisonError::into_inner);
+    all.retain(|(n, _)| n != name);
+    all.push((name.to_owned(), address));
+}
+
+/// Forgets a listener recorded by [`listening`] (it stopped).
+pub fn stopped_listening(name: &str) {
+    LISTENERS
+        .write()
+        .unwrap_or_else(PoisonError::into_inner)
+        .retain(|(n, _)| n != name);
+}
+
+/// The listeners recorded by [`listening`], in the order they started.
+pub fn listeners() -> Vec<(String, String)> {
+    LISTENERS
+        .read()
+        .unwrap_or_else(PoisonError::into_inner)
+        .clone()
 }

@@ -27,6 +27,7 @@ pub fn render(
     }
     let mut rows: Vec<(String, String)> = vec![("HTTP endpoint".into(), addr.to_string())];
     rows.extend(settings.iter().cloned());
+    rows.extend(crate::process_config::listeners());
     if let Some(host) = host {
         server_rows(host, &mut rows);
     }
