@@ -75,6 +75,10 @@ impl<K: Kv> CountedKv<K> {
 }
 
 impl<K: Kv> Kv for CountedKv<K> {
+    fn max_txn_ops(&self) -> usize {
+        self.inner.max_txn_ops()
+    }
+
     fn grant(&self, ttl_secs: i64) -> KvResult<(LeaseId, i64)> {
         self.counts.count(0, self.inner.grant(ttl_secs))
     }

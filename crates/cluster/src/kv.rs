@@ -161,6 +161,14 @@ pub type WatchId = u64;
 
 /// The coordination store.
 pub trait Kv {
+    /// Most operations one transaction may hold on this store: etcd's default
+    /// [`MAX_TXN_OPS`] unless the store allows more (the embedded store of a cluster of one
+    /// does: one journal record, one sync, whatever the count). Batching writers (the master's
+    /// batches, a region server's acknowledgements) fill transactions up to it.
+    fn max_txn_ops(&self) -> usize {
+        MAX_TXN_OPS
+    }
+
     /// Grants a lease of `ttl_secs` seconds; returns its id and the TTL granted (the server may
     /// raise it to its minimum).
     ///

@@ -41,6 +41,9 @@ pub struct MemStore {
     log_start: Revision,
     /// Operations applied, for measurements.
     ops: u64,
+    /// Most operations of one transaction (etcd's [`MAX_TXN_OPS`] unless
+    /// [`MemStore::allow_txn_ops`] raised it).
+    max_txn_ops: usize,
 }
 
 /// A shared [`MemStore`].
@@ -78,6 +81,7 @@ impl MemStore {
             // A new store's first revision has no events, so a watch may start there.
             log_start: if revision <= 1 { 1 } else { revision + 1 },
             ops: 0,
+            max_txn_ops: MAX_TXN_OPS,
         }
     }
 
@@ -204,6 +208,12 @@ impl MemStore {
     pub fn get(&mut self, key: &str) -> Option<KeyValue> {
         self.ops += 1;
         self.keys.get(key).cloned()
+    }
+
+    /// Lets one transaction hold up to `max` operations (a store that embeds this one and
+    /// allows more than etcd does).
+    pub fn allow_txn_ops(&mut self, max: usize) {
+        self.max_txn_ops = max;
     }
 
     /// Runs a transaction (see [`Kv::txn`]).
@@ -338,7 +348,7 @@ impl MemStore {
 
     fn txn(&mut self, txn: &Txn) -> KvResult<TxnOutcome> {
         self.ops += 1;
-        if txn.success.len() > MAX_TXN_OPS {
+        if txn.success.len() > self.max_txn_ops {
             return Err(KvError::Invalid(format!(
                 "{} operations in one transaction",
                 txn.success.len()

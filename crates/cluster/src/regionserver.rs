@@ -24,9 +24,7 @@
 use std::collections::BTreeMap;
 
 use crate::host::RegionHost;
-use crate::kv::{
-    range_all, Compare, EventKind, Kv, KvError, LeaseId, Op, Revision, Txn, WatchId, MAX_TXN_OPS,
-};
+use crate::kv::{range_all, Compare, EventKind, Kv, KvError, LeaseId, Op, Revision, Txn, WatchId};
 use crate::layout::Layout;
 use crate::lease::{LeaseKeeper, LeaseStatus, Millis};
 use crate::load::{LoadMeter, ServerLoad};
@@ -626,7 +624,7 @@ impl<K: Kv, H: RegionHost> RegionServer<K, H> {
         if opens > 0 || !acks.is_empty() {
             self.last_progress = Some(now);
         }
-        for chunk in acks.chunks(MAX_TXN_OPS) {
+        for chunk in acks.chunks(self.kv.max_txn_ops()) {
             let ops = chunk
                 .iter()
                 .map(|(r, a)| Op::put_leased(self.layout.ack(&self.name, r), a.encode(), lease))

@@ -125,6 +125,7 @@ impl Journal {
         }
         let first_lease = 0x1000 + (revision << 16);
         let mut store = MemStore::restored(revision, keys, first_lease, min_ttl_secs);
+        store.allow_txn_ops(crate::MAX_TXN_OPS);
         let newest = segments.last().copied();
         if let Some(seq) = newest {
             let path = segment_path(dir, seq);

@@ -52,7 +52,9 @@ fn guarded_transactions_advance_one_revision() {
     assert_eq!((a.create_revision, a.mod_revision), (2, 2));
     let too_many = Txn {
         compares: vec![],
-        success: (0..200).map(|i| Op::put(format!("k{i}"), "v")).collect(),
+        success: (0..=kv.max_txn_ops())
+            .map(|i| Op::put(format!("k{i}"), "v"))
+            .collect(),
     };
     assert!(matches!(kv.txn(too_many), Err(KvError::Invalid(_))));
     assert_eq!(kv.revision(), 2);
@@ -251,4 +253,33 @@ fn copy_dir(from: &Path, to: &Path) {
         let e = e.unwrap();
         std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
     }
+}
+
+#[test]
+fn a_transaction_as_large_as_the_store_allows_is_one_revision_and_survives_reopening() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = Arc::new(ManualClock::new(0));
+    let kv = open(dir.path(), &clock);
+    let max = kv.max_txn_ops();
+    assert_eq!(max, strata_embedded_kv::MAX_TXN_OPS);
+    assert!(max > strata_cluster::kv::MAX_TXN_OPS, "more than etcd's");
+    let before = put(&kv, "start", "x");
+    let value = "v".repeat(150);
+    let outcome = kv
+        .txn(Txn {
+            compares: (0..max)
+                .map(|i| Compare::ModRevision(format!("k/{i:05}"), 0))
+                .collect(),
+            success: (0..max)
+                .map(|i| Op::put(format!("k/{i:05}"), value.clone()))
+                .collect(),
+        })
+        .unwrap();
+    assert!(outcome.succeeded);
+    assert_eq!(outcome.revision, before + 1);
+    drop(kv);
+    let kv = open(dir.path(), &clock);
+    let page = range_all(&kv, "k/", 1000).unwrap();
+    assert_eq!(page.kvs.len(), max);
+    assert!(page.kvs.iter().all(|kv| kv.value == value.as_bytes()));
 }

@@ -1,7 +1,7 @@
 //! Guarded, batched writes of the active master. Procedures *stage* their operations: each is
 //! applied to the image at once and collected into one transaction that also compares the
 //! master's epoch and the revision of every catalog key it writes; the batch is committed when
-//! full (etcd's 128-operation limit), when an operation touches a key already in it, or at the
+//! full (the store's transaction limit: etcd's 128 operations), when an operation touches a key already in it, or at the
 //! end of a round. A batch that fails to commit, or whose outcome is unknown, halts the tick and
 //! the image is reloaded.
 
@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 
 use super::{Halt, Kv, Master};
 use crate::election;
-use crate::kv::{Compare, Op, Txn, MAX_TXN_OPS};
+use crate::kv::{Compare, Op, Txn};
 use crate::wal::WalFencer;
 
 /// Operations staged but not committed.
@@ -29,11 +29,12 @@ fn key_of(op: &Op) -> &str {
 impl<K: Kv, F: WalFencer> Master<K, F> {
     /// Stages `ops`, which must commit together.
     pub(crate) fn stage(&mut self, ops: Vec<Op>) -> Result<(), Halt> {
+        let max = self.kv.max_txn_ops();
         let full = {
             let b = &self.lead().batch;
             ops.iter().any(|op| b.touched.contains(key_of(op)))
-                || b.ops.len() + ops.len() > MAX_TXN_OPS
-                || b.compares.len() + ops.len() + 1 > MAX_TXN_OPS
+                || b.ops.len() + ops.len() > max
+                || b.compares.len() + ops.len() + 1 > max
         };
         if full {
             self.flush()?;
