@@ -284,6 +284,10 @@ impl WalFencer for LogFencer {
         Ok(if done { Fence::Done } else { Fence::Pending })
     }
 
+    fn working(&self) -> bool {
+        self.jobs.lock().values().any(|job| *job == Job::Running)
+    }
+
     fn split(&self, server: &str) -> Result<(), WalError> {
         let done = self.run("split", server, |storage, root, server| {
             let started = std::time::Instant::now();

@@ -277,7 +277,14 @@ impl<K: Kv, H: RegionHost> RegionServer<K, H> {
     pub fn tick(&mut self, now: Millis) {
         match std::mem::replace(&mut self.phase, Phase::Aborted(String::new())) {
             Phase::Aborted(why) => self.phase = Phase::Aborted(why),
-            Phase::Starting(lease) => self.phase = self.register(lease, now),
+            Phase::Starting(lease) => {
+                self.phase = self.register(lease, now);
+                if matches!(self.phase, Phase::Running { .. }) {
+                    // A new server is about to be given regions: look for orders at the busy
+                    // tick for a while rather than the idle one.
+                    self.last_progress = Some(now);
+                }
+            }
             Phase::Running { mut lease, watch } => {
                 if lease.tick(&self.kv, now) == LeaseStatus::Lost {
                     self.kv.cancel(watch);

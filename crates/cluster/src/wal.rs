@@ -52,6 +52,14 @@ pub trait WalFencer {
     /// The log store failed; retry later.
     fn split(&self, server: &str) -> Result<(), WalError>;
 
+    /// Whether a fence, split or deletion this fencer started is still running in the
+    /// background: the master then asks again after its busy tick rather than its idle one (a
+    /// restart's or failover's fence and split are each one tick shorter). The default runs
+    /// nothing in the background.
+    fn working(&self) -> bool {
+        false
+    }
+
     /// Deletes the files of dropped (or truncated) `table` whose `regions` (cluster names)
     /// are all closed: its data and any recovered edits of those regions. Idempotent; call
     /// until it answers [`Fence::Done`]. The default (no storage) has nothing to delete.

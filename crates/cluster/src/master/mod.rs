@@ -302,14 +302,16 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
     }
 
     /// Whether this master is active and committed work within the last
-    /// [`crate::node::BUSY_WINDOW_MS`]: a driver then ticks again after
+    /// [`crate::node::BUSY_WINDOW_MS`], or waits on its fencer's background work: a driver
+    /// then ticks again after
     /// [`crate::node::BUSY_TICK`] rather than [`crate::node::TICK`], so procedures that flow
     /// (10,000 regions assigned at a start) are not paced by the idle tick.
     pub fn busy(&self, now: Millis) -> bool {
         self.lead.is_some()
-            && self
+            && (self
                 .last_progress
                 .is_some_and(|t| now.saturating_sub(t) < crate::node::BUSY_WINDOW_MS)
+                || self.fencer.working())
     }
 
     fn step_down(&mut self) {
