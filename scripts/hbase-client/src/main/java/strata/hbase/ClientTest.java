@@ -82,6 +82,21 @@ public final class ClientTest {
   private static int passed;
   private static int failed;
 
+  /**
+   * A client configuration bootstrapping from {@code servers} (host:port[,host:port]) through
+   * HBase 2.6's RPC registry, as an application configured for Strata would have it.
+   */
+  static Configuration clientConf(String servers, int retries, int pauseMs, int rpcTimeoutMs) {
+    Configuration conf = HBaseConfiguration.create();
+    conf.set("hbase.client.registry.impl", "org.apache.hadoop.hbase.client.RpcConnectionRegistry");
+    conf.set("hbase.client.bootstrap.servers", servers);
+    conf.setInt("hbase.client.retries.number", retries);
+    conf.setInt("hbase.client.pause", pauseMs);
+    conf.setInt("hbase.rpc.timeout", rpcTimeoutMs);
+    conf.setInt("hbase.client.operation.timeout", 60000);
+    return conf;
+  }
+
   static String summary() {
     return passed + " passed, " + failed + " failed";
   }
@@ -174,13 +189,7 @@ public final class ClientTest {
   }
 
   public static void main(String[] args) throws Exception {
-    Configuration conf = HBaseConfiguration.create();
-    conf.set("hbase.client.registry.impl", "org.apache.hadoop.hbase.client.RpcConnectionRegistry");
-    conf.set("hbase.client.bootstrap.servers", args[0]);
-    conf.setInt("hbase.client.retries.number", 6);
-    conf.setInt("hbase.client.pause", 50);
-    conf.setInt("hbase.rpc.timeout", 15000);
-    conf.setInt("hbase.client.operation.timeout", 60000);
+    Configuration conf = clientConf(args[0], 6, 50, 15000);
     try (Connection conn = ConnectionFactory.createConnection(conf); Admin admin = conn.getAdmin()) {
       lifecycle(admin);
       namespaces(admin);

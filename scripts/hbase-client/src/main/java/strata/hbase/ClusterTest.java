@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Set;
 
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.hbase.HBaseConfiguration;
 import org.apache.hadoop.hbase.HRegionLocation;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Connection;
@@ -59,13 +58,7 @@ public final class ClusterTest {
   }
 
   public static void main(String[] args) throws Exception {
-    Configuration conf = HBaseConfiguration.create();
-    conf.set("hbase.client.registry.impl", "org.apache.hadoop.hbase.client.RpcConnectionRegistry");
-    conf.set("hbase.client.bootstrap.servers", args[0]);
-    conf.setInt("hbase.client.retries.number", 15);
-    conf.setInt("hbase.client.pause", 100);
-    conf.setInt("hbase.rpc.timeout", 10000);
-    conf.setInt("hbase.client.operation.timeout", 60000);
+    Configuration conf = ClientTest.clientConf(args[0], 15, 100, 10000);
     TableName name = TableName.valueOf(args[1]);
     File ready = new File(args[2]);
     try (Connection conn = ConnectionFactory.createConnection(conf);

@@ -16,7 +16,6 @@ import java.util.regex.Pattern;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.CompareOperator;
-import org.apache.hadoop.hbase.HBaseConfiguration;
 import org.apache.hadoop.hbase.RegionMetrics;
 import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
@@ -56,13 +55,7 @@ final class CompatCases {
   private CompatCases() {}
 
   public static void main(String[] args) throws Exception {
-    Configuration conf = HBaseConfiguration.create();
-    conf.set("hbase.client.registry.impl", "org.apache.hadoop.hbase.client.RpcConnectionRegistry");
-    conf.set("hbase.client.bootstrap.servers", args[0]);
-    conf.setInt("hbase.client.retries.number", 6);
-    conf.setInt("hbase.client.pause", 50);
-    conf.setInt("hbase.rpc.timeout", 15000);
-    conf.setInt("hbase.client.operation.timeout", 60000);
+    Configuration conf = ClientTest.clientConf(args[0], 6, 50, 15000);
     try (Connection conn = ConnectionFactory.createConnection(conf); Admin admin = conn.getAdmin()) {
       run(conn, admin);
       afterRestart(admin);

@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.hbase.HBaseConfiguration;
 import org.apache.hadoop.hbase.NamespaceDescriptor;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
@@ -116,13 +115,7 @@ public final class NamespaceTest {
   }
 
   public static void main(String[] args) throws Exception {
-    Configuration conf = HBaseConfiguration.create();
-    conf.set("hbase.client.registry.impl", "org.apache.hadoop.hbase.client.RpcConnectionRegistry");
-    conf.set("hbase.client.bootstrap.servers", args[0]);
-    conf.setInt("hbase.client.retries.number", 3);
-    conf.setInt("hbase.client.pause", 50);
-    conf.setInt("hbase.rpc.timeout", 15000);
-    conf.setInt("hbase.client.operation.timeout", 60000);
+    Configuration conf = ClientTest.clientConf(args[0], 3, 50, 15000);
     try (Connection conn = ConnectionFactory.createConnection(conf); Admin a = conn.getAdmin()) {
       step("system namespaces", "[default, hbase]", () -> names(a));
       step("describe default", "{NAME => 'default'}", () -> described(a, "default"));

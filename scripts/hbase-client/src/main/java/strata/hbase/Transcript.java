@@ -12,7 +12,6 @@ import java.util.regex.Pattern;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
-import org.apache.hadoop.hbase.HBaseConfiguration;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
@@ -48,13 +47,7 @@ public final class Transcript {
   }
 
   public static void main(String[] args) throws Exception {
-    Configuration conf = HBaseConfiguration.create();
-    conf.set("hbase.client.registry.impl", "org.apache.hadoop.hbase.client.RpcConnectionRegistry");
-    conf.set("hbase.client.bootstrap.servers", args[0]);
-    conf.setInt("hbase.client.retries.number", 3);
-    conf.setInt("hbase.client.pause", 50);
-    conf.setInt("hbase.rpc.timeout", 15000);
-    conf.setInt("hbase.client.operation.timeout", 30000);
+    Configuration conf = ClientTest.clientConf(args[0], 3, 50, 15000);
     try (Connection conn = ConnectionFactory.createConnection(conf); Admin admin = conn.getAdmin()) {
       TranscriptData.all(conn, admin);
       TranscriptFilters.all(conn, admin);
