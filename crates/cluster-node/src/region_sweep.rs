@@ -94,16 +94,8 @@ fn write_marker(place: &Place, path: &Path, me: &[u8]) -> io::Result<()> {
         std::process::id()
     ));
     let files = place.files.as_ref();
-    let written = (|| {
-        let mut w = files.create(&tmp)?;
-        w.write_all(me)?;
-        w.sync()?;
-        w.close()?;
-        files.rename(&tmp, path)?;
-        files.sync_dir(&place.root)
-    })();
+    let written = files.write_atomic_through(path, &tmp, me);
     if written.is_err() {
-        let _ = files.remove_file(&tmp);
         // Another master's marker may have landed meanwhile: it names the same cluster.
         if files.read(path).is_ok_and(|owner| owner == me) {
             return Ok(());

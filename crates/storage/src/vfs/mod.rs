@@ -178,20 +178,30 @@ pub trait FileStore: Send + Sync + fmt::Debug {
     /// # Errors
     /// Any I/O error; `path` then holds its old content.
     fn write_atomic(&self, path: &Path, data: &[u8]) -> io::Result<()> {
-        let dir = path.parent().unwrap_or(Path::new(""));
         let mut tmp_name = path.file_name().unwrap_or_default().to_owned();
         tmp_name.push(".tmp");
-        let tmp = dir.join(tmp_name);
+        self.write_atomic_through(path, &path.with_file_name(tmp_name), data)
+    }
+
+    /// [`write_atomic`](Self::write_atomic) through the temporary sibling `tmp`: for writers
+    /// in several processes that may write the same `path` at once, each through a name of
+    /// its own (on HDFS a second `create` of one temporary name takes the file from the
+    /// first).
+    ///
+    /// # Errors
+    /// As [`write_atomic`](Self::write_atomic); `tmp` is removed.
+    fn write_atomic_through(&self, path: &Path, tmp: &Path, data: &[u8]) -> io::Result<()> {
+        let dir = path.parent().unwrap_or(Path::new(""));
         let written = (|| {
-            let mut w = self.create(&tmp)?;
+            let mut w = self.create(tmp)?;
             w.write_all(data)?;
             w.sync()?;
             w.close()?;
-            self.rename(&tmp, path)?;
+            self.rename(tmp, path)?;
             self.sync_dir(dir)
         })();
         if written.is_err() {
-            let _ = self.remove_file(&tmp);
+            let _ = self.remove_file(tmp);
         }
         written
     }
