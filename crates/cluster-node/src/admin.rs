@@ -35,22 +35,29 @@ pub(crate) const ADMIN_WAIT: Duration = Duration::from_secs(60);
 
 /// The cluster admin service over etcd.
 pub struct ClusterAdmin<K> {
-    kv: Arc<K>,
-    layout: Layout,
-    server: Option<Arc<RegionServer>>,
+    pub(crate) kv: Arc<K>,
+    pub(crate) layout: Layout,
+    pub(crate) server: Option<Arc<RegionServer>>,
     /// The process's TLS, whose client side forwards flushes and compactions.
     tls: Option<strata_tls::ProcessTls>,
+    /// The shared root (its store and path): snapshots' manifests and regions' manifests.
+    pub(crate) data: Option<(strata_storage::vfs::Storage, std::path::PathBuf)>,
 }
 
 impl<K: Kv + Send + Sync + 'static> ClusterAdmin<K> {
     /// A service reading and writing the cluster under `layout` through `kv`; `server` gives
     /// the sizes of the regions open here.
     pub fn new(kv: Arc<K>, layout: Layout, server: Arc<RegionServer>) -> Self {
+        let data = Some((
+            server.config().storage.clone(),
+            server.config().data_dir.clone(),
+        ));
         ClusterAdmin {
             kv,
             layout,
             server: Some(server),
             tls: None,
+            data,
         }
     }
 
@@ -84,7 +91,20 @@ impl<K: Kv + Send + Sync + 'static> ClusterAdmin<K> {
             layout,
             server: None,
             tls: None,
+            data: None,
         }
+    }
+
+    /// The same service reading and writing snapshots under `root` of `storage` (a master's
+    /// HBase RPC listener, which has no region server to take them from).
+    #[must_use]
+    pub fn with_data(
+        mut self,
+        storage: strata_storage::vfs::Storage,
+        root: std::path::PathBuf,
+    ) -> Self {
+        self.data = Some((storage, root));
+        self
     }
 
     /// The tonic server for this service, with Strata's message-size limits.
@@ -94,7 +114,7 @@ impl<K: Kv + Send + Sync + 'static> ClusterAdmin<K> {
             .max_encoding_message_size(strata_proto::MAX_MESSAGE_BYTES)
     }
 
-    async fn run<T, F>(&self, f: F) -> Result<Response<T>, Status>
+    pub(crate) async fn run<T, F>(&self, f: F) -> Result<Response<T>, Status>
     where
         T: Send + 'static,
         F: FnOnce(&K, &Layout, Option<&RegionServer>) -> Result<T, Status> + Send + 'static,
@@ -149,7 +169,7 @@ fn no_regions_here() -> Status {
     strata_proto::status(ErrorCode::NotServingRegion, "this process holds no regions")
 }
 
-fn table_name(name: &str) -> Result<String, Status> {
+pub(crate) fn table_name(name: &str) -> Result<String, Status> {
     strata_model::schema::TableName::parse(name)
         .map(|n| n.to_string())
         .map_err(strata_server::status::invalid)
@@ -323,7 +343,7 @@ pub(crate) fn wait_until<K: Kv + ?Sized>(
 /// Waits until procedure `proc_id` is done (its record gone).
 /// Submits `req` (a procedure) and waits until the procedure is done; `what` names it in
 /// errors.
-fn run_procedure<K: Kv + ?Sized>(
+pub(crate) fn run_procedure<K: Kv + ?Sized>(
     kv: &K,
     layout: &Layout,
     req: &AdminRequest,
@@ -348,7 +368,11 @@ pub(crate) fn wait_proc<K: Kv + ?Sized>(
 }
 
 /// Waits until every region of `table` is open on a server.
-fn wait_served<K: Kv + ?Sized>(kv: &K, layout: &Layout, table: &str) -> Result<(), Status> {
+pub(crate) fn wait_served<K: Kv + ?Sized>(
+    kv: &K,
+    layout: &Layout,
+    table: &str,
+) -> Result<(), Status> {
     wait_until(kv, &format!("open the regions of {table}"), |kv| {
         let regions = match locate(kv, layout, None, table) {
             Ok(r) => r,
@@ -395,6 +419,45 @@ fn table_info<K: Kv + ?Sized>(
     })
 }
 
+/// Creates `table` split at `splits` and waits until every region is open: the schema (with
+/// its namespace's checks), then the master's create procedure.
+///
+/// # Errors
+/// The namespace's checks, the master's refusal, or a timeout.
+pub(crate) fn create_now<K: Kv + ?Sized>(
+    kv: &K,
+    layout: &Layout,
+    server: Option<&RegionServer>,
+    table: &strata_model::schema::TableDescriptor,
+    splits: Vec<Vec<u8>>,
+) -> Result<(), Status> {
+    crate::policy_check::check_policies(server, table)?;
+    let name = table.name.to_string();
+    let count = splits.len() + 1;
+    crate::namespace::put_schema(kv, layout, table, count)?;
+    let submitted = submit_and_wait(
+        kv,
+        layout,
+        &AdminRequest::CreateTable {
+            table: name.clone(),
+            splits,
+        },
+    );
+    if let Err(refused) = submitted {
+        // The master refused it: the schema written for it goes (unless a table of that name
+        // was recorded meanwhile), so it holds its namespace no longer.
+        let _ = drop_unrecorded_schema(kv, layout, &name);
+        return Err(refused);
+    }
+    wait_until(kv, &format!("create {name}"), |kv| {
+        let regions = match locate(kv, layout, None, &name) {
+            Ok(r) => r,
+            Err(_) => return Ok(false),
+        };
+        Ok(regions.len() == count && regions.iter().all(|r| !r.server.is_empty()))
+    })
+}
+
 #[tonic::async_trait]
 impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
     async fn create_table(
@@ -407,32 +470,8 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
             .ok_or_else(|| strata_server::status::invalid("no schema"))?;
         let table = table_from_pb(schema).map_err(strata_server::status::invalid)?;
         self.run(move |kv, layout, server| {
-            crate::policy_check::check_policies(server, &table)?;
-            let name = table.name.to_string();
-            crate::namespace::put_schema(kv, layout, &table, req.split_keys.len() + 1)?;
-            let submitted = submit_and_wait(
-                kv,
-                layout,
-                &AdminRequest::CreateTable {
-                    table: name.clone(),
-                    splits: req.split_keys.iter().map(|k| k.to_vec()).collect(),
-                },
-            );
-            if let Err(refused) = submitted {
-                // The master refused it: the schema written for it goes (unless a table of
-                // that name was recorded meanwhile), so it holds its namespace no longer.
-                let _ = drop_unrecorded_schema(kv, layout, &name);
-                return Err(refused);
-            }
-            wait_until(kv, &format!("create {name}"), |kv| {
-                let regions = match locate(kv, layout, None, &name) {
-                    Ok(r) => r,
-                    Err(_) => return Ok(false),
-                };
-                Ok(regions.len() == req.split_keys.len() + 1
-                    && regions.iter().all(|r| !r.server.is_empty()))
-            })?;
-            Ok(Empty {})
+            let splits = req.split_keys.iter().map(|k| k.to_vec()).collect();
+            create_now(kv, layout, server, &table, splits).map(|()| Empty {})
         })
         .await
     }
@@ -797,6 +836,52 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
             })
         })
         .await
+    }
+
+    async fn snapshot(
+        &self,
+        request: Request<pb::SnapshotRequest>,
+    ) -> Result<Response<pb::SnapshotDescription>, Status> {
+        self.take_snapshot(request.into_inner())
+            .await
+            .map(Response::new)
+    }
+
+    async fn list_snapshots(
+        &self,
+        request: Request<pb::ListSnapshotsRequest>,
+    ) -> Result<Response<pb::ListSnapshotsResponse>, Status> {
+        self.snapshots(request.into_inner())
+            .await
+            .map(Response::new)
+    }
+
+    async fn delete_snapshot(
+        &self,
+        request: Request<pb::SnapshotNameRequest>,
+    ) -> Result<Response<Empty>, Status> {
+        self.remove_snapshot(request.into_inner().name)
+            .await
+            .map(|()| Response::new(Empty {}))
+    }
+
+    async fn clone_snapshot(
+        &self,
+        request: Request<pb::CloneSnapshotRequest>,
+    ) -> Result<Response<Empty>, Status> {
+        let req = request.into_inner();
+        self.clone_snapshot_into(req.name, req.table, false)
+            .await
+            .map(|()| Response::new(Empty {}))
+    }
+
+    async fn restore_snapshot(
+        &self,
+        request: Request<pb::SnapshotNameRequest>,
+    ) -> Result<Response<Empty>, Status> {
+        self.restore_snapshot_now(request.into_inner().name)
+            .await
+            .map(|()| Response::new(Empty {}))
     }
 
     async fn status(

@@ -61,4 +61,9 @@ logged! {
     delete_namespace(pb::NamespaceRequest) -> Empty;
     get_namespace(pb::NamespaceRequest) -> pb::NamespaceDescriptor;
     list_namespaces(Empty) -> pb::ListNamespacesResponse;
+    snapshot(pb::SnapshotRequest) -> pb::SnapshotDescription;
+    list_snapshots(pb::ListSnapshotsRequest) -> pb::ListSnapshotsResponse;
+    delete_snapshot(pb::SnapshotNameRequest) -> Empty;
+    clone_snapshot(pb::CloneSnapshotRequest) -> Empty;
+    restore_snapshot(pb::SnapshotNameRequest) -> Empty;
 }

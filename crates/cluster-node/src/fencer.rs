@@ -13,6 +13,7 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 use strata_cluster::lease::Millis;
 use strata_cluster::wal::{Fence, ParentFiles, WalError, WalFencer};
+use strata_storage::tiers::archive;
 use strata_storage::vfs::Storage;
 
 use crate::names::{recovered_dir, region_id, splitting_dir, wal_dir};
@@ -151,6 +152,14 @@ fn remove_dir(storage: &Storage, dir: &Path) -> Result<(), String> {
     }
 }
 
+/// Removes a region's or a table's data directory `dir` under `root`, its store files moved
+/// to the archive (a snapshot may name them, RFC 0025).
+fn remove_data_dir(storage: &Storage, root: &Path, dir: &Path) -> Result<(), String> {
+    archive::remove_tree(storage.files.as_ref(), root, dir, true)
+        .map(drop)
+        .map_err(|e| format!("delete {}: {e}", storage.files.url(dir)))
+}
+
 /// Deletes the directories and recovered edits of `regions` (daughters of a split rolled
 /// back: never opened). Missing directories are fine.
 ///
@@ -163,7 +172,7 @@ pub fn remove_region_dirs(
 ) -> Result<(), String> {
     for region in regions {
         let (dir, id) = region_dir(root, region)?;
-        remove_dir(storage, &dir)?;
+        remove_data_dir(storage, root, &dir)?;
         remove_dir(storage, &recovered_dir(root, id))?;
     }
     Ok(())
@@ -190,8 +199,14 @@ pub fn remove_unreferenced_parent(
         .exists(&dir)
         .map_err(|e| format!("{}: {e}", storage.files.url(&dir)))?;
     if !gone
-        && !strata_storage::Region::remove_split_parent(storage.files.as_ref(), &dir, id, &dirs)
-            .map_err(|e| e.to_string())?
+        && !strata_storage::Region::remove_split_parent_in(
+            storage.files.as_ref(),
+            Some(root),
+            &dir,
+            id,
+            &dirs,
+        )
+        .map_err(|e| e.to_string())?
     {
         return Ok(false);
     }
@@ -259,7 +274,8 @@ pub fn remove_table_files(
 ) -> Result<(), String> {
     let name = strata_model::schema::TableName::parse(table).map_err(|e| e.to_string())?;
     let dir = strata_server::ServerConfig::new(root, String::new()).table_dir(&name);
-    let mut dirs = vec![dir];
+    remove_data_dir(storage, root, &dir)?;
+    let mut dirs = Vec::new();
     dirs.extend(
         regions
             .iter()

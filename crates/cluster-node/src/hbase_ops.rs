@@ -76,6 +76,16 @@ pub fn from_status(status: &Status) -> HBaseError {
             message,
             true,
         ),
+        ErrorCode::SnapshotExists => error(
+            "org.apache.hadoop.hbase.snapshot.SnapshotExistsException",
+            message,
+            true,
+        ),
+        ErrorCode::SnapshotNotFound => error(
+            "org.apache.hadoop.hbase.snapshot.SnapshotDoesNotExistException",
+            message,
+            true,
+        ),
         ErrorCode::Unavailable | ErrorCode::Unknown | ErrorCode::Corruption => {
             match status.code() {
                 tonic::Code::Unimplemented | tonic::Code::InvalidArgument => {

@@ -102,6 +102,7 @@ pub(crate) fn run<K: Kv + Send + Sync + 'static>(
     let mut server_config = config.server.clone();
     server_config.advertised_address.clone_from(&advertised);
     server_config.wal_subdir = Some(server_dir(&name));
+    server_config.archive_discarded = true;
     let root = server_config.data_dir.clone();
     let server = match RegionServer::open(server_config) {
         Ok(s) => s,

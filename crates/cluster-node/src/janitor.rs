@@ -96,8 +96,9 @@ pub fn sweep_recovered<K: Kv + ?Sized>(
 }
 
 /// Sweeps, every `period` on a thread of its own until `stop` is set, the recovered edits no
-/// region will replay (under `root` of `storage`) and the region directories in `places` no
-/// record names ([`crate::region_sweep::sweep_region_dirs`]). A failed sweep is logged and
+/// region will replay (under `root` of `storage`), the region directories in `places` no
+/// record names ([`crate::region_sweep::sweep_region_dirs`]) and the archived store files no
+/// snapshot or clone references ([`crate::snapshot::cleaner`]). A failed sweep is logged and
 /// tried again next time.
 ///
 /// # Errors
@@ -113,6 +114,8 @@ pub fn spawn<K: Kv + Send + 'static>(
 ) -> Result<std::thread::JoinHandle<()>, String> {
     use std::sync::atomic::Ordering;
     use std::time::Instant;
+    // An archived file is deleted at the second round finding it unreferenced (RFC 0025).
+    let mut cleaner = crate::snapshot::cleaner::Cleaner::new(period);
     std::thread::Builder::new()
         .name("janitor".into())
         .spawn(move || loop {
@@ -142,6 +145,17 @@ pub fn spawn<K: Kv + Send + 'static>(
                 ),
                 Ok(_) => {}
                 Err(e) => tracing::warn!(error = %e, "region-directory sweep failed"),
+            }
+            match cleaner.round(&storage, &root, &places, &kv, &layout) {
+                Ok(c) if c.deleted > 0 || c.abandoned > 0 => tracing::info!(
+                    deleted = c.deleted,
+                    archived = c.archived,
+                    referenced = c.referenced,
+                    abandoned = c.abandoned,
+                    "archive cleaned"
+                ),
+                Ok(_) => {}
+                Err(e) => tracing::warn!(error = %e, "archive cleaning failed"),
             }
         })
         .map_err(|e| format!("cannot start the janitor: {e}"))

@@ -58,6 +58,7 @@ pub mod route;
 pub mod schema;
 pub mod serve;
 pub mod single;
+pub mod snapshot;
 pub mod split;
 pub mod status;
 pub mod upgrade;

@@ -233,12 +233,11 @@ pub fn sweep_region_dirs<K: Kv + ?Sized>(
             swept.kept += 1;
             continue;
         }
-        let files = places[f.place].files.as_ref();
-        match files.remove_dir_all(&f.dir) {
-            Ok(()) => {}
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-            Err(e) => return Err(format!("delete {}: {e}", files.url(&f.dir))),
-        }
+        let place = &places[f.place];
+        let files = place.files.as_ref();
+        // Store files go to the archive: a snapshot may name them (RFC 0025).
+        strata_storage::tiers::archive::remove_tree(files, &place.root, &f.dir, true)
+            .map_err(|e| format!("delete {}: {e}", files.url(&f.dir)))?;
         tracing::info!(
             dir = %files.url(&f.dir),
             "deleted the directory of a region that no longer exists"

@@ -153,6 +153,26 @@ impl Layout {
         format!("{}namespace/{name}", self.root)
     }
 
+    /// Prefix of the snapshots' records (RFC 0025).
+    pub fn snapshots(&self) -> String {
+        format!("{}snapshot/", self.root)
+    }
+
+    /// A snapshot's record: `taking …` while it is taken, `done …` once complete.
+    pub fn snapshot(&self, name: &str) -> String {
+        format!("{}snapshot/{name}", self.root)
+    }
+
+    /// Prefix of the records of tables that read a snapshot's files through links.
+    pub fn links(&self) -> String {
+        format!("{}link/", self.root)
+    }
+
+    /// The record of `table`, cloned or restored from a snapshot: the snapshot's name.
+    pub fn link(&self, table: &str) -> String {
+        format!("{}link/{table}", self.root)
+    }
+
     /// Prefix of the region servers' load reports.
     pub fn loads(&self) -> String {
         format!("{}load/", self.root)

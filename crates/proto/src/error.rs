@@ -14,10 +14,13 @@ pub const ERROR_METADATA_KEY: &str = "strata-error";
 pub fn grpc_code(code: ErrorCode) -> Code {
     match code {
         ErrorCode::InvalidArgument | ErrorCode::NoSuchFamily => Code::InvalidArgument,
-        ErrorCode::TableNotFound | ErrorCode::RegionNotFound | ErrorCode::NamespaceNotFound => {
-            Code::NotFound
+        ErrorCode::TableNotFound
+        | ErrorCode::RegionNotFound
+        | ErrorCode::NamespaceNotFound
+        | ErrorCode::SnapshotNotFound => Code::NotFound,
+        ErrorCode::TableExists | ErrorCode::NamespaceExists | ErrorCode::SnapshotExists => {
+            Code::AlreadyExists
         }
-        ErrorCode::TableExists | ErrorCode::NamespaceExists => Code::AlreadyExists,
         ErrorCode::TableDisabled | ErrorCode::TableEnabled | ErrorCode::Constraint => {
             Code::FailedPrecondition
         }
@@ -94,6 +97,8 @@ mod tests {
             ErrorCode::NamespaceExists,
             ErrorCode::Constraint,
             ErrorCode::QuotaExceeded,
+            ErrorCode::SnapshotExists,
+            ErrorCode::SnapshotNotFound,
         ] {
             let s = status(code, "x");
             assert_eq!(code_of(&s), code);

@@ -90,6 +90,10 @@ pub struct ServerConfig {
     /// A directory below `wal/` for this server's WAL (cluster mode: one per region server,
     /// `wal/<server>/`, so another server can fence and split it); `None` uses `wal/` itself.
     pub wal_subdir: Option<String>,
+    /// Discarded store files move to their volume's `archive/` instead of being deleted, for
+    /// snapshots to keep (RFC 0025); a cluster's region servers set it, and the master's
+    /// cleaner deletes what nothing references.
+    pub archive_discarded: bool,
 }
 
 impl ServerConfig {
@@ -124,6 +128,7 @@ impl ServerConfig {
             flush_check: crate::flush_check::FlushCheck::default(),
             compaction_throughput: std::sync::Arc::default(),
             wal_subdir: None,
+            archive_discarded: false,
         }
     }
 

@@ -193,7 +193,8 @@ impl RegionServer {
             config.volumes.clone(),
         )
         .map_err(Error::InvalidArgument)?
-        .with_files(storage.files.clone());
+        .with_files(storage.files.clone())
+        .with_archive(config.archive_discarded);
         if let Some((volume, files)) = &config.cold_volume {
             // On any root: the manifest names a file's tier, and the ARCHIVE volume's store
             // is configuration (RFC 0011, "The ARCHIVE tier as a bucket").

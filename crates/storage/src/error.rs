@@ -90,6 +90,11 @@ impl Error {
         matches!(self, Error::Sstable(e) if strata_sstable::cache_only::is_would_block(e))
     }
 
+    /// True for a file-system error saying the path does not exist.
+    pub fn is_not_found(&self) -> bool {
+        matches!(self, Error::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound)
+    }
+
     pub(crate) fn io(path: &std::path::Path, source: std::io::Error) -> Error {
         Error::Io {
             path: path.display().to_string(),

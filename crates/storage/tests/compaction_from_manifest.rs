@@ -18,6 +18,7 @@ fn entry(name: &str, seq: u64, size: u64) -> StoreFile {
         major: seq == 1,
         tier: String::new(),
         reference: None,
+        link: None,
     }
 }
 

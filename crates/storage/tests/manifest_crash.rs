@@ -25,6 +25,7 @@ fn file(name: &str, seq: u64) -> StoreFile {
         major: false,
         tier: "SSD".to_owned(),
         reference: None,
+        link: None,
     }
 }
 

@@ -21,6 +21,7 @@ fn file(name: &str, seq: u64, size: u64) -> StoreFile {
         major: false,
         tier: String::new(),
         reference: None,
+        link: None,
     }
 }
 

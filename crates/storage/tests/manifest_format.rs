@@ -28,6 +28,7 @@ fn file(name: &str, seq: u64) -> StoreFile {
             "HDD".to_owned()
         },
         reference: None,
+        link: None,
     }
 }
 
@@ -235,6 +236,7 @@ fn format_document_example_matches_the_encoder() {
         major: false,
         tier: String::new(),
         reference: None,
+        link: None,
     };
     let v = Version::new(region, [Bytes::from_static(b"cf")])
         .and_then(|v| {

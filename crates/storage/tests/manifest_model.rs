@@ -24,6 +24,7 @@ fn file(name: String, seq: u64) -> StoreFile {
         major: false,
         tier: String::new(),
         reference: None,
+        link: None,
     }
 }
 

@@ -148,6 +148,29 @@ impl pb::admin_server::Admin for FakeAdmin {
         Err(Status::unimplemented("list_namespaces"))
     }
 
+    async fn snapshot(&self, _: Request<pb::SnapshotRequest>) -> Answer<pb::SnapshotDescription> {
+        Err(Status::unimplemented("snapshot"))
+    }
+
+    async fn list_snapshots(
+        &self,
+        _: Request<pb::ListSnapshotsRequest>,
+    ) -> Answer<pb::ListSnapshotsResponse> {
+        Err(Status::unimplemented("list_snapshots"))
+    }
+
+    async fn delete_snapshot(&self, _: Request<pb::SnapshotNameRequest>) -> Answer<pb::Empty> {
+        Err(Status::unimplemented("delete_snapshot"))
+    }
+
+    async fn clone_snapshot(&self, _: Request<pb::CloneSnapshotRequest>) -> Answer<pb::Empty> {
+        Err(Status::unimplemented("clone_snapshot"))
+    }
+
+    async fn restore_snapshot(&self, _: Request<pb::SnapshotNameRequest>) -> Answer<pb::Empty> {
+        Err(Status::unimplemented("restore_snapshot"))
+    }
+
     async fn status(&self, _: Request<pb::Empty>) -> Answer<pb::StatusResponse> {
         let s = self.state.lock();
         let servers = s

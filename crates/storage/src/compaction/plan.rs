@@ -44,7 +44,7 @@ impl FileMeta {
             max_timestamp: has_cells.then_some(file.max_timestamp),
             created_at_ms: file.created_at_ms,
             major: file.major,
-            reference: file.reference.is_some(),
+            reference: file.is_borrowed(),
             compacting,
             exclude_from_minor: false,
         }

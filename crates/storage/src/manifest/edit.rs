@@ -6,6 +6,8 @@ use super::version::{check_family, FamilyFiles, StoreFile, Version};
 
 /// One change to a region's recorded state.
 #[derive(Clone, Debug, PartialEq, Eq)]
+// A file entry is the large variant; edits are few and short-lived, so it is not boxed.
+#[allow(clippy::large_enum_variant)]
 pub enum Change {
     /// A new, empty family.
     AddFamily(Bytes),

@@ -20,6 +20,7 @@ mod edit;
 mod error;
 pub mod format;
 mod fs;
+mod read;
 mod sim_fs;
 mod store;
 mod version;
@@ -27,6 +28,9 @@ mod version;
 pub use edit::{Change, EditError, VersionEdit};
 pub use error::{Error, ErrorKind, Result};
 pub use fs::{Fs, StoreFs};
+pub use read::{current_number, read_current};
 pub use sim_fs::{SimFs, MAX_SUBSET_CHANGES};
 pub use store::{file_name, Manifest};
-pub use version::{FamilyFiles, Half, Reference, RegionInfo, StoreFile, Version, MAX_NAME_LEN};
+pub use version::{
+    FamilyFiles, Half, Link, Reference, RegionInfo, StoreFile, Version, MAX_NAME_LEN,
+};

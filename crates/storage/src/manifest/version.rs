@@ -41,6 +41,21 @@ pub struct Reference {
     pub split_row: Bytes,
 }
 
+/// A store file that belongs to another region, usually of another table: a table cloned or
+/// restored from a snapshot reads the snapshot's files in place (HBase's `HFileLink`). The
+/// bytes are found at the region's store on the entry's tier, or else in the archive of that
+/// volume (RFC 0025). A link owns no bytes: removing its entry deletes nothing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Link {
+    /// The directory of the file's table, relative to a volume's root
+    /// (`tables/<namespace>/<qualifier>`).
+    pub table_dir: String,
+    /// The id of the region whose store holds the file.
+    pub region_id: u64,
+    /// The file's name in that store.
+    pub file: String,
+}
+
 /// One store file as the manifest records it (mostly copied from the file's own file info, so a
 /// region can plan compactions and prune reads without opening files).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -66,6 +81,9 @@ pub struct StoreFile {
     pub tier: String,
     /// Set when this entry is a split daughter's reference to a parent file.
     pub reference: Option<Reference>,
+    /// Set when the bytes are another region's file (a clone's). With a `reference` too, the
+    /// link names the parent file the reference takes half of.
+    pub link: Option<Link>,
 }
 
 /// Longest file name, tier or table name a manifest accepts, in bytes.
@@ -90,7 +108,33 @@ impl StoreFile {
         if let Some(r) = &self.reference {
             check_name("parent file name", &r.parent_file)?;
         }
+        if let Some(l) = &self.link {
+            check_name("linked file name", &l.file)?;
+            check_table_dir(&l.table_dir)?;
+        }
         Ok(())
+    }
+
+    /// True when reads of this entry go to another region's file (a split reference or a
+    /// link): the region compacts it into a file of its own before it splits or merges.
+    pub fn is_borrowed(&self) -> bool {
+        self.reference.is_some() || self.link.is_some()
+    }
+}
+
+fn check_table_dir(dir: &str) -> Result<(), String> {
+    let ok = !dir.is_empty()
+        && dir.len() <= MAX_NAME_LEN
+        && !dir.contains(['\\', '\0'])
+        && dir
+            .split('/')
+            .all(|c| !c.is_empty() && c != "." && c != "..");
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "linked table directory {dir:?} is not a relative path"
+        ))
     }
 }
 

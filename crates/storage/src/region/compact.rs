@@ -267,12 +267,9 @@ impl Region {
         };
         self.install(store, sel, outputs)?;
         for f in &sel.inputs {
-            if f.meta.reference.is_none() {
-                // Unlisted now; a failed removal leaves a file the next open deletes.
-                if let Ok(path) = store.file_path(&f.meta) {
-                    let _ = store.file_store().remove_file(&path);
-                }
-            }
+            // Unlisted now; a failed removal leaves a file the next open discards. A
+            // reference's or a link's bytes are another region's and stay.
+            let _ = store.discard(&f.meta);
         }
         Ok(report)
     }

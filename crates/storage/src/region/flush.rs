@@ -299,6 +299,7 @@ impl Region {
             major: false,
             tier: store.tier_name(tier),
             reference: None,
+            link: None,
         })
     }
 }

@@ -54,7 +54,7 @@ pub use read::{RegionScanner, ScanStep};
 pub use row_locks::RowLocks;
 pub use scan_visit::{CellSink, VisitStep};
 pub use segments::MemtableListing;
-pub use store::StoreStats;
+pub use store::{family_dir_name, StoreStats};
 pub use write::MutationResult;
 pub use write_now::WriteNow;
 

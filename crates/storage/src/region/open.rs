@@ -261,12 +261,18 @@ fn remove_unlisted_in(
         }
         if listed.get(&entry.name) != Some(&tier) {
             let path = dir.join(&entry.name);
-            match files.remove_file(&path) {
-                // Gone already (a listing may name what was just removed): nothing to do.
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                    return Err(Error::io(&path, e));
+            if entry.name.ends_with(".tmp") {
+                match files.remove_file(&path) {
+                    // Gone already (a listing may name what was just removed): nothing to do.
+                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                        return Err(Error::io(&path, e));
+                    }
+                    _ => {}
                 }
-                _ => {}
+            } else {
+                // A compaction's input whose removal failed may be in a snapshot: discarded,
+                // which archives it where the process keeps an archive.
+                store.discard_path(tier, &path)?;
             }
         }
     }

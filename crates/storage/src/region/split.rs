@@ -113,6 +113,22 @@ impl Region {
         parent_id: u64,
         daughter_dirs: &[PathBuf],
     ) -> Result<bool> {
+        Region::remove_split_parent_in(files, None, parent_dir, parent_id, daughter_dirs)
+    }
+
+    /// As [`Region::remove_split_parent`]; with `archive_root`, the root of the volume the
+    /// parent is on, its store files move to that volume's archive instead of being deleted
+    /// (a snapshot may name them, RFC 0025).
+    ///
+    /// # Errors
+    /// Removing the parent directory failed.
+    pub fn remove_split_parent_in(
+        files: &dyn FileStore,
+        archive_root: Option<&Path>,
+        parent_dir: &Path,
+        parent_id: u64,
+        daughter_dirs: &[PathBuf],
+    ) -> Result<bool> {
         for dir in daughter_dirs {
             let Some(version) = read_current_version(files, dir) else {
                 return Ok(false);
@@ -128,9 +144,14 @@ impl Region {
                 return Ok(false);
             }
         }
-        files
-            .remove_dir_all(parent_dir)
-            .map_err(|e| Error::io(parent_dir, e))?;
+        match archive_root {
+            Some(root) => crate::tiers::archive::remove_tree(files, root, parent_dir, true)
+                .map(drop)
+                .map_err(|e| Error::io(parent_dir, e))?,
+            None => files
+                .remove_dir_all(parent_dir)
+                .map_err(|e| Error::io(parent_dir, e))?,
+        }
         if let Some(table_dir) = parent_dir.parent() {
             sync_dir(files, table_dir)?;
         }
@@ -143,7 +164,7 @@ impl Region {
         self.inner
             .stores
             .values()
-            .any(|s| s.files().iter().any(|f| f.meta.reference.is_some()))
+            .any(|s| s.files().iter().any(|f| f.meta.is_borrowed()))
     }
 
     fn split_closed(

@@ -15,7 +15,7 @@ use crate::vfs::FileStore;
 use crate::manifest::StoreFile;
 use crate::memtable::{self, Memtable};
 use crate::read::Cursor;
-use crate::tiers::{policy_dir_name, Tier, Volumes};
+use crate::tiers::{archive, policy_dir_name, Tier, Volumes};
 
 /// An open store file.
 pub(crate) struct FileHandle {
@@ -57,7 +57,7 @@ pub struct StoreStats {
 }
 
 /// The directory name of a family: the name itself when it is plain, else `x` + hex.
-pub(crate) fn family_dir_name(name: &str) -> String {
+pub fn family_dir_name(name: &str) -> String {
     let plain = !name.is_empty()
         && name
             .bytes()
@@ -99,13 +99,56 @@ impl Store {
     pub(crate) fn open_file(&self, meta: StoreFile) -> crate::Result<Arc<FileHandle>> {
         let path = self.file_path(&meta)?;
         let tier = self.tier_of(&meta.tier)?;
-        let reader = super::sst_io::open(
-            self.files_of(tier).as_ref(),
-            &path,
-            tier.kind(),
-            self.reader_options(),
-        )?;
+        let files = self.files_of(tier).as_ref();
+        let open =
+            |path: &Path| super::sst_io::open(files, path, tier.kind(), self.reader_options());
+        let reader = match open(&path) {
+            // A linked file its own table has discarded since is in that volume's archive.
+            Err(e) if meta.link.is_some() && e.is_not_found() => {
+                match archive::archived_path(self.volume_root(tier), &path) {
+                    Some(kept) => open(&kept).map_err(|_| e)?,
+                    None => return Err(e),
+                }
+            }
+            other => other?,
+        };
         Ok(Arc::new(FileHandle { meta, reader }))
+    }
+
+    /// The root of the volume holding files of `tier`.
+    pub(crate) fn volume_root(&self, tier: Tier) -> &Path {
+        match tier {
+            Tier::Volume(kind) => self.volumes.root_of(kind),
+            Tier::Policy(_) => self.volumes.root(),
+        }
+    }
+
+    /// Discards this store's own file `meta` (never a reference's or a link's bytes): moved to
+    /// its volume's archive when the process keeps one, else removed (RFC 0025).
+    ///
+    /// # Errors
+    /// The store refused the move or the removal.
+    pub(crate) fn discard(&self, meta: &StoreFile) -> crate::Result<()> {
+        if meta.is_borrowed() {
+            return Ok(());
+        }
+        let tier = self.tier_of(&meta.tier)?;
+        let path = self.tier_dir(tier).join(&meta.name);
+        self.discard_path(tier, &path)
+    }
+
+    /// Discards the file at `path`, on `tier`'s volume.
+    ///
+    /// # Errors
+    /// The store refused the move or the removal.
+    pub(crate) fn discard_path(&self, tier: Tier, path: &Path) -> crate::Result<()> {
+        archive::discard(
+            self.files_of(tier).as_ref(),
+            self.volume_root(tier),
+            path,
+            self.volumes.archives(),
+        )
+        .map_err(|e| crate::Error::io(path, e))
     }
 
     /// The store the region's files are in.
@@ -185,13 +228,20 @@ impl Store {
     /// Where a file of this store is: in the directory its tier names, in this store's
     /// directory, or for a split daughter's reference, the parent's file in the parent
     /// region's store (`rel` is `<region>/<family>`; the parent's is
-    /// `<parent region>/<family>`).
+    /// `<parent region>/<family>`); for a link, the named file in the named region's store
+    /// of the named table (its live path: [`Store::open_file`] also looks in the archive).
     pub(crate) fn file_path(&self, meta: &StoreFile) -> crate::Result<PathBuf> {
         let tier = self.tier_of(&meta.tier)?;
+        let family_dir = self.rel.file_name().unwrap_or_default();
+        if let Some(l) = &meta.link {
+            let store = Path::new(&l.table_dir)
+                .join(super::region_dir_name(l.region_id))
+                .join(family_dir);
+            return Ok(self.tier_dir_of(tier, &store).join(&l.file));
+        }
         Ok(match &meta.reference {
             None => self.tier_dir(tier).join(&meta.name),
             Some(r) => {
-                let family_dir = self.rel.file_name().unwrap_or_default();
                 let table_rel = self
                     .rel
                     .parent()

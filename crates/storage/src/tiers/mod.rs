@@ -8,6 +8,7 @@
 //! field may instead name a policy: the file is in that policy's directory under the family's
 //! directory ([`Tier::Policy`]).
 
+pub mod archive;
 mod placement;
 mod policy;
 mod reads;

@@ -61,6 +61,9 @@ pub struct Volumes {
     /// Volumes on a store of their own (the ARCHIVE tier as an S3 bucket): only the tier
     /// mover copies files there; flushes and compactions write on `files`.
     remote: Vec<(StorageType, Arc<dyn FileStore>)>,
+    /// Discarded store files go to each volume's archive rather than being deleted
+    /// (`archive`, RFC 0025).
+    archive: bool,
 }
 
 impl fmt::Debug for Volumes {
@@ -86,6 +89,7 @@ impl Volumes {
             warn: Arc::new(|_| {}),
             files: Arc::new(Local),
             remote: Vec::new(),
+            archive: false,
         }
     }
 
@@ -123,6 +127,7 @@ impl Volumes {
             warn: Arc::new(|msg| tracing::warn!("{msg}")),
             files: Arc::new(Local),
             remote: Vec::new(),
+            archive: false,
         })
     }
 
@@ -174,6 +179,23 @@ impl Volumes {
     pub fn with_files(mut self, files: Arc<dyn FileStore>) -> Volumes {
         self.files = files;
         self
+    }
+
+    /// Keeps discarded store files in each volume's archive (a process serving snapshots).
+    #[must_use]
+    pub fn with_archive(mut self, archive: bool) -> Volumes {
+        self.archive = archive;
+        self
+    }
+
+    /// True when discarded store files go to the archive.
+    pub fn archives(&self) -> bool {
+        self.archive
+    }
+
+    /// The root of the volume of type `kind` (the data directory's when there is none).
+    pub fn root_of(&self, kind: StorageType) -> &Path {
+        &self.get(kind).unwrap_or(&self.root).path
     }
 
     /// The store the volumes' files are in.

@@ -7,7 +7,7 @@ use bytes::Bytes;
 use super::{flag, kind, FORMAT_VERSION, FRAME_HEAD, FRAME_TAIL, MAGIC};
 use crate::manifest::error::{Error, Result};
 use crate::manifest::version::{
-    check_family, check_region, FamilyFiles, Half, Reference, RegionInfo, StoreFile, Version,
+    check_family, check_region, FamilyFiles, Half, Link, Reference, RegionInfo, StoreFile, Version,
 };
 
 /// Parses manifest file `file` (the name is used in errors): its number and version.
@@ -120,6 +120,15 @@ fn store_file(p: &mut Fields<'_>) -> Result<StoreFile> {
     } else {
         None
     };
+    let link = if flags & flag::LINK != 0 {
+        Some(Link {
+            table_dir: p.str()?,
+            region_id: p.u64()?,
+            file: p.str()?,
+        })
+    } else {
+        None
+    };
     Ok(StoreFile {
         name,
         size,
@@ -131,6 +140,7 @@ fn store_file(p: &mut Fields<'_>) -> Result<StoreFile> {
         major: flags & flag::MAJOR != 0,
         tier,
         reference,
+        link,
     })
 }
 

@@ -53,6 +53,9 @@ fn put_file(p: &mut Vec<u8>, file: &StoreFile) {
     if file.reference.is_some() {
         flags |= flag::REFERENCE;
     }
+    if file.link.is_some() {
+        flags |= flag::LINK;
+    }
     p.push(flags);
     put_bytes(p, file.tier.as_bytes());
     if let Some(r) = &file.reference {
@@ -63,6 +66,11 @@ fn put_file(p: &mut Vec<u8>, file: &StoreFile) {
             Half::Top => 1,
         });
         put_bytes(p, &r.split_row);
+    }
+    if let Some(l) = &file.link {
+        put_bytes(p, l.table_dir.as_bytes());
+        put_u64(p, l.region_id);
+        put_bytes(p, l.file.as_bytes());
     }
 }
 

@@ -50,5 +50,6 @@ pub(crate) const FRAME_TAIL: usize = 4;
 pub(crate) mod flag {
     pub const MAJOR: u8 = 1;
     pub const REFERENCE: u8 = 2;
-    pub const KNOWN: u8 = MAJOR | REFERENCE;
+    pub const LINK: u8 = 4;
+    pub const KNOWN: u8 = MAJOR | REFERENCE | LINK;
 }

@@ -62,7 +62,7 @@ impl Region {
             .filter(|store| store.has_tiers())
             .any(|store| {
                 store.files().iter().any(|f| {
-                    f.meta.reference.is_none()
+                    !f.meta.is_borrowed()
                         && store
                             .tier_of(&f.meta.tier)
                             .is_ok_and(|from| from != wanted(store, &f.meta, now))
@@ -79,7 +79,7 @@ impl Region {
             let marked = compacting.entry(store.name.clone()).or_default();
             let mut chosen = Vec::new();
             for f in store.files().iter() {
-                if f.meta.reference.is_some() || marked.contains(&f.meta.name) {
+                if f.meta.is_borrowed() || marked.contains(&f.meta.name) {
                     continue;
                 }
                 let from = store.tier_of(&f.meta.tier)?;
@@ -139,8 +139,10 @@ impl Region {
                     .collect();
                 store.set_files(files);
             }
-            // Unlisted now; a failed removal leaves a file the next open deletes.
-            let _ = store.files_of(*from).remove_file(&source);
+            // Unlisted now; a failed removal leaves a file the next open discards. A snapshot
+            // may name the file on its old tier: it is archived there when the process keeps
+            // an archive.
+            let _ = store.discard_path(*from, &source);
             self.inner
                 .compactions
                 .counters

@@ -132,6 +132,7 @@ impl Region {
                 major: sel.plan.major,
                 tier: store.tier_name(kinds[out.slot]),
                 reference: None,
+                link: None,
             });
             report.outputs.push(out.name);
             report.bytes_out += size;

@@ -1,0 +1,308 @@
+//! The snapshot calls of the admin service, written once for the gRPC admin service and
+//! HBase RPC's master service.
+
+use std::path::PathBuf;
+
+use strata_cluster::kv::{Compare, Kv, Op, Txn};
+use strata_cluster::master::AdminRequest;
+use strata_cluster::record::TableState;
+use strata_model::schema::TableName;
+use strata_proto::convert::table_from_pb;
+use strata_proto::pb::admin_server::Admin;
+use strata_proto::pb::{self, ErrorCode};
+use strata_storage::vfs::Storage;
+use tonic::{Request, Response, Status};
+
+use super::take::{abandon, begin, capture, commit};
+use super::{check_name, done, now_ms, read_manifest, records, snapshot_dir, Record};
+use crate::admin::{
+    create_now, run_procedure, submit_and_wait, table_name, table_record, unavailable, wait_proc,
+    wait_served, ClusterAdmin,
+};
+
+impl<K: Kv + Send + Sync + 'static> ClusterAdmin<K> {
+    fn snapshot_data(&self) -> Result<(Storage, PathBuf), Status> {
+        self.data.clone().ok_or_else(|| {
+            strata_proto::status(
+                ErrorCode::Unavailable,
+                "this process has no data root; ask a region server",
+            )
+        })
+    }
+
+    /// Takes snapshot `name` of `table`: online (the table's regions are flushed first) or,
+    /// of a disabled table, of its files.
+    ///
+    /// # Errors
+    /// A bad name, an existing snapshot, a missing table, or a failure (the snapshot is then
+    /// abandoned: it does not exist).
+    pub async fn take_snapshot(
+        &self,
+        req: pb::SnapshotRequest,
+    ) -> Result<pb::SnapshotDescription, Status> {
+        check_name(&req.name)?;
+        let table = table_name(&req.table)?;
+        let (storage, root) = self.snapshot_data()?;
+        let name = req.name;
+        let token: u64 = rand::random();
+        let creation_ms = now_ms();
+        let (n, t) = (name.clone(), table.clone());
+        let (rev, enabled) = self
+            .run(move |kv, layout, _| begin(kv, layout, &n, &t, token, creation_ms))
+            .await?
+            .into_inner();
+        let taken = async {
+            if enabled {
+                self.flush_for_snapshot(&table).await?;
+            }
+            let (n, t, st, r) = (name.clone(), table.clone(), storage.clone(), root.clone());
+            self.run(move |kv, layout, _| {
+                capture(kv, layout, st.files.as_ref(), &r, &n, &t, creation_ms)?;
+                let record = Record::Done {
+                    table: t.clone(),
+                    creation_ms,
+                    token,
+                };
+                commit(kv, layout, &n, &record, rev)
+            })
+            .await
+        }
+        .await;
+        if let Err(e) = taken {
+            let n = name.clone();
+            let _ = self
+                .run(move |kv, layout, _| {
+                    abandon(kv, layout, storage.files.as_ref(), &root, &n, rev);
+                    Ok(())
+                })
+                .await;
+            return Err(e);
+        }
+        tracing::info!(snapshot = %name, table = %table, "snapshot taken");
+        Ok(pb::SnapshotDescription {
+            name,
+            table,
+            creation_time_ms: creation_ms,
+        })
+    }
+
+    /// Flushes every region of `table`, retrying while a region is in transition; a table
+    /// disabled meanwhile has flushed its regions as it closed them.
+    async fn flush_for_snapshot(&self, table: &str) -> Result<(), Status> {
+        let mut attempts = 0;
+        loop {
+            let req = Request::new(pb::TableRequest {
+                table: table.to_string(),
+            });
+            match Admin::flush(self, req).await {
+                Ok(_) => return Ok(()),
+                Err(e) if strata_proto::code_of(&e) == ErrorCode::TableDisabled => return Ok(()),
+                Err(e) if strata_proto::code_of(&e) == ErrorCode::Unavailable && attempts < 40 => {
+                    attempts += 1;
+                    tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// The complete snapshots whose name matches `name_pattern` (whole name; empty: all) and,
+    /// if given, of `table`, oldest first.
+    ///
+    /// # Errors
+    /// A bad pattern, or the coordination store failed.
+    pub async fn snapshots(
+        &self,
+        req: pb::ListSnapshotsRequest,
+    ) -> Result<pb::ListSnapshotsResponse, Status> {
+        let pattern = if req.name_pattern.is_empty() {
+            None
+        } else {
+            Some(
+                regex::Regex::new(&format!("^(?:{})$", req.name_pattern))
+                    .map_err(strata_server::status::invalid)?,
+            )
+        };
+        let table = if req.table.is_empty() {
+            None
+        } else {
+            Some(table_name(&req.table)?)
+        };
+        self.run(move |kv, layout, _| {
+            let mut snapshots: Vec<pb::SnapshotDescription> = records(kv, layout)?
+                .into_iter()
+                .filter_map(|(name, rec, _)| match rec {
+                    Record::Done {
+                        table, creation_ms, ..
+                    } => Some(pb::SnapshotDescription {
+                        name,
+                        table,
+                        creation_time_ms: creation_ms,
+                    }),
+                    Record::Taking { .. } => None,
+                })
+                .filter(|s| pattern.as_ref().is_none_or(|p| p.is_match(&s.name)))
+                .filter(|s| table.as_ref().is_none_or(|t| *t == s.table))
+                .collect();
+            snapshots
+                .sort_by(|a, b| (a.creation_time_ms, &a.name).cmp(&(b.creation_time_ms, &b.name)));
+            Ok(pb::ListSnapshotsResponse { snapshots })
+        })
+        .await
+        .map(Response::into_inner)
+    }
+
+    /// Deletes snapshot `name`: its record, then its directory. Files only it referenced are
+    /// deleted by the cleaner's next rounds; a clone's links keep theirs.
+    ///
+    /// # Errors
+    /// No such (complete) snapshot, or the coordination store failed.
+    pub async fn remove_snapshot(&self, name: String) -> Result<(), Status> {
+        check_name(&name)?;
+        let (storage, root) = self.snapshot_data()?;
+        self.run(move |kv, layout, _| {
+            let (_, _, _, rev) = done(kv, layout, &name)?;
+            let key = layout.snapshot(&name);
+            let outcome = kv
+                .txn(Txn {
+                    compares: vec![Compare::ModRevision(key.clone(), rev)],
+                    success: vec![Op::Delete(key)],
+                })
+                .map_err(unavailable)?;
+            if !outcome.succeeded {
+                return Err(super::not_found(&name));
+            }
+            let dir = snapshot_dir(&root, &name);
+            if let Err(e) = storage.files.remove_dir_all(&dir) {
+                if e.kind() != std::io::ErrorKind::NotFound {
+                    tracing::warn!(error = %e, "snapshot {name} deleted; its directory stays");
+                }
+            }
+            tracing::info!(snapshot = %name, "snapshot deleted");
+            Ok(())
+        })
+        .await
+        .map(Response::into_inner)
+    }
+
+    /// Clones snapshot `name` into the new table `table`: the snapshot's schema and region
+    /// boundaries, regions linking to the snapshot's files; enabled unless `restore`.
+    ///
+    /// # Errors
+    /// No such snapshot, an existing table or a missing namespace, or a failure.
+    pub async fn clone_snapshot_into(
+        &self,
+        name: String,
+        table: String,
+        restore: bool,
+    ) -> Result<(), Status> {
+        check_name(&name)?;
+        let table = table_name(&table)?;
+        let (storage, root) = self.snapshot_data()?;
+        self.run(move |kv, layout, server| {
+            let (_, _, token, _) = done(kv, layout, &name)?;
+            let manifest = read_manifest(storage.files.as_ref(), &root, &name)?;
+            if kv.get(&layout.table(&table)).map_err(unavailable)?.is_some() {
+                return Err(strata_proto::status(
+                    ErrorCode::TableExists,
+                    format!("table {table} already exists"),
+                ));
+            }
+            let mut schema = table_from_pb(manifest.schema.clone().unwrap_or_default())
+                .map_err(|e| strata_proto::status(ErrorCode::Corruption, e.to_string()))?;
+            schema.name = TableName::parse(&table).map_err(strata_server::status::invalid)?;
+            let splits = manifest
+                .regions
+                .iter()
+                .skip(1)
+                .map(|r| r.start_row.to_vec())
+                .collect();
+            create_now(kv, layout, server, &schema, splits)?;
+            let link = format!("{name} {}", now_ms());
+            kv.txn(Txn {
+                compares: Vec::new(),
+                success: vec![Op::put(layout.link(&table), link.into_bytes())],
+            })
+            .map_err(unavailable)?;
+            run_procedure(
+                kv,
+                layout,
+                &AdminRequest::DisableTable {
+                    table: table.clone(),
+                },
+                &format!("disable {table}"),
+            )?;
+            let links = super::clone::link_regions(
+                kv,
+                layout,
+                &storage.files,
+                &root,
+                &manifest,
+                &table,
+            )?;
+            // The snapshot must have lived until the links were written (the cleaner keeps
+            // what they name from then on).
+            if done(kv, layout, &name).map(|d| d.2).ok() != Some(token) {
+                return Err(strata_proto::status(
+                    ErrorCode::SnapshotNotFound,
+                    format!("snapshot {name} was deleted while {table} was made from it"),
+                ));
+            }
+            if !restore {
+                run_procedure(
+                    kv,
+                    layout,
+                    &AdminRequest::EnableTable {
+                        table: table.clone(),
+                    },
+                    &format!("enable {table}"),
+                )?;
+                wait_served(kv, layout, &table)?;
+            }
+            tracing::info!(snapshot = %name, table = %table, links, restore, "table made from a snapshot");
+            Ok(())
+        })
+        .await
+        .map(Response::into_inner)
+    }
+
+    /// Restores the snapshot's table to snapshot `name`: the table must be disabled; it is
+    /// dropped (its files go to the archive) and made again from the snapshot, left disabled
+    /// as HBase leaves it. A table that does not exist is cloned from the snapshot.
+    ///
+    /// # Errors
+    /// No such snapshot, an enabled table, or a failure.
+    pub async fn restore_snapshot_now(&self, name: String) -> Result<(), Status> {
+        check_name(&name)?;
+        let n = name.clone();
+        let (table, exists) = self
+            .run(move |kv, layout, _| {
+                let (table, _, _, _) = done(kv, layout, &n)?;
+                let exists = match table_record(kv, layout, &table) {
+                    Ok((rec, _)) if rec.state == TableState::Disabled => true,
+                    Ok(_) => {
+                        return Err(strata_proto::status(
+                            ErrorCode::TableEnabled,
+                            format!("table {table} is not disabled; disable it first"),
+                        ))
+                    }
+                    Err(e) if strata_proto::code_of(&e) == ErrorCode::TableNotFound => false,
+                    Err(e) => return Err(e),
+                };
+                if exists {
+                    let id = submit_and_wait(
+                        kv,
+                        layout,
+                        &AdminRequest::DropTable {
+                            table: table.clone(),
+                        },
+                    )?;
+                    wait_proc(kv, layout, &format!("drop {table}"), &id)?;
+                }
+                Ok((table, exists))
+            })
+            .await?
+            .into_inner();
+        self.clone_snapshot_into(name, table, exists).await
+    }
+}
