@@ -194,6 +194,41 @@ const SURFACE: &[Mapping] = &[
         shell: To(&["list_namespace"]),
         thrift: No(NO_THRIFT),
     },
+    Mapping {
+        rpc: "Snapshot",
+        hbase: To(&["Snapshot", "IsSnapshotDone"]),
+        client: client!(snapshot),
+        shell: To(&["snapshot"]),
+        thrift: No(NO_THRIFT),
+    },
+    Mapping {
+        rpc: "ListSnapshots",
+        hbase: To(&["GetCompletedSnapshots"]),
+        client: client!(list_snapshots, list_table_snapshots),
+        shell: To(&["list_snapshots", "list_table_snapshots"]),
+        thrift: No(NO_THRIFT),
+    },
+    Mapping {
+        rpc: "DeleteSnapshot",
+        hbase: To(&["DeleteSnapshot"]),
+        client: client!(delete_snapshot),
+        shell: To(&["delete_snapshot"]),
+        thrift: No(NO_THRIFT),
+    },
+    Mapping {
+        rpc: "CloneSnapshot",
+        hbase: To(&["RestoreSnapshot"]),
+        client: client!(clone_snapshot),
+        shell: To(&["clone_snapshot"]),
+        thrift: No(NO_THRIFT),
+    },
+    Mapping {
+        rpc: "RestoreSnapshot",
+        hbase: To(&["RestoreSnapshot", "IsRestoreSnapshotDone"]),
+        client: client!(restore_snapshot),
+        shell: To(&["restore_snapshot"]),
+        thrift: No(NO_THRIFT),
+    },
 ];
 
 #[cfg(test)]

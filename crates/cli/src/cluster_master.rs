@@ -151,6 +151,14 @@ pub fn run_master(args: &MasterArgs) -> Result<(), String> {
         Some(listen) => Some(MasterHttp::start(args, counts, listen, tls.as_ref())?),
         None => None,
     };
+    let root = match &args.root {
+        Some(url) => Some(open_root(
+            url,
+            args.hdfs_http.as_deref(),
+            args.store_timeout_secs,
+        )?),
+        None => None,
+    };
     let hbase_rpc = match args.hbase_rpc {
         Some(listen) => {
             let listener = strata_cluster_node::hbase_master::MasterListener::start(
@@ -159,6 +167,7 @@ pub fn run_master(args: &MasterArgs) -> Result<(), String> {
                 &args.advertise,
                 listen,
                 tls.clone(),
+                root.as_ref().map(|r| (r.storage.clone(), r.path.clone())),
             )?;
             println!(
                 "strata master {}: HBase RPC on {}",
@@ -176,9 +185,8 @@ pub fn run_master(args: &MasterArgs) -> Result<(), String> {
     let stop = stop_on_signal()?;
     let who = args.advertise.clone();
     let report = |what: &str| println!("strata master {who}: {what}");
-    match &args.root {
-        Some(url) => {
-            let root = open_root(url, args.hdfs_http.as_deref(), args.store_timeout_secs)?;
+    match root {
+        Some(root) => {
             println!("strata master {who}: WALs under {}", root.url);
             let mut places = vec![Place {
                 files: root.storage.files.clone(),

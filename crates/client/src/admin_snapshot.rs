@@ -15,6 +15,8 @@ pub struct SnapshotDescription {
     pub table: String,
     /// When it began, ms since the epoch.
     pub creation_time_ms: i64,
+    /// Taken of a disabled table (HBase's `DISABLED` type; else `FLUSH`).
+    pub offline: bool,
 }
 
 impl From<pb::SnapshotDescription> for SnapshotDescription {
@@ -23,6 +25,7 @@ impl From<pb::SnapshotDescription> for SnapshotDescription {
             name: d.name,
             table: d.table,
             creation_time_ms: d.creation_time_ms,
+            offline: d.offline,
         }
     }
 }

@@ -29,7 +29,8 @@ pub struct MasterListener {
 
 impl MasterListener {
     /// Listens on `listen` for the master advertised as `advertise` in the cluster under
-    /// `layout`, over TLS if `tls` is given, and publishes the listener.
+    /// `layout`, over TLS if `tls` is given, and publishes the listener; snapshots are read
+    /// and written under `data`'s root (without one, snapshot calls are refused).
     ///
     /// # Errors
     /// etcd cannot be reached or the address cannot be bound.
@@ -39,6 +40,7 @@ impl MasterListener {
         advertise: &str,
         listen: SocketAddr,
         tls: Option<strata_tls::ProcessTls>,
+        data: Option<(strata_storage::vfs::Storage, std::path::PathBuf)>,
     ) -> Result<Self, String> {
         let kv = Arc::new(
             EtcdKv::connect(etcd, Duration::from_secs(5))
@@ -69,7 +71,12 @@ impl MasterListener {
             me.clone(),
         ));
         let ops = ClusterOps::new(
-            ClusterAdmin::without_server(kv.clone(), layout.clone()).with_tls(tls.clone()),
+            match data {
+                Some((storage, root)) => ClusterAdmin::without_server(kv.clone(), layout.clone())
+                    .with_data(storage, root),
+                None => ClusterAdmin::without_server(kv.clone(), layout.clone()),
+            }
+            .with_tls(tls.clone()),
             directory.clone(),
             kv.clone(),
             layout.clone(),

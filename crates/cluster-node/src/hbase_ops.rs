@@ -10,7 +10,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 use strata_cluster::kv::{range_all, Kv};
 use strata_cluster::layout::Layout;
-use strata_hbase_rpc::ops::{LiveServer, MasterOps, NamespaceEntry, TableEntry};
+use strata_hbase_rpc::ops::{LiveServer, MasterOps, NamespaceEntry, SnapshotEntry, TableEntry};
 use strata_hbase_rpc::HBaseError;
 use strata_model::schema::TableDescriptor;
 use strata_proto::convert::{table_from_pb, table_to_pb};
@@ -132,6 +132,10 @@ impl<K: Kv + Send + Sync + 'static> ClusterOps<K> {
             .map_err(|s| from_status(&s))
     }
 
+    fn call_snapshot<T>(&self, f: impl Future<Output = Result<T, Status>>) -> HResult<T> {
+        self.runtime.block_on(f).map_err(|s| from_status(&s))
+    }
+
     fn entry(info: pb::TableInfo) -> HResult<TableEntry> {
         let schema = info
             .schema
@@ -249,6 +253,72 @@ impl<K: Kv + Send + Sync + 'static> MasterOps for ClusterOps<K> {
     fn disable_table(&self, name: &str) -> HResult<()> {
         self.call(self.admin.disable_table(Self::table_request(name)))
             .map(|_| ())
+    }
+
+    fn snapshot(&self, table: &str, name: &str) -> HResult<()> {
+        let taken = self
+            .runtime
+            .block_on(self.admin.take_snapshot(pb::SnapshotRequest {
+                table: table.to_owned(),
+                name: name.to_owned(),
+            }));
+        match taken {
+            Ok(_) => Ok(()),
+            // HBase's master refuses a snapshot of a missing table so.
+            Err(s) if strata_proto::code_of(&s) == ErrorCode::TableNotFound => Err(error(
+                "org.apache.hadoop.hbase.snapshot.SnapshotCreationException",
+                format!("Table '{table}' doesn't exist, can't take snapshot."),
+                true,
+            )),
+            Err(s) => Err(from_status(&s)),
+        }
+    }
+
+    fn snapshots(&self) -> HResult<Vec<SnapshotEntry>> {
+        let list = self.call_snapshot(self.admin.snapshots(pb::ListSnapshotsRequest::default()))?;
+        Ok(list
+            .snapshots
+            .into_iter()
+            .map(|s| SnapshotEntry {
+                name: s.name,
+                table: s.table,
+                creation_time_ms: s.creation_time_ms,
+                offline: s.offline,
+            })
+            .collect())
+    }
+
+    fn delete_snapshot(&self, name: &str) -> HResult<()> {
+        self.call_snapshot(self.admin.remove_snapshot(name.to_owned()))
+    }
+
+    fn restore_or_clone_snapshot(&self, name: &str, table: &str) -> HResult<()> {
+        let exists = match self.table(table) {
+            Ok(_) => true,
+            Err(e) if e.class.ends_with("TableNotFoundException") => false,
+            Err(e) => return Err(e),
+        };
+        if exists {
+            let snapshot = self
+                .snapshots()?
+                .into_iter()
+                .find(|s| s.name == name)
+                .ok_or_else(|| from_status(&crate::snapshot::not_found(name)))?;
+            if snapshot.table != table {
+                return Err(HBaseError::do_not_retry(format!(
+                    "snapshot {name} is of table {}, not {table}; Strata restores a snapshot \
+                     only into its own table",
+                    snapshot.table
+                )));
+            }
+            self.call_snapshot(self.admin.restore_snapshot_now(name.to_owned()))
+        } else {
+            self.call_snapshot(self.admin.clone_snapshot_into(
+                name.to_owned(),
+                table.to_owned(),
+                false,
+            ))
+        }
     }
 
     fn truncate_table(&self, name: &str, preserve_splits: bool) -> HResult<()> {

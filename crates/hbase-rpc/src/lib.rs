@@ -26,6 +26,7 @@ pub mod convert;
 pub mod error;
 pub mod filters;
 pub mod frame;
+mod master_snapshot;
 mod master_svc;
 pub mod meta;
 pub mod ops;

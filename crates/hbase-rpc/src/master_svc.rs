@@ -137,6 +137,9 @@ fn schemas_pb(tables: &[TableEntry]) -> Vec<pb::TableSchema> {
 /// The exception for the client.
 pub fn call(ctx: &Context, method: &str, param: &[u8]) -> HResult<Vec<u8>> {
     let ops = ctx.ops.as_ref();
+    if let Some(answer) = crate::master_snapshot::call(ctx, method, param) {
+        return answer;
+    }
     match method {
         "ExecProcedure" | "ExecProcedureWithRet" => {
             let req: pb::ExecProcedureRequest = decode(param)?;

@@ -48,6 +48,19 @@ pub struct LiveServer {
     pub regions: Vec<ServerRegion>,
 }
 
+/// A complete snapshot (HBase's `SnapshotDescription`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SnapshotEntry {
+    /// Its name.
+    pub name: String,
+    /// Its table, `ns:t` or `t`.
+    pub table: String,
+    /// When it began, ms since the epoch.
+    pub creation_time_ms: i64,
+    /// Taken of a disabled table (HBase's `DISABLED` type; else `FLUSH`).
+    pub offline: bool,
+}
+
 /// The master operations `MasterService` needs.
 pub trait MasterOps: Send + Sync + 'static {
     /// Every table.
@@ -151,4 +164,29 @@ pub trait MasterOps: Send + Sync + 'static {
     /// # Errors
     /// The servers cannot be read now.
     fn live_servers(&self) -> HResult<Vec<LiveServer>>;
+
+    /// Takes snapshot `name` of `table` (finished when it returns).
+    ///
+    /// # Errors
+    /// `SnapshotExistsException`, `TableNotFoundException`, or a failure.
+    fn snapshot(&self, table: &str, name: &str) -> HResult<()>;
+
+    /// Every complete snapshot.
+    ///
+    /// # Errors
+    /// The snapshots cannot be read now.
+    fn snapshots(&self) -> HResult<Vec<SnapshotEntry>>;
+
+    /// Deletes snapshot `name`.
+    ///
+    /// # Errors
+    /// `SnapshotDoesNotExistException`, or a failure.
+    fn delete_snapshot(&self, name: &str) -> HResult<()>;
+
+    /// Makes `table` from snapshot `name`: a restore if the table exists (it must be
+    /// disabled, and stays so), else a clone.
+    ///
+    /// # Errors
+    /// `SnapshotDoesNotExistException`, `TableNotDisabledException`, or a failure.
+    fn restore_or_clone_snapshot(&self, name: &str, table: &str) -> HResult<()>;
 }

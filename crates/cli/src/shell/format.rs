@@ -168,6 +168,20 @@ pub fn timestamp(ms: i64) -> String {
     format!("{year:04}-{month:02}-{day:02}T{h:02}:{m:02}:{s:02}.{milli:03}Z")
 }
 
+/// A time in milliseconds since the epoch as Ruby's `Time#to_s` prints it in UTC, whole
+/// seconds: `2026-12-05 07:30:22 +0000` (HBase's shell prints snapshot times so).
+pub fn ruby_time(ms: i64) -> String {
+    let secs = ms.div_euclid(1000);
+    let (year, month, day) = civil_from_days(secs.div_euclid(86_400));
+    let in_day = secs.rem_euclid(86_400);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02} +0000",
+        in_day / 3600,
+        in_day / 60 % 60,
+        in_day % 60
+    )
+}
+
 /// (year, month, day) of a day count since 1970-01-01, in the proleptic Gregorian calendar
 /// (Howard Hinnant's `civil_from_days`).
 fn civil_from_days(days: i64) -> (i64, i64, i64) {

@@ -30,16 +30,19 @@ pub enum Group {
     Namespace,
     /// Maintenance: flushes, compactions, splits, store files.
     Tools,
+    /// Snapshots, clones and restores.
+    Snapshots,
 }
 
 impl Group {
     /// Every group, in listing order.
-    pub const ALL: [Group; 5] = [
+    pub const ALL: [Group; 6] = [
         Group::General,
         Group::Ddl,
         Group::Namespace,
         Group::Dml,
         Group::Tools,
+        Group::Snapshots,
     ];
 
     /// The group's heading.
@@ -50,6 +53,7 @@ impl Group {
             Group::Dml => "dml",
             Group::Namespace => "namespace",
             Group::Tools => "tools",
+            Group::Snapshots => "snapshots",
         }
     }
 }
@@ -178,6 +182,30 @@ pub const COMMANDS: &[CommandHelp] = &[
     cmd("list_namespace_tables", Group::Namespace, "list_namespace_tables 'ns'",
         "Lists the tables of a namespace (by their names within it).",
         &["list_namespace_tables 'ns1'"]),
+    cmd("snapshot", Group::Snapshots, "snapshot 't', 'snapshot_name'",
+        "Takes a snapshot of a table while it serves reads and writes: every write \
+         acknowledged before the command began is in it. It references the table's store \
+         files, so it takes about as long for a large table as for a small one.",
+        &["snapshot 't1', 't1_before_upgrade'", "snapshot 'ns1:t1', 'nightly.2026-12-05'"]),
+    cmd("list_snapshots", Group::Snapshots, "list_snapshots ['regex']",
+        "Lists the snapshots, optionally those whose whole name matches a regular expression.",
+        &["list_snapshots", "list_snapshots 'nightly.*'"]),
+    cmd("list_table_snapshots", Group::Snapshots,
+        "list_table_snapshots 'table_regex' [, 'snapshot_regex']",
+        "Lists the snapshots of the tables whose whole name matches a regular expression, \
+         optionally only those whose name matches a second one.",
+        &["list_table_snapshots 't1'", "list_table_snapshots 'ns1:.*', 'nightly.*'"]),
+    cmd("clone_snapshot", Group::Snapshots, "clone_snapshot 'snapshot_name', 'new_table'",
+        "Creates a new table from a snapshot: its schema, region boundaries and data. The new \
+         table shares the snapshot's files (nothing is copied) and is independent of the \
+         snapshot's table.",
+        &["clone_snapshot 't1_before_upgrade', 't1_copy'"]),
+    cmd("restore_snapshot", Group::Snapshots, "restore_snapshot 'snapshot_name'",
+        "Puts a disabled table back to a snapshot of it (its schema and data); writes made \
+         after the snapshot are gone. The table stays disabled: enable it afterwards.",
+        &["disable 't1'", "restore_snapshot 't1_before_upgrade'", "enable 't1'"]),
+    cmd("delete_snapshot", Group::Snapshots, "delete_snapshot 'snapshot_name'",
+        "Deletes a snapshot. Tables cloned from it keep their data.", &[]),
     cmd("flush", Group::Tools, "flush 't' [, 'cf']",
         "Writes a table's (or one family's) memtables to store files.", &[]),
     cmd("compact", Group::Tools, "compact 't' [, 'cf']",

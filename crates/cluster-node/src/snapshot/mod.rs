@@ -52,11 +52,14 @@ pub enum Record {
         creation_ms: i64,
         /// The attempt that took it.
         token: u64,
+        /// Taken of a disabled table (HBase's `DISABLED` type; else `FLUSH`).
+        offline: bool,
     },
 }
 
 impl Record {
-    /// One line: `taking <table> <token> <deadline>` or `done <table> <creation> <token>`.
+    /// One line: `taking <table> <token> <deadline>` or
+    /// `done <table> <creation> <token> flush|offline`.
     pub fn encode(&self) -> Vec<u8> {
         match self {
             Record::Taking {
@@ -68,7 +71,11 @@ impl Record {
                 table,
                 creation_ms,
                 token,
-            } => format!("done {table} {creation_ms} {token}"),
+                offline,
+            } => format!(
+                "done {table} {creation_ms} {token} {}",
+                if *offline { "offline" } else { "flush" }
+            ),
         }
         .into_bytes()
     }
@@ -88,10 +95,11 @@ impl Record {
                 token: token(t)?,
                 deadline_ms: num(deadline)?,
             }),
-            ["done", table, created, t] => Ok(Record::Done {
+            ["done", table, created, t, kind @ ("flush" | "offline")] => Ok(Record::Done {
                 table: (*table).to_string(),
                 creation_ms: num(created)?,
                 token: token(t)?,
+                offline: *kind == "offline",
             }),
             _ => Err(format!("not a snapshot record: {text:?}")),
         }
@@ -195,6 +203,7 @@ pub fn done<K: Kv + ?Sized>(
                 table,
                 creation_ms,
                 token,
+                ..
             }),
             rev,
         )) => Ok((table, creation_ms, token, rev)),
@@ -231,6 +240,7 @@ mod tests {
                 table: "t".into(),
                 creation_ms: 5,
                 token: u64::MAX,
+                offline: true,
             },
         ] {
             assert_eq!(Record::decode(&rec.encode()), Ok(rec));

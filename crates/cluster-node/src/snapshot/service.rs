@@ -62,6 +62,7 @@ impl<K: Kv + Send + Sync + 'static> ClusterAdmin<K> {
                     table: t.clone(),
                     creation_ms,
                     token,
+                    offline: !enabled,
                 };
                 commit(kv, layout, &n, &record, rev)
             })
@@ -83,6 +84,7 @@ impl<K: Kv + Send + Sync + 'static> ClusterAdmin<K> {
             name,
             table,
             creation_time_ms: creation_ms,
+            offline: !enabled,
         })
     }
 
@@ -133,11 +135,15 @@ impl<K: Kv + Send + Sync + 'static> ClusterAdmin<K> {
                 .into_iter()
                 .filter_map(|(name, rec, _)| match rec {
                     Record::Done {
-                        table, creation_ms, ..
+                        table,
+                        creation_ms,
+                        offline,
+                        ..
                     } => Some(pb::SnapshotDescription {
                         name,
                         table,
                         creation_time_ms: creation_ms,
+                        offline,
                     }),
                     Record::Taking { .. } => None,
                 })

@@ -13,6 +13,7 @@ mod namespace;
 mod ops;
 mod read;
 mod regions;
+mod snapshot;
 mod splits;
 
 use bytes::Bytes;
@@ -239,6 +240,36 @@ pub enum Command {
     },
     /// `list_namespace_tables 'ns'`.
     ListNamespaceTables(String),
+    /// `snapshot 't', 's'`.
+    Snapshot {
+        /// The table.
+        table: TableName,
+        /// The snapshot's name.
+        name: String,
+    },
+    /// `list_snapshots ['regex']`.
+    ListSnapshots {
+        /// The whole name must match it (Java's `Pattern.matches`).
+        pattern: Option<String>,
+    },
+    /// `list_table_snapshots 'table_regex' [, 'snapshot_regex']`.
+    ListTableSnapshots {
+        /// The whole table name must match it.
+        table: String,
+        /// The whole snapshot name must match it.
+        pattern: Option<String>,
+    },
+    /// `clone_snapshot 's', 't'`.
+    CloneSnapshot {
+        /// The snapshot.
+        name: String,
+        /// The new table.
+        table: TableName,
+    },
+    /// `delete_snapshot 's'`.
+    DeleteSnapshot(String),
+    /// `restore_snapshot 's'`.
+    RestoreSnapshot(String),
 }
 
 /// One edit of `alter_namespace`.
@@ -325,6 +356,12 @@ pub fn parse_command(line: &str) -> Result<Option<Command>, ShellError> {
         | "list_namespace"
         | "list_namespace_tables" => namespace::parse(args)?,
         "list_regions" | "get_splits" | "locate_region" => regions::parse(args)?,
+        "snapshot"
+        | "list_snapshots"
+        | "list_table_snapshots"
+        | "clone_snapshot"
+        | "delete_snapshot"
+        | "restore_snapshot" => snapshot::parse(args)?,
         _ => other(args)?,
     };
     Ok(Some(command))

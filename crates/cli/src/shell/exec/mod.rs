@@ -21,6 +21,7 @@ mod namespace;
 mod progress;
 mod regions;
 mod server_ops;
+mod snapshot;
 mod whoami;
 
 #[cfg(test)]
@@ -81,7 +82,11 @@ impl fmt::Display for ExecError {
             ExecError::Client(e)
                 if matches!(
                     e.code,
-                    ErrorCode::NamespaceExists | ErrorCode::Constraint | ErrorCode::QuotaExceeded
+                    ErrorCode::NamespaceExists
+                        | ErrorCode::Constraint
+                        | ErrorCode::QuotaExceeded
+                        | ErrorCode::SnapshotExists
+                        | ErrorCode::SnapshotNotFound
                 ) =>
             {
                 f.write_str(&e.message)
@@ -226,6 +231,14 @@ pub async fn execute(
             namespace::list(conn, pattern.as_deref(), out).await?;
         }
         Command::ListNamespaceTables(name) => namespace::list_tables(conn, &name, out).await?,
+        Command::Snapshot { table, name } => snapshot::take(conn, &table, &name).await?,
+        Command::ListSnapshots { pattern } => snapshot::list(conn, pattern.as_deref(), out).await?,
+        Command::ListTableSnapshots { table, pattern } => {
+            snapshot::list_of_tables(conn, &table, pattern.as_deref(), out).await?;
+        }
+        Command::CloneSnapshot { name, table } => snapshot::clone(conn, &name, &table).await?,
+        Command::DeleteSnapshot(name) => snapshot::delete(conn, &name).await?,
+        Command::RestoreSnapshot(name) => snapshot::restore(conn, &name).await?,
         Command::ClusterOp(op) => {
             cluster_ops::run(crate::cluster_ops::shell_cluster(), op, out).await?;
         }

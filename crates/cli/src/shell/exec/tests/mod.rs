@@ -7,6 +7,7 @@ mod errors;
 mod namespace;
 mod references;
 mod regions;
+mod snapshot;
 mod tools;
 
 use strata_client::Connection;

@@ -52,6 +52,7 @@ public final class Transcript {
       TranscriptData.all(conn, admin);
       TranscriptFilters.all(conn, admin);
       TranscriptAdmin.all(conn, admin);
+      TranscriptSnapshots.all(conn, admin);
     }
     System.out.print(OUT);
     System.out.flush();
