@@ -117,6 +117,10 @@ pub fn run(
         Options::default(),
     )
     .map_err(|e| format!("{url}: the coordination store: {e}"))?;
+    // This process is the only one that takes snapshots here: one being taken when it
+    // stopped never finishes (RFC 0025).
+    crate::snapshot::take::abandon_all(&kv, &layout, files.as_ref(), &root)
+        .map_err(|e| format!("{url}: unfinished snapshots: {}", e.message()))?;
 
     let quit = Arc::new(AtomicBool::new(false));
     let volumes: Vec<PathBuf> = if storage.is_local() {

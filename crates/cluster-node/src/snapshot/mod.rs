@@ -29,8 +29,12 @@ use crate::admin::unavailable;
 /// The directory of snapshot manifests under the root.
 pub const SNAPSHOT_DIR: &str = ".snapshots";
 
-/// How long a snapshot may stay `taking` before the cleaner abandons it.
-pub const TAKING_DEADLINE_MS: i64 = 10 * 60 * 1000;
+/// How long a snapshot may stay `taking` before the cleaner abandons it; its taker moves the
+/// deadline every [`RENEW_EVERY_MS`] while it works, so only a taker that died leaves one.
+pub const TAKING_DEADLINE_MS: i64 = 60 * 1000;
+
+/// How often a taker moves its snapshot's deadline.
+pub const RENEW_EVERY_MS: u64 = 15 * 1000;
 
 /// A snapshot's record.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -2,6 +2,8 @@
 //! HBase RPC's master service.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::Arc;
 
 use strata_cluster::kv::{Compare, Kv, Op, Txn};
 use strata_cluster::master::AdminRequest;
@@ -13,8 +15,11 @@ use strata_proto::pb::{self, ErrorCode};
 use strata_storage::vfs::Storage;
 use tonic::{Request, Response, Status};
 
-use super::take::{abandon, begin, capture, commit};
-use super::{check_name, done, now_ms, read_manifest, records, snapshot_dir, Record};
+use super::take::{abandon, begin, capture, commit, renew};
+use super::{
+    check_name, done, now_ms, read_manifest, records, snapshot_dir, Record, RENEW_EVERY_MS,
+    TAKING_DEADLINE_MS,
+};
 use crate::admin::{
     create_now, run_procedure, submit_and_wait, table_name, table_record, unavailable, wait_proc,
     wait_served, ClusterAdmin,
@@ -51,24 +56,41 @@ impl<K: Kv + Send + Sync + 'static> ClusterAdmin<K> {
             .run(move |kv, layout, _| begin(kv, layout, &n, &t, token, creation_ms))
             .await?
             .into_inner();
+        // The deadline moves while this works, so only a dead taker leaves a stale record.
+        let rev = Arc::new(AtomicI64::new(rev));
+        let stop = Arc::new(AtomicBool::new(false));
+        let renewer = self.renew_while_taking(&name, &table, token, rev.clone(), stop.clone());
         let taken = async {
             if enabled {
                 self.flush_for_snapshot(&table).await?;
             }
             let (n, t, st, r) = (name.clone(), table.clone(), storage.clone(), root.clone());
             self.run(move |kv, layout, _| {
-                capture(kv, layout, st.files.as_ref(), &r, &n, &t, creation_ms)?;
-                let record = Record::Done {
-                    table: t.clone(),
-                    creation_ms,
-                    token,
-                    offline: !enabled,
-                };
-                commit(kv, layout, &n, &record, rev)
+                capture(kv, layout, st.files.as_ref(), &r, &n, &t, creation_ms)
             })
             .await
         }
         .await;
+        stop.store(true, Ordering::SeqCst);
+        let _ = renewer.await;
+        let rev = rev.load(Ordering::SeqCst);
+        let taken = match taken {
+            Ok(_) => {
+                let (n, t) = (name.clone(), table.clone());
+                self.run(move |kv, layout, _| {
+                    let record = Record::Done {
+                        table: t,
+                        creation_ms,
+                        token,
+                        offline: !enabled,
+                    };
+                    commit(kv, layout, &n, &record, rev)
+                })
+                .await
+                .map(drop)
+            }
+            Err(e) => Err(e),
+        };
         if let Err(e) = taken {
             let n = name.clone();
             let _ = self
@@ -85,6 +107,50 @@ impl<K: Kv + Send + Sync + 'static> ClusterAdmin<K> {
             table,
             creation_time_ms: creation_ms,
             offline: !enabled,
+        })
+    }
+
+    /// Moves snapshot `name`'s deadline every [`RENEW_EVERY_MS`] until `stop`, keeping the
+    /// record's revision in `rev`.
+    fn renew_while_taking(
+        &self,
+        name: &str,
+        table: &str,
+        token: u64,
+        rev: Arc<AtomicI64>,
+        stop: Arc<AtomicBool>,
+    ) -> tokio::task::JoinHandle<()> {
+        let (kv, layout) = (self.kv.clone(), self.layout.clone());
+        let (name, table) = (name.to_string(), table.to_string());
+        tokio::spawn(async move {
+            let mut waited = 0;
+            while !stop.load(Ordering::SeqCst) {
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                waited += 100;
+                if waited < RENEW_EVERY_MS {
+                    continue;
+                }
+                waited = 0;
+                let taking = Record::Taking {
+                    table: table.clone(),
+                    token,
+                    deadline_ms: now_ms() + TAKING_DEADLINE_MS,
+                };
+                let (kv, layout, name, rev) =
+                    (kv.clone(), layout.clone(), name.clone(), rev.clone());
+                let _ = tokio::task::spawn_blocking(move || {
+                    if let Ok(Some(new)) = renew(
+                        kv.as_ref(),
+                        &layout,
+                        &name,
+                        &taking,
+                        rev.load(Ordering::SeqCst),
+                    ) {
+                        rev.store(new, Ordering::SeqCst);
+                    }
+                })
+                .await;
+            }
         })
     }
 

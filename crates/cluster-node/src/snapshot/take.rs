@@ -214,6 +214,50 @@ pub fn commit<K: Kv + ?Sized>(
     }
 }
 
+/// Moves the deadline of the `taking` record at revision `rev` to `deadline_ms`; answers the
+/// record's new revision, or `None` if it changed meanwhile (abandoned by the cleaner).
+///
+/// # Errors
+/// The coordination store failed.
+pub fn renew<K: Kv + ?Sized>(
+    kv: &K,
+    layout: &Layout,
+    name: &str,
+    taking: &Record,
+    rev: i64,
+) -> Result<Option<i64>, Status> {
+    let key = layout.snapshot(name);
+    let outcome = kv
+        .txn(Txn {
+            compares: vec![Compare::ModRevision(key.clone(), rev)],
+            success: vec![Op::put(key, taking.encode())],
+        })
+        .map_err(unavailable)?;
+    Ok(outcome.succeeded.then_some(outcome.revision))
+}
+
+/// Abandons every `taking` record: in a cluster of one at its start, no snapshot can still
+/// be being taken (its taker was this process, now restarted). Answers how many.
+///
+/// # Errors
+/// The coordination store failed.
+pub fn abandon_all<K: Kv + ?Sized>(
+    kv: &K,
+    layout: &Layout,
+    files: &dyn FileStore,
+    root: &Path,
+) -> Result<usize, Status> {
+    let mut n = 0;
+    for (name, rec, rev) in super::records(kv, layout)? {
+        if matches!(rec, Record::Taking { .. }) {
+            abandon(kv, layout, files, root, &name, rev);
+            tracing::warn!(snapshot = %name, "abandoned a snapshot the last run did not finish");
+            n += 1;
+        }
+    }
+    Ok(n)
+}
+
 /// Deletes an unfinished snapshot: its record if still at revision `rev`, then its directory
 /// (best effort: the cleaner deletes what is left once the record is gone).
 pub fn abandon<K: Kv + ?Sized>(
