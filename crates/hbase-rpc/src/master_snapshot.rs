@@ -62,6 +62,11 @@ pub(crate) fn call(ctx: &Context, method: &str, param: &[u8]) -> Option<HResult<
                     "SKIPFLUSH snapshots are not supported by Strata; take a FLUSH snapshot",
                 ));
             }
+            if req.snapshot.ttl.is_some_and(|ttl| ttl > 0) {
+                return Err(HBaseError::do_not_retry(
+                    "snapshot TTLs are not supported by Strata; delete snapshots explicitly",
+                ));
+            }
             ops.snapshot(&table_of(&req.snapshot)?, &req.snapshot.name)?;
             Ok(pb::SnapshotResponse {
                 expected_timeout: 0,

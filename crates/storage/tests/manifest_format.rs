@@ -8,8 +8,8 @@ use std::sync::Arc;
 use bytes::Bytes;
 use strata_storage::manifest::format::{decode, encode, FORMAT_VERSION, MAGIC};
 use strata_storage::manifest::{
-    file_name, Error, ErrorKind, Half, Manifest, Reference, RegionInfo, SimFs, StoreFile, Version,
-    VersionEdit,
+    file_name, Error, ErrorKind, Half, Link, Manifest, Reference, RegionInfo, SimFs, StoreFile,
+    Version, VersionEdit,
 };
 
 fn file(name: &str, seq: u64) -> StoreFile {
@@ -80,6 +80,54 @@ fn round_trip_is_exact_and_canonical() {
 }
 
 #[test]
+fn links_round_trip_in_version_2_and_plain_manifests_stay_version_1() {
+    let plain = encode(&sample(), 3);
+    assert_eq!(&plain[13..17], &1u32.to_le_bytes(), "no link: version 1");
+    let mut linked = file("l1", 5);
+    linked.link = Some(Link {
+        table_dir: "tables/default/src".to_owned(),
+        region_id: 77,
+        file: "0000000000000005-18c.sst".to_owned(),
+    });
+    let mut half = file("l2", 6);
+    half.reference = Some(Reference {
+        parent_region_id: 76,
+        parent_file: "p".to_owned(),
+        half: Half::Top,
+        split_row: Bytes::from_static(b"m"),
+    });
+    half.link = Some(Link {
+        table_dir: "tables/ns/src".to_owned(),
+        region_id: 76,
+        file: "p".to_owned(),
+    });
+    let v = sample()
+        .apply(
+            &VersionEdit::new()
+                .add_file("d", linked)
+                .add_file("meta", half),
+        )
+        .expect("applies");
+    let bytes = encode(&v, 4);
+    assert_eq!(&bytes[13..17], &2u32.to_le_bytes(), "a link: version 2");
+    assert_eq!(decode("m", &bytes).expect("decodes"), (4, v.clone()));
+    // A version 1 header over a link is refused, not misread.
+    let mut old = bytes.clone();
+    old[13..17].copy_from_slice(&1u32.to_le_bytes());
+    let crc = crc32c::crc32c(&old[8..8 + 5 + 12]);
+    old[8 + 5 + 12..8 + 5 + 12 + 4].copy_from_slice(&crc.to_le_bytes());
+    assert!(matches!(decode("m", &old), Err(Error::Corruption { .. })));
+    // A link's table directory must be a plain relative path.
+    let mut bad = file("l3", 7);
+    bad.link = Some(Link {
+        table_dir: "tables/../x".to_owned(),
+        region_id: 1,
+        file: "f".to_owned(),
+    });
+    assert!(bad.validate().is_err());
+}
+
+#[test]
 fn every_flipped_byte_is_reported_as_corruption() {
     let bytes = encode(&sample(), 3);
     for i in 0..bytes.len() {
@@ -113,7 +161,7 @@ fn every_truncation_is_reported_as_corruption() {
 
 #[test]
 fn a_newer_format_version_is_refused_by_name() {
-    // Magic, then a header record claiming version 2, with a valid checksum.
+    // Magic, then a header record claiming the next version, with a valid checksum.
     let mut bytes = MAGIC.to_vec();
     let mut record = vec![1u8];
     record.extend_from_slice(&12u32.to_le_bytes());
@@ -124,7 +172,7 @@ fn a_newer_format_version_is_refused_by_name() {
     bytes.extend_from_slice(&crc.to_le_bytes());
     let err = decode("MANIFEST-9", &bytes).expect_err("newer format");
     assert!(
-        matches!(err, Error::UnsupportedVersion { version: 2, .. }),
+        matches!(err, Error::UnsupportedVersion { version, .. } if version == FORMAT_VERSION + 1),
         "{err}"
     );
     assert_eq!(err.kind(), ErrorKind::Data);

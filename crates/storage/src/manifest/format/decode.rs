@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use bytes::Bytes;
 
-use super::{flag, kind, FORMAT_VERSION, FRAME_HEAD, FRAME_TAIL, MAGIC};
+use super::{flag, kind, FORMAT_VERSION, FRAME_HEAD, FRAME_TAIL, LINK_VERSION, MAGIC};
 use crate::manifest::error::{Error, Result};
 use crate::manifest::version::{
     check_family, check_region, FamilyFiles, Half, Link, Reference, RegionInfo, StoreFile, Version,
@@ -66,7 +66,7 @@ pub fn decode(file: &str, buf: &[u8]) -> Result<(u64, Version)> {
         let mut files = BTreeMap::new();
         for _ in 0..file_count {
             let mut p = records.next(kind::FILE)?;
-            let entry = store_file(&mut p)?;
+            let entry = store_file(&mut p, version)?;
             p.finish()?;
             entry.validate().map_err(|e| p.bad(&e))?;
             if files.keys().next_back() >= Some(&entry.name) {
@@ -93,7 +93,7 @@ pub fn decode(file: &str, buf: &[u8]) -> Result<(u64, Version)> {
     Ok((number, Version { region, families }))
 }
 
-fn store_file(p: &mut Fields<'_>) -> Result<StoreFile> {
+fn store_file(p: &mut Fields<'_>, version: u32) -> Result<StoreFile> {
     let name = p.str()?;
     let size = p.u64()?;
     let max_seq_id = p.u64()?;
@@ -120,6 +120,9 @@ fn store_file(p: &mut Fields<'_>) -> Result<StoreFile> {
     } else {
         None
     };
+    if flags & flag::LINK != 0 && version < LINK_VERSION {
+        return Err(p.bad("a link in a manifest of format version 1"));
+    }
     let link = if flags & flag::LINK != 0 {
         Some(Link {
             table_dir: p.str()?,

@@ -1,6 +1,6 @@
 //! Writing a manifest file.
 
-use super::{flag, kind, FORMAT_VERSION, MAGIC};
+use super::{flag, kind, LINK_VERSION, MAGIC};
 use crate::manifest::version::{Half, StoreFile, Version};
 
 /// The bytes of manifest number `number` holding `version`.
@@ -9,7 +9,11 @@ pub fn encode(version: &Version, number: u64) -> Vec<u8> {
     let mut records = 0u32;
     let mut p = Vec::new();
 
-    put_u32(&mut p, FORMAT_VERSION);
+    let links = version
+        .families
+        .values()
+        .any(|f| f.files.values().any(|file| file.link.is_some()));
+    put_u32(&mut p, if links { LINK_VERSION } else { 1 });
     put_u64(&mut p, number);
     record(&mut out, &mut records, kind::HEADER, &mut p);
 

@@ -19,8 +19,13 @@ use super::Version;
 
 /// First bytes of every manifest file.
 pub const MAGIC: [u8; 8] = *b"STRATAMF";
-/// The format version this build writes and the newest it reads.
-pub const FORMAT_VERSION: u32 = 1;
+/// The newest format version this build reads and writes. A manifest is written in version 1
+/// unless it holds a link, which needs version 2 (version 2 is version 1 with the LINK flag),
+/// so a build that knows only version 1 refuses a clone's manifest by its version.
+pub const FORMAT_VERSION: u32 = 2;
+
+/// The first format version with links.
+pub const LINK_VERSION: u32 = 2;
 
 /// Record kinds.
 pub(crate) mod kind {
