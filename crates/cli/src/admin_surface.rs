@@ -223,6 +223,13 @@ const SURFACE: &[Mapping] = &[
         thrift: No(NO_THRIFT),
     },
     Mapping {
+        rpc: "ImportSnapshot",
+        hbase: No("HBase has no such call: its ExportSnapshot tool copies into the target's snapshot directory, which HBase reads as its list"),
+        client: client!(import_snapshot),
+        shell: No("`strata snapshot import` (and `export`), commands of the binary as HBase's ExportSnapshot is a tool"),
+        thrift: No(NO_THRIFT),
+    },
+    Mapping {
         rpc: "RestoreSnapshot",
         hbase: To(&["RestoreSnapshot", "IsRestoreSnapshotDone"]),
         client: client!(restore_snapshot),

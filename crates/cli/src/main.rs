@@ -20,6 +20,7 @@ mod gateway_cmd;
 mod logging;
 mod s3_args;
 mod shell;
+mod snapshot_cmd;
 mod sst;
 mod standalone;
 mod standalone_single;
@@ -78,6 +79,9 @@ enum Command {
     /// A test certificate authority and the certificates it signs, for TLS.
     #[command(subcommand)]
     Cert(cert_cmd::Command),
+    /// Snapshots copied to another root and registered there (backups, moving tables).
+    #[command(subcommand)]
+    Snapshot(snapshot_cmd::Command),
 }
 
 fn main() -> ExitCode {
@@ -141,6 +145,7 @@ fn main() -> ExitCode {
         Command::Sst(cmd) => sst::run(&cmd),
         Command::Bench(cmd) => bench_cmd::run(&cmd),
         Command::Cert(cmd) => cert_cmd::run(&cmd),
+        Command::Snapshot(cmd) => snapshot_cmd::run(&cmd),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -115,6 +115,21 @@ impl Admin {
             .map(drop)
     }
 
+    /// Registers snapshot `name`, which `strata snapshot export` copied under the cluster's
+    /// root; it can then be cloned.
+    ///
+    /// # Errors
+    /// `SNAPSHOT_NOT_FOUND` (nothing exported under that name), `SNAPSHOT_EXISTS`, or the
+    /// server's error.
+    pub async fn import_snapshot(&self, name: &str) -> Result<SnapshotDescription, Error> {
+        let request = pb::SnapshotNameRequest {
+            name: name.to_string(),
+        };
+        self.change(|mut m| async move { m.import_snapshot(request).await })
+            .await
+            .map(Into::into)
+    }
+
     /// Restores the snapshot's (disabled) table to snapshot `name`; the table stays
     /// disabled, as HBase leaves it.
     ///

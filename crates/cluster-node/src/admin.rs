@@ -875,6 +875,15 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
             .map(|()| Response::new(Empty {}))
     }
 
+    async fn import_snapshot(
+        &self,
+        request: Request<pb::SnapshotNameRequest>,
+    ) -> Result<Response<pb::SnapshotDescription>, Status> {
+        self.import_exported(request.into_inner().name)
+            .await
+            .map(Response::new)
+    }
+
     async fn restore_snapshot(
         &self,
         request: Request<pb::SnapshotNameRequest>,

@@ -66,4 +66,5 @@ logged! {
     delete_snapshot(pb::SnapshotNameRequest) -> Empty;
     clone_snapshot(pb::CloneSnapshotRequest) -> Empty;
     restore_snapshot(pb::SnapshotNameRequest) -> Empty;
+    import_snapshot(pb::SnapshotNameRequest) -> pb::SnapshotDescription;
 }

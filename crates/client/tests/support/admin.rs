@@ -167,6 +167,13 @@ impl pb::admin_server::Admin for FakeAdmin {
         Err(Status::unimplemented("clone_snapshot"))
     }
 
+    async fn import_snapshot(
+        &self,
+        _: Request<pb::SnapshotNameRequest>,
+    ) -> Answer<pb::SnapshotDescription> {
+        Err(Status::unimplemented("import_snapshot"))
+    }
+
     async fn restore_snapshot(&self, _: Request<pb::SnapshotNameRequest>) -> Answer<pb::Empty> {
         Err(Status::unimplemented("restore_snapshot"))
     }

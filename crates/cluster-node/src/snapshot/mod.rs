@@ -12,6 +12,7 @@
 
 pub mod cleaner;
 pub mod clone;
+pub mod export;
 pub mod service;
 pub mod take;
 

@@ -338,6 +338,68 @@ impl<K: Kv + Send + Sync + 'static> ClusterAdmin<K> {
         .map(Response::into_inner)
     }
 
+    /// Registers snapshot `name`, exported under this cluster's root by `strata snapshot
+    /// export`, and moves its staged files into the archive. Running it again after an
+    /// interruption finishes the move.
+    ///
+    /// # Errors
+    /// No exported manifest of that name (`SNAPSHOT_NOT_FOUND`), another snapshot of that name
+    /// (`SNAPSHOT_EXISTS`), or a failure.
+    pub async fn import_exported(&self, name: String) -> Result<pb::SnapshotDescription, Status> {
+        check_name(&name)?;
+        let (storage, root) = self.snapshot_data()?;
+        self.run(move |kv, layout, _| {
+            let files = storage.files.as_ref();
+            let path = super::manifest_path(&root, &name);
+            if files.len(&path).map_err(unavailable)?.is_none() {
+                return Err(strata_proto::status(
+                    ErrorCode::SnapshotNotFound,
+                    format!("no exported snapshot {name} under {}", files.url(&root)),
+                ));
+            }
+            let manifest = read_manifest(files, &root, &name)?;
+            let key = layout.snapshot(&name);
+            let record = Record::Done {
+                table: manifest.table.clone(),
+                creation_ms: manifest.creation_time_ms,
+                token: rand::random(),
+                offline: false,
+            };
+            let created = kv
+                .txn(Txn {
+                    compares: vec![Compare::CreateRevision(key.clone(), 0)],
+                    success: vec![Op::put(key.clone(), record.encode())],
+                })
+                .map_err(unavailable)?;
+            if !created.succeeded {
+                // Imported before, its files perhaps not all moved: the same table finishes.
+                let same = kv
+                    .get(&key)
+                    .map_err(unavailable)?
+                    .and_then(|found| Record::decode(&found.value).ok())
+                    .is_some_and(
+                        |r| matches!(r, Record::Done { ref table, .. } if *table == manifest.table),
+                    );
+                if !same {
+                    return Err(strata_proto::status(
+                        ErrorCode::SnapshotExists,
+                        format!("Snapshot '{name}' already stored on the filesystem."),
+                    ));
+                }
+            }
+            let moved = super::export::unstage(files, &root, &name).map_err(unavailable)?;
+            tracing::info!(snapshot = %name, moved, "exported snapshot imported");
+            Ok(pb::SnapshotDescription {
+                name,
+                table: manifest.table,
+                creation_time_ms: manifest.creation_time_ms,
+                offline: false,
+            })
+        })
+        .await
+        .map(Response::into_inner)
+    }
+
     /// Restores the snapshot's table to snapshot `name`: the table must be disabled; it is
     /// dropped (its files go to the archive) and made again from the snapshot, left disabled
     /// as HBase leaves it. A table that does not exist is cloned from the snapshot.
