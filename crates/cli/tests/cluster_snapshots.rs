@@ -103,6 +103,34 @@ async fn snapshots_clone_restore_and_clean_on_hdfs() {
     check(&conn.table("c2").unwrap(), "v1").await;
     assert!(count_files(&storage, &root.join("archive")) > 0);
 
+    // Exported from HDFS to a local root, imported by a one-process Strata there, cloned.
+    let local = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_strata"))
+        .args([
+            "snapshot",
+            "export",
+            "--snapshot",
+            "s1",
+            "--from",
+            &c.root,
+            "--to",
+        ])
+        .arg(local.path())
+        .args(["--hdfs-http", &e.http])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let single = strata_testkit::Single::start(local.path());
+    let conn_local = Connection::connect(&single.address()).await.unwrap();
+    conn_local.admin().import_snapshot("s1").await.unwrap();
+    conn_local.admin().clone_snapshot("s1", "t").await.unwrap();
+    check(&conn_local.table("t").unwrap(), "v1").await;
+    single.stop().unwrap();
+
     admin.delete_snapshot("s1").await.unwrap();
     for t in ["c1", "c2"] {
         admin.disable_table(t).await.unwrap();

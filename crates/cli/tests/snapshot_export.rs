@@ -179,6 +179,47 @@ async fn an_exported_snapshot_restores_into_another_cluster_byte_for_byte() {
         .unwrap();
     assert!(!missing.status.success());
     assert!(String::from_utf8_lossy(&missing.stderr).contains("no exported snapshot nope"));
+    // A nightly backup to a bucket, restored from it into a fresh cluster.
+    if let Some((endpoint, bucket)) = support::s3() {
+        let nanos = support::now_ms();
+        let bucket_root = format!("s3://{bucket}/backups-{nanos}");
+        let s3 = ["--s3-endpoint", endpoint.as_str()];
+        let from = a.path().to_str().unwrap();
+        let mut args = vec![
+            "snapshot",
+            "export",
+            "--snapshot",
+            "nightly",
+            "--from",
+            from,
+        ];
+        args.extend(["--to", bucket_root.as_str()]);
+        args.extend(s3);
+        strata(&args);
+        let c = tempfile::tempdir().unwrap();
+        let fresh = support::start(c.path()).await;
+        let to = c.path().to_str().unwrap();
+        let mut args = vec!["snapshot", "export", "--snapshot", "nightly"];
+        args.extend(["--from", bucket_root.as_str(), "--to", to]);
+        args.extend(s3);
+        strata(&args);
+        strata(&[
+            "snapshot",
+            "import",
+            "--snapshot",
+            "nightly",
+            "--server",
+            &fresh.address(),
+        ]);
+        let conn_c = Connection::connect(&fresh.address()).await.unwrap();
+        conn_c
+            .admin()
+            .clone_snapshot("nightly", "events")
+            .await
+            .unwrap();
+        assert_eq!(cells(&conn_c, "events").await, expected);
+        fresh.stop().unwrap();
+    }
     source.stop().unwrap();
     target.stop().unwrap();
 }

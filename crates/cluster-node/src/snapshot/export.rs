@@ -55,9 +55,15 @@ fn staged(dir: &Path, key: &FileKey) -> PathBuf {
         .join(&key.3)
 }
 
-/// Where a file of `key` on tier `tier` may be on the root `root`: its live path, then its
-/// archived path.
-fn source_paths(root: &Path, key: &FileKey, tier: &str) -> Result<Vec<PathBuf>, String> {
+/// Where a file of `key` on tier `tier` may be on the root `root`: its live path, its
+/// archived path, then staged by an earlier export into `snapshot_dir` (an exported copy is
+/// exported again so: a backup in a bucket restored into a fresh cluster).
+fn source_paths(
+    root: &Path,
+    snapshot_dir: &Path,
+    key: &FileKey,
+    tier: &str,
+) -> Result<Vec<PathBuf>, String> {
     let mut rel = Path::new(&key.0).join(&key.1).join(&key.2);
     if !tier.is_empty() {
         let policy = StoragePolicy::parse(tier).ok_or_else(|| {
@@ -70,7 +76,11 @@ fn source_paths(root: &Path, key: &FileKey, tier: &str) -> Result<Vec<PathBuf>, 
         rel = rel.join(policy_dir_name(policy));
     }
     let rel = rel.join(&key.3);
-    Ok(vec![root.join(&rel), root.join(ARCHIVE_DIR).join(&rel)])
+    Ok(vec![
+        root.join(&rel),
+        root.join(ARCHIVE_DIR).join(&rel),
+        staged(snapshot_dir, key),
+    ])
 }
 
 fn crc_of(files: &dyn FileStore, path: &Path) -> io::Result<(u64, u32)> {
@@ -208,6 +218,7 @@ pub fn export(
     threads: usize,
 ) -> Result<Exported, String> {
     let manifest = read_manifest(from, from_root, name).map_err(|e| e.message().to_string())?;
+    let from_dir = snapshot_dir(from_root, name);
     let mut jobs: BTreeMap<FileKey, Vec<PathBuf>> = BTreeMap::new();
     for region in &manifest.regions {
         let Some(version) = region_version(region).map_err(|e| e.message().to_string())? else {
@@ -216,7 +227,7 @@ pub fn export(
         for (family, ff) in version.families() {
             for f in ff.files() {
                 let key = file_key(&region.table_dir, region.region_id, family, f);
-                let sources = source_paths(from_root, &key, &f.tier)?;
+                let sources = source_paths(from_root, &from_dir, &key, &f.tier)?;
                 jobs.entry(key).or_insert(sources);
             }
         }
