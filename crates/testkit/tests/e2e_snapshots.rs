@@ -179,6 +179,21 @@ async fn snapshot_clone_restore_and_delete() {
         .collect();
     assert_eq!(of_t, ["s1"]);
 
+    // A snapshot of a clone (its links) cloned again; a snapshot just after a split (its
+    // daughters may still reference their parent's files) cloned.
+    admin.clone_snapshot("s2.c1", "c1b").await.unwrap();
+    assert_eq!(contents(&conn, "c1b").await, contents(&conn, "c1").await);
+    admin.split("c1b", Some(b("r012"))).await.unwrap();
+    admin.snapshot("c1b", "s3.split").await.unwrap();
+    admin.clone_snapshot("s3.split", "c1c").await.unwrap();
+    assert_eq!(contents(&conn, "c1c").await, contents(&conn, "c1").await);
+    assert_eq!(admin.regions("c1c").await.unwrap().len(), 3);
+    for t in ["c1b", "c1c"] {
+        admin.disable_table(t).await.unwrap();
+        admin.delete_table(t).await.unwrap();
+    }
+    admin.delete_snapshot("s3.split").await.unwrap();
+
     // Restore: the table disabled first, left disabled, then the snapshot's content.
     admin.disable_table("t").await.unwrap();
     admin.restore_snapshot("s1").await.unwrap();
