@@ -246,9 +246,9 @@ fn spawn_janitor(
     stop: &Arc<AtomicBool>,
 ) -> Result<(), String> {
     strata_cluster_node::janitor::spawn(
-        root.storage.clone(),
-        root.path.clone(),
+        (root.storage.clone(), root.path.clone()),
         places,
+        Vec::new(),
         node::connect(&args.coordination.etcd)?,
         args.coordination.layout(),
         Duration::from_secs(args.janitor_secs),

@@ -113,13 +113,15 @@ async fn files_and_wal_follow_their_policies_across_a_crash_and_a_changed_config
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("declare the SSD volume"), "{err}");
 
-    // Dropping the table removes its files from every volume.
+    // Dropping the table removes its files from every volume: into each volume's archive,
+    // where the janitor deletes them once no snapshot reads them (RFC 0025).
     let (mut child, addr) = spawn(&data, &second);
     let conn = Connection::connect(&addr).await.unwrap();
     conn.admin().disable_table("t").await.unwrap();
     conn.admin().delete_table("t").await.unwrap();
-    assert_eq!(files_under(&ssd, ".sst"), 0);
+    assert_eq!(files_under(&ssd.join("tables"), ".sst"), 0);
     assert_eq!(files_under(&data.join("tables"), ".sst"), 0);
+    assert!(files_under(&ssd.join("archive"), ".sst") > 0);
     child.kill().unwrap();
     child.wait().unwrap();
 }

@@ -98,15 +98,16 @@ pub fn sweep_recovered<K: Kv + ?Sized>(
 /// Sweeps, every `period` on a thread of its own until `stop` is set, the recovered edits no
 /// region will replay (under `root` of `storage`), the region directories in `places` no
 /// record names ([`crate::region_sweep::sweep_region_dirs`]) and the archived store files no
-/// snapshot or clone references ([`crate::snapshot::cleaner`]). A failed sweep is logged and
+/// snapshot or clone references ([`crate::snapshot::cleaner`]) in the archives of `places`
+/// and of `volumes` (a one-process Strata's local volumes beside its data directory). A failed sweep is logged and
 /// tried again next time.
 ///
 /// # Errors
 /// The thread could not be started.
 pub fn spawn<K: Kv + Send + 'static>(
-    storage: Storage,
-    root: std::path::PathBuf,
+    (storage, root): (Storage, std::path::PathBuf),
     places: Vec<crate::region_sweep::Place>,
+    volumes: Vec<crate::region_sweep::Place>,
     kv: K,
     layout: Layout,
     period: std::time::Duration,
@@ -116,6 +117,7 @@ pub fn spawn<K: Kv + Send + 'static>(
     use std::time::Instant;
     // An archived file is deleted at the second round finding it unreferenced (RFC 0025).
     let mut cleaner = crate::snapshot::cleaner::Cleaner::new(period);
+    let archives: Vec<crate::region_sweep::Place> = places.iter().cloned().chain(volumes).collect();
     std::thread::Builder::new()
         .name("janitor".into())
         .spawn(move || loop {
@@ -146,7 +148,7 @@ pub fn spawn<K: Kv + Send + 'static>(
                 Ok(_) => {}
                 Err(e) => tracing::warn!(error = %e, "region-directory sweep failed"),
             }
-            match cleaner.round(&storage, &root, &places, &kv, &layout) {
+            match cleaner.round(&storage, &root, &archives, &kv, &layout) {
                 Ok(c) if c.deleted > 0 || c.abandoned > 0 => tracing::info!(
                     deleted = c.deleted,
                     archived = c.archived,

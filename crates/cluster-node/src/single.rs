@@ -133,6 +133,13 @@ pub fn run(
     } else {
         Vec::new()
     };
+    let volume_places = volumes
+        .iter()
+        .map(|path| Place {
+            files: storage.files.clone(),
+            root: path.clone(),
+        })
+        .collect();
     let master = spawn_master(
         &kv,
         &storage,
@@ -145,9 +152,9 @@ pub fn run(
         None
     } else {
         Some(crate::janitor::spawn(
-            storage.clone(),
-            root.clone(),
+            (storage.clone(), root.clone()),
             places(&config.server, &root),
+            volume_places,
             kv.clone(),
             layout.clone(),
             config.janitor_every,
