@@ -127,8 +127,13 @@ async fn split_parents_and_dropped_tables_leave_the_bucket_and_live_tables_stay(
         moved.as_secs_f64()
     );
     let kept_dir = bucket_root.join("tables/default/kept");
+    // Complete: a copy in flight shows as a `.tmp` object until it is renamed.
     wait("the other table's file reaches the bucket", || {
-        !objects(&store, &kept_dir).is_empty()
+        let found = objects(&store, &kept_dir);
+        !found.is_empty()
+            && found
+                .iter()
+                .all(|p| p.extension().is_none_or(|e| e != "tmp"))
     })
     .await;
     let kept_objects = objects(&store, &kept_dir);
