@@ -39,7 +39,7 @@ pub const MAX_SEQ: u64 = SEQ_MASK - 1;
 
 /// The 56 sequence-id bits of a tag. A probe's sequence id is clamped to it, one above any
 /// stored id, so the clamp never changes how a probe compares with a stored key.
-const SEQ_MASK: u64 = (1 << 56) - 1;
+pub(crate) const SEQ_MASK: u64 = (1 << 56) - 1;
 
 /// Packs a type and a sequence id into a tag (sequence ids above 56 bits are clamped).
 #[inline]
@@ -198,6 +198,7 @@ impl Key {
     }
 
     /// The key of `cell`, whose chunk layout is `data`, with the plain prefix.
+    #[cfg(test)]
     pub(crate) fn new(data: Bytes, cell: &CellRef<'_>) -> Key {
         Key::under(data, cell, None)
     }
@@ -212,45 +213,32 @@ impl Key {
         }
     }
 
+    /// This key as a borrowed view (what cursors and comparisons use).
+    #[inline]
+    pub(crate) fn as_ref(&self) -> KeyRef<'_> {
+        KeyRef {
+            data: &self.data,
+            tag: self.tag,
+            prefix: Some(self.prefix),
+        }
+    }
+
     /// The row's bytes.
     #[inline]
     pub(crate) fn row_bytes(&self) -> &[u8] {
-        self.row().0
+        self.as_ref().row_bytes()
     }
 
     /// Row and qualifier.
     #[inline]
     pub(crate) fn column(&self) -> (&[u8], &[u8]) {
-        let (row, rest) = self.row();
-        (row, take_qualifier(rest).0)
-    }
-
-    /// Row, and the bytes after it.
-    #[inline]
-    fn row(&self) -> (&[u8], &[u8]) {
-        take_prefixed(self.data.get(TIMESTAMP_BYTES..).unwrap_or_default())
-    }
-
-    /// Row, qualifier, value and the put's own TTL.
-    #[inline]
-    fn split(&self) -> (&[u8], &[u8], &[u8], Option<u64>) {
-        let (row, rest) = self.row();
-        let (qualifier, ttl, value) = take_qualifier(rest);
-        (row, qualifier, value, ttl)
-    }
-
-    /// Bytes the cell takes in its chunk (timestamp and lengths header included).
-    #[inline]
-    pub(crate) fn stored_len(&self) -> usize {
-        self.data.len()
+        self.as_ref().column()
     }
 
     /// The cell's timestamp.
     #[inline]
     pub(crate) fn timestamp(&self) -> Timestamp {
-        self.data
-            .first_chunk::<TIMESTAMP_BYTES>()
-            .map_or(0, |b| Timestamp::from_be_bytes(*b))
+        self.as_ref().timestamp()
     }
 
     /// The sequence id.
@@ -262,20 +250,127 @@ impl Key {
     /// This key as a probe, to search for it or its neighbours.
     #[inline]
     pub(crate) fn probe(&self) -> Probe<'_> {
+        self.as_ref().probe()
+    }
+
+    /// The cell, borrowed from the chunk.
+    #[cfg(test)]
+    pub(crate) fn cell(&self) -> CellRef<'_> {
+        self.as_ref().cell()
+    }
+
+    /// Compares this key's column (row, then qualifier) with the probe's.
+    #[inline]
+    pub(crate) fn cmp_column(&self, probe: &Probe<'_>) -> Ordering {
+        self.as_ref().cmp_column(probe)
+    }
+
+    /// Compares this key with `probe` in store order.
+    #[inline]
+    pub(crate) fn cmp_probe(&self, probe: &Probe<'_>) -> Ordering {
+        self.as_ref().cmp_probe(probe)
+    }
+}
+
+/// A key borrowed from where its cell is stored: a skiplist node's [`Key`], or a flat index's
+/// entry (chunk, offset, length and tag) over the segment's chunks.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct KeyRef<'a> {
+    data: &'a [u8],
+    tag: u64,
+    /// The row prefix a skiplist key keeps (see the module docs); `None` for a flat entry,
+    /// which keeps none: its comparisons read the row.
+    prefix: Option<u64>,
+}
+
+impl<'a> KeyRef<'a> {
+    /// The key of a cell whose chunk layout is `data` and tag `tag` (a flat entry's).
+    #[inline]
+    pub(crate) fn flat(data: &'a [u8], tag: u64) -> KeyRef<'a> {
+        KeyRef {
+            data,
+            tag,
+            prefix: None,
+        }
+    }
+
+    /// The cell's chunk layout.
+    #[inline]
+    pub(crate) fn data(self) -> &'a [u8] {
+        self.data
+    }
+
+    /// The tag: type code and sequence id.
+    #[inline]
+    pub(crate) fn tag(self) -> u64 {
+        self.tag
+    }
+
+    /// The row's bytes.
+    #[inline]
+    pub(crate) fn row_bytes(self) -> &'a [u8] {
+        self.row().0
+    }
+
+    /// Row and qualifier.
+    #[inline]
+    pub(crate) fn column(self) -> (&'a [u8], &'a [u8]) {
+        let (row, rest) = self.row();
+        (row, take_qualifier(rest).0)
+    }
+
+    /// Row, and the bytes after it.
+    #[inline]
+    fn row(self) -> (&'a [u8], &'a [u8]) {
+        take_prefixed(self.data.get(TIMESTAMP_BYTES..).unwrap_or_default())
+    }
+
+    /// Row, qualifier, value and the put's own TTL.
+    #[inline]
+    fn split(self) -> (&'a [u8], &'a [u8], &'a [u8], Option<u64>) {
+        let (row, rest) = self.row();
+        let (qualifier, ttl, value) = take_qualifier(rest);
+        (row, qualifier, value, ttl)
+    }
+
+    /// Bytes the cell takes in its chunk (timestamp and lengths header included).
+    #[inline]
+    pub(crate) fn stored_len(self) -> usize {
+        self.data.len()
+    }
+
+    /// The cell's timestamp.
+    #[inline]
+    pub(crate) fn timestamp(self) -> Timestamp {
+        self.data
+            .first_chunk::<TIMESTAMP_BYTES>()
+            .map_or(0, |b| Timestamp::from_be_bytes(*b))
+    }
+
+    /// The sequence id.
+    #[inline]
+    pub(crate) fn seq(self) -> u64 {
+        self.tag & SEQ_MASK
+    }
+
+    /// This key as a probe, to search for it or its neighbours.
+    #[inline]
+    pub(crate) fn probe(self) -> Probe<'a> {
         let (row, qualifier, _, _) = self.split();
+        let plain = seven_bytes(row);
         Probe {
             row,
             qualifier,
             timestamp: self.timestamp(),
             tag: self.tag,
-            plain: seven_bytes(row),
-            ruled: self.prefix,
+            plain,
+            ruled: self.prefix.unwrap_or(plain),
         }
     }
 
     /// The cell, borrowed from the chunk.
     #[inline]
-    pub(crate) fn cell(&self) -> CellRef<'_> {
+    pub(crate) fn cell(self) -> CellRef<'a> {
         let (row, qualifier, value, ttl) = self.split();
         CellRef {
             row,
@@ -290,15 +385,17 @@ impl Key {
 
     /// Compares this key's column (row, then qualifier) with the probe's.
     #[inline]
-    pub(crate) fn cmp_column(&self, probe: &Probe<'_>) -> Ordering {
-        let theirs = match rule_of(self.prefix) {
-            0 => Some(probe.plain),
-            rule if rule == rule_of(probe.ruled) => Some(probe.ruled),
-            _ => None,
-        };
-        if let Some(theirs) = theirs {
-            if self.prefix != theirs {
-                return self.prefix.cmp(&theirs);
+    pub(crate) fn cmp_column(self, probe: &Probe<'_>) -> Ordering {
+        if let Some(prefix) = self.prefix {
+            let theirs = match rule_of(prefix) {
+                0 => Some(probe.plain),
+                rule if rule == rule_of(probe.ruled) => Some(probe.ruled),
+                _ => None,
+            };
+            if let Some(theirs) = theirs {
+                if prefix != theirs {
+                    return prefix.cmp(&theirs);
+                }
             }
         }
         let (row, rest) = self.row();
@@ -309,13 +406,13 @@ impl Key {
     /// True when this key's column sorts before the probe's: every version of the column is
     /// then below the probe.
     #[inline]
-    pub(crate) fn column_below(&self, probe: &Probe<'_>) -> bool {
+    pub(crate) fn column_below(self, probe: &Probe<'_>) -> bool {
         self.cmp_column(probe).is_lt()
     }
 
     /// Compares this key with `probe` in store order.
     #[inline]
-    pub(crate) fn cmp_probe(&self, probe: &Probe<'_>) -> Ordering {
+    pub(crate) fn cmp_probe(self, probe: &Probe<'_>) -> Ordering {
         self.cmp_column(probe)
             .then_with(|| probe.timestamp.cmp(&self.timestamp()))
             .then_with(|| probe.tag.cmp(&self.tag))
