@@ -280,21 +280,59 @@ fn seek_cost_with_and_without_dense_keys() {
             rows[(state % rows.len() as u64) as usize].clone()
         })
         .collect();
-    let time = |name: &str, f: &dyn Fn(&Probe<'_>) -> usize| {
+    // The same index with its cells scattered over the chunks (as after many merges, whose
+    // inputs' chunks interleave): copied in a shuffled order, entries in key order.
+    let scattered = {
+        let mut order: Vec<usize> = (0..flat.len()).collect();
+        for i in (1..order.len()).rev() {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            order.swap(i, (state % (i as u64 + 1)) as usize);
+        }
+        let mut writer = crate::memtable::chunks::ChunkWriter::new(256 << 10);
+        let mut locs = vec![0u64; flat.len()];
+        for &i in &order {
+            locs[i] = writer.push(flat.at(i).data()).expect("room");
+        }
+        let (chunks, _) = writer.finish();
+        let entries = flat
+            .entries()
+            .iter()
+            .zip(&locs)
+            .map(|(e, &loc)| Entry { loc, tag: e.tag })
+            .collect();
+        FlatIndex::from_parts(
+            chunks,
+            entries,
+            flat.shared(),
+            flat.dense().to_vec(),
+            flat.run_ends().to_vec(),
+        )
+    };
+    let time = |flat: &FlatIndex, name: &str, f: &dyn Fn(&FlatIndex, &Probe<'_>) -> usize| {
         let start = Instant::now();
         let mut sum = 0usize;
         for row in &probes {
             let c = cell(row, b"", i64::MAX, u64::MAX);
-            sum = sum.wrapping_add(f(&Probe::of_cell(&c)));
+            sum = sum.wrapping_add(f(flat, &Probe::of_cell(&c)));
         }
         let ns = start.elapsed().as_nanos() as f64 / probes.len() as f64;
         println!("{name}: {ns:.0} ns a seek ({} keys)", flat.len());
         sum
     };
-    let dense = time("a dense key per key (8 B)", &|p| flat.partition(p, false));
-    let sparse = time("one dense key per 16 keys (0.5 B)", &|p| {
-        flat.partition_sparse(p, false)
-    });
-    let none = time("no dense key (0 B)", &|p| naive(&flat, p, false));
-    assert_eq!((dense, sparse), (none, none));
+    for (layout, flat) in [
+        ("cells in key order", &flat),
+        ("cells scattered", &scattered),
+    ] {
+        println!("{layout}:");
+        let dense = time(flat, "  a dense key per key (8 B)", &|f, p| {
+            f.partition(p, false)
+        });
+        let sparse = time(flat, "  one dense key per 16 keys (0.5 B)", &|f, p| {
+            f.partition_sparse(p, false)
+        });
+        let none = time(flat, "  no dense key (0 B)", &|f, p| naive(f, p, false));
+        assert_eq!((dense, sparse), (none, none));
+    }
 }
