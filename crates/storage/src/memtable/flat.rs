@@ -12,8 +12,9 @@
 //!
 //! A hot column updated many times keeps every version in the memtable until a flush, and a
 //! read that wants one version skips the rest. So that skip costs one step rather than a
-//! search, the index also keeps, per key, where its column's run of keys ends (`run_end`:
-//! the position of the first key of the next column).
+//! search, the index also keeps, per key, how far its column's run of keys goes on
+//! (`run_len`: the distance to the first key of the next column, at most `u16::MAX`; a
+//! longer run is hopped over in several steps).
 //!
 //! The entries name cells by location in chunks the index holds (see [`chunks`](super::chunks)):
 //! 8 bytes of chunk id, offset and length and the 8-byte tag, where a skiplist key holds a
@@ -39,8 +40,8 @@ pub(crate) struct Entry {
     pub(crate) tag: u64,
 }
 
-/// Index bytes one flat entry takes: the entry, its dense key and the end of its column's run.
-pub(crate) const FLAT_ENTRY_BYTES: usize = size_of::<Entry>() + size_of::<u64>() + size_of::<u32>();
+/// Index bytes one flat entry takes: the entry, its dense key and the rest of its column's run.
+pub(crate) const FLAT_ENTRY_BYTES: usize = size_of::<Entry>() + size_of::<u64>() + size_of::<u16>();
 
 /// Column runs a forward seek hops over before it searches the whole index instead.
 const HOPS: usize = 4;
@@ -60,9 +61,10 @@ pub(crate) struct FlatIndex {
     /// Every `BLOCK`th dense key: searched first, so a seek reads two cache lines of `dense`
     /// instead of a cache miss at each of its last halvings.
     upper: Box<[u64]>,
-    /// Per key, the position of the first key of another column (row and qualifier) after
-    /// it, or the number of keys.
-    run_end: Box<[u32]>,
+    /// Per key, the distance to the first key of another column (row and qualifier) after it
+    /// (or to the end), capped at `u16::MAX`: always at least 1, and more than 1 exactly when
+    /// the next key is of the same column.
+    run_len: Box<[u16]>,
 }
 
 impl FlatIndex {
@@ -84,13 +86,21 @@ impl FlatIndex {
         debug_assert_eq!(entries.len(), dense.len());
         debug_assert_eq!(entries.len(), run_end.len());
         let upper = dense.iter().step_by(BLOCK).copied().collect();
+        let run_len = run_end
+            .iter()
+            .enumerate()
+            .map(|(i, &end)| {
+                let len = (end as usize).saturating_sub(i).max(1);
+                u16::try_from(len).unwrap_or(u16::MAX)
+            })
+            .collect();
         FlatIndex {
             chunks: chunks.into_boxed_slice(),
             entries: entries.into_boxed_slice(),
             shared,
             dense: dense.into_boxed_slice(),
             upper,
-            run_end: run_end.into_boxed_slice(),
+            run_len,
         }
     }
 
@@ -125,9 +135,24 @@ impl FlatIndex {
         &self.dense
     }
 
-    /// Per key, the end of its column's run.
-    pub(crate) fn run_ends(&self) -> &[u32] {
-        &self.run_end
+    /// Per key, where its column's run ends, or where a long run's hop from it lands (a key
+    /// of the same column, at most `u16::MAX` on).
+    #[cfg(test)]
+    pub(crate) fn run_ends(&self) -> Vec<u32> {
+        (0..self.len()).map(|i| self.hop(i) as u32).collect()
+    }
+
+    /// True when the key after `pos` is of the same column.
+    #[inline]
+    pub(crate) fn continues(&self, pos: usize) -> bool {
+        self.run_len.get(pos).is_some_and(|&len| len > 1)
+    }
+
+    /// Where a hop from `pos` over its column's run lands: the first key of the next column,
+    /// or for a run longer than `u16::MAX`, a key of the same column that far on.
+    #[inline]
+    fn hop(&self, pos: usize) -> usize {
+        pos + self.run_len.get(pos).map_or(1, |&len| usize::from(len))
     }
 
     /// The dense key `row` would have here.
@@ -223,14 +248,15 @@ impl FlatIndex {
         let below = |k: KeyRef<'_>| k.cmp_probe(probe) == Ordering::Less;
         let len = self.len();
         for _ in 0..HOPS {
-            let Some(&end) = self.run_end.get(pos) else {
+            if pos >= len {
                 return len;
-            };
-            let end = (end as usize).clamp(pos + 1, len);
+            }
+            let end = self.hop(pos).min(len);
             // keys[pos] is below the probe; if the run's last key is not, the first key at or
             // above it is within the run. When the probe is past keys[pos]'s column (a
             // reader skipping to the next one), the run is below it without reading its last
-            // key (a cache miss in a chunk; keys[pos] was just read).
+            // key (a cache miss in a chunk; keys[pos] was just read). A run capped at
+            // `u16::MAX` keys is a part of its column's: the same holds for it.
             if !self.at(pos).column_below(probe) && !below(self.at(end - 1)) {
                 return self.partition_range(pos + 1, end, below);
             }

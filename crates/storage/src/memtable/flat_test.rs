@@ -189,13 +189,44 @@ fn column_runs_end_where_the_next_column_starts() {
     .map(|(r, q, ts)| (r.to_vec(), q.to_vec(), *ts))
     .collect();
     let flat = index(&cells);
-    assert_eq!(&*flat.run_end, &[3, 3, 3, 4, 6, 6]);
+    assert_eq!(flat.run_ends(), [3, 3, 3, 4, 6, 6]);
     // Past row a's hot column in one hop, to the middle of a run, past the end.
     check_from(&flat, b"a", b"q1\x00", i64::MAX);
     check_from(&flat, b"a", b"q1", 2);
     check_from(&flat, b"b", b"q1", 1);
     check_from(&flat, b"b", b"q2", i64::MAX);
     check_from(&flat, b"c", b"", i64::MAX);
+}
+
+#[test]
+fn a_column_longer_than_a_run_length_is_hopped_over_in_steps() {
+    // 70 000 versions of one column (more than a `u16` run length), then two more columns.
+    let n = 70_000i64;
+    let mut cells: Vec<_> = (0..n)
+        .map(|ts| (b"a".to_vec(), b"q".to_vec(), ts))
+        .collect();
+    cells.push((b"a".to_vec(), b"r".to_vec(), 1));
+    cells.push((b"b".to_vec(), b"q".to_vec(), 1));
+    let flat = index(&cells);
+    let hops = flat.run_ends();
+    assert_eq!(hops[0], u32::from(u16::MAX));
+    assert_eq!(hops[n as usize - 1], n as u32);
+    assert!(flat.continues(0) && !flat.continues(n as usize - 1));
+    for (row, q, ts) in [
+        (&b"a"[..], &b"q\x00"[..], i64::MAX),
+        (b"a", b"q", 3),
+        (b"b", b"", i64::MAX),
+    ] {
+        let c = cell(row, q, ts, 5);
+        let probe = Probe::of_cell(&c);
+        let want = naive(&flat, &probe, false);
+        for pos in [0, 1, 5_000, 65_535, 65_536, 69_990]
+            .into_iter()
+            .filter(|&p| p < want)
+        {
+            assert_eq!(flat.partition_from(pos, &probe), want, "from {pos}");
+        }
+    }
 }
 
 #[test]
@@ -307,7 +338,7 @@ fn seek_cost_with_and_without_dense_keys() {
             entries,
             flat.shared(),
             flat.dense().to_vec(),
-            flat.run_ends().to_vec(),
+            flat.run_ends(),
         )
     };
     let time = |flat: &FlatIndex, name: &str, f: &dyn Fn(&FlatIndex, &Probe<'_>) -> usize| {

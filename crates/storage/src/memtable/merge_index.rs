@@ -183,9 +183,8 @@ fn merge(
             }
             None => false,
         };
-        let run_end = input.index.run_ends();
         same.push(joins);
-        same.extend((start + 1..start + n).map(|p| run_end[p - 1] as usize > p));
+        same.extend((start + 1..start + n).map(|p| input.index.continues(p - 1)));
         entries.extend(
             input.index.entries()[start..start + n]
                 .iter()
