@@ -11,15 +11,18 @@
 #   OPS=2000000 FLUSH=32MB ./scripts/bench-imc.sh
 #   MIX="-p readproportion=0 -p updateproportion=0.99 -p scanproportion=0.01" ...  # long scans
 #   MIX="-p readproportion=0.5 -p updateproportion=0.25 -p deleteproportion=0.25" ...  # tombstones
+#   STRATA=path/to/strata ...  # a given binary (say, one built before a change), nothing built
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${RECORDS:=128000}" "${OPS:=1000000}" "${THREADS:=10}" "${FLUSH:=32MB}"
 : "${POLICIES:=NONE BASIC EAGER ADAPTIVE}" "${DISTS:=zipfian uniform}"
 : "${OUT:=data/bench-imc}" "${PORT:=16200}"
-. scripts/lib/toolchain.sh
-ensure_rust
-cargo build --release --locked -q -p strata-cli --bin strata
-STRATA="${CARGO_TARGET_DIR:-target}/release/strata"
+if [ -z "${STRATA:-}" ]; then
+  . scripts/lib/toolchain.sh
+  ensure_rust
+  cargo build --release --locked -q -p strata-cli --bin strata
+  STRATA="${CARGO_TARGET_DIR:-target}/release/strata"
+fi
 rm -rf "$OUT"; mkdir -p "$OUT"
 field() { grep -E "^\[$1\], $2" "$3" | head -1 | awk -F', ' '{print $3}'; }
 # "min / median / max" of a `[KIND], P99OverTime(us), min=.., median=.., max=..` line.

@@ -15,17 +15,14 @@
 //! merged flat index, as BASIC. The extra cost over BASIC is one retention decision per cell
 //! (a few comparisons) and one flag per cell.
 
-use std::borrow::Cow;
 use std::sync::atomic::{AtomicU64, Ordering::Acquire};
 use std::sync::Arc;
 
 use crate::read::{CompactionSpec, Decision, Retention};
 
-use super::arena::Arena;
-use super::key::Key;
+use super::flat_build::{shared_between, FlatBuilder};
 use super::merge_index::merge_indexes;
-use super::runs::merge_runs;
-use super::segment::{Carried, Segment};
+use super::segment::Segment;
 
 /// ADAPTIVE compacts eagerly when at least this share of the pipeline's cells would be dropped.
 pub const ADAPTIVE_DROP_SHARE: f64 = 0.5;
@@ -38,9 +35,11 @@ const CHECK_EVERY: usize = 1024;
 pub enum Action {
     /// Nothing to do (policy `NONE`, or the pipeline is already in its final form).
     Noop,
-    /// Skiplist segments replaced by flat ones, one for one (BASIC under the segment limit).
+    /// Skiplist segments replaced by flat ones, one for one, their cells copied into chunks of
+    /// the flat segment's own (BASIC under the segment limit).
     Flatten,
-    /// Segment indexes merged into one flat index; no cell bytes copied (BASIC, ADAPTIVE).
+    /// Segment indexes merged into one flat index; no cell bytes copied but a skiplist
+    /// input's, as a flatten would (BASIC, ADAPTIVE).
     Merge,
     /// Surviving cells copied into new chunks under one flat index (EAGER, ADAPTIVE).
     Compact,
@@ -75,21 +74,9 @@ pub(crate) struct Built {
     pub(crate) cells_in: u64,
 }
 
-/// The arena figures of `inputs` together: a segment over their keys holds their chunks.
-fn carried(inputs: &[Arc<Segment>]) -> Carried {
-    inputs.iter().fold(Carried::default(), |acc, s| {
-        let f = s.arena_figures();
-        Carried {
-            chunks: acc.chunks + f.chunks,
-            large_cells: acc.large_cells + f.large_cells,
-            reserved_bytes: acc.reserved_bytes + f.reserved_bytes,
-        }
-    })
-}
-
-/// Merges `inputs` (newest first) into one flat segment, copying survivors into new chunks
-/// when `mode` says so; a plain merge of several takes their indexes' dense keys, column runs
-/// and figures over ([`merge_indexes`]). `None` when interrupted.
+/// Merges `inputs` (newest first) into one flat segment ([`merge_indexes`]: a skiplist input's
+/// cells are copied, a flat input's chunks taken over), then copies the survivors into new
+/// chunks when `mode` says so. `None` when interrupted (or out of chunk ids).
 pub(crate) fn build(
     id: u64,
     inputs: &[Arc<Segment>],
@@ -98,73 +85,63 @@ pub(crate) fn build(
     stop: &Stop<'_>,
 ) -> Option<Built> {
     let cells_in: u64 = inputs.iter().map(|s| s.cells()).sum();
-    if matches!(mode, Mode::Merge) && inputs.len() > 1 {
-        let segments: Vec<&Segment> = inputs.iter().map(AsRef::as_ref).collect();
-        let merged = merge_indexes(&segments, || stop.stopped())?;
-        let segment = Segment::from_merged(id, merged, Arena::new(chunk_size), carried(inputs));
-        return Some(Built {
-            segment,
-            action: Action::Merge,
-            cells_in,
-        });
-    }
+    let segments: Vec<&Segment> = inputs.iter().map(AsRef::as_ref).collect();
+    let merged = merge_indexes(&segments, chunk_size, || stop.stopped())?;
+    let action = if inputs.len() == 1 {
+        Action::Flatten
+    } else {
+        Action::Merge
+    };
     let (mut retention, copy_always) = match mode {
         Mode::Merge => (None, false),
         Mode::Compact(spec) => (Some(Retention::new(spec)), true),
         Mode::Adaptive(spec) => (Some(Retention::new(spec)), false),
     };
-    let mut keep: Vec<bool> = Vec::new();
+    let Some(retention) = retention.as_mut() else {
+        return Some(Built {
+            segment: Segment::from_flat(id, merged),
+            action,
+            cells_in,
+        });
+    };
+    let index = &merged.index;
+    let mut keep: Vec<bool> = Vec::with_capacity(index.len());
     let mut dropped = 0u64;
-    let runs: Vec<Cow<'_, [Key]>> = inputs.iter().map(|s| s.keys_in_order()).collect();
-    let keys = merge_runs(runs.iter().map(AsRef::as_ref).collect(), || stop.stopped())?;
-    drop(runs);
-    if let Some(retention) = retention.as_mut() {
-        keep.reserve(keys.len());
-        for (i, key) in keys.iter().enumerate() {
-            if i.is_multiple_of(CHECK_EVERY) && stop.stopped() {
-                return None;
-            }
-            let kept = retention.decide(&key.cell()) == Decision::Keep;
-            dropped += u64::from(!kept);
-            keep.push(kept);
+    for (i, key) in index.keys().enumerate() {
+        if i.is_multiple_of(CHECK_EVERY) && stop.stopped() {
+            return None;
         }
+        let kept = retention.decide(&key.cell()) == Decision::Keep;
+        dropped += u64::from(!kept);
+        keep.push(kept);
     }
     let fresh: u64 = inputs
         .iter()
         .filter(|s| !s.is_compacted())
         .map(|s| s.cells())
         .sum();
-    let copy = retention.is_some()
-        && (copy_always || (dropped > 0 && dropped as f64 >= ADAPTIVE_DROP_SHARE * fresh as f64));
+    let copy = copy_always || (dropped > 0 && dropped as f64 >= ADAPTIVE_DROP_SHARE * fresh as f64);
     if !copy {
-        let carried = carried(inputs);
-        let action = if inputs.len() == 1 {
-            Action::Flatten
-        } else {
-            Action::Merge
-        };
-        let segment = Segment::flat(id, keys, Arena::new(chunk_size), carried);
         return Some(Built {
-            segment,
+            segment: Segment::from_flat(id, merged),
             action,
             cells_in,
         });
     }
-    let arena = Arena::new(chunk_size);
-    let mut survivors = Vec::with_capacity(keys.len() - dropped as usize);
-    for (i, key) in keys.iter().enumerate() {
+    let first = keep.iter().position(|&k| k).and_then(|p| index.key(p));
+    let last = keep.iter().rposition(|&k| k).and_then(|p| index.key(p));
+    let survivors = index.len() - dropped as usize;
+    let mut builder = FlatBuilder::new(chunk_size, shared_between(first, last), survivors);
+    for (i, key) in index.keys().enumerate() {
         if i.is_multiple_of(CHECK_EVERY) && stop.stopped() {
             return None;
         }
-        if keep.get(i).copied().unwrap_or(true) {
-            let cell = key.cell();
-            let data = arena.alloc(Key::encoded_len(&cell), |out| Key::encode(&cell, out));
-            survivors.push(Key::new(data, &cell));
+        if keep[i] && !builder.push(key) {
+            return None;
         }
     }
-    drop(keys);
     Some(Built {
-        segment: Segment::flat(id, survivors, arena, Carried::default()).into_compacted(),
+        segment: Segment::from_flat(id, builder.finish()).into_compacted(),
         action: Action::Compact,
         cells_in,
     })

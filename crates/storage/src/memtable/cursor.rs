@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use strata_sstable::CellRef;
 
-use super::key::{Key, Probe};
+use super::key::{Key, KeyRef, Probe};
 use super::segment::{Index, Segment};
 use super::skiplist::{SkipList, HEAD, NIL};
 
@@ -26,7 +26,7 @@ pub(crate) struct Cursor {
 
 /// True when `key` is below `probe` (`inclusive`: at or below).
 #[inline]
-fn below(key: &Key, probe: &Probe<'_>, inclusive: bool) -> bool {
+fn below(key: KeyRef<'_>, probe: &Probe<'_>, inclusive: bool) -> bool {
     match key.cmp_probe(probe) {
         Less => true,
         Equal => inclusive,
@@ -39,7 +39,10 @@ fn below(key: &Key, probe: &Probe<'_>, inclusive: bool) -> bool {
 /// steps over such keys.
 fn first_not_below(list: &SkipList, pred: u32, probe: &Probe<'_>, inclusive: bool) -> usize {
     let mut id = list.successor(pred);
-    while list.key(id).is_some_and(|k| below(k, probe, inclusive)) {
+    while list
+        .key(id)
+        .is_some_and(|k| below(k.as_ref(), probe, inclusive))
+    {
         id = list.successor(id);
     }
     node_pos(id)
@@ -71,33 +74,42 @@ impl Cursor {
 
     /// The key under the cursor, if positioned.
     #[inline]
-    pub(crate) fn key(&self) -> Option<&Key> {
+    pub(crate) fn key(&self) -> Option<KeyRef<'_>> {
         match &self.segment.index {
-            Index::List(list) => list.key(pos_node(self.pos)),
-            Index::Flat(flat) => flat.get(self.pos),
+            Index::List(list) => list.key(pos_node(self.pos)).map(Key::as_ref),
+            Index::Flat(flat) => flat.key(self.pos),
         }
     }
 
     /// The cell under the cursor, if positioned.
     #[inline]
     pub(crate) fn current(&self) -> Option<CellRef<'_>> {
-        self.key().map(Key::cell)
+        self.key().map(KeyRef::cell)
     }
 
-    /// The position after the last key satisfying `before` (a prefix predicate): the first
-    /// key for which it fails, or the end.
-    fn first_not(&self, before: impl Fn(&Key) -> bool) -> usize {
+    /// The sequence id of the key under the cursor, if positioned (a flat index answers
+    /// without reading the cell).
+    #[inline]
+    fn seq(&self) -> Option<u64> {
         match &self.segment.index {
-            Index::List(list) => node_pos(list.successor(list.last_where(before))),
-            Index::Flat(flat) => flat.keys().partition_point(before),
+            Index::List(list) => list.key(pos_node(self.pos)).map(Key::seq),
+            Index::Flat(flat) => flat.seq_at(self.pos),
         }
     }
 
-    /// The position of the last key satisfying `before`, or [`NONE`].
-    fn last(&self, before: impl Fn(&Key) -> bool) -> usize {
+    /// The position of the first key, or [`NONE`].
+    fn first(&self) -> usize {
         match &self.segment.index {
-            Index::List(list) => node_pos(list.last_where(before)),
-            Index::Flat(flat) => flat.keys().partition_point(before).wrapping_sub(1),
+            Index::List(list) => node_pos(list.successor(HEAD)),
+            Index::Flat(_) => 0,
+        }
+    }
+
+    /// The position of the last key, or [`NONE`].
+    fn last(&self) -> usize {
+        match &self.segment.index {
+            Index::List(list) => node_pos(list.last_where(|_| true)),
+            Index::Flat(flat) => flat.len().wrapping_sub(1),
         }
     }
 
@@ -129,13 +141,17 @@ impl Cursor {
                 // is past them (a reader skipping to the next column): every node up to the
                 // run's tail is of the column, so below the probe too.
                 let tail = list.run_tail(id);
-                if tail != id && list.key(tail).is_some_and(|k| below(k, probe, false)) {
+                if tail != id
+                    && list
+                        .key(tail)
+                        .is_some_and(|k| below(k.as_ref(), probe, false))
+                {
                     id = tail;
                 }
                 for _ in 0..LIST_STEPS {
                     let next = list.successor(id);
                     match list.key(next) {
-                        Some(k) if below(k, probe, false) => id = next,
+                        Some(k) if below(k.as_ref(), probe, false) => id = next,
                         _ => {
                             self.forward_from(node_pos(next));
                             return;
@@ -143,7 +159,7 @@ impl Cursor {
                     }
                 }
                 // `id` is below the probe: search on from it rather than from the head.
-                let pred = list.last_where_from(id, |k| below(k, probe, false));
+                let pred = list.last_where_from(id, |k| below(k.as_ref(), probe, false));
                 self.forward_from(first_not_below(list, pred, probe, false));
             }
         }
@@ -173,7 +189,7 @@ impl Cursor {
         match &self.segment.index {
             Index::List(list) => {
                 let probe = &probe.under(list.rule());
-                let pred = list.last_where(|k| below(k, probe, inclusive));
+                let pred = list.last_where(|k| below(k.as_ref(), probe, inclusive));
                 first_not_below(list, pred, probe, inclusive)
             }
             Index::Flat(flat) => flat.partition(probe, inclusive),
@@ -185,7 +201,7 @@ impl Cursor {
         match &self.segment.index {
             Index::List(list) => {
                 let probe = &probe.under(list.rule());
-                node_pos(list.last_where(|k| below(k, probe, inclusive)))
+                node_pos(list.last_where(|k| below(k.as_ref(), probe, inclusive)))
             }
             Index::Flat(flat) => flat.partition(probe, inclusive).wrapping_sub(1),
         }
@@ -193,19 +209,19 @@ impl Cursor {
 
     /// To the first cell.
     pub(crate) fn seek_to_first(&mut self) {
-        let pos = self.first_not(|_| false);
+        let pos = self.first();
         self.forward_from(pos);
     }
 
     /// To the last cell.
     pub(crate) fn seek_to_last(&mut self) {
-        let pos = self.last(|_| true);
+        let pos = self.last();
         self.backward_from(pos);
     }
 
     /// To the next cell.
     pub(crate) fn next(&mut self) {
-        if self.key().is_some() {
+        if self.seq().is_some() {
             let pos = self.step_forward(self.pos);
             self.forward_from(pos);
         }
@@ -213,7 +229,7 @@ impl Cursor {
 
     /// To the previous cell (a search in a skiplist, a step in a flat index).
     pub(crate) fn prev(&mut self) {
-        if self.key().is_some() {
+        if self.seq().is_some() {
             let pos = self.step_backward(self.pos);
             self.backward_from(pos);
         }
@@ -242,8 +258,8 @@ impl Cursor {
     /// Settles on the first visible cell at or after `pos`.
     fn forward_from(&mut self, mut pos: usize) {
         self.pos = pos;
-        while let Some(key) = self.key() {
-            if key.seq() <= self.read_point {
+        while let Some(seq) = self.seq() {
+            if seq <= self.read_point {
                 return;
             }
             pos = self.step_forward(pos);
@@ -255,8 +271,8 @@ impl Cursor {
     /// Settles on the last visible cell at or before `pos`.
     fn backward_from(&mut self, mut pos: usize) {
         self.pos = pos;
-        while let Some(key) = self.key() {
-            if key.seq() <= self.read_point {
+        while let Some(seq) = self.seq() {
+            if seq <= self.read_point {
                 return;
             }
             pos = self.step_backward(pos);

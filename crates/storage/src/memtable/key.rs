@@ -39,7 +39,7 @@ pub const MAX_SEQ: u64 = SEQ_MASK - 1;
 
 /// The 56 sequence-id bits of a tag. A probe's sequence id is clamped to it, one above any
 /// stored id, so the clamp never changes how a probe compares with a stored key.
-const SEQ_MASK: u64 = (1 << 56) - 1;
+pub(crate) const SEQ_MASK: u64 = (1 << 56) - 1;
 
 /// Packs a type and a sequence id into a tag (sequence ids above 56 bits are clamped).
 #[inline]
@@ -198,6 +198,7 @@ impl Key {
     }
 
     /// The key of `cell`, whose chunk layout is `data`, with the plain prefix.
+    #[cfg(test)]
     pub(crate) fn new(data: Bytes, cell: &CellRef<'_>) -> Key {
         Key::under(data, cell, None)
     }
@@ -212,45 +213,32 @@ impl Key {
         }
     }
 
+    /// This key as a borrowed view (what cursors and comparisons use).
+    #[inline]
+    pub(crate) fn as_ref(&self) -> KeyRef<'_> {
+        KeyRef {
+            data: &self.data,
+            tag: self.tag,
+            prefix: Some(self.prefix),
+        }
+    }
+
     /// The row's bytes.
     #[inline]
     pub(crate) fn row_bytes(&self) -> &[u8] {
-        self.row().0
+        self.as_ref().row_bytes()
     }
 
     /// Row and qualifier.
     #[inline]
     pub(crate) fn column(&self) -> (&[u8], &[u8]) {
-        let (row, rest) = self.row();
-        (row, take_qualifier(rest).0)
-    }
-
-    /// Row, and the bytes after it.
-    #[inline]
-    fn row(&self) -> (&[u8], &[u8]) {
-        take_prefixed(self.data.get(TIMESTAMP_BYTES..).unwrap_or_default())
-    }
-
-    /// Row, qualifier, value and the put's own TTL.
-    #[inline]
-    fn split(&self) -> (&[u8], &[u8], &[u8], Option<u64>) {
-        let (row, rest) = self.row();
-        let (qualifier, ttl, value) = take_qualifier(rest);
-        (row, qualifier, value, ttl)
-    }
-
-    /// Bytes the cell takes in its chunk (timestamp and lengths header included).
-    #[inline]
-    pub(crate) fn stored_len(&self) -> usize {
-        self.data.len()
+        self.as_ref().column()
     }
 
     /// The cell's timestamp.
     #[inline]
     pub(crate) fn timestamp(&self) -> Timestamp {
-        self.data
-            .first_chunk::<TIMESTAMP_BYTES>()
-            .map_or(0, |b| Timestamp::from_be_bytes(*b))
+        self.as_ref().timestamp()
     }
 
     /// The sequence id.
@@ -262,20 +250,127 @@ impl Key {
     /// This key as a probe, to search for it or its neighbours.
     #[inline]
     pub(crate) fn probe(&self) -> Probe<'_> {
+        self.as_ref().probe()
+    }
+
+    /// The cell, borrowed from the chunk.
+    #[cfg(test)]
+    pub(crate) fn cell(&self) -> CellRef<'_> {
+        self.as_ref().cell()
+    }
+
+    /// Compares this key's column (row, then qualifier) with the probe's.
+    #[inline]
+    pub(crate) fn cmp_column(&self, probe: &Probe<'_>) -> Ordering {
+        self.as_ref().cmp_column(probe)
+    }
+
+    /// Compares this key with `probe` in store order.
+    #[inline]
+    pub(crate) fn cmp_probe(&self, probe: &Probe<'_>) -> Ordering {
+        self.as_ref().cmp_probe(probe)
+    }
+}
+
+/// A key borrowed from where its cell is stored: a skiplist node's [`Key`], or a flat index's
+/// entry (chunk, offset, length and tag) over the segment's chunks.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct KeyRef<'a> {
+    data: &'a [u8],
+    tag: u64,
+    /// The row prefix a skiplist key keeps (see the module docs); `None` for a flat entry,
+    /// which keeps none: its comparisons read the row.
+    prefix: Option<u64>,
+}
+
+impl<'a> KeyRef<'a> {
+    /// The key of a cell whose chunk layout is `data` and tag `tag` (a flat entry's).
+    #[inline]
+    pub(crate) fn flat(data: &'a [u8], tag: u64) -> KeyRef<'a> {
+        KeyRef {
+            data,
+            tag,
+            prefix: None,
+        }
+    }
+
+    /// The cell's chunk layout.
+    #[inline]
+    pub(crate) fn data(self) -> &'a [u8] {
+        self.data
+    }
+
+    /// The tag: type code and sequence id.
+    #[inline]
+    pub(crate) fn tag(self) -> u64 {
+        self.tag
+    }
+
+    /// The row's bytes.
+    #[inline]
+    pub(crate) fn row_bytes(self) -> &'a [u8] {
+        self.row().0
+    }
+
+    /// Row and qualifier.
+    #[inline]
+    pub(crate) fn column(self) -> (&'a [u8], &'a [u8]) {
+        let (row, rest) = self.row();
+        (row, take_qualifier(rest).0)
+    }
+
+    /// Row, and the bytes after it.
+    #[inline]
+    fn row(self) -> (&'a [u8], &'a [u8]) {
+        take_prefixed(self.data.get(TIMESTAMP_BYTES..).unwrap_or_default())
+    }
+
+    /// Row, qualifier, value and the put's own TTL.
+    #[inline]
+    fn split(self) -> (&'a [u8], &'a [u8], &'a [u8], Option<u64>) {
+        let (row, rest) = self.row();
+        let (qualifier, ttl, value) = take_qualifier(rest);
+        (row, qualifier, value, ttl)
+    }
+
+    /// Bytes the cell takes in its chunk (timestamp and lengths header included).
+    #[inline]
+    pub(crate) fn stored_len(self) -> usize {
+        self.data.len()
+    }
+
+    /// The cell's timestamp.
+    #[inline]
+    pub(crate) fn timestamp(self) -> Timestamp {
+        self.data
+            .first_chunk::<TIMESTAMP_BYTES>()
+            .map_or(0, |b| Timestamp::from_be_bytes(*b))
+    }
+
+    /// The sequence id.
+    #[inline]
+    pub(crate) fn seq(self) -> u64 {
+        self.tag & SEQ_MASK
+    }
+
+    /// This key as a probe, to search for it or its neighbours.
+    #[inline]
+    pub(crate) fn probe(self) -> Probe<'a> {
         let (row, qualifier, _, _) = self.split();
+        let plain = seven_bytes(row);
         Probe {
             row,
             qualifier,
             timestamp: self.timestamp(),
             tag: self.tag,
-            plain: seven_bytes(row),
-            ruled: self.prefix,
+            plain,
+            ruled: self.prefix.unwrap_or(plain),
         }
     }
 
     /// The cell, borrowed from the chunk.
     #[inline]
-    pub(crate) fn cell(&self) -> CellRef<'_> {
+    pub(crate) fn cell(self) -> CellRef<'a> {
         let (row, qualifier, value, ttl) = self.split();
         CellRef {
             row,
@@ -290,15 +385,17 @@ impl Key {
 
     /// Compares this key's column (row, then qualifier) with the probe's.
     #[inline]
-    pub(crate) fn cmp_column(&self, probe: &Probe<'_>) -> Ordering {
-        let theirs = match rule_of(self.prefix) {
-            0 => Some(probe.plain),
-            rule if rule == rule_of(probe.ruled) => Some(probe.ruled),
-            _ => None,
-        };
-        if let Some(theirs) = theirs {
-            if self.prefix != theirs {
-                return self.prefix.cmp(&theirs);
+    pub(crate) fn cmp_column(self, probe: &Probe<'_>) -> Ordering {
+        if let Some(prefix) = self.prefix {
+            let theirs = match rule_of(prefix) {
+                0 => Some(probe.plain),
+                rule if rule == rule_of(probe.ruled) => Some(probe.ruled),
+                _ => None,
+            };
+            if let Some(theirs) = theirs {
+                if prefix != theirs {
+                    return prefix.cmp(&theirs);
+                }
             }
         }
         let (row, rest) = self.row();
@@ -309,13 +406,13 @@ impl Key {
     /// True when this key's column sorts before the probe's: every version of the column is
     /// then below the probe.
     #[inline]
-    pub(crate) fn column_below(&self, probe: &Probe<'_>) -> bool {
+    pub(crate) fn column_below(self, probe: &Probe<'_>) -> bool {
         self.cmp_column(probe).is_lt()
     }
 
     /// Compares this key with `probe` in store order.
     #[inline]
-    pub(crate) fn cmp_probe(&self, probe: &Probe<'_>) -> Ordering {
+    pub(crate) fn cmp_probe(self, probe: &Probe<'_>) -> Ordering {
         self.cmp_column(probe)
             .then_with(|| probe.timestamp.cmp(&self.timestamp()))
             .then_with(|| probe.tag.cmp(&self.tag))
@@ -393,147 +490,5 @@ fn get_varint(data: &[u8]) -> (usize, usize) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn cell<'a>(row: &'a [u8], q: &'a [u8], v: &'a [u8], t: CellType, seq: u64) -> CellRef<'a> {
-        CellRef {
-            row,
-            qualifier: q,
-            timestamp: 7,
-            cell_type: t,
-            seq,
-            value: v,
-            ttl: None,
-        }
-    }
-
-    #[test]
-    fn layout_round_trips_short_and_long_lengths() {
-        let long = vec![b'x'; 300];
-        for (row, q, v) in [
-            (&b"r"[..], &b"q"[..], &b"v"[..]),
-            (&b""[..], &b""[..], &b""[..]),
-            (&long[..], &long[..20], &long[..]),
-        ] {
-            for ttl in [None, Some(0), Some(1_000), Some(u64::MAX)] {
-                let c = CellRef {
-                    ttl,
-                    ..cell(row, q, v, CellType::DeleteColumn, MAX_SEQ)
-                };
-                let mut out = BytesMut::new();
-                Key::encode(&c, &mut out);
-                assert_eq!(out.len(), Key::encoded_len(&c));
-                let key = Key::new(out.freeze(), &c);
-                assert_eq!(key.cell(), c);
-                assert_eq!(key.column(), (row, q));
-                assert_eq!(key.cmp_probe(&Probe::of_cell(&c)), Ordering::Equal);
-            }
-        }
-    }
-
-    #[test]
-    fn prefixes_order_keys_as_their_rows_do() {
-        // Rows of 0..=10 bytes over bytes that stress padding (0x00) and sign (0xff).
-        let alphabet = [0x00u8, 0x01, b'a', 0xff];
-        let mut rows = vec![Vec::new()];
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
-        for _ in 0..400 {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            let len = (state >> 60) as usize % 11;
-            let row = (0..len)
-                .map(|i| alphabet[((state >> (2 * i)) & 3) as usize])
-                .collect::<Vec<u8>>();
-            rows.push(row);
-        }
-        for a in &rows {
-            let ca = cell(a, b"q", b"v", CellType::Put, 5);
-            let mut out = BytesMut::new();
-            Key::encode(&ca, &mut out);
-            let key = Key::new(out.freeze(), &ca);
-            assert_eq!(key.row_bytes(), &a[..]);
-            assert_eq!(key.timestamp(), 7);
-            for b in &rows {
-                let cb = cell(b, b"q", b"v", CellType::Put, 5);
-                let want = a.as_slice().cmp(b.as_slice());
-                assert_eq!(key.cmp_probe(&Probe::of_cell(&cb)), want, "{a:?} vs {b:?}");
-                assert_eq!(key.cmp_column(&Probe::of_cell(&cb)), want, "{a:?} vs {b:?}");
-            }
-        }
-    }
-
-    #[test]
-    fn prefixes_under_rules_order_keys_as_their_rows_do() {
-        // Rows sharing long runs of one byte, some not starting with a rule's bytes; keys and
-        // probes made under the same rule, another rule, or none all compare as rows do.
-        let rules = [
-            None,
-            RowRule::new(1, b"000"),
-            RowRule::new(2, b"0000000"),
-            RowRule::new(3, b"00a"),
-        ];
-        let mut rows: Vec<Vec<u8>> = vec![Vec::new(), b"0".to_vec(), b"00".to_vec()];
-        for n in [0u64, 1, 9, 10, 99, 12_345, 9_999_999, 123_456_789_012] {
-            rows.push(format!("{n:020}").into_bytes());
-            rows.push(format!("{n:012}").into_bytes());
-            rows.push(format!("00a{n}").into_bytes());
-        }
-        rows.push(b"000000000000000000000\xff".to_vec());
-        rows.push(b"0000000\x00".to_vec());
-        for a in &rows {
-            let ca = cell(a, b"q", b"v", CellType::Put, 5);
-            let mut out = BytesMut::new();
-            Key::encode(&ca, &mut out);
-            let data = out.freeze();
-            for key_rule in &rules {
-                let key = Key::under(data.clone(), &ca, key_rule.as_ref());
-                for probe_rule in &rules {
-                    for b in &rows {
-                        let cb = cell(b, b"q", b"v", CellType::Put, 5);
-                        let probe = Probe::of_cell(&cb).under(probe_rule.as_ref());
-                        let want = a.as_slice().cmp(b.as_slice());
-                        assert_eq!(key.cmp_column(&probe), want, "{a:?} vs {b:?}");
-                        // A key turned into a probe keeps its rule.
-                        let back = Key::under(data.clone(), &ca, probe_rule.as_ref());
-                        let want = b.as_slice().cmp(a.as_slice());
-                        let key_b = Key::under(
-                            {
-                                let mut o = BytesMut::new();
-                                Key::encode(&cb, &mut o);
-                                o.freeze()
-                            },
-                            &cb,
-                            key_rule.as_ref(),
-                        );
-                        assert_eq!(key_b.cmp_column(&back.probe()), want, "{b:?} vs {a:?}");
-                    }
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn rules_need_an_id_and_bytes_and_are_capped() {
-        assert!(RowRule::new(0, b"abc").is_none());
-        assert!(RowRule::new(1, b"").is_none());
-        let long = vec![b'0'; 100];
-        let rule = RowRule::new(7, &long).expect("a rule");
-        assert_eq!(rule.shared().len(), RowRule::MAX_BYTES);
-    }
-
-    #[test]
-    fn tags_sort_like_type_then_seq() {
-        let a = tag(CellType::Delete, 1);
-        assert!(tag(CellType::DeleteFamily, 0) > a);
-        assert!(tag(CellType::Delete, 2) > a);
-        assert!(tag(CellType::Put, MAX_SEQ) < a);
-        assert_eq!(
-            tag_type(tag(CellType::DeleteFamilyVersion, 9)),
-            CellType::DeleteFamilyVersion
-        );
-        // A probe with the largest u64 sorts before every stored key of its type.
-        assert!(tag(CellType::Put, u64::MAX) > tag(CellType::Put, MAX_SEQ));
-    }
-}
+#[path = "key_test.rs"]
+mod tests;

@@ -36,9 +36,11 @@
 //!    it started from; `snapshot()` bumps the version.
 
 mod arena;
+mod chunks;
 mod compact;
 mod cursor;
 mod flat;
+mod flat_build;
 #[cfg(test)]
 mod idle_tests;
 mod in_memory;
@@ -51,7 +53,6 @@ mod reseek_tests;
 mod row_filter;
 #[cfg(test)]
 mod row_rule_tests;
-mod runs;
 mod segment;
 mod skiplist;
 mod slab;

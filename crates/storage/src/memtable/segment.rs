@@ -1,5 +1,6 @@
 //! A segment: an index over cells stored in arena chunks. The active segment's index is a
-//! lock-free skiplist; an immutable segment's may be flat, a sorted `Box<[Key]>` (flattening).
+//! lock-free skiplist; an immutable segment's may be flat: sorted entries over chunks of its
+//! own (flattening copies the cells there; see [`chunks`](super::chunks)).
 //!
 //! # Thread safety
 //! `insert` may run on many threads at once and alongside any number of cursors; see
@@ -7,16 +8,15 @@
 //! segment takes inserts (only its active one, always a skiplist). A flat segment never
 //! changes after it is built.
 
-use std::borrow::Cow;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, OnceLock};
 
 use strata_sstable::CellRef;
 
 use super::arena::Arena;
-use super::flat::{self, FlatIndex, FLAT_ENTRY_BYTES};
-use super::key::{Key, Probe, RowRule};
-use super::merge_index::MergedIndex;
+use super::flat::{FlatIndex, FLAT_ENTRY_BYTES};
+use super::flat_build::FlatParts;
+use super::key::{Key, KeyRef, Probe, RowRule};
 use super::row_filter::RowFilter;
 use super::skiplist::{Insert, SkipList, Splice, HEAD, LINK_BYTES, NODE_BYTES, TAIL_BYTES};
 use super::Stats;
@@ -25,18 +25,29 @@ use super::Stats;
 pub(crate) enum Index {
     /// The mutable form: lock-free inserts, O(log n) searches, `prev` a search.
     List(Box<SkipList>),
-    /// The flat form: keys in store order, binary search (dense row keys first), O(1) steps
-    /// both ways.
+    /// The flat form: entries in store order over the segment's own chunks, binary search
+    /// (dense row keys first), O(1) steps both ways.
     Flat(FlatIndex),
 }
 
-/// Arena figures a flat segment inherits from the segments whose cells it references (their
-/// chunks stay allocated as long as its keys hold them).
+/// Chunk figures of a flat segment: the chunks it copied cells into, and those of the flat
+/// segments it merged (it holds their chunks).
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Carried {
     pub(crate) chunks: u64,
     pub(crate) large_cells: u64,
     pub(crate) reserved_bytes: u64,
+}
+
+impl Carried {
+    /// The figures of `self` and `other` together.
+    pub(crate) fn plus(self, other: Carried) -> Carried {
+        Carried {
+            chunks: self.chunks + other.chunks,
+            large_cells: self.large_cells + other.large_cells,
+            reserved_bytes: self.reserved_bytes + other.reserved_bytes,
+        }
+    }
 }
 
 /// One part of a memtable: the active segment, or an immutable one in the pipeline.
@@ -94,54 +105,12 @@ impl Segment {
         }
     }
 
-    /// A flat segment over `keys` (in store order, unique), whose cell bytes live in `arena`
-    /// (copied there) or in the chunks of other segments (`carried` describes those).
-    pub(crate) fn flat(id: u64, keys: Vec<Key>, arena: Arena, carried: Carried) -> Segment {
-        let mut segment = Segment::with_index(id, arena, Index::Flat(FlatIndex::new(Vec::new())));
-        segment.carried = carried;
-        // One pass over the keys (each reads its cell's bytes in an arena chunk, most of the
-        // cost): sizes, sequence ids, the distinct rows and the dense keys.
-        let shared = flat::shared_prefix(&keys);
-        let mut dense = Vec::with_capacity(keys.len());
-        let mut sums = Sums::default();
-        let mut runs = flat::Runs::with_capacity(keys.len());
-        for key in &keys {
-            let cell = key.cell();
-            runs.push(cell.row, cell.qualifier);
-            sums.add_cell(&cell, key.stored_len());
-            dense.push(flat::dense(cell.row, shared));
-        }
-        segment.count_all(&sums);
-        let run_end = runs.finish();
-        segment.set_flat(FlatIndex::with_dense(keys, shared, dense, run_end));
-        segment
-    }
-
-    /// A flat segment over a merged index of other segments' keys (see
-    /// [`merge_index`](super::merge_index)), its figures the inputs' sums less those of the
-    /// keys kept once.
-    pub(crate) fn from_merged(
-        id: u64,
-        merged: MergedIndex,
-        arena: Arena,
-        carried: Carried,
-    ) -> Segment {
-        let mut segment = Segment::with_index(id, arena, Index::Flat(FlatIndex::new(Vec::new())));
-        segment.carried = carried;
-        let MergedIndex {
-            keys,
-            dense,
-            run_end,
-            shared,
-            duplicates,
-            mut sums,
-        } = merged;
-        for key in &duplicates {
-            sums.remove_key(key);
-        }
-        drop(duplicates);
-        segment.count_all(&sums);
-        segment.set_flat(FlatIndex::with_dense(keys, shared, dense, run_end));
+    /// A flat segment over a built index (a flatten, a merge or a copy), with its figures.
+    pub(crate) fn from_flat(id: u64, parts: FlatParts) -> Segment {
+        let mut segment = Segment::with_index(id, Arena::new(0), Index::Flat(FlatIndex::empty()));
+        segment.carried = parts.figures;
+        segment.count_all(&parts.sums);
+        segment.set_flat(parts.index);
         segment
     }
 
@@ -159,11 +128,12 @@ impl Segment {
         }
         self.filter = OnceLock::from(filter);
         self.index_bytes
-            .fetch_add(flat.upper_bytes() as u64, Relaxed);
+            .fetch_add(flat.extra_bytes() as u64, Relaxed);
         self.index = Index::Flat(flat);
     }
 
-    /// A flat segment's figures as its entries count them (its upper level left out); `None`
+    /// A flat segment's figures as its entries count them (its upper level and chunk handles
+    /// left out); `None`
     /// for a skiplist segment, whose keys must be read for them ([`Sums::add_cell`]).
     pub(crate) fn flat_sums(&self) -> Option<Sums> {
         match &self.index {
@@ -173,7 +143,7 @@ impl Segment {
                 index: self
                     .index_bytes
                     .load(Relaxed)
-                    .saturating_sub(flat.upper_bytes() as u64),
+                    .saturating_sub(flat.extra_bytes() as u64),
                 min_seq: self.min_seq.load(Relaxed),
                 max_seq: self.max_seq.load(Relaxed),
             }),
@@ -236,30 +206,19 @@ impl Segment {
         }
     }
 
-    /// A skiplist segment's first and last rows (`None` when empty or flat). Requires: no
+    /// The segment's first and last rows (`None` when empty). Requires, for a skiplist: no
     /// insert runs (the segment is sealed), or the caller accepts rows inserted since.
     pub(crate) fn first_and_last_rows(&self) -> Option<(&[u8], &[u8])> {
-        let Index::List(list) = &self.index else {
-            return None;
-        };
-        let first = list.key(list.successor(HEAD))?;
-        let last = list.key(list.last_where(|_| true))?;
-        Some((first.row_bytes(), last.row_bytes()))
-    }
-
-    /// Every key in store order: a flat segment's own, or a copy of a skiplist's level 0.
-    /// Requires, for a skiplist: no insert runs (the segment is sealed).
-    pub(crate) fn keys_in_order(&self) -> Cow<'_, [Key]> {
         match &self.index {
-            Index::Flat(flat) => Cow::Borrowed(flat.keys()),
             Index::List(list) => {
-                let mut keys = Vec::with_capacity(usize::try_from(self.cells()).unwrap_or(0));
-                let mut id = list.successor(HEAD);
-                while let Some(key) = list.key(id) {
-                    keys.push(key.clone());
-                    id = list.successor(id);
-                }
-                Cow::Owned(keys)
+                let first = list.key(list.successor(HEAD))?;
+                let last = list.key(list.last_where(|_| true))?;
+                Some((first.row_bytes(), last.row_bytes()))
+            }
+            Index::Flat(flat) => {
+                let first = flat.key(0)?;
+                let last = flat.key(flat.len().checked_sub(1)?)?;
+                Some((first.row_bytes(), last.row_bytes()))
             }
         }
     }
@@ -365,9 +324,7 @@ impl Segment {
             + self.filter.get().map_or(0, |f| f.bytes() as u64)
             + match &self.index {
                 Index::List(list) => list.reserved_bytes(),
-                Index::Flat(flat) => {
-                    (flat.keys().len() * FLAT_ENTRY_BYTES + flat.upper_bytes()) as u64
-                }
+                Index::Flat(flat) => (flat.len() * FLAT_ENTRY_BYTES + flat.extra_bytes()) as u64,
             };
         if cells > 0 {
             let (min, max) = (self.min_seq.load(Relaxed), self.max_seq.load(Relaxed));
@@ -418,7 +375,7 @@ impl Sums {
     }
 
     /// Takes out a key counted twice (its sequence id is still another key's: the bounds stay).
-    fn remove_key(&mut self, key: &Key) {
+    pub(crate) fn remove_key(&mut self, key: KeyRef<'_>) {
         let (data, index) = Sums::entry(&key.cell(), key.stored_len());
         self.cells = self.cells.saturating_sub(1);
         self.data = self.data.saturating_sub(data);
