@@ -8,15 +8,17 @@
 mod support;
 
 use std::path::Path;
-use std::process::{Child, Stdio};
+use std::process::Stdio;
 
 use bytes::Bytes;
 use strata_client::Connection;
 use strata_model::ops::{Get, Put};
 use strata_model::schema::{FamilyDescriptor, StoragePolicy, TableDescriptor, TableName};
 
-fn spawn(data: &Path, extra: &[String]) -> (Child, String) {
-    support::spawn(data, extra, Stdio::null())
+/// The server, killed when dropped (so a failing assertion leaves no process behind).
+fn spawn(data: &Path, extra: &[String]) -> (support::Killed, String) {
+    let (child, addr) = support::spawn(data, extra, Stdio::null());
+    (support::Killed(child), addr)
 }
 
 fn key(i: u64) -> Bytes {
@@ -85,8 +87,8 @@ async fn files_and_wal_follow_their_policies_across_a_crash_and_a_changed_config
     }
     assert!(files_under(&data.join("wal"), "") > 0);
     assert!(!ram.join("wal").exists());
-    child.kill().unwrap();
-    child.wait().unwrap();
+    child.0.kill().unwrap();
+    child.0.wait().unwrap();
 
     // The RAM disk volume is gone from the configuration: the previous start's WAL is split
     // and replayed, and every write is there.
@@ -103,8 +105,8 @@ async fn files_and_wal_follow_their_policies_across_a_crash_and_a_changed_config
             "row {i}"
         );
     }
-    child.kill().unwrap();
-    child.wait().unwrap();
+    child.0.kill().unwrap();
+    child.0.wait().unwrap();
 
     // Without the SSD volume the region cannot find its files: the start fails and says
     // which volume to declare.
@@ -122,6 +124,6 @@ async fn files_and_wal_follow_their_policies_across_a_crash_and_a_changed_config
     assert_eq!(files_under(&ssd.join("tables"), ".sst"), 0);
     assert_eq!(files_under(&data.join("tables"), ".sst"), 0);
     assert!(files_under(&ssd.join("archive"), ".sst") > 0);
-    child.kill().unwrap();
-    child.wait().unwrap();
+    child.0.kill().unwrap();
+    child.0.wait().unwrap();
 }
