@@ -37,6 +37,7 @@
 
 pub mod admin;
 pub mod admin_logged;
+mod admin_path;
 pub mod counted;
 pub mod fencer;
 pub mod hbase;

@@ -27,7 +27,7 @@ use strata_cluster::layout::Layout;
 use strata_proto::pb;
 use strata_storage::manifest::{read_current, StoreFile, Version};
 use strata_storage::region::{family_dir_name, region_dir_name};
-use strata_storage::tiers::archive::ARCHIVE_DIR;
+use strata_storage::tiers::archive::{files_under, ARCHIVE_DIR};
 use strata_storage::vfs::{FileStore, Storage};
 
 use super::clone::region_version;
@@ -123,23 +123,6 @@ pub fn archived_key(rel: &Path) -> Option<FileKey> {
     ))
 }
 
-fn list_files(files: &dyn FileStore, dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
-    let entries = match files.list(dir) {
-        Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(format!("list {}: {e}", files.url(dir))),
-    };
-    for e in entries {
-        let path = dir.join(&e.name);
-        if e.is_dir {
-            list_files(files, &path, out)?;
-        } else {
-            out.push(path);
-        }
-    }
-    Ok(())
-}
-
 impl Cleaner {
     /// A cleaner deleting unreferenced archived files seen for at least `ttl`.
     pub fn new(ttl: Duration) -> Cleaner {
@@ -166,12 +149,9 @@ impl Cleaner {
     ) -> Result<Cleaned, String> {
         let mut found = Vec::new();
         for (i, place) in places.iter().enumerate() {
-            let mut paths = Vec::new();
-            list_files(
-                place.files.as_ref(),
-                &place.root.join(ARCHIVE_DIR),
-                &mut paths,
-            )?;
+            let archive = place.root.join(ARCHIVE_DIR);
+            let paths = files_under(place.files.as_ref(), &archive)
+                .map_err(|e| format!("list {}: {e}", place.files.url(&archive)))?;
             found.extend(paths.into_iter().map(|p| (i, p)));
         }
         let mut cleaned = Cleaned {

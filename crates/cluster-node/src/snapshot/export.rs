@@ -19,7 +19,7 @@ use prost::Message;
 use strata_model::schema::StoragePolicy;
 use strata_proto::pb;
 use strata_storage::manifest::{format, StoreFile, VersionEdit};
-use strata_storage::tiers::archive::ARCHIVE_DIR;
+use strata_storage::tiers::archive::{files_under, ARCHIVE_DIR};
 use strata_storage::tiers::policy_dir_name;
 use strata_storage::vfs::{FileStore, FileWriter};
 
@@ -288,10 +288,14 @@ pub fn export(
 /// Listing or renaming failed.
 pub fn unstage(files: &dyn FileStore, root: &Path, name: &str) -> Result<usize, String> {
     let staging = snapshot_dir(root, name).join("files");
-    let mut found = Vec::new();
-    list(files, &staging, &mut found)?;
+    let found =
+        files_under(files, &staging).map_err(|e| format!("list {}: {e}", files.url(&staging)))?;
     let mut moved = 0;
-    for path in found {
+    // A `.tmp` is an export's copy in flight, never complete: left to the removal below.
+    for path in found
+        .into_iter()
+        .filter(|p| p.extension().is_none_or(|x| x != "tmp"))
+    {
         let Ok(rel) = path.strip_prefix(&staging) else {
             continue;
         };
@@ -312,21 +316,4 @@ pub fn unstage(files: &dyn FileStore, root: &Path, name: &str) -> Result<usize, 
         }
         _ => Ok(moved),
     }
-}
-
-fn list(files: &dyn FileStore, dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
-    let entries = match files.list(dir) {
-        Ok(e) => e,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(format!("list {}: {e}", files.url(dir))),
-    };
-    for e in entries {
-        let path = dir.join(&e.name);
-        if e.is_dir {
-            list(files, &path, out)?;
-        } else if !e.name.ends_with(".tmp") {
-            out.push(path);
-        }
-    }
-    Ok(())
 }

@@ -7,9 +7,9 @@
 use std::path::{Path, PathBuf};
 
 use prost::Message;
-use strata_cluster::kv::{range_all, Compare, Kv, Op, Txn};
+use strata_cluster::kv::{Compare, Kv, Op, Txn};
 use strata_cluster::layout::Layout;
-use strata_cluster::record::{RegionRecord, RegionState, TableState};
+use strata_cluster::record::TableState;
 use strata_model::schema::TableName;
 use strata_proto::convert::table_to_pb;
 use strata_proto::pb::{self, ErrorCode};
@@ -20,7 +20,7 @@ use tonic::Status;
 
 use super::{manifest_path, snapshot_dir, Record, TAKING_DEADLINE_MS};
 use crate::admin::{table_record, unavailable};
-use crate::names::region_id;
+pub(crate) use crate::admin_path::live_regions;
 use crate::schema::get_schema;
 
 /// A table's directory relative to the root (`tables/<namespace>/<qualifier>`) and under it.
@@ -88,31 +88,6 @@ pub fn begin<K: Kv + ?Sized>(
         ));
     }
     Ok((outcome.revision, enabled))
-}
-
-/// The live regions of `table` (split and merged parents left out), by start row: name,
-/// storage id, record.
-pub(crate) fn live_regions<K: Kv + ?Sized>(
-    kv: &K,
-    layout: &Layout,
-    table: &str,
-) -> Result<Vec<(String, u64, RegionRecord)>, Status> {
-    let page = range_all(kv, &layout.table_regions(table), 1000).map_err(unavailable)?;
-    let mut out = Vec::new();
-    for item in page.kvs {
-        let Some(name) = item.key.strip_prefix(&layout.regions()) else {
-            continue;
-        };
-        let (Some((_, id)), Ok(rec)) = (region_id(name), RegionRecord::decode(&item.value)) else {
-            continue;
-        };
-        if matches!(rec.state, RegionState::Split | RegionState::Merged) {
-            continue;
-        }
-        out.push((name.to_string(), id, rec));
-    }
-    out.sort_by(|a, b| a.2.start.cmp(&b.2.start));
-    Ok(out)
 }
 
 /// Reads every live region's manifest of `table` from `root` (after the caller flushed the

@@ -37,7 +37,7 @@ use super::store::FileHandle;
 use super::Region;
 use crate::error::{Error, Result};
 use crate::manifest::{
-    self, format, Half, Manifest, Reference, RegionInfo, StoreFile, StoreFs, Version, VersionEdit,
+    self, Half, Manifest, Reference, RegionInfo, StoreFile, StoreFs, Version, VersionEdit,
 };
 use crate::vfs::FileStore;
 
@@ -130,7 +130,7 @@ impl Region {
         daughter_dirs: &[PathBuf],
     ) -> Result<bool> {
         for dir in daughter_dirs {
-            let Some(version) = read_current_version(files, dir) else {
+            let Some((_, version)) = manifest::read_current(files, dir).ok().flatten() else {
                 return Ok(false);
             };
             let referenced = version.families().any(|(_, files)| {
@@ -302,24 +302,4 @@ pub(super) fn reference(
         }),
         ..file.meta.clone()
     })
-}
-
-/// The current version of the manifest in `dir`, read without changing the directory (the
-/// daughter may be open and publishing). `None` when there is none or it cannot be read.
-fn read_current_version(files: &dyn FileStore, dir: &Path) -> Option<Version> {
-    let newest = files
-        .list(dir)
-        .ok()?
-        .into_iter()
-        .filter_map(|e| {
-            let name = e.name;
-            let digits = name.strip_prefix("MANIFEST-")?;
-            (digits.len() == 20 && digits.bytes().all(|b| b.is_ascii_digit()))
-                .then(|| digits.parse::<u64>().ok())
-                .flatten()
-        })
-        .max()?;
-    let name = manifest::file_name(newest);
-    let bytes = files.read(&dir.join(&name)).ok()?;
-    format::decode(&name, &bytes).ok().map(|(_, v)| v)
 }

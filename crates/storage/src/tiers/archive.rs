@@ -76,22 +76,39 @@ pub fn remove_tree(
 }
 
 fn archive_files_under(files: &dyn FileStore, volume_root: &Path, dir: &Path) -> io::Result<usize> {
-    let entries = match files.list(dir) {
-        Ok(e) => e,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(0),
-        Err(e) => return Err(e),
-    };
     let mut moved = 0;
-    for entry in entries {
-        let path = dir.join(&entry.name);
-        if entry.is_dir {
-            moved += archive_files_under(files, volume_root, &path)?;
-        } else if entry.name.ends_with(".sst") {
+    for path in files_under(files, dir)? {
+        if path.extension().is_some_and(|e| e == "sst") {
             discard(files, volume_root, &path, true)?;
             moved += 1;
         }
     }
     Ok(moved)
+}
+
+/// Every file under `dir`, recursively (none if it does not exist).
+///
+/// # Errors
+/// A listing failed.
+pub fn files_under(files: &dyn FileStore, dir: &Path) -> io::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    let mut dirs = vec![dir.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        let entries = match files.list(&dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(e),
+        };
+        for e in entries {
+            let path = dir.join(&e.name);
+            if e.is_dir {
+                dirs.push(path);
+            } else {
+                out.push(path);
+            }
+        }
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
