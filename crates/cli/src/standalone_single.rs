@@ -146,8 +146,9 @@ pub async fn serve(
         };
         match started {
             Ok(gateway) => {
-                println!("HBase Thrift1 gateway on {}", gateway.addr());
+                // Recorded before it is announced: whoever reads the line finds it on /config.
                 strata_http::process_config::listening("Thrift", gateway.addr().to_string());
+                println!("HBase Thrift1 gateway on {}", gateway.addr());
                 Some(gateway)
             }
             Err(e) => {

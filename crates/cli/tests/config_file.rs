@@ -91,6 +91,10 @@ fn a_standalone_server_runs_on_its_file_under_its_flags_and_reloads_on_sighup() 
         assert!(page.contains(want), "{want:?} missing from /config: {page}");
     }
     assert!(!page.contains("WalOptions"), "no debug structs: {page}");
+    assert!(
+        !page.contains("HBase RPC = 127.0.0.1:0\n"),
+        "the port bound, not the one asked for: {page}"
+    );
 
     // A new log level and a new port in the file; SIGHUP applies the one and names the other.
     let mut changed = file(dir.path(), "debug");

@@ -160,6 +160,32 @@ pub(crate) fn run<K: Kv + Send + Sync + 'static>(
     )
     .on_invalid_open(config.on_invalid_open.clone());
     let mut listeners = listeners;
+    // HBase RPC binds first, so that /config names the port it bound, not the one asked for.
+    if let Some(listen) = places.endpoints.hbase_rpc {
+        match start_hbase_rpc(
+            &listeners.runtime,
+            listen,
+            (
+                places.endpoints.hbase_rpc_scan_time_limit,
+                places.endpoints.hbase_rpc_max_frame_bytes,
+            ),
+            (&name, host_of(&advertised)),
+            &server,
+            &admin_kv,
+            (&config.layout, config.tls.as_ref()),
+            &gate,
+        ) {
+            Ok(rpc) => {
+                places.endpoints.hbase_rpc = Some(rpc.addr());
+                listeners.hbase_rpc = Some(rpc);
+            }
+            Err(e) => {
+                listeners.close::<EtcdKv>(None);
+                let _ = server.shutdown();
+                return Ended::NotStarted(e);
+            }
+        }
+    }
     if let Some(listen) = places.endpoints.http {
         let view = RegionServerView::new(
             name.clone(),
@@ -208,34 +234,9 @@ pub(crate) fn run<K: Kv + Send + Sync + 'static>(
                 listeners.http = Some(http);
             }
             Err(e) => {
-                listeners.close::<EtcdKv>(None);
+                listeners.close(Some((admin_kv.as_ref(), &config.layout, &name)));
                 let _ = server.shutdown();
                 return Ended::NotStarted(format!("HTTP endpoint on {listen}: {e}"));
-            }
-        }
-    }
-    if let Some(listen) = places.endpoints.hbase_rpc {
-        match start_hbase_rpc(
-            &listeners.runtime,
-            listen,
-            (
-                places.endpoints.hbase_rpc_scan_time_limit,
-                places.endpoints.hbase_rpc_max_frame_bytes,
-            ),
-            (&name, host_of(&advertised)),
-            &server,
-            &admin_kv,
-            (&config.layout, config.tls.as_ref()),
-            &gate,
-        ) {
-            Ok(rpc) => {
-                places.endpoints.hbase_rpc = Some(rpc.addr());
-                listeners.hbase_rpc = Some(rpc);
-            }
-            Err(e) => {
-                listeners.close::<EtcdKv>(None);
-                let _ = server.shutdown();
-                return Ended::NotStarted(e);
             }
         }
     }
