@@ -25,6 +25,7 @@
 //! 3. Store files listed by the manifest exist; files not listed are garbage from an
 //!    interrupted flush or compaction and are deleted on open.
 
+mod bulk;
 mod compact;
 mod flush;
 mod half;
@@ -46,6 +47,7 @@ mod store;
 mod write;
 mod write_now;
 
+pub use bulk::{BulkLoaded, BulkStage, StagedFile};
 pub use compact::{CompactionCounters, CompactionOptions, CompactionReport};
 pub use listing::FileListing;
 pub use mvcc::Mvcc;
