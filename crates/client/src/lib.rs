@@ -39,6 +39,8 @@
 mod admin;
 mod admin_namespace;
 mod admin_snapshot;
+mod bulk;
+mod bulk_cut;
 mod connection;
 mod error;
 mod frames;
@@ -56,6 +58,8 @@ mod table;
 pub use admin::{Admin, StoreFileInfo, TableInfo};
 pub use admin_namespace::NamespaceDescriptor;
 pub use admin_snapshot::SnapshotDescription;
+pub use bulk::BulkLoadReport;
+pub use bulk_cut::{bulk_files_in, BulkFile};
 pub use connection::{Connection, MAX_ADMINS};
 pub use error::Error;
 pub use locate::RegionLocation;

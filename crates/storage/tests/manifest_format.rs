@@ -136,7 +136,11 @@ fn bulk_files_round_trip_in_version_3_and_older_headers_refuse_them() {
         .apply(&VersionEdit::new().add_file("d", loaded))
         .expect("applies");
     let bytes = encode(&v, 5);
-    assert_eq!(&bytes[13..17], &3u32.to_le_bytes(), "a bulk file: version 3");
+    assert_eq!(
+        &bytes[13..17],
+        &3u32.to_le_bytes(),
+        "a bulk file: version 3"
+    );
     assert_eq!(decode("m", &bytes).expect("decodes"), (5, v));
     for older in [1u32, 2] {
         let mut old = bytes.clone();
