@@ -280,3 +280,61 @@ async fn bad_loads_are_refused_and_change_nothing() {
     assert!(ok.status.success());
     assert_eq!(table.scan_all(&Scan::default()).await.unwrap().len(), 51);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_load_survives_kill_9_and_a_killed_load_runs_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let (child, addr) = spawn(&data, &[], Stdio::inherit());
+    let mut child = Killed(child);
+    let conn = Connection::connect(&addr).await.unwrap();
+    create(&conn, "k").await;
+    let load = dir.path().join("load");
+    std::fs::create_dir_all(load.join("f")).unwrap();
+    let mut cells = 0;
+    for k in 0..10u64 {
+        let from = k * ROWS / 10;
+        cells += crossing_file(
+            &load.join("f").join(format!("{k}.sst")),
+            from,
+            from + 19_000,
+        );
+    }
+    let load_s = load.display().to_string();
+
+    // Killed while the load runs: after a restart, the same load runs again to its end.
+    let (l, a) = (load_s.clone(), addr.clone());
+    let running = std::thread::spawn(move || {
+        strata(&["bulkload", "load", "--table", "k", &l, "--server", &a])
+    });
+    std::thread::sleep(Duration::from_millis(40));
+    child.0.kill().unwrap();
+    child.0.wait().unwrap();
+    let _ = running.join().unwrap();
+    let (restarted, addr) = spawn(&data, &[], Stdio::inherit());
+    child = Killed(restarted);
+    let conn = Connection::connect(&addr).await.unwrap();
+    let ok = strata(&[
+        "bulkload", "load", "--table", "k", &load_s, "--server", &addr,
+    ]);
+    assert!(ok.status.success());
+    let table = conn.table("k").unwrap();
+    let count = |rows: Vec<Vec<Cell>>| rows.iter().map(Vec::len).sum::<usize>() as u64;
+    assert_eq!(
+        count(table.scan_all(&Scan::default()).await.unwrap()),
+        cells,
+        "every cell once"
+    );
+
+    // Acknowledged, then killed: the load is in the manifests, not in the WAL.
+    child.0.kill().unwrap();
+    child.0.wait().unwrap();
+    let (restarted, addr) = spawn(&data, &[], Stdio::inherit());
+    let _child = Killed(restarted);
+    let conn = Connection::connect(&addr).await.unwrap();
+    let table = conn.table("k").unwrap();
+    assert_eq!(
+        count(table.scan_all(&Scan::default()).await.unwrap()),
+        cells
+    );
+}

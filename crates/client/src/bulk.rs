@@ -71,7 +71,10 @@ impl Connection {
                 .map_err(|e| Error::invalid(e.to_string()))??;
             pending.extend(piece);
         }
-        let result = self.load_pieces(table, pending, &scratch).await;
+        // Names this call's loads: a region's share sent again (an answer lost, or its server
+        // died and another opened it) has the same load id and is not added twice.
+        let salt: u64 = rand::random();
+        let result = self.load_pieces(table, pending, &scratch, salt).await;
         let _ = std::fs::remove_dir_all(&scratch);
         result
     }
@@ -81,6 +84,7 @@ impl Connection {
         table: &str,
         mut pending: Vec<Piece>,
         scratch: &std::path::Path,
+        salt: u64,
     ) -> Result<BulkLoadReport, Error> {
         let mut report = BulkLoadReport::default();
         let mut serial = 0u64;
@@ -132,7 +136,7 @@ impl Connection {
             pending = unplaced;
             for (at, pieces) in groups {
                 let region = &regions[at];
-                match self.load_region(table, region, &pieces).await {
+                match self.load_region(table, region, &pieces, salt).await {
                     Ok(done) => {
                         report.regions += 1;
                         report.files += done.files as usize;
@@ -142,7 +146,11 @@ impl Connection {
                             let _ = std::fs::remove_file(&p.path);
                         }
                     }
-                    Err(e) if e.code == ErrorCode::NotServingRegion => {
+                    // Moved, split, or its server gone: located again next round.
+                    Err(e)
+                        if e.code == ErrorCode::NotServingRegion
+                            || e.code == ErrorCode::Unavailable =>
+                    {
                         report.retried += 1;
                         pending.extend(pieces);
                     }
@@ -154,12 +162,14 @@ impl Connection {
     }
 
     /// Sends `pieces` to `region`'s server as one load; an answer lost on the way is asked
-    /// again with the same load id.
+    /// again once with the same load id (derived from `salt`, the region and the files, so a
+    /// later round sending the same share elsewhere uses it too).
     async fn load_region(
         &self,
         table: &str,
         region: &RegionLocation,
         pieces: &[Piece],
+        salt: u64,
     ) -> Result<pb::BulkLoadResponse, Error> {
         if region.server.is_empty() {
             return Err(Error::new(
@@ -185,7 +195,7 @@ impl Connection {
             region_id: region.region_id,
             start_row: region.start_row.clone(),
             end_row: region.end_row.clone(),
-            load_id: rand::random(),
+            load_id: load_id(salt, region.region_id, &files),
             files,
         };
         let total: u64 = header.files.iter().map(|f| f.length).sum();
@@ -203,7 +213,7 @@ impl Connection {
                     format!("bulk load into region {} timed out", region.region_id),
                 ),
             };
-            if error.code != ErrorCode::Unavailable || attempt >= 5 {
+            if error.code != ErrorCode::Unavailable || attempt >= 2 {
                 return Err(error);
             }
             tokio::time::sleep(Duration::from_millis(200 * attempt)).await;
@@ -257,4 +267,15 @@ impl Connection {
         }
         Ok(answer.map_err(Error::from)?.into_inner())
     }
+}
+
+/// The load id of `files` sent to region `region_id` by the call of `salt`.
+fn load_id(salt: u64, region_id: u64, files: &[pb::BulkLoadFile]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::hash::DefaultHasher::new();
+    (salt, region_id).hash(&mut h);
+    for f in files {
+        (&f.family, f.length, f.crc32c).hash(&mut h);
+    }
+    h.finish()
 }
