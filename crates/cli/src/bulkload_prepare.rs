@@ -144,6 +144,24 @@ impl Prepare {
                 bytes = 0;
             }
         }
+        if done.runs == 0 {
+            // The input fit in memory: its sorted cells are the output, no run is written.
+            done.runs = usize::from(!buffer.is_empty());
+            let mut by_family = sorted_by_family(&mut buffer);
+            for family in &self.table.families {
+                let Some(cells) = by_family.remove(family.name.as_bytes()) else {
+                    continue;
+                };
+                let dir = self.out.join(&family.name);
+                let mut out = Output::new(family, &dir, &self.boundaries);
+                for cell in &cells {
+                    out.add(&CellRef::from_cell(cell))?;
+                }
+                done.cells += cells.len() as u64;
+                done.files += out.finish()?;
+            }
+            return Ok(done);
+        }
         if !buffer.is_empty() {
             self.write_run(&mut buffer, &runs_dir, done.runs)?;
             done.runs += 1;
@@ -214,38 +232,19 @@ impl Prepare {
         Ok(cells)
     }
 
-    /// Sorts `buffer` (later lines first among equal cells), keeps one cell per key and
-    /// writes a run file per family.
+    /// Writes `buffer`'s cells, sorted, as a run file per family.
     fn write_run(&self, buffer: &mut Vec<Cell>, dir: &Path, run: usize) -> Result<(), String> {
-        let mut cells: Vec<(usize, Cell)> = buffer.drain(..).enumerate().collect();
-        cells.sort_by(|(ia, a), (ib, b)| {
-            a.family
-                .cmp(&b.family)
-                .then_with(|| compare_keys(a.key_parts(), b.key_parts()))
-                .then_with(|| ib.cmp(ia))
-        });
-        let mut by_family: BTreeMap<Bytes, Vec<Cell>> = BTreeMap::new();
-        let mut last: Option<(Bytes, Cell)> = None;
-        for (_, cell) in cells {
-            let same = last.as_ref().is_some_and(|(f, c)| {
-                *f == cell.family && compare_keys(c.key_parts(), cell.key_parts()).is_eq()
-            });
-            if !same {
-                by_family
-                    .entry(cell.family.clone())
-                    .or_default()
-                    .push(cell.clone());
-                last = Some((cell.family.clone(), cell));
-            }
-        }
+        let by_family = sorted_by_family(buffer);
         for (family, cells) in by_family {
             let name = String::from_utf8_lossy(&family).into_owned();
             let family_dir = dir.join(&name);
             fs::create_dir_all(&family_dir)
                 .map_err(|e| format!("{}: {e}", family_dir.display()))?;
             let path = family_dir.join(format!("run-{run:06}.sst"));
+            // Read once, in order, by the merge: no bloom filter.
             let options = WriterOptions {
                 family: family.clone(),
+                bloom: strata_model::schema::BloomType::None,
                 ..WriterOptions::default()
             };
             let mut writer =
@@ -319,6 +318,37 @@ impl Prepare {
         let files = out.finish()?;
         Ok((cells, files))
     }
+}
+
+/// `buffer`'s cells (emptied) by family, each in store order with one cell per key: of equal
+/// cells, the one of the latest line.
+fn sorted_by_family(buffer: &mut Vec<Cell>) -> BTreeMap<Bytes, Vec<Cell>> {
+    let cells = std::mem::take(buffer);
+    // Indexes are sorted, not cells: a cell is large, and a sort moves what it sorts.
+    let mut order: Vec<u32> = (0..u32::try_from(cells.len()).unwrap_or(u32::MAX)).collect();
+    order.sort_unstable_by(|&ia, &ib| {
+        let (a, b) = (&cells[ia as usize], &cells[ib as usize]);
+        a.family
+            .as_ref()
+            .cmp(b.family.as_ref())
+            .then_with(|| compare_keys(a.key_parts(), b.key_parts()))
+            .then_with(|| ib.cmp(&ia))
+    });
+    let mut cells: Vec<Option<Cell>> = cells.into_iter().map(Some).collect();
+    let mut by_family: BTreeMap<Bytes, Vec<Cell>> = BTreeMap::new();
+    for i in order {
+        let Some(cell) = cells[i as usize].take() else {
+            continue;
+        };
+        let out = by_family.entry(cell.family.clone()).or_default();
+        let same = out
+            .last()
+            .is_some_and(|c| compare_keys(c.key_parts(), cell.key_parts()).is_eq());
+        if !same {
+            out.push(cell);
+        }
+    }
+    by_family
 }
 
 /// One family's output files, a new one at each region boundary.
