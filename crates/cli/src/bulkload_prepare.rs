@@ -18,6 +18,7 @@ use bytes::Bytes;
 use strata_model::cell::{compare_keys, Cell, CellType};
 use strata_model::schema::{FamilyDescriptor, TableDescriptor};
 use strata_sstable::{CellRef, Iter, Reader, ReaderOptions, Writer, WriterOptions};
+use strata_storage::read::{Cursor, MergeCursor};
 
 /// One input column, named as ImportTsv's `importtsv.columns` names it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -268,52 +269,35 @@ impl Prepare {
         dir: &Path,
         runs: usize,
     ) -> Result<(u64, usize), String> {
+        // The latest run first: of equal cells the merge yields the first source's first.
         let mut sources: Vec<Iter> = Vec::new();
-        for run in 0..runs {
+        for run in (0..runs).rev() {
             let path = dir.join(format!("run-{run:06}.sst"));
             if !path.exists() {
                 continue;
             }
             let reader = Reader::open(&path, ReaderOptions::default())
                 .map_err(|e| format!("{}: {e}", path.display()))?;
-            let mut it = reader.iter_uncached();
-            if it.seek_to_first().map_err(|e| e.to_string())? {
-                sources.push(it);
-            }
+            sources.push(reader.iter_uncached());
         }
         let out_dir = self.out.join(&family.name);
         let mut out = Output::new(family, &out_dir, &self.boundaries);
         let family_name = Bytes::copy_from_slice(family.name.as_bytes());
+        let mut merged = MergeCursor::new(sources);
+        let mut ok = merged.seek_to_first().map_err(|e| e.to_string())?;
+        let mut last: Option<Cell> = None;
         let mut cells = 0u64;
-        loop {
-            // The smallest current key; among equal keys the latest run (the last source).
-            let mut best: Option<usize> = None;
-            for (i, s) in sources.iter().enumerate() {
-                if !s.valid() {
-                    continue;
-                }
-                best = match best {
-                    Some(b)
-                        if compare_keys(
-                            s.current().key_parts(),
-                            sources[b].current().key_parts(),
-                        )
-                        .is_gt() =>
-                    {
-                        Some(b)
-                    }
-                    _ => Some(i),
-                };
+        while ok {
+            let cell = merged.current();
+            let repeat = last
+                .as_ref()
+                .is_some_and(|l| compare_keys(l.key_parts(), cell.key_parts()).is_eq());
+            if !repeat {
+                out.add(&cell)?;
+                cells += 1;
+                last = Some(cell.to_cell(&family_name));
             }
-            let Some(b) = best else { break };
-            let cell = sources[b].current().to_cell(&family_name);
-            out.add(&CellRef::from_cell(&cell))?;
-            cells += 1;
-            for s in &mut sources {
-                while s.valid() && compare_keys(s.current().key_parts(), cell.key_parts()).is_eq() {
-                    s.next().map_err(|e| e.to_string())?;
-                }
-            }
+            ok = merged.next().map_err(|e| e.to_string())?;
         }
         let files = out.finish()?;
         Ok((cells, files))

@@ -126,16 +126,7 @@ impl RegionCache {
         let Some(slot) = self.slot.as_deref() else {
             return write();
         };
-        let _done: Vec<WriteDone<'_>> = rows
-            .map(|row| {
-                let stripe = slot.cache.stripe(slot.epoch, row);
-                stripe.fetch_add(1, Ordering::SeqCst);
-                WriteDone {
-                    stripe,
-                    invalidations: &slot.cache.invalidations,
-                }
-            })
-            .collect();
+        let _done = slot.hold(rows.map(|row| slot.cache.stripe(slot.epoch, row)));
         write()
     }
 
@@ -147,18 +138,7 @@ impl RegionCache {
         let Some(slot) = self.slot.as_deref() else {
             return write();
         };
-        let _done: Vec<WriteDone<'_>> = slot
-            .cache
-            .stripes
-            .iter()
-            .map(|stripe| {
-                stripe.fetch_add(1, Ordering::SeqCst);
-                WriteDone {
-                    stripe,
-                    invalidations: &slot.cache.invalidations,
-                }
-            })
-            .collect();
+        let _done = slot.hold(slot.cache.stripes.iter());
         write()
     }
 
@@ -173,6 +153,19 @@ impl RegionCache {
 }
 
 impl Slot {
+    /// Counts a writer in flight on each of `stripes` until the answer is dropped.
+    fn hold<'a>(&'a self, stripes: impl Iterator<Item = &'a AtomicU64>) -> Vec<WriteDone<'a>> {
+        stripes
+            .map(|stripe| {
+                stripe.fetch_add(1, Ordering::SeqCst);
+                WriteDone {
+                    stripe,
+                    invalidations: &self.cache.invalidations,
+                }
+            })
+            .collect()
+    }
+
     /// A get is cached when it has no filter nor per-family limit or offset and reads only
     /// cached families. A filter may decide on cells it does not return, and a limit or offset
     /// leaves out cells that an expiring returned cell would let in, so the entry's TTL bound
