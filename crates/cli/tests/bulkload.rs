@@ -338,3 +338,40 @@ async fn a_load_survives_kill_9_and_a_killed_load_runs_again() {
         cells
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_row_cached_before_a_load_is_read_anew_after_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let (child, addr) = spawn(&dir.path().join("data"), &[], Stdio::inherit());
+    let _child = Killed(child);
+    let conn = Connection::connect(&addr).await.unwrap();
+    let mut f = FamilyDescriptor::new("f");
+    f.row_cache = true;
+    let t = TableDescriptor::new(TableName::parse("rc").unwrap()).with_family(f);
+    conn.admin().create_table(&t, &[]).await.unwrap();
+    let table = conn.table("rc").unwrap();
+    table
+        .put(&Put::new(row(0)).add_at("f", "z", TS - 1, "old"))
+        .await
+        .unwrap();
+    let get = Get::new(row(0)).with_column("f", "z");
+    for _ in 0..3 {
+        // Read, and again: the second comes from the row cache.
+        let got = table.get(&get).await.unwrap();
+        assert_eq!(String::from_utf8_lossy(&got[0].value), "old");
+    }
+    let load = dir.path().join("load");
+    std::fs::create_dir_all(load.join("f")).unwrap();
+    crossing_file(&load.join("f").join("1.sst"), 0, 0);
+    let load_s = load.display().to_string();
+    let ok = strata(&[
+        "bulkload", "load", "--table", "rc", &load_s, "--server", &addr,
+    ]);
+    assert!(ok.status.success());
+    let got = table.get(&get).await.unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&got[0].value),
+        "z0",
+        "not the cached answer"
+    );
+}
