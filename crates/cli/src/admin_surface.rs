@@ -236,6 +236,13 @@ const SURFACE: &[Mapping] = &[
         shell: To(&["restore_snapshot"]),
         thrift: No(NO_THRIFT),
     },
+    Mapping {
+        rpc: "UpdateConfiguration",
+        hbase: No("HBase's client reloads a server's configuration through AdminService (UpdateConfiguration), a call the server it reaches answers for itself, not through the master"),
+        client: client!(update_configuration, update_all_configuration),
+        shell: To(&["update_config", "update_all_config"]),
+        thrift: No(NO_THRIFT),
+    },
 ];
 
 #[cfg(test)]

@@ -38,6 +38,7 @@
 
 mod admin;
 mod admin_namespace;
+mod admin_servers;
 mod admin_snapshot;
 mod connection;
 mod error;
@@ -55,6 +56,7 @@ mod table;
 
 pub use admin::{Admin, StoreFileInfo, TableInfo};
 pub use admin_namespace::NamespaceDescriptor;
+pub use admin_servers::ConfigurationUpdate;
 pub use admin_snapshot::SnapshotDescription;
 pub use connection::{Connection, MAX_ADMINS};
 pub use error::Error;

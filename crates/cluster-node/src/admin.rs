@@ -70,7 +70,7 @@ impl<K: Kv + Send + Sync + 'static> ClusterAdmin<K> {
     }
 
     /// An admin client of the region server at `addr`, over TLS if the process has it.
-    async fn peer(
+    pub(crate) async fn peer(
         &self,
         addr: &str,
     ) -> Result<pb::admin_client::AdminClient<tonic::transport::Channel>, Status> {
@@ -663,5 +663,15 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
             })
         })
         .await
+    }
+
+    async fn update_configuration(
+        &self,
+        request: Request<pb::UpdateConfigurationRequest>,
+    ) -> Result<Response<pb::UpdateConfigurationResponse>, Status> {
+        let local = request.metadata().contains_key(LOCAL);
+        self.update_configuration_now(&request.into_inner().server, local)
+            .await
+            .map(Response::new)
     }
 }

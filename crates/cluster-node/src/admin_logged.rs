@@ -67,4 +67,5 @@ logged! {
     clone_snapshot(pb::CloneSnapshotRequest) -> Empty;
     restore_snapshot(pb::SnapshotNameRequest) -> Empty;
     import_snapshot(pb::SnapshotNameRequest) -> pb::SnapshotDescription;
+    update_configuration(pb::UpdateConfigurationRequest) -> pb::UpdateConfigurationResponse;
 }

@@ -15,6 +15,7 @@
 //! - [`admin`]: [`admin::ClusterAdmin`], the admin service of a region server.
 //! - [`policy_check`]: refusing a create or alter whose storage policies the root cannot set.
 //! - [`route`]: flush and compaction forwarded to the servers hosting a table's regions.
+//! - `server_admin`: admin calls about servers: reloading their configuration files.
 //! - [`serve`]: running a region server: gRPC, the lease gate, the coordination loop, and
 //!   its incarnations after a lost lease or WAL (`incarnation`: one of them).
 //! - [`single`]: Strata in one process, a cluster of one over the embedded coordination store.
@@ -58,6 +59,7 @@ pub mod region_sweep;
 pub mod route;
 pub mod schema;
 pub mod serve;
+mod server_admin;
 pub mod single;
 pub mod snapshot;
 pub mod split;

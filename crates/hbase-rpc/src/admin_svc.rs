@@ -1,7 +1,8 @@
 //! `AdminService`, the region server's own admin calls the client makes per region:
 //! `FlushRegion` and `CompactRegion` (what `Admin.flushRegion`, `Admin.compact` and
-//! `Admin.majorCompact` send), on the same `RegionServer` calls the master uses, and
-//! `GetRegionLoad` (`Admin.getRegionMetrics`).
+//! `Admin.majorCompact` send), on the same `RegionServer` calls the master uses,
+//! `GetRegionLoad` (`Admin.getRegionMetrics`), and `UpdateConfiguration`
+//! (`Admin.updateConfiguration`: this process reloads its configuration file).
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -72,6 +73,12 @@ pub fn call(ctx: &Context, method: &str, param: &[u8]) -> HResult<Vec<u8>> {
                 region_loads: crate::status::region_loads_here(ctx, table.as_deref())?,
             }
             .encode_to_vec())
+        }
+        "UpdateConfiguration" => {
+            let _: pb::UpdateConfigurationRequest = decode(param)?;
+            // The process's reload logs what it applied and what waits for a restart.
+            strata_server::config_reload::reload().map_err(HBaseError::do_not_retry)?;
+            Ok(pb::UpdateConfigurationResponse {}.encode_to_vec())
         }
         _ => Err(HBaseError::unknown_method("AdminService", method)),
     }

@@ -18,6 +18,7 @@
 
 pub mod compaction_throughput;
 pub mod config;
+pub mod config_reload;
 pub mod files;
 pub mod flush_check;
 pub mod frames;

@@ -278,6 +278,15 @@ pub const COMMANDS: &[CommandHelp] = &[
     },
     cmd("list_decommissioned_regionservers", Group::Tools, "list_decommissioned_regionservers",
         "Cluster mode: lists decommissioned servers.", &[]),
+    cmd("update_config", Group::Tools, "update_config 'SERVER'",
+        "Reloads the configuration file of one live server ('host:port', \
+         'host:port:startcode' or 'host,port,startcode'), as SIGHUP does: the keys that can \
+         change at run time (log-level, compaction-throughput-*) are applied, the others are \
+         named and wait for a restart. A server started without --config reloads nothing.",
+        &["update_config '127.0.0.1:16020'"]),
+    cmd("update_all_config", Group::Tools, "update_all_config",
+        "Reloads the configuration file of every live server, as update_config does for one; \
+         a cluster's masters reload theirs on SIGHUP.", &["update_all_config"]),
 ];
 
 /// The command named `name` or one of its aliases.

@@ -178,6 +178,13 @@ impl pb::admin_server::Admin for FakeAdmin {
         Err(Status::unimplemented("restore_snapshot"))
     }
 
+    async fn update_configuration(
+        &self,
+        _: Request<pb::UpdateConfigurationRequest>,
+    ) -> Answer<pb::UpdateConfigurationResponse> {
+        Err(Status::unimplemented("update_configuration"))
+    }
+
     async fn status(&self, _: Request<pb::Empty>) -> Answer<pb::StatusResponse> {
         let s = self.state.lock();
         let servers = s

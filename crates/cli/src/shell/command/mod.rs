@@ -270,6 +270,8 @@ pub enum Command {
     DeleteSnapshot(String),
     /// `restore_snapshot 's'`.
     RestoreSnapshot(String),
+    /// `update_config 'SERVER'` (one server) or `update_all_config` (`None`: every server).
+    UpdateConfig(Option<String>),
 }
 
 /// One edit of `alter_namespace`.
@@ -394,6 +396,15 @@ fn other(mut args: Args) -> Result<Command, ShellError> {
             };
             Command::CompactServer { server, major }
         }
+        "update_config" => {
+            args.arity(1, 1)?;
+            let v = args.required("server name")?;
+            let server = args.text(&v, "server name")?;
+            if server.trim().is_empty() {
+                return Err(args.invalid("the server name must not be empty"));
+            }
+            Command::UpdateConfig(Some(server))
+        }
         "truncate" | "truncate_preserve" => Command::Truncate {
             preserve_splits: args.name() == "truncate_preserve",
             table: one_table(&mut args)?,
@@ -485,6 +496,7 @@ fn other(mut args: Args) -> Result<Command, ShellError> {
                 "whoami" => Command::Whoami,
                 "table_help" => Command::TableHelp,
                 "processlist" => Command::Processlist,
+                "update_all_config" => Command::UpdateConfig(None),
                 _ => Command::Exit,
             }
         }

@@ -7,7 +7,8 @@
 //! - `data`: put, get, scan, delete, incr, append, get_counter, count.
 //! - `cluster`: flush, compact, split, files, status, version, help; `whoami`: the user.
 //! - `regions`: list_regions, get_splits, locate_region, and region names in any form.
-//! - `server_ops`: compact_rs, processlist, clear_block_cache (refused), table_help.
+//! - `server_ops`: compact_rs, processlist, clear_block_cache (refused), table_help,
+//!   update_config, update_all_config.
 //! - `cluster_ops`: move, assign, unassign, balancer, decommissioning, and `status` in cluster
 //!   mode.
 //!
@@ -241,6 +242,9 @@ pub async fn execute(
         Command::RestoreSnapshot(name) => snapshot::restore(conn, &name).await?,
         Command::ClusterOp(op) => {
             cluster_ops::run(crate::cluster_ops::shell_cluster(), op, out).await?;
+        }
+        Command::UpdateConfig(server) => {
+            server_ops::update_config(conn, server.as_deref(), out).await?;
         }
     }
     format::took(out, started.elapsed())?;

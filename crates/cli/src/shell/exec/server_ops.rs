@@ -1,6 +1,6 @@
 //! Commands about a server rather than a table: `compact_rs`, `processlist`,
-//! `clear_block_cache` (refused: no server has the operation), and `table_help` (the table
-//! commands and table references).
+//! `clear_block_cache` (refused: no server has the operation), `table_help` (the table
+//! commands and table references), and `update_config` / `update_all_config`.
 
 use std::collections::BTreeSet;
 use std::io::Write;
@@ -100,4 +100,46 @@ pub(super) fn table_help(out: &mut impl Write) -> Result<(), ExecError> {
         writeln!(out, "  {}", line.join(", "))?;
     }
     Ok(())
+}
+
+/// `update_config 'SERVER'` (`server` given) or `update_all_config`: one line per server
+/// saying what its reload changed; an error naming each server that reloaded nothing.
+pub(super) async fn update_config(
+    conn: &Connection,
+    server: Option<&str>,
+    out: &mut impl Write,
+) -> Result<(), ExecError> {
+    let admin = conn.admin();
+    let updates = match server {
+        Some(s) => vec![admin.update_configuration(s).await?],
+        None => admin.update_all_configuration().await?,
+    };
+    let mut failed = Vec::new();
+    for u in &updates {
+        if let Some(error) = &u.error {
+            failed.push(format!("{}: {error}", u.server));
+            continue;
+        }
+        if u.applied.is_empty() && u.needs_restart.is_empty() {
+            writeln!(out, "{}: configuration reloaded, nothing changed", u.server)?;
+        }
+        for change in &u.applied {
+            writeln!(out, "{}: applied {change}", u.server)?;
+        }
+        for change in &u.needs_restart {
+            writeln!(out, "{}: waits for a restart: {change}", u.server)?;
+        }
+    }
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        let command = match server {
+            Some(s) => format!("update_config '{s}'"),
+            None => "update_all_config".to_string(),
+        };
+        Err(ExecError::Rejected(format!(
+            "{command}: not reloaded on {}",
+            failed.join("; ")
+        )))
+    }
 }

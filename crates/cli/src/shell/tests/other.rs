@@ -130,6 +130,14 @@ fn general_commands() {
         }
     );
     assert!(parse_command("compact_rs 'h:1', 'yes'").is_err());
+    assert_eq!(
+        parse("update_config 'h:1:17'"),
+        Command::UpdateConfig(Some("h:1:17".into()))
+    );
+    assert_eq!(parse("update_all_config"), Command::UpdateConfig(None));
+    assert!(parse_command("update_config").is_err());
+    assert!(parse_command("update_config ''").is_err());
+    assert!(parse_command("update_all_config 'h:1'").is_err());
     assert_eq!(parse("exit"), Command::Exit);
     assert_eq!(parse("quit"), Command::Exit);
     assert_eq!(parse("help"), Command::Help(None));

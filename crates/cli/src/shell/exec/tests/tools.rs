@@ -1,5 +1,5 @@
 //! flush, compact, major_compact, split, status, version, whoami, help, exit, compact_rs,
-//! processlist, clear_block_cache, table_help.
+//! processlist, clear_block_cache, table_help, update_config, update_all_config.
 
 use super::Cluster;
 use crate::shell::exec::Flow;
@@ -155,5 +155,46 @@ async fn server_commands_use_what_the_server_has_and_say_what_it_lacks() {
         out.contains("unknown command 'lsit'; did you mean 'list'?"),
         "{out}"
     );
+    c.stop().await;
+}
+
+/// A process that installed no configuration reload (this test's server runs in the test's
+/// process, started without a file) answers so, naming the server, and nothing changes; a
+/// server that is not live is refused before anything is sent.
+#[tokio::test(flavor = "multi_thread")]
+async fn update_config_names_servers_without_a_file_and_unknown_servers() {
+    let c = Cluster::start().await;
+    let server = c.conn_address();
+    let out = c
+        .run(&format!(
+            "update_config '{server}'\nupdate_all_config\nupdate_config 'nohost:1'\n\
+             update_config 'a,b'"
+        ))
+        .await;
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[0],
+        format!(
+            "ERROR: update_config '{server}': not reloaded on {server}: {}",
+            strata_server::config_reload::NO_FILE
+        ),
+        "{out}"
+    );
+    assert_eq!(
+        lines[1],
+        format!(
+            "ERROR: update_all_config: not reloaded on {server}: {}",
+            strata_server::config_reload::NO_FILE
+        ),
+        "{out}"
+    );
+    assert!(
+        lines[2].starts_with(&format!(
+            "ERROR: no live server 'nohost:1' (live: {server})"
+        )),
+        "{out}"
+    );
+    assert!(lines[3].starts_with("ERROR: no live server 'a,b'"), "{out}");
+    assert_eq!(lines.len(), 4, "{out}");
     c.stop().await;
 }

@@ -1,0 +1,70 @@
+//! Calls about servers through [`Admin`]: HBase's `updateConfiguration(ServerName)` and
+//! `updateConfiguration()`, reloading servers' configuration files.
+
+use strata_proto::pb;
+
+use crate::admin::Admin;
+use crate::error::Error;
+
+/// One server's configuration reload (a `key: old → new` line per changed key).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigurationUpdate {
+    /// The server, `host:port`.
+    pub server: String,
+    /// Keys applied now.
+    pub applied: Vec<String>,
+    /// Keys whose change waits for a restart.
+    pub needs_restart: Vec<String>,
+    /// Why the server reloaded nothing (no configuration file, a bad file), if it did not.
+    pub error: Option<String>,
+}
+
+impl From<pb::ServerConfigurationUpdate> for ConfigurationUpdate {
+    fn from(u: pb::ServerConfigurationUpdate) -> ConfigurationUpdate {
+        ConfigurationUpdate {
+            server: u.server,
+            applied: u.applied,
+            needs_restart: u.needs_restart,
+            error: (!u.error.is_empty()).then_some(u.error),
+        }
+    }
+}
+
+impl Admin {
+    /// Reloads the configuration file of the live server `server` (`host:port`,
+    /// `host:port:startcode` or `host,port,startcode`).
+    ///
+    /// # Errors
+    /// `INVALID_ARGUMENT` if no live server has that name, or the server's error. A server
+    /// that reloads nothing (no file, a bad file) is an answer, with its reason.
+    pub async fn update_configuration(&self, server: &str) -> Result<ConfigurationUpdate, Error> {
+        if server.trim().is_empty() {
+            return Err(Error::invalid("a server name is required"));
+        }
+        let mut all = self.reload(server).await?;
+        match all.len() {
+            1 => Ok(all.remove(0)),
+            n => Err(Error::bad_response(format!(
+                "{n} servers answered a reload of one"
+            ))),
+        }
+    }
+
+    /// Reloads the configuration file of every live server, by server.
+    ///
+    /// # Errors
+    /// The server's error; each server's own outcome is in its answer.
+    pub async fn update_all_configuration(&self) -> Result<Vec<ConfigurationUpdate>, Error> {
+        self.reload("").await
+    }
+
+    async fn reload(&self, server: &str) -> Result<Vec<ConfigurationUpdate>, Error> {
+        let request = pb::UpdateConfigurationRequest {
+            server: server.to_string(),
+        };
+        let response = self
+            .change(|mut m| async move { m.update_configuration(request).await })
+            .await?;
+        Ok(response.servers.into_iter().map(Into::into).collect())
+    }
+}
