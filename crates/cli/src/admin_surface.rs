@@ -243,6 +243,13 @@ const SURFACE: &[Mapping] = &[
         shell: To(&["update_config", "update_all_config"]),
         thrift: No(NO_THRIFT),
     },
+    Mapping {
+        rpc: "ClearBlockCache",
+        hbase: No("HBase's client clears a table's blocks through AdminService (ClearRegionBlockCache) on each server hosting its regions, answered by that server, not through the master"),
+        client: client!(clear_block_cache),
+        shell: To(&["clear_block_cache"]),
+        thrift: No(NO_THRIFT),
+    },
 ];
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
 //! Calls about servers through [`Admin`]: HBase's `updateConfiguration(ServerName)` and
-//! `updateConfiguration()`, reloading servers' configuration files.
+//! `updateConfiguration()`, reloading servers' configuration files, and
+//! `clearBlockCache(TableName)`, dropping a table's blocks from the servers' block caches.
 
 use strata_proto::pb;
 
@@ -30,7 +31,47 @@ impl From<pb::ServerConfigurationUpdate> for ConfigurationUpdate {
     }
 }
 
+/// What [`Admin::clear_block_cache`] dropped (HBase's `CacheEvictionStats`), summed over the
+/// servers hosting the table's regions.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CacheEvictionStats {
+    /// Blocks evicted (data, index and bloom).
+    pub evicted_blocks: u64,
+    /// Their bytes, as the caches weigh them.
+    pub evicted_bytes: u64,
+    /// The capacities of the block caches reached, summed.
+    pub max_cache_size: u64,
+    /// Regions not cleared, as `name: reason`.
+    pub failed_regions: Vec<String>,
+}
+
+impl From<pb::CacheEvictionStats> for CacheEvictionStats {
+    fn from(s: pb::CacheEvictionStats) -> CacheEvictionStats {
+        CacheEvictionStats {
+            evicted_blocks: s.evicted_blocks,
+            evicted_bytes: s.evicted_bytes,
+            max_cache_size: s.max_cache_size,
+            failed_regions: s.failed_regions,
+        }
+    }
+}
+
 impl Admin {
+    /// Drops every cached block of enabled table `name`'s store files from the block caches
+    /// of the servers hosting its regions. Later reads read them from the files again.
+    ///
+    /// # Errors
+    /// `TABLE_NOT_FOUND`, `TABLE_DISABLED`, `UNAVAILABLE` while a region is in transition, or
+    /// the server's error. A region that could not be cleared is named in the answer.
+    pub async fn clear_block_cache(&self, name: &str) -> Result<CacheEvictionStats, Error> {
+        let request = pb::TableRequest {
+            table: name.to_string(),
+        };
+        self.change(|mut m| async move { m.clear_block_cache(request).await })
+            .await
+            .map(Into::into)
+    }
+
     /// Reloads the configuration file of the live server `server` (`host:port`,
     /// `host:port:startcode` or `host,port,startcode`).
     ///

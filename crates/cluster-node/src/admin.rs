@@ -131,7 +131,7 @@ impl<K: Kv + Send + Sync + 'static> ClusterAdmin<K> {
 impl<K: Kv + Send + Sync + 'static> ClusterAdmin<K> {
     /// The regions of enabled `table`, each on a server (`UNAVAILABLE` while one is in
     /// transition); `family`, if given, must be one of the table's (`NO_SUCH_FAMILY`).
-    async fn hosted_regions(
+    pub(crate) async fn hosted_regions(
         &self,
         table: &str,
         family: Option<String>,
@@ -671,6 +671,16 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
     ) -> Result<Response<pb::UpdateConfigurationResponse>, Status> {
         let local = request.metadata().contains_key(LOCAL);
         self.update_configuration_now(&request.into_inner().server, local)
+            .await
+            .map(Response::new)
+    }
+
+    async fn clear_block_cache(
+        &self,
+        request: Request<pb::TableRequest>,
+    ) -> Result<Response<pb::CacheEvictionStats>, Status> {
+        let local = request.metadata().contains_key(LOCAL);
+        self.clear_block_cache_now(&request.into_inner().table, local)
             .await
             .map(Response::new)
     }

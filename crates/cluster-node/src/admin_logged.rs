@@ -68,4 +68,5 @@ logged! {
     restore_snapshot(pb::SnapshotNameRequest) -> Empty;
     import_snapshot(pb::SnapshotNameRequest) -> pb::SnapshotDescription;
     update_configuration(pb::UpdateConfigurationRequest) -> pb::UpdateConfigurationResponse;
+    clear_block_cache(pb::TableRequest) -> pb::CacheEvictionStats;
 }

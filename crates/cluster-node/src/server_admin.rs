@@ -1,15 +1,17 @@
-//! The admin calls about servers rather than tables: `UpdateConfiguration` (HBase's
-//! `updateConfiguration`) reloads the configuration file of one live server or of every one.
-//! The server that receives the call reloads its own process and forwards to the others,
-//! marked [`LOCAL`], as flushes are forwarded.
+//! The admin calls about servers rather than tables' schemas: `UpdateConfiguration` (HBase's
+//! `updateConfiguration`) reloads the configuration file of one live server or of every one;
+//! `ClearBlockCache` (HBase's `clearBlockCache`) drops a table's blocks from the block cache
+//! of every server hosting one of its regions. The server that receives the call acts on its
+//! own process and forwards to the others, marked [`crate::route::LOCAL`], as flushes are
+//! forwarded.
 
 use strata_cluster::kv::{range_all, Kv};
 use strata_proto::pb::{self, ErrorCode};
 use tonic::Status;
 
-use crate::admin::{unavailable, ClusterAdmin};
+use crate::admin::{table_name, unavailable, ClusterAdmin};
 use crate::names::server_address;
-use crate::route::local_request;
+use crate::route::{local_request, servers_of};
 
 /// `host:port` of a server named `host:port`, `host:port:startcode` or HBase's
 /// `host,port,startcode`.
@@ -140,6 +142,105 @@ impl<K: Kv + Send + Sync + 'static> ClusterAdmin<K> {
             });
         }
         Ok(pb::UpdateConfigurationResponse { servers })
+    }
+}
+
+/// Evicts the blocks of `regions` open on `server` (on a blocking thread's time): a region
+/// not open here is a failed region, as HBase reports one.
+fn evict_here(
+    server: &strata_server::RegionServer,
+    regions: &[pb::RegionLocation],
+) -> pb::CacheEvictionStats {
+    let mut stats = pb::CacheEvictionStats {
+        max_cache_size: server.block_cache().map_or(0, |c| c.stats().capacity),
+        ..Default::default()
+    };
+    for r in regions {
+        match server.hosted(r.region_id) {
+            Ok(hosted) => {
+                let evicted = hosted.region.evict_cached_blocks();
+                stats.evicted_blocks += evicted.blocks;
+                stats.evicted_bytes += evicted.bytes;
+            }
+            Err(_) => stats
+                .failed_regions
+                .push(format!("{}: not open on {}", r.name, r.server)),
+        }
+    }
+    stats
+}
+
+impl<K: Kv + Send + Sync + 'static> ClusterAdmin<K> {
+    /// Evicts the blocks of `regions` from this process's region server.
+    async fn evict_local(
+        &self,
+        regions: Vec<pb::RegionLocation>,
+    ) -> Result<pb::CacheEvictionStats, Status> {
+        self.run(move |_, _, server| {
+            let server = server.ok_or_else(|| {
+                strata_proto::status(ErrorCode::NotServingRegion, "this process holds no regions")
+            })?;
+            Ok(evict_here(server, &regions))
+        })
+        .await
+        .map(tonic::Response::into_inner)
+    }
+
+    /// `ClearBlockCache` of `table`: `local` (forwarded here) acts on the regions open here
+    /// only; otherwise every server hosting a region of the table is asked, and their answers
+    /// summed.
+    pub(crate) async fn clear_block_cache_now(
+        &self,
+        table: &str,
+        local: bool,
+    ) -> Result<pb::CacheEvictionStats, Status> {
+        let name = table_name(table)?;
+        let regions = self.hosted_regions(&name, None).await?;
+        let here = self
+            .server
+            .as_ref()
+            .map(|s| s.config().advertised_address.clone())
+            .unwrap_or_default();
+        let on_server = |addr: &str| -> Vec<pb::RegionLocation> {
+            regions
+                .iter()
+                .filter(|r| r.server == addr)
+                .cloned()
+                .collect()
+        };
+        if local {
+            return self.evict_local(on_server(&here)).await;
+        }
+        let mut total = pb::CacheEvictionStats::default();
+        for addr in servers_of(&regions) {
+            let answer = if addr == here {
+                self.evict_local(on_server(&addr)).await
+            } else {
+                match self.peer(&addr).await {
+                    Ok(mut client) => client
+                        .clear_block_cache(local_request(pb::TableRequest {
+                            table: name.clone(),
+                        }))
+                        .await
+                        .map(tonic::Response::into_inner),
+                    Err(e) => Err(e),
+                }
+            };
+            match answer {
+                Ok(s) => {
+                    total.evicted_blocks += s.evicted_blocks;
+                    total.evicted_bytes += s.evicted_bytes;
+                    total.max_cache_size += s.max_cache_size;
+                    total.failed_regions.extend(s.failed_regions);
+                }
+                Err(e) => total.failed_regions.extend(
+                    on_server(&addr)
+                        .iter()
+                        .map(|r| format!("{}: {addr}: {}", r.name, e.message())),
+                ),
+            }
+        }
+        Ok(total)
     }
 }
 

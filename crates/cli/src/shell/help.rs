@@ -249,8 +249,10 @@ pub const COMMANDS: &[CommandHelp] = &[
          true); the server compacts whole tables, so their regions elsewhere are compacted too.",
         &["compact_rs '127.0.0.1:16020'", "compact_rs '127.0.0.1:16020', true"]),
     cmd("clear_block_cache", Group::Tools, "clear_block_cache 't'",
-        "Not supported: the server has no operation to drop a table's blocks from its block \
-         cache; they leave it as other blocks are read.", &[]),
+        "Drops every cached block of the table's store files from the block cache of each \
+         server hosting one of its regions, and prints how many blocks and bytes left \
+         (HBase's CacheEvictionStats). Later reads read those blocks from the files again.",
+        &["clear_block_cache 't1'"]),
     cmd("move", Group::Tools, "move 'REGION' [, 'SERVER']",
         "Cluster mode: moves a region (any of its names, as merge_region takes them, or its numeric id) to a live server ('host:port:startcode' or 'host:port'), or where the master picks.",
         &["move 't1,00000001'", "move 't1,00000001', '127.0.0.1:16021'"]),

@@ -185,6 +185,13 @@ impl pb::admin_server::Admin for FakeAdmin {
         Err(Status::unimplemented("update_configuration"))
     }
 
+    async fn clear_block_cache(
+        &self,
+        _: Request<pb::TableRequest>,
+    ) -> Answer<pb::CacheEvictionStats> {
+        Err(Status::unimplemented("clear_block_cache"))
+    }
+
     async fn status(&self, _: Request<pb::Empty>) -> Answer<pb::StatusResponse> {
         let s = self.state.lock();
         let servers = s

@@ -25,6 +25,7 @@
 //! 3. Store files listed by the manifest exist; files not listed are garbage from an
 //!    interrupted flush or compaction and are deleted on open.
 
+mod cached_blocks;
 mod compact;
 mod flush;
 mod half;

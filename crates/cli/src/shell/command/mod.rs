@@ -200,7 +200,7 @@ pub enum Command {
     TableHelp,
     /// `processlist`: what the servers are running now, where they report it.
     Processlist,
-    /// `clear_block_cache 't'`: refused, the server has no such operation.
+    /// `clear_block_cache 't'`: the table's blocks leave the block caches.
     ClearBlockCache(TableName),
     /// `compact_rs 'SERVER' [, major]`: every table with a region on the server.
     CompactServer {

@@ -7,7 +7,7 @@
 //! - `data`: put, get, scan, delete, incr, append, get_counter, count.
 //! - `cluster`: flush, compact, split, files, status, version, help; `whoami`: the user.
 //! - `regions`: list_regions, get_splits, locate_region, and region names in any form.
-//! - `server_ops`: compact_rs, processlist, clear_block_cache (refused), table_help,
+//! - `server_ops`: compact_rs, processlist, clear_block_cache, table_help,
 //!   update_config, update_all_config.
 //! - `cluster_ops`: move, assign, unassign, balancer, decommissioning, and `status` in cluster
 //!   mode.
@@ -216,7 +216,7 @@ pub async fn execute(
             return Ok(Flow::Continue);
         }
         Command::Processlist => server_ops::processlist(out).await?,
-        Command::ClearBlockCache(table) => return Err(server_ops::clear_block_cache(&table)),
+        Command::ClearBlockCache(table) => server_ops::clear_block_cache(conn, &table, out).await?,
         Command::CompactServer { server, major } => {
             server_ops::compact_server(conn, &server, major, out).await?;
         }

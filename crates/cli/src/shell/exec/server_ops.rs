@@ -1,5 +1,5 @@
 //! Commands about a server rather than a table: `compact_rs`, `processlist`,
-//! `clear_block_cache` (refused: no server has the operation), `table_help` (the table
+//! `clear_block_cache`, `table_help` (the table
 //! commands and table references), and `update_config` / `update_all_config`.
 
 use std::collections::BTreeSet;
@@ -75,12 +75,25 @@ pub(super) async fn processlist(out: &mut impl Write) -> Result<(), ExecError> {
     Ok(())
 }
 
-/// `clear_block_cache 't'`: refused with the reason.
-pub(super) fn clear_block_cache(table: &TableName) -> ExecError {
-    ExecError::Rejected(format!(
-        "clear_block_cache '{table}': not supported; the server has no operation to drop a \
-         table's blocks from its block cache"
-    ))
+/// `clear_block_cache 't'`: the table's blocks leave the block caches; HBase's line of
+/// `CacheEvictionStats` (with the bytes evicted too).
+pub(super) async fn clear_block_cache(
+    conn: &Connection,
+    table: &TableName,
+    out: &mut impl Write,
+) -> Result<(), ExecError> {
+    let stats = conn.admin().clear_block_cache(&table.to_string()).await?;
+    writeln!(
+        out,
+        "CacheEvictionStats{{evictedBlocks={}, bytesEvicted={}, maxCacheSize={}, \
+         failedRegionsSize={}, failedRegions=[{}]}}",
+        stats.evicted_blocks,
+        stats.evicted_bytes,
+        stats.max_cache_size,
+        stats.failed_regions.len(),
+        stats.failed_regions.join(", ")
+    )?;
+    Ok(())
 }
 
 /// `table_help`: the table commands, and HBase's table references with their methods.

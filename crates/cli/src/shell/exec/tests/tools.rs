@@ -142,7 +142,7 @@ async fn server_commands_use_what_the_server_has_and_say_what_it_lacks() {
         "{out}"
     );
     assert!(
-        lines[3].starts_with("ERROR: clear_block_cache 't': not supported"),
+        lines[3].starts_with("CacheEvictionStats{evictedBlocks="),
         "{out}"
     );
     assert!(out.contains("  t = get_table 't'\n"), "{out}");
@@ -196,5 +196,77 @@ async fn update_config_names_servers_without_a_file_and_unknown_servers() {
     );
     assert!(lines[3].starts_with("ERROR: no live server 'a,b'"), "{out}");
     assert_eq!(lines.len(), 4, "{out}");
+    c.stop().await;
+}
+
+/// `clear_block_cache` drops every cached block of the table's files, on each region, counts
+/// them as HBase's `CacheEvictionStats` does, and leaves other tables' blocks cached.
+#[tokio::test(flavor = "multi_thread")]
+async fn clear_block_cache_evicts_a_tables_blocks_and_counts_them() {
+    let c = Cluster::start().await;
+    let mut script = String::from("create 't', 'f', SPLITS => ['m']\ncreate 'u', 'f'\n");
+    for i in 0..200 {
+        script.push_str(&format!(
+            "put 't', '{}{i:03}', 'f:q', '{}'\n",
+            if i % 2 == 0 { "a" } else { "x" },
+            "v".repeat(300)
+        ));
+        script.push_str(&format!("put 'u', 'r{i:03}', 'f:q', 'w'\n"));
+    }
+    // Gets cache the blocks they read (`count` asks for no caching, as HBase's does).
+    script.push_str("flush 't'\nflush 'u'\nget 't', 'a000'\nget 't', 'x001'\nget 'u', 'r000'");
+    let out = c.run(&script).await;
+    assert!(!out.contains("ERROR"), "{out}");
+    let server = c.server_ref().region_server();
+    let cache = server.block_cache().unwrap().clone();
+    let before = cache.stats();
+
+    let out = c.run("clear_block_cache 't'").await;
+    let line = out.lines().next().unwrap();
+    let field = |name: &str| -> u64 {
+        let at = line.find(&format!("{name}=")).unwrap() + name.len() + 1;
+        line[at..]
+            .split([',', '}'])
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    assert!(field("evictedBlocks") >= 2, "both regions' blocks: {out}");
+    assert!(field("bytesEvicted") > 0, "{out}");
+    assert_eq!(field("maxCacheSize"), 8 << 20, "{out}");
+    assert!(
+        line.ends_with(", failedRegionsSize=0, failedRegions=[]}"),
+        "{out}"
+    );
+    let after = cache.stats();
+    assert_eq!(after.entries, before.entries - field("evictedBlocks"));
+    assert!(
+        after.entries > 0,
+        "the other table's blocks stay: {after:?}"
+    );
+
+    // Nothing cached since: nothing to evict. Reading caches the blocks again.
+    let out = c.run("clear_block_cache 't'").await;
+    assert!(
+        out.starts_with("CacheEvictionStats{evictedBlocks=0, bytesEvicted=0,"),
+        "{out}"
+    );
+    let out = c.run("get 't', 'x199'\nclear_block_cache 't'").await;
+    assert!(!out.contains("evictedBlocks=0,"), "{out}");
+
+    let out = c
+        .run("clear_block_cache 'nope'\ndisable 'u'\nclear_block_cache 'u'")
+        .await;
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(
+        lines[0].starts_with("ERROR: ") && lines[0].contains("nope"),
+        "{out}"
+    );
+    assert!(
+        lines[1].starts_with("ERROR: ") && lines[1].contains('u'),
+        "{out}"
+    );
+    assert_eq!(lines.len(), 2, "{out}");
     c.stop().await;
 }
