@@ -250,6 +250,13 @@ const SURFACE: &[Mapping] = &[
         shell: To(&["clear_block_cache"]),
         thrift: No(NO_THRIFT),
     },
+    Mapping {
+        rpc: "ListProcedures",
+        hbase: No("HBase's GetProcedures answers with each procedure's serialized Java state, which Strata's procedures do not have; not answered"),
+        client: client!(list_procedures),
+        shell: To(&["list_procedures", "processlist"]),
+        thrift: No(NO_THRIFT),
+    },
 ];
 
 #[cfg(test)]

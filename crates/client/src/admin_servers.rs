@@ -1,6 +1,7 @@
 //! Calls about servers through [`Admin`]: HBase's `updateConfiguration(ServerName)` and
 //! `updateConfiguration()`, reloading servers' configuration files, and
-//! `clearBlockCache(TableName)`, dropping a table's blocks from the servers' block caches.
+//! `clearBlockCache(TableName)`, dropping a table's blocks from the servers' block caches, and
+//! `getProcedures`, the procedures in progress.
 
 use strata_proto::pb;
 
@@ -31,6 +32,30 @@ impl From<pb::ServerConfigurationUpdate> for ConfigurationUpdate {
     }
 }
 
+/// A procedure in progress (HBase's `getProcedures`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProcedureInfo {
+    /// Its id.
+    pub id: String,
+    /// HBase's name for the procedure of the same work (`CreateTableProcedure`, ...).
+    pub name: String,
+    /// `RUNNABLE` while in progress.
+    pub state: String,
+    /// Its table or region and the step it is at.
+    pub parameters: String,
+}
+
+impl From<pb::ProcedureInfo> for ProcedureInfo {
+    fn from(p: pb::ProcedureInfo) -> ProcedureInfo {
+        ProcedureInfo {
+            id: p.id,
+            name: p.name,
+            state: p.state,
+            parameters: p.parameters,
+        }
+    }
+}
+
 /// What [`Admin::clear_block_cache`] dropped (HBase's `CacheEvictionStats`), summed over the
 /// servers hosting the table's regions.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -57,6 +82,18 @@ impl From<pb::CacheEvictionStats> for CacheEvictionStats {
 }
 
 impl Admin {
+    /// The procedures in progress (table changes, assignments, splits, merges, crash
+    /// recoveries), by id; finished ones are not kept.
+    ///
+    /// # Errors
+    /// The server's error.
+    pub async fn list_procedures(&self) -> Result<Vec<ProcedureInfo>, Error> {
+        let response = self
+            .read(|mut m| async move { m.list_procedures(pb::Empty {}).await })
+            .await?;
+        Ok(response.procedures.into_iter().map(Into::into).collect())
+    }
+
     /// Drops every cached block of enabled table `name`'s store files from the block caches
     /// of the servers hosting its regions. Later reads read them from the files again.
     ///

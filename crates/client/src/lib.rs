@@ -56,7 +56,7 @@ mod table;
 
 pub use admin::{Admin, StoreFileInfo, TableInfo};
 pub use admin_namespace::NamespaceDescriptor;
-pub use admin_servers::{CacheEvictionStats, ConfigurationUpdate};
+pub use admin_servers::{CacheEvictionStats, ConfigurationUpdate, ProcedureInfo};
 pub use admin_snapshot::SnapshotDescription;
 pub use connection::{Connection, MAX_ADMINS};
 pub use error::Error;

@@ -684,4 +684,16 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
             .await
             .map(Response::new)
     }
+
+    async fn list_procedures(
+        &self,
+        _request: Request<Empty>,
+    ) -> Result<Response<pb::ListProceduresResponse>, Status> {
+        self.run(|kv, layout, _| {
+            crate::procedures::list(kv, layout)
+                .map(|procedures| pb::ListProceduresResponse { procedures })
+                .map_err(unavailable)
+        })
+        .await
+    }
 }

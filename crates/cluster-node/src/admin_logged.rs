@@ -69,4 +69,5 @@ logged! {
     import_snapshot(pb::SnapshotNameRequest) -> pb::SnapshotDescription;
     update_configuration(pb::UpdateConfigurationRequest) -> pb::UpdateConfigurationResponse;
     clear_block_cache(pb::TableRequest) -> pb::CacheEvictionStats;
+    list_procedures(Empty) -> pb::ListProceduresResponse;
 }

@@ -85,8 +85,7 @@ pub const COMMANDS: &[CommandHelp] = &[
         "Explains the table commands and HBase's table references (t = get_table 't', then \
          t.put ..., t.scan).", &["table_help"]),
     cmd("processlist", Group::General, "processlist",
-        "Cluster mode: lists the procedures the master is running. A standalone server does \
-         not report its running tasks.", &["processlist"]),
+        "Lists the procedures in progress, as list_procedures does.", &["processlist"]),
     cmd("help", Group::General, "help ['command']",
         "Lists the commands, or describes one.", &["help", "help 'scan'"]),
     CommandHelp {
@@ -289,6 +288,16 @@ pub const COMMANDS: &[CommandHelp] = &[
     cmd("update_all_config", Group::Tools, "update_all_config",
         "Reloads the configuration file of every live server, as update_config does for one; \
          a cluster's masters reload theirs on SIGHUP.", &["update_all_config"]),
+    cmd("list_procedures", Group::Tools, "list_procedures",
+        "Lists the procedures in progress (table changes, region assignments, splits, merges, \
+         crash recoveries): id, HBase's name for the procedure, state, and the table or region \
+         with the step it is at. Finished procedures are not kept, and no times are recorded \
+         (Submitted_Time and Last_Update show -).", &["list_procedures"]),
+    cmd("list_locks", Group::Tools, "list_locks",
+        "Lists the locks procedures hold: none, always. Strata's master keeps no lock table; a \
+         procedure owns its table or region by the state it records (DISABLING, a region in \
+         transition), which list_procedures shows. Prints nothing, as HBase's shell does when \
+         there are no locks.", &["list_locks"]),
 ];
 
 /// The command named `name` or one of its aliases.

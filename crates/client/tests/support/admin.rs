@@ -192,6 +192,10 @@ impl pb::admin_server::Admin for FakeAdmin {
         Err(Status::unimplemented("clear_block_cache"))
     }
 
+    async fn list_procedures(&self, _: Request<pb::Empty>) -> Answer<pb::ListProceduresResponse> {
+        Err(Status::unimplemented("list_procedures"))
+    }
+
     async fn status(&self, _: Request<pb::Empty>) -> Answer<pb::StatusResponse> {
         let s = self.state.lock();
         let servers = s

@@ -198,7 +198,7 @@ pub enum Command {
     Whoami,
     /// `table_help`: what the shell offers on tables.
     TableHelp,
-    /// `processlist`: what the servers are running now, where they report it.
+    /// `processlist`: the procedures in progress, as `list_procedures` lists them.
     Processlist,
     /// `clear_block_cache 't'`: the table's blocks leave the block caches.
     ClearBlockCache(TableName),
@@ -272,6 +272,10 @@ pub enum Command {
     RestoreSnapshot(String),
     /// `update_config 'SERVER'` (one server) or `update_all_config` (`None`: every server).
     UpdateConfig(Option<String>),
+    /// `list_procedures`.
+    ListProcedures,
+    /// `list_locks`.
+    ListLocks,
 }
 
 /// One edit of `alter_namespace`.
@@ -497,6 +501,8 @@ fn other(mut args: Args) -> Result<Command, ShellError> {
                 "table_help" => Command::TableHelp,
                 "processlist" => Command::Processlist,
                 "update_all_config" => Command::UpdateConfig(None),
+                "list_procedures" => Command::ListProcedures,
+                "list_locks" => Command::ListLocks,
                 _ => Command::Exit,
             }
         }

@@ -7,8 +7,8 @@
 //! - `data`: put, get, scan, delete, incr, append, get_counter, count.
 //! - `cluster`: flush, compact, split, files, status, version, help; `whoami`: the user.
 //! - `regions`: list_regions, get_splits, locate_region, and region names in any form.
-//! - `server_ops`: compact_rs, processlist, clear_block_cache, table_help,
-//!   update_config, update_all_config.
+//! - `server_ops`: compact_rs, processlist and list_procedures, clear_block_cache,
+//!   table_help, update_config, update_all_config (list_locks prints nothing: no locks).
 //! - `cluster_ops`: move, assign, unassign, balancer, decommissioning, and `status` in cluster
 //!   mode.
 //!
@@ -215,7 +215,10 @@ pub async fn execute(
             server_ops::table_help(out)?;
             return Ok(Flow::Continue);
         }
-        Command::Processlist => server_ops::processlist(out).await?,
+        Command::Processlist | Command::ListProcedures => {
+            server_ops::list_procedures(conn, out).await?;
+        }
+        Command::ListLocks => {}
         Command::ClearBlockCache(table) => server_ops::clear_block_cache(conn, &table, out).await?,
         Command::CompactServer { server, major } => {
             server_ops::compact_server(conn, &server, major, out).await?;

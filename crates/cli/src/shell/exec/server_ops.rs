@@ -1,4 +1,5 @@
-//! Commands about a server rather than a table: `compact_rs`, `processlist`,
+//! Commands about a server rather than a table: `compact_rs`, `processlist` and
+//! `list_procedures`,
 //! `clear_block_cache`, `table_help` (the table
 //! commands and table references), and `update_config` / `update_all_config`.
 
@@ -9,6 +10,7 @@ use strata_client::Connection;
 use strata_model::schema::TableName;
 
 use super::ExecError;
+use crate::shell::format;
 
 /// `compact_rs 'SERVER' [, major]`: compacts every table with a serving region on the server.
 /// The admin service compacts whole tables; there is no per-server compaction to ask for.
@@ -53,25 +55,40 @@ pub(super) async fn compact_server(
     Ok(())
 }
 
-/// `processlist`: the procedures the cluster's master runs (cluster mode); a standalone
-/// server reports none of its tasks, which is said plainly.
-pub(super) async fn processlist(out: &mut impl Write) -> Result<(), ExecError> {
-    let Some(ops) = crate::cluster_ops::shell_cluster() else {
-        writeln!(
-            out,
-            "This server does not report the tasks it runs (HBase's task monitor); its \
-             finished flushes and compactions are on the web UI's /history page."
-        )?;
-        return Ok(());
-    };
-    let status = tokio::task::spawn_blocking(move || ops.status())
-        .await
-        .map_err(|e| ExecError::Rejected(e.to_string()))?
-        .map_err(ExecError::Rejected)?;
-    writeln!(out, "{} procedures", status.procedures.len())?;
-    for (id, p) in &status.procedures {
-        writeln!(out, " {id}: {p:?}")?;
-    }
+/// `list_procedures` (and `processlist`): the procedures in progress, through the admin
+/// service, as HBase's shell lists them. The coordination store keeps no times for them, so
+/// `Submitted_Time` and `Last_Update` are `-`; their table or region and step follow.
+pub(super) async fn list_procedures(
+    conn: &Connection,
+    out: &mut impl Write,
+) -> Result<(), ExecError> {
+    let procedures = conn.admin().list_procedures().await?;
+    let rows: Vec<Vec<String>> = procedures
+        .iter()
+        .map(|p| {
+            vec![
+                p.id.clone(),
+                p.name.clone(),
+                p.state.clone(),
+                "-".into(),
+                "-".into(),
+                p.parameters.clone(),
+            ]
+        })
+        .collect();
+    format::columns(
+        out,
+        &[
+            "Id",
+            "Name",
+            "State",
+            "Submitted_Time",
+            "Last_Update",
+            "Parameters",
+        ],
+        &rows,
+    )?;
+    format::rows(out, procedures.len() as u64)?;
     Ok(())
 }
 

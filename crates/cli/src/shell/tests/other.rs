@@ -135,6 +135,9 @@ fn general_commands() {
         Command::UpdateConfig(Some("h:1:17".into()))
     );
     assert_eq!(parse("update_all_config"), Command::UpdateConfig(None));
+    assert_eq!(parse("list_procedures"), Command::ListProcedures);
+    assert_eq!(parse("list_locks"), Command::ListLocks);
+    assert!(parse_command("list_locks 't'").is_err());
     assert!(parse_command("update_config").is_err());
     assert!(parse_command("update_config ''").is_err());
     assert!(parse_command("update_all_config 'h:1'").is_err());

@@ -1,5 +1,6 @@
 //! flush, compact, major_compact, split, status, version, whoami, help, exit, compact_rs,
-//! processlist, clear_block_cache, table_help, update_config, update_all_config.
+//! processlist, list_procedures, list_locks, clear_block_cache, table_help, update_config,
+//! update_all_config.
 
 use super::Cluster;
 use crate::shell::exec::Flow;
@@ -137,12 +138,13 @@ async fn server_commands_use_what_the_server_has_and_say_what_it_lacks() {
         lines[1].starts_with("ERROR: compact_rs: no live server 'nohost:1'"),
         "{out}"
     );
-    assert!(
-        lines[2].starts_with("This server does not report the tasks it runs"),
+    assert_eq!(
+        lines[2], "Id Name State Submitted_Time Last_Update Parameters",
         "{out}"
     );
+    assert_eq!(lines[3], "0 row(s)", "{out}");
     assert!(
-        lines[3].starts_with("CacheEvictionStats{evictedBlocks="),
+        lines[4].starts_with("CacheEvictionStats{evictedBlocks="),
         "{out}"
     );
     assert!(out.contains("  t = get_table 't'\n"), "{out}");
@@ -268,5 +270,22 @@ async fn clear_block_cache_evicts_a_tables_blocks_and_counts_them() {
         "{out}"
     );
     assert_eq!(lines.len(), 2, "{out}");
+    c.stop().await;
+}
+
+/// `list_procedures` asks the admin service on a standalone server too (no etcd): HBase's
+/// header and row count; `list_locks` prints nothing, as HBase's shell does without locks.
+#[tokio::test(flavor = "multi_thread")]
+async fn list_procedures_and_list_locks_through_the_admin_service() {
+    let c = Cluster::start().await;
+    let out = c
+        .run("create 't', 'f'\nlist_procedures\nlist_locks\nprocesslist")
+        .await;
+    assert_eq!(
+        out,
+        "Created table t\nId Name State Submitted_Time Last_Update Parameters\n0 row(s)\n\
+         Id Name State Submitted_Time Last_Update Parameters\n0 row(s)\n",
+        "the create finished: nothing in progress"
+    );
     c.stop().await;
 }
