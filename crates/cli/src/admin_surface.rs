@@ -60,8 +60,8 @@ const SURFACE: &[Mapping] = &[
     Mapping {
         rpc: "AlterTable",
         hbase: To(&["ModifyTable", "AddColumn", "ModifyColumn", "DeleteColumn"]),
-        client: client!(alter_table),
-        shell: To(&["alter"]),
+        client: client!(alter_table, alter_table_async),
+        shell: To(&["alter", "alter_async"]),
         thrift: No(NO_THRIFT),
     },
     Mapping {
@@ -255,6 +255,13 @@ const SURFACE: &[Mapping] = &[
         hbase: No("HBase's GetProcedures answers with each procedure's serialized Java state, which Strata's procedures do not have; not answered"),
         client: client!(list_procedures),
         shell: To(&["list_procedures", "processlist"]),
+        thrift: No(NO_THRIFT),
+    },
+    Mapping {
+        rpc: "AlterStatus",
+        hbase: No("HBase's client follows an alteration through its procedure (GetProcedureResult), not GetSchemaAlterStatus, which Strata does not answer"),
+        client: client!(alter_status),
+        shell: To(&["alter_status"]),
         thrift: No(NO_THRIFT),
     },
 ];

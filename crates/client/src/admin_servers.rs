@@ -1,8 +1,9 @@
 //! Calls about servers through [`Admin`]: HBase's `updateConfiguration(ServerName)` and
 //! `updateConfiguration()`, reloading servers' configuration files, and
 //! `clearBlockCache(TableName)`, dropping a table's blocks from the servers' block caches, and
-//! `getProcedures`, the procedures in progress.
+//! `getProcedures`, the procedures in progress; and `alter_async` with `getAlterStatus`.
 
+use strata_model::schema::TableDescriptor;
 use strata_proto::pb;
 
 use crate::admin::Admin;
@@ -82,6 +83,41 @@ impl From<pb::CacheEvictionStats> for CacheEvictionStats {
 }
 
 impl Admin {
+    /// Replaces a table's schema as [`Admin::alter_table`] does, answering once the schema is
+    /// stored and the reopening of its regions submitted (HBase's `alter_async`);
+    /// [`Admin::alter_status`] follows the reopening.
+    ///
+    /// # Errors
+    /// `INVALID_ARGUMENT`, `TABLE_NOT_FOUND` or the master's error.
+    pub async fn alter_table_async(&self, table: &TableDescriptor) -> Result<(), Error> {
+        table.validate().map_err(Error::invalid)?;
+        let request = pb::AlterTableRequest {
+            schema: Some(strata_proto::convert::table_to_pb(table)),
+            no_wait: true,
+        };
+        self.change(|mut m| async move { m.alter_table(request).await })
+            .await
+            .map(drop)
+    }
+
+    /// How many of a table's regions serve its current schema, of how many (HBase's
+    /// `getAlterStatus`, as `(updated, regions)`).
+    ///
+    /// # Errors
+    /// `TABLE_NOT_FOUND` or the server's error.
+    pub async fn alter_status(&self, name: &str) -> Result<(u32, u32), Error> {
+        let request = pb::TableRequest {
+            table: name.to_string(),
+        };
+        let response = self
+            .read(|mut m| {
+                let request = request.clone();
+                async move { m.alter_status(request).await }
+            })
+            .await?;
+        Ok((response.updated, response.regions))
+    }
+
     /// The procedures in progress (table changes, assignments, splits, merges, crash
     /// recoveries), by id; finished ones are not kept.
     ///

@@ -198,8 +198,9 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
         &self,
         request: Request<pb::AlterTableRequest>,
     ) -> Result<Response<Empty>, Status> {
+        let request = request.into_inner();
+        let no_wait = request.no_wait;
         let schema = request
-            .into_inner()
             .schema
             .ok_or_else(|| strata_server::status::invalid("no schema"))?;
         let table = table_from_pb(schema).map_err(strata_server::status::invalid)?;
@@ -216,15 +217,15 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
             }
             replace_schema(kv, layout, &table, created)?;
             if rec.state == TableState::Enabled {
-                run_procedure(
-                    kv,
-                    layout,
-                    &AdminRequest::ReopenTable {
-                        table: name.clone(),
-                    },
-                    &format!("reopen {name}"),
-                )?;
-                wait_served(kv, layout, &name)?;
+                let reopen = AdminRequest::ReopenTable {
+                    table: name.clone(),
+                };
+                if no_wait {
+                    submit_and_wait(kv, layout, &reopen)?;
+                } else {
+                    run_procedure(kv, layout, &reopen, &format!("reopen {name}"))?;
+                    wait_served(kv, layout, &name)?;
+                }
             }
             Ok(Empty {})
         })
@@ -695,5 +696,14 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
                 .map_err(unavailable)
         })
         .await
+    }
+
+    async fn alter_status(
+        &self,
+        request: Request<pb::TableRequest>,
+    ) -> Result<Response<pb::AlterStatusResponse>, Status> {
+        let name = table_name(&request.into_inner().table)?;
+        self.run(move |kv, layout, _| crate::procedures::alter_status(kv, layout, &name))
+            .await
     }
 }

@@ -70,4 +70,5 @@ logged! {
     update_configuration(pb::UpdateConfigurationRequest) -> pb::UpdateConfigurationResponse;
     clear_block_cache(pb::TableRequest) -> pb::CacheEvictionStats;
     list_procedures(Empty) -> pb::ListProceduresResponse;
+    alter_status(pb::TableRequest) -> pb::AlterStatusResponse;
 }

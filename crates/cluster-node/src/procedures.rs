@@ -44,6 +44,50 @@ pub fn list<K: Kv + ?Sized>(kv: &K, layout: &Layout) -> KvResult<Vec<pb::Procedu
         .collect())
 }
 
+/// How many of `table`'s regions serve its current schema (HBase's `getAlterStatus`): all of
+/// them unless a reopening of the table is in progress; then the regions (in name order, the
+/// order it reopens them in) whose reopening it started and that are open again.
+///
+/// # Errors
+/// `TABLE_NOT_FOUND`, or the store cannot be read.
+pub fn alter_status<K: Kv + ?Sized>(
+    kv: &K,
+    layout: &Layout,
+    table: &str,
+) -> Result<pb::AlterStatusResponse, tonic::Status> {
+    let mut regions = crate::admin_path::locate(kv, layout, None, table)?;
+    let unavailable = |e: strata_cluster::kv::KvError| {
+        strata_proto::status(pb::ErrorCode::Unavailable, e.to_string())
+    };
+    let prefix = layout.procs();
+    let started = range_all(kv, &prefix, 1000)
+        .map_err(unavailable)?
+        .kvs
+        .iter()
+        .filter_map(|item| match Procedure::decode(&item.value) {
+            Ok(Procedure::ReopenTable { table: t, next }) if t == table => Some(next),
+            _ => None,
+        })
+        .min();
+    let total = u32::try_from(regions.len()).unwrap_or(u32::MAX);
+    let updated = match started {
+        None => total,
+        Some(next) => {
+            regions.sort_by(|a, b| a.name.cmp(&b.name));
+            let done = regions
+                .iter()
+                .take(next as usize)
+                .filter(|r| !r.server.is_empty())
+                .count();
+            u32::try_from(done).unwrap_or(u32::MAX)
+        }
+    };
+    Ok(pb::AlterStatusResponse {
+        regions: total,
+        updated,
+    })
+}
+
 /// HBase's name for the procedure doing `p`'s work, and its parameters.
 pub fn describe(p: &Procedure) -> (&'static str, String) {
     match p {

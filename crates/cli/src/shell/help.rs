@@ -298,6 +298,14 @@ pub const COMMANDS: &[CommandHelp] = &[
          procedure owns its table or region by the state it records (DISABLING, a region in \
          transition), which list_procedures shows. Prints nothing, as HBase's shell does when \
          there are no locks.", &["list_locks"]),
+    cmd("alter_async", Group::Ddl,
+        "alter_async 't', {NAME => 'cf', SETTING => value} | ... (as alter)",
+        "Changes a table as alter does, without waiting for its regions to reopen with the new \
+         schema; alter_status follows them.",
+        &["alter_async 't1', {NAME => 'f1', VERSIONS => 5}", "alter_async 't1', 'delete' => 'f1'"]),
+    cmd("alter_status", Group::Ddl, "alter_status 't'",
+        "Prints how many of a table's regions serve its current schema ('N/M regions \
+         updated.'), then Done. once all do.", &["alter_status 't1'"]),
 ];
 
 /// The command named `name` or one of its aliases.

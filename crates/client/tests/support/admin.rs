@@ -196,6 +196,10 @@ impl pb::admin_server::Admin for FakeAdmin {
         Err(Status::unimplemented("list_procedures"))
     }
 
+    async fn alter_status(&self, _: Request<pb::TableRequest>) -> Answer<pb::AlterStatusResponse> {
+        Err(Status::unimplemented("alter_status"))
+    }
+
     async fn status(&self, _: Request<pb::Empty>) -> Answer<pb::StatusResponse> {
         let s = self.state.lock();
         let servers = s

@@ -276,6 +276,15 @@ pub enum Command {
     ListProcedures,
     /// `list_locks`.
     ListLocks,
+    /// `alter_async`: as `alter`, without waiting for the regions to reopen.
+    AlterAsync {
+        /// The table.
+        table: TableName,
+        /// The edits.
+        changes: Vec<AlterChange>,
+    },
+    /// `alter_status 't'`.
+    AlterStatus(TableName),
 }
 
 /// One edit of `alter_namespace`.
@@ -338,6 +347,10 @@ pub fn parse_command(line: &str) -> Result<Option<Command>, ShellError> {
     let command = match help.name {
         "create" => create::create(args)?,
         "alter" => alter::alter(args)?,
+        "alter_async" => match alter::alter(args)? {
+            Command::Alter { table, changes } => Command::AlterAsync { table, changes },
+            other => other,
+        },
         "put" => data::put(args)?,
         "get" => data::get(args)?,
         "scan" => data::scan(args)?,
@@ -388,6 +401,7 @@ fn other(mut args: Args) -> Result<Command, ShellError> {
         "drop" => Command::Drop(one_table(&mut args)?),
         "exists" => Command::Exists(one_table(&mut args)?),
         "files" => Command::Files(one_table(&mut args)?),
+        "alter_status" => Command::AlterStatus(one_table(&mut args)?),
         "clear_block_cache" => Command::ClearBlockCache(one_table(&mut args)?),
         "compact_rs" => {
             args.arity(1, 2)?;

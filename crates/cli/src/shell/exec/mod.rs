@@ -219,6 +219,10 @@ pub async fn execute(
             server_ops::list_procedures(conn, out).await?;
         }
         Command::ListLocks => {}
+        Command::AlterAsync { table, changes } => {
+            ddl::alter_async(conn, &table, &changes, out).await?;
+        }
+        Command::AlterStatus(table) => ddl::alter_status(conn, &table, out).await?,
         Command::ClearBlockCache(table) => server_ops::clear_block_cache(conn, &table, out).await?,
         Command::CompactServer { server, major } => {
             server_ops::compact_server(conn, &server, major, out).await?;

@@ -138,6 +138,12 @@ fn general_commands() {
     assert_eq!(parse("list_procedures"), Command::ListProcedures);
     assert_eq!(parse("list_locks"), Command::ListLocks);
     assert!(parse_command("list_locks 't'").is_err());
+    assert!(matches!(
+        parse("alter_async 't', {NAME => 'f', VERSIONS => 5}"),
+        Command::AlterAsync { ref changes, .. } if changes.len() == 1
+    ));
+    assert!(matches!(parse("alter_status 't'"), Command::AlterStatus(_)));
+    assert!(parse_command("alter_status").is_err());
     assert!(parse_command("update_config").is_err());
     assert!(parse_command("update_config ''").is_err());
     assert!(parse_command("update_all_config 'h:1'").is_err());
