@@ -1,7 +1,8 @@
 //! Admin calls about servers on a cluster of real processes (a master and two region servers
 //! on a real etcd, sharing a local root; skipped without `STRATA_ETCD_ENDPOINTS` unless
 //! `STRATA_REQUIRE_ETCD`): `clear_block_cache` reaches every server hosting a region of the
-//! table, `update_all_config` every live server, each with its own configuration file.
+//! table, `update_all_config` every live server, each with its own configuration file;
+//! `alter_async` answers before the regions reopen and `alter_status` follows them.
 #![allow(clippy::unwrap_used)]
 
 #[path = "support/cluster.rs"]
@@ -171,5 +172,22 @@ async fn server_calls_reach_every_server_of_a_cluster() {
     assert_eq!(one.applied, vec!["log-level: debug → info"], "{one:?}");
     let other = admin.update_configuration(&addrs[0]).await.unwrap();
     assert_eq!(other.applied, vec!["log-level: info → warn"], "{other:?}");
+
+    // An alteration answered before its regions reopen, followed until every region serves
+    // it; no procedure is left in progress then.
+    let altered = table.clone().with_family(FamilyDescriptor::new("g"));
+    admin.alter_table_async(&altered).await.unwrap();
+    wait_until("every region reopened", async || {
+        let (updated, regions) = admin.alter_status("t").await.ok()?;
+        assert!(updated <= regions && regions == 4);
+        (updated == regions).then_some(())
+    })
+    .await;
+    wait_until("no procedure in progress", async || {
+        admin.list_procedures().await.ok()?.is_empty().then_some(())
+    })
+    .await;
+    let described = admin.describe_table("t").await.unwrap();
+    assert!(described.descriptor.family(b"g").is_some());
     drop(servers);
 }
