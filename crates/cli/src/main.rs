@@ -8,6 +8,8 @@ mod admin_surface;
 mod bench_cmd;
 mod bench_rpc;
 mod bench_ycsb;
+mod bulkload_cmd;
+mod bulkload_prepare;
 mod cert_cmd;
 mod cluster_cmd;
 mod cluster_master;
@@ -82,6 +84,9 @@ enum Command {
     /// Snapshots copied to another root and registered there (backups, moving tables).
     #[command(subcommand)]
     Snapshot(snapshot_cmd::Command),
+    /// Store files prepared offline (from TSV or CSV) and added to a table's regions.
+    #[command(subcommand)]
+    Bulkload(bulkload_cmd::Command),
 }
 
 fn main() -> ExitCode {
@@ -146,6 +151,7 @@ fn main() -> ExitCode {
         Command::Bench(cmd) => bench_cmd::run(&cmd),
         Command::Cert(cmd) => cert_cmd::run(&cmd),
         Command::Snapshot(cmd) => snapshot_cmd::run(&cmd),
+        Command::Bulkload(cmd) => bulkload_cmd::run(&cmd),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -80,3 +80,127 @@ async fn a_snapshot_killed_midway_is_whole_or_absent() {
     println!("snapshots killed midway: {whole} whole, {absent} absent");
     child.stop_gracefully();
 }
+
+/// Every row's value in `table`, or `None` when the table does not exist.
+async fn values(conn: &Connection, table: &str) -> Option<Vec<Vec<u8>>> {
+    conn.admin().describe_table(table).await.ok()?;
+    let t = conn.table(table).unwrap();
+    let rows = t.scan_all(&Scan::default()).await.unwrap();
+    Some(rows.iter().map(|r| r[0].value.to_vec()).collect())
+}
+
+/// Waits (bounded) until `table` holds `want`, as a resumed clone leaves it; `None` if the
+/// table does not exist by then.
+async fn settled(conn: &Connection, table: &str, want: &[Vec<u8>]) -> Option<Vec<Vec<u8>>> {
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let info = conn.admin().describe_table(table).await;
+        let got = match &info {
+            Ok(i) if i.enabled => {
+                let t = conn.table(table).unwrap();
+                t.scan_all(&Scan::default())
+                    .await
+                    .ok()
+                    .map(|rows| rows.iter().map(|r| r[0].value.to_vec()).collect::<Vec<_>>())
+            }
+            _ => None,
+        };
+        if got.as_deref() == Some(want) || std::time::Instant::now() > deadline {
+            return info.ok().map(|_| got.unwrap_or_default());
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_clone_or_restore_killed_midway_is_finished_after_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let (child, addr) = spawn(dir.path(), &[], Stdio::inherit());
+    let mut child = Killed(child);
+    let mut conn = Connection::connect(&addr).await.unwrap();
+    let t = TableDescriptor::new(TableName::parse("t").unwrap())
+        .with_family(FamilyDescriptor::new("f"));
+    conn.admin()
+        .create_table(&t, &[key(100), key(200)])
+        .await
+        .unwrap();
+    let fill = |conn: Connection, value: &'static str| async move {
+        let table = conn.table("t").unwrap();
+        for i in 0..ROWS {
+            table
+                .put(&Put::new(key(i)).add("f", "q", value))
+                .await
+                .unwrap();
+        }
+    };
+    fill(conn.clone(), "v").await;
+    conn.admin().snapshot("t", "s").await.unwrap();
+    let all = |v: &str| vec![v.as_bytes().to_vec(); ROWS as usize];
+    let (mut finished, mut absent, mut restored, mut kept) = (0, 0, 0, 0);
+    for (round, delay_ms) in [2u64, 8, 20, 45, 90].into_iter().enumerate() {
+        // A clone killed midway: after the restart, the table is whole and enabled, or
+        // absent (killed before the clone was recorded).
+        let clone = format!("c{round}");
+        let admin = conn.admin();
+        let c = clone.clone();
+        let call = tokio::spawn(async move { admin.clone_snapshot("s", &c).await });
+        tokio::time::sleep(Duration::from_millis(delay_ms)).await;
+        child.0.kill().unwrap();
+        child.0.wait().unwrap();
+        let _ = call.await;
+        let (restarted, addr) = spawn(dir.path(), &[], Stdio::inherit());
+        child = Killed(restarted);
+        conn = Connection::connect(&addr).await.unwrap();
+        match settled(&conn, &clone, &all("v")).await {
+            Some(v) => {
+                assert_eq!(v, all("v"), "clone {clone}");
+                finished += 1;
+            }
+            None => absent += 1,
+        }
+
+        // A restore killed midway: the table is never lost; it holds the snapshot's rows
+        // (restored) or its own (the restore had not begun).
+        fill(conn.clone(), "w").await;
+        conn.admin().disable_table("t").await.unwrap();
+        let admin = conn.admin();
+        let call = tokio::spawn(async move { admin.restore_snapshot("s").await });
+        tokio::time::sleep(Duration::from_millis(delay_ms)).await;
+        child.0.kill().unwrap();
+        child.0.wait().unwrap();
+        let _ = call.await;
+        let (restarted, addr) = spawn(dir.path(), &[], Stdio::inherit());
+        child = Killed(restarted);
+        conn = Connection::connect(&addr).await.unwrap();
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        loop {
+            let enabled = conn.admin().enable_table("t").await;
+            if enabled.is_ok()
+                || conn
+                    .admin()
+                    .describe_table("t")
+                    .await
+                    .is_ok_and(|i| i.enabled)
+            {
+                break;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "round {round}: table t cannot be enabled: {enabled:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        let v = values(&conn, "t").await.expect("the restored table exists");
+        if v == all("v") {
+            restored += 1;
+        } else {
+            assert_eq!(v, all("w"), "round {round}: the table is whole");
+            kept += 1;
+        }
+    }
+    println!(
+        "clones killed midway: {finished} finished, {absent} absent; restores: {restored} \
+         restored, {kept} not begun"
+    );
+    child.stop_gracefully();
+}

@@ -275,23 +275,26 @@ impl Connection {
             };
             return Ok(DataLink::Frames(client));
         }
-        let channel = {
-            let mut channels = self.inner.channels.lock();
-            match channels.get(server) {
-                Some(c) => c.clone(),
-                None => {
-                    let endpoint = endpoint(server, &self.inner.options)?;
-                    let c = channel::connect_lazy(&endpoint, self.inner.options.tls.as_ref());
-                    channels.insert(server.to_string(), c.clone());
-                    c
-                }
-            }
-        };
+        let channel = self.channel(server)?;
         Ok(DataLink::Grpc(
             DataClient::new(channel)
                 .max_decoding_message_size(MAX_MESSAGE_BYTES)
                 .max_encoding_message_size(MAX_MESSAGE_BYTES),
         ))
+    }
+
+    /// The gRPC channel to the region server at `server`, shared by every call to it.
+    pub(crate) fn channel(&self, server: &str) -> Result<Channel, Error> {
+        let mut channels = self.inner.channels.lock();
+        Ok(match channels.get(server) {
+            Some(c) => c.clone(),
+            None => {
+                let endpoint = endpoint(server, &self.inner.options)?;
+                let c = channel::connect_lazy(&endpoint, self.inner.options.tls.as_ref());
+                channels.insert(server.to_string(), c.clone());
+                c
+            }
+        })
     }
 
     /// `table`'s regions, from the cache or else from the master.

@@ -238,6 +238,7 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
     ) -> Result<Response<Empty>, Status> {
         let name = table_name(&request.into_inner().table)?;
         self.run(move |kv, layout, _| {
+            crate::snapshot::making::wait_until_made(kv, layout, &name)?;
             run_procedure(
                 kv,
                 layout,
@@ -257,6 +258,7 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
     ) -> Result<Response<Empty>, Status> {
         let name = table_name(&request.into_inner().table)?;
         self.run(move |kv, layout, _| {
+            crate::snapshot::making::wait_until_made(kv, layout, &name)?;
             run_procedure(
                 kv,
                 layout,
@@ -278,6 +280,7 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
         let req = request.into_inner();
         let name = table_name(&req.table)?;
         self.run(move |kv, layout, _| {
+            crate::snapshot::making::wait_until_made(kv, layout, &name)?;
             run_procedure(
                 kv,
                 layout,
@@ -299,6 +302,7 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
     ) -> Result<Response<Empty>, Status> {
         let name = table_name(&request.into_inner().table)?;
         self.run(move |kv, layout, _| {
+            crate::snapshot::making::wait_until_made(kv, layout, &name)?;
             // As in standalone mode (and HBase): only a disabled table is deleted.
             let (rec, _) = table_record(kv, layout, &name)?;
             if rec.state == TableState::Enabled {

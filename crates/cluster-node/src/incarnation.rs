@@ -135,6 +135,7 @@ pub(crate) fn run<K: Kv + Send + Sync + 'static>(
     };
     let router = tonic::transport::Server::builder()
         .add_service(data.clone().into_server())
+        .add_service(data.clone().into_bulk_server())
         .add_service(admin.into_server());
     let serving = runtime.spawn(router.serve_with_incoming_shutdown(incoming, async {
         let _ = stop_rx.await;

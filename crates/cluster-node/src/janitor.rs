@@ -148,6 +148,12 @@ pub fn spawn<K: Kv + Send + 'static>(
                 Ok(_) => {}
                 Err(e) => tracing::warn!(error = %e, "region-directory sweep failed"),
             }
+            // A clone or restore whose maker died is finished here (RFC 0025).
+            if let Err(e) =
+                crate::snapshot::making::resume_stale(&kv, &layout, (&storage.files, &root), false)
+            {
+                tracing::warn!(error = %e.message(), "resuming clones and restores failed");
+            }
             match cleaner.round(&storage, &root, &archives, &kv, &layout) {
                 Ok(c) if c.deleted > 0 || c.abandoned > 0 => tracing::info!(
                     deleted = c.deleted,

@@ -148,6 +148,26 @@ pub fn run(
         config.ttl_secs,
         &quit,
     )?;
+    // A clone or restore that this process was making when it stopped is finished, once the
+    // master and the region server run (it needs both).
+    {
+        let (kv, layout, files, root) = (
+            kv.clone(),
+            layout.clone(),
+            storage.files.clone(),
+            root.clone(),
+        );
+        std::thread::Builder::new()
+            .name("resume-makings".into())
+            .spawn(move || {
+                if let Err(e) =
+                    crate::snapshot::making::resume_stale(&kv, &layout, (&files, &root), true)
+                {
+                    tracing::warn!(error = %e.message(), "resuming clones and restores failed");
+                }
+            })
+            .map_err(|e| format!("cannot start a thread: {e}"))?;
+    }
     let janitor = if config.janitor_every.is_zero() {
         None
     } else {

@@ -173,6 +173,16 @@ impl Layout {
         format!("{}link/{table}", self.root)
     }
 
+    /// Prefix of the records of tables being made from snapshots (clone, restore).
+    pub fn makings(&self) -> String {
+        format!("{}making/", self.root)
+    }
+
+    /// The record of `table` while it is made from a snapshot: resumed if its maker dies.
+    pub fn making(&self, table: &str) -> String {
+        format!("{}making/{table}", self.root)
+    }
+
     /// Prefix of the region servers' load reports.
     pub fn loads(&self) -> String {
         format!("{}load/", self.root)

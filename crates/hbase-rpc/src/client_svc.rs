@@ -41,6 +41,13 @@ pub fn call(
         "Mutate" => mutate(ctx, decode(param)?, block, out).map(|r| r.encode_to_vec()),
         "Multi" => multi(ctx, decode(param)?, block, out).map(|r| r.encode_to_vec()),
         "Scan" => scan(ctx, decode(param)?, out).map(|r| r.encode_to_vec()),
+        // HBase's bulk load moves HFiles (HBase's format) from the cluster's file system;
+        // Strata loads its own store files, streamed by its own tool (RFC 0027).
+        "BulkLoadHFile" | "PrepareBulkLoad" | "CleanupBulkLoad" => {
+            Err(HBaseError::do_not_retry(format!(
+                "{method}: Strata does not load HFiles; prepare and load store files with                  `strata bulkload prepare` and `strata bulkload load` instead"
+            )))
+        }
         _ => Err(HBaseError::unknown_method("ClientService", method)),
     }
 }

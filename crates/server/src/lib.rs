@@ -17,6 +17,7 @@
 //! on the same port), `observe` (request figures, slow operations
 //! and key-access heatmaps for `/metrics` and the web UI).
 
+pub mod bulk;
 pub mod compaction_throughput;
 pub mod config;
 pub mod config_reload;

@@ -62,7 +62,7 @@ impl DataService {
     }
 
     /// `admission`'s answer (requests are always admitted without one).
-    fn admitted(&self) -> Result<(), Status> {
+    pub(crate) fn admitted(&self) -> Result<(), Status> {
         self.admission.as_ref().map_or(Ok(()), |admit| admit())
     }
 

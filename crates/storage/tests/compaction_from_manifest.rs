@@ -19,6 +19,7 @@ fn entry(name: &str, seq: u64, size: u64) -> StoreFile {
         tier: String::new(),
         reference: None,
         link: None,
+        bulk: false,
     }
 }
 

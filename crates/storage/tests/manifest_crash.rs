@@ -26,6 +26,7 @@ fn file(name: &str, seq: u64) -> StoreFile {
         tier: "SSD".to_owned(),
         reference: None,
         link: None,
+        bulk: false,
     }
 }
 

@@ -22,6 +22,7 @@ fn file(name: &str, seq: u64, size: u64) -> StoreFile {
         tier: String::new(),
         reference: None,
         link: None,
+        bulk: false,
     }
 }
 

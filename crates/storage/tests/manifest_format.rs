@@ -29,6 +29,7 @@ fn file(name: &str, seq: u64) -> StoreFile {
         },
         reference: None,
         link: None,
+        bulk: false,
     }
 }
 
@@ -125,6 +126,32 @@ fn links_round_trip_in_version_2_and_plain_manifests_stay_version_1() {
         file: "f".to_owned(),
     });
     assert!(bad.validate().is_err());
+}
+
+#[test]
+fn bulk_files_round_trip_in_version_3_and_older_headers_refuse_them() {
+    let mut loaded = file("b1", 9);
+    loaded.bulk = true;
+    let v = sample()
+        .apply(&VersionEdit::new().add_file("d", loaded))
+        .expect("applies");
+    let bytes = encode(&v, 5);
+    assert_eq!(
+        &bytes[13..17],
+        &3u32.to_le_bytes(),
+        "a bulk file: version 3"
+    );
+    assert_eq!(decode("m", &bytes).expect("decodes"), (5, v));
+    for older in [1u32, 2] {
+        let mut old = bytes.clone();
+        old[13..17].copy_from_slice(&older.to_le_bytes());
+        let crc = crc32c::crc32c(&old[8..8 + 5 + 12]);
+        old[8 + 5 + 12..8 + 5 + 12 + 4].copy_from_slice(&crc.to_le_bytes());
+        assert!(
+            matches!(decode("m", &old), Err(Error::Corruption { .. })),
+            "version {older}"
+        );
+    }
 }
 
 #[test]
@@ -285,6 +312,7 @@ fn format_document_example_matches_the_encoder() {
         tier: String::new(),
         reference: None,
         link: None,
+        bulk: false,
     };
     let v = Version::new(region, [Bytes::from_static(b"cf")])
         .and_then(|v| {

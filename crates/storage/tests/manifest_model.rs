@@ -25,6 +25,7 @@ fn file(name: String, seq: u64) -> StoreFile {
         tier: String::new(),
         reference: None,
         link: None,
+        bulk: false,
     }
 }
 

@@ -8,11 +8,13 @@
 //!   (`pb::SnapshotManifest`).
 //! - [`take`]: flush, read the region manifests, write the snapshot's manifest, commit.
 //! - [`clone`]: a new table whose regions' manifests link to the snapshot's files.
+//! - [`making`]: a clone or restore recorded, so that the master finishes one whose maker died.
 //! - [`cleaner`]: deletes archived store files that no snapshot and no clone references.
 
 pub mod cleaner;
 pub mod clone;
 pub mod export;
+pub mod making;
 pub mod service;
 pub mod take;
 

@@ -6,24 +6,19 @@ use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::Arc;
 
 use strata_cluster::kv::{Compare, Kv, Op, Txn};
-use strata_cluster::master::AdminRequest;
 use strata_cluster::record::TableState;
-use strata_model::schema::TableName;
-use strata_proto::convert::table_from_pb;
 use strata_proto::pb::admin_server::Admin;
 use strata_proto::pb::{self, ErrorCode};
 use strata_storage::vfs::Storage;
 use tonic::{Request, Response, Status};
 
+use super::making::{self, Making};
 use super::take::{abandon, begin, capture, commit, renew};
 use super::{
     check_name, done, now_ms, read_manifest, records, snapshot_dir, Record, RENEW_EVERY_MS,
     TAKING_DEADLINE_MS,
 };
-use crate::admin::{
-    create_now, run_procedure, submit_and_wait, table_name, table_record, unavailable, wait_proc,
-    wait_served, ClusterAdmin,
-};
+use crate::admin::{table_name, table_record, unavailable, ClusterAdmin};
 
 impl<K: Kv + Send + Sync + 'static> ClusterAdmin<K> {
     fn snapshot_data(&self) -> Result<(Storage, PathBuf), Status> {
@@ -258,10 +253,13 @@ impl<K: Kv + Send + Sync + 'static> ClusterAdmin<K> {
     }
 
     /// Clones snapshot `name` into the new table `table`: the snapshot's schema and region
-    /// boundaries, regions linking to the snapshot's files; enabled unless `restore`.
+    /// boundaries, regions linking to the snapshot's files; enabled unless `restore` (then an
+    /// existing, disabled `table` is dropped first). Recorded as a making
+    /// ([`super::making`]): if this process dies midway, the master finishes it.
     ///
     /// # Errors
-    /// No such snapshot, an existing table or a missing namespace, or a failure.
+    /// No such snapshot, an existing table (for a clone) or a missing namespace, another
+    /// making of `table` under way, or a failure.
     pub async fn clone_snapshot_into(
         &self,
         name: String,
@@ -271,71 +269,58 @@ impl<K: Kv + Send + Sync + 'static> ClusterAdmin<K> {
         check_name(&name)?;
         let table = table_name(&table)?;
         let (storage, root) = self.snapshot_data()?;
-        self.run(move |kv, layout, server| {
-            let (_, _, token, _) = done(kv, layout, &name)?;
-            let manifest = read_manifest(storage.files.as_ref(), &root, &name)?;
-            if kv.get(&layout.table(&table)).map_err(unavailable)?.is_some() {
+        let making = Making::new(&name, restore);
+        let (t, m) = (table.clone(), making.clone());
+        self.run(move |kv, layout, _| {
+            done(kv, layout, &m.snapshot)?;
+            if !m.restore && kv.get(&layout.table(&t)).map_err(unavailable)?.is_some() {
                 return Err(strata_proto::status(
                     ErrorCode::TableExists,
-                    format!("table {table} already exists"),
+                    format!("table {t} already exists"),
                 ));
             }
-            let mut schema = table_from_pb(manifest.schema.clone().unwrap_or_default())
-                .map_err(|e| strata_proto::status(ErrorCode::Corruption, e.to_string()))?;
-            schema.name = TableName::parse(&table).map_err(strata_server::status::invalid)?;
-            let splits = manifest
-                .regions
-                .iter()
-                .skip(1)
-                .map(|r| r.start_row.to_vec())
-                .collect();
-            create_now(kv, layout, server, &schema, splits)?;
-            let link = format!("{name} {}", now_ms());
-            kv.txn(Txn {
-                compares: Vec::new(),
-                success: vec![Op::put(layout.link(&table), link.into_bytes())],
-            })
-            .map_err(unavailable)?;
-            run_procedure(
-                kv,
-                layout,
-                &AdminRequest::DisableTable {
-                    table: table.clone(),
-                },
-                &format!("disable {table}"),
-            )?;
-            let links = super::clone::link_regions(
-                kv,
-                layout,
-                &storage.files,
-                &root,
-                &manifest,
-                &table,
-            )?;
-            // The snapshot must have lived until the links were written (the cleaner keeps
-            // what they name from then on).
-            if done(kv, layout, &name).map(|d| d.2).ok() != Some(token) {
-                return Err(strata_proto::status(
-                    ErrorCode::SnapshotNotFound,
-                    format!("snapshot {name} was deleted while {table} was made from it"),
-                ));
-            }
-            if !restore {
-                run_procedure(
-                    kv,
-                    layout,
-                    &AdminRequest::EnableTable {
-                        table: table.clone(),
-                    },
-                    &format!("enable {table}"),
-                )?;
-                wait_served(kv, layout, &table)?;
-            }
-            tracing::info!(snapshot = %name, table = %table, links, restore, "table made from a snapshot");
-            Ok(())
+            making::begin(kv, layout, &t, &m)
         })
-        .await
-        .map(Response::into_inner)
+        .await?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let renewing = {
+            let (kv, layout, stop) = (self.kv.clone(), self.layout.clone(), stop.clone());
+            let (table, making) = (table.clone(), making.clone());
+            tokio::spawn(async move {
+                let mut waited = 0;
+                while !stop.load(Ordering::SeqCst) {
+                    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                    waited += 100;
+                    if waited >= RENEW_EVERY_MS {
+                        waited = 0;
+                        let (kv, layout, table, making) =
+                            (kv.clone(), layout.clone(), table.clone(), making.clone());
+                        let _ = tokio::task::spawn_blocking(move || {
+                            making::renew(kv.as_ref(), &layout, &table, &making);
+                        })
+                        .await;
+                    }
+                }
+            })
+        };
+        let made = self
+            .run(move |kv, layout, server| {
+                let made =
+                    making::make(kv, layout, server, (&storage.files, &root), &table, &making);
+                match &made {
+                    Ok(links) => tracing::info!(snapshot = %name, table = %table, links,
+                        restore, "table made from a snapshot"),
+                    Err(e) => tracing::warn!(snapshot = %name, table = %table,
+                        error = %e.message(), "making a table from a snapshot failed"),
+                }
+                // Done, or failed with the error its caller sees: nothing to resume.
+                making::finish(kv, layout, &table);
+                made
+            })
+            .await;
+        stop.store(true, Ordering::SeqCst);
+        let _ = renewing.await;
+        made.map(|_| ())
     }
 
     /// Registers snapshot `name`, exported under this cluster's root by `strata snapshot
@@ -423,20 +408,12 @@ impl<K: Kv + Send + Sync + 'static> ClusterAdmin<K> {
                     Err(e) if strata_proto::code_of(&e) == ErrorCode::TableNotFound => false,
                     Err(e) => return Err(e),
                 };
-                if exists {
-                    let id = submit_and_wait(
-                        kv,
-                        layout,
-                        &AdminRequest::DropTable {
-                            table: table.clone(),
-                        },
-                    )?;
-                    wait_proc(kv, layout, &format!("drop {table}"), &id)?;
-                }
                 Ok((table, exists))
             })
             .await?
             .into_inner();
+        // The drop of the existing table is the making's first step, so a restore
+        // interrupted after it still ends with the table.
         self.clone_snapshot_into(name, table, exists).await
     }
 }

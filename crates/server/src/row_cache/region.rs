@@ -139,6 +139,29 @@ impl RegionCache {
         write()
     }
 
+    /// [`write`](Self::write) for a write to rows that are not listed (a bulk load adds files
+    /// holding any number of rows): every stripe counts a writer in flight, so no entry is
+    /// served or stored while it runs, and every entry tagged before it is stale after it.
+    /// Costs a pass over the stripes, and misses for every region sharing them.
+    pub fn write_region<T>(&self, write: impl FnOnce() -> T) -> T {
+        let Some(slot) = self.slot.as_deref() else {
+            return write();
+        };
+        let _done: Vec<WriteDone<'_>> = slot
+            .cache
+            .stripes
+            .iter()
+            .map(|stripe| {
+                stripe.fetch_add(1, Ordering::SeqCst);
+                WriteDone {
+                    stripe,
+                    invalidations: &slot.cache.invalidations,
+                }
+            })
+            .collect();
+        write()
+    }
+
     /// The region stops being served here (closed, split, merged, truncated, or about to be
     /// reopened with a new schema): its entries are dropped and none is served again.
     pub fn retire(&self) {

@@ -42,6 +42,9 @@ pub struct Iter {
     block: Option<BlockIter>,
     /// Whether data blocks read from the source go into the block cache.
     fill_cache: bool,
+    /// The sequence id every cell is read with, whatever the file holds (a bulk-loaded
+    /// file's: see [`Iter::with_assigned_seq`]).
+    assigned_seq: Option<u64>,
 }
 
 impl Iter {
@@ -52,7 +55,18 @@ impl Iter {
             index,
             block: None,
             fill_cache,
+            assigned_seq: None,
         }
+    }
+
+    /// Reads every cell with sequence id `seq`, as HBase's `StoreFileScanner` reads a
+    /// bulk-loaded file: the file was written outside the region, and the region gave the
+    /// load one sequence id, which orders its cells against the region's own writes.
+    /// Positioning still compares the file's own keys; a file holds one cell per key in
+    /// practice, so seeks land where they would with the assigned id.
+    pub fn with_assigned_seq(mut self, seq: u64) -> Iter {
+        self.assigned_seq = Some(seq);
+        self
     }
 
     /// True when positioned on a cell.
@@ -67,7 +81,7 @@ impl Iter {
     /// When not [`valid`](Iter::valid).
     #[inline]
     pub fn current(&self) -> CellRef<'_> {
-        match &self.block {
+        let mut cell = match &self.block {
             Some(BlockIter::Decoded(c)) if c.valid() => c.current(),
             Some(BlockIter::Stream {
                 decoder,
@@ -75,7 +89,11 @@ impl Iter {
                 ..
             }) => decoder.current(),
             _ => panic!("Iter::current on an unpositioned iterator"),
+        };
+        if let Some(seq) = self.assigned_seq {
+            cell.seq = seq;
         }
+        cell
     }
 
     /// The current cell, copied out with the file's family.

@@ -84,6 +84,9 @@ pub struct StoreFile {
     /// Set when the bytes are another region's file (a clone's). With a `reference` too, the
     /// link names the parent file the reference takes half of.
     pub link: Option<Link>,
+    /// Written outside the region and bulk-loaded (RFC 0027): its cells are read with
+    /// `max_seq_id`, the sequence id the region gave the load, whatever the file holds.
+    pub bulk: bool,
 }
 
 /// Longest file name, tier or table name a manifest accepts, in bytes.

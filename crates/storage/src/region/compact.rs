@@ -68,7 +68,7 @@ pub(crate) struct CompactionState {
     /// Shared by running compactions, exclusive for a split.
     pub(crate) running: RwLock<()>,
     /// Makes output names unique.
-    nonce: AtomicU64,
+    pub(super) nonce: AtomicU64,
     counters: CompactionCounters,
 }
 

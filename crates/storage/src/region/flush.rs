@@ -300,6 +300,7 @@ impl Region {
             tier: store.tier_name(tier),
             reference: None,
             link: None,
+            bulk: false,
         })
     }
 }

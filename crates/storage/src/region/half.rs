@@ -127,6 +127,12 @@ impl FileHandle {
     }
 
     fn cursor_over(&self, iter: strata_sstable::reader::Iter) -> SourceCursor {
+        // A bulk-loaded file's cells carry the load's sequence id (RFC 0027).
+        let iter = if self.meta.bulk {
+            iter.with_assigned_seq(self.meta.max_seq_id)
+        } else {
+            iter
+        };
         match &self.meta.reference {
             None => SourceCursor::File(iter),
             Some(r) => SourceCursor::Half(HalfCursor::new(iter, r.half, r.split_row.clone())),

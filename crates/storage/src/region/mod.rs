@@ -25,6 +25,7 @@
 //! 3. Store files listed by the manifest exist; files not listed are garbage from an
 //!    interrupted flush or compaction and are deleted on open.
 
+mod bulk;
 mod cached_blocks;
 mod compact;
 mod flush;
@@ -47,6 +48,7 @@ mod store;
 mod write;
 mod write_now;
 
+pub use bulk::{BulkLoaded, BulkStage, StagedFile};
 pub use compact::{CompactionCounters, CompactionOptions, CompactionReport};
 pub use listing::FileListing;
 pub use mvcc::Mvcc;

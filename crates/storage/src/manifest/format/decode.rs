@@ -4,7 +4,9 @@ use std::collections::BTreeMap;
 
 use bytes::Bytes;
 
-use super::{flag, kind, FORMAT_VERSION, FRAME_HEAD, FRAME_TAIL, LINK_VERSION, MAGIC};
+use super::{
+    flag, kind, BULK_VERSION, FORMAT_VERSION, FRAME_HEAD, FRAME_TAIL, LINK_VERSION, MAGIC,
+};
 use crate::manifest::error::{Error, Result};
 use crate::manifest::version::{
     check_family, check_region, FamilyFiles, Half, Link, Reference, RegionInfo, StoreFile, Version,
@@ -120,6 +122,9 @@ fn store_file(p: &mut Fields<'_>, version: u32) -> Result<StoreFile> {
     } else {
         None
     };
+    if flags & flag::BULK != 0 && version < BULK_VERSION {
+        return Err(p.bad("a bulk-loaded file in a manifest of format version 1 or 2"));
+    }
     if flags & flag::LINK != 0 && version < LINK_VERSION {
         return Err(p.bad("a link in a manifest of format version 1"));
     }
@@ -144,6 +149,7 @@ fn store_file(p: &mut Fields<'_>, version: u32) -> Result<StoreFile> {
         tier,
         reference,
         link,
+        bulk: flags & flag::BULK != 0,
     })
 }
 

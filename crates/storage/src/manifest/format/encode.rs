@@ -1,6 +1,6 @@
 //! Writing a manifest file.
 
-use super::{flag, kind, LINK_VERSION, MAGIC};
+use super::{flag, kind, BULK_VERSION, LINK_VERSION, MAGIC};
 use crate::manifest::version::{Half, StoreFile, Version};
 
 /// The bytes of manifest number `number` holding `version`.
@@ -9,11 +9,20 @@ pub fn encode(version: &Version, number: u64) -> Vec<u8> {
     let mut records = 0u32;
     let mut p = Vec::new();
 
-    let links = version
-        .families
-        .values()
-        .any(|f| f.files.values().any(|file| file.link.is_some()));
-    put_u32(&mut p, if links { LINK_VERSION } else { 1 });
+    let any = |test: fn(&StoreFile) -> bool| {
+        version
+            .families
+            .values()
+            .any(|f| f.files.values().any(test))
+    };
+    let format = if any(|file| file.bulk) {
+        BULK_VERSION
+    } else if any(|file| file.link.is_some()) {
+        LINK_VERSION
+    } else {
+        1
+    };
+    put_u32(&mut p, format);
     put_u64(&mut p, number);
     record(&mut out, &mut records, kind::HEADER, &mut p);
 
@@ -59,6 +68,9 @@ fn put_file(p: &mut Vec<u8>, file: &StoreFile) {
     }
     if file.link.is_some() {
         flags |= flag::LINK;
+    }
+    if file.bulk {
+        flags |= flag::BULK;
     }
     p.push(flags);
     put_bytes(p, file.tier.as_bytes());

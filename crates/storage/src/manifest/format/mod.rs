@@ -21,11 +21,16 @@ use super::Version;
 pub const MAGIC: [u8; 8] = *b"STRATAMF";
 /// The newest format version this build reads and writes. A manifest is written in version 1
 /// unless it holds a link, which needs version 2 (version 2 is version 1 with the LINK flag),
-/// so a build that knows only version 1 refuses a clone's manifest by its version.
-pub const FORMAT_VERSION: u32 = 2;
+/// or a bulk-loaded file, which needs version 3 (version 2 with the BULK flag): a build that
+/// knows only an older version refuses such a manifest by its version, instead of reading
+/// the files wrongly.
+pub const FORMAT_VERSION: u32 = 3;
 
 /// The first format version with links.
 pub const LINK_VERSION: u32 = 2;
+
+/// The first format version with bulk-loaded files.
+pub const BULK_VERSION: u32 = 3;
 
 /// Record kinds.
 pub(crate) mod kind {
@@ -56,5 +61,6 @@ pub(crate) mod flag {
     pub const MAJOR: u8 = 1;
     pub const REFERENCE: u8 = 2;
     pub const LINK: u8 = 4;
-    pub const KNOWN: u8 = MAJOR | REFERENCE | LINK;
+    pub const BULK: u8 = 8;
+    pub const KNOWN: u8 = MAJOR | REFERENCE | LINK | BULK;
 }

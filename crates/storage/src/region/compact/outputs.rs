@@ -133,6 +133,7 @@ impl Region {
                 tier: store.tier_name(kinds[out.slot]),
                 reference: None,
                 link: None,
+                bulk: false,
             });
             report.outputs.push(out.name);
             report.bytes_out += size;
