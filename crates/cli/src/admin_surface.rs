@@ -60,8 +60,8 @@ const SURFACE: &[Mapping] = &[
     Mapping {
         rpc: "AlterTable",
         hbase: To(&["ModifyTable", "AddColumn", "ModifyColumn", "DeleteColumn"]),
-        client: client!(alter_table),
-        shell: To(&["alter"]),
+        client: client!(alter_table, alter_table_async),
+        shell: To(&["alter", "alter_async"]),
         thrift: No(NO_THRIFT),
     },
     Mapping {
@@ -234,6 +234,34 @@ const SURFACE: &[Mapping] = &[
         hbase: To(&["RestoreSnapshot", "IsRestoreSnapshotDone"]),
         client: client!(restore_snapshot),
         shell: To(&["restore_snapshot"]),
+        thrift: No(NO_THRIFT),
+    },
+    Mapping {
+        rpc: "UpdateConfiguration",
+        hbase: No("HBase's client reloads a server's configuration through AdminService (UpdateConfiguration), a call the server it reaches answers for itself, not through the master"),
+        client: client!(update_configuration, update_all_configuration),
+        shell: To(&["update_config", "update_all_config"]),
+        thrift: No(NO_THRIFT),
+    },
+    Mapping {
+        rpc: "ClearBlockCache",
+        hbase: No("HBase's client clears a table's blocks through AdminService (ClearRegionBlockCache) on each server hosting its regions, answered by that server, not through the master"),
+        client: client!(clear_block_cache),
+        shell: To(&["clear_block_cache"]),
+        thrift: No(NO_THRIFT),
+    },
+    Mapping {
+        rpc: "ListProcedures",
+        hbase: No("HBase's GetProcedures answers with each procedure's serialized Java state, which Strata's procedures do not have; not answered"),
+        client: client!(list_procedures),
+        shell: To(&["list_procedures", "processlist"]),
+        thrift: No(NO_THRIFT),
+    },
+    Mapping {
+        rpc: "AlterStatus",
+        hbase: No("HBase's client follows an alteration through its procedure (GetProcedureResult), not GetSchemaAlterStatus, which Strata does not answer"),
+        client: client!(alter_status),
+        shell: To(&["alter_status"]),
         thrift: No(NO_THRIFT),
     },
 ];

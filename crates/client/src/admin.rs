@@ -141,6 +141,7 @@ impl Admin {
         table.validate().map_err(Error::invalid)?;
         let request = pb::AlterTableRequest {
             schema: Some(convert::table_to_pb(table)),
+            no_wait: false,
         };
         self.change(|mut m| async move { m.alter_table(request).await })
             .await

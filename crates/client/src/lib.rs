@@ -38,6 +38,7 @@
 
 mod admin;
 mod admin_namespace;
+mod admin_servers;
 mod admin_snapshot;
 mod bulk;
 mod bulk_cut;
@@ -57,6 +58,7 @@ mod table;
 
 pub use admin::{Admin, StoreFileInfo, TableInfo};
 pub use admin_namespace::NamespaceDescriptor;
+pub use admin_servers::{CacheEvictionStats, ConfigurationUpdate, ProcedureInfo};
 pub use admin_snapshot::SnapshotDescription;
 pub use bulk::BulkLoadReport;
 pub use bulk_cut::{bulk_files_in, BulkFile};

@@ -70,7 +70,7 @@ impl<K: Kv + Send + Sync + 'static> ClusterAdmin<K> {
     }
 
     /// An admin client of the region server at `addr`, over TLS if the process has it.
-    async fn peer(
+    pub(crate) async fn peer(
         &self,
         addr: &str,
     ) -> Result<pb::admin_client::AdminClient<tonic::transport::Channel>, Status> {
@@ -131,7 +131,7 @@ impl<K: Kv + Send + Sync + 'static> ClusterAdmin<K> {
 impl<K: Kv + Send + Sync + 'static> ClusterAdmin<K> {
     /// The regions of enabled `table`, each on a server (`UNAVAILABLE` while one is in
     /// transition); `family`, if given, must be one of the table's (`NO_SUCH_FAMILY`).
-    async fn hosted_regions(
+    pub(crate) async fn hosted_regions(
         &self,
         table: &str,
         family: Option<String>,
@@ -198,8 +198,9 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
         &self,
         request: Request<pb::AlterTableRequest>,
     ) -> Result<Response<Empty>, Status> {
+        let request = request.into_inner();
+        let no_wait = request.no_wait;
         let schema = request
-            .into_inner()
             .schema
             .ok_or_else(|| strata_server::status::invalid("no schema"))?;
         let table = table_from_pb(schema).map_err(strata_server::status::invalid)?;
@@ -216,15 +217,15 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
             }
             replace_schema(kv, layout, &table, created)?;
             if rec.state == TableState::Enabled {
-                run_procedure(
-                    kv,
-                    layout,
-                    &AdminRequest::ReopenTable {
-                        table: name.clone(),
-                    },
-                    &format!("reopen {name}"),
-                )?;
-                wait_served(kv, layout, &name)?;
+                let reopen = AdminRequest::ReopenTable {
+                    table: name.clone(),
+                };
+                if no_wait {
+                    submit_and_wait(kv, layout, &reopen)?;
+                } else {
+                    run_procedure(kv, layout, &reopen, &format!("reopen {name}"))?;
+                    wait_served(kv, layout, &name)?;
+                }
             }
             Ok(Empty {})
         })
@@ -667,5 +668,46 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
             })
         })
         .await
+    }
+
+    async fn update_configuration(
+        &self,
+        request: Request<pb::UpdateConfigurationRequest>,
+    ) -> Result<Response<pb::UpdateConfigurationResponse>, Status> {
+        let local = request.metadata().contains_key(LOCAL);
+        self.update_configuration_now(&request.into_inner().server, local)
+            .await
+            .map(Response::new)
+    }
+
+    async fn clear_block_cache(
+        &self,
+        request: Request<pb::TableRequest>,
+    ) -> Result<Response<pb::CacheEvictionStats>, Status> {
+        let local = request.metadata().contains_key(LOCAL);
+        self.clear_block_cache_now(&request.into_inner().table, local)
+            .await
+            .map(Response::new)
+    }
+
+    async fn list_procedures(
+        &self,
+        _request: Request<Empty>,
+    ) -> Result<Response<pb::ListProceduresResponse>, Status> {
+        self.run(|kv, layout, _| {
+            crate::procedures::list(kv, layout)
+                .map(|procedures| pb::ListProceduresResponse { procedures })
+                .map_err(unavailable)
+        })
+        .await
+    }
+
+    async fn alter_status(
+        &self,
+        request: Request<pb::TableRequest>,
+    ) -> Result<Response<pb::AlterStatusResponse>, Status> {
+        let name = table_name(&request.into_inner().table)?;
+        self.run(move |kv, layout, _| crate::procedures::alter_status(kv, layout, &name))
+            .await
     }
 }

@@ -67,4 +67,8 @@ logged! {
     clone_snapshot(pb::CloneSnapshotRequest) -> Empty;
     restore_snapshot(pb::SnapshotNameRequest) -> Empty;
     import_snapshot(pb::SnapshotNameRequest) -> pb::SnapshotDescription;
+    update_configuration(pb::UpdateConfigurationRequest) -> pb::UpdateConfigurationResponse;
+    clear_block_cache(pb::TableRequest) -> pb::CacheEvictionStats;
+    list_procedures(Empty) -> pb::ListProceduresResponse;
+    alter_status(pb::TableRequest) -> pb::AlterStatusResponse;
 }

@@ -335,6 +335,7 @@ impl<K: Kv + Send + Sync + 'static> MasterOps for ClusterOps<K> {
     fn alter_table(&self, table: TableDescriptor) -> HResult<()> {
         self.call(self.admin.alter_table(Request::new(pb::AlterTableRequest {
             schema: Some(table_to_pb(&table)),
+            no_wait: false,
         })))
         .map(|_| ())
     }

@@ -15,6 +15,9 @@
 //! - [`admin`]: [`admin::ClusterAdmin`], the admin service of a region server.
 //! - [`policy_check`]: refusing a create or alter whose storage policies the root cannot set.
 //! - [`route`]: flush and compaction forwarded to the servers hosting a table's regions.
+//! - `server_admin`: admin calls about servers: reloading their configuration files,
+//!   dropping a table's blocks from their block caches.
+//! - [`procedures`]: the procedures in progress as the admin service lists them.
 //! - [`serve`]: running a region server: gRPC, the lease gate, the coordination loop, and
 //!   its incarnations after a lost lease or WAL (`incarnation`: one of them).
 //! - [`single`]: Strata in one process, a cluster of one over the embedded coordination store.
@@ -53,11 +56,13 @@ pub mod merge;
 pub mod names;
 pub mod namespace;
 pub mod policy_check;
+pub mod procedures;
 pub mod recovered;
 pub mod region_sweep;
 pub mod route;
 pub mod schema;
 pub mod serve;
+mod server_admin;
 pub mod single;
 pub mod snapshot;
 pub mod split;

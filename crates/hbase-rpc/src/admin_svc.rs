@@ -1,7 +1,10 @@
 //! `AdminService`, the region server's own admin calls the client makes per region:
 //! `FlushRegion` and `CompactRegion` (what `Admin.flushRegion`, `Admin.compact` and
-//! `Admin.majorCompact` send), on the same `RegionServer` calls the master uses, and
-//! `GetRegionLoad` (`Admin.getRegionMetrics`).
+//! `Admin.majorCompact` send), on the same `RegionServer` calls the master uses,
+//! `GetRegionLoad` (`Admin.getRegionMetrics`), `UpdateConfiguration`
+//! (`Admin.updateConfiguration`: this process reloads its configuration file), and
+//! `ClearRegionBlockCache` (`Admin.clearBlockCache`: the regions' blocks leave the block
+//! cache; a region not open here is reported in the answer, as HBase does).
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -73,6 +76,57 @@ pub fn call(ctx: &Context, method: &str, param: &[u8]) -> HResult<Vec<u8>> {
             }
             .encode_to_vec())
         }
+        "UpdateConfiguration" => {
+            let _: pb::UpdateConfigurationRequest = decode(param)?;
+            // The process's reload logs what it applied and what waits for a restart.
+            strata_server::config_reload::reload().map_err(HBaseError::do_not_retry)?;
+            Ok(pb::UpdateConfigurationResponse {}.encode_to_vec())
+        }
+        "ClearRegionBlockCache" => {
+            let req: pb::ClearRegionBlockCacheRequest = decode(param)?;
+            Ok(pb::ClearRegionBlockCacheResponse {
+                stats: clear_block_cache(ctx, &req.region)?,
+            }
+            .encode_to_vec())
+        }
         _ => Err(HBaseError::unknown_method("AdminService", method)),
     }
+}
+
+/// Evicts the blocks of each region of `regions` open here; the others are the answer's
+/// exceptions.
+fn clear_block_cache(
+    ctx: &Context,
+    regions: &[pb::RegionSpecifier],
+) -> HResult<pb::CacheEvictionStats> {
+    let server = ctx.server()?;
+    let mut blocks = 0u64;
+    let mut bytes = 0u64;
+    let mut exception = Vec::new();
+    for spec in regions {
+        match ctx.target(spec) {
+            Ok(Target::User(h)) => {
+                let evicted = h.region.evict_cached_blocks();
+                blocks += evicted.blocks;
+                bytes += evicted.bytes;
+            }
+            // hbase:meta is not stored: it has no blocks.
+            Ok(Target::Meta) => {}
+            Err(e) => exception.push(pb::RegionExceptionMessage {
+                region: spec.clone(),
+                exception: pb::NameBytesPair {
+                    name: e.class.to_string(),
+                    value: Some(e.message.into_bytes().into()),
+                },
+            }),
+        }
+    }
+    let max = server.block_cache().map_or(0, |c| c.stats().capacity);
+    let long = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
+    Ok(pb::CacheEvictionStats {
+        evicted_blocks: Some(long(blocks)),
+        bytes_evicted: Some(long(bytes)),
+        max_cache_size: Some(long(max)),
+        exception,
+    })
 }

@@ -888,3 +888,73 @@ async fn region_loads_name_patterns_and_disabled_tables() {
     );
     c.stop().await;
 }
+
+/// `ClearRegionBlockCache` (what `Admin.clearBlockCache(table)` sends each server): the named
+/// regions' cached blocks leave the block cache and are counted; a region not open here is an
+/// exception in the answer, not a failed call.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn clear_region_block_cache_counts_what_left_the_cache() {
+    let c = cluster(HBaseRpcConfig::DEFAULT_MAX_FRAME_BYTES).await;
+    let addr = c.rpc.addr();
+    create_table(addr, "bc").await;
+    let id = only_region(addr, "bc").await;
+    let mut client = Conn::open(addr, "ClientService", None).await;
+    for i in 0..50 {
+        let _: pb::MutateResponse = client
+            .call(
+                "Mutate",
+                &pb::MutateRequest {
+                    region: region("bc", b"", id),
+                    mutation: put(&format!("r{i:02}"), &"v".repeat(200)),
+                    condition: None,
+                    nonce_group: None,
+                },
+            )
+            .await;
+    }
+    let mut admin = Conn::open(addr, "AdminService", None).await;
+    let _: pb::FlushRegionResponse = admin
+        .call(
+            "FlushRegion",
+            &pb::FlushRegionRequest {
+                region: region("bc", b"", id),
+                if_older_than_ts: None,
+                write_flush_wal_marker: None,
+            },
+        )
+        .await;
+    let got: pb::GetResponse = client.call("Get", &get("bc", id, "r07")).await;
+    assert!(got.result.is_some());
+    let cache = c.single.region_server().block_cache().unwrap().clone();
+    let before = cache.stats();
+
+    let clear =
+        |regions: Vec<pb::RegionSpecifier>| pb::ClearRegionBlockCacheRequest { region: regions };
+    let answer: pb::ClearRegionBlockCacheResponse = admin
+        .call(
+            "ClearRegionBlockCache",
+            &clear(vec![region("bc", b"", id), region("bc", b"", id + 1000)]),
+        )
+        .await;
+    let stats = answer.stats;
+    let blocks = u64::try_from(stats.evicted_blocks.unwrap()).unwrap();
+    assert!(blocks >= 1, "{stats:?}");
+    assert!(stats.bytes_evicted.unwrap() > 0, "{stats:?}");
+    assert_eq!(
+        u64::try_from(stats.max_cache_size.unwrap()).unwrap(),
+        before.capacity
+    );
+    assert_eq!(cache.stats().entries, before.entries - blocks);
+    assert_eq!(stats.exception.len(), 1, "{stats:?}");
+    assert_eq!(stats.exception[0].region, region("bc", b"", id + 1000));
+    assert_eq!(
+        stats.exception[0].exception.name,
+        "org.apache.hadoop.hbase.NotServingRegionException"
+    );
+    // Nothing cached since: nothing left to evict.
+    let again: pb::ClearRegionBlockCacheResponse = admin
+        .call("ClearRegionBlockCache", &clear(vec![region("bc", b"", id)]))
+        .await;
+    assert_eq!(again.stats.evicted_blocks, Some(0));
+    c.stop().await;
+}

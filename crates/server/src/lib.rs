@@ -9,7 +9,8 @@
 //!  master ─▶ RegionHost (open / close / flush / compact / split / stats)
 //! ```
 //!
-//! Modules: `config` (settings and defaults), `host` (the set of open regions and routing),
+//! Modules: `config` (settings and defaults), `config_reload` (the process's hook that reloads
+//! its configuration file on an admin call), `host` (the set of open regions and routing),
 //! `status` (errors to wire statuses), `service` (the Data service), `scan` (stateless scan
 //! pages), `row_cache` (results of gets of hot rows, invalidated by every write), `files`
 //! (the store files of a table's open regions), `frames` (the framed protocol beside gRPC,
@@ -19,6 +20,7 @@
 pub mod bulk;
 pub mod compaction_throughput;
 pub mod config;
+pub mod config_reload;
 pub mod files;
 pub mod flush_check;
 pub mod frames;

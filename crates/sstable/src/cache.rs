@@ -13,6 +13,8 @@
 //!
 //! Thread safety: all methods take `&self`; the cache is sharded internally.
 
+use std::cell::Cell;
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -98,6 +100,22 @@ pub struct BlockCache {
     meta: Partition,
     counters: Arc<Counters>,
     capacity: u64,
+}
+
+/// What [`BlockCache::evict_files`] dropped.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Evicted {
+    /// Blocks (data, index and bloom).
+    pub blocks: u64,
+    /// Their bytes, as the cache weighs them (with its per-entry overhead).
+    pub bytes: u64,
+}
+
+impl std::ops::AddAssign for Evicted {
+    fn add_assign(&mut self, other: Evicted) {
+        self.blocks += other.blocks;
+        self.bytes += other.bytes;
+    }
 }
 
 /// A snapshot of cache counters.
@@ -197,6 +215,29 @@ impl BlockCache {
     pub fn evict_file(&self, file: u64) {
         self.data.retain(|k, _| k.file != file);
         self.meta.retain(|k, _| k.file != file);
+    }
+
+    /// Drops every block of the files in `files` (a table's, for HBase's `clearBlockCache`):
+    /// how many blocks and bytes (as the cache weighs them) left. Blocks of these files read
+    /// meanwhile may be cached again.
+    pub fn evict_files(&self, files: &HashSet<u64>) -> Evicted {
+        let blocks = Cell::new(0u64);
+        let bytes = Cell::new(0u64);
+        let keep = |k: &CacheKey, v: &CachedBlock| {
+            if files.contains(&k.file) {
+                blocks.set(blocks.get() + 1);
+                bytes.set(bytes.get() + v.weight());
+                false
+            } else {
+                true
+            }
+        };
+        self.data.retain(keep);
+        self.meta.retain(keep);
+        Evicted {
+            blocks: blocks.get(),
+            bytes: bytes.get(),
+        }
     }
 
     /// Current counters.

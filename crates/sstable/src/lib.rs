@@ -30,7 +30,7 @@ pub mod trailer;
 pub(crate) mod varint;
 pub mod writer;
 
-pub use cache::{BlockCache, CacheStats};
+pub use cache::{BlockCache, CacheStats, Evicted};
 pub use cell_ref::{CellRef, KeyBuf};
 pub use error::{Error, ErrorKind, Result};
 pub use file_info::FileInfo;

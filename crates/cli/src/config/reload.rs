@@ -4,6 +4,7 @@
 
 use std::ffi::OsString;
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use clap::Command;
 
@@ -157,8 +158,12 @@ pub fn apply_to_process(config: &Effective, changed: &[&str]) -> Result<(), Stri
 }
 
 /// Reloads once and logs the outcome; publishes the lines in force for `/config`.
-pub fn reload_and_log(reloader: &mut Reloader) {
-    match reloader.reload(apply_to_process) {
+///
+/// # Errors
+/// As [`Reloader::reload`]: nothing changed then.
+pub fn reload_and_log(reloader: &mut Reloader) -> Result<Outcome, Vec<String>> {
+    let result = reloader.reload(apply_to_process);
+    match &result {
         Ok(outcome) => {
             let file = reloader
                 .path
@@ -191,15 +196,29 @@ pub fn reload_and_log(reloader: &mut Reloader) {
         }
     }
     strata_http::process_config::publish(reloader.lines());
+    result
 }
 
 /// Publishes the configuration in force for `/config`, and from now on reloads it on each
-/// SIGHUP (which then no longer stops the process), on a thread of its own.
+/// SIGHUP (which then no longer stops the process), on a thread of its own, and on each admin
+/// call (`update_config`, through `strata_server::config_reload`).
 ///
 /// # Errors
 /// The signal handler cannot be installed.
-pub fn watch(mut reloader: Reloader) -> Result<(), String> {
+pub fn watch(reloader: Reloader) -> Result<(), String> {
     strata_http::process_config::publish(reloader.lines());
+    let reloader = Arc::new(Mutex::new(reloader));
+    let by_call = reloader.clone();
+    strata_server::config_reload::install(Box::new(move || {
+        tracing::info!("admin call: reloading the configuration");
+        let mut reloader = by_call.lock().unwrap_or_else(PoisonError::into_inner);
+        reload_and_log(&mut reloader)
+            .map(|o| strata_server::config_reload::ReloadOutcome {
+                applied: o.applied,
+                needs_restart: o.needs_restart,
+            })
+            .map_err(|problems| problems.join("; "))
+    }));
     #[cfg(unix)]
     {
         use tokio::signal::unix::{signal, SignalKind};
@@ -217,7 +236,8 @@ pub fn watch(mut reloader: Reloader) -> Result<(), String> {
                 runtime.block_on(async {
                     while hangups.recv().await.is_some() {
                         tracing::info!("SIGHUP: reloading the configuration");
-                        reload_and_log(&mut reloader);
+                        let mut reloader = reloader.lock().unwrap_or_else(PoisonError::into_inner);
+                        let _ = reload_and_log(&mut reloader);
                     }
                 });
             })

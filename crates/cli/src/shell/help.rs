@@ -85,8 +85,7 @@ pub const COMMANDS: &[CommandHelp] = &[
         "Explains the table commands and HBase's table references (t = get_table 't', then \
          t.put ..., t.scan).", &["table_help"]),
     cmd("processlist", Group::General, "processlist",
-        "Cluster mode: lists the procedures the master is running. A standalone server does \
-         not report its running tasks.", &["processlist"]),
+        "Lists the procedures in progress, as list_procedures does.", &["processlist"]),
     cmd("help", Group::General, "help ['command']",
         "Lists the commands, or describes one.", &["help", "help 'scan'"]),
     CommandHelp {
@@ -249,8 +248,10 @@ pub const COMMANDS: &[CommandHelp] = &[
          true); the server compacts whole tables, so their regions elsewhere are compacted too.",
         &["compact_rs '127.0.0.1:16020'", "compact_rs '127.0.0.1:16020', true"]),
     cmd("clear_block_cache", Group::Tools, "clear_block_cache 't'",
-        "Not supported: the server has no operation to drop a table's blocks from its block \
-         cache; they leave it as other blocks are read.", &[]),
+        "Drops every cached block of the table's store files from the block cache of each \
+         server hosting one of its regions, and prints how many blocks and bytes left \
+         (HBase's CacheEvictionStats). Later reads read those blocks from the files again.",
+        &["clear_block_cache 't1'"]),
     cmd("move", Group::Tools, "move 'REGION' [, 'SERVER']",
         "Cluster mode: moves a region (any of its names, as merge_region takes them, or its numeric id) to a live server ('host:port:startcode' or 'host:port'), or where the master picks.",
         &["move 't1,00000001'", "move 't1,00000001', '127.0.0.1:16021'"]),
@@ -278,6 +279,33 @@ pub const COMMANDS: &[CommandHelp] = &[
     },
     cmd("list_decommissioned_regionservers", Group::Tools, "list_decommissioned_regionservers",
         "Cluster mode: lists decommissioned servers.", &[]),
+    cmd("update_config", Group::Tools, "update_config 'SERVER'",
+        "Reloads the configuration file of one live server ('host:port', \
+         'host:port:startcode' or 'host,port,startcode'), as SIGHUP does: the keys that can \
+         change at run time (log-level, compaction-throughput-*) are applied, the others are \
+         named and wait for a restart. A server started without --config reloads nothing.",
+        &["update_config '127.0.0.1:16020'"]),
+    cmd("update_all_config", Group::Tools, "update_all_config",
+        "Reloads the configuration file of every live server, as update_config does for one; \
+         a cluster's masters reload theirs on SIGHUP.", &["update_all_config"]),
+    cmd("list_procedures", Group::Tools, "list_procedures",
+        "Lists the procedures in progress (table changes, region assignments, splits, merges, \
+         crash recoveries): id, HBase's name for the procedure, state, and the table or region \
+         with the step it is at. Finished procedures are not kept, and no times are recorded \
+         (Submitted_Time and Last_Update show -).", &["list_procedures"]),
+    cmd("list_locks", Group::Tools, "list_locks",
+        "Lists the locks procedures hold: none, always. Strata's master keeps no lock table; a \
+         procedure owns its table or region by the state it records (DISABLING, a region in \
+         transition), which list_procedures shows. Prints nothing, as HBase's shell does when \
+         there are no locks.", &["list_locks"]),
+    cmd("alter_async", Group::Ddl,
+        "alter_async 't', {NAME => 'cf', SETTING => value} | ... (as alter)",
+        "Changes a table as alter does, without waiting for its regions to reopen with the new \
+         schema; alter_status follows them.",
+        &["alter_async 't1', {NAME => 'f1', VERSIONS => 5}", "alter_async 't1', 'delete' => 'f1'"]),
+    cmd("alter_status", Group::Ddl, "alter_status 't'",
+        "Prints how many of a table's regions serve its current schema ('N/M regions \
+         updated.'), then Done. once all do.", &["alter_status 't1'"]),
 ];
 
 /// The command named `name` or one of its aliases.

@@ -178,6 +178,28 @@ impl pb::admin_server::Admin for FakeAdmin {
         Err(Status::unimplemented("restore_snapshot"))
     }
 
+    async fn update_configuration(
+        &self,
+        _: Request<pb::UpdateConfigurationRequest>,
+    ) -> Answer<pb::UpdateConfigurationResponse> {
+        Err(Status::unimplemented("update_configuration"))
+    }
+
+    async fn clear_block_cache(
+        &self,
+        _: Request<pb::TableRequest>,
+    ) -> Answer<pb::CacheEvictionStats> {
+        Err(Status::unimplemented("clear_block_cache"))
+    }
+
+    async fn list_procedures(&self, _: Request<pb::Empty>) -> Answer<pb::ListProceduresResponse> {
+        Err(Status::unimplemented("list_procedures"))
+    }
+
+    async fn alter_status(&self, _: Request<pb::TableRequest>) -> Answer<pb::AlterStatusResponse> {
+        Err(Status::unimplemented("alter_status"))
+    }
+
     async fn status(&self, _: Request<pb::Empty>) -> Answer<pb::StatusResponse> {
         let s = self.state.lock();
         let servers = s

@@ -26,6 +26,7 @@
 //!    interrupted flush or compaction and are deleted on open.
 
 mod bulk;
+mod cached_blocks;
 mod compact;
 mod flush;
 mod half;

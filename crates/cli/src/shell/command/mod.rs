@@ -198,9 +198,9 @@ pub enum Command {
     Whoami,
     /// `table_help`: what the shell offers on tables.
     TableHelp,
-    /// `processlist`: what the servers are running now, where they report it.
+    /// `processlist`: the procedures in progress, as `list_procedures` lists them.
     Processlist,
-    /// `clear_block_cache 't'`: refused, the server has no such operation.
+    /// `clear_block_cache 't'`: the table's blocks leave the block caches.
     ClearBlockCache(TableName),
     /// `compact_rs 'SERVER' [, major]`: every table with a region on the server.
     CompactServer {
@@ -270,6 +270,21 @@ pub enum Command {
     DeleteSnapshot(String),
     /// `restore_snapshot 's'`.
     RestoreSnapshot(String),
+    /// `update_config 'SERVER'` (one server) or `update_all_config` (`None`: every server).
+    UpdateConfig(Option<String>),
+    /// `list_procedures`.
+    ListProcedures,
+    /// `list_locks`.
+    ListLocks,
+    /// `alter_async`: as `alter`, without waiting for the regions to reopen.
+    AlterAsync {
+        /// The table.
+        table: TableName,
+        /// The edits.
+        changes: Vec<AlterChange>,
+    },
+    /// `alter_status 't'`.
+    AlterStatus(TableName),
 }
 
 /// One edit of `alter_namespace`.
@@ -332,6 +347,10 @@ pub fn parse_command(line: &str) -> Result<Option<Command>, ShellError> {
     let command = match help.name {
         "create" => create::create(args)?,
         "alter" => alter::alter(args)?,
+        "alter_async" => match alter::alter(args)? {
+            Command::Alter { table, changes } => Command::AlterAsync { table, changes },
+            other => other,
+        },
         "put" => data::put(args)?,
         "get" => data::get(args)?,
         "scan" => data::scan(args)?,
@@ -382,6 +401,7 @@ fn other(mut args: Args) -> Result<Command, ShellError> {
         "drop" => Command::Drop(one_table(&mut args)?),
         "exists" => Command::Exists(one_table(&mut args)?),
         "files" => Command::Files(one_table(&mut args)?),
+        "alter_status" => Command::AlterStatus(one_table(&mut args)?),
         "clear_block_cache" => Command::ClearBlockCache(one_table(&mut args)?),
         "compact_rs" => {
             args.arity(1, 2)?;
@@ -393,6 +413,15 @@ fn other(mut args: Args) -> Result<Command, ShellError> {
                 Some(_) => return Err(args.usage("the second argument is true or false")),
             };
             Command::CompactServer { server, major }
+        }
+        "update_config" => {
+            args.arity(1, 1)?;
+            let v = args.required("server name")?;
+            let server = args.text(&v, "server name")?;
+            if server.trim().is_empty() {
+                return Err(args.invalid("the server name must not be empty"));
+            }
+            Command::UpdateConfig(Some(server))
         }
         "truncate" | "truncate_preserve" => Command::Truncate {
             preserve_splits: args.name() == "truncate_preserve",
@@ -485,6 +514,9 @@ fn other(mut args: Args) -> Result<Command, ShellError> {
                 "whoami" => Command::Whoami,
                 "table_help" => Command::TableHelp,
                 "processlist" => Command::Processlist,
+                "update_all_config" => Command::UpdateConfig(None),
+                "list_procedures" => Command::ListProcedures,
+                "list_locks" => Command::ListLocks,
                 _ => Command::Exit,
             }
         }

@@ -41,6 +41,38 @@ pub(super) async fn alter(
     Ok(())
 }
 
+/// `alter_async`: the same changes as `alter`, answered once the reopening is submitted.
+pub(super) async fn alter_async(
+    conn: &Connection,
+    table: &TableName,
+    changes: &[AlterChange],
+    out: &mut impl Write,
+) -> Result<(), ExecError> {
+    let admin = conn.admin();
+    let mut descriptor = admin.describe_table(&table.to_string()).await?.descriptor;
+    AlterChange::apply_all(changes, &mut descriptor)?;
+    admin.alter_table_async(&descriptor).await?;
+    writeln!(
+        out,
+        "The regions reopen with the new schema; alter_status '{table}' follows them."
+    )?;
+    Ok(())
+}
+
+/// `alter_status 't'`: HBase's `N/M regions updated.`, then `Done.` once all are.
+pub(super) async fn alter_status(
+    conn: &Connection,
+    table: &TableName,
+    out: &mut impl Write,
+) -> Result<(), ExecError> {
+    let (updated, regions) = conn.admin().alter_status(&table.to_string()).await?;
+    writeln!(out, "{updated}/{regions} regions updated.")?;
+    if updated == regions {
+        writeln!(out, "Done.")?;
+    }
+    Ok(())
+}
+
 /// `describe`: state, table settings, one line per family, then the regions.
 pub(super) async fn describe(
     conn: &Connection,

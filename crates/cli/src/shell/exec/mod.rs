@@ -7,7 +7,8 @@
 //! - `data`: put, get, scan, delete, incr, append, get_counter, count.
 //! - `cluster`: flush, compact, split, files, status, version, help; `whoami`: the user.
 //! - `regions`: list_regions, get_splits, locate_region, and region names in any form.
-//! - `server_ops`: compact_rs, processlist, clear_block_cache (refused), table_help.
+//! - `server_ops`: compact_rs, processlist and list_procedures, clear_block_cache,
+//!   table_help, update_config, update_all_config (list_locks prints nothing: no locks).
 //! - `cluster_ops`: move, assign, unassign, balancer, decommissioning, and `status` in cluster
 //!   mode.
 //!
@@ -214,8 +215,15 @@ pub async fn execute(
             server_ops::table_help(out)?;
             return Ok(Flow::Continue);
         }
-        Command::Processlist => server_ops::processlist(out).await?,
-        Command::ClearBlockCache(table) => return Err(server_ops::clear_block_cache(&table)),
+        Command::Processlist | Command::ListProcedures => {
+            server_ops::list_procedures(conn, out).await?;
+        }
+        Command::ListLocks => {}
+        Command::AlterAsync { table, changes } => {
+            ddl::alter_async(conn, &table, &changes, out).await?;
+        }
+        Command::AlterStatus(table) => ddl::alter_status(conn, &table, out).await?,
+        Command::ClearBlockCache(table) => server_ops::clear_block_cache(conn, &table, out).await?,
         Command::CompactServer { server, major } => {
             server_ops::compact_server(conn, &server, major, out).await?;
         }
@@ -241,6 +249,9 @@ pub async fn execute(
         Command::RestoreSnapshot(name) => snapshot::restore(conn, &name).await?,
         Command::ClusterOp(op) => {
             cluster_ops::run(crate::cluster_ops::shell_cluster(), op, out).await?;
+        }
+        Command::UpdateConfig(server) => {
+            server_ops::update_config(conn, server.as_deref(), out).await?;
         }
     }
     format::took(out, started.elapsed())?;

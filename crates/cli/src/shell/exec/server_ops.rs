@@ -1,6 +1,7 @@
-//! Commands about a server rather than a table: `compact_rs`, `processlist`,
-//! `clear_block_cache` (refused: no server has the operation), and `table_help` (the table
-//! commands and table references).
+//! Commands about a server rather than a table: `compact_rs`, `processlist` and
+//! `list_procedures`,
+//! `clear_block_cache`, `table_help` (the table
+//! commands and table references), and `update_config` / `update_all_config`.
 
 use std::collections::BTreeSet;
 use std::io::Write;
@@ -9,6 +10,7 @@ use strata_client::Connection;
 use strata_model::schema::TableName;
 
 use super::ExecError;
+use crate::shell::format;
 
 /// `compact_rs 'SERVER' [, major]`: compacts every table with a serving region on the server.
 /// The admin service compacts whole tables; there is no per-server compaction to ask for.
@@ -53,34 +55,62 @@ pub(super) async fn compact_server(
     Ok(())
 }
 
-/// `processlist`: the procedures the cluster's master runs (cluster mode); a standalone
-/// server reports none of its tasks, which is said plainly.
-pub(super) async fn processlist(out: &mut impl Write) -> Result<(), ExecError> {
-    let Some(ops) = crate::cluster_ops::shell_cluster() else {
-        writeln!(
-            out,
-            "This server does not report the tasks it runs (HBase's task monitor); its \
-             finished flushes and compactions are on the web UI's /history page."
-        )?;
-        return Ok(());
-    };
-    let status = tokio::task::spawn_blocking(move || ops.status())
-        .await
-        .map_err(|e| ExecError::Rejected(e.to_string()))?
-        .map_err(ExecError::Rejected)?;
-    writeln!(out, "{} procedures", status.procedures.len())?;
-    for (id, p) in &status.procedures {
-        writeln!(out, " {id}: {p:?}")?;
-    }
+/// `list_procedures` (and `processlist`): the procedures in progress, through the admin
+/// service, as HBase's shell lists them. The coordination store keeps no times for them, so
+/// `Submitted_Time` and `Last_Update` are `-`; their table or region and step follow.
+pub(super) async fn list_procedures(
+    conn: &Connection,
+    out: &mut impl Write,
+) -> Result<(), ExecError> {
+    let procedures = conn.admin().list_procedures().await?;
+    let rows: Vec<Vec<String>> = procedures
+        .iter()
+        .map(|p| {
+            vec![
+                p.id.clone(),
+                p.name.clone(),
+                p.state.clone(),
+                "-".into(),
+                "-".into(),
+                p.parameters.clone(),
+            ]
+        })
+        .collect();
+    format::columns(
+        out,
+        &[
+            "Id",
+            "Name",
+            "State",
+            "Submitted_Time",
+            "Last_Update",
+            "Parameters",
+        ],
+        &rows,
+    )?;
+    format::rows(out, procedures.len() as u64)?;
     Ok(())
 }
 
-/// `clear_block_cache 't'`: refused with the reason.
-pub(super) fn clear_block_cache(table: &TableName) -> ExecError {
-    ExecError::Rejected(format!(
-        "clear_block_cache '{table}': not supported; the server has no operation to drop a \
-         table's blocks from its block cache"
-    ))
+/// `clear_block_cache 't'`: the table's blocks leave the block caches; HBase's line of
+/// `CacheEvictionStats` (with the bytes evicted too).
+pub(super) async fn clear_block_cache(
+    conn: &Connection,
+    table: &TableName,
+    out: &mut impl Write,
+) -> Result<(), ExecError> {
+    let stats = conn.admin().clear_block_cache(&table.to_string()).await?;
+    writeln!(
+        out,
+        "CacheEvictionStats{{evictedBlocks={}, bytesEvicted={}, maxCacheSize={}, \
+         failedRegionsSize={}, failedRegions=[{}]}}",
+        stats.evicted_blocks,
+        stats.evicted_bytes,
+        stats.max_cache_size,
+        stats.failed_regions.len(),
+        stats.failed_regions.join(", ")
+    )?;
+    Ok(())
 }
 
 /// `table_help`: the table commands, and HBase's table references with their methods.
@@ -100,4 +130,46 @@ pub(super) fn table_help(out: &mut impl Write) -> Result<(), ExecError> {
         writeln!(out, "  {}", line.join(", "))?;
     }
     Ok(())
+}
+
+/// `update_config 'SERVER'` (`server` given) or `update_all_config`: one line per server
+/// saying what its reload changed; an error naming each server that reloaded nothing.
+pub(super) async fn update_config(
+    conn: &Connection,
+    server: Option<&str>,
+    out: &mut impl Write,
+) -> Result<(), ExecError> {
+    let admin = conn.admin();
+    let updates = match server {
+        Some(s) => vec![admin.update_configuration(s).await?],
+        None => admin.update_all_configuration().await?,
+    };
+    let mut failed = Vec::new();
+    for u in &updates {
+        if let Some(error) = &u.error {
+            failed.push(format!("{}: {error}", u.server));
+            continue;
+        }
+        if u.applied.is_empty() && u.needs_restart.is_empty() {
+            writeln!(out, "{}: configuration reloaded, nothing changed", u.server)?;
+        }
+        for change in &u.applied {
+            writeln!(out, "{}: applied {change}", u.server)?;
+        }
+        for change in &u.needs_restart {
+            writeln!(out, "{}: waits for a restart: {change}", u.server)?;
+        }
+    }
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        let command = match server {
+            Some(s) => format!("update_config '{s}'"),
+            None => "update_all_config".to_string(),
+        };
+        Err(ExecError::Rejected(format!(
+            "{command}: not reloaded on {}",
+            failed.join("; ")
+        )))
+    }
 }

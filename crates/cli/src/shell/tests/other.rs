@@ -130,6 +130,23 @@ fn general_commands() {
         }
     );
     assert!(parse_command("compact_rs 'h:1', 'yes'").is_err());
+    assert_eq!(
+        parse("update_config 'h:1:17'"),
+        Command::UpdateConfig(Some("h:1:17".into()))
+    );
+    assert_eq!(parse("update_all_config"), Command::UpdateConfig(None));
+    assert_eq!(parse("list_procedures"), Command::ListProcedures);
+    assert_eq!(parse("list_locks"), Command::ListLocks);
+    assert!(parse_command("list_locks 't'").is_err());
+    assert!(matches!(
+        parse("alter_async 't', {NAME => 'f', VERSIONS => 5}"),
+        Command::AlterAsync { ref changes, .. } if changes.len() == 1
+    ));
+    assert!(matches!(parse("alter_status 't'"), Command::AlterStatus(_)));
+    assert!(parse_command("alter_status").is_err());
+    assert!(parse_command("update_config").is_err());
+    assert!(parse_command("update_config ''").is_err());
+    assert!(parse_command("update_all_config 'h:1'").is_err());
     assert_eq!(parse("exit"), Command::Exit);
     assert_eq!(parse("quit"), Command::Exit);
     assert_eq!(parse("help"), Command::Help(None));

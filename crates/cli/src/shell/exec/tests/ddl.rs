@@ -167,3 +167,36 @@ async fn truncate_empties_and_optionally_keeps_regions() {
     assert!(squeeze(&out).ends_with("\n1 region(s)"), "{out}");
     c.stop().await;
 }
+
+/// `alter_async` answers once the reopening is submitted; `alter_status` counts the regions
+/// serving the new schema until all do; the change then shows in `describe`.
+#[tokio::test(flavor = "multi_thread")]
+async fn alter_async_then_alter_status_until_done() {
+    let c = Cluster::start().await;
+    let out = c
+        .run("create 't', 'f', SPLITS => ['g', 'p']\nalter_async 't', {NAME => 'f', VERSIONS => 5}")
+        .await;
+    assert_eq!(
+        out,
+        "Created table t\nThe regions reopen with the new schema; alter_status 't' follows them.\n"
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let out = c.run("alter_status 't'").await;
+        let (counts, rest) = out.split_once(" regions updated.\n").unwrap();
+        let (updated, regions) = counts.split_once('/').unwrap();
+        assert_eq!(regions, "3", "{out}");
+        assert!(updated.parse::<u32>().unwrap() <= 3, "{out}");
+        if rest == "Done.\n" {
+            assert_eq!(updated, "3", "{out}");
+            break;
+        }
+        assert_eq!(rest, "", "{out}");
+        assert!(std::time::Instant::now() < deadline, "{out}");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let out = c.run("describe 't'\nalter_status 'nope'").await;
+    assert!(out.contains("VERSIONS => '5'"), "{out}");
+    assert!(out.contains("ERROR: ") && out.contains("nope"), "{out}");
+    c.stop().await;
+}

@@ -38,6 +38,11 @@ impl Cluster {
         }
     }
 
+    /// The server.
+    pub(super) fn server_ref(&self) -> &Single {
+        self.server.as_ref().unwrap()
+    }
+
     /// The server's `host:port`, as region listings print it.
     pub(super) fn conn_address(&self) -> String {
         self.server.as_ref().unwrap().address()

@@ -1,5 +1,6 @@
 //! flush, compact, major_compact, split, status, version, whoami, help, exit, compact_rs,
-//! processlist, clear_block_cache, table_help.
+//! processlist, list_procedures, list_locks, clear_block_cache, table_help, update_config,
+//! update_all_config.
 
 use super::Cluster;
 use crate::shell::exec::Flow;
@@ -137,12 +138,13 @@ async fn server_commands_use_what_the_server_has_and_say_what_it_lacks() {
         lines[1].starts_with("ERROR: compact_rs: no live server 'nohost:1'"),
         "{out}"
     );
-    assert!(
-        lines[2].starts_with("This server does not report the tasks it runs"),
+    assert_eq!(
+        lines[2], "Id Name State Submitted_Time Last_Update Parameters",
         "{out}"
     );
+    assert_eq!(lines[3], "0 row(s)", "{out}");
     assert!(
-        lines[3].starts_with("ERROR: clear_block_cache 't': not supported"),
+        lines[4].starts_with("CacheEvictionStats{evictedBlocks="),
         "{out}"
     );
     assert!(out.contains("  t = get_table 't'\n"), "{out}");
@@ -154,6 +156,136 @@ async fn server_commands_use_what_the_server_has_and_say_what_it_lacks() {
     assert!(
         out.contains("unknown command 'lsit'; did you mean 'list'?"),
         "{out}"
+    );
+    c.stop().await;
+}
+
+/// A process that installed no configuration reload (this test's server runs in the test's
+/// process, started without a file) answers so, naming the server, and nothing changes; a
+/// server that is not live is refused before anything is sent.
+#[tokio::test(flavor = "multi_thread")]
+async fn update_config_names_servers_without_a_file_and_unknown_servers() {
+    let c = Cluster::start().await;
+    let server = c.conn_address();
+    let out = c
+        .run(&format!(
+            "update_config '{server}'\nupdate_all_config\nupdate_config 'nohost:1'\n\
+             update_config 'a,b'"
+        ))
+        .await;
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[0],
+        format!(
+            "ERROR: update_config '{server}': not reloaded on {server}: {}",
+            strata_server::config_reload::NO_FILE
+        ),
+        "{out}"
+    );
+    assert_eq!(
+        lines[1],
+        format!(
+            "ERROR: update_all_config: not reloaded on {server}: {}",
+            strata_server::config_reload::NO_FILE
+        ),
+        "{out}"
+    );
+    assert!(
+        lines[2].starts_with(&format!(
+            "ERROR: no live server 'nohost:1' (live: {server})"
+        )),
+        "{out}"
+    );
+    assert!(lines[3].starts_with("ERROR: no live server 'a,b'"), "{out}");
+    assert_eq!(lines.len(), 4, "{out}");
+    c.stop().await;
+}
+
+/// `clear_block_cache` drops every cached block of the table's files, on each region, counts
+/// them as HBase's `CacheEvictionStats` does, and leaves other tables' blocks cached.
+#[tokio::test(flavor = "multi_thread")]
+async fn clear_block_cache_evicts_a_tables_blocks_and_counts_them() {
+    let c = Cluster::start().await;
+    let mut script = String::from("create 't', 'f', SPLITS => ['m']\ncreate 'u', 'f'\n");
+    for i in 0..200 {
+        script.push_str(&format!(
+            "put 't', '{}{i:03}', 'f:q', '{}'\n",
+            if i % 2 == 0 { "a" } else { "x" },
+            "v".repeat(300)
+        ));
+        script.push_str(&format!("put 'u', 'r{i:03}', 'f:q', 'w'\n"));
+    }
+    // Gets cache the blocks they read (`count` asks for no caching, as HBase's does).
+    script.push_str("flush 't'\nflush 'u'\nget 't', 'a000'\nget 't', 'x001'\nget 'u', 'r000'");
+    let out = c.run(&script).await;
+    assert!(!out.contains("ERROR"), "{out}");
+    let server = c.server_ref().region_server();
+    let cache = server.block_cache().unwrap().clone();
+    let before = cache.stats();
+
+    let out = c.run("clear_block_cache 't'").await;
+    let line = out.lines().next().unwrap();
+    let field = |name: &str| -> u64 {
+        let at = line.find(&format!("{name}=")).unwrap() + name.len() + 1;
+        line[at..]
+            .split([',', '}'])
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    assert!(field("evictedBlocks") >= 2, "both regions' blocks: {out}");
+    assert!(field("bytesEvicted") > 0, "{out}");
+    assert_eq!(field("maxCacheSize"), 8 << 20, "{out}");
+    assert!(
+        line.ends_with(", failedRegionsSize=0, failedRegions=[]}"),
+        "{out}"
+    );
+    let after = cache.stats();
+    assert_eq!(after.entries, before.entries - field("evictedBlocks"));
+    assert!(
+        after.entries > 0,
+        "the other table's blocks stay: {after:?}"
+    );
+
+    // Nothing cached since: nothing to evict. Reading caches the blocks again.
+    let out = c.run("clear_block_cache 't'").await;
+    assert!(
+        out.starts_with("CacheEvictionStats{evictedBlocks=0, bytesEvicted=0,"),
+        "{out}"
+    );
+    let out = c.run("get 't', 'x199'\nclear_block_cache 't'").await;
+    assert!(!out.contains("evictedBlocks=0,"), "{out}");
+
+    let out = c
+        .run("clear_block_cache 'nope'\ndisable 'u'\nclear_block_cache 'u'")
+        .await;
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(
+        lines[0].starts_with("ERROR: ") && lines[0].contains("nope"),
+        "{out}"
+    );
+    assert!(
+        lines[1].starts_with("ERROR: ") && lines[1].contains('u'),
+        "{out}"
+    );
+    assert_eq!(lines.len(), 2, "{out}");
+    c.stop().await;
+}
+
+/// `list_procedures` asks the admin service on a standalone server too (no etcd): HBase's
+/// header and row count; `list_locks` prints nothing, as HBase's shell does without locks.
+#[tokio::test(flavor = "multi_thread")]
+async fn list_procedures_and_list_locks_through_the_admin_service() {
+    let c = Cluster::start().await;
+    let out = c
+        .run("create 't', 'f'\nlist_procedures\nlist_locks\nprocesslist")
+        .await;
+    assert_eq!(
+        out,
+        "Created table t\nId Name State Submitted_Time Last_Update Parameters\n0 row(s)\n\
+         Id Name State Submitted_Time Last_Update Parameters\n0 row(s)\n",
+        "the create finished: nothing in progress"
     );
     c.stop().await;
 }
