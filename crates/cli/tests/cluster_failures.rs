@@ -25,7 +25,7 @@ use cluster::{engines, start, Engines};
 use support::Killed;
 
 use std::collections::BTreeMap;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -199,34 +199,8 @@ impl Cluster {
 
     /// Runs `strata shell -n` on this cluster with `script`; returns (success, stdout+stderr).
     fn shell(&self, script: &str) -> (bool, String) {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_strata"))
-            .args([
-                "shell",
-                "-n",
-                "--etcd",
-                &self.e.etcd,
-                "--cluster",
-                &self.name,
-            ])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        use std::io::Write;
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(script.as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
-        let text = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        (out.status.success(), text)
+        let args = ["-n", "--etcd", &self.e.etcd, "--cluster", &self.name];
+        support::run_shell(&args, script)
     }
 
     /// Waits until every one of `regions` regions is open on a live server, nothing is in

@@ -9,7 +9,7 @@ mod support;
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
 use prost::Message;
@@ -39,26 +39,7 @@ fn file(log_level: &str, memtable_mib: u32) -> String {
 
 /// `strata shell --server addr` with `script` on its input: its output without `Took` lines.
 fn shell(addr: &str, script: &str) -> String {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_strata"))
-        .args(["shell", "--server", addr])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(script.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    // Errors go to standard error: both, as a user reads them.
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let (_, text) = support::run_shell(&["--server", addr], script);
     text.lines()
         .filter(|l| !l.starts_with("Took "))
         .map(|l| format!("{l}\n"))

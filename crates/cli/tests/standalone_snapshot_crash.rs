@@ -21,25 +21,35 @@ async fn rows(conn: &Connection, table: &str) -> usize {
     t.scan_all(&Scan::default()).await.unwrap().len()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_snapshot_killed_midway_is_whole_or_absent() {
-    let dir = tempfile::tempdir().unwrap();
-    let (child, addr) = spawn(dir.path(), &[], Stdio::inherit());
-    let mut child = Killed(child);
-    let mut conn = Connection::connect(&addr).await.unwrap();
+/// Table `t` (family `f`) in three regions.
+async fn create_t(conn: &Connection) {
     let t = TableDescriptor::new(TableName::parse("t").unwrap())
         .with_family(FamilyDescriptor::new("f"));
     conn.admin()
         .create_table(&t, &[key(100), key(200)])
         .await
         .unwrap();
+}
+
+/// Puts `value` into every row of `t`.
+async fn fill(conn: &Connection, value: &str) {
     let table = conn.table("t").unwrap();
     for i in 0..ROWS {
         table
-            .put(&Put::new(key(i)).add("f", "q", "v"))
+            .put(&Put::new(key(i)).add("f", "q", value.to_owned()))
             .await
             .unwrap();
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_snapshot_killed_midway_is_whole_or_absent() {
+    let dir = tempfile::tempdir().unwrap();
+    let (child, addr) = spawn(dir.path(), &[], Stdio::inherit());
+    let mut child = Killed(child);
+    let mut conn = Connection::connect(&addr).await.unwrap();
+    create_t(&conn).await;
+    fill(&conn, "v").await;
     let (mut whole, mut absent) = (0, 0);
     for (round, delay_ms) in [0u64, 3, 10, 25, 60, 150].into_iter().enumerate() {
         let name = format!("s{round}");
@@ -118,22 +128,8 @@ async fn a_clone_or_restore_killed_midway_is_finished_after_a_restart() {
     let (child, addr) = spawn(dir.path(), &[], Stdio::inherit());
     let mut child = Killed(child);
     let mut conn = Connection::connect(&addr).await.unwrap();
-    let t = TableDescriptor::new(TableName::parse("t").unwrap())
-        .with_family(FamilyDescriptor::new("f"));
-    conn.admin()
-        .create_table(&t, &[key(100), key(200)])
-        .await
-        .unwrap();
-    let fill = |conn: Connection, value: &'static str| async move {
-        let table = conn.table("t").unwrap();
-        for i in 0..ROWS {
-            table
-                .put(&Put::new(key(i)).add("f", "q", value))
-                .await
-                .unwrap();
-        }
-    };
-    fill(conn.clone(), "v").await;
+    create_t(&conn).await;
+    fill(&conn, "v").await;
     conn.admin().snapshot("t", "s").await.unwrap();
     let all = |v: &str| vec![v.as_bytes().to_vec(); ROWS as usize];
     let (mut finished, mut absent, mut restored, mut kept) = (0, 0, 0, 0);
@@ -161,7 +157,7 @@ async fn a_clone_or_restore_killed_midway_is_finished_after_a_restart() {
 
         // A restore killed midway: the table is never lost; it holds the snapshot's rows
         // (restored) or its own (the restore had not begun).
-        fill(conn.clone(), "w").await;
+        fill(&conn, "w").await;
         conn.admin().disable_table("t").await.unwrap();
         let admin = conn.admin();
         let call = tokio::spawn(async move { admin.restore_snapshot("s").await });

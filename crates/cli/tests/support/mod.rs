@@ -232,3 +232,30 @@ pub async fn sigkill_then_restart(dir: &Path, extra: &[String]) {
     let t = conn.table("t").unwrap();
     assert_eq!(t.scan_all(&all).await.unwrap().len(), rows);
 }
+
+/// Runs `strata shell` with `args` and `script` on its input; returns (success, standard
+/// output then standard error, as a user reads them).
+pub fn run_shell(args: &[&str], script: &str) -> (bool, String) {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_strata"))
+        .arg("shell")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(script.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.success(), text)
+}
