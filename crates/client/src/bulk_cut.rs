@@ -105,8 +105,8 @@ pub(crate) fn piece_of(file: &BulkFile) -> Result<Option<Piece>, Error> {
     }))
 }
 
-/// The indexes (into `regions`, sorted by start row) of the regions `piece` overlaps, or an
-/// error if a row of it has no region (a stale or incomplete list).
+/// The indexes (into `regions`, sorted by start row) of the regions `piece` overlaps; `None`
+/// if its first or last row has no region (a stale or incomplete list).
 pub(crate) fn overlapped(
     regions: &[RegionLocation],
     piece: &Piece,

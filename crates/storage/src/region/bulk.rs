@@ -41,6 +41,8 @@ pub struct BulkStage {
 
 /// A received file, checked and synced, waiting for [`Region::bulk_commit`].
 pub struct StagedFile {
+    /// Renamed to its store name: nothing to remove when dropped.
+    renamed: bool,
     family: Bytes,
     tier: Tier,
     dir: PathBuf,
@@ -111,6 +113,7 @@ impl BulkStage {
         let checked = self.check(len, crc32c);
         match checked {
             Ok(reader) => Ok(StagedFile {
+                renamed: false,
                 family: self.family.clone(),
                 tier: self.tier,
                 dir: self.dir.clone(),
@@ -202,8 +205,10 @@ impl StagedFile {
 
 impl Drop for StagedFile {
     fn drop(&mut self) {
-        // Committed files were renamed away; an uncommitted one is removed.
-        self.remove();
+        // Renamed files are the store's now (listed, or removed by the next open).
+        if !self.renamed {
+            self.remove();
+        }
     }
 }
 
@@ -291,7 +296,8 @@ impl Region {
             });
         }
         let seq = inner.mvcc.begin();
-        let result = self.install_bulk(&staged, seq, &marker);
+        let mut staged = staged;
+        let result = self.install_bulk(&mut staged, seq, &marker);
         // Visible once the edit is durable; given back (unused) when it is not.
         inner.mvcc.complete(seq);
         let metas = result?;
@@ -308,7 +314,7 @@ impl Region {
     /// lock is held.
     fn install_bulk(
         &self,
-        staged: &[StagedFile],
+        staged: &mut [StagedFile],
         seq: u64,
         marker: &str,
     ) -> Result<Vec<(Bytes, StoreFile)>> {
@@ -317,7 +323,7 @@ impl Region {
         let mut metas = Vec::with_capacity(staged.len());
         let mut renamed = Vec::new();
         let outcome = (|| {
-            for (i, file) in staged.iter().enumerate() {
+            for (i, file) in staged.iter_mut().enumerate() {
                 let store = self.store_of(&file.family)?;
                 let name = format!("{seq:016x}-{now:x}{marker}{i:x}.sst");
                 let path = file.dir.join(&name);
@@ -325,6 +331,7 @@ impl Region {
                 files
                     .rename(&file.tmp, &path)
                     .map_err(|e| Error::io(&path, e))?;
+                file.renamed = true;
                 renamed.push((files.clone(), path.clone()));
                 let info = file.reader.info();
                 metas.push((
