@@ -1,0 +1,304 @@
+//! [`Guard`]: the one place a server decides whether a call may run (RFC 0026). Every front
+//! end (the data and admin services, HBase RPC, bulk load) asks it before any work.
+//!
+//! A guard that is off (`--auth` not given) allows everything at the cost of one branch. A
+//! guard that is on refuses a caller without an authenticated name, and everything while no
+//! grants have been loaded yet: a server never serves without checks.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::Arc;
+
+use parking_lot::RwLock;
+
+use crate::access::{Access, Readable, User};
+use crate::audit::{Audit, Entry};
+use crate::caller::Caller;
+use crate::perms::Action;
+use crate::scope::{Scope, TableScope};
+
+/// A refusal: who was refused and why, in words that name the missing permission.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Denied {
+    /// The message, as HBase's `AccessDeniedException` words it.
+    pub message: String,
+}
+
+impl std::fmt::Display for Denied {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// What a guard that is on needs from the configuration.
+#[derive(Debug, Clone, Default)]
+pub struct GuardConfig {
+    /// Users (and `@group`s) allowed everything, besides the process's own user.
+    pub superusers: Vec<String>,
+    /// Each user's groups (`--group-mapping`).
+    pub groups: HashMap<String, Vec<String>>,
+}
+
+/// The grants in force on one server and the decisions made from them.
+pub struct Guard {
+    on: bool,
+    superusers: HashSet<String>,
+    groups: HashMap<String, Vec<String>>,
+    access: RwLock<Arc<Access>>,
+    revision: AtomicI64,
+    audit: Audit,
+}
+
+impl Guard {
+    /// A guard that allows everything (a server without `--auth`).
+    pub fn off() -> Arc<Guard> {
+        Arc::new(Guard {
+            on: false,
+            superusers: HashSet::new(),
+            groups: HashMap::new(),
+            access: RwLock::new(Arc::new(Access::default())),
+            revision: AtomicI64::new(0),
+            audit: Audit::to_log(),
+        })
+    }
+
+    /// A guard that checks every call; the process's own user (`process_user`) is a
+    /// superuser, as HBase's is.
+    pub fn on(config: GuardConfig, process_user: Option<&str>, audit: Audit) -> Arc<Guard> {
+        let mut superusers: HashSet<String> = config.superusers.into_iter().collect();
+        if let Some(me) = process_user {
+            superusers.insert(me.to_owned());
+        }
+        Arc::new(Guard {
+            on: true,
+            superusers,
+            groups: config.groups,
+            access: RwLock::new(Arc::new(Access::default())),
+            revision: AtomicI64::new(-1),
+            audit,
+        })
+    }
+
+    /// Whether calls are checked.
+    pub fn is_on(&self) -> bool {
+        self.on
+    }
+
+    /// Puts `access`, read at `revision` of the coordination store, in force.
+    pub fn install(&self, access: Access, revision: i64) {
+        *self.access.write() = Arc::new(access);
+        self.revision.store(revision, Ordering::Release);
+    }
+
+    /// The revision of the grants in force (-1: none loaded yet).
+    pub fn revision(&self) -> i64 {
+        self.revision.load(Ordering::Acquire)
+    }
+
+    /// The grants in force.
+    pub fn access(&self) -> Arc<Access> {
+        self.access.read().clone()
+    }
+
+    /// The audit log.
+    pub fn audit(&self) -> &Audit {
+        &self.audit
+    }
+
+    /// The user `caller` is, with its groups and whether it is a superuser (`None`: it proved
+    /// no name). With the guard off, every caller is a superuser.
+    pub fn user(&self, caller: &Caller) -> Option<User> {
+        if !self.on {
+            let name = caller.user.as_deref().unwrap_or("unknown").to_owned();
+            return Some(User {
+                name,
+                groups: Vec::new(),
+                superuser: true,
+            });
+        }
+        let name = caller.user.as_deref()?;
+        let groups = self.groups.get(name).cloned().unwrap_or_default();
+        let superuser = self.superusers.contains(name)
+            || groups
+                .iter()
+                .any(|g| self.superusers.contains(&format!("@{g}")));
+        Some(User {
+            name: name.to_owned(),
+            groups,
+            superuser,
+        })
+    }
+
+    /// The user of a call that may go on, or the denial (logged) of one that has no name or
+    /// comes before any grants were loaded.
+    fn authenticated(&self, caller: &Caller, call: &str, scope: &str) -> Result<User, Denied> {
+        let Some(user) = self.user(caller) else {
+            return Err(self.deny(
+                caller,
+                call,
+                scope,
+                "no authenticated user: connect with a client certificate (--tls-client-cert) or Kerberos"
+                    .into(),
+            ));
+        };
+        if self.revision() < 0 && !user.superuser {
+            return Err(self.deny(
+                caller,
+                call,
+                scope,
+                "access control is not loaded yet on this server; retry".into(),
+            ));
+        }
+        Ok(user)
+    }
+
+    fn deny(&self, caller: &Caller, call: &str, scope: &str, message: String) -> Denied {
+        self.audit.denied(&Entry {
+            user: caller.user.as_deref().unwrap_or("unknown"),
+            client: caller.addr,
+            call,
+            scope,
+            result: "denied",
+            detail: &message,
+        });
+        Denied { message }
+    }
+
+    fn insufficient(
+        &self,
+        caller: &Caller,
+        user: &User,
+        call: &str,
+        scope: &Scope,
+        actions: &[Action],
+    ) -> Denied {
+        let wanted: Vec<&str> = actions.iter().map(|a| a.name()).collect();
+        let message = format!(
+            "Insufficient permissions for user '{}' (call={call}, scope={}, action={})",
+            user.name,
+            describe(scope),
+            wanted.join("|")
+        );
+        self.deny(caller, call, &describe(scope), message)
+    }
+
+    /// Allows `call` if `caller` may take one of `actions` on `scope`.
+    ///
+    /// # Errors
+    /// The denial, logged to the audit log.
+    pub fn check(
+        &self,
+        caller: &Caller,
+        call: &str,
+        actions: &[Action],
+        scope: &Scope,
+    ) -> Result<(), Denied> {
+        if !self.on {
+            return Ok(());
+        }
+        let user = self.authenticated(caller, call, &describe(scope))?;
+        if self.access.read().allows_any(&user, actions, scope) {
+            Ok(())
+        } else {
+            Err(self.insufficient(caller, &user, call, scope, actions))
+        }
+    }
+
+    /// Allows `call` if `caller` holds any permission on `table` or within it (describing a
+    /// table, its alter status).
+    ///
+    /// # Errors
+    /// The denial, logged.
+    pub fn check_any_within(&self, caller: &Caller, call: &str, table: &str) -> Result<(), Denied> {
+        if !self.on {
+            return Ok(());
+        }
+        let scope = TableScope::table(table);
+        let user = self.authenticated(caller, call, &scope.table_name())?;
+        if self.access.read().any_within(&user, &scope) {
+            Ok(())
+        } else {
+            Err(self.insufficient(caller, &user, call, &Scope::Table(scope), &Action::ALL))
+        }
+    }
+
+    /// What a read of `table` by `caller` may return.
+    ///
+    /// # Errors
+    /// The denial (logged) when the caller may read nothing of the table.
+    pub fn readable(&self, caller: &Caller, call: &str, table: &str) -> Result<Readable, Denied> {
+        if !self.on {
+            return Ok(Readable::All);
+        }
+        let scope = TableScope::table(table);
+        let user = self.authenticated(caller, call, &scope.table_name())?;
+        match self.access.read().readable(&user, &scope) {
+            Readable::Nothing => {
+                Err(self.insufficient(caller, &user, call, &Scope::Table(scope), &[Action::Read]))
+            }
+            readable => Ok(readable),
+        }
+    }
+
+    /// Allows a call that takes `action` on `columns` of `table` (family, and qualifier
+    /// unless the whole family is meant), as a put, delete, increment or append does.
+    ///
+    /// # Errors
+    /// The denial (logged) naming the first column not covered.
+    pub fn columns<'a>(
+        &self,
+        caller: &Caller,
+        call: &str,
+        action: Action,
+        table: &str,
+        columns: impl IntoIterator<Item = (&'a [u8], Option<&'a [u8]>)>,
+    ) -> Result<(), Denied> {
+        if !self.on {
+            return Ok(());
+        }
+        let scope = TableScope::table(table);
+        let user = self.authenticated(caller, call, &scope.table_name())?;
+        match self
+            .access
+            .read()
+            .first_denied(&user, action, &scope, columns)
+        {
+            None => Ok(()),
+            Some(denied) => Err(self.insufficient(caller, &user, call, &denied, &[action])),
+        }
+    }
+
+    /// Records an allowed administrative call (the guard being on).
+    pub fn audit_allowed(&self, caller: &Caller, call: &str, object: &str, detail: &str) {
+        if self.on {
+            self.audit.allowed(&Entry {
+                user: caller.user.as_deref().unwrap_or("unknown"),
+                client: caller.addr,
+                call,
+                scope: object,
+                result: "allowed",
+                detail,
+            });
+        }
+    }
+}
+
+/// A scope in a message: `global`, `@ns`, `ns:table`, `ns:table/family/qualifier`.
+pub fn describe(scope: &Scope) -> String {
+    match scope {
+        Scope::Global => "global".into(),
+        Scope::Namespace(ns) => format!("@{ns}"),
+        Scope::Table(t) => {
+            let mut s = format!("{}:{}", t.namespace, t.table);
+            if let Some(f) = &t.family {
+                s.push('/');
+                s.push_str(&String::from_utf8_lossy(f));
+                if let Some(q) = &t.qualifier {
+                    s.push('/');
+                    s.push_str(&String::from_utf8_lossy(q));
+                }
+            }
+            s
+        }
+    }
+}

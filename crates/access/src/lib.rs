@@ -1,0 +1,24 @@
+//! Who may do what (RFC 0026): HBase's permissions R, W, X, C and A granted on global,
+//! namespace, table, family and qualifier scopes ([`Scope`], [`Perms`]); the grants in force
+//! ([`Access`]); the decision for each call ([`Guard`]); and the audit log ([`Audit`]).
+//!
+//! Pure: no RPC, no coordination store. Front ends make a [`Caller`] from their connection
+//! and ask the server's [`Guard`]; the cluster's nodes keep its grants current from the
+//! coordination store.
+
+mod access;
+pub mod audit;
+mod caller;
+mod guard;
+mod perms;
+pub mod scope;
+
+pub use access::{Access, Grant, Readable, User};
+pub use audit::Audit;
+pub use caller::{AuthMethod, Caller};
+pub use guard::{describe, Denied, Guard, GuardConfig};
+pub use perms::{Action, Perms};
+pub use scope::{Scope, TableScope};
+
+#[cfg(test)]
+mod tests;
