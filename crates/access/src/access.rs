@@ -182,10 +182,8 @@ impl Access {
             }
             match (&t.family, &t.qualifier) {
                 (Some(f), None) => columns.add_family(f.clone()),
-                (Some(f), Some(q)) => {
-                    if !matches!(columns.families.get(f), Some(None)) {
-                        columns.add_column(f.clone(), q.clone());
-                    }
+                (Some(f), Some(q)) if !matches!(columns.families.get(f), Some(None)) => {
+                    columns.add_column(f.clone(), q.clone());
                 }
                 _ => {}
             }
