@@ -268,6 +268,23 @@ impl Guard {
         }
     }
 
+    /// Allows writing `rm` to `table` (`W` on every column it writes).
+    ///
+    /// # Errors
+    /// The denial, logged.
+    pub fn mutation(
+        &self,
+        caller: &Caller,
+        call: &str,
+        table: &str,
+        rm: &strata_model::ops::RowMutations,
+    ) -> Result<(), Denied> {
+        if !self.on {
+            return Ok(());
+        }
+        self.columns(caller, call, Action::Write, table, crate::written(rm))
+    }
+
     /// Records an allowed administrative call (the guard being on).
     pub fn audit_allowed(&self, caller: &Caller, call: &str, object: &str, detail: &str) {
         if self.on {

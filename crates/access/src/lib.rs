@@ -12,6 +12,7 @@ mod caller;
 mod guard;
 mod perms;
 pub mod scope;
+mod written;
 
 pub use access::{Access, Grant, Readable, User};
 pub use audit::Audit;
@@ -19,6 +20,7 @@ pub use caller::{AuthMethod, Caller};
 pub use guard::{describe, Denied, Guard, GuardConfig};
 pub use perms::{Action, Perms};
 pub use scope::{Scope, TableScope};
+pub use written::written;
 
 #[cfg(test)]
 mod tests;

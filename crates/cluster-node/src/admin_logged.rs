@@ -32,7 +32,7 @@ macro_rules! logged {
                     &self,
                     request: Request<$req>,
                 ) -> Result<Response<$resp>, Status> {
-                    let client = request.remote_addr();
+                    let client = strata_server::caller::caller(&request).addr;
                     report(client, stringify!($name), self.0.$name(request).await)
                 }
             )*

@@ -153,6 +153,11 @@ impl Layout {
         format!("{}namespace/{name}", self.root)
     }
 
+    /// Prefix of the access grants (RFC 0026): `acl/<scope>/<who>` holds the letters.
+    pub fn acls(&self) -> String {
+        format!("{}acl/", self.root)
+    }
+
     /// Prefix of the snapshots' records (RFC 0025).
     pub fn snapshots(&self) -> String {
         format!("{}snapshot/", self.root)

@@ -29,6 +29,7 @@ pub fn grpc_code(code: ErrorCode) -> Code {
             Code::Unavailable
         }
         ErrorCode::Corruption => Code::DataLoss,
+        ErrorCode::AccessDenied => Code::PermissionDenied,
         ErrorCode::Unknown => Code::Internal,
     }
 }
@@ -62,6 +63,7 @@ pub fn code_of(status: &Status) -> ErrorCode {
             ErrorCode::Unavailable
         }
         Code::DataLoss => ErrorCode::Corruption,
+        Code::PermissionDenied | Code::Unauthenticated => ErrorCode::AccessDenied,
         _ => ErrorCode::Unknown,
     }
 }
@@ -98,6 +100,7 @@ mod tests {
             ErrorCode::Constraint,
             ErrorCode::QuotaExceeded,
             ErrorCode::SnapshotExists,
+            ErrorCode::AccessDenied,
             ErrorCode::SnapshotNotFound,
         ] {
             let s = status(code, "x");

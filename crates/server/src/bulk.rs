@@ -45,8 +45,9 @@ impl BulkLoad for BulkService {
         &self,
         request: Request<Streaming<pb::BulkLoadPart>>,
     ) -> Result<Response<pb::BulkLoadResponse>, Status> {
-        let client = request.remote_addr();
-        let outcome = self.load_stream(request.into_inner()).await;
+        let caller = crate::caller::caller(&request);
+        let client = caller.addr;
+        let outcome = self.load_stream(&caller, request.into_inner()).await;
         strata_proto::bad_input::report(client, "Strata gRPC", "bulk_load", outcome)
             .map(Response::new)
     }
@@ -55,6 +56,7 @@ impl BulkLoad for BulkService {
 impl BulkService {
     async fn load_stream(
         &self,
+        caller: &strata_access::Caller,
         mut stream: Streaming<pb::BulkLoadPart>,
     ) -> Result<pb::BulkLoadResponse, Status> {
         let server = self.0.region_server().clone();
@@ -64,6 +66,17 @@ impl BulkService {
             Some(pb::bulk_load_part::Part::Header(h)) => h,
             _ => return Err(invalid("a bulk load starts with its header")),
         };
+        // HBase's bulk load needs C or A on the table (AccessController.preBulkLoadHFile).
+        let scope = strata_access::Scope::Table(strata_access::TableScope::table(&header.table));
+        self.0
+            .guard()
+            .check(
+                caller,
+                "bulk_load",
+                &[strata_access::Action::Create, strata_access::Action::Admin],
+                &scope,
+            )
+            .map_err(crate::status::denied)?;
         if header.files.is_empty() || header.files.len() > MAX_FILES {
             return Err(invalid(format!(
                 "a bulk load carries 1 to {MAX_FILES} files, not {}",

@@ -34,6 +34,7 @@ use strata_proto::bad_input;
 use crate::service::DataService;
 use crate::status::invalid;
 use crate::tls_port::{self, GrpcStream};
+use strata_access::Caller;
 
 /// Most calls of one connection waiting at once (on the blocking pool or the disk); beyond
 /// it the connection's socket is not read until some finish.
@@ -205,7 +206,7 @@ pub async fn serve_connection(
     first_read: bool,
     mut stop: watch::Receiver<bool>,
 ) -> io::Result<()> {
-    let peer = stream.peer_addr().ok();
+    let caller = crate::caller::of_stream(&stream);
     let mut preface = PREFACE;
     let skip = usize::from(first_read);
     stream.read_exact(&mut preface[skip..]).await?;
@@ -224,7 +225,7 @@ pub async fn serve_connection(
             // A request that came with another, or while one waits, overlaps.
             spin.solo().request(taken > 0 || waiting > 0);
             taken += 1;
-            let mut answer = dispatch(&service, peer, frame.id, frame.kind, frame.body);
+            let mut answer = dispatch(&service, &caller, frame.id, frame.kind, frame.body);
             match answer
                 .as_mut()
                 .poll(&mut Context::from_waker(Waker::noop()))
@@ -284,13 +285,16 @@ pub async fn serve_connection(
 /// on the decoded body.
 fn dispatch(
     service: &DataService,
-    peer: Option<SocketAddr>,
+    caller: &Caller,
     id: u32,
     kind: u8,
     body: bytes::Bytes,
 ) -> Answer {
     let service = service.clone();
-    let at = Report { peer, id };
+    let at = Report {
+        caller: caller.clone(),
+        id,
+    };
     match Method::from_kind(kind) {
         Some(Method::Get) => call(
             at,
@@ -306,9 +310,12 @@ fn dispatch(
         }),
         // Batches of puts, the buffered writers' requests, skip prost's messages.
         Some(Method::Batch) => match decode_put_batch(&body) {
-            Some(batch) => answer(at, "batch", async move {
-                service.batch_of_puts(batch, body.len()).await
-            }),
+            Some(batch) => {
+                let caller = at.caller.clone();
+                answer(at, "batch", async move {
+                    service.batch_of_puts(&caller, batch, body.len()).await
+                })
+            }
             None => call(
                 at,
                 "batch",
@@ -333,16 +340,16 @@ fn dispatch(
 }
 
 /// Where a call's answer goes: its id, and the client whose mistakes are logged.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct Report {
-    peer: Option<SocketAddr>,
+    caller: Caller,
     id: u32,
 }
 
 impl Report {
     /// The error frame of `status`, logged (rate-limited) when it is a mistake of the client.
-    fn error(self, status: &Status, method: &str) -> BytesMut {
-        if let Some(peer) = self.peer {
+    fn error(&self, status: &Status, method: &str) -> BytesMut {
+        if let Some(peer) = self.caller.addr {
             bad_input::warn_status(peer, "Strata", method, status);
         }
         error_frame(self.id, status)
@@ -362,7 +369,10 @@ where
             let frame = at.error(&invalid(format!("undecodable request: {e}")), name);
             Box::pin(std::future::ready(frame))
         }
-        Ok(request) => answer(at, name, method(Request::new(request))),
+        Ok(request) => {
+            let request = crate::caller::as_caller(Request::new(request), at.caller.clone());
+            answer(at, name, method(request))
+        }
     }
 }
 

@@ -18,6 +18,7 @@
 //! and key-access heatmaps for `/metrics` and the web UI).
 
 pub mod bulk;
+pub mod caller;
 pub mod compaction_throughput;
 pub mod config;
 pub mod config_reload;

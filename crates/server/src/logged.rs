@@ -30,7 +30,7 @@ impl Data for Logged {
         &self,
         request: Request<pb::GetRequest>,
     ) -> Result<Response<pb::GetResponse>, Status> {
-        let client = request.remote_addr();
+        let client = crate::caller::caller(&request).addr;
         report(client, "get", self.0.get(request).await)
     }
 
@@ -38,7 +38,7 @@ impl Data for Logged {
         &self,
         request: Request<pb::MultiGetRequest>,
     ) -> Result<Response<pb::MultiGetResponse>, Status> {
-        let client = request.remote_addr();
+        let client = crate::caller::caller(&request).addr;
         report(client, "multi_get", self.0.multi_get(request).await)
     }
 
@@ -46,7 +46,7 @@ impl Data for Logged {
         &self,
         request: Request<pb::MutateRequest>,
     ) -> Result<Response<pb::MutateResponse>, Status> {
-        let client = request.remote_addr();
+        let client = crate::caller::caller(&request).addr;
         report(client, "mutate", self.0.mutate(request).await)
     }
 
@@ -54,7 +54,7 @@ impl Data for Logged {
         &self,
         request: Request<pb::BatchRequest>,
     ) -> Result<Response<pb::BatchResponse>, Status> {
-        let client = request.remote_addr();
+        let client = crate::caller::caller(&request).addr;
         report(client, "batch", self.0.batch(request).await)
     }
 
@@ -62,7 +62,7 @@ impl Data for Logged {
         &self,
         request: Request<pb::CheckAndMutateRequest>,
     ) -> Result<Response<pb::CheckAndMutateResponse>, Status> {
-        let client = request.remote_addr();
+        let client = crate::caller::caller(&request).addr;
         report(
             client,
             "check_and_mutate",
@@ -74,7 +74,7 @@ impl Data for Logged {
         &self,
         request: Request<pb::ScanRequest>,
     ) -> Result<Response<pb::ScanResponse>, Status> {
-        let client = request.remote_addr();
+        let client = crate::caller::caller(&request).addr;
         report(client, "scan", self.0.scan(request).await)
     }
 }

@@ -24,10 +24,13 @@ use strata_proto::pb::data_server::Data;
 use strata_storage::region::WriteNow;
 use tonic::{Request, Response, Status};
 
+use crate::caller::caller;
 use crate::host::{HostedRegion, RegionServer};
 use crate::observe::{Call, Op};
 use crate::scan::scan_page_rows;
-use crate::status::{from_storage, internal, invalid, not_serving};
+use crate::status::{denied, from_storage, internal, invalid, not_serving};
+use strata_access::{Action, Caller, Guard, Readable};
+use strata_model::ops::Columns;
 
 /// Whether a request may be served now (`Err`: the status to answer instead). A cluster
 /// region server refuses every data request while it does not hold its lease.
@@ -38,6 +41,8 @@ pub type Admission = Arc<dyn Fn() -> Result<(), Status> + Send + Sync>;
 pub struct DataService {
     server: Arc<RegionServer>,
     admission: Option<Admission>,
+    /// Who may do what (RFC 0026); off unless the process runs with `--auth`.
+    guard: Arc<Guard>,
 }
 
 impl DataService {
@@ -46,7 +51,66 @@ impl DataService {
         DataService {
             server,
             admission: None,
+            guard: Guard::off(),
         }
+    }
+
+    /// The same service, checking every call with `guard`.
+    #[must_use]
+    pub fn with_guard(mut self, guard: Arc<Guard>) -> Self {
+        self.guard = guard;
+        self
+    }
+
+    /// The access guard calls are checked with.
+    pub fn guard(&self) -> &Arc<Guard> {
+        &self.guard
+    }
+
+    /// Narrows `columns` to what `caller` may read of `table`; `false` when that is nothing
+    /// (the call answers no cells, as HBase's `AccessControlFilter` leaves them all out).
+    fn narrow_read(
+        &self,
+        caller: &Caller,
+        call: &str,
+        table: &str,
+        columns: &mut Columns,
+    ) -> Result<bool, Status> {
+        if !self.guard.is_on() {
+            return Ok(true);
+        }
+        match self.guard.readable(caller, call, table).map_err(denied)? {
+            Readable::All => Ok(true),
+            readable => match readable.narrow(columns) {
+                Some(narrowed) => {
+                    *columns = narrowed;
+                    Ok(true)
+                }
+                None => Ok(false),
+            },
+        }
+    }
+
+    /// `rows` with each row `caller` may not write replaced by its denial.
+    fn check_rows(
+        &self,
+        caller: &Caller,
+        table: &str,
+        rows: Vec<Result<RowMutations, Status>>,
+    ) -> Vec<Result<RowMutations, Status>> {
+        if !self.guard.is_on() {
+            return rows;
+        }
+        rows.into_iter()
+            .map(|r| {
+                r.and_then(|rm| {
+                    self.guard
+                        .mutation(caller, "batch", table, &rm)
+                        .map_err(denied)?;
+                    Ok(rm)
+                })
+            })
+            .collect()
     }
 
     /// The region server it answers from.
@@ -196,6 +260,7 @@ impl DataService {
     /// each row checked as [`Data::batch`] checks a decoded one, then applied the same way.
     pub(crate) async fn batch_of_puts(
         &self,
+        caller: &Caller,
         batch: PutBatch,
         request_bytes: usize,
     ) -> Result<Response<pb::BatchResponse>, Status> {
@@ -205,6 +270,7 @@ impl DataService {
             .into_iter()
             .map(|rm| check_mutations(&rm, max_value).map(|()| rm))
             .collect();
+        let rows = self.check_rows(caller, &batch.table, rows);
         self.batch_rows(batch.table, rows, request_bytes).await
     }
 
@@ -423,12 +489,18 @@ impl Data for DataService {
         &self,
         request: Request<pb::GetRequest>,
     ) -> Result<Response<pb::GetResponse>, Status> {
+        let caller = caller(&request);
         let req = request.into_inner();
         let request_bytes = req.encoded_len();
-        let get =
+        let mut get =
             get_from_pb(req.get.ok_or_else(|| invalid("request has no get"))?).map_err(invalid)?;
         get.validate().map_err(invalid)?;
         let table = req.table;
+        if !self.narrow_read(&caller, "get", &table, &mut get.columns)? {
+            return Ok(Response::new(pb::GetResponse {
+                result: Some(result_to_pb_as(&[], req.cell_block)),
+            }));
+        }
         let call = self.call(Op::Get, &table, &get.row, request_bytes);
         let result = self
             .read(call, move |server| read_row(server, &table, &get))
@@ -442,26 +514,32 @@ impl Data for DataService {
         &self,
         request: Request<pb::MultiGetRequest>,
     ) -> Result<Response<pb::MultiGetResponse>, Status> {
+        let caller = caller(&request);
         let req = request.into_inner();
         let request_bytes = req.encoded_len();
+        let table = req.table;
         let gets = req
             .gets
             .into_iter()
             .map(|g| {
-                let get = get_from_pb(g).map_err(invalid)?;
+                let mut get = get_from_pb(g).map_err(invalid)?;
                 get.validate().map_err(invalid)?;
-                Ok(get)
+                let readable = self.narrow_read(&caller, "multi_get", &table, &mut get.columns)?;
+                Ok((get, readable))
             })
             .collect::<Result<Vec<_>, Status>>()?;
-        let table = req.table;
-        let first = gets.first().map(|g| g.row.clone()).unwrap_or_default();
+        let first = gets.first().map(|g| g.0.row.clone()).unwrap_or_default();
         let call = self.call(Op::MultiGet, &table, &first, request_bytes);
-        touch_rows(&call, gets.iter().skip(1).map(|g| &g.row), false);
+        touch_rows(&call, gets.iter().skip(1).map(|g| &g.0.row), false);
         let cell_block = req.cell_block;
         let results = self
             .read(call, move |server| {
                 let mut results = Vec::with_capacity(gets.len());
-                for get in &gets {
+                for (get, readable) in &gets {
+                    if !readable {
+                        results.push(result_to_pb_as(&[], cell_block));
+                        continue;
+                    }
                     match read_row(server, &table, get)? {
                         Ok(cells) => results.push(result_to_pb_as(&cells, cell_block)),
                         Err(e) => return Ok(Err(e)),
@@ -477,10 +555,14 @@ impl Data for DataService {
         &self,
         request: Request<pb::MutateRequest>,
     ) -> Result<Response<pb::MutateResponse>, Status> {
+        let caller = caller(&request);
         let req = request.into_inner();
         let request_bytes = req.encoded_len();
         let rm = decode_mutations(req.mutations, self.server.config().max_value_bytes)?;
         let table = req.table;
+        self.guard
+            .mutation(&caller, "mutate", &table, &rm)
+            .map_err(denied)?;
         let call = self.call(Op::Mutate, &table, &rm.row, request_bytes);
         let cells = self.queued_write(call, &table, rm).await?;
         Ok(Response::new(pb::MutateResponse { cells }))
@@ -490,6 +572,7 @@ impl Data for DataService {
         &self,
         request: Request<pb::BatchRequest>,
     ) -> Result<Response<pb::BatchResponse>, Status> {
+        let caller = caller(&request);
         let req = request.into_inner();
         let request_bytes = req.encoded_len();
         let max_value = self.server.config().max_value_bytes;
@@ -498,6 +581,7 @@ impl Data for DataService {
             .into_iter()
             .map(|rm| decode_mutations(Some(rm), max_value))
             .collect();
+        let rows = self.check_rows(&caller, &req.table, rows);
         self.batch_rows(req.table, rows, request_bytes).await
     }
 
@@ -505,11 +589,28 @@ impl Data for DataService {
         &self,
         request: Request<pb::CheckAndMutateRequest>,
     ) -> Result<Response<pb::CheckAndMutateResponse>, Status> {
+        let caller = caller(&request);
         let req = request.into_inner();
         let request_bytes = req.encoded_len();
         let table = req.table.clone();
         let cam = check_and_mutate_from_pb(req).map_err(invalid)?;
         cam.validate().map_err(invalid)?;
+        if self.guard.is_on() {
+            // HBase's checkAndMutate needs R on what it checks and W on what it writes.
+            let checked: Vec<(&[u8], Option<&[u8]>)> = match &cam.condition {
+                strata_model::ops::Condition::Column {
+                    family, qualifier, ..
+                } => vec![(&family[..], Some(&qualifier[..]))],
+                strata_model::ops::Condition::Filter(_) => Vec::new(),
+            };
+            self.guard
+                .columns(&caller, "check_and_mutate", Action::Read, &table, checked)
+                .and_then(|()| {
+                    self.guard
+                        .mutation(&caller, "check_and_mutate", &table, &cam.mutations)
+                })
+                .map_err(denied)?;
+        }
         check_mutations(&cam.mutations, self.server.config().max_value_bytes)?;
         let call = self.call(Op::CheckAndMutate, &table, &cam.row, request_bytes);
         let processed = self
@@ -527,12 +628,18 @@ impl Data for DataService {
         &self,
         request: Request<pb::ScanRequest>,
     ) -> Result<Response<pb::ScanResponse>, Status> {
+        let caller = caller(&request);
         let req = request.into_inner();
         let request_bytes = req.encoded_len();
-        let scan = scan_from_pb(req.scan.ok_or_else(|| invalid("request has no scan"))?)
+        let mut scan = scan_from_pb(req.scan.ok_or_else(|| invalid("request has no scan"))?)
             .map_err(invalid)?;
         let after: Option<Bytes> = req.after_row;
         let table = req.table;
+        if !self.narrow_read(&caller, "scan", &table, &mut scan.columns)? {
+            // Nothing of the table may be read with these columns: no rows, and no region
+            // after this one.
+            return Ok(Response::new(pb::ScanResponse::default()));
+        }
         let max = req.max_result_bytes;
         let (cell_block, page_block) = (req.cell_block, req.page_block);
         let from = after.as_ref().unwrap_or(&scan.start_row);

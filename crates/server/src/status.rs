@@ -41,3 +41,8 @@ pub fn not_serving(table: &str, row: &[u8]) -> Status {
 pub fn internal(e: impl std::fmt::Display) -> Status {
     status(ErrorCode::Unknown, format!("internal error: {e}"))
 }
+
+/// The status of a refusal by the access guard (HBase's `AccessDeniedException`).
+pub fn denied(d: strata_access::Denied) -> Status {
+    status(ErrorCode::AccessDenied, d.message)
+}

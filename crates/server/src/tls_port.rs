@@ -19,7 +19,7 @@ use strata_proto::frame::{error_detail, put_frame, PREFACE, RESPONSE_ERROR};
 use strata_tls::Stream;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::TcpStream;
-use tonic::transport::server::{Connected, TcpConnectInfo};
+use tonic::transport::server::Connected;
 
 use crate::status::invalid;
 
@@ -46,13 +46,11 @@ impl GrpcStream {
 }
 
 impl Connected for GrpcStream {
-    type ConnectInfo = TcpConnectInfo;
+    /// The caller (RFC 0026): every request on the connection carries it in its extensions.
+    type ConnectInfo = strata_access::Caller;
 
-    fn connect_info(&self) -> TcpConnectInfo {
-        TcpConnectInfo {
-            local_addr: self.stream.local_addr().ok(),
-            remote_addr: self.stream.peer_addr().ok(),
-        }
+    fn connect_info(&self) -> strata_access::Caller {
+        crate::caller::of_stream(&self.stream)
     }
 }
 

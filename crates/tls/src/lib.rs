@@ -17,6 +17,7 @@
 
 mod client;
 mod error;
+mod identity;
 mod pem;
 mod process;
 mod server;
@@ -26,6 +27,7 @@ pub mod ca;
 
 pub use client::{ClientFiles, ClientTls};
 pub use error::Error;
+pub use identity::certificate_user;
 pub use process::ProcessTls;
 pub use server::{Accepted, ServerFiles, ServerTls, HANDSHAKE_TIMEOUT, RELOAD_CHECK};
 pub use stream::Stream;

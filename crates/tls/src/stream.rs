@@ -40,6 +40,20 @@ impl Stream {
         matches!(self, Stream::Tls(_))
     }
 
+    /// The user the peer's certificate names (RFC 0026), if the connection is TLS and the
+    /// peer presented one (a server verified it against its `--tls-client-ca`).
+    pub fn peer_user(&self) -> Option<String> {
+        match self {
+            Stream::Plain(_) => None,
+            Stream::Tls(s) => s
+                .get_ref()
+                .1
+                .peer_certificates()
+                .and_then(|chain| chain.first())
+                .and_then(crate::certificate_user),
+        }
+    }
+
     /// The peer's address.
     ///
     /// # Errors
