@@ -12,6 +12,7 @@ use std::sync::Arc;
 use parking_lot::RwLock;
 
 use crate::access::{Access, Readable, User};
+use crate::admin::On;
 use crate::audit::{Audit, Entry};
 use crate::caller::Caller;
 use crate::perms::Action;
@@ -283,6 +284,62 @@ impl Guard {
             return Ok(());
         }
         self.columns(caller, call, Action::Write, table, crate::written(rm))
+    }
+
+    /// Allows the administrative call `rpc` (the gRPC `Admin` rpc's name) on `object` (the
+    /// table or namespace it names, if any) by [`crate::admin::rule`]; an allowed call that
+    /// changes something is recorded in the audit log.
+    ///
+    /// # Errors
+    /// The denial, logged.
+    pub fn admin(&self, caller: &Caller, rpc: &str, object: Option<&str>) -> Result<(), Denied> {
+        if !self.on {
+            return Ok(());
+        }
+        let what = object.unwrap_or("");
+        let user = self.authenticated(caller, rpc, what)?;
+        let Some(rule) = crate::admin::rule(rpc) else {
+            if user.superuser {
+                return Ok(());
+            }
+            return Err(self.insufficient(caller, &user, rpc, &Scope::Global, &[Action::Admin]));
+        };
+        let access = self.access.read().clone();
+        let scope = match rule.on {
+            On::Anyone | On::Itself => return Ok(()),
+            On::Global => Scope::Global,
+            On::Namespace => Scope::Namespace(match object {
+                Some(name) if rpc == "CreateTable" => crate::scope::split_table(name).0.to_owned(),
+                Some(name) => name.to_owned(),
+                None => crate::scope::DEFAULT_NAMESPACE.to_owned(),
+            }),
+            On::Table | On::AnyWithinTable => Scope::Table(TableScope::table(what)),
+        };
+        let allowed = match (&rule.on, &scope) {
+            (On::AnyWithinTable, Scope::Table(t)) => access.any_within(&user, t),
+            _ => access.allows_any(&user, rule.actions, &scope),
+        };
+        if !allowed {
+            let actions = if rule.actions.is_empty() { &Action::ALL[..] } else { rule.actions };
+            return Err(self.insufficient(caller, &user, rpc, &scope, actions));
+        }
+        if !rule.actions.is_empty() {
+            self.audit_allowed(caller, rpc, &describe(&scope), "");
+        }
+        Ok(())
+    }
+
+    /// Whether `caller` may see `table` listed (it holds a permission on or within it).
+    pub fn lists(&self, caller: &Caller, table: &str) -> bool {
+        if !self.on {
+            return true;
+        }
+        match self.user(caller) {
+            None => false,
+            Some(user) => {
+                user.superuser || self.access.read().any_within(&user, &TableScope::table(table))
+            }
+        }
     }
 
     /// Records an allowed administrative call (the guard being on).

@@ -7,6 +7,7 @@
 //! coordination store.
 
 mod access;
+pub mod admin;
 pub mod audit;
 mod caller;
 mod guard;

@@ -264,6 +264,34 @@ const SURFACE: &[Mapping] = &[
         shell: To(&["alter_status"]),
         thrift: No(NO_THRIFT),
     },
+    Mapping {
+        rpc: "Grant",
+        hbase: To(&["Grant"]),
+        client: client!(grant),
+        shell: To(&["grant"]),
+        thrift: No(NO_THRIFT),
+    },
+    Mapping {
+        rpc: "Revoke",
+        hbase: To(&["Revoke"]),
+        client: client!(revoke),
+        shell: To(&["revoke"]),
+        thrift: No(NO_THRIFT),
+    },
+    Mapping {
+        rpc: "GetUserPermissions",
+        hbase: To(&["GetUserPermissions"]),
+        client: client!(user_permissions),
+        shell: To(&["user_permission"]),
+        thrift: No(NO_THRIFT),
+    },
+    Mapping {
+        rpc: "WhoAmI",
+        hbase: No("HBase's client knows its own user (User.getCurrent); no RPC asks the server"),
+        client: client!(who_am_i),
+        shell: To(&["whoami"]),
+        thrift: No(NO_THRIFT),
+    },
 ];
 
 #[cfg(test)]

@@ -133,6 +133,8 @@ pub struct RegionServerArgs {
     tls: crate::tls_args::ListenArgs,
     #[command(flatten)]
     tls_connect: crate::tls_args::ConnectArgs,
+    #[command(flatten)]
+    auth: crate::auth_args::AuthArgs,
 }
 
 /// `strata cluster …`.
@@ -373,6 +375,9 @@ fn run_data_regionserver(args: &RegionServerArgs, url: &str) -> Result<(), Strin
             ..RegionServerConfig::default()
         },
         on_invalid_open: None,
+        guard: args
+            .auth
+            .guard(args.tls.tls_client_ca.is_some() && args.tls.tls_cert.is_some())?,
         tls,
         listen: args.listen,
         advertise: args.advertise.clone(),

@@ -5,6 +5,7 @@
 mod out;
 #[cfg(test)]
 mod admin_surface;
+mod auth_args;
 mod bench_cmd;
 mod bench_rpc;
 mod bench_ycsb;

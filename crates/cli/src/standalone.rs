@@ -191,6 +191,8 @@ pub struct Args {
     pub(crate) tls: crate::tls_args::ListenArgs,
     #[command(flatten)]
     pub(crate) tls_connect: crate::tls_args::ConnectArgs,
+    #[command(flatten)]
+    pub(crate) auth: crate::auth_args::AuthArgs,
     /// Accepted for scripts written for earlier releases, where it chose this mode: every
     /// standalone process is a cluster of one now (RFC 0019).
     #[arg(long, hide = true)]

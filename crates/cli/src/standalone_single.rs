@@ -52,6 +52,9 @@ pub async fn serve(
 ) -> Result<(), String> {
     let mut config = SingleConfig::new(server, args.listen);
     config.tls.clone_from(&tls);
+    config.guard = args
+        .auth
+        .guard(args.tls.tls_client_ca.is_some() && args.tls.tls_cert.is_some())?;
     config.endpoints = Endpoints {
         http: optional_listener(
             args.no_http,

@@ -37,6 +37,7 @@
 //! ```
 
 mod admin;
+mod admin_access;
 mod admin_namespace;
 mod admin_servers;
 mod admin_snapshot;
@@ -57,6 +58,9 @@ mod scanner;
 mod table;
 
 pub use admin::{Admin, StoreFileInfo, TableInfo};
+pub use admin_access::WhoAmI;
+/// Permissions and scopes for [`Admin::grant`] and its kin.
+pub use strata_access as access;
 pub use admin_namespace::NamespaceDescriptor;
 pub use admin_servers::{CacheEvictionStats, ConfigurationUpdate, ProcedureInfo};
 pub use admin_snapshot::SnapshotDescription;

@@ -3,7 +3,7 @@
 //!
 //! - `<root>acl/<scope>/<who>` holds a grant's letters (`RW`); `<scope>` and `<who>` are
 //!   [`Scope::key`] and the percent-encoded grantee (a user, or `@group`).
-//! - `grant` adds letters and `revoke` removes them, each a transaction guarded by the key's
+//! - `grant` sets letters (or adds them, merging) and `revoke` removes them, each a transaction guarded by the key's
 //!   revision (a concurrent change makes it retry); a key left with no letter is deleted.
 //! - Dropping a table deletes its grants (`acl/<ns>:<table>/…`), as HBase's AccessController
 //!   does after a table's deletion.
@@ -57,8 +57,19 @@ pub fn load<K: Kv + ?Sized>(kv: &K, layout: &Layout) -> Result<(Vec<Grant>, i64)
     Ok((grants, page.revision))
 }
 
-/// Adds (`add`) or removes letters of `who`'s grant on `scope`; answers the revision written
-/// (or read, when nothing changed).
+/// How a change treats the letters a grantee already holds on the scope.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Change {
+    /// Replace them (HBase's grant without merging).
+    Set,
+    /// Add to them.
+    Add,
+    /// Remove these (a revoke).
+    Remove,
+}
+
+/// Changes `who`'s letters on `scope` by `how`; answers the revision written (or read, when
+/// nothing changed).
 ///
 /// # Errors
 /// `UNAVAILABLE` when the store cannot be reached or kept changing under the call.
@@ -68,7 +79,7 @@ pub fn change<K: Kv + ?Sized>(
     who: &str,
     scope: &Scope,
     perms: Perms,
-    add: bool,
+    how: Change,
 ) -> Result<i64, Status> {
     let key = key(layout, scope, who);
     for _ in 0..16 {
@@ -83,10 +94,10 @@ pub fn change<K: Kv + ?Sized>(
                 v.mod_revision,
             ),
         };
-        let now = if add {
-            had.union(perms)
-        } else {
-            had.minus(perms)
+        let now = match how {
+            Change::Set => perms,
+            Change::Add => had.union(perms),
+            Change::Remove => had.minus(perms),
         };
         if now == had && current.is_some() == !now.is_empty() {
             let at = kv.range(&key, None, 1).map_err(unavailable)?.revision;

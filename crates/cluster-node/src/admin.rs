@@ -20,6 +20,7 @@ use strata_cluster::record::{RegionRecord, RegionState, TableState};
 use strata_proto::convert::table_from_pb;
 use strata_proto::pb::admin_server::Admin;
 use strata_proto::pb::{self, Empty, ErrorCode};
+use strata_access::Guard;
 use strata_server::RegionServer;
 use tonic::{Request, Response, Status};
 
@@ -43,6 +44,8 @@ pub struct ClusterAdmin<K> {
     tls: Option<strata_tls::ProcessTls>,
     /// The shared root (its store and path): snapshots' manifests and regions' manifests.
     pub(crate) data: Option<(strata_storage::vfs::Storage, std::path::PathBuf)>,
+    /// Who may do what (RFC 0026); off unless the process runs with `--auth`.
+    guard: Arc<Guard>,
 }
 
 impl<K: Kv + Send + Sync + 'static> ClusterAdmin<K> {
@@ -59,7 +62,21 @@ impl<K: Kv + Send + Sync + 'static> ClusterAdmin<K> {
             server: Some(server),
             tls: None,
             data,
+            guard: Guard::off(),
         }
+    }
+
+    /// The same service, checking calls with `guard` (the process's, shared with its data
+    /// service).
+    #[must_use]
+    pub fn with_guard(mut self, guard: Arc<Guard>) -> Self {
+        self.guard = guard;
+        self
+    }
+
+    /// The access guard.
+    pub fn guard(&self) -> &Arc<Guard> {
+        &self.guard
     }
 
     /// The same service, forwarding to other region servers over TLS when `tls` is given.
@@ -93,6 +110,7 @@ impl<K: Kv + Send + Sync + 'static> ClusterAdmin<K> {
             server: None,
             tls: None,
             data: None,
+            guard: Guard::off(),
         }
     }
 
@@ -182,16 +200,21 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
         &self,
         request: Request<pb::CreateTableRequest>,
     ) -> Result<Response<Empty>, Status> {
+        let caller = strata_server::caller::caller(&request);
         let req = request.into_inner();
         let schema = req
             .schema
             .ok_or_else(|| strata_server::status::invalid("no schema"))?;
         let table = table_from_pb(schema).map_err(strata_server::status::invalid)?;
-        self.run(move |kv, layout, server| {
-            let splits = req.split_keys.iter().map(|k| k.to_vec()).collect();
-            create_now(kv, layout, server, &table, splits).map(|()| Empty {})
-        })
-        .await
+        let name = table.name.to_string();
+        let created = self
+            .run(move |kv, layout, server| {
+                let splits = req.split_keys.iter().map(|k| k.to_vec()).collect();
+                create_now(kv, layout, server, &table, splits).map(|()| Empty {})
+            })
+            .await?;
+        self.grant_owner(&caller, &name).await?;
+        Ok(created)
     }
 
     async fn alter_table(
@@ -321,6 +344,8 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
             // The master's drop closes the regions, deletes the table's files, then its
             // records and schema, so a table created later under this name starts empty.
             wait_proc(kv, layout, &format!("drop {name}"), &id)?;
+            // Its grants go with it (HBase's AccessController.postDeleteTable).
+            crate::acl::drop_table(kv, layout, &name).map_err(unavailable)?;
             Ok(Empty {})
         })
         .await
@@ -328,13 +353,20 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
 
     async fn list_tables(
         &self,
-        _request: Request<Empty>,
+        request: Request<Empty>,
     ) -> Result<Response<pb::ListTablesResponse>, Status> {
-        self.run(|kv, layout, server| {
+        let caller = strata_server::caller::caller(&request);
+        let guard = self.guard.clone();
+        self.run(move |kv, layout, server| {
             let page = range_all(kv, &layout.tables(), 1000).map_err(unavailable)?;
             let mut tables = Vec::new();
             for item in page.kvs {
                 if let Some(name) = item.key.strip_prefix(&layout.tables()) {
+                    // Only the tables the caller holds a permission on (HBase's
+                    // postGetTableNames).
+                    if !guard.lists(&caller, name) {
+                        continue;
+                    }
                     if let Ok(info) = table_info(kv, layout, server, name) {
                         tables.push(info);
                     }
@@ -709,5 +741,31 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
         let name = table_name(&request.into_inner().table)?;
         self.run(move |kv, layout, _| crate::procedures::alter_status(kv, layout, &name))
             .await
+    }
+
+    async fn grant(&self, request: Request<pb::GrantRequest>) -> Result<Response<Empty>, Status> {
+        self.change_grant(request, true).await
+    }
+
+    async fn revoke(
+        &self,
+        request: Request<pb::GrantRequest>,
+    ) -> Result<Response<Empty>, Status> {
+        self.change_grant(request, false).await
+    }
+
+    async fn get_user_permissions(
+        &self,
+        request: Request<pb::UserPermissionsRequest>,
+    ) -> Result<Response<pb::UserPermissionsResponse>, Status> {
+        self.user_permissions(request).await
+    }
+
+    async fn who_am_i(
+        &self,
+        request: Request<Empty>,
+    ) -> Result<Response<pb::WhoAmIResponse>, Status> {
+        let caller = strata_server::caller::caller(&request);
+        Ok(Response::new(self.who_am_i_of(&caller)))
     }
 }

@@ -1,17 +1,22 @@
-//! The admin service as gRPC serves it: each call goes to [`ClusterAdmin`], and an answer
-//! that means a mistake of the client (a missing table, a malformed schema, an unsorted split
-//! key) is logged at WARN with the client's address, rate-limited
-//! ([`strata_proto::bad_input`]), as the data service's are.
+//! The admin service as every front end reaches it: each call is first checked by the
+//! server's access guard (RFC 0026: [`strata_access::admin::rule`] names what each rpc
+//! needs), then goes to [`ClusterAdmin`]; an answer that means a mistake of the client (a
+//! missing table, a malformed schema, an unsorted split key) is logged at WARN with the
+//! client's address, rate-limited ([`strata_proto::bad_input`]), as the data service's are.
+//! HBase RPC's `MasterService` calls through the same wrapper (`hbase_ops.rs`), so no front
+//! end skips the check.
 
 use strata_cluster::kv::Kv;
 use strata_proto::bad_input;
 use strata_proto::pb::admin_server::Admin;
 use strata_proto::pb::{self, Empty};
+use strata_server::caller::caller;
+use strata_server::status::denied;
 use tonic::{Request, Response, Status};
 
 use crate::admin::ClusterAdmin;
 
-/// [`ClusterAdmin`] with its clients' mistakes logged.
+/// [`ClusterAdmin`] with every call checked and its clients' mistakes logged.
 pub struct LoggedAdmin<K>(pub ClusterAdmin<K>);
 
 /// Logs `outcome`'s error as a mistake of `client` when it is one.
@@ -23,8 +28,45 @@ fn report<T>(
     bad_input::report(client, "Strata admin", method, outcome)
 }
 
+/// The table or namespace an admin request names, for its access check.
+trait Named {
+    fn object(&self) -> Option<&str>;
+}
+
+macro_rules! named {
+    ($($ty:ty => |$r:ident| $e:expr;)*) => {
+        $(impl Named for $ty {
+            fn object(&self) -> Option<&str> {
+                let $r = self;
+                $e
+            }
+        })*
+    };
+}
+
+named! {
+    Empty => |_r| None;
+    pb::CreateTableRequest => |r| r.schema.as_ref().map(|s| s.name.as_str());
+    pb::AlterTableRequest => |r| r.schema.as_ref().map(|s| s.name.as_str());
+    pb::TableRequest => |r| Some(r.table.as_str());
+    pb::TruncateTableRequest => |r| Some(r.table.as_str());
+    pb::CompactRequest => |r| Some(r.table.as_str());
+    pb::SplitRequest => |r| Some(r.table.as_str());
+    pb::MergeRequest => |r| Some(r.table.as_str());
+    pb::LocateRequest => |r| Some(r.table.as_str());
+    pb::NamespaceDescriptor => |r| Some(r.name.as_str());
+    pb::NamespaceRequest => |r| Some(r.name.as_str());
+    pb::SnapshotRequest => |r| Some(r.table.as_str());
+    pb::ListSnapshotsRequest => |_r| None;
+    pb::SnapshotNameRequest => |r| Some(r.name.as_str());
+    pb::CloneSnapshotRequest => |r| Some(r.table.as_str());
+    pb::UpdateConfigurationRequest => |_r| None;
+    pb::GrantRequest => |_r| None;
+    pb::UserPermissionsRequest => |_r| None;
+}
+
 macro_rules! logged {
-    ($($name:ident($req:ty) -> $resp:ty;)*) => {
+    ($($name:ident / $rpc:literal ($req:ty) -> $resp:ty;)*) => {
         #[tonic::async_trait]
         impl<K: Kv + Send + Sync + 'static> Admin for LoggedAdmin<K> {
             $(
@@ -32,8 +74,17 @@ macro_rules! logged {
                     &self,
                     request: Request<$req>,
                 ) -> Result<Response<$resp>, Status> {
-                    let client = strata_server::caller::caller(&request).addr;
-                    report(client, stringify!($name), self.0.$name(request).await)
+                    let who = caller(&request);
+                    let checked = self
+                        .0
+                        .guard()
+                        .admin(&who, $rpc, request.get_ref().object())
+                        .map_err(denied);
+                    let outcome = match checked {
+                        Ok(()) => self.0.$name(request).await,
+                        Err(refused) => Err(refused),
+                    };
+                    report(who.addr, stringify!($name), outcome)
                 }
             )*
         }
@@ -41,34 +92,38 @@ macro_rules! logged {
 }
 
 logged! {
-    create_table(pb::CreateTableRequest) -> Empty;
-    alter_table(pb::AlterTableRequest) -> Empty;
-    disable_table(pb::TableRequest) -> Empty;
-    enable_table(pb::TableRequest) -> Empty;
-    truncate_table(pb::TruncateTableRequest) -> Empty;
-    delete_table(pb::TableRequest) -> Empty;
-    list_tables(Empty) -> pb::ListTablesResponse;
-    describe_table(pb::TableRequest) -> pb::TableInfo;
-    flush(pb::TableRequest) -> Empty;
-    compact(pb::CompactRequest) -> Empty;
-    split(pb::SplitRequest) -> Empty;
-    merge(pb::MergeRequest) -> Empty;
-    locate(pb::LocateRequest) -> pb::LocateResponse;
-    list_files(pb::TableRequest) -> pb::ListFilesResponse;
-    status(Empty) -> pb::StatusResponse;
-    create_namespace(pb::NamespaceDescriptor) -> Empty;
-    modify_namespace(pb::NamespaceDescriptor) -> Empty;
-    delete_namespace(pb::NamespaceRequest) -> Empty;
-    get_namespace(pb::NamespaceRequest) -> pb::NamespaceDescriptor;
-    list_namespaces(Empty) -> pb::ListNamespacesResponse;
-    snapshot(pb::SnapshotRequest) -> pb::SnapshotDescription;
-    list_snapshots(pb::ListSnapshotsRequest) -> pb::ListSnapshotsResponse;
-    delete_snapshot(pb::SnapshotNameRequest) -> Empty;
-    clone_snapshot(pb::CloneSnapshotRequest) -> Empty;
-    restore_snapshot(pb::SnapshotNameRequest) -> Empty;
-    import_snapshot(pb::SnapshotNameRequest) -> pb::SnapshotDescription;
-    update_configuration(pb::UpdateConfigurationRequest) -> pb::UpdateConfigurationResponse;
-    clear_block_cache(pb::TableRequest) -> pb::CacheEvictionStats;
-    list_procedures(Empty) -> pb::ListProceduresResponse;
-    alter_status(pb::TableRequest) -> pb::AlterStatusResponse;
+    create_table / "CreateTable" (pb::CreateTableRequest) -> Empty;
+    alter_table / "AlterTable" (pb::AlterTableRequest) -> Empty;
+    disable_table / "DisableTable" (pb::TableRequest) -> Empty;
+    enable_table / "EnableTable" (pb::TableRequest) -> Empty;
+    truncate_table / "TruncateTable" (pb::TruncateTableRequest) -> Empty;
+    delete_table / "DeleteTable" (pb::TableRequest) -> Empty;
+    list_tables / "ListTables" (Empty) -> pb::ListTablesResponse;
+    describe_table / "DescribeTable" (pb::TableRequest) -> pb::TableInfo;
+    flush / "Flush" (pb::TableRequest) -> Empty;
+    compact / "Compact" (pb::CompactRequest) -> Empty;
+    split / "Split" (pb::SplitRequest) -> Empty;
+    merge / "Merge" (pb::MergeRequest) -> Empty;
+    locate / "Locate" (pb::LocateRequest) -> pb::LocateResponse;
+    list_files / "ListFiles" (pb::TableRequest) -> pb::ListFilesResponse;
+    status / "Status" (Empty) -> pb::StatusResponse;
+    create_namespace / "CreateNamespace" (pb::NamespaceDescriptor) -> Empty;
+    modify_namespace / "ModifyNamespace" (pb::NamespaceDescriptor) -> Empty;
+    delete_namespace / "DeleteNamespace" (pb::NamespaceRequest) -> Empty;
+    get_namespace / "GetNamespace" (pb::NamespaceRequest) -> pb::NamespaceDescriptor;
+    list_namespaces / "ListNamespaces" (Empty) -> pb::ListNamespacesResponse;
+    snapshot / "Snapshot" (pb::SnapshotRequest) -> pb::SnapshotDescription;
+    list_snapshots / "ListSnapshots" (pb::ListSnapshotsRequest) -> pb::ListSnapshotsResponse;
+    delete_snapshot / "DeleteSnapshot" (pb::SnapshotNameRequest) -> Empty;
+    clone_snapshot / "CloneSnapshot" (pb::CloneSnapshotRequest) -> Empty;
+    restore_snapshot / "RestoreSnapshot" (pb::SnapshotNameRequest) -> Empty;
+    import_snapshot / "ImportSnapshot" (pb::SnapshotNameRequest) -> pb::SnapshotDescription;
+    update_configuration / "UpdateConfiguration" (pb::UpdateConfigurationRequest) -> pb::UpdateConfigurationResponse;
+    clear_block_cache / "ClearBlockCache" (pb::TableRequest) -> pb::CacheEvictionStats;
+    list_procedures / "ListProcedures" (Empty) -> pb::ListProceduresResponse;
+    alter_status / "AlterStatus" (pb::TableRequest) -> pb::AlterStatusResponse;
+    grant / "Grant" (pb::GrantRequest) -> Empty;
+    revoke / "Revoke" (pb::GrantRequest) -> Empty;
+    get_user_permissions / "GetUserPermissions" (pb::UserPermissionsRequest) -> pb::UserPermissionsResponse;
+    who_am_i / "WhoAmI" (Empty) -> pb::WhoAmIResponse;
 }

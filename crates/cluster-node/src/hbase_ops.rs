@@ -86,6 +86,11 @@ pub fn from_status(status: &Status) -> HBaseError {
             message,
             true,
         ),
+        ErrorCode::AccessDenied => error(
+            "org.apache.hadoop.hbase.security.AccessDeniedException",
+            message,
+            true,
+        ),
         ErrorCode::Unavailable | ErrorCode::Unknown | ErrorCode::Corruption => {
             match status.code() {
                 tonic::Code::Unimplemented | tonic::Code::InvalidArgument => {

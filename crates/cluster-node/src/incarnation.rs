@@ -49,6 +49,18 @@ pub(crate) enum Ended {
     Aborted { why: String, lease: Option<LeaseId> },
 }
 
+/// Stops the grants' watcher when the incarnation ends, however it ends.
+struct AclWatch(Arc<AtomicBool>, Option<std::thread::JoinHandle<()>>);
+
+impl Drop for AclWatch {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+        if let Some(h) = self.1.take() {
+            let _ = h.join();
+        }
+    }
+}
+
 /// The etcd client `serve::run_with` connects with.
 pub(crate) fn connect(endpoints: &[String]) -> Result<EtcdKv, String> {
     EtcdKv::connect(endpoints, Duration::from_secs(5))
@@ -113,7 +125,9 @@ pub(crate) fn run<K: Kv + Send + Sync + 'static>(
     let refuse = gate.clone();
     // Every data request, over gRPC or the framed protocol, is refused while the lease is
     // not held (no split brain).
-    let data = DataService::new(server.clone()).with_admission(Arc::new(move || {
+    let data = DataService::new(server.clone())
+        .with_guard(config.guard.clone())
+        .with_admission(Arc::new(move || {
         if refuse.is_open() {
             Ok(())
         } else {
@@ -124,7 +138,19 @@ pub(crate) fn run<K: Kv + Send + Sync + 'static>(
         }
     }));
     let admin = ClusterAdmin::new(admin_kv.clone(), config.layout.clone(), server.clone())
-        .with_tls(config.tls.clone());
+        .with_tls(config.tls.clone())
+        .with_guard(config.guard.clone());
+    // The grants, kept current while this incarnation lives (a guard that is off needs none).
+    let acl_stop = Arc::new(AtomicBool::new(false));
+    let acl_watch = config.guard.is_on().then(|| {
+        crate::acl::watch(
+            admin_kv.clone(),
+            config.layout.clone(),
+            config.guard.clone(),
+            acl_stop.clone(),
+        )
+    });
+    let _acl = AclWatch(acl_stop, acl_watch);
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
     // One port for both protocols: framed connections are served by the data service's
     // own connection tasks, the others go to tonic (RFC 0013, Decision 5).
@@ -173,7 +199,7 @@ pub(crate) fn run<K: Kv + Send + Sync + 'static>(
             (&name, host_of(&advertised)),
             &server,
             &admin_kv,
-            (&config.layout, config.tls.as_ref()),
+            (&config.layout, config.tls.as_ref(), &config.guard),
             &gate,
         ) {
             Ok(rpc) => {
@@ -452,7 +478,11 @@ fn start_hbase_rpc<K: Kv + Send + Sync + 'static>(
     (name, host): (&str, &str),
     server: &Arc<RegionServer>,
     kv: &Arc<K>,
-    (layout, tls): (&Layout, Option<&strata_tls::ProcessTls>),
+    (layout, tls, guard): (
+        &Layout,
+        Option<&strata_tls::ProcessTls>,
+        &Arc<strata_access::Guard>,
+    ),
     gate: &Arc<Gate>,
 ) -> Result<strata_hbase_rpc::HBaseRpcServer, String> {
     let bound = std::net::TcpListener::bind(listen)
@@ -468,7 +498,9 @@ fn start_hbase_rpc<K: Kv + Send + Sync + 'static>(
         me.clone(),
     ));
     let ops = crate::hbase_ops::ClusterOps::new(
-        ClusterAdmin::new(kv.clone(), layout.clone(), server.clone()).with_tls(tls.cloned()),
+        ClusterAdmin::new(kv.clone(), layout.clone(), server.clone())
+            .with_tls(tls.cloned())
+            .with_guard(guard.clone()),
         directory.clone(),
         kv.clone(),
         layout.clone(),

@@ -12,7 +12,10 @@
 //! - [`region_sweep`]: deleting region directories no record or procedure names, on the root
 //!   and the cold bucket.
 //! - [`host`]: [`host::StorageHost`], the region server's `RegionHost`.
-//! - [`admin`]: [`admin::ClusterAdmin`], the admin service of a region server.
+//! - [`admin`]: [`admin::ClusterAdmin`], the admin service of a region server; `admin_acl`:
+//!   its grant, revoke, user_permission and whoami calls; [`admin_logged`]: the access check
+//!   and the log of every admin call, whichever front end made it.
+//! - [`acl`]: grants in the coordination store, and every server's watch of them (RFC 0026).
 //! - [`policy_check`]: refusing a create or alter whose storage policies the root cannot set.
 //! - [`route`]: flush and compaction forwarded to the servers hosting a table's regions.
 //! - `server_admin`: admin calls about servers: reloading their configuration files,
@@ -38,7 +41,9 @@
 //! cluster), so neither depends on the other (ARCHITECTURE.md,
 //! "Crates and what each may depend on").
 
+pub mod acl;
 pub mod admin;
+mod admin_acl;
 pub mod admin_logged;
 mod admin_path;
 pub mod counted;

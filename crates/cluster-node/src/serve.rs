@@ -126,6 +126,9 @@ pub struct NodeConfig {
     /// TLS on every listener (data, HBase RPC, HTTP) and for connections to other region
     /// servers; `None`: plaintext.
     pub tls: Option<strata_tls::ProcessTls>,
+    /// Who may do what (RFC 0026): checked by every front end of every incarnation, kept
+    /// current from the grants in the coordination store; off without `--auth`.
+    pub guard: std::sync::Arc<strata_access::Guard>,
 }
 
 /// See [`NodeConfig::on_invalid_open`].

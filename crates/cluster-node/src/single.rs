@@ -58,6 +58,8 @@ pub struct SingleConfig {
     pub janitor_every: Duration,
     /// TLS on every listener; `None`: plaintext.
     pub tls: Option<strata_tls::ProcessTls>,
+    /// Who may do what (RFC 0026); off without `--auth`.
+    pub guard: Arc<strata_access::Guard>,
 }
 
 impl SingleConfig {
@@ -73,6 +75,7 @@ impl SingleConfig {
             compaction_check_every: strata_server::host::COMPACTION_CHECK_EVERY,
             janitor_every: Duration::from_secs(300),
             tls: None,
+            guard: strata_access::Guard::off(),
         }
     }
 }
@@ -198,6 +201,7 @@ pub fn run(
         advertise: config.advertise,
         compaction_check_every: config.compaction_check_every,
         tls: config.tls,
+        guard: config.guard,
         on_invalid_open: Some(Arc::new(move |why: &str| {
             let mut slot = invalid_slot
                 .lock()

@@ -32,17 +32,20 @@ pub enum Group {
     Tools,
     /// Snapshots, clones and restores.
     Snapshots,
+    /// Permissions: grants, revokes and listing them.
+    Security,
 }
 
 impl Group {
     /// Every group, in listing order.
-    pub const ALL: [Group; 6] = [
+    pub const ALL: [Group; 7] = [
         Group::General,
         Group::Ddl,
         Group::Namespace,
         Group::Dml,
         Group::Tools,
         Group::Snapshots,
+        Group::Security,
     ];
 
     /// The group's heading.
@@ -54,6 +57,7 @@ impl Group {
             Group::Namespace => "namespace",
             Group::Tools => "tools",
             Group::Snapshots => "snapshots",
+            Group::Security => "security",
         }
     }
 }
@@ -80,7 +84,9 @@ pub const COMMANDS: &[CommandHelp] = &[
     cmd("status", Group::General, "status ['simple' | 'summary' | 'detailed']",
         "Shows the cluster's status; 'summary' by default.", &["status", "status 'detailed'"]),
     cmd("version", Group::General, "version", "Shows the server's version.", &[]),
-    cmd("whoami", Group::General, "whoami", "Shows the current user and its groups.", &[]),
+    cmd("whoami", Group::General, "whoami",
+        "Shows the user the server takes this shell for (from its client certificate), how it \
+         was proved, and its groups.", &[]),
     cmd("table_help", Group::General, "table_help",
         "Explains the table commands and HBase's table references (t = get_table 't', then \
          t.put ..., t.scan).", &["table_help"]),
@@ -181,6 +187,17 @@ pub const COMMANDS: &[CommandHelp] = &[
     cmd("list_namespace_tables", Group::Namespace, "list_namespace_tables 'ns'",
         "Lists the tables of a namespace (by their names within it).",
         &["list_namespace_tables 'ns1'"]),
+    cmd("grant", Group::Security, "grant 'user', 'RWXCA'[, '@namespace' | 'table'[, 'family'[, 'qualifier']]]",
+        "Adds permissions (R read, W write, X exec, C create, A admin) to a user or '@group', \
+         globally, on a namespace, a table, a family or a column. Needs A on that scope.",
+        &["grant 'alice', 'RW', 't1'", "grant '@ops', 'RWXCA'", "grant 'bob', 'C', '@ns1'",
+          "grant 'carol', 'R', 't1', 'f1', 'q1'"]),
+    cmd("revoke", Group::Security, "revoke 'user'[, '@namespace' | 'table'[, 'family'[, 'qualifier']]]",
+        "Removes every permission of a user or '@group' on a scope (global without one).",
+        &["revoke 'alice', 't1'", "revoke 'bob', '@ns1'"]),
+    cmd("user_permission", Group::Security, "user_permission ['@namespace' | 'table_regex']",
+        "Lists the grants: all of them, a namespace's, or those on the tables a regex matches.",
+        &["user_permission", "user_permission '@ns1'", "user_permission 't.*'"]),
     cmd("snapshot", Group::Snapshots, "snapshot 't', 'snapshot_name'",
         "Takes a snapshot of a table while it serves reads and writes: every write \
          acknowledged before the command began is in it. It references the table's store \

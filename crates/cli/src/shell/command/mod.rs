@@ -5,6 +5,7 @@
 //! `alter` and this module for the rest. Every parser validates what it builds with the
 //! model's own checks, so a `Command` that comes out is well-formed.
 
+mod access;
 mod alter;
 mod args;
 mod create;
@@ -285,6 +286,28 @@ pub enum Command {
     },
     /// `alter_status 't'`.
     AlterStatus(TableName),
+    /// `grant 'user', 'RW'[, scope]`.
+    Grant {
+        /// A user, or `@group`.
+        user: String,
+        /// The letters added.
+        perms: strata_access::Perms,
+        /// Where.
+        scope: strata_access::Scope,
+    },
+    /// `revoke 'user'[, scope]`: every permission of the user on that scope.
+    Revoke {
+        /// A user, or `@group`.
+        user: String,
+        /// Where.
+        scope: strata_access::Scope,
+    },
+    /// `user_permission ['@ns' | 'table_regex']`.
+    UserPermission {
+        /// `@ns`, or a regex the whole table name must match (`None`: global grants and
+        /// every other).
+        filter: Option<String>,
+    },
 }
 
 /// One edit of `alter_namespace`.
@@ -381,6 +404,7 @@ pub fn parse_command(line: &str) -> Result<Option<Command>, ShellError> {
         | "clone_snapshot"
         | "delete_snapshot"
         | "restore_snapshot" => snapshot::parse(args)?,
+        "grant" | "revoke" | "user_permission" => access::parse(args)?,
         _ => other(args)?,
     };
     Ok(Some(command))

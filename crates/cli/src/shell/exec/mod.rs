@@ -14,6 +14,7 @@
 //!
 //! Every command that reaches the server ends with HBase's `Took 0.0123 seconds` line.
 
+mod access;
 mod cluster;
 mod cluster_ops;
 mod data;
@@ -88,6 +89,7 @@ impl fmt::Display for ExecError {
                         | ErrorCode::QuotaExceeded
                         | ErrorCode::SnapshotExists
                         | ErrorCode::SnapshotNotFound
+                        | ErrorCode::AccessDenied
                 ) =>
             {
                 f.write_str(&e.message)
@@ -210,7 +212,12 @@ pub async fn execute(
             None => cluster::status(conn, detail, out).await?,
         },
         Command::Version => cluster::version(conn, out).await?,
-        Command::Whoami => whoami::whoami(out)?,
+        Command::Whoami => access::whoami(conn, out).await?,
+        Command::Grant { user, perms, scope } => access::grant(conn, &user, perms, &scope).await?,
+        Command::Revoke { user, scope } => access::revoke(conn, &user, &scope).await?,
+        Command::UserPermission { filter } => {
+            access::user_permission(conn, filter.as_deref(), out).await?;
+        }
         Command::TableHelp => {
             server_ops::table_help(out)?;
             return Ok(Flow::Continue);

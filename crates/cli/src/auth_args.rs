@@ -1,0 +1,98 @@
+//! The access-control flags of a server process (RFC 0026): `--auth` turns the checks on;
+//! `--superuser`, `--group-mapping` and `--audit-log` shape them. Settable in the
+//! configuration file like every flag (RFC 0022).
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use strata_access::{Audit, Guard, GuardConfig};
+
+/// Who may do what on this process's listeners.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct AuthArgs {
+    /// Check every call against the grants (`grant`, `revoke`): a call must come with an
+    /// authenticated user (a client certificate under --tls-client-ca) and a permission
+    /// covering it. Without it, every caller may do everything (a laptop's default).
+    #[arg(long)]
+    pub auth: bool,
+    /// A user allowed everything, or `@group` (repeatable; HBase's `hbase.superuser`). The
+    /// user the process runs as is one too. Give the name of the certificate other Strata
+    /// processes present (`strata cert issue --name strata-server`).
+    #[arg(long = "superuser", value_name = "NAME")]
+    pub superusers: Vec<String>,
+    /// A TOML file of users' groups (`alice = ["ops", "analysts"]`): grants to `@ops` apply to
+    /// alice.
+    #[arg(long, value_name = "FILE")]
+    pub group_mapping: Option<PathBuf>,
+    /// Append the audit log (JSON lines: denials, grants, revokes and every administrative
+    /// call) to this file as well as to the `strata::audit` log target.
+    #[arg(long, value_name = "FILE")]
+    pub audit_log: Option<PathBuf>,
+}
+
+impl AuthArgs {
+    /// The process's guard: off without --auth.
+    ///
+    /// # Errors
+    /// --auth without mutual TLS, a group mapping that does not parse, an audit log that
+    /// cannot be opened, or a setting given without --auth.
+    pub fn guard(&self, mutual_tls: bool) -> Result<Arc<Guard>, String> {
+        if !self.auth {
+            if !self.superusers.is_empty()
+                || self.group_mapping.is_some()
+                || self.audit_log.is_some()
+            {
+                return Err(
+                    "--superuser, --group-mapping and --audit-log need --auth".to_owned()
+                );
+            }
+            return Ok(Guard::off());
+        }
+        if !mutual_tls {
+            return Err("--auth needs callers that prove who they are: give --tls-cert, \
+                        --tls-key and --tls-client-ca (client certificates name the users)"
+                .to_owned());
+        }
+        let groups = match &self.group_mapping {
+            None => HashMap::new(),
+            Some(path) => read_groups(path)?,
+        };
+        let audit = match &self.audit_log {
+            None => Audit::to_log(),
+            Some(path) => Audit::to_file(path)
+                .map_err(|e| format!("--audit-log {}: {e}", path.display()))?,
+        };
+        let me = std::env::var("USER").ok().filter(|u| !u.is_empty());
+        Ok(Guard::on(
+            GuardConfig {
+                superusers: self.superusers.clone(),
+                groups,
+            },
+            me.as_deref(),
+            audit,
+        ))
+    }
+}
+
+/// The groups of each user in a TOML file of `user = ["group", …]`.
+fn read_groups(path: &std::path::Path) -> Result<HashMap<String, Vec<String>>, String> {
+    let what = |e: String| format!("--group-mapping {}: {e}", path.display());
+    let text = std::fs::read_to_string(path).map_err(|e| what(e.to_string()))?;
+    let doc = toml_edit::Document::parse(text).map_err(|e| what(format!("{e}")))?;
+    let mut out = HashMap::new();
+    for (user, item) in doc.as_table().iter() {
+        let groups = item
+            .as_array()
+            .ok_or_else(|| what(format!("{user} must be a list of group names")))?
+            .iter()
+            .map(|g| {
+                g.as_str()
+                    .map(str::to_owned)
+                    .ok_or_else(|| what(format!("{user}'s groups must be strings")))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        out.insert(user.to_owned(), groups);
+    }
+    Ok(out)
+}
