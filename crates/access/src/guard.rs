@@ -320,7 +320,11 @@ impl Guard {
             _ => access.allows_any(&user, rule.actions, &scope),
         };
         if !allowed {
-            let actions = if rule.actions.is_empty() { &Action::ALL[..] } else { rule.actions };
+            let actions = if rule.actions.is_empty() {
+                &Action::ALL[..]
+            } else {
+                rule.actions
+            };
             return Err(self.insufficient(caller, &user, rpc, &scope, actions));
         }
         if !rule.actions.is_empty() {
@@ -337,7 +341,11 @@ impl Guard {
         match self.user(caller) {
             None => false,
             Some(user) => {
-                user.superuser || self.access.read().any_within(&user, &TableScope::table(table))
+                user.superuser
+                    || self
+                        .access
+                        .read()
+                        .any_within(&user, &TableScope::table(table))
             }
         }
     }

@@ -43,16 +43,16 @@ impl AuthArgs {
                 || self.group_mapping.is_some()
                 || self.audit_log.is_some()
             {
-                return Err(
-                    "--superuser, --group-mapping and --audit-log need --auth".to_owned()
-                );
+                return Err("--superuser, --group-mapping and --audit-log need --auth".to_owned());
             }
             return Ok(Guard::off());
         }
         if !mutual_tls {
-            return Err("--auth needs callers that prove who they are: give --tls-cert, \
+            return Err(
+                "--auth needs callers that prove who they are: give --tls-cert, \
                         --tls-key and --tls-client-ca (client certificates name the users)"
-                .to_owned());
+                    .to_owned(),
+            );
         }
         let groups = match &self.group_mapping {
             None => HashMap::new(),
@@ -60,8 +60,9 @@ impl AuthArgs {
         };
         let audit = match &self.audit_log {
             None => Audit::to_log(),
-            Some(path) => Audit::to_file(path)
-                .map_err(|e| format!("--audit-log {}: {e}", path.display()))?,
+            Some(path) => {
+                Audit::to_file(path).map_err(|e| format!("--audit-log {}: {e}", path.display()))?
+            }
         };
         let me = std::env::var("USER").ok().filter(|u| !u.is_empty());
         Ok(Guard::on(

@@ -127,6 +127,15 @@ pub async fn serve(
     }
     let gateway = if args.no_thrift {
         None
+    } else if args.auth.auth {
+        // The in-process gateway would call the data service as nobody (its clients prove
+        // no name): with access control it is off, and `strata gateway` with a certificate of
+        // its own serves Thrift clients under that certificate's grants (RFC 0026).
+        println!(
+            "the in-process Thrift gateway is off under --auth: run `strata gateway` with a \
+             client certificate of its own; its grants decide what Thrift clients may do"
+        );
+        None
     } else {
         let listen = args
             .thrift_listen

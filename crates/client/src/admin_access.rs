@@ -78,8 +78,8 @@ impl Admin {
             merge,
         };
         self.change(|mut m| async move { m.grant(r).await })
-        .await
-        .map(drop)
+            .await
+            .map(drop)
     }
 
     /// Removes `perms` from `user`'s permission on `scope`.
@@ -94,8 +94,8 @@ impl Admin {
             merge: false,
         };
         self.change(|mut m| async move { m.revoke(r).await })
-        .await
-        .map(drop)
+            .await
+            .map(drop)
     }
 
     /// The grants on `scope` and under it (`None`: all), of `user` only if given.

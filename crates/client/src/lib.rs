@@ -59,8 +59,6 @@ mod table;
 
 pub use admin::{Admin, StoreFileInfo, TableInfo};
 pub use admin_access::WhoAmI;
-/// Permissions and scopes for [`Admin::grant`] and its kin.
-pub use strata_access as access;
 pub use admin_namespace::NamespaceDescriptor;
 pub use admin_servers::{CacheEvictionStats, ConfigurationUpdate, ProcedureInfo};
 pub use admin_snapshot::SnapshotDescription;
@@ -75,5 +73,7 @@ pub use options::{BufferedMutatorOptions, ClientOptions, Protocol};
 pub use parallel::ParallelScanner;
 pub use scan_row::ScanRow;
 pub use scanner::Scanner;
+/// Permissions and scopes for [`Admin::grant`] and its kin.
+pub use strata_access as access;
 pub use strata_proto::convert::CellView;
 pub use table::Table;

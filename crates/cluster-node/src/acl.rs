@@ -27,7 +27,12 @@ pub const POLL: Duration = Duration::from_millis(100);
 
 /// The key of `who`'s grant on `scope`.
 pub fn key(layout: &Layout, scope: &Scope, who: &str) -> String {
-    format!("{}{}/{}", layout.acls(), scope.key(), encode(who.as_bytes()))
+    format!(
+        "{}{}/{}",
+        layout.acls(),
+        scope.key(),
+        encode(who.as_bytes())
+    )
 }
 
 /// The grant a key and its value hold (`None`: not a grant's).

@@ -13,6 +13,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use strata_access::Guard;
 use strata_cluster::kv::{range_all, Kv};
 use strata_cluster::layout::Layout;
 use strata_cluster::master::AdminRequest;
@@ -20,7 +21,6 @@ use strata_cluster::record::{RegionRecord, RegionState, TableState};
 use strata_proto::convert::table_from_pb;
 use strata_proto::pb::admin_server::Admin;
 use strata_proto::pb::{self, Empty, ErrorCode};
-use strata_access::Guard;
 use strata_server::RegionServer;
 use tonic::{Request, Response, Status};
 
@@ -747,10 +747,7 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
         self.change_grant(request, true).await
     }
 
-    async fn revoke(
-        &self,
-        request: Request<pb::GrantRequest>,
-    ) -> Result<Response<Empty>, Status> {
+    async fn revoke(&self, request: Request<pb::GrantRequest>) -> Result<Response<Empty>, Status> {
         self.change_grant(request, false).await
     }
 

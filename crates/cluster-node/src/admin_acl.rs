@@ -33,8 +33,7 @@ pub fn scope_of(scope: Option<&pb::AccessScope>) -> Result<Scope, Status> {
             format!("{}:{}", s.namespace, s.table)
         };
         let nonempty = |b: &Bytes| (!b.is_empty()).then(|| b.clone());
-        return Scope::table(&table, nonempty(&s.family), nonempty(&s.qualifier))
-            .map_err(invalid);
+        return Scope::table(&table, nonempty(&s.family), nonempty(&s.qualifier)).map_err(invalid);
     }
     if !s.family.is_empty() || !s.qualifier.is_empty() {
         return Err(invalid("a family or qualifier scope needs its table"));
@@ -183,7 +182,14 @@ impl<K: Kv + Send + Sync + 'static> ClusterAdmin<K> {
         let scope = Scope::table(table, None, None).map_err(invalid)?;
         let revision = self
             .run(move |kv, layout, _| {
-                crate::acl::change(kv, layout, &user.name, &scope, Perms::ALL, crate::acl::Change::Add)
+                crate::acl::change(
+                    kv,
+                    layout,
+                    &user.name,
+                    &scope,
+                    Perms::ALL,
+                    crate::acl::Change::Add,
+                )
             })
             .await?
             .into_inner();

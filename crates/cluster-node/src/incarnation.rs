@@ -128,15 +128,15 @@ pub(crate) fn run<K: Kv + Send + Sync + 'static>(
     let data = DataService::new(server.clone())
         .with_guard(config.guard.clone())
         .with_admission(Arc::new(move || {
-        if refuse.is_open() {
-            Ok(())
-        } else {
-            Err(strata_proto::status(
-                ErrorCode::NotServingRegion,
-                "this region server is not serving (its lease is not held)",
-            ))
-        }
-    }));
+            if refuse.is_open() {
+                Ok(())
+            } else {
+                Err(strata_proto::status(
+                    ErrorCode::NotServingRegion,
+                    "this region server is not serving (its lease is not held)",
+                ))
+            }
+        }));
     let admin = ClusterAdmin::new(admin_kv.clone(), config.layout.clone(), server.clone())
         .with_tls(config.tls.clone())
         .with_guard(config.guard.clone());
