@@ -34,12 +34,13 @@ pub struct Entry<'a> {
 }
 
 /// Where audit lines go.
-#[derive(Default)]
+#[derive(Default, Debug)]
 pub struct Audit {
     file: Option<Mutex<File>>,
     limits: Mutex<HashMap<(String, String), Window>>,
 }
 
+#[derive(Debug)]
 struct Window {
     start: Instant,
     kept: u32,

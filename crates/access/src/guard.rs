@@ -41,6 +41,7 @@ pub struct GuardConfig {
 }
 
 /// The grants in force on one server and the decisions made from them.
+#[derive(Debug)]
 pub struct Guard {
     on: bool,
     superusers: HashSet<String>,

@@ -67,6 +67,8 @@ pub struct MasterArgs {
     tls: crate::tls_args::ListenArgs,
     #[command(flatten)]
     tls_connect: crate::tls_args::ConnectArgs,
+    #[command(flatten)]
+    auth: crate::auth_args::AuthArgs,
 }
 
 /// The HTTP endpoint of a master: its own runtime, the endpoint, and the etcd client its
@@ -168,6 +170,8 @@ pub fn run_master(args: &MasterArgs) -> Result<(), String> {
                 listen,
                 tls.clone(),
                 root.as_ref().map(|r| (r.storage.clone(), r.path.clone())),
+                args.auth
+                    .guard(args.tls.tls_client_ca.is_some() && args.tls.tls_cert.is_some())?,
             )?;
             println!(
                 "strata master {}: HBase RPC on {}",

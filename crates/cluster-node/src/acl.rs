@@ -104,7 +104,7 @@ pub fn change<K: Kv + ?Sized>(
             Change::Add => had.union(perms),
             Change::Remove => had.minus(perms),
         };
-        if now == had && current.is_some() == !now.is_empty() {
+        if now == had && current.is_some() != now.is_empty() {
             let at = kv.range(&key, None, 1).map_err(unavailable)?.revision;
             return Ok(at);
         }

@@ -25,6 +25,11 @@ pub struct MasterListener {
     kv: Arc<EtcdKv>,
     layout: Layout,
     advertise: String,
+    /// The grants' watcher of an access guard that is on: its stop flag and thread.
+    acl: Option<(
+        Arc<std::sync::atomic::AtomicBool>,
+        std::thread::JoinHandle<()>,
+    )>,
 }
 
 impl MasterListener {
@@ -41,6 +46,7 @@ impl MasterListener {
         listen: SocketAddr,
         tls: Option<strata_tls::ProcessTls>,
         data: Option<(strata_storage::vfs::Storage, std::path::PathBuf)>,
+        guard: Arc<strata_access::Guard>,
     ) -> Result<Self, String> {
         let kv = Arc::new(
             EtcdKv::connect(etcd, Duration::from_secs(5))
@@ -76,7 +82,8 @@ impl MasterListener {
                     .with_data(storage, root),
                 None => ClusterAdmin::without_server(kv.clone(), layout.clone()),
             }
-            .with_tls(tls.clone()),
+            .with_tls(tls.clone())
+            .with_guard(guard.clone()),
             directory.clone(),
             kv.clone(),
             layout.clone(),
@@ -86,6 +93,7 @@ impl MasterListener {
             listen: bound,
             advertised_host: Some(host),
             tls: tls.map(|t| t.raw),
+            guard: guard.clone(),
             ..HBaseRpcConfig::default()
         };
         let server = runtime
@@ -99,7 +107,13 @@ impl MasterListener {
             ))
             .map_err(|e| format!("--hbase-rpc {listen}: {e}"))?;
         hbase::publish_master(kv.as_ref(), &layout, advertise, &me)?;
+        let acl = guard.is_on().then(|| {
+            let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+            let watch = crate::acl::watch(kv.clone(), layout.clone(), guard, stop.clone());
+            (stop, watch)
+        });
         Ok(MasterListener {
+            acl,
             runtime,
             server,
             kv,
@@ -114,7 +128,11 @@ impl MasterListener {
     }
 
     /// Withdraws the listener and stops it.
-    pub fn stop(self) {
+    pub fn stop(mut self) {
+        if let Some((stop, watch)) = self.acl.take() {
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            let _ = watch.join();
+        }
         let _ = hbase::withdraw_master(self.kv.as_ref(), &self.layout, &self.advertise);
         self.runtime.block_on(self.server.shutdown());
         self.runtime.shutdown_timeout(Duration::from_secs(1));

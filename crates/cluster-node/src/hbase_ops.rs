@@ -19,6 +19,7 @@ use strata_proto::pb::{self, ErrorCode};
 use tonic::{Request, Response, Status};
 
 use crate::admin::ClusterAdmin;
+use crate::admin_logged::LoggedAdmin;
 use crate::hbase::EtcdDirectory;
 
 type HResult<T> = Result<T, HBaseError>;
@@ -102,9 +103,18 @@ pub fn from_status(status: &Status) -> HBaseError {
     }
 }
 
+/// A request made as the caller of the HBase RPC call running on this thread, so the admin
+/// service checks it as it checks its own callers (RFC 0026).
+fn req<T>(message: T) -> Request<T> {
+    strata_server::caller::as_caller(
+        Request::new(message),
+        strata_hbase_rpc::access::current_caller(),
+    )
+}
+
 /// [`MasterOps`] of a cluster's process, on the cluster admin service.
 pub struct ClusterOps<K> {
-    admin: ClusterAdmin<K>,
+    admin: LoggedAdmin<K>,
     directory: Arc<EtcdDirectory<K>>,
     kv: Arc<K>,
     layout: Layout,
@@ -122,7 +132,7 @@ impl<K: Kv + Send + Sync + 'static> ClusterOps<K> {
         runtime: tokio::runtime::Handle,
     ) -> Self {
         ClusterOps {
-            admin,
+            admin: LoggedAdmin(admin),
             directory,
             kv,
             layout,
@@ -135,6 +145,17 @@ impl<K: Kv + Send + Sync + 'static> ClusterOps<K> {
             .block_on(f)
             .map(Response::into_inner)
             .map_err(|s| from_status(&s))
+    }
+
+    /// Checks the admin call `rpc` for the caller of this thread's HBase RPC call, as the
+    /// admin service checks its own calls.
+    fn check(&self, rpc: &str, object: Option<&str>) -> HResult<()> {
+        let caller = strata_hbase_rpc::access::current_caller();
+        self.admin
+            .0
+            .guard()
+            .admin(&caller, rpc, object)
+            .map_err(|d| from_status(&strata_server::status::denied(d)))
     }
 
     fn call_snapshot<T>(&self, f: impl Future<Output = Result<T, Status>>) -> HResult<T> {
@@ -153,7 +174,7 @@ impl<K: Kv + Send + Sync + 'static> ClusterOps<K> {
     }
 
     fn table_request(name: &str) -> Request<pb::TableRequest> {
-        Request::new(pb::TableRequest {
+        req(pb::TableRequest {
             table: name.to_owned(),
         })
     }
@@ -178,14 +199,68 @@ fn descriptor_of(ns: NamespaceEntry) -> pb::NamespaceDescriptor {
 }
 
 fn namespace_request(name: &str) -> Request<pb::NamespaceRequest> {
-    Request::new(pb::NamespaceRequest {
+    req(pb::NamespaceRequest {
         name: name.to_owned(),
     })
 }
 
 impl<K: Kv + Send + Sync + 'static> MasterOps for ClusterOps<K> {
+    fn grant(
+        &self,
+        user: &str,
+        perms: strata_access::Perms,
+        scope: &strata_access::Scope,
+        merge: bool,
+    ) -> HResult<()> {
+        let r = pb::GrantRequest {
+            user: user.to_owned(),
+            permissions: perms.to_string(),
+            scope: Some(crate::admin_acl::scope_to_pb(scope)),
+            merge,
+        };
+        self.call(self.admin.grant(req(r))).map(drop)
+    }
+
+    fn revoke(
+        &self,
+        user: &str,
+        perms: strata_access::Perms,
+        scope: &strata_access::Scope,
+    ) -> HResult<()> {
+        let r = pb::GrantRequest {
+            user: user.to_owned(),
+            permissions: perms.to_string(),
+            scope: Some(crate::admin_acl::scope_to_pb(scope)),
+            merge: false,
+        };
+        self.call(self.admin.revoke(req(r))).map(drop)
+    }
+
+    fn user_permissions(
+        &self,
+        scope: Option<&strata_access::Scope>,
+        user: Option<&str>,
+    ) -> HResult<Vec<strata_access::Grant>> {
+        let r = pb::UserPermissionsRequest {
+            scope: scope.map(crate::admin_acl::scope_to_pb),
+            user: user.unwrap_or_default().to_owned(),
+        };
+        let listed = self.call(self.admin.get_user_permissions(req(r)))?;
+        Ok(listed
+            .permissions
+            .into_iter()
+            .filter_map(|p| {
+                Some(strata_access::Grant {
+                    who: p.user,
+                    scope: crate::admin_acl::scope_from_pb(p.scope.as_ref()).ok()?,
+                    perms: strata_access::Perms::parse(&p.permissions).ok()?,
+                })
+            })
+            .collect())
+    }
+
     fn tables(&self) -> HResult<Vec<TableEntry>> {
-        self.call(self.admin.list_tables(Request::new(pb::Empty {})))?
+        self.call(self.admin.list_tables(req(pb::Empty {})))?
             .tables
             .into_iter()
             .map(Self::entry)
@@ -198,7 +273,7 @@ impl<K: Kv + Send + Sync + 'static> MasterOps for ClusterOps<K> {
 
     fn namespaces(&self) -> HResult<Vec<NamespaceEntry>> {
         Ok(self
-            .call(self.admin.list_namespaces(Request::new(pb::Empty {})))?
+            .call(self.admin.list_namespaces(req(pb::Empty {})))?
             .namespaces
             .into_iter()
             .map(entry_of)
@@ -211,19 +286,13 @@ impl<K: Kv + Send + Sync + 'static> MasterOps for ClusterOps<K> {
     }
 
     fn create_namespace(&self, namespace: NamespaceEntry) -> HResult<()> {
-        self.call(
-            self.admin
-                .create_namespace(Request::new(descriptor_of(namespace))),
-        )
-        .map(|_| ())
+        self.call(self.admin.create_namespace(req(descriptor_of(namespace))))
+            .map(|_| ())
     }
 
     fn modify_namespace(&self, namespace: NamespaceEntry) -> HResult<()> {
-        self.call(
-            self.admin
-                .modify_namespace(Request::new(descriptor_of(namespace))),
-        )
-        .map(|_| ())
+        self.call(self.admin.modify_namespace(req(descriptor_of(namespace))))
+            .map(|_| ())
     }
 
     fn delete_namespace(&self, name: &str) -> HResult<()> {
@@ -235,13 +304,10 @@ impl<K: Kv + Send + Sync + 'static> MasterOps for ClusterOps<K> {
         table
             .validate()
             .map_err(|e| HBaseError::do_not_retry(e.to_string()))?;
-        self.call(
-            self.admin
-                .create_table(Request::new(pb::CreateTableRequest {
-                    schema: Some(table_to_pb(&table)),
-                    split_keys: splits.to_vec(),
-                })),
-        )
+        self.call(self.admin.create_table(req(pb::CreateTableRequest {
+            schema: Some(table_to_pb(&table)),
+            split_keys: splits.to_vec(),
+        })))
         .map(|_| ())
     }
 
@@ -261,9 +327,10 @@ impl<K: Kv + Send + Sync + 'static> MasterOps for ClusterOps<K> {
     }
 
     fn snapshot(&self, table: &str, name: &str) -> HResult<()> {
+        self.check("Snapshot", Some(table))?;
         let taken = self
             .runtime
-            .block_on(self.admin.take_snapshot(pb::SnapshotRequest {
+            .block_on(self.admin.0.take_snapshot(pb::SnapshotRequest {
                 table: table.to_owned(),
                 name: name.to_owned(),
             }));
@@ -280,7 +347,9 @@ impl<K: Kv + Send + Sync + 'static> MasterOps for ClusterOps<K> {
     }
 
     fn snapshots(&self) -> HResult<Vec<SnapshotEntry>> {
-        let list = self.call_snapshot(self.admin.snapshots(pb::ListSnapshotsRequest::default()))?;
+        self.check("ListSnapshots", None)?;
+        let list =
+            self.call_snapshot(self.admin.0.snapshots(pb::ListSnapshotsRequest::default()))?;
         Ok(list
             .snapshots
             .into_iter()
@@ -294,10 +363,12 @@ impl<K: Kv + Send + Sync + 'static> MasterOps for ClusterOps<K> {
     }
 
     fn delete_snapshot(&self, name: &str) -> HResult<()> {
-        self.call_snapshot(self.admin.remove_snapshot(name.to_owned()))
+        self.check("DeleteSnapshot", Some(name))?;
+        self.call_snapshot(self.admin.0.remove_snapshot(name.to_owned()))
     }
 
     fn restore_or_clone_snapshot(&self, name: &str, table: &str) -> HResult<()> {
+        self.check("RestoreSnapshot", Some(name))?;
         let exists = match self.table(table) {
             Ok(_) => true,
             Err(e) if e.class.ends_with("TableNotFoundException") => false,
@@ -316,9 +387,9 @@ impl<K: Kv + Send + Sync + 'static> MasterOps for ClusterOps<K> {
                     snapshot.table
                 )));
             }
-            self.call_snapshot(self.admin.restore_snapshot_now(name.to_owned()))
+            self.call_snapshot(self.admin.0.restore_snapshot_now(name.to_owned()))
         } else {
-            self.call_snapshot(self.admin.clone_snapshot_into(
+            self.call_snapshot(self.admin.0.clone_snapshot_into(
                 name.to_owned(),
                 table.to_owned(),
                 false,
@@ -327,18 +398,15 @@ impl<K: Kv + Send + Sync + 'static> MasterOps for ClusterOps<K> {
     }
 
     fn truncate_table(&self, name: &str, preserve_splits: bool) -> HResult<()> {
-        self.call(
-            self.admin
-                .truncate_table(Request::new(pb::TruncateTableRequest {
-                    table: name.to_owned(),
-                    preserve_splits,
-                })),
-        )
+        self.call(self.admin.truncate_table(req(pb::TruncateTableRequest {
+            table: name.to_owned(),
+            preserve_splits,
+        })))
         .map(|_| ())
     }
 
     fn alter_table(&self, table: TableDescriptor) -> HResult<()> {
-        self.call(self.admin.alter_table(Request::new(pb::AlterTableRequest {
+        self.call(self.admin.alter_table(req(pb::AlterTableRequest {
             schema: Some(table_to_pb(&table)),
             no_wait: false,
         })))
@@ -363,7 +431,7 @@ impl<K: Kv + Send + Sync + 'static> MasterOps for ClusterOps<K> {
             .ok_or_else(|| {
                 HBaseError::unknown_region(format!("no region {region_id} of {table}"))
             })?;
-        self.call(self.admin.split(Request::new(pb::SplitRequest {
+        self.call(self.admin.split(req(pb::SplitRequest {
             table: name,
             split_row: row,
         })))
@@ -371,7 +439,7 @@ impl<K: Kv + Send + Sync + 'static> MasterOps for ClusterOps<K> {
     }
 
     fn merge_regions(&self, table: &str, a: u64, b: u64) -> HResult<()> {
-        self.call(self.admin.merge(Request::new(pb::MergeRequest {
+        self.call(self.admin.merge(req(pb::MergeRequest {
             table: table.to_string(),
             region_a: a,
             region_b: b,

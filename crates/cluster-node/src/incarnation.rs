@@ -510,6 +510,7 @@ fn start_hbase_rpc<K: Kv + Send + Sync + 'static>(
         listen: bound,
         advertised_host: Some(host.to_owned()),
         tls: tls.map(|t| t.raw.clone()),
+        guard: guard.clone(),
         ..strata_hbase_rpc::HBaseRpcConfig::default()
     };
     if let Some(limit) = scan_time_limit {

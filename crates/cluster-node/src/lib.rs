@@ -43,7 +43,7 @@
 
 pub mod acl;
 pub mod admin;
-mod admin_acl;
+pub mod admin_acl;
 pub mod admin_logged;
 mod admin_path;
 pub mod counted;

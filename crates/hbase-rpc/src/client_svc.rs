@@ -147,8 +147,16 @@ fn get_from(
     req: &pb::GetRequest,
     out: &mut CellsOut,
 ) -> HResult<pb::GetResponse> {
-    let (get, exists_only) = get_from_pb(&req.get)?;
-    let cells = read_row(ctx, target, &get)?;
+    let (mut get, exists_only) = get_from_pb(&req.get)?;
+    let readable = match target {
+        Target::User(h) => crate::access::narrow_read(h, "get", &mut get.columns)?,
+        Target::Meta => true,
+    };
+    let cells = if readable {
+        read_row(ctx, target, &get)?
+    } else {
+        Vec::new()
+    };
     let result = if exists_only {
         pb::Result {
             exists: Some(!cells.is_empty()),
@@ -195,6 +203,7 @@ fn returns_cells(m: &Mutation) -> bool {
 /// Applies one mutation; the cells of an increment or append that asked for them.
 fn apply(h: &HostedRegion, m: Mutation) -> HResult<Vec<Cell>> {
     check_row(h, m.row())?;
+    crate::access::check_write(h, "mutate", std::slice::from_ref(&m), None)?;
     let wants = returns_cells(&m);
     let rm = RowMutations::new(m.row().clone())
         .with(m)
@@ -221,6 +230,12 @@ fn mutate(
             ));
         }
         check_row(&h, m.row())?;
+        crate::access::check_write(
+            &h,
+            "check_and_mutate",
+            std::slice::from_ref(&m),
+            Some(&condition),
+        )?;
         let wants = returns_cells(&m);
         let cam = check_and_mutate(m.row().clone(), condition, tr, vec![m])?;
         let done = h
@@ -252,9 +267,13 @@ pub(crate) fn action_result(
     out: &mut CellsOut,
 ) -> pb::ResultOrException {
     let outcome = if let Some(g) = &action.get {
-        get_from_pb(g).and_then(|(get, exists_only)| {
+        get_from_pb(g).and_then(|(mut get, exists_only)| {
             check_row(h, &get.row)?;
-            let found = h.get(&get).map_err(|e| HBaseError::from(&e))?;
+            let found = if crate::access::narrow_read(h, "multi", &mut get.columns)? {
+                h.get(&get).map_err(|e| HBaseError::from(&e))?
+            } else {
+                Vec::new()
+            };
             Ok(if exists_only {
                 pb::Result {
                     exists: Some(!found.is_empty()),
@@ -315,6 +334,7 @@ fn atomic(
     let (processed, cells) = match condition {
         Some(cond) => {
             let (c, tr) = condition_from_pb(cond)?;
+            crate::access::check_write(h, "check_and_mutate", &mutations, Some(&c))?;
             if cond.row != row {
                 return Err(HBaseError::do_not_retry(
                     "check-and-mutate: the condition's row differs from the mutations'",
@@ -327,6 +347,7 @@ fn atomic(
             (done.is_some(), done.map(|r| r.cells).unwrap_or_default())
         }
         None => {
+            crate::access::check_write(h, "mutate_row", &mutations, None)?;
             let mut rm = RowMutations::new(row);
             for m in mutations {
                 rm.add(m)
@@ -495,7 +516,15 @@ fn open_scanner(ctx: &Context, req: &pb::ScanRequest) -> HResult<OpenScanner> {
             Ok(OpenScanner::new(Source::Meta(rows.into()), None, None))
         }
         Target::User(h) => {
-            let spec = scan_from_pb(s, req.limit_of_rows())?;
+            let mut spec = scan_from_pb(s, req.limit_of_rows())?;
+            if !crate::access::narrow_read(&h, "scan", &mut spec.scan.columns)? {
+                // Nothing of the table may be read with these columns: no rows.
+                return Ok(OpenScanner::new(
+                    Source::Meta(Vec::new().into()),
+                    None,
+                    None,
+                ));
+            }
             let scanner = h
                 .region
                 .scan(&spec.scan)

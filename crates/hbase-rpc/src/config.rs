@@ -27,6 +27,9 @@ pub struct HBaseRpcConfig {
     /// TLS for every connection (HBase 2.6's `hbase.rpc.tls.enabled`); `None`: plaintext.
     /// A plaintext client is answered with a `FatalConnectionException` naming TLS.
     pub tls: Option<strata_tls::ServerTls>,
+    /// Who may do what (RFC 0026): the process's guard, shared with its other front ends.
+    /// A caller is the name its TLS client certificate proves.
+    pub guard: std::sync::Arc<strata_access::Guard>,
 }
 
 impl HBaseRpcConfig {
@@ -46,6 +49,7 @@ impl Default for HBaseRpcConfig {
             max_open_scanners: 10_000,
             scan_time_limit: Duration::from_secs(30),
             tls: None,
+            guard: strata_access::Guard::off(),
         }
     }
 }

@@ -17,6 +17,7 @@
 //! (what `MasterService` runs on),
 //! `scanners` (leased scanners), `error` (HBase exception classes).
 
+pub mod access;
 mod admin_svc;
 pub mod cellblock;
 mod client_svc;
@@ -26,6 +27,7 @@ pub mod convert;
 pub mod error;
 pub mod filters;
 pub mod frame;
+mod master_access;
 mod master_snapshot;
 mod master_svc;
 pub mod meta;

@@ -189,4 +189,37 @@ pub trait MasterOps: Send + Sync + 'static {
     /// # Errors
     /// `SnapshotDoesNotExistException`, `TableNotDisabledException`, or a failure.
     fn restore_or_clone_snapshot(&self, name: &str, table: &str) -> HResult<()>;
+
+    /// Sets (or with `merge` adds to) `user`'s permission on `scope` (RFC 0026).
+    ///
+    /// # Errors
+    /// `AccessDeniedException` without `A` on the scope, or a failure.
+    fn grant(
+        &self,
+        user: &str,
+        perms: strata_access::Perms,
+        scope: &strata_access::Scope,
+        merge: bool,
+    ) -> HResult<()>;
+
+    /// Removes `perms` from `user`'s permission on `scope`.
+    ///
+    /// # Errors
+    /// As [`MasterOps::grant`].
+    fn revoke(
+        &self,
+        user: &str,
+        perms: strata_access::Perms,
+        scope: &strata_access::Scope,
+    ) -> HResult<()>;
+
+    /// The grants on `scope` and under it (`None`: every one), of `user` only if given.
+    ///
+    /// # Errors
+    /// `AccessDeniedException`, or a failure.
+    fn user_permissions(
+        &self,
+        scope: Option<&strata_access::Scope>,
+        user: Option<&str>,
+    ) -> HResult<Vec<strata_access::Grant>>;
 }

@@ -347,6 +347,7 @@ async fn handshake(
 
 async fn serve_connection(ctx: Arc<Context>, mut stream: Stream) {
     let peer = stream.peer_addr().ok();
+    let caller = strata_server::caller::of_stream(&stream);
     let (service, codec) = match handshake(&ctx, &mut stream).await {
         Ok(Some(h)) => h,
         Ok(None) => {
@@ -371,6 +372,7 @@ async fn serve_connection(ctx: Arc<Context>, mut stream: Stream) {
     let mut conn = Connection {
         ctx,
         peer,
+        caller,
         service,
         codec,
         output: BytesMut::new(),
@@ -384,6 +386,8 @@ struct Connection {
     ctx: Arc<Context>,
     /// The client's address.
     peer: Option<std::net::SocketAddr>,
+    /// Who calls (RFC 0026): the name the client certificate proves, if any.
+    caller: strata_access::Caller,
     service: Service,
     codec: Option<Codec>,
     /// Replies ready to write.
@@ -491,10 +495,15 @@ impl Connection {
             _ => None,
         };
         if let Some(t) = &ticket {
-            let (ctx, codec) = (&*self.ctx, self.codec);
+            let (ctx, codec, caller) = (&*self.ctx, self.codec, &self.caller);
             let out = &mut self.output;
             let mark = out.len();
-            match t.try_inline(|| answer_read_only(ctx, codec, &call, out)) {
+            let guard = &ctx.config.guard;
+            match t.try_inline(|| {
+                crate::access::with_caller(guard, caller, || {
+                    answer_read_only(ctx, codec, &call, out)
+                })
+            }) {
                 Some(true) => return,
                 // Not a read after all (a multi with writes): not counted as one.
                 Some(false) => ticket = None,
@@ -506,12 +515,15 @@ impl Connection {
         self.waiting += 1;
         let (ctx, service, codec, done) =
             (self.ctx.clone(), self.service, self.codec, done.clone());
+        let caller = self.caller.clone();
         tokio::spawn(async move {
             let call_id = call.header.call_id();
             let reply = tokio::task::spawn_blocking(move || {
                 let _ticket = ticket;
                 let mut out = BytesMut::new();
-                handle(&ctx, service, codec, &call, &mut out);
+                crate::access::with_caller(&ctx.config.guard.clone(), &caller, || {
+                    handle(&ctx, service, codec, &call, &mut out);
+                });
                 out.freeze()
             })
             .await

@@ -200,6 +200,25 @@ impl pb::admin_server::Admin for FakeAdmin {
         Err(Status::unimplemented("alter_status"))
     }
 
+    async fn grant(&self, _: Request<pb::GrantRequest>) -> Answer<pb::Empty> {
+        Err(Status::unimplemented("grant"))
+    }
+
+    async fn revoke(&self, _: Request<pb::GrantRequest>) -> Answer<pb::Empty> {
+        Err(Status::unimplemented("revoke"))
+    }
+
+    async fn get_user_permissions(
+        &self,
+        _: Request<pb::UserPermissionsRequest>,
+    ) -> Answer<pb::UserPermissionsResponse> {
+        Err(Status::unimplemented("get_user_permissions"))
+    }
+
+    async fn who_am_i(&self, _: Request<pb::Empty>) -> Answer<pb::WhoAmIResponse> {
+        Err(Status::unimplemented("who_am_i"))
+    }
+
     async fn status(&self, _: Request<pb::Empty>) -> Answer<pb::StatusResponse> {
         let s = self.state.lock();
         let servers = s

@@ -1,0 +1,109 @@
+//! Access checks on HBase RPC (RFC 0026): the caller of a connection is the name its TLS
+//! client certificate proves (the ConnectionHeader's `effective_user` is a claim, never
+//! believed); each call runs with it and the server's guard set for its thread, and the
+//! data calls ask [`strata_access::Guard`] as Strata's own data service does. A refusal is
+//! HBase's `AccessDeniedException`.
+
+use std::cell::RefCell;
+use std::sync::Arc;
+
+use strata_access::{Action, Caller, Denied, Guard, Readable};
+use strata_model::ops::{Columns, Condition, Mutation, RowMutations};
+use strata_server::HostedRegion;
+
+use crate::error::{HBaseError, HResult};
+
+thread_local! {
+    static CURRENT: RefCell<Option<(Arc<Guard>, Caller)>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` as `caller`, checked by `guard`.
+pub fn with_caller<R>(guard: &Arc<Guard>, caller: &Caller, f: impl FnOnce() -> R) -> R {
+    if !guard.is_on() {
+        return f();
+    }
+    let before = CURRENT.with(|c| c.replace(Some((guard.clone(), caller.clone()))));
+    let out = f();
+    CURRENT.with(|c| *c.borrow_mut() = before);
+    out
+}
+
+/// The caller of the call running on this thread (anonymous outside one).
+pub fn current_caller() -> Caller {
+    CURRENT.with(|c| {
+        c.borrow()
+            .as_ref()
+            .map_or_else(|| Caller::anonymous(None), |(_, caller)| caller.clone())
+    })
+}
+
+fn denied(d: Denied) -> HBaseError {
+    HBaseError {
+        class: "org.apache.hadoop.hbase.security.AccessDeniedException",
+        message: d.message,
+        do_not_retry: true,
+    }
+}
+
+fn table(h: &HostedRegion) -> String {
+    h.region.info().table.clone()
+}
+
+/// Narrows `columns` to what the caller may read of `h`'s table; `false`: nothing.
+///
+/// # Errors
+/// `AccessDeniedException` when it may read nothing of the table.
+pub(crate) fn narrow_read(h: &HostedRegion, call: &str, columns: &mut Columns) -> HResult<bool> {
+    CURRENT.with(|c| {
+        let Some((guard, caller)) = &*c.borrow() else {
+            return Ok(true);
+        };
+        match guard.readable(caller, call, &table(h)).map_err(denied)? {
+            Readable::All => Ok(true),
+            readable => match readable.narrow(columns) {
+                Some(narrowed) => {
+                    *columns = narrowed;
+                    Ok(true)
+                }
+                None => Ok(false),
+            },
+        }
+    })
+}
+
+/// Allows writing `mutations` to `h`'s table, and reading the column `condition` checks.
+///
+/// # Errors
+/// `AccessDeniedException`.
+pub(crate) fn check_write(
+    h: &HostedRegion,
+    call: &str,
+    mutations: &[Mutation],
+    condition: Option<&Condition>,
+) -> HResult<()> {
+    CURRENT.with(|c| {
+        let Some((guard, caller)) = &*c.borrow() else {
+            return Ok(());
+        };
+        let table = table(h);
+        if let Some(cond) = condition {
+            let checked: Vec<(&[u8], Option<&[u8]>)> = match cond {
+                Condition::Column {
+                    family, qualifier, ..
+                } => vec![(&family[..], Some(&qualifier[..]))],
+                Condition::Filter(_) => Vec::new(),
+            };
+            guard
+                .columns(caller, call, Action::Read, &table, checked)
+                .map_err(denied)?;
+        }
+        let Some(first) = mutations.first() else {
+            return Ok(());
+        };
+        let rm = RowMutations {
+            row: first.row().clone(),
+            mutations: mutations.to_vec(),
+        };
+        guard.mutation(caller, call, &table, &rm).map_err(denied)
+    })
+}
