@@ -36,6 +36,7 @@ cd "$(dirname "$0")/.."
 . scripts/lib/toolchain.sh
 . scripts/lib/faults-etcd.sh
 . scripts/lib/faults-clock.sh
+. scripts/lib/faults-proxy.sh
 
 PREFIX="${STRATA_FAULTS_PREFIX:-sfh}"
 BRIDGE="$PREFIX-br"
@@ -52,7 +53,7 @@ RATE=100
 # fault must be held for less than this.
 JUMP=30
 KINDS=(rs-from-etcd etcd-from-all rs-isolated master-isolated rs-to-etcd-one-way rs-paused
-  etcd-minority etcd-member-killed master-killed rs-clock-forward rs-clock-back)
+  etcd-minority etcd-member-killed master-killed rs-clock-forward rs-clock-back rs-slow-link)
 
 # host name -> last byte of its address
 declare -A ADDR=([etcd1]=10 [etcd2]=11 [etcd3]=12 [master1]=15 [master2]=16 [client]=30)
@@ -211,6 +212,7 @@ heal() {
   # A paused process (rs-paused) resumes.
   [ -f "$WORK/pids/rs3" ] && kill -CONT -- "-$(cat "$WORK/pids/rs3")" 2>/dev/null || true
   clock_reset
+  proxy_heal
   for h in "${KILLED[@]}"; do
     case "$h" in
       etcd*) etcd_start "$h" ;;
@@ -247,6 +249,8 @@ fault() {
     # The last region server's wall clock jumps ahead or back, and back again at the heal.
     rs-clock-forward) TARGET="rs$SERVERS" && clock_step "$TARGET" "$JUMP" ;;
     rs-clock-back) TARGET="rs$SERVERS" && clock_step "$TARGET" "-$JUMP" ;;
+    # Everything to and from rs1's port waits 1 s +- 1 s each way (Toxiproxy).
+    rs-slow-link) TARGET="$PROXIED" && proxy_slow ;;
     *) log "unknown fault $1"; return 1 ;;
   esac
 }
@@ -329,8 +333,9 @@ run() {
   if [ ! -x "$BIN" ] && [ -z "${STRATA_BIN:-}" ]; then cargo build -q -p strata-cli --bin strata; fi
   [ -x "$BIN" ] || { echo "faults.sh: no $BIN (cargo build -p strata-cli)" >&2; exit 2; }
   [ -n "$SEED" ] || SEED=$((($(date +%s%N) / 1000) % 1000000))
-  local checker
+  local checker toxiproxy
   checker="$(build_linearizability)"
+  toxiproxy="$(build_toxiproxy)"
   for ((i = 1; i <= SERVERS; i++)); do ADDR[rs$i]=$((20 + i)); done
   WORK="${STRATA_FAULTS_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/strata-faults.XXXXXX")}"
   mkdir -p "$WORK/pids" "$WORK/root"
@@ -348,15 +353,19 @@ run() {
   log "etcd members healthy at $(etcd_endpoints); leader $(etcd_leader)"
   COMMON=(--etcd "$(etcd_ep)" --cluster faults --ttl 2 --root "$WORK/root")
   for h in "${MASTERS[@]}"; do start_master "$h"; done
-  local logs=() clock
+  proxy_start "$toxiproxy"
+  local logs=() clock advertise
   for ((i = 1; i <= SERVERS; i++)); do
     # The last server's wall clock can be stepped (rs-clock-forward, rs-clock-back).
     clock=()
     [ "$i" = "$SERVERS" ] && read -r -a clock <<<"$(clock_env "rs$i")"
+    # rs1 is reached through its host's Toxiproxy (rs-slow-link).
+    advertise="$(ip_of "rs$i")"
+    [ "rs$i" = "$PROXIED" ] && advertise="$advertise:$PROXY_PORT"
     # Every interface, announcing the host's address; all at once on the empty root. JSON
     # lines: the checker reads the regions' open and close lines from them.
     spawn "rs$i" "rs$i" "${clock[@]}" "$BIN" regionserver "${COMMON[@]}" --listen 0.0.0.0:16020 \
-      --advertise "$(ip_of "rs$i")" --memtable-mib 32 --block-cache-mib 8 --log-format json
+      --advertise "$advertise" --memtable-mib 32 --block-cache-mib 8 --log-format json
     logs+=("$WORK/rs$i.log")
   done
   sleep 2
