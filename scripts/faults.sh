@@ -6,11 +6,12 @@
 # Faults are iptables rules inside a host's namespace; they go with it.
 #
 #   scripts/faults.sh run [--servers N] [--hold S] [--seed N] [--minutes M] [--rate R]
-#       Short run (root; about 2 minutes): builds the hosts, runs etcd, a master and N region
-#       servers (3) each on its host; from the client host, runs the recorded workloads
+#       Short run (root; about 3 minutes): builds the hosts, runs three etcd members, two
+#       masters (active and standby) and N region servers (4) each on its host; from the
+#       client host, runs the recorded workloads
 #       (`strata bench history`: registers, compare-and-set, counters, lists; R operations/s,
 #       100) all along and writes batches of rows through the shell between faults; injects
-#       each fault kind once, in an order chosen by the seed, for S seconds (10), heals it,
+#       each fault kind once, in an order chosen by the seed, for S seconds (8), heals it,
 #       checks that every region is served again and every acknowledged row is there. Then
 #       checks the history for linearizability per row (tools/linearizability, Porcupine),
 #       lost acknowledged writes, and from the region servers' logs that no region was served
@@ -18,7 +19,7 @@
 #       and prints the seed: `--seed N` replays the same schedule. Removes everything, also on
 #       failure.
 #   scripts/faults.sh run --minutes 60   # the long run: fault kinds drawn from the seed, each
-#       held 5-15 s (S/2 to 3S/2), until M minutes have passed; the same checks
+#       held S/2 to 3S/2 (S 10: 5-15 s), until M minutes have passed; the same checks
 #   scripts/faults.sh down               # removes every namespace, link and process this
 #       script made (after a run that was killed)
 #
@@ -26,25 +27,37 @@
 # missing), STRATA_FAULTS_DIR (work directory: logs, the cluster's root, history.jsonl, faults.jsonl, the checker's report and any
 # visualization of a non-linearizable row; default a new one under $TMPDIR),
 # STRATA_FAULTS_LIMIT (seconds after a heal within which every region must be served again;
-# default 10). Needs Go for the checker (scripts/lib/toolchain.sh installs Debian's if absent).
+# default 10), STRATA_FAULTS_PREFIX (the namespaces' and links' prefix, default sfh: two runs
+# with different prefixes can share a machine, each on its own bridge). Needs Go for the
+# checker (scripts/lib/toolchain.sh installs Debian's if absent), etcd and libfaketime
+# (installed from Debian when missing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib/toolchain.sh
+. scripts/lib/faults-etcd.sh
+. scripts/lib/faults-clock.sh
+. scripts/lib/faults-proxy.sh
 
-PREFIX=sfh
+PREFIX="${STRATA_FAULTS_PREFIX:-sfh}"
 BRIDGE="$PREFIX-br"
 NET=198.18.0
 BIN="${STRATA_BIN:-${CARGO_TARGET_DIR:-target}/debug/strata}"
 LIMIT="${STRATA_FAULTS_LIMIT:-10}"
-SERVERS=3
-HOLD=10
+SERVERS=4
+HOLD=""
 SEED=""
 MINUTES=0
 RATE=100
-KINDS=(rs-from-etcd etcd-from-all rs-isolated master-isolated rs-to-etcd-one-way rs-paused)
+# How far a region server's clock jumps (rs-clock-forward, rs-clock-back), in seconds. The
+# checker tells lines logged on the stepped clock by their distance from the real time: a
+# fault must be held for less than this.
+JUMP=30
+KINDS=(rs-from-etcd etcd-from-all rs-isolated master-isolated rs-to-etcd-one-way rs-paused
+  etcd-minority etcd-member-killed master-killed rs-clock-forward rs-clock-back rs-slow-link)
 
 # host name -> last byte of its address
-declare -A ADDR=([etcd]=10 [master]=11 [client]=30)
+declare -A ADDR=([etcd1]=10 [etcd2]=11 [etcd3]=12 [master1]=15 [master2]=16 [client]=30)
+MASTERS=(master1 master2)
 
 log() { printf '%s faults: %s\n' "$(date +%T)" "$*" >&2; }
 
@@ -64,6 +77,7 @@ down() {
     for f in "$WORK"/pids/*; do
       [ -f "$f" ] || continue
       kill -KILL -- "-$(cat "$f")" 2>/dev/null || true
+      wait "$(cat "$f")" 2>/dev/null || true
       rm -f "$f"
     done
   fi
@@ -101,24 +115,39 @@ up() {
 spawn() {
   local host="$1" tag="$2"
   shift 2
-  ip netns exec "$(ns "$host")" setsid "$@" >"$WORK/$tag.log" 2>&1 </dev/null &
+  # Appends: a process restarted after a kill -9 goes on in the same log.
+  ip netns exec "$(ns "$host")" setsid "$@" >>"$WORK/$tag.log" 2>&1 </dev/null &
   echo $! >"$WORK/pids/$tag"
 }
 
 in_host() { local host="$1"; shift; ip netns exec "$(ns "$host")" "$@"; }
 
-etcd_ep() { echo "$(ip_of etcd):2379"; }
+etcd_ep() { etcd_endpoints; }
+
+start_master() {
+  spawn "$1" "$1" "$BIN" master "${COMMON[@]}" --advertise "$(ip_of "$1"):16000"
+}
+
+# Prints the host of the active master (none when no master is active or etcd does not answer).
+active_master() {
+  local addr h
+  addr="$(strata cluster status 2>/dev/null | sed -n 's/^active master: \([0-9.]*\):.*/\1/p')" || true
+  for h in "${MASTERS[@]}"; do [ "$addr" = "$(ip_of "$h")" ] && echo "$h"; done
+  return 0
+}
 
 strata() { in_host client "$BIN" "$@" --etcd "$(etcd_ep)" --cluster faults; }
 
 # Waits until `strata cluster status` says every one of $1 regions is open on one of $2 live
-# servers and nothing is in transition; prints the seconds it took; fails after $3 seconds.
+# servers, nothing is in transition, a master is active with the other standing by, and every
+# etcd member is healthy; prints the seconds it took; fails after $3 seconds.
 wait_served() {
   local regions="$1" servers="$2" limit="$3" start=$SECONDS out
   while true; do
     out="$(strata cluster status 2>/dev/null || true)"
     if grep -q "settled" <<<"$out" && grep -q "^regions: $regions open$" <<<"$out" \
-      && grep -q "^$servers live region servers" <<<"$out"; then
+      && grep -q "^$servers live region servers" <<<"$out" \
+      && grep -q "^active master: [0-9.:]*; standing by: [0-9]" <<<"$out" && etcd_healthy; then
       echo $((SECONDS - start))
       return 0
     fi
@@ -163,22 +192,65 @@ drop_between() { # drop_between HOST ADDR_OR_NET: drops both directions inside H
   in_host "$1" iptables -A INPUT -s "$2" -j DROP
   in_host "$1" iptables -A OUTPUT -d "$2" -j DROP
 }
+drop_members() { # drop_members HOST: HOST drops every etcd member's address
+  local m
+  for m in "${ETCD_MEMBERS[@]}"; do drop_between "$1" "$(ip_of "$m")"; done
+}
+# kill_host HOST: SIGKILL of HOST's process group; heal starts it again.
+KILLED=()
+kill_host() {
+  local pid
+  pid="$(cat "$WORK/pids/$1")"
+  kill -KILL -- "-$pid"
+  # Reaped here, so that bash does not report the job as killed.
+  wait "$pid" 2>/dev/null || true
+  KILLED+=("$1")
+}
 heal() {
+  local h
   for h in "${!ADDR[@]}"; do in_host "$h" iptables -F; done
   # A paused process (rs-paused) resumes.
   [ -f "$WORK/pids/rs3" ] && kill -CONT -- "-$(cat "$WORK/pids/rs3")" 2>/dev/null || true
+  clock_reset
+  proxy_heal
+  for h in "${KILLED[@]}"; do
+    case "$h" in
+      etcd*) etcd_start "$h" ;;
+      master*) start_master "$h" ;;
+    esac
+  done
+  KILLED=()
 }
 
+# fault KIND: injects it; sets TARGET to the host it chose when the kind picks one (the etcd
+# leader, the active master, the server whose clock jumps), for the log and the fault log.
+TARGET=""
 fault() {
+  TARGET=""
   case "$1" in
-    rs-from-etcd) drop_between rs1 "$(ip_of etcd)" ;;
-    etcd-from-all) drop_between etcd "$NET.0/24" ;;
+    rs-from-etcd) drop_members rs1 ;;
+    etcd-from-all) etcd_cut_from_all ;;
     rs-isolated) drop_between rs2 "$NET.0/24" ;;
-    master-isolated) drop_between master "$NET.0/24" ;;
+    master-isolated) TARGET="$(active_master)" && drop_between "${TARGET:-master1}" "$NET.0/24" ;;
     # One way: rs1's packets to etcd vanish, etcd's to rs1 arrive.
-    rs-to-etcd-one-way) in_host rs1 iptables -A OUTPUT -d "$(ip_of etcd)" -j DROP ;;
+    rs-to-etcd-one-way)
+      local m
+      for m in "${ETCD_MEMBERS[@]}"; do in_host rs1 iptables -A OUTPUT -d "$(ip_of "$m")" -j DROP; done
+      ;;
     # SIGSTOP past the lease (a stalled process), SIGCONT at heal.
     rs-paused) kill -STOP -- "-$(cat "$WORK/pids/rs3")" ;;
+    # The leader cut from the two other members (clients reach all three): it steps down, the
+    # majority elects a new leader, requests sent to the minority member fail or hang.
+    etcd-minority) TARGET="$(etcd_leader)" && etcd_split "$TARGET" ;;
+    # The leader killed (SIGKILL); started again at the heal, with its data.
+    etcd-member-killed) TARGET="$(etcd_leader)" && kill_host "$TARGET" ;;
+    # The active master killed (SIGKILL): the standby takes over; started again at the heal.
+    master-killed) TARGET="$(active_master)" && kill_host "${TARGET:-master1}" ;;
+    # The last region server's wall clock jumps ahead or back, and back again at the heal.
+    rs-clock-forward) TARGET="rs$SERVERS" && clock_step "$TARGET" "$JUMP" ;;
+    rs-clock-back) TARGET="rs$SERVERS" && clock_step "$TARGET" "-$JUMP" ;;
+    # Everything to and from rs1's port waits 1 s +- 1 s each way (Toxiproxy).
+    rs-slow-link) TARGET="$PROXIED" && proxy_slow ;;
     *) log "unknown fault $1"; return 1 ;;
   esac
 }
@@ -222,14 +294,14 @@ stop_workload() {
 
 one_fault() {
   local kind="$1" hold="$2" injected healed t
-  log "fault $kind for ${hold}s"
   injected="$(now_ns)"
   fault "$kind"
+  log "fault $kind${TARGET:+ on $TARGET} for ${hold}s"
   sleep "$hold"
   heal
   healed="$(now_ns)"
-  printf '{"kind":"%s","injected_unix_ns":%s,"healed_unix_ns":%s,"hold_s":%s}\n' \
-    "$kind" "$injected" "$healed" "$hold" >>"$WORK/faults.jsonl"
+  printf '{"kind":"%s","target":"%s","injected_unix_ns":%s,"healed_unix_ns":%s,"hold_s":%s}\n' \
+    "$kind" "$TARGET" "$injected" "$healed" "$hold" >>"$WORK/faults.jsonl"
   if ! t="$(wait_served 8 "$SERVERS" "$LIMIT")"; then
     log "FAILED: $kind did not heal (work directory $WORK); replay: scripts/faults.sh run --seed $SEED"
     return 1
@@ -248,33 +320,52 @@ run() {
     { apt-get update -qq && apt-get install -y -qq iptables; } >/dev/null 2>&1 || true
   fi
   command -v iptables >/dev/null || { echo "faults.sh: needs iptables (apt-get install iptables)" >&2; exit 2; }
+  ensure_etcd
+  ensure_faketime
+  # The short run holds each fault 8 s (its length stays about 3 minutes with every kind), a
+  # long run draws holds around 10 s; both past the lease (TTL 2 s), short of the clock jump.
+  [ -n "$HOLD" ] || { [ "$MINUTES" -gt 0 ] && HOLD=10 || HOLD=8; }
+  if [ $((HOLD * 3 / 2)) -ge "$JUMP" ]; then
+    echo "faults.sh: --hold $HOLD: faults must be held for less than the clock jump (${JUMP}s)" >&2
+    exit 2
+  fi
+  [ "$SERVERS" -ge 3 ] || { echo "faults.sh: --servers must be at least 3 (faults target rs1-rs3 and the last)" >&2; exit 2; }
   if [ ! -x "$BIN" ] && [ -z "${STRATA_BIN:-}" ]; then cargo build -q -p strata-cli --bin strata; fi
   [ -x "$BIN" ] || { echo "faults.sh: no $BIN (cargo build -p strata-cli)" >&2; exit 2; }
   [ -n "$SEED" ] || SEED=$((($(date +%s%N) / 1000) % 1000000))
-  local checker
+  local checker toxiproxy
   checker="$(build_linearizability)"
+  toxiproxy="$(build_toxiproxy)"
   for ((i = 1; i <= SERVERS; i++)); do ADDR[rs$i]=$((20 + i)); done
   WORK="${STRATA_FAULTS_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/strata-faults.XXXXXX")}"
   mkdir -p "$WORK/pids" "$WORK/root"
-  rm -f "$WORK/stop" "$WORK"/linearizability-*.html
+  rm -f "$WORK/stop" "$WORK"/linearizability-*.html "$WORK"/*.log "$WORK/clock.jsonl"
+  rm -rf "$WORK"/etcd*.data
   trap 'down' EXIT
   trap 'exit 1' INT TERM
   down
   up
   log "seed $SEED; hosts up in $WORK: $(for h in "${!ADDR[@]}"; do printf '%s=%s ' "$h" "$(ip_of "$h")"; done)"
 
-  in_host etcd env STRATA_ETCD_HOST="$(ip_of etcd)" STRATA_ETCD_PORT=2379 \
-    STRATA_ETCD_PEER_PORT=2380 STRATA_ETCD_DIR="$WORK/etcd" scripts/etcd.sh start >&2
-  # etcd.sh made the process its own group; stopping the group is ours to do.
-  cp "$WORK/etcd/etcd.pid" "$WORK/pids/etcd"
-  local common=(--etcd "$(etcd_ep)" --cluster faults --ttl 2 --root "$WORK/root")
-  spawn master master "$BIN" master "${common[@]}" --advertise "$(ip_of master):16000"
-  local logs=()
+  local h
+  for h in "${ETCD_MEMBERS[@]}"; do etcd_start "$h"; done
+  etcd_wait_healthy 30
+  log "etcd members healthy at $(etcd_endpoints); leader $(etcd_leader)"
+  COMMON=(--etcd "$(etcd_ep)" --cluster faults --ttl 2 --root "$WORK/root")
+  for h in "${MASTERS[@]}"; do start_master "$h"; done
+  proxy_start "$toxiproxy"
+  local logs=() clock advertise
   for ((i = 1; i <= SERVERS; i++)); do
+    # The last server's wall clock can be stepped (rs-clock-forward, rs-clock-back).
+    clock=()
+    [ "$i" = "$SERVERS" ] && read -r -a clock <<<"$(clock_env "rs$i")"
+    # rs1 is reached through its host's Toxiproxy (rs-slow-link).
+    advertise="$(ip_of "rs$i")"
+    [ "rs$i" = "$PROXIED" ] && advertise="$advertise:$PROXY_PORT"
     # Every interface, announcing the host's address; all at once on the empty root. JSON
     # lines: the checker reads the regions' open and close lines from them.
-    spawn "rs$i" "rs$i" "$BIN" regionserver "${common[@]}" --listen 0.0.0.0:16020 \
-      --advertise "$(ip_of "rs$i")" --memtable-mib 32 --block-cache-mib 8 --log-format json
+    spawn "rs$i" "rs$i" "${clock[@]}" "$BIN" regionserver "${COMMON[@]}" --listen 0.0.0.0:16020 \
+      --advertise "$advertise" --memtable-mib 32 --block-cache-mib 8 --log-format json
     logs+=("$WORK/rs$i.log")
   done
   sleep 2
@@ -300,15 +391,16 @@ run() {
     shuffle_kinds
     for kind in "${ORDER[@]}"; do
       one_fault "$kind" "$HOLD"
-      sleep 5
+      sleep 3
     done
   fi
   stop_workload
   printf '%s\n' "${RESULTS[@]}"
   local logs_csv
   logs_csv="$(IFS=,; echo "${logs[*]}")"
+  touch "$WORK/clock.jsonl"
   if ! "$checker" -history "$WORK/history.jsonl" -faults "$WORK/faults.jsonl" -logs "$logs_csv" \
-    -out "$WORK" | tee "$WORK/check.txt"; then
+    -clock-shifts "$WORK/clock.jsonl" -out "$WORK" | tee "$WORK/check.txt"; then
     log "FAILED: anomalies above (work directory $WORK); replay: scripts/faults.sh run --seed $SEED"
     return 1
   fi

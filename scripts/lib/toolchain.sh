@@ -45,3 +45,19 @@ build_linearizability() {
   fi
   echo "$bin"
 }
+
+# Builds Toxiproxy's server (github.com/Shopify/toxiproxy/v2 at a pinned version, from the Go
+# module proxy, checked against Go's checksum database) into the cache unless built; prints
+# the binary's path.
+build_toxiproxy() {
+  local cache="${STRATA_CACHE_DIR:-$HOME/.cache/strata}" version=v2.9.0 bin
+  ensure_go || return 2
+  bin="$cache/toxiproxy-$version"
+  if [ ! -x "$bin" ]; then
+    mkdir -p "$cache/toxiproxy-build"
+    (cd "$cache" && env -u GOFLAGS GOBIN="$cache/toxiproxy-build" timeout 300 \
+      go install "github.com/Shopify/toxiproxy/v2/cmd/server@$version") >&2
+    mv "$cache/toxiproxy-build/server" "$bin"
+  fi
+  echo "$bin"
+}

@@ -4,7 +4,7 @@
 // servers' logs that no region was served by two servers at once, and prints the figures
 // per fault kind of `scripts/faults.sh` (docs/rfcs/0021-fault-harness.md).
 //
-//	linearizability -history H [-faults F] [-logs A,B,...] [-out DIR] [-timeout 2m]
+//	linearizability -history H [-faults F] [-logs A,B,...] [-clock-shifts C] [-out DIR] [-timeout 2m]
 //	    [-max-unknown 8] [-max-memory-mib 3072]
 //
 // Exit status: 0 when nothing was found, 1 on any anomaly, 2 when the input cannot be read or
@@ -60,6 +60,7 @@ func main() {
 	historyPath := flag.String("history", "", "the history (JSON lines of `strata bench history`)")
 	faultsPath := flag.String("faults", "", "the harness's fault log (JSON lines), for figures per fault kind")
 	logs := flag.String("logs", "", "region servers' logs, comma-separated, for the check that no region was served twice")
+	clockPath := flag.String("clock-shifts", "", "the harness's clock log (JSON lines): where a region server's clock was stepped, for the logs' times")
 	outDir := flag.String("out", ".", "where visualizations of non-linearizable rows go")
 	timeout := flag.Duration("timeout", 2*time.Minute, "longest search per row (then the row is inconclusive)")
 	maxMemory := flag.Uint64("max-memory-mib", 3072, "heap size at which the check stops (status 2)")
@@ -136,7 +137,13 @@ func main() {
 		len(rows), len(h.Records), bad, inconclusive, len(lost))
 	overlaps := 0
 	if *logs != "" {
-		intervals, err := ReadIntervals(strings.Split(*logs, ","))
+		var shifts []ClockShift
+		if *clockPath != "" {
+			if shifts, err = ReadClockShifts(*clockPath); err != nil {
+				fail("%v", err)
+			}
+		}
+		intervals, err := ReadIntervals(strings.Split(*logs, ","), shifts)
 		if err != nil {
 			fail("%v", err)
 		}

@@ -15,7 +15,9 @@ import (
 // before the region could take requests) and `region closed` with `until_us` (after it could
 // not any more), and per incarnation `incarnation stopped serving` with `until_us` (when its
 // lease gate closed: no request was admitted from then on). Times are microseconds since the
-// Unix epoch; every process of the harness runs on one machine, so their wall clocks agree.
+// Unix epoch; every process of the harness runs on one machine, so their wall clocks agree,
+// except where the harness stepped a server's clock (clock shifts: those lines' times are
+// taken back to the real clock).
 
 // Interval is one server's service of one region: [Since, Until) in Unix microseconds.
 type Interval struct {
@@ -80,8 +82,9 @@ func parseLogLine(line string) (logEvent, bool) {
 
 // ReadIntervals reads the logs and reconstructs every serving interval. An interval ends at
 // the region's next close on that server or when that server's incarnation stopped serving,
-// whichever is first; without either (a process killed), it never ends.
-func ReadIntervals(paths []string) ([]Interval, error) {
+// whichever is first; without either (a process killed), it never ends. The times of lines
+// written while a shift stepped their server's clock are corrected by its offset.
+func ReadIntervals(paths []string, shifts []ClockShift) ([]Interval, error) {
 	var events []logEvent
 	for _, p := range paths {
 		f, err := os.Open(p)
@@ -90,10 +93,14 @@ func ReadIntervals(paths []string) ([]Interval, error) {
 		}
 		scanner := bufio.NewScanner(f)
 		scanner.Buffer(make([]byte, 1<<20), 16<<20)
+		var offset int64
 		for scanner.Scan() {
-			if ev, ok := parseLogLine(scanner.Text()); ok {
+			line := scanner.Text()
+			if ev, ok := parseLogLine(line); ok {
+				ev.at -= shifted(shifts, p, offset, line)
 				events = append(events, ev)
 			}
+			offset += int64(len(scanner.Bytes())) + 1
 		}
 		f.Close()
 		if err := scanner.Err(); err != nil {

@@ -131,7 +131,7 @@ impl Region {
             let e = Error::InvalidArgument(format!("table {} is read-only", config.table.name));
             return Err((e, valid.to_vec()));
         }
-        let now = config.clock.now_ms();
+        let now = self.stamp_now();
         let mut cells = Vec::new();
         let mut durability = Durability::UseDefault;
         let mut logged = Vec::with_capacity(valid.len());

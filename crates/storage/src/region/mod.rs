@@ -44,6 +44,7 @@ mod scan_visit;
 mod segments;
 mod split;
 mod sst_io;
+mod stamps;
 mod store;
 mod write;
 mod write_now;
@@ -157,6 +158,9 @@ pub(crate) struct Inner {
     /// they hold none. Set by the first write after a flush cut, under `updates` shared;
     /// cleared by the cut, under `updates` exclusive (see [`Region::oldest_unflushed_edit_ms`]).
     pub(crate) oldest_edit_ms: std::sync::atomic::AtomicI64,
+    /// The newest timestamp the region gave a write or opened with: the floor of the next
+    /// write's stamp (see `stamps`).
+    pub(crate) newest_stamp: std::sync::atomic::AtomicI64,
     /// The read point at the last [`Region::merge_memtables_if_idle`] (`u64::MAX` before it).
     pub(crate) idle_mark: AtomicU64,
     /// Compactions, write throttling, and their exclusion of splits (region/compact.rs).

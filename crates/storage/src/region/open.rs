@@ -2,7 +2,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64};
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -113,6 +113,17 @@ impl Region {
             })
             .max()
             .unwrap_or(0);
+        let now = config.clock.now_ms();
+        let mut newest_stamp = super::stamps::opening_floor(
+            now,
+            stores.values().flat_map(|s| {
+                s.files()
+                    .iter()
+                    .filter(|f| f.meta.cell_count > 0)
+                    .map(|f| f.meta.max_timestamp)
+                    .collect::<Vec<_>>()
+            }),
+        );
         let mut last_seq = flushed
             .values()
             .copied()
@@ -126,6 +137,10 @@ impl Region {
         for entry in config.wal.replay(|r| (r == region_id).then_some(from)) {
             let entry = entry?;
             last_seq = last_seq.max(entry.seq);
+            newest_stamp = newest_stamp.max(super::stamps::opening_floor(
+                now,
+                entry.cells.iter().map(|c| c.timestamp),
+            ));
             for cell in &entry.cells {
                 let Some(store) = stores.get(&cell.family) else {
                     // A family dropped from the schema since: its edits are gone with it.
@@ -160,6 +175,7 @@ impl Region {
                 tier_moves_requested: AtomicBool::new(false),
                 accounted: AtomicU64::new(0),
                 oldest_edit_ms: Default::default(),
+                newest_stamp: AtomicI64::new(newest_stamp),
                 idle_mark: AtomicU64::new(u64::MAX),
                 compactions: Default::default(),
                 config,

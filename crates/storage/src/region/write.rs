@@ -166,7 +166,7 @@ impl Region {
                 self.inner.config.table.name
             )));
         }
-        let now = self.inner.config.clock.now_ms();
+        let now = self.stamp_now();
         let mut cells = Vec::new();
         let mut results = Vec::new();
         let mut durability = Durability::UseDefault;

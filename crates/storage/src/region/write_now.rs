@@ -87,7 +87,7 @@ impl Region {
             let e = Error::InvalidArgument(format!("table {} is read-only", config.table.name));
             return WriteNow::Done(Err(e));
         }
-        let now = config.clock.now_ms();
+        let now = self.stamp_now();
         let mut cells = Vec::new();
         let mut durability = Durability::UseDefault;
         for m in &rm.mutations {
