@@ -49,8 +49,10 @@ ensure_go
 (cd tools/linearizability && GOFLAGS=-mod=readonly timeout 300 go vet ./... && timeout 300 go test ./...)
 echo "== cargo test"
 timeout 3000 cargo test --workspace --locked --no-fail-fast
-# The fault harness's short run (RFC 0021, about 2 minutes): a cluster on network namespaces
-# under six fault kinds, its history checked for linearizability; needs root, as CI runs.
+# The fault harness's short run (RFC 0021, about 3 minutes): a cluster on network namespaces
+# (three etcd members, two masters, four region servers) under twelve fault kinds — partitions,
+# pauses, kills, clock jumps, a slow link — its history checked for linearizability; needs
+# root, as CI runs.
 if [ "$(id -u)" -eq 0 ]; then
   echo "== the fault harness (scripts/faults.sh run)"
   STRATA_BIN="${CARGO_TARGET_DIR:-target}/debug/strata" timeout 600 ./scripts/faults.sh run
