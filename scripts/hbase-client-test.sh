@@ -7,7 +7,7 @@
 #                                         # the same client against a 1 master + 2 RS cluster
 #   STRATA_STANDALONE_FLAGS="--memtable-mib 16" scripts/hbase-client-test.sh
 #                                         # standalone with more flags
-#   STRATA_HBASE_CLIENT_TLS=1 scripts/hbase-client-test.sh
+#   STRATA_HBASE_CLIENT_TLS=1 scripts/hbase-client-test.sh   # (then access control, AclTest)
 #                                         # TLS: a test CA from `strata cert`, the client with
 #                                         # hbase.client.netty.tls.enabled (strata.hbase.TlsTest)
 #
@@ -100,6 +100,17 @@ if [ "${STRATA_HBASE_CLIENT_TLS:-0}" = 1 ]; then
   timeout "${HBASE_CLIENT_TEST_TIMEOUT:-300}" java $JFLAGS -cp "$CACHE/classes:$CACHE/lib/*" \
     strata.hbase.TlsTest "127.0.0.1:$HBASE_PORT" "$CERTS/ca.pem" "$CERTS/client-keystore.pem" \
     || status=$?
+  kill "$PID"; wait "$PID" 2>/dev/null || true
+  # Access control (RFC 0026): --auth, the superuser admin and alice, each with a key store.
+  for user in admin alice; do
+    "$STRATA" cert issue "$CERTS" --name "$user" >/dev/null
+    cat "$CERTS/$user.pem" "$CERTS/$user.key" > "$CERTS/$user-keystore.pem"
+  done
+  STRATA_STANDALONE_FLAGS="$STRATA_STANDALONE_FLAGS --auth --superuser admin"
+  start_server 3
+  timeout "${HBASE_CLIENT_TEST_TIMEOUT:-300}" java $JFLAGS -cp "$CACHE/classes:$CACHE/lib/*" \
+    strata.hbase.AclTest "127.0.0.1:$HBASE_PORT" "$CERTS/ca.pem" "$CERTS/admin-keystore.pem" \
+    "$CERTS/alice-keystore.pem" || status=$?
   rm -rf "$CERTS"
   if [ "$status" != 0 ]; then
     echo "--- strata server log (last 40 lines)"; tail -40 "$LOG"
