@@ -29,6 +29,10 @@ pub struct AuthArgs {
     /// call) to this file as well as to the `strata::audit` log target.
     #[arg(long, value_name = "FILE")]
     pub audit_log: Option<PathBuf>,
+    /// Listen on addresses other than loopback without --auth: anyone who reaches a port may
+    /// then read, write or drop anything. Without it such a start is refused.
+    #[arg(long)]
+    pub insecure: bool,
 }
 
 impl AuthArgs {
@@ -73,6 +77,46 @@ impl AuthArgs {
             me.as_deref(),
             audit,
         ))
+    }
+}
+
+impl AuthArgs {
+    /// Refuses listeners on addresses other than loopback without --auth, unless --insecure
+    /// is given (then each is logged as a warning). `listeners` are (flag, address) pairs.
+    ///
+    /// # Errors
+    /// Such a listener without --auth or --insecure.
+    pub fn check_exposed(
+        &self,
+        process: &str,
+        listeners: &[(&str, Option<std::net::SocketAddr>)],
+    ) -> Result<(), String> {
+        if self.auth {
+            return Ok(());
+        }
+        for (flag, addr) in listeners {
+            let Some(addr) = addr.filter(|a| !a.ip().is_loopback()) else {
+                continue;
+            };
+            if self.insecure {
+                tracing::warn!(
+                    "{process}: {flag} {addr} is reachable from other hosts and access control \
+                     is off (--insecure): anyone who reaches it may read, write or drop anything"
+                );
+                eprintln!(
+                    "strata {process}: warning: {flag} {addr} is open to other hosts without \
+                     access control (--insecure)"
+                );
+            } else {
+                return Err(format!(
+                    "{flag} {addr} is not a loopback address and access control is off: give \
+                     --auth (with --tls-cert, --tls-key and --tls-client-ca) so that only \
+                     granted users reach the data, or --insecure to accept that anyone who \
+                     reaches the port may read, write or drop anything"
+                ));
+            }
+        }
+        Ok(())
     }
 }
 

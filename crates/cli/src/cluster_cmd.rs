@@ -426,6 +426,14 @@ fn run_data_regionserver(args: &RegionServerArgs, url: &str) -> Result<(), Strin
 
 /// Runs `strata regionserver`.
 pub fn run_regionserver(args: &RegionServerArgs) -> Result<(), String> {
+    args.auth.check_exposed(
+        "regionserver",
+        &[
+            ("--listen", Some(args.listen)),
+            ("--hbase-rpc", args.hbase_rpc),
+            ("--http", args.http),
+        ],
+    )?;
     if let Some(url) = &args.root {
         return run_data_regionserver(args, url);
     }

@@ -143,6 +143,10 @@ impl MasterHttp {
 
 /// Runs `strata master`.
 pub fn run_master(args: &MasterArgs) -> Result<(), String> {
+    args.auth.check_exposed(
+        "master",
+        &[("--hbase-rpc", args.hbase_rpc), ("--http", args.http)],
+    )?;
     if args.root.is_none() && args.cold_root.is_some() {
         return Err("--cold-root needs --root (a coordination-only master has no data)".into());
     }

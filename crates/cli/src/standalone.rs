@@ -221,6 +221,15 @@ pub(crate) fn log_layout(args: &Args, grpc: SocketAddr, root: &str) {
 /// # Errors
 /// Startup failed (directory in use, port taken, recovery error) or shutdown failed.
 pub fn run(args: &Args) -> Result<(), String> {
+    args.auth.check_exposed(
+        "standalone",
+        &[
+            ("--listen", Some(args.listen)),
+            ("--hbase-rpc-listen", args.hbase_rpc_listen),
+            ("--http-listen", args.http_listen),
+            ("--thrift-listen", args.thrift_listen),
+        ],
+    )?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

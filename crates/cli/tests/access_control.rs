@@ -248,4 +248,19 @@ fn auth_needs_client_certificates_and_settings_need_auth() {
     .unwrap();
     assert!(!out.status.success());
     assert!(text(&out).contains("need --auth"), "{}", text(&out));
+    // Listening beyond loopback without access control needs --insecure.
+    let out = support::standalone(
+        &dir.path().join("data"),
+        &["--http-listen".to_owned(), "0.0.0.0:0".to_owned()],
+    )
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .output()
+    .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        text(&out).contains("--http-listen 0.0.0.0:0 is not a loopback address"),
+        "{}",
+        text(&out)
+    );
 }

@@ -226,9 +226,21 @@ fn a_server_on_every_interface_announces_its_advertised_address() {
     let mut c = Cluster::new(&etcd, "advertise");
     c.start_master();
 
-    // No advertised address for a wildcard listener: a clear error, nothing registered.
+    // Every interface without access control: refused unless --insecure says so (RFC 0026).
     let mut args = c.args("regionserver");
     args.extend(["--listen".into(), "0.0.0.0:0".into()]);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_strata"))
+        .args(&args)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("not a loopback address") && err.contains("--insecure"),
+        "{err}"
+    );
+    // No advertised address for a wildcard listener: a clear error, nothing registered.
+    args.push("--insecure".into());
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_strata"))
         .args(&args)
         .output()
@@ -238,7 +250,13 @@ fn a_server_on_every_interface_announces_its_advertised_address() {
     assert!(err.contains("--advertise"), "{err}");
     assert_eq!(c.registered(), Some(vec![]));
 
-    let announced = c.start_server(&["--listen", "0.0.0.0:0", "--advertise", "127.0.0.1"]);
+    let announced = c.start_server(&[
+        "--listen",
+        "0.0.0.0:0",
+        "--advertise",
+        "127.0.0.1",
+        "--insecure",
+    ]);
     let port = announced.strip_prefix("127.0.0.1:").unwrap();
     assert!(port.parse::<u16>().unwrap() > 0, "{announced}");
     // It listens before it registers (at its first tick).
