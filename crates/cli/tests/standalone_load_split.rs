@@ -111,7 +111,7 @@ fn hammer(
 /// any of 0..2000.
 fn hot_range(n: u64) -> u64 {
     let x = n.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40; // 24 random-looking bits
-    if x % 10 == 0 {
+    if x.is_multiple_of(10) {
         x % 2000
     } else {
         let u = (x % 1000) as f64 / 1000.0;

@@ -122,7 +122,7 @@ impl RegionLoad {
     #[inline]
     fn sample(&self, row: &[u8]) {
         let every = self.every.load(Ordering::Relaxed);
-        if every == 0 || (every > 1 && next_random() % u64::from(every) != 0) {
+        if every == 0 || (every > 1 && !next_random().is_multiple_of(u64::from(every))) {
             return;
         }
         self.finder.lock().record(row, next_random());
