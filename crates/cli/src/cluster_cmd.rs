@@ -89,6 +89,8 @@ pub struct RegionServerArgs {
     flush_check: crate::standalone::FlushCheckArgs,
     #[command(flatten)]
     compaction_throughput: crate::compaction_args::CompactionThroughputArgs,
+    #[command(flatten)]
+    load_split: crate::load_split_args::LoadSplitArgs,
     /// Seconds between compaction checks of every open region (with --root), so idle regions
     /// get their periodic major compactions and drop files past their family's TTL; flushes
     /// ask for checks of their own. 0 turns it off. [default: 10000, as standalone and
@@ -360,6 +362,7 @@ fn run_data_regionserver(args: &RegionServerArgs, url: &str) -> Result<(), Strin
     server.tier_check_every = args.tier_check.every();
     server.flush_check = args.flush_check.check();
     server.compaction_throughput = args.compaction_throughput.shared();
+    server.load_split = args.load_split.config();
     if let Some(cold) = &args.cold_root {
         let timeout = Duration::from_secs(args.store_timeout_secs);
         server.cold_volume = Some(args.s3.cold_volume(cold, timeout)?);

@@ -20,6 +20,7 @@ mod config;
 mod demo;
 mod escape;
 mod gateway_cmd;
+mod load_split_args;
 mod logging;
 mod s3_args;
 mod shell;

@@ -157,6 +157,8 @@ pub struct Args {
     #[command(flatten)]
     pub(crate) compaction_throughput: crate::compaction_args::CompactionThroughputArgs,
     #[command(flatten)]
+    pub(crate) load_split: crate::load_split_args::LoadSplitArgs,
+    #[command(flatten)]
     pub(crate) thrift: crate::gateway_cmd::Limits,
     /// Where HBase's native RPC listens, for the HBase Java client (one port for the
     /// registry, region-server and master services) [default: 127.0.0.1:16020; if that port
@@ -300,6 +302,7 @@ fn server_config(
     server.flush_check = args.flush_check.check();
     server.compaction_throughput = args.compaction_throughput.shared();
     server.slow_op_threshold = std::time::Duration::from_millis(args.slow_op_ms);
+    server.load_split = args.load_split.config();
     server
 }
 

@@ -29,6 +29,8 @@
 //! - [`upkeep`]: a region server's background upkeep: compacting split daughters' references
 //!   away, requesting the split of regions past their table's split size, and the periodic
 //!   compaction check of idle regions.
+//! - [`load_upkeep`]: the upkeep's splits by load (RFC 0028): hot regions proposed for a
+//!   split at the row that balances their sampled requests.
 //! - [`counted`]: counting etcd operations and region orders for `/metrics`.
 //! - [`hbase`]: `hbase:meta` and the registry from etcd for the HBase RPC listener.
 //! - [`hbase_ops`]: HBase RPC's `MasterService` on the cluster admin service.
@@ -57,6 +59,7 @@ pub mod host;
 pub mod http;
 mod incarnation;
 pub mod janitor;
+pub mod load_upkeep;
 pub mod merge;
 pub mod names;
 pub mod namespace;

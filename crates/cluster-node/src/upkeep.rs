@@ -5,7 +5,9 @@
 //! master (`request/<id>` in etcd), then again [`RETRY`] after the master answered if the region
 //! is still here under the same name (a split gives new names): the request was refused, or the
 //! split failed and rolled back (the region server tries a failed split again only after a
-//! back-off of its own, `RegionServerConfig::split_backoff_ms`).
+//! back-off of its own, `RegionServerConfig::split_backoff_ms`). A region hot by its request
+//! rate is proposed for a split at a row that balances its load the same way
+//! ([`crate::load_upkeep`], RFC 0028).
 //!
 //! Every `compaction_check_every` (by default [`strata_server::host::COMPACTION_CHECK_EVERY`],
 //! as standalone's master) it also queues a compaction check of every open region, so idle
@@ -23,6 +25,7 @@ use strata_cluster::layout::{region_table, Layout};
 use strata_cluster::master::{submit_request, take_result, AdminRequest};
 
 use crate::host::StorageHost;
+use crate::load_upkeep::LoadSplits;
 
 /// How long after the master answered a split request the same region, still here and still
 /// past its split size, is proposed again.
@@ -41,6 +44,8 @@ pub struct Upkeep<K: Kv> {
     compaction_check_every: Duration,
     /// When they last got one (the upkeep's start at first).
     last_check: Instant,
+    /// Splits by load.
+    load: LoadSplits,
 }
 
 impl<K: Kv + Send + Sync + 'static> Upkeep<K> {
@@ -55,6 +60,7 @@ impl<K: Kv + Send + Sync + 'static> Upkeep<K> {
             counter: 0,
             compaction_check_every: strata_server::host::COMPACTION_CHECK_EVERY,
             last_check: Instant::now(),
+            load: LoadSplits::default(),
         }
     }
 
@@ -111,36 +117,63 @@ impl<K: Kv + Send + Sync + 'static> Upkeep<K> {
             let Some(limit) = hosted.table.split_size(generation) else {
                 continue;
             };
-            if stats.largest_store_bytes <= limit || self.requested.contains_key(name) {
+            if self.requested.contains_key(name) {
                 continue;
             }
-            self.counter += 1;
-            let id = format!(
-                "split-{}-{}-{}",
-                self.name.replace(':', "_"),
-                std::process::id(),
-                self.counter
-            );
-            let req = AdminRequest::Split {
-                region: name.clone(),
-                row: None,
-            };
-            match submit_request(self.kv.as_ref(), &self.layout, &id, &req) {
-                Ok(()) => {
-                    report(format!(
-                        "{name} has {} bytes in its largest store (split size {limit}): split requested",
-                        stats.largest_store_bytes
-                    ));
-                    self.requested
-                        .insert(name.clone(), (Some(id), Instant::now()));
+            if stats.largest_store_bytes <= limit {
+                let config = &server.config().load_split;
+                if let Some((row, why)) = self.load.check(name, &hosted, &stats, config, report) {
+                    if self.request_split(name, Some(row), why, report) {
+                        self.load.asked(name);
+                    }
                 }
-                Err(e) => report(format!("split request for {name} failed: {e}")),
+                continue;
             }
+            let why = format!(
+                "{name} has {} bytes in its largest store (split size {limit}): split requested",
+                stats.largest_store_bytes
+            );
+            self.request_split(name, None, why, report);
         }
         // Forget regions no longer here (split or moved) once their request was answered.
         let open: Vec<&String> = open.iter().map(|(n, _)| n).collect();
         self.requested
             .retain(|r, (id, _)| id.is_some() || open.contains(&r));
+        self.load.settle(&open, &server);
+    }
+
+    /// Asks the master to split `name` (at `row`, or its middle key); `why` is reported once
+    /// the request is made. Answers whether it was.
+    fn request_split(
+        &mut self,
+        name: &str,
+        row: Option<Vec<u8>>,
+        why: String,
+        report: &mut dyn FnMut(String),
+    ) -> bool {
+        self.counter += 1;
+        let id = format!(
+            "split-{}-{}-{}",
+            self.name.replace(':', "_"),
+            std::process::id(),
+            self.counter
+        );
+        let req = AdminRequest::Split {
+            region: name.to_owned(),
+            row,
+        };
+        match submit_request(self.kv.as_ref(), &self.layout, &id, &req) {
+            Ok(()) => {
+                report(why);
+                self.requested
+                    .insert(name.to_owned(), (Some(id), Instant::now()));
+                true
+            }
+            Err(e) => {
+                report(format!("split request for {name} failed: {e}"));
+                false
+            }
+        }
     }
 
     /// Reads (and deletes) the master's answers to the split requests made; a region still
@@ -154,6 +187,7 @@ impl<K: Kv + Send + Sync + 'static> Upkeep<K> {
                     if result.starts_with("rejected") {
                         report(format!("split of {region}: {result}"));
                     }
+                    self.load.answered(region, !result.starts_with("rejected"));
                     *when = now;
                     *id = None;
                 }

@@ -525,10 +525,7 @@ fn open_scanner(ctx: &Context, req: &pb::ScanRequest) -> HResult<OpenScanner> {
                     None,
                 ));
             }
-            let scanner = h
-                .region
-                .scan(&spec.scan)
-                .map_err(|e| HBaseError::from(&e))?;
+            let scanner = h.scan(&spec.scan).map_err(|e| HBaseError::from(&e))?;
             let skip = spec.exclude_start.then(|| spec.scan.start_row.clone());
             Ok(OpenScanner::new(
                 Source::Region(Box::new(scanner)),

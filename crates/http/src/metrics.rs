@@ -422,6 +422,13 @@ fn work(f: &mut Family<'_, '_>, host: &RegionServer) -> std::fmt::Result {
         &one(host.counters().splits.load(Ordering::Relaxed)),
     )?;
     f.counter(
+        "strata_load_splits",
+        "Region splits requested because the region's request rate stayed at or above the \
+         load split threshold, completed (also counted in strata_splits).",
+        None,
+        &one(host.counters().load_splits.load(Ordering::Relaxed)),
+    )?;
+    f.counter(
         "strata_writes_in_place",
         "Single-row writes applied on the request thread, with no hand-off.",
         None,

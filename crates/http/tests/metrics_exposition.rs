@@ -35,6 +35,7 @@ const EXPECTED: &[&str] = &[
     "strata_compactions_total",
     "strata_compacted_bytes_total",
     "strata_splits_total",
+    "strata_load_splits_total",
     "strata_writes_in_place_total",
     "strata_writes_queued_total",
     "strata_flush_queue_length",

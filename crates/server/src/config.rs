@@ -94,6 +94,8 @@ pub struct ServerConfig {
     /// snapshots to keep (RFC 0025); a cluster's region servers set it, and the master's
     /// cleaner deletes what nothing references.
     pub archive_discarded: bool,
+    /// When a region splits by load (RFC 0028); the region server's upkeep decides.
+    pub load_split: crate::load_split::LoadSplitConfig,
 }
 
 impl ServerConfig {
@@ -129,6 +131,7 @@ impl ServerConfig {
             compaction_throughput: std::sync::Arc::default(),
             wal_subdir: None,
             archive_discarded: false,
+            load_split: crate::load_split::LoadSplitConfig::default(),
         }
     }
 

@@ -49,6 +49,8 @@ pub struct HostedRegion {
     pub table: Arc<TableDescriptor>,
     /// Its handle on the server's row cache (disabled unless a family sets `ROW_CACHE`).
     pub row_cache: RegionCache,
+    /// Its requests, for splits by load.
+    pub load: Arc<crate::load_split::RegionLoad>,
 }
 
 /// Sizes of one region, for split decisions and `status`.
@@ -73,6 +75,8 @@ pub struct ServerCounters {
     pub requests: AtomicU64,
     /// Splits completed.
     pub splits: AtomicU64,
+    /// Splits the upkeep requested because of a region's load, completed.
+    pub load_splits: AtomicU64,
     /// Single-row writes applied in place on a request thread (`Region::try_mutate_row_now`).
     pub writes_in_place: AtomicU64,
     /// Single-row writes that went through a region's write queue instead.
@@ -482,6 +486,9 @@ impl RegionServer {
                     .row_cache
                     .as_ref()
                     .map_or_else(RegionCache::disabled, |c| c.region(table)),
+                load: Arc::new(crate::load_split::RegionLoad::new(
+                    self.config.load_split.enabled(),
+                )),
             },
         );
         drop(regions);

@@ -15,7 +15,8 @@
 //! pages), `row_cache` (results of gets of hot rows, invalidated by every write), `files`
 //! (the store files of a table's open regions), `frames` (the framed protocol beside gRPC,
 //! on the same port), `observe` (request figures, slow operations
-//! and key-access heatmaps for `/metrics` and the web UI).
+//! and key-access heatmaps for `/metrics` and the web UI), `load_split` (each region's request
+//! count and sampled rows, for splits by load).
 
 pub mod bulk;
 pub mod caller;
@@ -27,6 +28,7 @@ pub mod flush_check;
 pub mod frames;
 pub mod host;
 pub mod inline;
+pub mod load_split;
 pub mod logged;
 pub mod observe;
 pub mod row_cache;

@@ -92,7 +92,7 @@ pub fn scan_page_rows(
         0 => server.config().scan_max_result_bytes,
         n => n.min(server.config().scan_max_result_bytes),
     };
-    let mut scanner = hosted.region.scan(&scan).map_err(|e| from_storage(&e))?;
+    let mut scanner = hosted.scan(&scan).map_err(|e| from_storage(&e))?;
     let mut out = if page_block {
         PageOut::Block(BlockSink::default())
     } else {

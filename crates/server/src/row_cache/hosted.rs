@@ -1,9 +1,10 @@
 //! The data operations of a hosted region, through the row cache: reads may be answered
-//! from it, and every write invalidates the row before it is acknowledged.
+//! from it, and every write invalidates the row before it is acknowledged. Each operation
+//! also notes the rows it addresses in the region's load (`crate::load_split`).
 
 use strata_model::cell::Cell;
-use strata_model::ops::{CheckAndMutate, Get, RowMutations};
-use strata_storage::region::{MutationResult, WriteNow};
+use strata_model::ops::{CheckAndMutate, Get, RowMutations, Scan};
+use strata_storage::region::{MutationResult, RegionScanner, WriteNow};
 use strata_storage::Result;
 
 use crate::host::HostedRegion;
@@ -14,7 +15,17 @@ impl HostedRegion {
     /// # Errors
     /// As `Region::get`.
     pub fn get(&self, get: &Get) -> Result<Vec<Cell>> {
+        self.load.note(&get.row);
         self.row_cache.get(&self.region, get)
+    }
+
+    /// Opens a scanner (one scan page, or an HBase scanner), noting its start row.
+    ///
+    /// # Errors
+    /// As `Region::scan`.
+    pub fn scan(&self, scan: &Scan) -> Result<RegionScanner> {
+        self.load.note(&scan.start_row);
+        self.region.scan(scan)
     }
 
     /// Applies a row mutation (puts, deletes, increments, appends) and invalidates the row.
@@ -22,6 +33,7 @@ impl HostedRegion {
     /// # Errors
     /// As `Region::mutate_row`.
     pub fn mutate_row(&self, rm: &RowMutations) -> Result<MutationResult> {
+        self.load.note(&rm.row);
         self.row_cache.write(&rm.row, || self.region.mutate_row(rm))
     }
 
@@ -32,11 +44,17 @@ impl HostedRegion {
         if self.row_cache.is_enabled() {
             return WriteNow::Declined;
         }
-        self.region.try_mutate_row_now(rm)
+        let now = self.region.try_mutate_row_now(rm);
+        // A declined row comes back through `batch`, and is noted there.
+        if !matches!(now, WriteNow::Declined) {
+            self.load.note(&rm.row);
+        }
+        now
     }
 
     /// Applies row mutations, each row on its own (in mini-batches), invalidating each row.
     pub fn batch(&self, rows: &[RowMutations]) -> Vec<Result<MutationResult>> {
+        self.load.note_rows(rows.iter().map(|rm| rm.row.as_ref()));
         self.row_cache
             .write_rows(rows.iter().map(|rm| rm.row.as_ref()), || {
                 self.region.batch(rows)
@@ -48,6 +66,7 @@ impl HostedRegion {
     /// # Errors
     /// As `Region::check_and_mutate`.
     pub fn check_and_mutate(&self, cam: &CheckAndMutate) -> Result<bool> {
+        self.load.note(&cam.row);
         self.row_cache
             .write(&cam.row, || self.region.check_and_mutate(cam))
     }
@@ -58,6 +77,7 @@ impl HostedRegion {
     /// # Errors
     /// As `Region::check_and_mutate_result`.
     pub fn check_and_mutate_result(&self, cam: &CheckAndMutate) -> Result<Option<MutationResult>> {
+        self.load.note(&cam.row);
         self.row_cache
             .write(&cam.row, || self.region.check_and_mutate_result(cam))
     }
