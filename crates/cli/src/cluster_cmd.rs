@@ -362,7 +362,9 @@ fn run_data_regionserver(args: &RegionServerArgs, url: &str) -> Result<(), Strin
     server.tier_check_every = args.tier_check.every();
     server.flush_check = args.flush_check.check();
     server.compaction_throughput = args.compaction_throughput.shared();
-    server.load_split = args.load_split.config();
+    server.load_split = args
+        .load_split
+        .config(strata_server::load_split::LoadSplitConfig::DEFAULT_QPS);
     if let Some(cold) = &args.cold_root {
         let timeout = Duration::from_secs(args.store_timeout_secs);
         server.cold_volume = Some(args.s3.cold_volume(cold, timeout)?);
