@@ -1,6 +1,7 @@
 //! What one access decision costs (RFC 0026): the guard off (every server without --auth), a
 //! user with a table grant among 1,000 users' grants, and a user whose reads are narrowed to
 //! one family.
+#![allow(clippy::unwrap_used, missing_docs)]
 
 use std::hint::black_box;
 
