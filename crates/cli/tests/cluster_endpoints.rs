@@ -23,20 +23,6 @@ use strata_model::schema::{FamilyDescriptor, TableDescriptor, TableName};
 use strata_proto::pb::ErrorCode;
 use support::{key, Killed};
 
-fn etcd() -> Option<String> {
-    match std::env::var("STRATA_ETCD_ENDPOINTS") {
-        Ok(v) if !v.is_empty() => Some(v),
-        _ => {
-            assert!(
-                std::env::var_os("STRATA_REQUIRE_ETCD").is_none(),
-                "STRATA_REQUIRE_ETCD is set but STRATA_ETCD_ENDPOINTS is not"
-            );
-            eprintln!("skipped: needs etcd (scripts/etcd.sh start; STRATA_ETCD_ENDPOINTS)");
-            None
-        }
-    }
-}
-
 /// Starts `strata ARGS…` and returns it (killed when dropped) with its stdout lines up to the
 /// first containing `marker`.
 fn start(args: &[String], marker: &str) -> (Killed, Vec<String>) {
@@ -148,7 +134,7 @@ fn thrift_table_names(addr: &str) -> Vec<u8> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cluster_processes_serve_metrics_pages_and_thrift() {
-    let Some(etcd) = etcd() else { return };
+    let Some(etcd) = support::etcd() else { return };
     let nanos = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap()

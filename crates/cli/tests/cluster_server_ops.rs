@@ -22,20 +22,6 @@ use cluster::start;
 /// The region servers' data ports (within the range the tests of this file use).
 const PORTS: [u16; 2] = [27031, 27032];
 
-fn etcd() -> Option<String> {
-    match std::env::var("STRATA_ETCD_ENDPOINTS") {
-        Ok(e) if !e.is_empty() => Some(e),
-        _ => {
-            assert!(
-                std::env::var_os("STRATA_REQUIRE_ETCD").is_none(),
-                "STRATA_REQUIRE_ETCD is set but STRATA_ETCD_ENDPOINTS is not"
-            );
-            eprintln!("skipped: no etcd (scripts/etcd.sh start, STRATA_ETCD_ENDPOINTS)");
-            None
-        }
-    }
-}
-
 fn common(cmd: &str, etcd: &str, name: &str, root: &Path) -> Vec<String> {
     [
         cmd,
@@ -66,7 +52,7 @@ async fn wait_until<T>(what: &str, mut check: impl AsyncFnMut() -> Option<T>) ->
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn server_calls_reach_every_server_of_a_cluster() {
-    let Some(etcd) = etcd() else { return };
+    let Some(etcd) = support::etcd() else { return };
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("root");
     std::fs::create_dir_all(&root).unwrap();

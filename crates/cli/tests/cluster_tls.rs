@@ -20,23 +20,9 @@ use strata_tls::ca::{self, Request};
 use strata_tls::{ClientFiles, ClientTls};
 use support::key;
 
-fn etcd() -> Option<String> {
-    match std::env::var("STRATA_ETCD_ENDPOINTS") {
-        Ok(v) if !v.is_empty() => Some(v),
-        _ => {
-            assert!(
-                std::env::var_os("STRATA_REQUIRE_ETCD").is_none(),
-                "STRATA_REQUIRE_ETCD is set but STRATA_ETCD_ENDPOINTS is not"
-            );
-            eprintln!("skipped: needs etcd (scripts/etcd.sh start; STRATA_ETCD_ENDPOINTS)");
-            None
-        }
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn region_servers_forward_over_tls_and_refuse_plaintext() {
-    let Some(etcd) = etcd() else { return };
+    let Some(etcd) = support::etcd() else { return };
     tokio::time::timeout(Duration::from_secs(180), run(etcd))
         .await
         .expect("the test did not finish in 180 s");

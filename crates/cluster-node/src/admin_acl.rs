@@ -21,14 +21,6 @@ use crate::admin::ClusterAdmin;
 /// How long a change waits for this server's guard to hold it.
 const SEEN_WAIT: Duration = Duration::from_secs(5);
 
-/// The scope a stored or listed grant names (as [`scope_of`], checks aside).
-///
-/// # Errors
-/// As [`scope_of`].
-pub fn scope_from_pb(scope: Option<&pb::AccessScope>) -> Result<Scope, Status> {
-    scope_of(scope)
-}
-
 /// The scope a request names.
 pub fn scope_of(scope: Option<&pb::AccessScope>) -> Result<Scope, Status> {
     let Some(s) = scope else {

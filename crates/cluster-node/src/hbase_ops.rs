@@ -252,7 +252,7 @@ impl<K: Kv + Send + Sync + 'static> MasterOps for ClusterOps<K> {
             .filter_map(|p| {
                 Some(strata_access::Grant {
                     who: p.user,
-                    scope: crate::admin_acl::scope_from_pb(p.scope.as_ref()).ok()?,
+                    scope: crate::admin_acl::scope_of(p.scope.as_ref()).ok()?,
                     perms: strata_access::Perms::parse(&p.permissions).ok()?,
                 })
             })

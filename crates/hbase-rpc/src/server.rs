@@ -521,7 +521,7 @@ impl Connection {
             let reply = tokio::task::spawn_blocking(move || {
                 let _ticket = ticket;
                 let mut out = BytesMut::new();
-                crate::access::with_caller(&ctx.config.guard.clone(), &caller, || {
+                crate::access::with_caller(&ctx.config.guard, &caller, || {
                     handle(&ctx, service, codec, &call, &mut out);
                 });
                 out.freeze()

@@ -259,3 +259,19 @@ pub fn run_shell(args: &[&str], script: &str) -> (bool, String) {
     );
     (out.status.success(), text)
 }
+
+/// The etcd endpoints of `STRATA_ETCD_ENDPOINTS`; `None` (with a message, so the test skips)
+/// when unset, unless `STRATA_REQUIRE_ETCD` is set (then the test fails).
+pub fn etcd() -> Option<String> {
+    match std::env::var("STRATA_ETCD_ENDPOINTS") {
+        Ok(v) if !v.is_empty() => Some(v),
+        _ => {
+            assert!(
+                std::env::var_os("STRATA_REQUIRE_ETCD").is_none(),
+                "STRATA_REQUIRE_ETCD is set but STRATA_ETCD_ENDPOINTS is not"
+            );
+            eprintln!("skipped: needs etcd (scripts/etcd.sh start; STRATA_ETCD_ENDPOINTS)");
+            None
+        }
+    }
+}
