@@ -8,8 +8,11 @@
 //! - [`history`]: per-row workloads with recorded histories, for the linearizability checker
 //!   of the fault harness.
 //! - [`table`]: plain-text result tables.
+//! - [`cmd`]: `strata bench …`, the command line over all of the above (the `strata` binary
+//!   parses its arguments and calls [`cmd::run`]).
 
 pub mod bloom;
+pub mod cmd;
 pub mod encoding;
 pub mod engine;
 pub mod history;

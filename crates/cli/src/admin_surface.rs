@@ -371,7 +371,7 @@ mod tests {
     #[test]
     fn shell_commands_are_in_the_command_table() {
         for name in claimed(|m| &m.shell) {
-            let help = crate::shell::help::find(name);
+            let help = strata_shell::help::find(name);
             assert!(help.is_some_and(|h| h.name == name), "shell command {name}");
         }
     }

@@ -42,7 +42,7 @@ pub enum Command {
         #[arg(long, default_value = "127.0.0.1:16000")]
         server: String,
         #[command(flatten)]
-        tls: crate::tls_args::ConnectArgs,
+        tls: strata_tls::args::ConnectArgs,
     },
     /// Adds the store files under DIR (one directory per family) to --table; each region's
     /// share becomes visible at once. Files crossing region boundaries are cut first.
@@ -56,7 +56,7 @@ pub enum Command {
         #[arg(long, default_value = "127.0.0.1:16000")]
         server: String,
         #[command(flatten)]
-        tls: crate::tls_args::ConnectArgs,
+        tls: strata_tls::args::ConnectArgs,
     },
 }
 
@@ -71,7 +71,7 @@ fn separator(s: &str) -> Result<u8, String> {
 
 async fn connect(
     server: &str,
-    tls: &crate::tls_args::ConnectArgs,
+    tls: &strata_tls::args::ConnectArgs,
 ) -> Result<strata_client::Connection, String> {
     let options = strata_client::ClientOptions {
         tls: tls.load()?,

@@ -132,9 +132,9 @@ pub struct RegionServerArgs {
     #[arg(long)]
     hbase_rpc_scan_time_limit_ms: Option<u64>,
     #[command(flatten)]
-    tls: crate::tls_args::ListenArgs,
+    tls: strata_tls::args::ListenArgs,
     #[command(flatten)]
-    tls_connect: crate::tls_args::ConnectArgs,
+    tls_connect: strata_tls::args::ConnectArgs,
     #[command(flatten)]
     auth: crate::auth_args::AuthArgs,
 }
@@ -276,7 +276,7 @@ fn parse_switch(s: &str) -> Result<bool, String> {
 /// Runs the operations of `strata cluster …` that resolve names first (see `cluster_ops`);
 /// `None` for the other commands.
 fn run_operation(cmd: &Command) -> Option<Result<(), String>> {
-    use crate::cluster_ops::ClusterOps;
+    use strata_shell::cluster_ops::ClusterOps;
     let connect = |c: &Coordination| ClusterOps::connect(&c.etcd, &c.cluster);
     let outcome = match cmd {
         Command::Balance(c) => connect(c).and_then(|ops| ops.balance()),
@@ -345,7 +345,7 @@ pub(crate) fn open_root_with_wal(
 
 /// Runs a region server with data on the shared root.
 fn run_data_regionserver(args: &RegionServerArgs, url: &str) -> Result<(), String> {
-    let tls = crate::tls_args::load_process(&args.tls, &args.tls_connect)?;
+    let tls = strata_tls::args::load_process(&args.tls, &args.tls_connect)?;
     let scheme = if tls.is_some() { "https" } else { "http" };
     let root = open_root_with_wal(
         url,
@@ -705,28 +705,6 @@ pub fn run(cmd: &Command) -> Result<(), String> {
         }
         std::thread::sleep(Duration::from_millis(100));
     }
-}
-
-/// The addresses of the live region servers of a cluster, from etcd (for clients).
-///
-/// # Errors
-/// etcd cannot be reached, or no region server is registered.
-pub fn server_addresses(etcd: &[String], cluster: &str) -> Result<Vec<String>, String> {
-    let kv = node::connect(etcd)?;
-    let layout = Layout::new(&format!("/strata/{cluster}"));
-    let page = strata_cluster::kv::range_all(&kv, &layout.servers(), 1000)
-        .map_err(|e| format!("etcd {etcd:?}: {e}"))?;
-    let addrs: Vec<String> = page
-        .kvs
-        .into_iter()
-        .map(|kv| String::from_utf8_lossy(&kv.value).into_owned())
-        .collect();
-    if addrs.is_empty() {
-        return Err(format!(
-            "no region server of cluster {cluster} is registered in etcd {etcd:?}"
-        ));
-    }
-    Ok(addrs)
 }
 
 /// A region named in its short form `TABLE,SEQ` (8 hex digits, as the shell and HBase's client

@@ -64,9 +64,9 @@ pub struct MasterArgs {
     #[arg(long)]
     hbase_rpc: Option<std::net::SocketAddr>,
     #[command(flatten)]
-    tls: crate::tls_args::ListenArgs,
+    tls: strata_tls::args::ListenArgs,
     #[command(flatten)]
-    tls_connect: crate::tls_args::ConnectArgs,
+    tls_connect: strata_tls::args::ConnectArgs,
     #[command(flatten)]
     auth: crate::auth_args::AuthArgs,
 }
@@ -150,7 +150,7 @@ pub fn run_master(args: &MasterArgs) -> Result<(), String> {
     if args.root.is_none() && args.cold_root.is_some() {
         return Err("--cold-root needs --root (a coordination-only master has no data)".into());
     }
-    let tls = crate::tls_args::load_process(&args.tls, &args.tls_connect)?;
+    let tls = strata_tls::args::load_process(&args.tls, &args.tls_connect)?;
     let counts = Arc::new(KvCounts::default());
     let kv = CountedKv::new(node::connect(&args.coordination.etcd)?, counts.clone());
     let http = match args.http {

@@ -29,9 +29,9 @@ pub struct Args {
     #[command(flatten)]
     limits: Limits,
     #[command(flatten)]
-    tls: crate::tls_args::ListenArgs,
+    tls: strata_tls::args::ListenArgs,
     #[command(flatten)]
-    tls_connect: crate::tls_args::ConnectArgs,
+    tls_connect: strata_tls::args::ConnectArgs,
 }
 
 /// Gateway limits, shared with `strata standalone`.
@@ -120,14 +120,14 @@ async fn connect(
 /// As [`start`].
 pub fn run(args: &Args) -> Result<(), String> {
     let listen_tls =
-        crate::tls_args::load_process(&args.tls, &crate::tls_args::ConnectArgs::default())?;
+        strata_tls::args::load_process(&args.tls, &strata_tls::args::ConnectArgs::default())?;
     let upstream_tls = args.tls_connect.load()?;
     // The cluster's region servers, read from etcd before the runtime starts (the etcd
     // client runs one of its own).
     let cluster = if args.etcd.is_empty() {
         None
     } else {
-        Some(crate::cluster_cmd::server_addresses(
+        Some(strata_cluster::node::server_addresses(
             &args.etcd,
             &args.cluster,
         )?)

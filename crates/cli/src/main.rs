@@ -6,29 +6,22 @@ mod out;
 #[cfg(test)]
 mod admin_surface;
 mod auth_args;
-mod bench_cmd;
-mod bench_rpc;
-mod bench_ycsb;
 mod bulkload_cmd;
 mod bulkload_prepare;
 mod cert_cmd;
 mod cluster_cmd;
 mod cluster_master;
-mod cluster_ops;
 mod compaction_args;
 mod config;
 mod demo;
-mod escape;
 mod gateway_cmd;
 mod load_split_args;
 mod logging;
 mod s3_args;
-mod shell;
 mod snapshot_cmd;
 mod sst;
 mod standalone;
 mod standalone_single;
-mod tls_args;
 
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -61,7 +54,7 @@ enum Command {
     /// HBase's Thrift1 gateway (happybase and other Thrift clients) for a running server.
     Gateway(gateway_cmd::Args),
     /// The HBase shell: statements against a running server, interactively or from a script.
-    Shell(shell::Args),
+    Shell(strata_shell::Args),
     /// Writes a store file from generated data (seed 003's table) and reads it back with figures.
     Demo(demo::Args),
     /// A cluster master on etcd (one active by election, the others standing by).
@@ -79,7 +72,7 @@ enum Command {
     Sst(sst::Command),
     /// Benchmarks.
     #[command(subcommand)]
-    Bench(bench_cmd::Command),
+    Bench(strata_bench::cmd::Command),
     /// A test certificate authority and the certificates it signs, for TLS.
     #[command(subcommand)]
     Cert(cert_cmd::Command),
@@ -143,14 +136,14 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Standalone(args) => standalone::run(&args),
         Command::Gateway(args) => gateway_cmd::run(&args),
-        Command::Shell(args) => shell::run(&args),
+        Command::Shell(args) => strata_shell::run(&args),
         Command::Demo(args) => demo::run(&args),
         Command::Master(args) => cluster_master::run_master(&args),
         Command::Regionserver(args) => cluster_cmd::run_regionserver(&args),
         Command::Cluster(cmd) => cluster_cmd::run(&cmd),
         Command::Config(cmd) => config::command::run(&root, &cmd),
         Command::Sst(cmd) => sst::run(&cmd),
-        Command::Bench(cmd) => bench_cmd::run(&cmd),
+        Command::Bench(cmd) => strata_bench::cmd::run(&cmd),
         Command::Cert(cmd) => cert_cmd::run(&cmd),
         Command::Snapshot(cmd) => snapshot_cmd::run(&cmd),
         Command::Bulkload(cmd) => bulkload_cmd::run(&cmd),

@@ -46,7 +46,7 @@ pub enum Command {
         #[arg(long, default_value = "127.0.0.1:16000")]
         server: String,
         #[command(flatten)]
-        tls: crate::tls_args::ConnectArgs,
+        tls: strata_tls::args::ConnectArgs,
     },
 }
 

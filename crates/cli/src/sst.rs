@@ -7,7 +7,7 @@ use clap::{Args, Subcommand};
 use strata_model::cell::CellKey;
 use strata_sstable::{Reader, ReaderOptions};
 
-use crate::escape::{from_string_binary, to_string_binary};
+use strata_shell::escape::{from_string_binary, to_string_binary};
 
 /// Store-file tools.
 #[derive(Subcommand)]

@@ -190,9 +190,9 @@ pub struct Args {
     #[arg(long)]
     pub(crate) no_request_metrics: bool,
     #[command(flatten)]
-    pub(crate) tls: crate::tls_args::ListenArgs,
+    pub(crate) tls: strata_tls::args::ListenArgs,
     #[command(flatten)]
-    pub(crate) tls_connect: crate::tls_args::ConnectArgs,
+    pub(crate) tls_connect: strata_tls::args::ConnectArgs,
     #[command(flatten)]
     pub(crate) auth: crate::auth_args::AuthArgs,
     /// Accepted for scripts written for earlier releases, where it chose this mode: every
@@ -310,7 +310,7 @@ fn server_config(
 async fn serve(args: &Args) -> Result<(), String> {
     let started = Instant::now();
     // Certificates first: a bad file is reported before anything starts.
-    let tls = crate::tls_args::load_process(&args.tls, &args.tls_connect)?;
+    let tls = strata_tls::args::load_process(&args.tls, &args.tls_connect)?;
     let (root, cold_volume) = open_stores(args).await?;
     crate::standalone_single::serve(
         args,

@@ -246,3 +246,25 @@ pub fn connect(endpoints: &[String]) -> Result<EtcdKv, String> {
     EtcdKv::connect(endpoints, Duration::from_secs(5))
         .map_err(|e| format!("etcd {endpoints:?}: {e}"))
 }
+
+/// The addresses of the live region servers of a cluster, from etcd (for clients).
+///
+/// # Errors
+/// etcd cannot be reached, or no region server is registered.
+pub fn server_addresses(etcd: &[String], cluster: &str) -> Result<Vec<String>, String> {
+    let kv = connect(etcd)?;
+    let layout = crate::layout::Layout::new(&format!("/strata/{cluster}"));
+    let page = crate::kv::range_all(&kv, &layout.servers(), 1000)
+        .map_err(|e| format!("etcd {etcd:?}: {e}"))?;
+    let addrs: Vec<String> = page
+        .kvs
+        .into_iter()
+        .map(|kv| String::from_utf8_lossy(&kv.value).into_owned())
+        .collect();
+    if addrs.is_empty() {
+        return Err(format!(
+            "no region server of cluster {cluster} is registered in etcd {etcd:?}"
+        ));
+    }
+    Ok(addrs)
+}

@@ -11,6 +11,7 @@
 //! - [`ClientTls`]: a client's configuration from a CA file, with an optional client
 //!   certificate and key.
 //! - [`ca`]: a test certificate authority and the certificates it issues (`strata cert`).
+//! - `args` (feature `cli`): the `--tls-*` flags of the `strata` binary and the shell.
 //!
 //! One crypto provider, *ring*, is named explicitly in every configuration, so nothing
 //! depends on a process-wide default provider.
@@ -23,6 +24,8 @@ mod process;
 mod server;
 mod stream;
 
+#[cfg(feature = "cli")]
+pub mod args;
 pub mod ca;
 
 pub use client::{ClientFiles, ClientTls};
