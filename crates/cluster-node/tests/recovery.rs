@@ -10,29 +10,25 @@ use strata_cluster_node::fencer::fence_wal;
 use strata_cluster_node::names::{recovered_dir, region_id, server_dir, splitting_dir, wal_dir};
 use strata_cluster_node::recovered::{replay_recovered, split_wal};
 use strata_model::ops::{Get, Put};
-use strata_model::schema::{FamilyDescriptor, TableDescriptor, TableName};
-use strata_server::{RegionServer, ServerConfig};
+use strata_model::schema::TableDescriptor;
+use strata_server::RegionServer;
 use strata_storage::manifest::RegionInfo;
 use strata_storage::vfs::Storage;
+use strata_testkit::fixtures;
 
 fn server(root: &Path, name: &str) -> Arc<RegionServer> {
-    let mut config = ServerConfig::new(root, "127.0.0.1:1").with_memory_budget(64 << 20);
+    let mut config = fixtures::server_config(root, 64);
     config.wal_subdir = Some(server_dir(name));
     RegionServer::open(config).unwrap()
 }
 
 fn table() -> TableDescriptor {
-    TableDescriptor::new(TableName::parse("t").unwrap()).with_family(FamilyDescriptor::new("f"))
+    fixtures::table("t", &["f"])
 }
 
 fn info(region: &str, start: &str, end: &str) -> RegionInfo {
     let (_, id) = region_id(region).unwrap();
-    RegionInfo {
-        table: "t".into(),
-        region_id: id,
-        start_row: Bytes::copy_from_slice(start.as_bytes()),
-        end_row: Bytes::copy_from_slice(end.as_bytes()),
-    }
+    fixtures::region("t", id, start, end)
 }
 
 fn value(server: &RegionServer, id: u64, row: &str) -> Option<Bytes> {

@@ -3,24 +3,19 @@
 
 #![allow(clippy::unwrap_used)]
 
-use bytes::Bytes;
-use strata_model::schema::{FamilyDescriptor, TableDescriptor, TableName};
+use strata_model::schema::TableDescriptor;
 use strata_server::compaction_throughput::CompactionThroughput;
-use strata_server::{RegionServer, ServerConfig};
+use strata_server::RegionServer;
 use strata_storage::compaction::throughput::ThroughputConfig;
 use strata_storage::manifest::RegionInfo;
+use strata_testkit::fixtures;
 
 fn table() -> TableDescriptor {
-    TableDescriptor::new(TableName::parse("t").unwrap()).with_family(FamilyDescriptor::new("f"))
+    fixtures::table("t", &["f"])
 }
 
-fn info(id: u64, start: &'static str, end: &'static str) -> RegionInfo {
-    RegionInfo {
-        table: "t".into(),
-        region_id: id,
-        start_row: Bytes::from_static(start.as_bytes()),
-        end_row: Bytes::from_static(end.as_bytes()),
-    }
+fn info(id: u64, start: &str, end: &str) -> RegionInfo {
+    fixtures::region("t", id, start, end)
 }
 
 fn limit(server: &RegionServer, id: u64) -> ThroughputConfig {
@@ -40,7 +35,7 @@ fn a_new_limit_reaches_open_regions_and_regions_opened_later() {
         upper_bytes_per_sec: 20 << 20,
         enabled: true,
     };
-    let mut config = ServerConfig::new(dir.path(), "test:0").with_memory_budget(64 << 20);
+    let mut config = fixtures::server_config(dir.path(), 64);
     config.compaction_throughput = CompactionThroughput::new(first);
     let live = config.compaction_throughput.clone();
     let server = RegionServer::open(config).unwrap();

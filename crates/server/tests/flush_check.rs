@@ -10,32 +10,16 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use strata_model::ops::{Get, Put, RowMutations};
-use strata_model::schema::{FamilyDescriptor, TableDescriptor, TableName};
 use strata_server::flush_check::FlushCheck;
-use strata_server::{RegionServer, ServerConfig};
-use strata_storage::manifest::RegionInfo;
-
-fn table() -> TableDescriptor {
-    TableDescriptor::new(TableName::parse("t").unwrap()).with_family(FamilyDescriptor::new("f"))
-}
-
-fn info(id: u64, start: &'static str, end: &'static str) -> RegionInfo {
-    RegionInfo {
-        table: "t".into(),
-        region_id: id,
-        start_row: Bytes::from_static(start.as_bytes()),
-        end_row: Bytes::from_static(end.as_bytes()),
-    }
-}
+use strata_server::RegionServer;
+use strata_testkit::fixtures::{self, region, table};
 
 fn start(dir: &std::path::Path, check: FlushCheck, segment_size: u64) -> Arc<RegionServer> {
-    let mut config = ServerConfig::new(dir, "test:0").with_memory_budget(256 << 20);
+    let mut config = fixtures::server_config(dir, 256);
     config.flush_check = check;
     config.wal.segment_size = segment_size;
-    let server = RegionServer::open(config).unwrap();
-    server.open_region(&table(), &info(1, "", "m")).unwrap();
-    server.open_region(&table(), &info(2, "m", "")).unwrap();
-    server
+    let regions = [region("t", 1, "", "m"), region("t", 2, "m", "")];
+    fixtures::server(config, &table("t", &["f"]), &regions)
 }
 
 fn put(server: &RegionServer, row: &str, value: Vec<u8>) {

@@ -12,8 +12,9 @@ use strata_model::ops::{
     Append, CheckAndMutate, Condition, Delete, Get, Increment, Put, RowMutations, TimeRange,
 };
 use strata_model::schema::{FamilyDescriptor, TableDescriptor, TableName, Ttl};
-use strata_server::{HostedRegion, RegionServer, ServerConfig};
+use strata_server::{HostedRegion, RegionServer};
 use strata_storage::manifest::RegionInfo;
+use strata_testkit::fixtures;
 
 struct Fixture {
     server: Arc<RegionServer>,
@@ -30,20 +31,10 @@ fn table(f: FamilyDescriptor) -> TableDescriptor {
     TableDescriptor::new(TableName::parse("t").unwrap()).with_family(f)
 }
 
-fn info(id: u64, start: &'static str, end: &'static str) -> RegionInfo {
-    RegionInfo {
-        table: "t".into(),
-        region_id: id,
-        start_row: Bytes::from_static(start.as_bytes()),
-        end_row: Bytes::from_static(end.as_bytes()),
-    }
-}
-
 fn start(t: &TableDescriptor) -> Fixture {
     let dir = tempfile::tempdir().unwrap();
-    let config = ServerConfig::new(dir.path(), "test:0").with_memory_budget(64 << 20);
-    let server = RegionServer::open(config).unwrap();
-    server.open_region(t, &info(1, "", "")).unwrap();
+    let config = fixtures::server_config(dir.path(), 64);
+    let server = fixtures::server(config, t, &[RegionInfo::whole("t", 1)]);
     Fixture { server, _dir: dir }
 }
 
@@ -253,7 +244,9 @@ fn split_merge_close_truncate_and_alter_drop_the_region_entries() {
     assert_eq!(f.cached(&all), [b("3")], "VERSIONS => 1 after the alter");
     // Truncate: the region is dropped and a new, empty one takes its range.
     f.server.close_region(2, false).unwrap();
-    f.server.open_region(&t, &info(4, "", "m")).unwrap();
+    f.server
+        .open_region(&t, &fixtures::region("t", 4, "", "m"))
+        .unwrap();
     assert!(f.cached(&latest("a")).is_empty());
     // Merge: both parents' entries go.
     f.server.compact_region(3, None, true).unwrap(); // rewrite the split references

@@ -9,12 +9,12 @@ use std::sync::Arc;
 use bytes::Bytes;
 use strata_model::cell::Cell;
 use strata_model::ops::{Get, Put, RowMutations, Scan};
-use strata_model::schema::{FamilyDescriptor, TableDescriptor, TableName};
 use strata_proto::convert::{decode_cell_block, get_to_pb, page_rows, result_from_pb, scan_to_pb};
 use strata_proto::pb;
 use strata_proto::pb::data_server::Data;
-use strata_server::{DataService, RegionServer, ServerConfig};
+use strata_server::{DataService, RegionServer};
 use strata_storage::manifest::RegionInfo;
+use strata_testkit::fixtures;
 use tonic::Request;
 
 const ROWS: usize = 20;
@@ -27,21 +27,12 @@ fn row(i: usize) -> Bytes {
 /// `block_cache`: whether the server has a block cache at all.
 fn start(block_cache: bool) -> (Arc<RegionServer>, DataService, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
-    let mut config = ServerConfig::new(dir.path(), "test:0").with_memory_budget(64 << 20);
+    let mut config = fixtures::server_config(dir.path(), 64);
     if !block_cache {
         config.block_cache_bytes = 0;
     }
-    let server = RegionServer::open(config).unwrap();
-    let table = TableDescriptor::new(TableName::parse("t").unwrap())
-        .with_family(FamilyDescriptor::new("a"))
-        .with_family(FamilyDescriptor::new("b"));
-    let info = RegionInfo {
-        table: "t".into(),
-        region_id: 1,
-        start_row: Bytes::new(),
-        end_row: Bytes::new(),
-    };
-    server.open_region(&table, &info).unwrap();
+    let table = fixtures::table("t", &["a", "b"]);
+    let server = fixtures::server(config, &table, &[RegionInfo::whole("t", 1)]);
     let hosted = server.region_for("t", b"row").unwrap();
     for i in 0..ROWS {
         let put = Put::new(row(i))

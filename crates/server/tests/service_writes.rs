@@ -11,12 +11,11 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use strata_model::ops::{Get, Increment, Put, RowMutations};
-use strata_model::schema::{FamilyDescriptor, TableDescriptor, TableName};
 use strata_proto::convert::row_mutations_to_pb;
 use strata_proto::pb;
 use strata_proto::pb::data_server::Data;
-use strata_server::{DataService, RegionServer, ServerConfig};
-use strata_storage::manifest::RegionInfo;
+use strata_server::{DataService, RegionServer};
+use strata_testkit::fixtures;
 use tonic::{Code, Request};
 
 fn start() -> (Arc<RegionServer>, DataService, tempfile::TempDir) {
@@ -28,19 +27,12 @@ fn start_with(
     regions: &[(u64, &str, &str)],
 ) -> (Arc<RegionServer>, DataService, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
-    let config = ServerConfig::new(dir.path(), "test:0").with_memory_budget(64 << 20);
-    let server = RegionServer::open(config).unwrap();
-    let table = TableDescriptor::new(TableName::parse("t").unwrap())
-        .with_family(FamilyDescriptor::new("f"));
-    for &(id, start, end) in regions {
-        let info = RegionInfo {
-            table: "t".into(),
-            region_id: id,
-            start_row: Bytes::copy_from_slice(start.as_bytes()),
-            end_row: Bytes::copy_from_slice(end.as_bytes()),
-        };
-        server.open_region(&table, &info).unwrap();
-    }
+    let regions: Vec<_> = regions
+        .iter()
+        .map(|&(id, start, end)| fixtures::region("t", id, start, end))
+        .collect();
+    let config = fixtures::server_config(dir.path(), 64);
+    let server = fixtures::server(config, &fixtures::table("t", &["f"]), &regions);
     let service = DataService::new(server.clone());
     (server, service, dir)
 }

@@ -3,85 +3,28 @@
 //! its WAL) after which a new client fences the old WAL and replays every acknowledged write.
 #![allow(clippy::unwrap_used)]
 
+mod region_common;
 mod support;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use bytes::Bytes;
-use strata_model::ops::{Get, Put};
-use strata_model::schema::{FamilyDescriptor, StoragePolicy, TableDescriptor, TableName};
+use region_common::{put, value};
+use strata_model::schema::StoragePolicy;
 use strata_shared_storage::Hdfs;
-use strata_storage::clock::SystemClock;
 use strata_storage::compaction::exploring::MajorRequest;
 use strata_storage::manifest::RegionInfo;
-use strata_storage::tiers::{StorageType, Volumes};
-use strata_storage::wal::{Wal, WalOptions};
-use strata_storage::{Region, RegionConfig};
-
-fn table() -> TableDescriptor {
-    let mut fd = FamilyDescriptor::new("cf");
-    fd.storage_policy = StoragePolicy::AllSsd;
-    TableDescriptor::new(TableName::parse("t").unwrap()).with_family(fd)
-}
-
-fn whole(id: u64) -> RegionInfo {
-    RegionInfo {
-        table: "t".into(),
-        region_id: id,
-        start_row: Bytes::new(),
-        end_row: Bytes::new(),
-    }
-}
+use strata_storage::wal::Wal;
+use strata_storage::Region;
 
 fn open(hdfs: &Arc<Hdfs>, root: &Path, info: RegionInfo, wal: &Arc<Wal>) -> Region {
-    let id = info.region_id;
-    let volumes = Volumes::new(root, StorageType::Hdd, Vec::new())
-        .unwrap()
-        .with_files(hdfs.clone());
-    Region::open(RegionConfig {
-        dir: root
-            .join("t")
-            .join(strata_storage::region::region_dir_name(id)),
-        table: table(),
-        info,
-        wal: wal.clone(),
-        cache: None,
-        clock: Arc::new(SystemClock),
-        background: None,
-        budget: None,
-        volumes: Some(Arc::new(volumes)),
-    })
-    .unwrap()
+    let table = region_common::table(Some(StoragePolicy::AllSsd));
+    region_common::open(hdfs.clone(), root, table, info, wal)
 }
 
 fn wal(hdfs: &Arc<Hdfs>, root: &Path) -> Arc<Wal> {
-    // Small segments, so recovery reads several (rolled and closed, and the open one).
-    let options = WalOptions {
-        segment_size: 64 << 10,
-        ..WalOptions::default()
-    };
-    Arc::new(Wal::open_with(root.join("wal"), options, hdfs.clone()).unwrap())
-}
-
-fn put(region: &Region, row: u32) {
-    region
-        .put(&Put::new(Bytes::from(format!("row{row:05}"))).add(
-            Bytes::from_static(b"cf"),
-            Bytes::from_static(b"q"),
-            Bytes::from(format!("value-{row}-{}", "x".repeat(1000))),
-        ))
-        .unwrap();
-}
-
-fn value(region: &Region, row: u32) -> Option<String> {
-    let cells = region
-        .get(&Get::new(Bytes::from(format!("row{row:05}"))))
-        .unwrap();
-    cells
-        .first()
-        .map(|c| String::from_utf8_lossy(&c.value).into_owned())
-        .map(|v| v.split('-').take(2).collect::<Vec<_>>().join("-"))
+    Arc::new(Wal::open_with(root.join("wal"), region_common::wal_options(), hdfs.clone()).unwrap())
 }
 
 #[test]
@@ -91,7 +34,7 @@ fn a_region_on_hdfs_flushes_compacts_and_recovers_after_its_writer_dies() {
     };
     let root: PathBuf = support::unique_dir("region");
     let wal1 = wal(&first, &root);
-    let region = open(&first, &root, whole(1), &wal1);
+    let region = open(&first, &root, RegionInfo::whole("t", 1), &wal1);
     for batch in 0..3 {
         for row in batch * 100..(batch + 1) * 100 {
             put(&region, row);
@@ -113,7 +56,7 @@ fn a_region_on_hdfs_flushes_compacts_and_recovers_after_its_writer_dies() {
     std::mem::forget(wal1);
     let second = support::client().unwrap();
     let wal2 = wal(&second, &root);
-    let region = open(&second, &root, whole(1), &wal2);
+    let region = open(&second, &root, RegionInfo::whole("t", 1), &wal2);
     for row in 0..400 {
         assert_eq!(
             value(&region, row),

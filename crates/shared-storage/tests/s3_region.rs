@@ -4,6 +4,7 @@
 //! process, warm gets served by the page cache without one GET, and a split.
 #![allow(clippy::unwrap_used)]
 
+mod region_common;
 mod s3support;
 
 use std::path::{Path, PathBuf};
@@ -11,79 +12,28 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use bytes::Bytes;
-use strata_model::ops::{Get, Put};
-use strata_model::schema::{FamilyDescriptor, TableDescriptor, TableName};
+use region_common::{put, value};
 use strata_shared_storage::S3;
-use strata_storage::clock::SystemClock;
 use strata_storage::compaction::exploring::MajorRequest;
 use strata_storage::manifest::RegionInfo;
-use strata_storage::tiers::{StorageType, Volumes};
 use strata_storage::vfs::{FileStore, Local};
-use strata_storage::wal::{Wal, WalOptions};
-use strata_storage::{Region, RegionConfig};
-
-fn table() -> TableDescriptor {
-    TableDescriptor::new(TableName::parse("t").unwrap()).with_family(FamilyDescriptor::new("cf"))
-}
-
-fn whole(id: u64) -> RegionInfo {
-    RegionInfo {
-        table: "t".into(),
-        region_id: id,
-        start_row: Bytes::new(),
-        end_row: Bytes::new(),
-    }
-}
+use strata_storage::wal::Wal;
+use strata_storage::Region;
 
 fn open(s3: &Arc<S3>, root: &Path, info: RegionInfo, wal: &Arc<Wal>) -> Region {
-    let id = info.region_id;
-    let volumes = Volumes::new(root, StorageType::Hdd, Vec::new())
-        .unwrap()
-        .with_files(s3.clone());
-    Region::open(RegionConfig {
-        dir: root
-            .join("t")
-            .join(strata_storage::region::region_dir_name(id)),
-        table: table(),
-        info,
-        wal: wal.clone(),
-        // No block cache in memory: every read of a block reaches the store (and its page
-        // cache), so the GET count below measures the page cache alone.
-        cache: None,
-        clock: Arc::new(SystemClock),
-        background: None,
-        budget: None,
-        volumes: Some(Arc::new(volumes)),
-    })
-    .unwrap()
+    let table = region_common::table(None);
+    region_common::open(s3.clone(), root, table, info, wal)
 }
 
 fn wal(dir: &Path) -> Arc<Wal> {
-    let options = WalOptions {
-        segment_size: 64 << 10,
-        ..WalOptions::default()
-    };
-    Arc::new(Wal::open_with(dir.join("wal"), options, Arc::new(Local)).unwrap())
-}
-
-fn put(region: &Region, row: u32) {
-    region
-        .put(&Put::new(Bytes::from(format!("row{row:05}"))).add(
-            Bytes::from_static(b"cf"),
-            Bytes::from_static(b"q"),
-            Bytes::from(format!("value-{row}-{}", "x".repeat(1000))),
-        ))
-        .unwrap();
-}
-
-fn value(region: &Region, row: u32) -> Option<String> {
-    let cells = region
-        .get(&Get::new(Bytes::from(format!("row{row:05}"))))
-        .unwrap();
-    cells
-        .first()
-        .map(|c| String::from_utf8_lossy(&c.value).into_owned())
-        .map(|v| v.split('-').take(2).collect::<Vec<_>>().join("-"))
+    Arc::new(
+        Wal::open_with(
+            dir.join("wal"),
+            region_common::wal_options(),
+            Arc::new(Local),
+        )
+        .unwrap(),
+    )
 }
 
 #[test]
@@ -95,7 +45,7 @@ fn a_region_on_s3_flushes_compacts_recovers_and_serves_warm_gets_without_a_get()
     let first = Arc::new(first);
     let root: PathBuf = s3support::unique_dir("region");
     let wal1 = wal(local.path());
-    let region = open(&first, &root, whole(1), &wal1);
+    let region = open(&first, &root, RegionInfo::whole("t", 1), &wal1);
     for batch in 0..3 {
         for row in batch * 100..(batch + 1) * 100 {
             put(&region, row);
@@ -118,7 +68,7 @@ fn a_region_on_s3_flushes_compacts_recovers_and_serves_warm_gets_without_a_get()
     std::mem::forget(wal1);
     let second = Arc::new(s3support::store(Some(&local.path().join("cache2"))).unwrap());
     let wal2 = wal(local.path());
-    let region = open(&second, &root, whole(1), &wal2);
+    let region = open(&second, &root, RegionInfo::whole("t", 1), &wal2);
     for row in 0..400 {
         assert_eq!(
             value(&region, row),

@@ -2,8 +2,15 @@
 //! the test's own process: the cluster's master and one region server over the embedded
 //! coordination store on a directory the test owns (RFC 0019, "A cluster of one"), with the
 //! data and admin services, HBase RPC and the HTTP endpoint on free loopback ports.
+//! [`fixtures`]: tables, regions, keys and a bare region server, as most tests want them.
+//!
+//! Fixtures that run the `strata` binary as processes (a standalone server, a cluster of
+//! `strata master` and `strata regionserver` on etcd and HDFS, an etcd or HDFS of a test's
+//! own) live beside the binary's tests, in `crates/cli/tests/support/`, since only that
+//! crate's tests are given the binary's path.
 #![allow(clippy::unwrap_used)]
 
+pub mod fixtures;
 mod logs;
 
 pub use logs::Captured;

@@ -12,7 +12,6 @@ use std::time::Duration;
 use bytes::Bytes;
 use strata_client::Connection;
 use strata_cluster_node::single::SingleConfig;
-use strata_model::schema::{FamilyDescriptor, TableDescriptor, TableName};
 use strata_testkit::Single;
 
 /// Small settings on free ports, every request logged as slow; `edit` adjusts them.
@@ -56,13 +55,7 @@ pub async fn start(dir: &Path) -> Running {
     start_with(config(dir)).await
 }
 
-pub fn table(name: &str, families: &[&str]) -> TableDescriptor {
-    let mut t = TableDescriptor::new(TableName::parse(name).unwrap());
-    for f in families {
-        t = t.with_family(FamilyDescriptor::new(*f));
-    }
-    t
-}
+pub use strata_testkit::fixtures::table;
 
 pub fn b(s: &str) -> Bytes {
     Bytes::copy_from_slice(s.as_bytes())

@@ -18,6 +18,29 @@ pub struct RegionInfo {
     pub end_row: Bytes,
 }
 
+impl RegionInfo {
+    /// Region `region_id` of `table`, from `start_row` (inclusive) to `end_row` (exclusive;
+    /// empty: to the table's end).
+    pub fn new(
+        table: impl Into<String>,
+        region_id: u64,
+        start_row: impl Into<Bytes>,
+        end_row: impl Into<Bytes>,
+    ) -> RegionInfo {
+        RegionInfo {
+            table: table.into(),
+            region_id,
+            start_row: start_row.into(),
+            end_row: end_row.into(),
+        }
+    }
+
+    /// Region `region_id` of `table` covering every row.
+    pub fn whole(table: impl Into<String>, region_id: u64) -> RegionInfo {
+        RegionInfo::new(table, region_id, Bytes::new(), Bytes::new())
+    }
+}
+
 /// Which half of a parent file a split daughter's reference covers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Half {

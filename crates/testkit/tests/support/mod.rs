@@ -3,10 +3,9 @@
 
 use std::path::Path;
 
-use bytes::Bytes;
 use strata_client::{ClientOptions, Connection, Protocol};
 use strata_cluster_node::single::SingleConfig;
-use strata_model::schema::{FamilyDescriptor, TableDescriptor, TableName};
+use strata_model::schema::TableDescriptor;
 use strata_testkit::Single;
 
 pub fn config(dir: &Path) -> SingleConfig {
@@ -30,22 +29,12 @@ pub async fn start_with(dir: &Path, protocol: Protocol) -> (Single, Connection) 
     (server, conn)
 }
 
+#[allow(unused_imports)]
+pub use strata_testkit::fixtures::{b, key};
+
+/// Table `name` with `families`, each keeping 3 versions.
 pub fn table(name: &str, families: &[&str]) -> TableDescriptor {
-    let mut t = TableDescriptor::new(TableName::parse(name).unwrap());
-    for f in families {
-        let mut fd = FamilyDescriptor::new(*f);
-        fd.versions = 3;
-        t = t.with_family(fd);
-    }
-    t
-}
-
-pub fn b(s: &str) -> Bytes {
-    Bytes::copy_from_slice(s.as_bytes())
-}
-
-pub fn key(i: u64) -> Bytes {
-    Bytes::from(format!("row{i:08}"))
+    strata_testkit::fixtures::table_with(name, families, |f| f.versions = 3)
 }
 
 /// How a test connection reaches the server's data service.
