@@ -2,16 +2,14 @@
 //! clear error or close the connection, and gRPC on the same port is unaffected.
 #![allow(clippy::unwrap_used)]
 
-mod support;
-
 use std::time::Duration;
 
+use crate::support::{b, start, table};
 use bytes::BytesMut;
 use prost::Message;
 use strata_model::ops::{Get, Put};
 use strata_proto::frame::{put_frame, take_frame, Frame, Method, PREFACE, RESPONSE_ERROR};
 use strata_proto::pb::{self, ErrorCode};
-use support::{b, start, table};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -142,7 +140,7 @@ async fn a_lost_framed_connection_is_replaced() {
     // Restart the server on the same port and directory: the client's framed connection
     // breaks, and the next request opens a new one.
     server.stop().unwrap();
-    let mut config = support::config(dir.path());
+    let mut config = crate::support::config(dir.path());
     config.listen = addr;
     let server = strata_testkit::Single::start_with(config).unwrap();
     let got = t.get(&Get::new(b("r"))).await.unwrap();
@@ -155,7 +153,7 @@ async fn a_lost_framed_connection_is_replaced() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn polling_connections_answer_every_call() {
     let dir = tempfile::tempdir().unwrap();
-    let mut config = support::config(dir.path());
+    let mut config = crate::support::config(dir.path());
     config.server.poll_before_park = Duration::from_micros(300);
     let server = strata_testkit::Single::start_with(config).unwrap();
     let addr = server.addr().to_string();

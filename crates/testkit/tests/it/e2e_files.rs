@@ -2,14 +2,12 @@
 //! date-tiered windows, storage tiers and paths.
 #![allow(clippy::unwrap_used)]
 
-mod support;
-
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use crate::support::{b, start, table};
 use strata_model::ops::Put;
 use strata_model::schema::{CompactionPolicy, DateTiered, FamilyDescriptor};
 use strata_proto::pb::ErrorCode;
-use support::{b, start, table};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn flushed_files_are_listed_with_region_tier_window_and_path() {

@@ -1,15 +1,13 @@
 //! Every data operation through the client against a standalone server, and bad input.
 #![allow(clippy::unwrap_used)]
 
-mod support;
-
+use crate::support::{b, start_linked, table, Link};
 use bytes::Bytes;
 use strata_model::ops::{
     Append, CheckAndMutate, Condition, Delete, Filter, Get, Increment, Put, RowMutations, Scan,
     TimeRange,
 };
 use strata_proto::pb::ErrorCode;
-use support::{b, start_linked, table, Link};
 
 fn values(cells: &[strata_model::cell::Cell]) -> Vec<(Bytes, Bytes)> {
     cells

@@ -2,14 +2,12 @@
 //! across the whole key range, not at the table's first keys.
 #![allow(clippy::unwrap_used)]
 
-mod support;
-
 use std::time::Instant;
 
+use crate::support::*;
 use bytes::Bytes;
 use strata_client::Protocol;
 use strata_model::ops::{Put, Scan};
-use support::*;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_full_scan_is_spread_over_the_key_range() {

@@ -4,14 +4,12 @@
 //! the table and region quotas checked on create and on split.
 #![allow(clippy::unwrap_used)]
 
-mod support;
-
 use std::collections::BTreeMap;
 
+use crate::support::{b, start, table};
 use strata_client::{Admin, NamespaceDescriptor};
 use strata_model::ops::Put;
 use strata_proto::pb::ErrorCode;
-use support::{b, start, table};
 
 const MAX_TABLES: &str = "hbase.namespace.quota.maxtables";
 const MAX_REGIONS: &str = "hbase.namespace.quota.maxregions";

@@ -3,16 +3,14 @@
 //! cancel a write halfway, and the link is set once.
 #![allow(clippy::unwrap_used)]
 
-mod support;
-
 use std::future::Future;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::task::{Context, Waker};
 use std::time::Duration;
 
+use crate::support::{b, start_linked, table, Link};
 use strata_model::ops::{Get, Put};
-use support::{b, start_linked, table, Link};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_write_whose_caller_gives_up_still_applies_whole() {

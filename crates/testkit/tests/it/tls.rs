@@ -5,11 +5,10 @@
 //! server runs.
 #![allow(clippy::unwrap_used)]
 
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::support::{b, table};
 use bytes::BytesMut;
 use prost::Message;
 use strata_client::{ClientOptions, Connection, Protocol};
@@ -19,7 +18,6 @@ use strata_proto::pb;
 use strata_testkit::Single;
 use strata_tls::ca::{self, Request};
 use strata_tls::{ClientFiles, ClientTls, ProcessTls, ServerFiles, Stream};
-use support::{b, table};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -45,7 +43,7 @@ fn issue(dir: &Path, name: &str, days: u32) -> (PathBuf, PathBuf) {
 
 /// A server with TLS on every listener (client certificates required if `mutual`).
 fn start_tls(data: &Path, certs: &Path, mutual: bool) -> Single {
-    let mut config = support::config(data);
+    let mut config = crate::support::config(data);
     let files = ServerFiles {
         cert: certs.join("server.pem"),
         key: certs.join("server.key"),
@@ -189,7 +187,7 @@ fn untrusted_and_plaintext_clients_are_refused_and_others_go_on() {
 fn a_tls_client_of_a_plaintext_server_is_told_so() {
     run(async {
         let (data, certs) = (tempfile::tempdir().unwrap(), authority());
-        let server = Single::start_with(support::config(data.path())).unwrap();
+        let server = Single::start_with(crate::support::config(data.path())).unwrap();
         let e = connect(
             &server,
             Some(client_tls(certs.path(), None)),

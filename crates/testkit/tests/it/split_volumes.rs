@@ -3,18 +3,16 @@
 //! daughter reads its files.
 #![allow(clippy::unwrap_used)]
 
-mod support;
-
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use crate::support::{b, key, table};
 use strata_client::Connection;
 use strata_model::ops::{Get, Put};
 use strata_model::schema::{StoragePolicy, TableName};
 use strata_server::ServerConfig;
 use strata_storage::tiers::{StorageType, Volume};
 use strata_testkit::Single;
-use support::{b, key, table};
 
 fn region_dirs(table_dir: &Path) -> Vec<String> {
     match std::fs::read_dir(table_dir) {
@@ -29,7 +27,7 @@ fn region_dirs(table_dir: &Path) -> Vec<String> {
 async fn a_split_parent_on_another_volume_is_deleted_once_no_daughter_reads_it() {
     let dir = tempfile::tempdir().unwrap();
     let ssd = dir.path().join("ssd");
-    let mut config = support::config(&dir.path().join("data"));
+    let mut config = crate::support::config(&dir.path().join("data"));
     config.server.volumes = vec![Volume {
         kind: StorageType::Ssd,
         path: ssd.clone(),

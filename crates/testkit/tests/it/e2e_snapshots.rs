@@ -5,22 +5,20 @@
 //! nothing references it.
 #![allow(clippy::unwrap_used)]
 
-mod support;
-
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::support::{b, table};
 use bytes::Bytes;
 use strata_client::{Admin, Connection, NamespaceDescriptor};
 use strata_model::ops::{Put, Scan};
 use strata_proto::pb::ErrorCode;
 use strata_testkit::Single;
-use support::{b, table};
 
 async fn start(dir: &Path) -> (Single, Connection) {
-    let mut config = support::config(dir);
+    let mut config = crate::support::config(dir);
     config.janitor_every = Duration::from_millis(300);
     let server = Single::start_with(config).unwrap();
     let conn = Connection::connect(&server.address()).await.unwrap();

@@ -2,17 +2,15 @@
 //! split and merge through the admin API.
 #![allow(clippy::unwrap_used)]
 
-mod support;
-
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::support::{b, key, start, table};
 use bytes::Bytes;
 use strata_client::{Connection, Table};
 use strata_model::ops::{Get, Put, Scan};
-use support::{b, key, start, table};
 
 const PRELOADED: u64 = 3000;
 
