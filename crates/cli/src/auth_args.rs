@@ -61,9 +61,11 @@ impl AuthArgs {
                 || self.audit_log.is_some()
                 || self.kerberos_keytab.is_some()
             {
-                return Err("--superuser, --group-mapping, --audit-log and --kerberos-keytab \
+                return Err(
+                    "--superuser, --group-mapping, --audit-log and --kerberos-keytab \
                             need --auth"
-                    .to_owned());
+                        .to_owned(),
+                );
             }
             return Ok(Guard::off());
         }

@@ -83,8 +83,8 @@ impl Acceptor {
     /// The principal does not parse or has no realm, the library cannot be loaded, or the
     /// keytab is unreadable or holds no key of the principal.
     pub fn from_keytab(principal: &str, keytab: &Path) -> Result<Acceptor, Error> {
-        let parsed = Principal::parse(principal)
-            .map_err(|e| Error::new("reading the principal", 0, e))?;
+        let parsed =
+            Principal::parse(principal).map_err(|e| Error::new("reading the principal", 0, e))?;
         if parsed.realm().is_none() {
             return Err(Error::new(
                 "reading the principal",
@@ -134,5 +134,27 @@ impl Context {
     /// No valid ticket, or the server's token does not verify.
     pub fn step(&mut self, server_token: &[u8]) -> Result<Step, Error> {
         self.initiate(server_token)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_keytab_or_a_bad_principal_is_a_clear_error() {
+        let e = Acceptor::from_keytab("hbase/localhost", Path::new("/nonexistent/k.keytab"))
+            .expect_err("no realm");
+        assert!(e.to_string().contains("has no realm"), "{e}");
+        let e = Acceptor::from_keytab("hbase/a/b@R", Path::new("/nonexistent/k.keytab"))
+            .expect_err("malformed");
+        assert!(e.to_string().contains("not a Kerberos principal"), "{e}");
+        let e = Acceptor::from_keytab("hbase/localhost@R", Path::new("/nonexistent/k.keytab"))
+            .expect_err("no keytab");
+        match available() {
+            // The library's own words name the problem (no such file, no key).
+            Ok(()) => assert!(e.to_string().starts_with("reading the keytab: "), "{e}"),
+            Err(_) => assert!(e.to_string().contains(LIBRARY), "{e}"),
+        }
     }
 }

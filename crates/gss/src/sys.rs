@@ -125,7 +125,8 @@ type InitSecContext = unsafe extern "C" fn(
     *mut u32,
 ) -> u32;
 type DeleteSecContext = unsafe extern "C" fn(Minor, *mut Handle, *mut Buffer) -> u32;
-type Wrap = unsafe extern "C" fn(Minor, Handle, c_int, u32, *mut Buffer, *mut c_int, *mut Buffer) -> u32;
+type Wrap =
+    unsafe extern "C" fn(Minor, Handle, c_int, u32, *mut Buffer, *mut c_int, *mut Buffer) -> u32;
 type Unwrap =
     unsafe extern "C" fn(Minor, Handle, *mut Buffer, *mut Buffer, *mut c_int, *mut u32) -> u32;
 type ReleaseBuffer = unsafe extern "C" fn(Minor, *mut Buffer) -> u32;
@@ -210,7 +211,8 @@ fn status_text(lib: &Lib, major: u32, minor: u32) -> String {
                 elements: KRB5_MECH.as_ptr().cast_mut().cast(),
             };
             // SAFETY: every pointer is to a live local; the buffer is released below.
-            let r = unsafe { (lib.display_status)(&mut m, code, kind, &mut mech, &mut ctx, &mut buf) };
+            let r =
+                unsafe { (lib.display_status)(&mut m, code, kind, &mut mech, &mut ctx, &mut buf) };
             if failed(r) {
                 break;
             }
@@ -308,7 +310,11 @@ impl Cred {
         let lib = lib()?;
         let name = Name::import(lib, principal)?;
         let path = keytab.to_str().ok_or_else(|| {
-            Error::new("reading the keytab", 0, "the keytab path is not UTF-8".into())
+            Error::new(
+                "reading the keytab",
+                0,
+                "the keytab path is not UTF-8".into(),
+            )
         })?;
         let key = CString::new("keytab").map_err(|_| Error::nul())?;
         let value = CString::new(path).map_err(|_| Error::nul())?;
@@ -451,7 +457,11 @@ impl Context {
     pub(crate) fn accept(&mut self, cred: &Cred, token: &[u8]) -> Result<Step, Error> {
         let lib = lib()?;
         if self.established {
-            return Err(Error::new("accepting", 0, "the context is established".into()));
+            return Err(Error::new(
+                "accepting",
+                0,
+                "the context is established".into(),
+            ));
         }
         let mut m = 0u32;
         let mut input = Buffer::of(token);
@@ -490,7 +500,11 @@ impl Context {
     pub(crate) fn initiate(&mut self, token: &[u8]) -> Result<Step, Error> {
         let lib = lib()?;
         let (Some(target), Some(cred)) = (&self.target, &self.initiator) else {
-            return Err(Error::new("initiating", 0, "not an initiating context".into()));
+            return Err(Error::new(
+                "initiating",
+                0,
+                "not an initiating context".into(),
+            ));
         };
         let mut m = 0u32;
         let mut input = Buffer::of(token);

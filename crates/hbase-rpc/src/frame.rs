@@ -46,9 +46,7 @@ pub enum FrameError {
     #[error("unsupported HBase RPC version {0} (only 0 is spoken)")]
     UnsupportedVersion(u8),
     /// An authentication method other than SIMPLE and KERBEROS.
-    #[error(
-        "unsupported authentication method {0} (SIMPLE (80) and KERBEROS (81) are supported)"
-    )]
+    #[error("unsupported authentication method {0} (SIMPLE (80) and KERBEROS (81) are supported)")]
     UnsupportedAuth(u8),
     /// The client did not authenticate (no credentials where they are required, a Kerberos
     /// exchange that failed).

@@ -20,7 +20,7 @@ use tokio::io::AsyncWriteExt;
 
 use crate::context::Context;
 use crate::frame::FrameError;
-use crate::sasl::{self, GssapiServer, Outcome, SaslError};
+use crate::sasl::{self, GssapiServer, Outcome, Refusal, SaslError};
 
 /// The message of the `AccessDeniedException` a SIMPLE client of a server with access control
 /// gets, HBase's with what to do.
@@ -33,9 +33,9 @@ const SASL_EXCEPTION: &str = "javax.security.sasl.SaslException";
 /// The class of a refusal of an authenticated principal (not retried by the client).
 const ACCESS_DENIED: &str = "org.apache.hadoop.hbase.security.AccessDeniedException";
 
-type Refusal = (FrameError, Option<Bytes>);
+type Refused = (FrameError, Option<Bytes>);
 
-fn refuse(class: &str, message: String) -> Refusal {
+fn refuse(class: &str, message: String) -> Refused {
     let reply = Bytes::from(sasl::error(class, &message));
     (FrameError::Refused(message), Some(reply))
 }
@@ -50,7 +50,7 @@ pub(crate) async fn authenticate(
     ctx: &Context,
     stream: &mut Stream,
     caller: &mut Caller,
-) -> Result<(), Refusal> {
+) -> Result<(), Refused> {
     let io = |e: std::io::Error| (FrameError::Io(e), None);
     let Some(acceptor) = &ctx.config.kerberos else {
         if ctx.config.guard.is_on() {
@@ -63,14 +63,25 @@ pub(crate) async fn authenticate(
         }
         // HBase without security: the client falls back to SIMPLE (if it may) and goes on
         // with its connection header; its first SASL token is read and dropped.
-        stream.write_all(&sasl::switch_to_simple()).await.map_err(io)?;
+        stream
+            .write_all(&sasl::switch_to_simple())
+            .await
+            .map_err(io)?;
         return match sasl::read_token(stream).await {
             Ok(_) => Ok(()),
             Err(SaslError::Io(e)) => Err(io(e)),
             Err(e) => Err((FrameError::Malformed(e.to_string()), None)),
         };
     };
-    let mut server = Some(GssapiServer::new(acceptor));
+    let realm = acceptor.principal().realm().unwrap_or_default().to_owned();
+    let user_of = move |principal: &str| {
+        Principal::parse(principal).and_then(|p| p.short_name(&realm).map(str::to_owned))
+    };
+    let admit = user_of.clone();
+    let mut server = Some(GssapiServer::new(
+        acceptor,
+        Box::new(move |principal| admit(principal).map(|_| ())),
+    ));
     loop {
         let token = match sasl::read_token(stream).await {
             Ok(token) => token,
@@ -78,7 +89,9 @@ pub(crate) async fn authenticate(
             Err(e) => return Err(refuse(SASL_EXCEPTION, e.to_string())),
         };
         // The library may touch its replay cache on disk: off the connection's thread.
-        let mut mech = server.take().ok_or_else(|| io(std::io::ErrorKind::Other.into()))?;
+        let mut mech = server
+            .take()
+            .ok_or_else(|| io(std::io::ErrorKind::Other.into()))?;
         let (mech, outcome) = tokio::task::spawn_blocking(move || {
             let outcome = mech.step(&token);
             (mech, outcome)
@@ -88,13 +101,13 @@ pub(crate) async fn authenticate(
         server = Some(mech);
         match outcome {
             Ok(Outcome::Challenge(reply)) => {
-                stream.write_all(&sasl::challenge(&reply)).await.map_err(io)?;
+                stream
+                    .write_all(&sasl::challenge(&reply))
+                    .await
+                    .map_err(io)?;
             }
             Ok(Outcome::Authenticated(principal)) => {
-                let realm = acceptor.principal().realm().unwrap_or_default();
-                let user = Principal::parse(&principal)
-                    .and_then(|p| p.short_name(realm).map(str::to_owned))
-                    .map_err(|e| refuse(ACCESS_DENIED, e))?;
+                let user = user_of(&principal).map_err(|e| refuse(ACCESS_DENIED, e))?;
                 *caller = Caller {
                     user: Some(Arc::from(user.as_str())),
                     how: AuthMethod::Kerberos,
@@ -102,7 +115,8 @@ pub(crate) async fn authenticate(
                 };
                 return Ok(());
             }
-            Err(message) => {
+            Err(Refusal::NotAdmitted(message)) => return Err(refuse(ACCESS_DENIED, message)),
+            Err(Refusal::Handshake(message)) => {
                 return Err(refuse(
                     SASL_EXCEPTION,
                     format!("GSS initiate failed: {message}"),

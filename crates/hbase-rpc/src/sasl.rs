@@ -115,20 +115,44 @@ enum Stage {
     Over,
 }
 
+/// Why an exchange failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// The tokens do not authenticate the client.
+    Handshake(String),
+    /// Authenticated, but the principal may not connect (the admission's reason).
+    NotAdmitted(String),
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refusal::Handshake(m) | Refusal::NotAdmitted(m) => f.write_str(m),
+        }
+    }
+}
+
+/// Decides whether an authenticated principal may connect (`Err`: why not).
+pub type Admit = Box<dyn Fn(&str) -> Result<(), String> + Send>;
+
 /// The server side of SASL GSSAPI for one connection.
 pub struct GssapiServer {
     acceptor: Acceptor,
     context: Context,
     stage: Stage,
+    admit: Admit,
 }
 
 impl GssapiServer {
-    /// A new exchange with `acceptor`'s keys.
-    pub fn new(acceptor: &Acceptor) -> GssapiServer {
+    /// A new exchange with `acceptor`'s keys; a client whose principal `admit` refuses is
+    /// refused as soon as its ticket is accepted, while it still reads SASL replies (so it
+    /// shows the reason).
+    pub fn new(acceptor: &Acceptor, admit: Admit) -> GssapiServer {
         GssapiServer {
             context: acceptor.context(),
             acceptor: acceptor.clone(),
             stage: Stage::Accepting,
+            admit,
         }
     }
 
@@ -138,7 +162,7 @@ impl GssapiServer {
     /// The token does not authenticate the client (malformed, expired, replayed, for another
     /// service, a layer not offered, an authorization id other than the authenticated name),
     /// or comes after the end. The exchange is over then.
-    pub fn step(&mut self, token: &[u8]) -> Result<Outcome, String> {
+    pub fn step(&mut self, token: &[u8]) -> Result<Outcome, Refusal> {
         let out = self.advance(token);
         if out.is_err() {
             self.stage = Stage::Over;
@@ -146,28 +170,38 @@ impl GssapiServer {
         out
     }
 
-    fn advance(&mut self, token: &[u8]) -> Result<Outcome, String> {
+    fn advance(&mut self, token: &[u8]) -> Result<Outcome, Refusal> {
         match self.stage {
             Stage::Accepting => match self
                 .acceptor
                 .accept(&mut self.context, token)
-                .map_err(|e| e.to_string())?
+                .map_err(|e| Refusal::Handshake(e.to_string()))?
             {
                 Step::Continue(reply) => Ok(Outcome::Challenge(reply)),
-                Step::Complete(reply) if !reply.is_empty() => {
+                Step::Complete(reply) => {
+                    let peer = self.context.peer().ok_or_else(|| {
+                        Refusal::Handshake("SASL GSSAPI: no client name".to_owned())
+                    })?;
+                    (self.admit)(peer).map_err(Refusal::NotAdmitted)?;
+                    if reply.is_empty() {
+                        return self.offer_layers().map_err(Refusal::Handshake);
+                    }
                     self.stage = Stage::AwaitingEmpty;
                     Ok(Outcome::Challenge(reply))
                 }
-                Step::Complete(_) => self.offer_layers(),
             },
-            Stage::AwaitingEmpty if token.is_empty() => self.offer_layers(),
-            Stage::AwaitingEmpty => Err(format!(
+            Stage::AwaitingEmpty if token.is_empty() => {
+                self.offer_layers().map_err(Refusal::Handshake)
+            }
+            Stage::AwaitingEmpty => Err(Refusal::Handshake(format!(
                 "SASL GSSAPI: expected an empty token after the context was established, got \
                  {} bytes",
                 token.len()
+            ))),
+            Stage::AwaitingChoice => self.take_choice(token).map_err(Refusal::Handshake),
+            Stage::Over => Err(Refusal::Handshake(
+                "SASL GSSAPI: a token after the exchange ended".to_owned(),
             )),
-            Stage::AwaitingChoice => self.take_choice(token),
-            Stage::Over => Err("SASL GSSAPI: a token after the exchange ended".to_owned()),
         }
     }
 
@@ -224,7 +258,10 @@ mod tests {
 
     #[test]
     fn replies_are_framed_as_hbase_reads_them() {
-        assert_eq!(challenge(b"tok"), [0, 0, 0, 0, 0, 0, 0, 3, b't', b'o', b'k']);
+        assert_eq!(
+            challenge(b"tok"),
+            [0, 0, 0, 0, 0, 0, 0, 3, b't', b'o', b'k']
+        );
         assert_eq!(challenge(b""), [0, 0, 0, 0, 0, 0, 0, 0]);
         assert_eq!(switch_to_simple(), [0, 0, 0, 0, 0xff, 0xff, 0xff, 0xa8]);
         let e = error("javax.security.sasl.SaslException", "no");
@@ -239,7 +276,10 @@ mod tests {
         let mut input: &[u8] = &[0, 0, 0, 2, 7, 8, 0, 0, 0, 0];
         assert_eq!(read_token(&mut input).await.ok(), Some(vec![7, 8]));
         assert_eq!(read_token(&mut input).await.ok(), Some(vec![]));
-        assert!(matches!(read_token(&mut input).await, Err(SaslError::Io(_))));
+        assert!(matches!(
+            read_token(&mut input).await,
+            Err(SaslError::Io(_))
+        ));
         let mut negative: &[u8] = &[0xff, 0xff, 0xff, 0xff];
         assert!(matches!(
             read_token(&mut negative).await,
@@ -252,6 +292,9 @@ mod tests {
         ));
         // A token cut short is an I/O error, not a panic or a short token.
         let mut short: &[u8] = &[0, 0, 0, 9, 1, 2];
-        assert!(matches!(read_token(&mut short).await, Err(SaslError::Io(_))));
+        assert!(matches!(
+            read_token(&mut short).await,
+            Err(SaslError::Io(_))
+        ));
     }
 }

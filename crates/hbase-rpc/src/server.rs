@@ -330,16 +330,14 @@ async fn handshake(
     if preamble[5] == frame::AUTH_KERBEROS {
         kerberos::authenticate(ctx, stream, caller).await?;
     } else if ctx.config.guard.is_on() && caller.user.is_none() {
-        // HBase's answer to SIMPLE on a secure server.
-        let e = HBaseError {
-            class: "org.apache.hadoop.hbase.security.AccessDeniedException",
-            message: kerberos::AUTHENTICATION_REQUIRED.into(),
-            do_not_retry: true,
-        };
-        return Err((
-            FrameError::Refused(e.message.clone()),
-            Some(frame::encode_exception(NO_CALL, e.to_response())),
-        ));
+        // HBase answers SIMPLE on a secure server with an AccessDeniedException on call -1,
+        // which its 2.6 client drops ("Connection closed"); as a FatalConnectionException the
+        // client shows the reason.
+        let message = format!(
+            "org.apache.hadoop.hbase.security.AccessDeniedException: {}",
+            kerberos::AUTHENTICATION_REQUIRED
+        );
+        return Err((FrameError::Refused(message.clone()), Some(fatal(message))));
     }
     let header = frame::read_frame(stream, MAX_HEADER_BYTES)
         .await

@@ -51,6 +51,10 @@ public final class KerberosTest {
     conf.setInt("hbase.client.pause", 50);
     conf.setInt("hbase.rpc.timeout", 15000);
     conf.setInt("hbase.client.operation.timeout", 30000);
+    // A refused connection is not remembered, and the client's re-login after a refusal is
+    // not delayed, so each attempt shows the server's reason.
+    conf.setInt("hbase.ipc.client.failed.servers.expiry", 0);
+    conf.setInt("hbase.security.relogin.maxbackoff", 1);
     if (kerberos) {
       conf.set("hbase.security.authentication", "kerberos");
       conf.set("hadoop.security.authentication", "kerberos");
@@ -61,7 +65,16 @@ public final class KerberosTest {
   }
 
   private static void check(String step, boolean ok, Object observed) {
-    System.out.println((ok ? "" : "FAIL ") + step + ": " + observed);
+    String seen = String.valueOf(observed);
+    // Of a chain of causes, the innermost that says something (the server's reason).
+    String[] causes = seen.split(" / ");
+    for (int i = causes.length - 1; i >= 0 && ok; i--) {
+      if (!causes[i].isBlank()) {
+        seen = causes[i].length() > 300 ? causes[i].substring(0, 300) + "…" : causes[i];
+        break;
+      }
+    }
+    System.out.println((ok ? "" : "FAIL ") + step + ": " + seen);
     if (!ok) {
       failed++;
     }
