@@ -78,10 +78,10 @@ pub(crate) async fn authenticate(
         Principal::parse(principal).and_then(|p| p.short_name(&realm).map(str::to_owned))
     };
     let admit = user_of.clone();
-    let mut server = Some(GssapiServer::new(
+    let mut server = GssapiServer::new(
         acceptor,
         Box::new(move |principal| admit(principal).map(|_| ())),
-    ));
+    );
     loop {
         let token = match sasl::read_token(stream).await {
             Ok(token) => token,
@@ -89,16 +89,13 @@ pub(crate) async fn authenticate(
             Err(e) => return Err(refuse(SASL_EXCEPTION, e.to_string())),
         };
         // The library may touch its replay cache on disk: off the connection's thread.
-        let mut mech = server
-            .take()
-            .ok_or_else(|| io(std::io::ErrorKind::Other.into()))?;
-        let (mech, outcome) = tokio::task::spawn_blocking(move || {
-            let outcome = mech.step(&token);
-            (mech, outcome)
+        let (back, outcome) = tokio::task::spawn_blocking(move || {
+            let outcome = server.step(&token);
+            (server, outcome)
         })
         .await
         .map_err(|e| refuse(SASL_EXCEPTION, format!("internal error: {e}")))?;
-        server = Some(mech);
+        server = back;
         match outcome {
             Ok(Outcome::Challenge(reply)) => {
                 stream

@@ -222,7 +222,7 @@ async fn kerberos_clients_authenticate_and_bad_ones_are_refused() {
 
     // Her authenticator again, on a new connection: a replay, refused by the server.
     let (replayed, _) = sasl_connect(addr, &target, Some(&ap_req)).await;
-    let (class, message) = replayed.err().expect("a replayed authenticator is refused");
+    let (class, message) = replayed.expect_err("a replayed authenticator is refused");
     assert_eq!(class, "javax.security.sasl.SaslException");
     assert!(message.to_lowercase().contains("replay"), "{message}");
 
@@ -260,8 +260,7 @@ async fn kerberos_clients_authenticate_and_bad_ones_are_refused() {
         s.write_all(raw).await.unwrap();
         let (class, _) = read_reply(&mut s)
             .await
-            .err()
-            .expect("a bad length is refused");
+            .expect_err("a bad length is refused");
         assert_eq!(class, "javax.security.sasl.SaslException");
     }
     {
@@ -293,7 +292,7 @@ async fn kerberos_clients_authenticate_and_bad_ones_are_refused() {
             read_reply(&mut s).await.unwrap();
             send_token(&mut s, b"\x05\x04\x00\xff not a wrap token").await;
         }
-        let (class, message) = read_reply(&mut s).await.err().expect("refused");
+        let (class, message) = read_reply(&mut s).await.expect_err("refused");
         assert_eq!(class, "javax.security.sasl.SaslException", "{message}");
     }
 
@@ -326,7 +325,7 @@ async fn kerberos_clients_authenticate_and_bad_ones_are_refused() {
     kinit(&kdc, "mallory", "mallory@OTHER.TEST", &mallory_cache);
     std::env::set_var("KRB5CCNAME", format!("FILE:{}", mallory_cache.display()));
     let (refused, _) = sasl_connect(addr, &target, None).await;
-    let (class, message) = refused.err().expect("another realm is refused");
+    let (class, message) = refused.expect_err("another realm is refused");
     assert!(class.ends_with("AccessDeniedException"), "{class}");
     assert!(message.contains("OTHER.TEST"), "{message}");
 
