@@ -251,6 +251,29 @@ async fn kerberos_clients_authenticate_and_bad_ones_are_refused() {
             token.len()
         );
     }
+    // And a few hundred random ones (a fixed seed), of every length up to 2 KiB.
+    let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for _ in 0..300 {
+        let len = (next() % 2048) as usize;
+        let mut token: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+        if len > 0 && next() % 2 == 0 {
+            // Often starting as a GSSAPI token does, so the parser goes deeper.
+            token[0] = 0x60;
+        }
+        let mut s = TcpStream::connect(addr).await.unwrap();
+        s.write_all(b"HBas\x00\x51").await.unwrap();
+        send_token(&mut s, &token).await;
+        let (class, _) = read_reply(&mut s)
+            .await
+            .expect_err("random bytes are refused");
+        assert_eq!(class, "javax.security.sasl.SaslException");
+    }
     for raw in [
         &[0xff, 0xff, 0xff, 0xff][..],
         &((sasl::MAX_TOKEN_BYTES + 1) as u32).to_be_bytes()[..],
