@@ -10,6 +10,12 @@
 #   STRATA_HBASE_CLIENT_TLS=1 scripts/hbase-client-test.sh   # (then access control, AclTest)
 #                                         # TLS: a test CA from `strata cert`, the client with
 #                                         # hbase.client.netty.tls.enabled (strata.hbase.TlsTest)
+#   STRATA_HBASE_CLIENT_KERBEROS=1 scripts/hbase-client-test.sh
+#                                         # Kerberos: a throwaway KDC (scripts/kdc.sh), the
+#                                         # server with --auth --kerberos-keytab, the client
+#                                         # with hbase.security.authentication=kerberos
+#                                         # (strata.hbase.KerberosTest), then the Rust tests of
+#                                         # the handshake against the same KDC
 #
 # Needs JDK 17 (javac) and Maven; the client's jars are fetched once with `mvn` into
 # ${XDG_CACHE_HOME:-~/.cache}/strata/hbase-client (re-fetched when the pom changes), so later
@@ -71,8 +77,10 @@ start_server() {
 }
 PID=
 READY="$DATA.restarted"
+KDC_DIR=
 cleanup() {
   [ -n "$PID" ] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null || true
+  if [ -n "$KDC_DIR" ]; then STRATA_KDC_DIR="$KDC_DIR" "$ROOT/scripts/kdc.sh" stop || true; fi
   if [ "${KEEP_LOG:-0}" = 1 ]; then echo "server log: $LOG"; else rm -f "$LOG"; fi
   rm -rf "$DATA" "$READY" "${OUT:-}"
 }
@@ -115,6 +123,33 @@ if [ "${STRATA_HBASE_CLIENT_TLS:-0}" = 1 ]; then
   if [ "$status" != 0 ]; then
     echo "--- strata server log (last 40 lines)"; tail -40 "$LOG"
   fi
+  exit "$status"
+fi
+if [ "${STRATA_HBASE_CLIENT_KERBEROS:-0}" = 1 ]; then
+  # Kerberos (RFC 0026): realm STRATA.TEST with the service principal hbase/localhost and the
+  # users' keytabs, OTHER.TEST trusting it; carol's ticket lives 12 s (the expired ticket).
+  KDC_DIR="$DATA.kdc"
+  STRATA_KDC_DIR="$KDC_DIR" ./scripts/kdc.sh start >/dev/null
+  eval "$(STRATA_KDC_DIR="$KDC_DIR" ./scripts/kdc.sh env)"
+  CAROL_CACHE="$KDC_DIR/carol.ccache"
+  KRB5CCNAME="FILE:$CAROL_CACHE" kinit -l 12s -k -t "$KDC_DIR/carol.keytab" \
+    "carol@$STRATA_KDC_REALM"
+  CAROL_EXPIRES=$(( $(date +%s) + 12 ))
+  STRATA_STANDALONE_FLAGS="${STRATA_STANDALONE_FLAGS:-} --auth --superuser admin \
+    --kerberos-keytab $STRATA_KDC_SERVICE_KEYTAB \
+    --kerberos-principal hbase/_HOST@$STRATA_KDC_REALM"
+  start_server 1
+  status=0
+  timeout "${HBASE_CLIENT_TEST_TIMEOUT:-300}" java $JFLAGS \
+    -Djava.security.krb5.conf="$KRB5_CONFIG" -cp "$CACHE/classes:$CACHE/lib/*" \
+    strata.hbase.KerberosTest "127.0.0.1:$HBASE_PORT" "$STRATA_KDC_REALM" "$KDC_DIR" \
+    "$CAROL_CACHE" "$CAROL_EXPIRES" || status=$?
+  if [ "$status" != 0 ]; then
+    echo "--- strata server log (last 40 lines)"; tail -40 "$LOG"
+  fi
+  # The handshake from Rust against the same KDC: a replayed authenticator, bad bytes.
+  timeout "${HBASE_CLIENT_TEST_TIMEOUT:-300}" cargo test -q -p strata-hbase-rpc --test kerberos \
+    || status=$?
   exit "$status"
 fi
 start_server 1

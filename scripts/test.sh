@@ -66,4 +66,6 @@ echo "== the HBase Java client (hbase-client 2.6 from Maven Central) over HBase'
 STRATA_HBASE_CLIENT_CLUSTER=1 ./scripts/hbase-client-test.sh
 # The same client over TLS (hbase.client.netty.tls.enabled, a PEM trust store).
 STRATA_HBASE_CLIENT_TLS=1 ./scripts/hbase-client-test.sh
+# The same client with Kerberos (SASL GSSAPI) against a throwaway MIT KDC (scripts/kdc.sh).
+STRATA_HBASE_CLIENT_KERBEROS=1 timeout 1500 ./scripts/hbase-client-test.sh
 echo "== all checks passed"

@@ -1,5 +1,6 @@
 //! The access-control flags of a server process (RFC 0026): `--auth` turns the checks on;
-//! `--superuser`, `--group-mapping` and `--audit-log` shape them. Settable in the
+//! `--superuser`, `--group-mapping` and `--audit-log` shape them; `--kerberos-keytab` and
+//! `--kerberos-principal` let HBase's Java client authenticate with Kerberos. Settable in the
 //! configuration file like every flag (RFC 0022).
 
 use std::collections::HashMap;
@@ -12,8 +13,9 @@ use strata_access::{Audit, Guard, GuardConfig};
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct AuthArgs {
     /// Check every call against the grants (`grant`, `revoke`): a call must come with an
-    /// authenticated user (a client certificate under --tls-client-ca) and a permission
-    /// covering it. Without it, every caller may do everything (a laptop's default).
+    /// authenticated user (a client certificate under --tls-client-ca, or a Kerberos ticket on
+    /// HBase RPC with --kerberos-keytab) and a permission covering it. Without it, every
+    /// caller may do everything (a laptop's default).
     #[arg(long)]
     pub auth: bool,
     /// A user allowed everything, or `@group` (repeatable; HBase's `hbase.superuser`). The
@@ -29,6 +31,17 @@ pub struct AuthArgs {
     /// call) to this file as well as to the `strata::audit` log target.
     #[arg(long, value_name = "FILE")]
     pub audit_log: Option<PathBuf>,
+    /// Accept Kerberos on HBase RPC (SASL GSSAPI, as HBase with
+    /// hbase.security.authentication=kerberos): the keytab holding --kerberos-principal's keys.
+    /// A client's principal of that realm is its user (alice@REALM and alice/host@REALM are
+    /// alice); other realms are refused. Needs --auth.
+    #[arg(long, value_name = "FILE", requires = "kerberos_principal")]
+    pub kerberos_keytab: Option<PathBuf>,
+    /// The service principal clients ask tickets for, HBase's hbase/_HOST@REALM (the value
+    /// of the clients' hbase.regionserver.kerberos.principal and hbase.master.kerberos.principal):
+    /// _HOST is the advertised host name, `localhost` on a loopback address.
+    #[arg(long, value_name = "PRINCIPAL", requires = "kerberos_keytab")]
+    pub kerberos_principal: Option<String>,
     /// Listen on addresses other than loopback without --auth: anyone who reaches a port may
     /// then read, write or drop anything. Without it such a start is refused.
     #[arg(long)]
@@ -39,22 +52,29 @@ impl AuthArgs {
     /// The process's guard: off without --auth.
     ///
     /// # Errors
-    /// --auth without mutual TLS, a group mapping that does not parse, an audit log that
-    /// cannot be opened, or a setting given without --auth.
+    /// --auth without mutual TLS or Kerberos, a group mapping that does not parse, an audit
+    /// log that cannot be opened, or a setting given without --auth.
     pub fn guard(&self, mutual_tls: bool) -> Result<Arc<Guard>, String> {
         if !self.auth {
             if !self.superusers.is_empty()
                 || self.group_mapping.is_some()
                 || self.audit_log.is_some()
+                || self.kerberos_keytab.is_some()
             {
-                return Err("--superuser, --group-mapping and --audit-log need --auth".to_owned());
+                return Err(
+                    "--superuser, --group-mapping, --audit-log and --kerberos-keytab \
+                            need --auth"
+                        .to_owned(),
+                );
             }
             return Ok(Guard::off());
         }
-        if !mutual_tls {
+        if !mutual_tls && self.kerberos_keytab.is_none() {
             return Err(
                 "--auth needs callers that prove who they are: give --tls-cert, \
-                        --tls-key and --tls-client-ca (client certificates name the users)"
+                        --tls-key and --tls-client-ca (client certificates name the users), \
+                        or --kerberos-keytab and --kerberos-principal (HBase's Java client with \
+                        Kerberos)"
                     .to_owned(),
             );
         }
@@ -81,6 +101,32 @@ impl AuthArgs {
 }
 
 impl AuthArgs {
+    /// Kerberos on HBase RPC, if configured (the keys are read when the listener starts, once
+    /// its host is known).
+    ///
+    /// # Errors
+    /// The principal does not parse or has no realm, or the keytab is not a readable file.
+    pub fn kerberos(&self) -> Result<Option<strata_hbase_rpc::KerberosConfig>, String> {
+        let (Some(keytab), Some(principal)) = (&self.kerberos_keytab, &self.kerberos_principal)
+        else {
+            return Ok(None);
+        };
+        let parsed = strata_gss::Principal::parse(principal)
+            .map_err(|e| format!("--kerberos-principal: {e}"))?;
+        if parsed.realm().is_none() {
+            return Err(format!(
+                "--kerberos-principal {principal} has no realm: give service/host@REALM \
+                 (HBase's hbase/_HOST@REALM)"
+            ));
+        }
+        std::fs::File::open(keytab)
+            .map_err(|e| format!("--kerberos-keytab {}: {e}", keytab.display()))?;
+        Ok(Some(strata_hbase_rpc::KerberosConfig {
+            keytab: keytab.clone(),
+            principal: principal.clone(),
+        }))
+    }
+
     /// Refuses listeners on addresses other than loopback without --auth, unless --insecure
     /// is given (then each is logged as a warning). `listeners` are (flag, address) pairs.
     ///
@@ -110,8 +156,8 @@ impl AuthArgs {
             } else {
                 return Err(format!(
                     "{flag} {addr} is not a loopback address and access control is off: give \
-                     --auth (with --tls-cert, --tls-key and --tls-client-ca) so that only \
-                     granted users reach the data, or --insecure to accept that anyone who \
+                     --auth (with --tls-cert, --tls-key and --tls-client-ca, or Kerberos) so \
+                     that only granted users reach the data, or --insecure to accept that anyone who \
                      reaches the port may read, write or drop anything"
                 ));
             }

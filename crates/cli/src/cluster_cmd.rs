@@ -399,6 +399,7 @@ fn run_data_regionserver(args: &RegionServerArgs, url: &str) -> Result<(), Strin
         http: args.http,
         hbase_rpc: args.hbase_rpc,
         hbase_rpc_scan_time_limit: args.hbase_rpc_scan_time_limit_ms.map(Duration::from_millis),
+        hbase_rpc_kerberos: args.auth.kerberos()?,
         ..Endpoints::default()
     };
     strata_cluster_node::serve::run_with(

@@ -174,8 +174,11 @@ pub fn run_master(args: &MasterArgs) -> Result<(), String> {
                 listen,
                 tls.clone(),
                 root.as_ref().map(|r| (r.storage.clone(), r.path.clone())),
-                args.auth
-                    .guard(args.tls.tls_client_ca.is_some() && args.tls.tls_cert.is_some())?,
+                (
+                    args.auth
+                        .guard(args.tls.tls_client_ca.is_some() && args.tls.tls_cert.is_some())?,
+                    args.auth.kerberos()?.as_ref(),
+                ),
             )?;
             println!(
                 "strata master {}: HBase RPC on {}",

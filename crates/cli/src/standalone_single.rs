@@ -71,6 +71,7 @@ pub async fn serve(
             "--hbase-rpc-listen",
         ),
         hbase_rpc_max_frame_bytes: Some(args.hbase_rpc_max_frame_bytes),
+        hbase_rpc_kerberos: args.auth.kerberos()?,
         ..Endpoints::default()
     };
     // The host clients are told, HBase's and Strata's alike.

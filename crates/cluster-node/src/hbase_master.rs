@@ -46,7 +46,10 @@ impl MasterListener {
         listen: SocketAddr,
         tls: Option<strata_tls::ProcessTls>,
         data: Option<(strata_storage::vfs::Storage, std::path::PathBuf)>,
-        guard: Arc<strata_access::Guard>,
+        (guard, kerberos): (
+            Arc<strata_access::Guard>,
+            Option<&strata_hbase_rpc::KerberosConfig>,
+        ),
     ) -> Result<Self, String> {
         let kv = Arc::new(
             EtcdKv::connect(etcd, Duration::from_secs(5))
@@ -89,11 +92,16 @@ impl MasterListener {
             layout.clone(),
             runtime.handle().clone(),
         );
+        let kerberos = kerberos
+            .map(|k| k.acceptor(&host))
+            .transpose()
+            .map_err(|e| format!("--hbase-rpc {listen}: {e}"))?;
         let config = HBaseRpcConfig {
             listen: bound,
             advertised_host: Some(host),
             tls: tls.map(|t| t.raw),
             guard: guard.clone(),
+            kerberos,
             ..HBaseRpcConfig::default()
         };
         let server = runtime

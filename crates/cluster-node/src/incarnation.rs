@@ -195,6 +195,7 @@ pub(crate) fn run<K: Kv + Send + Sync + 'static>(
             (
                 places.endpoints.hbase_rpc_scan_time_limit,
                 places.endpoints.hbase_rpc_max_frame_bytes,
+                places.endpoints.hbase_rpc_kerberos.as_ref(),
             ),
             (&name, host_of(&advertised)),
             &server,
@@ -474,7 +475,11 @@ impl Listeners {
 fn start_hbase_rpc<K: Kv + Send + Sync + 'static>(
     runtime: &tokio::runtime::Runtime,
     listen: SocketAddr,
-    (scan_time_limit, max_frame_bytes): (Option<Duration>, Option<usize>),
+    (scan_time_limit, max_frame_bytes, kerberos): (
+        Option<Duration>,
+        Option<usize>,
+        Option<&strata_hbase_rpc::KerberosConfig>,
+    ),
     (name, host): (&str, &str),
     server: &Arc<RegionServer>,
     kv: &Arc<K>,
@@ -506,11 +511,16 @@ fn start_hbase_rpc<K: Kv + Send + Sync + 'static>(
         layout.clone(),
         runtime.handle().clone(),
     );
+    let kerberos = kerberos
+        .map(|k| k.acceptor(host))
+        .transpose()
+        .map_err(|e| format!("HBase RPC on {listen}: {e}"))?;
     let mut config = strata_hbase_rpc::HBaseRpcConfig {
         listen: bound,
         advertised_host: Some(host.to_owned()),
         tls: tls.map(|t| t.raw.clone()),
         guard: guard.clone(),
+        kerberos,
         ..strata_hbase_rpc::HBaseRpcConfig::default()
     };
     if let Some(limit) = scan_time_limit {

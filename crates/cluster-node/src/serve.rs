@@ -146,6 +146,8 @@ pub struct Endpoints {
     pub hbase_rpc_scan_time_limit: Option<Duration>,
     /// Largest HBase RPC request accepted, in bytes (`None`: the listener's default).
     pub hbase_rpc_max_frame_bytes: Option<usize>,
+    /// Kerberos on HBase RPC (SASL GSSAPI): the service principal's keytab (`None`: none).
+    pub hbase_rpc_kerberos: Option<strata_hbase_rpc::KerberosConfig>,
     /// The HTTP endpoint also shows the master's pages (tables, their regions and heatmaps):
     /// for a process that runs the master too (a cluster of one).
     pub http_master_pages: bool,

@@ -28,8 +28,13 @@ pub struct HBaseRpcConfig {
     /// A plaintext client is answered with a `FatalConnectionException` naming TLS.
     pub tls: Option<strata_tls::ServerTls>,
     /// Who may do what (RFC 0026): the process's guard, shared with its other front ends.
-    /// A caller is the name its TLS client certificate proves.
+    /// A caller is the name its TLS client certificate or its Kerberos ticket proves.
     pub guard: std::sync::Arc<strata_access::Guard>,
+    /// Kerberos (SASL GSSAPI, HBase's `hbase.security.authentication=kerberos`): the service
+    /// principal's keys; a client's principal of the principal's realm is its user (`alice@R`
+    /// is `alice`). `None`: Kerberos clients are told to fall back to SIMPLE (access control
+    /// off) or refused (on).
+    pub kerberos: Option<strata_gss::Acceptor>,
 }
 
 impl HBaseRpcConfig {
@@ -50,6 +55,50 @@ impl Default for HBaseRpcConfig {
             scan_time_limit: Duration::from_secs(30),
             tls: None,
             guard: strata_access::Guard::off(),
+            kerberos: None,
         }
+    }
+}
+
+/// Where a listener's Kerberos keys come from (`--kerberos-keytab`, `--kerberos-principal`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KerberosConfig {
+    /// The keytab holding the service principal's keys.
+    pub keytab: std::path::PathBuf,
+    /// The service principal, HBase's `hbase/_HOST@REALM`: `_HOST` is replaced by the host
+    /// clients are told ([`KerberosConfig::host_name`]), which is the host HBase's client puts
+    /// in the principal it asks a ticket for.
+    pub principal: String,
+}
+
+impl KerberosConfig {
+    /// The host name `_HOST` stands for, given the host clients are told (a name or an IP):
+    /// the name, in lower case; `localhost` for a loopback IP (the canonical name HBase's
+    /// client finds for it); this machine's host name for another IP.
+    pub fn host_name(advertised: &str) -> String {
+        match advertised.parse::<std::net::IpAddr>() {
+            Ok(ip) if ip.is_loopback() => "localhost".to_owned(),
+            Ok(_) => std::fs::read_to_string("/proc/sys/kernel/hostname")
+                .map(|h| h.trim().to_lowercase())
+                .unwrap_or_else(|_| advertised.to_owned()),
+            Err(_) => advertised.to_lowercase(),
+        }
+    }
+
+    /// The service principal with `_HOST` replaced for `advertised`, and its keys.
+    ///
+    /// # Errors
+    /// The principal does not parse or has no realm, the keytab cannot be read or holds no
+    /// key of the principal, or the system's GSSAPI library is missing.
+    pub fn acceptor(&self, advertised: &str) -> Result<strata_gss::Acceptor, String> {
+        let principal = strata_gss::Principal::parse(&self.principal)?
+            .with_host(&Self::host_name(advertised))
+            .to_string();
+        strata_gss::Acceptor::from_keytab(&principal, &self.keytab).map_err(|e| {
+            format!(
+                "Kerberos principal {principal}, keytab {}: {e}",
+                self.keytab.display()
+            )
+        })
     }
 }

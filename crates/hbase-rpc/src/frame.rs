@@ -1,7 +1,8 @@
 //! Connection preamble and call framing (HBase's `RPC.proto` header comment):
 //!
 //! ```text
-//! client: "HBas" | u8 version (0) | u8 auth (80 = SIMPLE)
+//! client: "HBas" | u8 version (0) | u8 auth (80 = SIMPLE, 81 = KERBEROS)
+//!         [SASL exchange: crate::sasl]                    (KERBEROS only)
 //!         u32 len | ConnectionHeader                      (not varint-delimited)
 //! call:   u32 len | varint-delimited RequestHeader | [delimited param] | [cell block]
 //! reply:  u32 len | varint-delimited ResponseHeader | [delimited message] | [cell block]
@@ -22,12 +23,16 @@ pub const MAGIC: &[u8; 4] = b"HBas";
 pub const RPC_VERSION: u8 = 0;
 /// `AuthMethod.SIMPLE`: no SASL, the user named in the connection header.
 pub const AUTH_SIMPLE: u8 = 80;
+/// `AuthMethod.KERBEROS`: SASL GSSAPI ([`crate::sasl`]) before the connection header.
+pub const AUTH_KERBEROS: u8 = 81;
 /// The preamble of a 2.6 client asking only for the cluster id (`RpcClient`'s
 /// registry preamble); the answer is a `GetConnectionRegistryResponse`, then the connection
 /// closes.
 pub const REGISTRY_PREAMBLE: &[u8; 6] = b"Regist";
-/// The preamble of a client asking for the server's Kerberos principal; the answer is
-/// `SecurityNotEnabledException` and the real preamble follows.
+/// The preamble of a client asking for the server's Kerberos principal (a 2.6 client that
+/// has several candidates, e.g. different master and region server principals); the answer is
+/// a `SecurityPreamableResponse`, or `SecurityNotEnabledException` without Kerberos, and the
+/// real preamble follows.
 pub const SECURITY_PREAMBLE: &[u8; 6] = b"Securi";
 
 /// A protocol violation on a connection.
@@ -40,9 +45,13 @@ pub enum FrameError {
     /// An RPC version other than 0.
     #[error("unsupported HBase RPC version {0} (only 0 is spoken)")]
     UnsupportedVersion(u8),
-    /// An authentication method other than SIMPLE.
-    #[error("unsupported authentication method {0} (only SIMPLE (80) is supported)")]
+    /// An authentication method other than SIMPLE and KERBEROS.
+    #[error("unsupported authentication method {0} (SIMPLE (80) and KERBEROS (81) are supported)")]
     UnsupportedAuth(u8),
+    /// The client did not authenticate (no credentials where they are required, a Kerberos
+    /// exchange that failed).
+    #[error("authentication refused: {0}")]
+    Refused(String),
     /// A frame longer than the configured limit.
     #[error("frame of {len} bytes exceeds the limit of {max} bytes")]
     TooLarge {
@@ -74,7 +83,7 @@ pub fn check_preamble(preamble: &[u8; 6]) -> Result<(), FrameError> {
     if preamble[4] != RPC_VERSION {
         return Err(FrameError::UnsupportedVersion(preamble[4]));
     }
-    if preamble[5] != AUTH_SIMPLE {
+    if preamble[5] != AUTH_SIMPLE && preamble[5] != AUTH_KERBEROS {
         return Err(FrameError::UnsupportedAuth(preamble[5]));
     }
     Ok(())

@@ -34,7 +34,8 @@ use crate::frame::{self, Call, FrameError};
 use crate::meta::ServerIdentity;
 use crate::ops::MasterOps;
 use crate::scanners::Scanners;
-use crate::{admin_svc, client_svc, master_svc, pb, registry, write_now};
+use crate::{admin_svc, client_svc, kerberos, master_svc, pb, registry, write_now};
+use strata_access::Caller;
 
 /// Largest connection header accepted.
 const MAX_HEADER_BYTES: usize = 64 << 10;
@@ -275,11 +276,13 @@ async fn open_connection(ctx: Arc<Context>, tcp: TcpStream) {
     }
 }
 
-/// The connection's service and codec, from its preamble and header. `Ok(None)`: the
-/// connection only asked for the cluster id, which was sent.
+/// The connection's service and codec, from its preamble and header, after the SASL exchange
+/// of a Kerberos client (which sets `caller`). `Ok(None)`: the connection only asked for the
+/// cluster id, which was sent.
 async fn handshake(
     ctx: &Context,
     stream: &mut Stream,
+    caller: &mut Caller,
 ) -> Result<Option<(Service, Option<Codec>)>, (FrameError, Option<Bytes>)> {
     let mut preamble = [0u8; 6];
     loop {
@@ -299,19 +302,42 @@ async fn handshake(
         if &preamble != frame::SECURITY_PREAMBLE {
             break;
         }
-        let e = HBaseError {
-            class: "org.apache.hadoop.hbase.ipc.SecurityNotEnabledException",
-            message: "security is not enabled".into(),
-            do_not_retry: true,
+        let reply = match &ctx.config.kerberos {
+            Some(acceptor) => {
+                let principal = pb::SecurityPreamableResponse {
+                    server_principal: acceptor.principal().to_string(),
+                };
+                frame::encode_reply(NO_CALL, &principal.encode_to_vec(), None)
+            }
+            None => {
+                let e = HBaseError {
+                    class: "org.apache.hadoop.hbase.ipc.SecurityNotEnabledException",
+                    message: "security is not enabled".into(),
+                    do_not_retry: true,
+                };
+                frame::encode_exception(NO_CALL, e.to_response())
+            }
         };
         stream
-            .write_all(&frame::encode_exception(NO_CALL, e.to_response()))
+            .write_all(&reply)
             .await
             .map_err(|e| (FrameError::Io(e), None))?;
     }
     if let Err(e) = frame::check_preamble(&preamble) {
         let reply = fatal(e.to_string());
         return Err((e, Some(reply)));
+    }
+    if preamble[5] == frame::AUTH_KERBEROS {
+        kerberos::authenticate(ctx, stream, caller).await?;
+    } else if ctx.config.guard.is_on() && caller.user.is_none() {
+        // HBase answers SIMPLE on a secure server with an AccessDeniedException on call -1,
+        // which its 2.6 client drops ("Connection closed"); as a FatalConnectionException the
+        // client shows the reason.
+        let message = format!(
+            "org.apache.hadoop.hbase.security.AccessDeniedException: {}",
+            kerberos::AUTHENTICATION_REQUIRED
+        );
+        return Err((FrameError::Refused(message.clone()), Some(fatal(message))));
     }
     let header = frame::read_frame(stream, MAX_HEADER_BYTES)
         .await
@@ -347,8 +373,8 @@ async fn handshake(
 
 async fn serve_connection(ctx: Arc<Context>, mut stream: Stream) {
     let peer = stream.peer_addr().ok();
-    let caller = strata_server::caller::of_stream(&stream);
-    let (service, codec) = match handshake(&ctx, &mut stream).await {
+    let mut caller = strata_server::caller::of_stream(&stream);
+    let (service, codec) = match handshake(&ctx, &mut stream, &mut caller).await {
         Ok(Some(h)) => h,
         Ok(None) => {
             let _ = stream.shutdown().await;
@@ -359,8 +385,12 @@ async fn serve_connection(ctx: Arc<Context>, mut stream: Stream) {
                 eprintln!("hbase-rpc: connection refused: {e}");
             }
             // A client that connected and left says nothing wrong.
+            let kind = match e {
+                FrameError::Refused(_) => "authentication refused",
+                _ => "malformed HBase RPC",
+            };
             if let (Some(peer), false) = (peer, matches!(e, FrameError::Io(_))) {
-                bad_input::warn(peer, "HBase RPC", "malformed HBase RPC", &e.to_string());
+                bad_input::warn(peer, "HBase RPC", kind, &e.to_string());
             }
             if let Some(reply) = reply {
                 let _ = stream.write_all(&reply).await;
@@ -386,8 +416,8 @@ struct Connection {
     ctx: Arc<Context>,
     /// The client's address.
     peer: Option<std::net::SocketAddr>,
-    /// Who calls (RFC 0026): the name the client certificate proves, if any.
-    caller: strata_access::Caller,
+    /// Who calls (RFC 0026): the name Kerberos or the client certificate proves, if any.
+    caller: Caller,
     service: Service,
     codec: Option<Codec>,
     /// Replies ready to write.

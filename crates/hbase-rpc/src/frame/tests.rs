@@ -16,6 +16,7 @@ fn get_request() -> pb::GetRequest {
 #[test]
 fn preamble_checks_magic_version_and_auth() {
     assert!(check_preamble(b"HBas\x00\x50").is_ok());
+    assert!(check_preamble(b"HBas\x00\x51").is_ok());
     assert!(matches!(
         check_preamble(b"GET / "),
         Err(FrameError::BadPreamble(_))
@@ -25,8 +26,8 @@ fn preamble_checks_magic_version_and_auth() {
         Err(FrameError::UnsupportedVersion(1))
     ));
     assert!(matches!(
-        check_preamble(b"HBas\x00\x51"),
-        Err(FrameError::UnsupportedAuth(81))
+        check_preamble(b"HBas\x00\x52"),
+        Err(FrameError::UnsupportedAuth(82))
     ));
 }
 
