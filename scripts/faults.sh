@@ -37,6 +37,7 @@ cd "$(dirname "$0")/.."
 . scripts/lib/faults-etcd.sh
 . scripts/lib/faults-clock.sh
 . scripts/lib/faults-proxy.sh
+. scripts/lib/faults-hdfs.sh
 
 PREFIX="${STRATA_FAULTS_PREFIX:-sfh}"
 BRIDGE="$PREFIX-br"
@@ -48,12 +49,16 @@ HOLD=""
 SEED=""
 MINUTES=0
 RATE=100
+HDFS=0
+ONLY=""
 # How far a region server's clock jumps (rs-clock-forward, rs-clock-back), in seconds. The
 # checker tells lines logged on the stepped clock by their distance from the real time: a
 # fault must be held for less than this.
 JUMP=30
 KINDS=(rs-from-etcd etcd-from-all rs-isolated master-isolated rs-to-etcd-one-way rs-paused
   etcd-minority etcd-member-killed master-killed rs-clock-forward rs-clock-back rs-slow-link)
+# With --hdfs (the cluster's root on a NameNode and three DataNodes of their own hosts).
+HDFS_KINDS=(rs-from-datanodes datanode-killed master-from-datanodes)
 
 # host name -> last byte of its address
 declare -A ADDR=([etcd1]=10 [etcd2]=11 [etcd3]=12 [master1]=15 [master2]=16 [client]=30)
@@ -124,8 +129,10 @@ in_host() { local host="$1"; shift; ip netns exec "$(ns "$host")" "$@"; }
 
 etcd_ep() { etcd_endpoints; }
 
+# The environment of every Strata process (HDFS's client configuration with --hdfs).
+STORE_ENV=()
 start_master() {
-  spawn "$1" "$1" "$BIN" master "${COMMON[@]}" --advertise "$(ip_of "$1"):16000"
+  spawn "$1" "$1" "${STORE_ENV[@]}" "$BIN" master "${COMMON[@]}" --advertise "$(ip_of "$1"):16000"
 }
 
 # Prints the host of the active master (none when no master is active or etcd does not answer).
@@ -217,6 +224,7 @@ heal() {
     case "$h" in
       etcd*) etcd_start "$h" ;;
       master*) start_master "$h" ;;
+      dn*) hdfs_start_host "$h" ;;
     esac
   done
   KILLED=()
@@ -251,6 +259,12 @@ fault() {
     rs-clock-back) TARGET="rs$SERVERS" && clock_step "$TARGET" "-$JUMP" ;;
     # Everything to and from rs1's port waits 1 s +- 1 s each way (Toxiproxy).
     rs-slow-link) TARGET="$PROXIED" && proxy_slow ;;
+    # rs2 cut from the three DataNodes only (it still reaches etcd, the NameNode, clients).
+    rs-from-datanodes) TARGET=rs2 && drop_datanodes rs2 ;;
+    # SIGKILL of a DataNode (drawn from the seed); started again at the heal with its blocks.
+    datanode-killed) TARGET="${HDFS_DATANODES[RANDOM % ${#HDFS_DATANODES[@]}]}" && kill_host "$TARGET" ;;
+    # The active master cut from the three DataNodes only.
+    master-from-datanodes) TARGET="$(active_master)" && drop_datanodes "${TARGET:-master1}" ;;
     *) log "unknown fault $1"; return 1 ;;
   esac
 }
@@ -306,6 +320,12 @@ one_fault() {
     log "FAILED: $kind did not heal (work directory $WORK); replay: scripts/faults.sh run --seed $SEED"
     return 1
   fi
+  # A killed DataNode's JVM takes seconds to start and register again: HDFS whole again is
+  # waited for apart (60 s at most), not counted in the cluster's time to be served.
+  if [ "$HDFS" = 1 ] && ! hdfs_wait_healthy 60; then
+    log "FAILED: HDFS not whole again after $kind (work directory $WORK)"
+    return 1
+  fi
   write_rows 100
   check_rows
   RESULTS+=("$kind (${hold}s): every region served ${t}s after healing, $ROWS rows all there")
@@ -322,6 +342,19 @@ run() {
   command -v iptables >/dev/null || { echo "faults.sh: needs iptables (apt-get install iptables)" >&2; exit 2; }
   ensure_etcd
   ensure_faketime
+  if [ "$HDFS" = 1 ]; then
+    ensure_hdfs
+    hdfs_add_hosts
+    KINDS+=("${HDFS_KINDS[@]}")
+  fi
+  if [ -n "$ONLY" ]; then
+    local k known
+    IFS=, read -r -a known <<<"$ONLY"
+    for k in "${known[@]}"; do
+      [[ " ${KINDS[*]} " == *" $k "* ]] || { echo "faults.sh: --kinds: unknown kind $k (known: ${KINDS[*]})" >&2; exit 2; }
+    done
+    KINDS=("${known[@]}")
+  fi
   # The short run holds each fault 8 s (its length stays about 3 minutes with every kind), a
   # long run draws holds around 10 s; both past the lease (TTL 2 s), short of the clock jump.
   [ -n "$HOLD" ] || { [ "$MINUTES" -gt 0 ] && HOLD=10 || HOLD=8; }
@@ -351,8 +384,15 @@ run() {
   for h in "${ETCD_MEMBERS[@]}"; do etcd_start "$h"; done
   etcd_wait_healthy 30
   log "etcd members healthy at $(etcd_endpoints); leader $(etcd_leader)"
+  local root="$WORK/root"
+  if [ "$HDFS" = 1 ]; then
+    hdfs_start
+    root="$(hdfs_url)/strata"
+    STORE_ENV=(env "HADOOP_CONF_DIR=$(hdfs_client_conf)")
+    log "HDFS up: NameNode $(ip_of "$HDFS_NAMENODE"), DataNodes $(for h in "${HDFS_DATANODES[@]}"; do printf '%s ' "$(ip_of "$h")"; done)"
+  fi
   # The test hosts' addresses are not loopback; the harness tests faults, not access control.
-  COMMON=(--etcd "$(etcd_ep)" --cluster faults --ttl 2 --root "$WORK/root" --insecure)
+  COMMON=(--etcd "$(etcd_ep)" --cluster faults --ttl 2 --root "$root" --insecure)
   for h in "${MASTERS[@]}"; do start_master "$h"; done
   proxy_start "$toxiproxy"
   local logs=() clock advertise
@@ -365,7 +405,7 @@ run() {
     [ "rs$i" = "$PROXIED" ] && advertise="$advertise:$PROXY_PORT"
     # Every interface, announcing the host's address; all at once on the empty root. JSON
     # lines: the checker reads the regions' open and close lines from them.
-    spawn "rs$i" "rs$i" "${clock[@]}" "$BIN" regionserver "${COMMON[@]}" --listen 0.0.0.0:16020 \
+    spawn "rs$i" "rs$i" "${STORE_ENV[@]}" "${clock[@]}" "$BIN" regionserver "${COMMON[@]}" --listen 0.0.0.0:16020 \
       --advertise "$advertise" --memtable-mib 32 --block-cache-mib 8 --log-format json
     logs+=("$WORK/rs$i.log")
   done
@@ -418,6 +458,8 @@ case "${1:-}" in
         --seed) SEED="$2"; shift 2 ;;
         --minutes) MINUTES="$2"; shift 2 ;;
         --rate) RATE="$2"; shift 2 ;;
+        --hdfs) HDFS=1; shift ;;
+        --kinds) ONLY="$2"; shift 2 ;;
         *) echo "faults.sh: unknown flag $1" >&2; exit 2 ;;
       esac
     done

@@ -6,6 +6,8 @@
 #   scripts/hdfs.sh start    # idempotent; prints the root URL to use (hdfs://127.0.0.1:PORT)
 #   scripts/hdfs.sh stop     # stops it (SIGTERM, then SIGKILL) and removes its data
 #   scripts/hdfs.sh status
+#   scripts/hdfs.sh install  # only installs (JDK and Maven from Debian when missing, as root;
+#                            # the jars); prints the directory of the jars
 #   scripts/hdfs.sh stop-datanode [N]     # stops DataNode N (default 0): its pipelines die mid-write
 #   scripts/hdfs.sh restart-datanode [N]  # starts it again, same ports and volumes
 #   scripts/hdfs.sh stop-namenode         # stops the NameNode (DataNodes keep running)
@@ -30,7 +32,18 @@ ready="$state/ready.json"
 
 running() { [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; }
 
+# JDK 17 and Maven from Debian when missing (as root, as CI runs), as hbase-client-test.sh does.
+ensure_java() {
+  command -v javac >/dev/null 2>&1 && command -v mvn >/dev/null 2>&1 && return 0
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "hdfs.sh: installing openjdk-17-jdk-headless and maven with apt-get" >&2
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jdk-headless maven; } >/dev/null
+  fi
+  command -v javac >/dev/null 2>&1 || { echo "hdfs.sh: needs Java 17 and Maven (apt-get install openjdk-17-jdk-headless maven)" >&2; return 2; }
+}
+
 install() {
+  ensure_java
   if [ ! -f "$cache/.complete" ]; then
     echo "hdfs.sh: fetching hadoop-client-minicluster into $cache" >&2
     mkdir -p "$cache/pom"
@@ -100,6 +113,7 @@ datanode() {
 
 case "${1:-}" in
   start) start ;;
+  install) install && echo "$cache/lib" ;;
   stop) stop ;;
   stop-datanode | restart-datanode | stop-namenode | restart-namenode) datanode "$1" "${2:-}" ;;
   pause | resume)
@@ -107,5 +121,5 @@ case "${1:-}" in
     if [ "$1" = pause ]; then kill -STOP "$(cat "$pidfile")"; else kill -CONT "$(cat "$pidfile")"; fi
     ;;
   status) if running && [ -f "$ready" ]; then echo "running: hdfs://127.0.0.1:$port (http 127.0.0.1:$http)"; else echo "stopped"; exit 1; fi ;;
-  *) echo "usage: $0 start|stop|status|stop-datanode [N]|restart-datanode [N]|stop-namenode|restart-namenode|pause|resume" >&2; exit 2 ;;
+  *) echo "usage: $0 start|stop|status|install|stop-datanode [N]|restart-datanode [N]|stop-namenode|restart-namenode|pause|resume" >&2; exit 2 ;;
 esac
