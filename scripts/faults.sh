@@ -187,7 +187,7 @@ write_rows() {
 
 check_rows() {
   local out
-  out="$(echo "count 't'" | in_host client "$BIN" shell -n --etcd "$(etcd_ep)" --cluster faults 2>&1)"
+  out="$(echo "count 't'" | in_host client "$BIN" shell -n --etcd "$(etcd_ep)" --cluster faults 2>&1)" || true
   if ! grep -q "^$ROWS row" <<<"$out"; then
     log "expected $ROWS rows, the shell says: $out"
     return 1
@@ -208,7 +208,7 @@ KILLED=()
 kill_host() {
   local pid
   pid="$(cat "$WORK/pids/$1")"
-  kill -KILL -- "-$pid"
+  kill -KILL -- "-$pid" || log "$1 (process group $pid) was not running"
   # Reaped here, so that bash does not report the job as killed.
   wait "$pid" 2>/dev/null || true
   KILLED+=("$1")

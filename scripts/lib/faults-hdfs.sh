@@ -157,9 +157,14 @@ hdfs_out_of_safe_mode() {
   hdfs_jmx 'Hadoop:service=NameNode,name=NameNodeInfo' | grep -q '"Safemode" *: *""'
 }
 
-# Whether HDFS is whole again after a heal: every DataNode live.
+# Whether HDFS is whole again after a heal: every DataNode live and heard from within the
+# last 2 s (a killed DataNode stays "live" to the NameNode until its heartbeats expire; the
+# one started again at the heal is heard from once it has registered).
 hdfs_healthy() {
-  [ "$(hdfs_live_datanodes)" = "${#HDFS_DATANODES[@]}" ]
+  local fresh
+  fresh="$(hdfs_jmx 'Hadoop:service=NameNode,name=NameNodeInfo' \
+    | grep -o 'lastContact[^0-9]*[0-9]*' | grep -c '[^0-9][0-2]$')" || true
+  [ "$(hdfs_live_datanodes)" = "${#HDFS_DATANODES[@]}" ] && [ "$fresh" = "${#HDFS_DATANODES[@]}" ]
 }
 
 # hdfs_wait_healthy SECONDS: fails when a DataNode is still not live by then.
