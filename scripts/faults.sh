@@ -6,9 +6,11 @@
 # Faults are iptables rules inside a host's namespace; they go with it.
 #
 #   scripts/faults.sh run [--servers N] [--hold S] [--seed N] [--minutes M] [--rate R]
-#       Short run (root; about 3 minutes): builds the hosts, runs three etcd members, two
-#       masters (active and standby) and N region servers (4) each on its host; from the
-#       client host, runs the recorded workloads
+#                         [--kinds K1,K2,...] [--local-root]
+#       Short run (root; about 4 minutes): builds the hosts, runs three etcd members, HDFS (a
+#       NameNode and three DataNodes, each its own JVM on its own host; the cluster's root is
+#       on it), two masters (active and standby) and N region servers (4) each on its host;
+#       from the client host, runs the recorded workloads
 #       (`strata bench history`: registers, compare-and-set, counters, lists; R operations/s,
 #       100) all along and writes batches of rows through the shell between faults; injects
 #       each fault kind once, in an order chosen by the seed, for S seconds (8), heals it,
@@ -17,7 +19,9 @@
 #       lost acknowledged writes, and from the region servers' logs that no region was served
 #       by two servers at once; prints figures per fault kind. Fails (non-zero) on any anomaly
 #       and prints the seed: `--seed N` replays the same schedule. Removes everything, also on
-#       failure.
+#       failure. `--kinds` injects only those kinds (in the seed's order; a kind may repeat);
+#       `--local-root` puts the cluster's root in a local directory instead of HDFS (without
+#       the three HDFS kinds).
 #   scripts/faults.sh run --minutes 60   # the long run: fault kinds drawn from the seed, each
 #       held S/2 to 3S/2 (S 10: 5-15 s), until M minutes have passed; the same checks
 #   scripts/faults.sh down               # removes every namespace, link and process this
@@ -30,7 +34,8 @@
 # default 10), STRATA_FAULTS_PREFIX (the namespaces' and links' prefix, default sfh: two runs
 # with different prefixes can share a machine, each on its own bridge). Needs Go for the
 # checker (scripts/lib/toolchain.sh installs Debian's if absent), etcd and libfaketime
-# (installed from Debian when missing).
+# (installed from Debian when missing), Java and Hadoop's jars (scripts/hdfs.sh install: the
+# JDK and Maven from Debian when missing, the jars from Maven Central, cached).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib/toolchain.sh
@@ -49,7 +54,7 @@ HOLD=""
 SEED=""
 MINUTES=0
 RATE=100
-HDFS=0
+HDFS=1
 ONLY=""
 # How far a region server's clock jumps (rs-clock-forward, rs-clock-back), in seconds. The
 # checker tells lines logged on the stepped clock by their distance from the real time: a
@@ -57,7 +62,7 @@ ONLY=""
 JUMP=30
 KINDS=(rs-from-etcd etcd-from-all rs-isolated master-isolated rs-to-etcd-one-way rs-paused
   etcd-minority etcd-member-killed master-killed rs-clock-forward rs-clock-back rs-slow-link)
-# With --hdfs (the cluster's root on a NameNode and three DataNodes of their own hosts).
+# With HDFS (the default: the cluster's root on a NameNode and three DataNodes of their own hosts).
 HDFS_KINDS=(rs-from-datanodes datanode-killed master-from-datanodes)
 
 # host name -> last byte of its address
@@ -459,6 +464,7 @@ case "${1:-}" in
         --minutes) MINUTES="$2"; shift 2 ;;
         --rate) RATE="$2"; shift 2 ;;
         --hdfs) HDFS=1; shift ;;
+        --local-root) HDFS=0; shift ;;
         --kinds) ONLY="$2"; shift 2 ;;
         *) echo "faults.sh: unknown flag $1" >&2; exit 2 ;;
       esac
@@ -466,5 +472,5 @@ case "${1:-}" in
     run
     ;;
   down) down ;;
-  *) echo "usage: $0 run [--servers N] [--hold S] [--seed N] [--minutes M] [--rate R] | down" >&2; exit 2 ;;
+  *) echo "usage: $0 run [--servers N] [--hold S] [--seed N] [--minutes M] [--rate R] [--kinds K,...] [--local-root] | down" >&2; exit 2 ;;
 esac

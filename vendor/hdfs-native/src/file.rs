@@ -435,7 +435,10 @@ impl FileWriter {
                     };
                     warn!(
                         "Abandoning block {:?}: {} (excluding DataNode {}:{})",
-                        block.b, failure.error, block.locs[bad].id.ip_addr, block.locs[bad].id.xfer_port
+                        block.b,
+                        failure.error,
+                        block.locs[bad].id.ip_addr,
+                        block.locs[bad].id.xfer_port
                     );
                     self.protocol
                         .abandon_block(block.b.clone(), &self.src, self.status.file_id)

@@ -677,7 +677,9 @@ impl ReplicatedBlockWriter {
             let bad_node = block
                 .locs
                 .iter()
-                .position(|l| !link.is_empty() && format!("{}:{}", l.id.ip_addr, l.id.xfer_port) == link)
+                .position(|l| {
+                    !link.is_empty() && format!("{}:{}", l.id.ip_addr, l.id.xfer_port) == link
+                })
                 .unwrap_or(0);
             return Err(SetupFailure {
                 bad_node: Some(bad_node),
