@@ -322,8 +322,15 @@ one_fault() {
   printf '{"kind":"%s","target":"%s","injected_unix_ns":%s,"healed_unix_ns":%s,"hold_s":%s}\n' \
     "$kind" "$TARGET" "$injected" "$healed" "$hold" >>"$WORK/faults.jsonl"
   if ! t="$(wait_served 8 "$SERVERS" "$LIMIT")"; then
-    log "FAILED: $kind did not heal (work directory $WORK); replay: scripts/faults.sh run --seed $SEED"
-    return 1
+    # A long run goes on after a slow heal (its figures are the point), and fails at the end.
+    if [ "$MINUTES" -gt 0 ] && t="$(wait_served 8 "$SERVERS" 120)"; then
+      t=$((t + LIMIT))
+      SLOW+=("$kind (${hold}s, at $(date +%T)): every region served only ${t}s after healing")
+      log "SLOW: ${SLOW[-1]}"
+    else
+      log "FAILED: $kind did not heal (work directory $WORK); replay: scripts/faults.sh run --seed $SEED"
+      return 1
+    fi
   fi
   # A killed DataNode's JVM takes seconds to start and register again: HDFS whole again is
   # waited for apart (60 s at most), not counted in the cluster's time to be served.
@@ -338,6 +345,7 @@ one_fault() {
 }
 
 RESULTS=()
+SLOW=()
 run() {
   [ "$(id -u)" = 0 ] || { echo "faults.sh: run as root (network namespaces)" >&2; exit 2; }
   # A fresh Debian machine lacks iptables: install it, as the other engines' scripts install theirs.
@@ -448,6 +456,11 @@ run() {
   if ! "$checker" -history "$WORK/history.jsonl" -faults "$WORK/faults.jsonl" -logs "$logs_csv" \
     -clock-shifts "$WORK/clock.jsonl" -out "$WORK" | tee "$WORK/check.txt"; then
     log "FAILED: anomalies above (work directory $WORK); replay: scripts/faults.sh run --seed $SEED"
+    return 1
+  fi
+  if [ "${#SLOW[@]}" -gt 0 ]; then
+    printf '%s\n' "${SLOW[@]}" >&2
+    log "FAILED: ${#SLOW[@]} faults not healed within ${LIMIT}s (work directory $WORK); replay: scripts/faults.sh run --seed $SEED"
     return 1
   fi
   log "passed (seed $SEED)"
