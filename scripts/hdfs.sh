@@ -17,7 +17,7 @@
 #   scripts/hdfs.sh resume   # SIGCONT
 #
 # Settings: STRATA_HDFS_PORT (NameNode RPC, default 9000), STRATA_HDFS_HTTP_PORT (9870),
-# STRATA_HDFS_DATANODES (1), STRATA_HDFS_DIR (state, default $TMPDIR/strata-hdfs).
+# STRATA_HDFS_DATANODES (1), STRATA_HDFS_REPLICATION (replicas per block, 1), STRATA_HDFS_DIR (state, default $TMPDIR/strata-hdfs).
 # Needs Java 17 and Maven; the Hadoop jars (~100 MB) are cached in ~/.cache/strata/hdfs-lib.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,6 +25,7 @@ cd "$(dirname "$0")/.."
 port="${STRATA_HDFS_PORT:-9000}"
 http="${STRATA_HDFS_HTTP_PORT:-9870}"
 datanodes="${STRATA_HDFS_DATANODES:-1}"
+replication="${STRATA_HDFS_REPLICATION:-1}"
 state="${STRATA_HDFS_DIR:-${TMPDIR:-/tmp}/strata-hdfs}"
 cache="${STRATA_CACHE_DIR:-$HOME/.cache/strata}/hdfs-lib"
 pidfile="$state/minidfs.pid"
@@ -67,7 +68,7 @@ start() {
   mkdir -p "$state"
   rm -f "$ready"
   nohup java -Xmx768m -cp "$cache/classes:$cache/lib/*" MiniDfs "$state/data" "$port" "$http" \
-    "$datanodes" "$ready" >"$state/minidfs.log" 2>&1 &
+    "$datanodes" "$ready" "$replication" >"$state/minidfs.log" 2>&1 &
   echo $! >"$pidfile"
   for _ in $(seq 1 240); do
     if [ -f "$ready" ]; then
