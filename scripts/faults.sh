@@ -6,9 +6,11 @@
 # Faults are iptables rules inside a host's namespace; they go with it.
 #
 #   scripts/faults.sh run [--servers N] [--hold S] [--seed N] [--minutes M] [--rate R]
-#       Short run (root; about 3 minutes): builds the hosts, runs three etcd members, two
-#       masters (active and standby) and N region servers (4) each on its host; from the
-#       client host, runs the recorded workloads
+#                         [--kinds K1,K2,...] [--local-root]
+#       Short run (root; about 4 minutes): builds the hosts, runs three etcd members, HDFS (a
+#       NameNode and three DataNodes, each its own JVM on its own host; the cluster's root is
+#       on it), two masters (active and standby) and N region servers (4) each on its host;
+#       from the client host, runs the recorded workloads
 #       (`strata bench history`: registers, compare-and-set, counters, lists; R operations/s,
 #       100) all along and writes batches of rows through the shell between faults; injects
 #       each fault kind once, in an order chosen by the seed, for S seconds (8), heals it,
@@ -17,7 +19,9 @@
 #       lost acknowledged writes, and from the region servers' logs that no region was served
 #       by two servers at once; prints figures per fault kind. Fails (non-zero) on any anomaly
 #       and prints the seed: `--seed N` replays the same schedule. Removes everything, also on
-#       failure.
+#       failure. `--kinds` injects only those kinds (in the seed's order; a kind may repeat);
+#       `--local-root` puts the cluster's root in a local directory instead of HDFS (without
+#       the three HDFS kinds).
 #   scripts/faults.sh run --minutes 60   # the long run: fault kinds drawn from the seed, each
 #       held S/2 to 3S/2 (S 10: 5-15 s), until M minutes have passed; the same checks
 #   scripts/faults.sh down               # removes every namespace, link and process this
@@ -30,13 +34,15 @@
 # default 10), STRATA_FAULTS_PREFIX (the namespaces' and links' prefix, default sfh: two runs
 # with different prefixes can share a machine, each on its own bridge). Needs Go for the
 # checker (scripts/lib/toolchain.sh installs Debian's if absent), etcd and libfaketime
-# (installed from Debian when missing).
+# (installed from Debian when missing), Java and Hadoop's jars (scripts/hdfs.sh install: the
+# JDK and Maven from Debian when missing, the jars from Maven Central, cached).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib/toolchain.sh
 . scripts/lib/faults-etcd.sh
 . scripts/lib/faults-clock.sh
 . scripts/lib/faults-proxy.sh
+. scripts/lib/faults-hdfs.sh
 
 PREFIX="${STRATA_FAULTS_PREFIX:-sfh}"
 BRIDGE="$PREFIX-br"
@@ -48,12 +54,16 @@ HOLD=""
 SEED=""
 MINUTES=0
 RATE=100
+HDFS=1
+ONLY=""
 # How far a region server's clock jumps (rs-clock-forward, rs-clock-back), in seconds. The
 # checker tells lines logged on the stepped clock by their distance from the real time: a
 # fault must be held for less than this.
 JUMP=30
 KINDS=(rs-from-etcd etcd-from-all rs-isolated master-isolated rs-to-etcd-one-way rs-paused
   etcd-minority etcd-member-killed master-killed rs-clock-forward rs-clock-back rs-slow-link)
+# With HDFS (the default: the cluster's root on a NameNode and three DataNodes of their own hosts).
+HDFS_KINDS=(rs-from-datanodes datanode-killed master-from-datanodes)
 
 # host name -> last byte of its address
 declare -A ADDR=([etcd1]=10 [etcd2]=11 [etcd3]=12 [master1]=15 [master2]=16 [client]=30)
@@ -124,8 +134,10 @@ in_host() { local host="$1"; shift; ip netns exec "$(ns "$host")" "$@"; }
 
 etcd_ep() { etcd_endpoints; }
 
+# The environment of every Strata process (HDFS's client configuration with --hdfs).
+STORE_ENV=()
 start_master() {
-  spawn "$1" "$1" "$BIN" master "${COMMON[@]}" --advertise "$(ip_of "$1"):16000"
+  spawn "$1" "$1" "${STORE_ENV[@]}" "$BIN" master "${COMMON[@]}" --advertise "$(ip_of "$1"):16000"
 }
 
 # Prints the host of the active master (none when no master is active or etcd does not answer).
@@ -180,7 +192,7 @@ write_rows() {
 
 check_rows() {
   local out
-  out="$(echo "count 't'" | in_host client "$BIN" shell -n --etcd "$(etcd_ep)" --cluster faults 2>&1)"
+  out="$(echo "count 't'" | in_host client "$BIN" shell -n --etcd "$(etcd_ep)" --cluster faults 2>&1)" || true
   if ! grep -q "^$ROWS row" <<<"$out"; then
     log "expected $ROWS rows, the shell says: $out"
     return 1
@@ -201,7 +213,7 @@ KILLED=()
 kill_host() {
   local pid
   pid="$(cat "$WORK/pids/$1")"
-  kill -KILL -- "-$pid"
+  kill -KILL -- "-$pid" || log "$1 (process group $pid) was not running"
   # Reaped here, so that bash does not report the job as killed.
   wait "$pid" 2>/dev/null || true
   KILLED+=("$1")
@@ -217,6 +229,7 @@ heal() {
     case "$h" in
       etcd*) etcd_start "$h" ;;
       master*) start_master "$h" ;;
+      dn*) hdfs_start_host "$h" ;;
     esac
   done
   KILLED=()
@@ -251,6 +264,12 @@ fault() {
     rs-clock-back) TARGET="rs$SERVERS" && clock_step "$TARGET" "-$JUMP" ;;
     # Everything to and from rs1's port waits 1 s +- 1 s each way (Toxiproxy).
     rs-slow-link) TARGET="$PROXIED" && proxy_slow ;;
+    # rs2 cut from the three DataNodes only (it still reaches etcd, the NameNode, clients).
+    rs-from-datanodes) TARGET=rs2 && drop_datanodes rs2 ;;
+    # SIGKILL of a DataNode (drawn from the seed); started again at the heal with its blocks.
+    datanode-killed) TARGET="${HDFS_DATANODES[RANDOM % ${#HDFS_DATANODES[@]}]}" && kill_host "$TARGET" ;;
+    # The active master cut from the three DataNodes only.
+    master-from-datanodes) TARGET="$(active_master)" && drop_datanodes "${TARGET:-master1}" ;;
     *) log "unknown fault $1"; return 1 ;;
   esac
 }
@@ -303,7 +322,20 @@ one_fault() {
   printf '{"kind":"%s","target":"%s","injected_unix_ns":%s,"healed_unix_ns":%s,"hold_s":%s}\n' \
     "$kind" "$TARGET" "$injected" "$healed" "$hold" >>"$WORK/faults.jsonl"
   if ! t="$(wait_served 8 "$SERVERS" "$LIMIT")"; then
-    log "FAILED: $kind did not heal (work directory $WORK); replay: scripts/faults.sh run --seed $SEED"
+    # A long run goes on after a slow heal (its figures are the point), and fails at the end.
+    if [ "$MINUTES" -gt 0 ] && t="$(wait_served 8 "$SERVERS" 120)"; then
+      t=$((t + LIMIT))
+      SLOW+=("$kind (${hold}s, at $(date +%T)): every region served only ${t}s after healing")
+      log "SLOW: ${SLOW[-1]}"
+    else
+      log "FAILED: $kind did not heal (work directory $WORK); replay: scripts/faults.sh run --seed $SEED"
+      return 1
+    fi
+  fi
+  # A killed DataNode's JVM takes seconds to start and register again: HDFS whole again is
+  # waited for apart (60 s at most), not counted in the cluster's time to be served.
+  if [ "$HDFS" = 1 ] && ! hdfs_wait_healthy 60; then
+    log "FAILED: HDFS not whole again after $kind (work directory $WORK)"
     return 1
   fi
   write_rows 100
@@ -313,6 +345,7 @@ one_fault() {
 }
 
 RESULTS=()
+SLOW=()
 run() {
   [ "$(id -u)" = 0 ] || { echo "faults.sh: run as root (network namespaces)" >&2; exit 2; }
   # A fresh Debian machine lacks iptables: install it, as the other engines' scripts install theirs.
@@ -322,6 +355,19 @@ run() {
   command -v iptables >/dev/null || { echo "faults.sh: needs iptables (apt-get install iptables)" >&2; exit 2; }
   ensure_etcd
   ensure_faketime
+  if [ "$HDFS" = 1 ]; then
+    ensure_hdfs
+    hdfs_add_hosts
+    KINDS+=("${HDFS_KINDS[@]}")
+  fi
+  if [ -n "$ONLY" ]; then
+    local k known
+    IFS=, read -r -a known <<<"$ONLY"
+    for k in "${known[@]}"; do
+      [[ " ${KINDS[*]} " == *" $k "* ]] || { echo "faults.sh: --kinds: unknown kind $k (known: ${KINDS[*]})" >&2; exit 2; }
+    done
+    KINDS=("${known[@]}")
+  fi
   # The short run holds each fault 8 s (its length stays about 3 minutes with every kind), a
   # long run draws holds around 10 s; both past the lease (TTL 2 s), short of the clock jump.
   [ -n "$HOLD" ] || { [ "$MINUTES" -gt 0 ] && HOLD=10 || HOLD=8; }
@@ -351,8 +397,15 @@ run() {
   for h in "${ETCD_MEMBERS[@]}"; do etcd_start "$h"; done
   etcd_wait_healthy 30
   log "etcd members healthy at $(etcd_endpoints); leader $(etcd_leader)"
+  local root="$WORK/root"
+  if [ "$HDFS" = 1 ]; then
+    hdfs_start
+    root="$(hdfs_url)/strata"
+    STORE_ENV=(env "HADOOP_CONF_DIR=$(hdfs_client_conf)")
+    log "HDFS up: NameNode $(ip_of "$HDFS_NAMENODE"), DataNodes $(for h in "${HDFS_DATANODES[@]}"; do printf '%s ' "$(ip_of "$h")"; done)"
+  fi
   # The test hosts' addresses are not loopback; the harness tests faults, not access control.
-  COMMON=(--etcd "$(etcd_ep)" --cluster faults --ttl 2 --root "$WORK/root" --insecure)
+  COMMON=(--etcd "$(etcd_ep)" --cluster faults --ttl 2 --root "$root" --insecure)
   for h in "${MASTERS[@]}"; do start_master "$h"; done
   proxy_start "$toxiproxy"
   local logs=() clock advertise
@@ -365,7 +418,7 @@ run() {
     [ "rs$i" = "$PROXIED" ] && advertise="$advertise:$PROXY_PORT"
     # Every interface, announcing the host's address; all at once on the empty root. JSON
     # lines: the checker reads the regions' open and close lines from them.
-    spawn "rs$i" "rs$i" "${clock[@]}" "$BIN" regionserver "${COMMON[@]}" --listen 0.0.0.0:16020 \
+    spawn "rs$i" "rs$i" "${STORE_ENV[@]}" "${clock[@]}" "$BIN" regionserver "${COMMON[@]}" --listen 0.0.0.0:16020 \
       --advertise "$advertise" --memtable-mib 32 --block-cache-mib 8 --log-format json
     logs+=("$WORK/rs$i.log")
   done
@@ -405,6 +458,11 @@ run() {
     log "FAILED: anomalies above (work directory $WORK); replay: scripts/faults.sh run --seed $SEED"
     return 1
   fi
+  if [ "${#SLOW[@]}" -gt 0 ]; then
+    printf '%s\n' "${SLOW[@]}" >&2
+    log "FAILED: ${#SLOW[@]} faults not healed within ${LIMIT}s (work directory $WORK); replay: scripts/faults.sh run --seed $SEED"
+    return 1
+  fi
   log "passed (seed $SEED)"
 }
 
@@ -418,11 +476,14 @@ case "${1:-}" in
         --seed) SEED="$2"; shift 2 ;;
         --minutes) MINUTES="$2"; shift 2 ;;
         --rate) RATE="$2"; shift 2 ;;
+        --hdfs) HDFS=1; shift ;;
+        --local-root) HDFS=0; shift ;;
+        --kinds) ONLY="$2"; shift 2 ;;
         *) echo "faults.sh: unknown flag $1" >&2; exit 2 ;;
       esac
     done
     run
     ;;
   down) down ;;
-  *) echo "usage: $0 run [--servers N] [--hold S] [--seed N] [--minutes M] [--rate R] | down" >&2; exit 2 ;;
+  *) echo "usage: $0 run [--servers N] [--hold S] [--seed N] [--minutes M] [--rate R] [--kinds K,...] [--local-root] | down" >&2; exit 2 ;;
 esac

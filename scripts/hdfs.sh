@@ -6,6 +6,8 @@
 #   scripts/hdfs.sh start    # idempotent; prints the root URL to use (hdfs://127.0.0.1:PORT)
 #   scripts/hdfs.sh stop     # stops it (SIGTERM, then SIGKILL) and removes its data
 #   scripts/hdfs.sh status
+#   scripts/hdfs.sh install  # only installs (JDK and Maven from Debian when missing, as root;
+#                            # the jars); prints the directory of the jars
 #   scripts/hdfs.sh stop-datanode [N]     # stops DataNode N (default 0): its pipelines die mid-write
 #   scripts/hdfs.sh restart-datanode [N]  # starts it again, same ports and volumes
 #   scripts/hdfs.sh stop-namenode         # stops the NameNode (DataNodes keep running)
@@ -15,7 +17,7 @@
 #   scripts/hdfs.sh resume   # SIGCONT
 #
 # Settings: STRATA_HDFS_PORT (NameNode RPC, default 9000), STRATA_HDFS_HTTP_PORT (9870),
-# STRATA_HDFS_DATANODES (1), STRATA_HDFS_DIR (state, default $TMPDIR/strata-hdfs).
+# STRATA_HDFS_DATANODES (1), STRATA_HDFS_REPLICATION (replicas per block, 1), STRATA_HDFS_DIR (state, default $TMPDIR/strata-hdfs).
 # Needs Java 17 and Maven; the Hadoop jars (~100 MB) are cached in ~/.cache/strata/hdfs-lib.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,6 +25,7 @@ cd "$(dirname "$0")/.."
 port="${STRATA_HDFS_PORT:-9000}"
 http="${STRATA_HDFS_HTTP_PORT:-9870}"
 datanodes="${STRATA_HDFS_DATANODES:-1}"
+replication="${STRATA_HDFS_REPLICATION:-1}"
 state="${STRATA_HDFS_DIR:-${TMPDIR:-/tmp}/strata-hdfs}"
 cache="${STRATA_CACHE_DIR:-$HOME/.cache/strata}/hdfs-lib"
 pidfile="$state/minidfs.pid"
@@ -30,7 +33,18 @@ ready="$state/ready.json"
 
 running() { [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; }
 
+# JDK 17 and Maven from Debian when missing (as root, as CI runs), as hbase-client-test.sh does.
+ensure_java() {
+  command -v javac >/dev/null 2>&1 && command -v mvn >/dev/null 2>&1 && return 0
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "hdfs.sh: installing openjdk-17-jdk-headless and maven with apt-get" >&2
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jdk-headless maven; } >/dev/null
+  fi
+  command -v javac >/dev/null 2>&1 || { echo "hdfs.sh: needs Java 17 and Maven (apt-get install openjdk-17-jdk-headless maven)" >&2; return 2; }
+}
+
 install() {
+  ensure_java
   if [ ! -f "$cache/.complete" ]; then
     echo "hdfs.sh: fetching hadoop-client-minicluster into $cache" >&2
     mkdir -p "$cache/pom"
@@ -54,7 +68,7 @@ start() {
   mkdir -p "$state"
   rm -f "$ready"
   nohup java -Xmx768m -cp "$cache/classes:$cache/lib/*" MiniDfs "$state/data" "$port" "$http" \
-    "$datanodes" "$ready" >"$state/minidfs.log" 2>&1 &
+    "$datanodes" "$ready" "$replication" >"$state/minidfs.log" 2>&1 &
   echo $! >"$pidfile"
   for _ in $(seq 1 240); do
     if [ -f "$ready" ]; then
@@ -100,6 +114,7 @@ datanode() {
 
 case "${1:-}" in
   start) start ;;
+  install) install && echo "$cache/lib" ;;
   stop) stop ;;
   stop-datanode | restart-datanode | stop-namenode | restart-namenode) datanode "$1" "${2:-}" ;;
   pause | resume)
@@ -107,5 +122,5 @@ case "${1:-}" in
     if [ "$1" = pause ]; then kill -STOP "$(cat "$pidfile")"; else kill -CONT "$(cat "$pidfile")"; fi
     ;;
   status) if running && [ -f "$ready" ]; then echo "running: hdfs://127.0.0.1:$port (http 127.0.0.1:$http)"; else echo "stopped"; exit 1; fi ;;
-  *) echo "usage: $0 start|stop|status|stop-datanode [N]|restart-datanode [N]|stop-namenode|restart-namenode|pause|resume" >&2; exit 2 ;;
+  *) echo "usage: $0 start|stop|status|install|stop-datanode [N]|restart-datanode [N]|stop-namenode|restart-namenode|pause|resume" >&2; exit 2 ;;
 esac

@@ -2,7 +2,7 @@
 // storage policies can be checked on real block locations. MiniDFSClusterManager cannot set
 // storage types (MiniDFSCluster overwrites dfs.datanode.data.dir), hence this launcher.
 //
-// Usage: MiniDfs <base dir> <namenode port> <http port> <datanodes> <ready file>
+// Usage: MiniDfs <base dir> <namenode port> <http port> <datanodes> <ready file> [<replication>]
 // Writes <ready file> once the cluster is up, then serves until killed.
 //
 // Fault injection: a file <ready file>.cmd holding "stop-datanode N" or "restart-datanode N"
@@ -29,11 +29,12 @@ public class MiniDfs {
     int httpPort = Integer.parseInt(args[2]);
     int dataNodes = Integer.parseInt(args[3]);
     File ready = new File(args[4]);
+    int replication = args.length > 5 ? Integer.parseInt(args[5]) : 1;
 
     Configuration conf = new Configuration();
     conf.set(MiniDFSCluster.HDFS_MINIDFS_BASEDIR, base.getAbsolutePath());
     conf.set("dfs.permissions.enabled", "false");
-    conf.setInt("dfs.replication", 1);
+    conf.setInt("dfs.replication", replication);
     conf.setBoolean("dfs.storage.policy.enabled", true);
     conf.set("dfs.namenode.http-address", "127.0.0.1:" + httpPort);
     conf.set("dfs.namenode.rpc-bind-host", "127.0.0.1");

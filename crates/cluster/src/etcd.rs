@@ -105,9 +105,13 @@ impl EtcdKv {
             .enable_all()
             .build()
             .map_err(unavailable)?;
+        // A member without a leader (the minority side of a partition, or any member during
+        // an election) refuses at once (etcd's `hasleader` metadata) instead of holding the
+        // request until the timeout, so the next attempt can go to another member.
         let options = ConnectOptions::new()
             .with_connect_timeout(timeout)
-            .with_keep_alive(timeout, timeout);
+            .with_keep_alive(timeout, timeout)
+            .with_require_leader(true);
         let client = runtime
             .block_on(async {
                 tokio::time::timeout(timeout, Client::connect(endpoints, Some(options))).await

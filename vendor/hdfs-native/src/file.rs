@@ -355,29 +355,99 @@ impl FileWriter {
                 None
             };
 
-            self.protocol
-                .add_block(&self.src, extended_block, self.status.file_id)
-                .await?
-                .block
+            return self.create_new_block_writer(extended_block).await;
         };
 
-        let block_writer = BlockWriter::new(
+        let block_writer = self.block_writer_for(new_block).await?;
+        self.block_writer = Some(block_writer);
+        self.unpersisted_block = true;
+        Ok(())
+    }
+
+    async fn block_writer_for(
+        &self,
+        block: hdfs::LocatedBlockProto,
+    ) -> std::result::Result<BlockWriter, crate::hdfs::block_writer::SetupFailure> {
+        let failure = |error| crate::hdfs::block_writer::SetupFailure {
+            bad_node: None,
+            error,
+        };
+        let defaults = self
+            .protocol
+            .get_cached_server_defaults()
+            .await
+            .map_err(failure)?;
+        let ec = self
+            .status
+            .ec_policy
+            .as_ref()
+            .map(resolve_ec_policy)
+            .transpose()
+            .map_err(failure)?;
+        BlockWriter::new(
             Arc::clone(&self.protocol),
-            new_block,
-            self.protocol.get_cached_server_defaults().await?,
+            block,
+            defaults,
             Arc::clone(&self.config),
             self.handle.clone(),
-            self.status
-                .ec_policy
-                .as_ref()
-                .map(resolve_ec_policy)
-                .transpose()?
-                .as_ref(),
+            ec.as_ref(),
             &self.src,
             &self.status,
             self.crypto.clone(),
         )
-        .await?;
+        .await
+    }
+
+    /// A new block after `previous`: when its pipeline cannot be set up (a DataNode the
+    /// NameNode still counts live is dead or unreachable), the block is abandoned and another
+    /// asked for without that DataNode, up to `BLOCK_WRITE_RETRIES` times, as Java's
+    /// `DFSOutputStream` does (`dfs.client.block.write.retries`).
+    async fn create_new_block_writer(
+        &mut self,
+        previous: Option<hdfs::ExtendedBlockProto>,
+    ) -> Result<()> {
+        const BLOCK_WRITE_RETRIES: usize = 3;
+        let mut excluded: Vec<hdfs::DatanodeInfoProto> = Vec::new();
+        let mut attempt = 0;
+        let block_writer = loop {
+            let block = self
+                .protocol
+                .add_block_excluding(
+                    &self.src,
+                    previous.clone(),
+                    self.status.file_id,
+                    excluded.clone(),
+                )
+                .await?
+                .block;
+            match self.block_writer_for(block.clone()).await {
+                Ok(writer) => break writer,
+                Err(failure) => {
+                    let bad = match failure.bad_node {
+                        Some(bad)
+                            if attempt < BLOCK_WRITE_RETRIES
+                                && self.status.ec_policy.is_none()
+                                && bad < block.locs.len() =>
+                        {
+                            bad
+                        }
+                        _ => return Err(failure.error),
+                    };
+                    warn!(
+                        "Abandoning block {:?}: {} (excluding DataNode {}:{})",
+                        block.b,
+                        failure.error,
+                        block.locs[bad].id.ip_addr,
+                        block.locs[bad].id.xfer_port
+                    );
+                    self.protocol
+                        .abandon_block(block.b.clone(), &self.src, self.status.file_id)
+                        .await?;
+                    excluded.push(block.locs[bad].clone());
+                    attempt += 1;
+                }
+            }
+        };
 
         self.block_writer = Some(block_writer);
         self.unpersisted_block = true;

@@ -31,6 +31,32 @@ const ACK_READ_TIMEOUT: Duration = Duration::from_secs(60);
 // The number of packets and acks to queue up on writes
 const WRITE_PACKET_BUFFER_LEN: usize = 100;
 
+/// A pipeline that could not be set up, and which of the block's locations is to blame when
+/// that is known: the first DataNode when it could not be reached or broke the connection,
+/// the one its answer names as the first bad link when a downstream DataNode could not be
+/// reached. The caller abandons the block and asks for another without that DataNode, as
+/// Java's `DFSOutputStream` does.
+#[derive(Debug)]
+pub(crate) struct SetupFailure {
+    pub(crate) bad_node: Option<usize>,
+    pub(crate) error: HdfsError,
+}
+
+impl From<SetupFailure> for HdfsError {
+    fn from(failure: SetupFailure) -> HdfsError {
+        failure.error
+    }
+}
+
+impl SetupFailure {
+    fn at(bad_node: usize) -> impl FnOnce(HdfsError) -> SetupFailure {
+        move |error| SetupFailure {
+            bad_node: Some(bad_node),
+            error,
+        }
+    }
+}
+
 /// Wrapper around both types of block writers. This was simpler than trying to
 /// do dynamic dispatch with a BlockWriter trait.
 pub(crate) enum BlockWriter {
@@ -50,7 +76,7 @@ impl BlockWriter {
         src: &str,
         status: &hdfs::HdfsFileStatusProto,
         crypto: Option<Arc<FileCryptoCodec>>,
-    ) -> Result<Self> {
+    ) -> std::result::Result<Self, SetupFailure> {
         let block_writer = if let Some(ec_schema) = ec_schema {
             Self::Striped(StripedBlockWriter::new(
                 protocol,
@@ -418,7 +444,7 @@ impl ReplicatedBlockWriter {
         handle: Handle,
         status: &hdfs::HdfsFileStatusProto,
         crypto: Option<Arc<FileCryptoCodec>>,
-    ) -> Result<Self> {
+    ) -> std::result::Result<Self, SetupFailure> {
         let pipeline = Self::setup_pipeline(
             &protocol,
             &block,
@@ -594,16 +620,19 @@ impl ReplicatedBlockWriter {
         bytes_acked: Option<u64>,
         config: &Configuration,
         handle: &Handle,
-    ) -> Result<Pipeline> {
+    ) -> std::result::Result<Pipeline, SetupFailure> {
         let datanode = &block.locs[0].id;
-        let mut connection = DatanodeConnection::connect(
-            datanode,
-            &block.block_token,
-            protocol.get_cached_data_encryption_key().await?,
-            config,
-            handle,
-        )
-        .await?;
+        let key = protocol
+            .get_cached_data_encryption_key()
+            .await
+            .map_err(|error| SetupFailure {
+                bad_node: None,
+                error,
+            })?;
+        let mut connection =
+            DatanodeConnection::connect(datanode, &block.block_token, key, config, handle)
+                .await
+                .map_err(SetupFailure::at(0))?;
 
         let checksum = hdfs::ChecksumProto {
             r#type: hdfs::ChecksumTypeProto::ChecksumCrc32c as i32,
@@ -636,8 +665,34 @@ impl ReplicatedBlockWriter {
         };
 
         debug!("Block write request: {:?}", message);
-        let response = connection.send(Op::WriteBlock, &message).await?;
+        let response = connection
+            .send(Op::WriteBlock, &message)
+            .await
+            .map_err(SetupFailure::at(0))?;
         debug!("Block write response: {:?}", response);
+        // The first DataNode answers an error when it could not set up the rest of the
+        // pipeline, naming the first DataNode it could not reach (`ip:port`).
+        if response.status != hdfs::Status::Success as i32 {
+            let link = response.first_bad_link.clone().unwrap_or_default();
+            let bad_node = block
+                .locs
+                .iter()
+                .position(|l| {
+                    !link.is_empty() && format!("{}:{}", l.id.ip_addr, l.id.xfer_port) == link
+                })
+                .unwrap_or(0);
+            return Err(SetupFailure {
+                bad_node: Some(bad_node),
+                error: HdfsError::DataTransferError(format!(
+                    "pipeline setup with {}:{} failed: status {}, first bad link {:?}, {}",
+                    datanode.ip_addr,
+                    datanode.xfer_port,
+                    response.status,
+                    link,
+                    response.message.clone().unwrap_or_default()
+                )),
+            });
+        }
 
         Ok(Pipeline::new(connection, handle))
     }
@@ -1071,7 +1126,8 @@ impl StripedBlockWriter {
                         // re-encrypt the ciphertext.
                         None,
                     )
-                    .await,
+                    .await
+                    .map_err(HdfsError::from),
                 )
             }
 

@@ -234,6 +234,44 @@ impl NamenodeProtocol {
         self.call("addBlock", message, true).await
     }
 
+    /// `addBlock` with DataNodes the NameNode must not choose (after a pipeline to them
+    /// could not be set up).
+    pub(crate) async fn add_block_excluding(
+        &self,
+        src: &str,
+        previous: Option<hdfs::ExtendedBlockProto>,
+        file_id: Option<u64>,
+        exclude_nodes: Vec<hdfs::DatanodeInfoProto>,
+    ) -> Result<hdfs::AddBlockResponseProto> {
+        let message = hdfs::AddBlockRequestProto {
+            src: src.to_string(),
+            client_name: self.client_name.clone(),
+            previous,
+            file_id,
+            exclude_nodes,
+            ..Default::default()
+        };
+
+        self.call("addBlock", message, true).await
+    }
+
+    /// Gives up a block allocated by `addBlock` whose pipeline could not be set up.
+    pub(crate) async fn abandon_block(
+        &self,
+        b: hdfs::ExtendedBlockProto,
+        src: &str,
+        file_id: Option<u64>,
+    ) -> Result<hdfs::AbandonBlockResponseProto> {
+        let message = hdfs::AbandonBlockRequestProto {
+            b,
+            src: src.to_string(),
+            holder: self.client_name.clone(),
+            file_id,
+        };
+
+        self.call("abandonBlock", message, true).await
+    }
+
     pub(crate) async fn update_block_for_pipeline(
         &self,
         block: hdfs::ExtendedBlockProto,
