@@ -6,6 +6,8 @@
 #   HBASE_PEER=/path/to/hbase-peer RECORDS=... ./scripts/bench-ycsb.sh   # also runs HBase
 #   STRATA_ARGS="--block-cache-mib 3072" ...   # extra `strata standalone` flags (HBase's peer
 #                                              # gives its block cache 0.4 × an 8 GiB heap)
+#   STRATA_BIN=path CLIENT_BIN=path ...       # a given server binary (no build), and the YCSB
+#                                              # client's (default: the server's)
 #   PROTOCOL=grpc ...     # the YCSB client's data requests over gRPC instead of Strata's framed protocol
 #                         # (default frames, the client's default; RFC 0013)
 #
@@ -20,9 +22,16 @@ cd "$(dirname "$0")/.."
 : "${RECORDS:=1000000}" "${THREADS:=8}" "${DURATION:=60}" "${WORKLOADS:=workloada workloadc}"
 : "${OUT:=data/bench-ycsb}" "${PORT:=16100}" "${PROTOCOL:=frames}"
 . scripts/lib/toolchain.sh
-ensure_rust
-cargo build --release --locked -q -p strata-cli --bin strata
-STRATA="${CARGO_TARGET_DIR:-target}/release/strata"
+if [ -n "${STRATA_BIN:-}" ]; then
+  STRATA="$STRATA_BIN"
+else
+  ensure_rust
+  cargo build --release --locked -q -p strata-cli --bin strata
+  STRATA="${CARGO_TARGET_DIR:-target}/release/strata"
+fi
+# The YCSB client and the shell (default: the server's binary). To compare two builds' servers,
+# give both runs the same client: STRATA_BIN=old CLIENT_BIN=new, then STRATA_BIN=new.
+CLIENT="${CLIENT_BIN:-$STRATA}"
 rm -rf "$OUT"; mkdir -p "$OUT"
 hz=$(getconf CLK_TCK)
 cpu_ticks() { awk '{print $14+$15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
@@ -46,19 +55,19 @@ for _ in $(seq 100); do grep -q "serving on" "$OUT/strata.log" 2>/dev/null && br
 grep -q "serving on" "$OUT/strata.log" || { echo "strata standalone did not start:" >&2; cat "$OUT/strata.log" >&2; exit 1; }
 server="127.0.0.1:$PORT"
 c0=$(cpu_ticks $pid)
-"$STRATA" bench ycsb load -P workloada -p recordcount="$RECORDS" -p operationcount="$RECORDS" \
+"$CLIENT" bench ycsb load -P workloada -p recordcount="$RECORDS" -p operationcount="$RECORDS" \
   --threads "$THREADS" --server "$server" --protocol "$PROTOCOL" --plot "$OUT/strata-load.svg" \
   > "$OUT/strata-load.txt"
 cpu_line "$OUT/strata-load.txt" "$c0" "$(cpu_ticks $pid)"
 strata_disk_load=$(du_mib "$OUT/strata-data")
 for wl in $WORKLOADS; do
   c0=$(cpu_ticks $pid)
-  "$STRATA" bench ycsb run -P "$wl" -p recordcount="$RECORDS" -p operationcount=1000000000 \
+  "$CLIENT" bench ycsb run -P "$wl" -p recordcount="$RECORDS" -p operationcount=1000000000 \
     -p maxexecutiontime="$DURATION" --threads "$THREADS" --server "$server" \
     --protocol "$PROTOCOL" --plot "$OUT/strata-$wl.svg" > "$OUT/strata-$wl.txt"
   cpu_line "$OUT/strata-$wl.txt" "$c0" "$(cpu_ticks $pid)"
 done
-printf "flush 'usertable'\nmajor_compact 'usertable'\n" | "$STRATA" shell --server "$server" -n > /dev/null
+printf "flush 'usertable'\nmajor_compact 'usertable'\n" | "$CLIENT" shell --server "$server" -n > /dev/null
 strata_disk_compact=$(du_mib "$OUT/strata-data")
 strata_rss=$(peak_rss_mib $pid)
 kill -TERM $pid; wait $pid || true; trap - EXIT
