@@ -13,7 +13,6 @@ mod wire_support;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use bytes::Bytes;
 use prost::Message;
 use strata_access::{Audit, Guard, GuardConfig};
 use strata_gss::Step;
@@ -21,7 +20,7 @@ use strata_hbase_rpc::frame::{decode_reply, read_frame};
 use strata_hbase_rpc::{pb, sasl, KerberosConfig};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
-use wire_support::{table, Conn};
+use wire_support::{create_table_request, Conn};
 
 struct Kdc {
     dir: PathBuf,
@@ -138,23 +137,7 @@ async fn sasl_connect(
 /// The exception (class, message) of a CreateTable on `conn`.
 async fn create_table(conn: &mut Conn) -> Option<(String, String)> {
     let (header, _, _) = conn
-        .call_with(
-            "CreateTable",
-            &pb::CreateTableRequest {
-                table_schema: pb::TableSchema {
-                    table_name: Some(table("krb")),
-                    column_families: vec![pb::ColumnFamilySchema {
-                        name: Bytes::from_static(b"f"),
-                        ..pb::ColumnFamilySchema::default()
-                    }],
-                    ..pb::TableSchema::default()
-                },
-                split_keys: vec![],
-                nonce_group: None,
-                nonce: None,
-            },
-            &[],
-        )
+        .call_with("CreateTable", &create_table_request("krb"), &[])
         .await;
     header.exception.map(|e| {
         (

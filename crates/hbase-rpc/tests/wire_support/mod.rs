@@ -137,6 +137,23 @@ pub async fn closing_reply(stream: &mut TcpStream) -> Option<String> {
     header.exception.and_then(|e| e.exception_class_name)
 }
 
+/// HBase's request to create table `name` with one family `f`, unsplit.
+pub fn create_table_request(name: &str) -> pb::CreateTableRequest {
+    pb::CreateTableRequest {
+        table_schema: pb::TableSchema {
+            table_name: Some(table(name)),
+            column_families: vec![pb::ColumnFamilySchema {
+                name: Bytes::from_static(b"f"),
+                ..pb::ColumnFamilySchema::default()
+            }],
+            ..pb::TableSchema::default()
+        },
+        split_keys: vec![],
+        nonce_group: None,
+        nonce: None,
+    }
+}
+
 pub fn table(name: &str) -> pb::TableName {
     pb::TableName {
         namespace: Bytes::from_static(b"default"),
@@ -154,22 +171,7 @@ pub fn region(table: &str, start: &[u8], id: u64) -> pb::RegionSpecifier {
 pub async fn create_table(addr: SocketAddr, name: &str) {
     let mut master = Conn::open(addr, "MasterService", None).await;
     let _: pb::ProcedureResponse = master
-        .call(
-            "CreateTable",
-            &pb::CreateTableRequest {
-                table_schema: pb::TableSchema {
-                    table_name: Some(table(name)),
-                    column_families: vec![pb::ColumnFamilySchema {
-                        name: Bytes::from_static(b"f"),
-                        ..pb::ColumnFamilySchema::default()
-                    }],
-                    ..pb::TableSchema::default()
-                },
-                split_keys: vec![],
-                nonce_group: None,
-                nonce: None,
-            },
-        )
+        .call("CreateTable", &create_table_request(name))
         .await;
 }
 
