@@ -92,6 +92,7 @@ pub fn from_status(status: &Status) -> HBaseError {
             message,
             true,
         ),
+        ErrorCode::Throttled => error(strata_access::quota::HBASE_CLASS, message, false),
         ErrorCode::Unavailable | ErrorCode::Unknown | ErrorCode::Corruption => {
             match status.code() {
                 tonic::Code::Unimplemented | tonic::Code::InvalidArgument => {
