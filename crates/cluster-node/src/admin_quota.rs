@@ -148,7 +148,9 @@ impl<K: Kv + Send + Sync + 'static> ClusterAdmin<K> {
         // Only a region server's process watches the throttles (a master's listener does not).
         let start = Instant::now();
         while self.server.is_some()
-            && self.guard().quotas().revision() < revision && start.elapsed() < SEEN_WAIT {
+            && self.guard().quotas().revision() < revision
+            && start.elapsed() < SEEN_WAIT
+        {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         Ok(Response::new(pb::Empty {}))

@@ -260,6 +260,20 @@ impl<K: Kv + Send + Sync + 'static> MasterOps for ClusterOps<K> {
             .collect())
     }
 
+    fn set_quota(
+        &self,
+        subject: &strata_access::quota::Subject,
+        throttle_type: &str,
+        limit: Option<&str>,
+    ) -> HResult<()> {
+        let r = pb::SetQuotaRequest {
+            subject: Some(crate::admin_quota::subject_to_pb(subject)),
+            throttle_type: throttle_type.to_owned(),
+            limit: limit.unwrap_or_default().to_owned(),
+        };
+        self.call(self.admin.set_quota(req(r))).map(drop)
+    }
+
     fn tables(&self) -> HResult<Vec<TableEntry>> {
         self.call(self.admin.list_tables(req(pb::Empty {})))?
             .tables

@@ -28,6 +28,7 @@ pub mod error;
 pub mod filters;
 pub mod frame;
 mod master_access;
+mod master_quota;
 mod master_snapshot;
 mod master_svc;
 pub mod meta;

@@ -5,7 +5,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use crate::scope::split_table;
+use crate::scope::{split_table, TableScope};
 
 /// Whom a throttle limits.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -53,11 +53,12 @@ impl Subject {
 }
 
 impl fmt::Display for Subject {
-    /// As HBase's `list_quotas` prints it: `USER => u`, `TABLE => ns:t`, `NAMESPACE => ns`.
+    /// As HBase's `list_quotas` prints it: `USER => u`, `TABLE => ns:t` (`t` in `default`),
+    /// `NAMESPACE => ns`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Subject::User(n) => write!(f, "USER => {n}"),
-            Subject::Table(n) => write!(f, "TABLE => {n}"),
+            Subject::Table(n) => write!(f, "TABLE => {}", TableScope::table(n).table_name()),
             Subject::Namespace(n) => write!(f, "NAMESPACE => {n}"),
         }
     }
