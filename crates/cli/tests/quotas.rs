@@ -169,7 +169,9 @@ async fn user_throttles_refuse_with_a_wait_and_bad_input_changes_nothing() {
     assert_eq!(e.code, ErrorCode::Unavailable, "{e}");
     assert!(
         e.message
-            .contains("number of requests exceeded - wait 59mins, 5"),
+            .contains("THROTTLED: number of requests exceeded - wait "),
         "{e}"
     );
+    let wait = strata_client::access::quota::wait_of(&e.message).unwrap();
+    assert!(wait > Duration::from_secs(3500), "{e}");
 }
