@@ -14,7 +14,7 @@ use super::settings::{Limit, Scope, Subject, Throttle, ThrottleType, Unit};
 use super::throttled::Throttled;
 use crate::scope::split_table;
 
-/// The shortest wait a refusal asks for (the message's resolution).
+/// The shortest wait a refusal asks for (refused clients do not spin).
 const MIN_WAIT: Duration = Duration::from_millis(10);
 
 /// What one request costs, as it is known before it runs (a read's size is charged after,

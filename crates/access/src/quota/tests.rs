@@ -38,17 +38,34 @@ fn limits_parse_as_hbase_shell_writes_them() {
 
 #[test]
 fn waits_read_back_as_hbase_client_reads_them() {
-    for ms in [10, 250, 1000, 61_500, 3_723_450] {
+    for ms in [0, 10, 250, 1000, 61_500, 3_723_450, 7_200_001] {
         let w = Duration::from_millis(ms);
-        assert_eq!(wait_of(&format!("x - wait {}", format_wait(w))), Some(w));
+        assert_eq!(
+            wait_of(&format!("x - wait {}", format_wait(w))),
+            Some(w),
+            "{ms}"
+        );
     }
-    assert_eq!(format_wait(Duration::from_millis(1)), "0.01sec");
-    assert_eq!(format_wait(Duration::from_millis(61_500)), "1mins, 1.50sec");
+    // HBase 2.6's own forms (RpcThrottlingException.stringFromMillis).
+    assert_eq!(format_wait(Duration::from_millis(50)), "50ms");
+    assert_eq!(format_wait(Duration::from_millis(1500)), "1sec, 500ms");
+    assert_eq!(
+        format_wait(Duration::from_millis(61_500)),
+        "1min, 1sec, 500ms"
+    );
+    assert_eq!(
+        format_wait(Duration::from_millis(3_723_004)),
+        "1hr, 2mins, 3sec, 4ms"
+    );
     let t = Throttled {
         kind: ThrottleType::new(Scope::Request, Unit::Number),
         wait: Duration::from_millis(120),
     };
-    assert_eq!(t.to_string(), "number of requests exceeded - wait 0.12sec");
+    assert_eq!(t.to_string(), "number of requests exceeded - wait 120ms");
+    assert_eq!(
+        wait_of("UNAVAILABLE: timed out; last error: x - wait 2hrs, 5ms (gave up)"),
+        Some(Duration::from_millis(7_200_005))
+    );
     assert_eq!(wait_of("no such thing"), None);
 }
 

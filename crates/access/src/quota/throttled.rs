@@ -1,7 +1,7 @@
 //! [`Throttled`]: a request refused by a throttle, worded as HBase's `RpcThrottlingException`
 //! so that HBase's Java client reads the wait from the message (it parses
-//! `<reason> - wait <time>`, the time as Hadoop's `StringUtils.formatTime` writes it:
-//! `[Hhrs, ][Mmins, ]S.SSsec`), and Strata's clients read it the same way ([`wait_of`]).
+//! `<reason> - wait <time>`, the time as HBase 2.6 writes it: `[Hhrs, ][Mmins, ][Ssec, ]Nms`),
+//! and Strata's clients read it the same way ([`wait_of`]).
 
 use std::fmt;
 use std::time::Duration;
@@ -13,8 +13,8 @@ use super::settings::{Scope, ThrottleType, Unit};
 pub struct Throttled {
     /// The throttle's type that was exceeded.
     pub kind: ThrottleType,
-    /// How long until the request would be admitted (at least 10 ms: the message's
-    /// resolution).
+    /// How long until the request would be admitted (at least 10 ms, so that refused
+    /// clients do not spin).
     pub wait: Duration,
 }
 
@@ -35,42 +35,63 @@ fn reason(kind: ThrottleType) -> &'static str {
     }
 }
 
-/// `wait` as Hadoop's `StringUtils.formatTime` writes it, rounded up to the hundredth of a
-/// second: `0.25sec`, `1mins, 0.50sec`, `2hrs, 0mins, 1.00sec`.
+/// `wait` as HBase 2.6's `RpcThrottlingException.stringFromMillis` writes it:
+/// `[H hr(s), ][M min(s), ][S sec, ]N ms` without the spaces (`50ms`, `1sec, 500ms`,
+/// `1hr, 2mins, 3sec, 4ms`).
 pub fn format_wait(wait: Duration) -> String {
-    let hundredths = wait.as_millis().div_ceil(10);
-    let (hours, rest) = (hundredths / 360_000, hundredths % 360_000);
-    let (minutes, rest) = (rest / 6_000, rest % 6_000);
-    let seconds = format!("{}.{:02}sec", rest / 100, rest % 100);
-    match (hours, minutes) {
-        (0, 0) => seconds,
-        (0, m) => format!("{m}mins, {seconds}"),
-        (h, m) => format!("{h}hrs, {m}mins, {seconds}"),
+    let ms = wait.as_millis();
+    let (hours, rest) = (ms / 3_600_000, ms % 3_600_000);
+    let (minutes, rest) = (rest / 60_000, rest % 60_000);
+    let (seconds, millis) = (rest / 1000, rest % 1000);
+    let mut out = String::new();
+    if hours != 0 {
+        out.push_str(&format!(
+            "{hours}{}",
+            if hours > 1 { "hrs, " } else { "hr, " }
+        ));
     }
+    if minutes != 0 {
+        out.push_str(&format!(
+            "{minutes}{}",
+            if minutes > 1 { "mins, " } else { "min, " }
+        ));
+    }
+    if seconds != 0 {
+        out.push_str(&format!("{seconds}sec, "));
+    }
+    out.push_str(&format!("{millis}ms"));
+    out
 }
 
-/// The wait a throttling message asks for (`None`: not such a message), as HBase's
+/// The wait a throttling message asks for (`None`: not such a message), as HBase 2.6's
 /// `RpcThrottlingException(String)` reads it.
 pub fn wait_of(message: &str) -> Option<Duration> {
     let at = message.find(WAIT)? + WAIT.len();
-    let text = message[at..]
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
     let mut millis = 0u64;
-    for part in text.split(", ") {
-        if let Some(h) = part.strip_suffix("hrs") {
-            millis += h.parse::<u64>().ok()? * 3_600_000;
-        } else if let Some(m) = part.strip_suffix("mins") {
-            millis += m.parse::<u64>().ok()? * 60_000;
-        } else {
-            let s = part.split("sec").next()?;
-            let secs: f64 = s.parse().ok()?;
-            millis += (secs * 1000.0).round() as u64;
-            return Some(Duration::from_millis(millis));
+    let mut any = false;
+    for part in message[at..].split(", ") {
+        let digits = part.bytes().take_while(u8::is_ascii_digit).count();
+        let Ok(n) = part[..digits].parse::<u64>() else {
+            break;
+        };
+        let unit: String = part[digits..]
+            .chars()
+            .take_while(char::is_ascii_alphabetic)
+            .collect();
+        let factor = match unit.as_str() {
+            "hr" | "hrs" => 3_600_000,
+            "min" | "mins" => 60_000,
+            "sec" => 1000,
+            "ms" => 1,
+            _ => break,
+        };
+        millis += n * factor;
+        any = true;
+        if factor == 1 {
+            break;
         }
     }
-    None
+    any.then(|| Duration::from_millis(millis))
 }
 
 impl fmt::Display for Throttled {
