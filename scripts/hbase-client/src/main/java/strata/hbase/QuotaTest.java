@@ -22,8 +22,8 @@ import org.apache.hadoop.hbase.util.Bytes;
 /**
  * Throttles through HBase's Admin API (RFC 0029): Admin.setQuota with
  * QuotaSettingsFactory.throttleUser for the client's own user (HBase's simple authentication:
- * the name it sends), then gets: the client backs off and every get succeeds, at the throttle's
- * rate; a client without retries sees RpcThrottlingException with the server's wait; after
+ * the name it sends), then gets through the asynchronous and the blocking client: each backs
+ * off by RpcThrottlingException's wait and every get succeeds, at the throttle's rate; a client without retries sees RpcThrottlingException with the server's wait; after
  * unthrottleUser the gets run at full speed. Bootstraps from the HBase RPC listener named by
  * the first argument; exits 1 if a check failed.
  */
@@ -74,7 +74,11 @@ public final class QuotaTest {
         }
         took = (System.nanoTime() - start) / 1e9;
       }
-      check("30 gets throttled to 10req/sec, backing off", took >= 1.6 && took < 6,
+      check("30 asynchronous gets throttled to 10req/sec, backing off",
+          took >= 1.6 && took < 6, String.format("%.2f s", took));
+      // The allowance spent: 20 more through the blocking client take about 2 s.
+      took = gets(t, 20);
+      check("20 gets throttled to 10req/sec, backing off", took >= 1.6 && took < 6,
           String.format("%.2f s", took));
 
       Configuration eager = ClientTest.clientConf(args[0], 0, 50, 15000);
