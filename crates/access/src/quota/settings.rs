@@ -305,7 +305,7 @@ impl fmt::Display for Limit {
                 let (letter, scale) = SIZES
                     .iter()
                     .rev()
-                    .find(|(_, s)| self.amount % s == 0)
+                    .find(|(_, s)| self.amount.is_multiple_of(*s))
                     .copied()
                     .unwrap_or(('b', 1));
                 write!(
