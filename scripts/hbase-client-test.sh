@@ -177,6 +177,9 @@ grep -v "^RESTART-SERVER" "$OUT"
 # Namespaces (strata.hbase.NamespaceTest) against the same server, after the client test.
 timeout "${HBASE_CLIENT_TEST_TIMEOUT:-300}" java $JFLAGS -cp "$CACHE/classes:$CACHE/lib/*" \
   strata.hbase.NamespaceTest "127.0.0.1:$HBASE_PORT" || status=$?
+# Throttles (strata.hbase.QuotaTest, RFC 0029): Admin.setQuota, the client backing off.
+timeout "${HBASE_CLIENT_TEST_TIMEOUT:-300}" java $JFLAGS -cp "$CACHE/classes:$CACHE/lib/*" \
+  strata.hbase.QuotaTest "127.0.0.1:$HBASE_PORT" || status=$?
 # The comparison transcript, diffed against HBase 2.6's (scripts/lib/hbase-transcript.sh).
 run_transcript "127.0.0.1:$HBASE_PORT" || status=1
 if [ "$status" != 0 ]; then

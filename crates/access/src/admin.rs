@@ -55,6 +55,9 @@ pub fn rule(rpc: &str) -> Option<Rule> {
         // preCreateNamespace, preModifyNamespace, preDeleteNamespace: global A.
         "CreateNamespace" | "ModifyNamespace" | "DeleteNamespace" => (A, On::Global),
         "UpdateConfiguration" | "ListProcedures" => (A, On::Global),
+        // MasterQuotaManager.setQuota: global A (HBase's preSetUserQuota and the others);
+        // listing, which HBase answers from hbase:quota, needs global A here too (RFC 0029).
+        "SetQuota" | "ListQuotas" => (A, On::Global),
         "DescribeTable" | "AlterStatus" => (NONE, On::AnyWithinTable),
         // Listing tables answers only those the caller holds a permission on.
         "ListTables" | "Locate" | "Status" | "GetNamespace" | "ListNamespaces" | "WhoAmI" => {

@@ -16,6 +16,7 @@ use crate::admin::On;
 use crate::audit::{Audit, Entry};
 use crate::caller::Caller;
 use crate::perms::Action;
+use crate::quota::{Cost, Quotas, Throttled};
 use crate::scope::{Scope, TableScope};
 
 /// A refusal: who was refused and why, in words that name the missing permission.
@@ -49,7 +50,12 @@ pub struct Guard {
     access: RwLock<Arc<Access>>,
     revision: AtomicI64,
     audit: Audit,
+    /// The throttles in force (RFC 0029): applied with the guard on or off.
+    quotas: Quotas,
 }
+
+/// The user of a call that proved no name, for throttles and `whoami`.
+pub const UNKNOWN_USER: &str = "unknown";
 
 impl Guard {
     /// A guard that allows everything (a server without `--auth`).
@@ -61,6 +67,7 @@ impl Guard {
             access: RwLock::new(Arc::new(Access::default())),
             revision: AtomicI64::new(0),
             audit: Audit::to_log(),
+            quotas: Quotas::default(),
         })
     }
 
@@ -78,6 +85,7 @@ impl Guard {
             access: RwLock::new(Arc::new(Access::default())),
             revision: AtomicI64::new(-1),
             audit,
+            quotas: Quotas::default(),
         })
     }
 
@@ -107,11 +115,41 @@ impl Guard {
         &self.audit
     }
 
+    /// The throttles in force.
+    pub fn quotas(&self) -> &Quotas {
+        &self.quotas
+    }
+
+    /// The name throttles know `caller` by: its authenticated name, else [`UNKNOWN_USER`].
+    pub fn quota_user<'a>(&self, caller: &'a Caller) -> &'a str {
+        caller.user.as_deref().unwrap_or(UNKNOWN_USER)
+    }
+
+    /// Admits a request of `caller` on `table` costing `cost` under the throttles in force
+    /// (with the guard on or off).
+    ///
+    /// # Errors
+    /// [`Throttled`], with the wait.
+    pub fn throttle(&self, caller: &Caller, table: &str, cost: Cost) -> Result<(), Throttled> {
+        if !self.quotas.any() {
+            return Ok(());
+        }
+        self.quotas.admit(self.quota_user(caller), table, cost)
+    }
+
+    /// Charges `bytes` read by `caller`'s admitted request on `table` to size throttles.
+    pub fn charge_read(&self, caller: &Caller, table: &str, bytes: u64) {
+        if self.quotas.any() {
+            self.quotas
+                .charge_read(self.quota_user(caller), table, bytes);
+        }
+    }
+
     /// The user `caller` is, with its groups and whether it is a superuser (`None`: it proved
     /// no name). With the guard off, every caller is a superuser.
     pub fn user(&self, caller: &Caller) -> Option<User> {
         if !self.on {
-            let name = caller.user.as_deref().unwrap_or("unknown").to_owned();
+            let name = caller.user.as_deref().unwrap_or(UNKNOWN_USER).to_owned();
             return Some(User {
                 name,
                 groups: Vec::new(),

@@ -292,6 +292,21 @@ const SURFACE: &[Mapping] = &[
         shell: To(&["whoami"]),
         thrift: No(NO_THRIFT),
     },
+    Mapping {
+        rpc: "SetQuota",
+        hbase: To(&["SetQuota"]),
+        client: client!(set_throttle, remove_throttle),
+        shell: To(&["set_quota"]),
+        thrift: No(NO_THRIFT),
+    },
+    Mapping {
+        rpc: "ListQuotas",
+        hbase: No("HBase's Admin.getQuota scans the hbase:quota table, which Strata does not \
+                   serve; quotas are listed by the shell and the Rust client (RFC 0029)"),
+        client: client!(list_quotas),
+        shell: To(&["list_quotas"]),
+        thrift: No(NO_THRIFT),
+    },
 ];
 
 #[cfg(test)]

@@ -9,9 +9,9 @@ use tonic::Status;
 
 /// A failed client call: the server's (or the client's) error code and a message.
 ///
-/// The code says what to do: `NOT_SERVING_REGION`, `REGION_TOO_BUSY` and `UNAVAILABLE` are
-/// worth retrying later (the client already retried them as its options allow); the others
-/// will fail again unchanged.
+/// The code says what to do: `NOT_SERVING_REGION`, `REGION_TOO_BUSY`, `UNAVAILABLE` and
+/// `THROTTLED` are worth retrying later (the client already retried them as its options
+/// allow); the others will fail again unchanged.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{}: {message}", code_name(*code))]
 pub struct Error {

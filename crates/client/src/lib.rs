@@ -39,6 +39,7 @@
 mod admin;
 mod admin_access;
 mod admin_namespace;
+mod admin_quota;
 mod admin_servers;
 mod admin_snapshot;
 mod bulk;

@@ -7,6 +7,11 @@
 //! lost mid-request, may hide an applied write, so it goes back to the caller. So does an
 //! attempt that got no answer within the per-attempt timeout (`UNAVAILABLE`, saying so): a
 //! read or idempotent write is sent again to the region's freshly located server instead.
+//!
+//! A request refused by a throttle (`THROTTLED`, RFC 0029) was not applied: it is sent again
+//! after the wait the server named (HBase's `RpcThrottlingException` message, read by
+//! [`strata_access::quota::wait_of`]), within the operation's deadline. Such waits do not
+//! count as retries: a throttled client is slowed, not failed, until its deadline.
 
 use std::future::Future;
 use std::time::Duration;
@@ -31,7 +36,7 @@ pub(crate) enum Idempotence {
 /// True if a request that failed with `code` may be sent again.
 pub(crate) fn should_retry(code: ErrorCode, idempotence: Idempotence) -> bool {
     match code {
-        ErrorCode::NotServingRegion | ErrorCode::RegionTooBusy => true,
+        ErrorCode::NotServingRegion | ErrorCode::RegionTooBusy | ErrorCode::Throttled => true,
         ErrorCode::Unavailable => idempotence == Idempotence::Idempotent,
         _ => false,
     }
@@ -144,6 +149,9 @@ impl Retry {
         if !should_retry(err.code, idempotence) {
             return Err(err);
         }
+        if err.code == ErrorCode::Throttled {
+            return self.wait_throttled(err).await;
+        }
         if self.attempt >= self.retries {
             return Err(Error::new(
                 err.code,
@@ -153,6 +161,19 @@ impl Retry {
         let jitter = rand::thread_rng().gen::<f64>();
         let delay = backoff_delay(self.base, self.max, self.attempt, jitter);
         self.attempt += 1;
+        if Instant::now() + delay >= self.deadline {
+            return Err(self.timed_out(Some(&err)));
+        }
+        tokio::time::sleep(delay).await;
+        Ok(())
+    }
+
+    /// Sleeps the wait a throttled request's message names (the usual back-off if it names
+    /// none), with up to a tenth more of jitter so that throttled clients spread out.
+    async fn wait_throttled(&mut self, err: Error) -> Result<(), Error> {
+        let wait = strata_access::quota::wait_of(&err.message)
+            .unwrap_or_else(|| backoff_delay(self.base, self.max, self.attempt, 1.0));
+        let delay = wait + wait.mul_f64(rand::thread_rng().gen::<f64>() / 10.0);
         if Instant::now() + delay >= self.deadline {
             return Err(self.timed_out(Some(&err)));
         }
@@ -204,6 +225,7 @@ mod tests {
             assert!(!should_retry(ErrorCode::InvalidArgument, idem));
         }
         assert!(should_retry(ErrorCode::Unavailable, Idempotent));
+        assert!(should_retry(ErrorCode::Throttled, NotIdempotent));
         assert!(!should_retry(ErrorCode::Unavailable, NotIdempotent));
     }
 
@@ -227,5 +249,36 @@ mod tests {
             .is_ok());
         let e = retry.back_off(busy(), Idempotence::Idempotent).await;
         assert_eq!(e.map_err(|e| e.code), Err(ErrorCode::RegionTooBusy));
+    }
+
+    #[tokio::test]
+    async fn throttled_requests_wait_as_told_until_the_deadline() {
+        let options = ClientOptions {
+            retries: 0,
+            operation_timeout: Duration::from_millis(300),
+            ..ClientOptions::default()
+        };
+        let mut retry = Retry::new(&options);
+        let throttled = |ms| {
+            Error::new(
+                ErrorCode::Throttled,
+                format!("number of requests exceeded - wait {ms}ms"),
+            )
+        };
+        let start = Instant::now();
+        for _ in 0..2 {
+            retry
+                .back_off(throttled(50), Idempotence::NotIdempotent)
+                .await
+                .unwrap();
+        }
+        let waited = start.elapsed();
+        assert!(waited >= 100 * MS && waited < 250 * MS, "{waited:?}");
+        let e = retry
+            .back_off(throttled(500), Idempotence::NotIdempotent)
+            .await
+            .unwrap_err();
+        assert_eq!(e.code, ErrorCode::Unavailable);
+        assert!(e.message.contains("number of requests exceeded"), "{e}");
     }
 }

@@ -11,7 +11,6 @@
 //!   prefix watched; any change re-reads them all (grants are few).
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use strata_access::scope::{decode, encode};
 use strata_access::{Access, Grant, Guard, Perms, Scope, TableScope};
@@ -23,7 +22,7 @@ use tonic::Status;
 use crate::admin::unavailable;
 
 /// How often a server's watch of the grants is polled.
-pub const POLL: Duration = Duration::from_millis(100);
+pub const POLL: std::time::Duration = crate::prefix_watch::POLL;
 
 /// The key of `who`'s grant on `scope`.
 pub fn key(layout: &Layout, scope: &Scope, who: &str) -> String {
@@ -153,39 +152,16 @@ pub fn watch<K: Kv + Send + Sync + 'static>(
     guard: Arc<Guard>,
     stop: Arc<std::sync::atomic::AtomicBool>,
 ) -> std::thread::JoinHandle<()> {
-    std::thread::Builder::new()
-        .name("acl-watch".into())
-        .spawn(move || {
-            let mut watching = None;
-            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
-                let reload = match watching {
-                    None => true,
-                    Some(id) => match kv.poll(id) {
-                        Ok(events) => !events.is_empty(),
-                        Err(KvError::WatchLost(_)) => {
-                            kv.cancel(id);
-                            watching = None;
-                            true
-                        }
-                        Err(_) => false,
-                    },
-                };
-                if reload {
-                    match load(&*kv, &layout) {
-                        Ok((grants, revision)) => {
-                            if watching.is_none() {
-                                watching = kv.watch(&layout.acls(), revision + 1).ok();
-                            }
-                            guard.install(Access::from_grants(grants), revision);
-                        }
-                        Err(e) => tracing::warn!("cannot read the access grants: {e}"),
-                    }
-                }
-                std::thread::sleep(POLL);
-            }
-            if let Some(id) = watching {
-                kv.cancel(id);
-            }
-        })
-        .expect("spawning the grants' watcher")
+    let prefix = layout.acls();
+    crate::prefix_watch::spawn(
+        kv,
+        prefix,
+        ("acl-watch", "access grants"),
+        stop,
+        move |kv| {
+            let (grants, revision) = load(kv, &layout)?;
+            guard.install(Access::from_grants(grants), revision);
+            Ok(revision)
+        },
+    )
 }

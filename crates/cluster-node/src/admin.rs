@@ -346,6 +346,9 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
             wait_proc(kv, layout, &format!("drop {name}"), &id)?;
             // Its grants go with it (HBase's AccessController.postDeleteTable).
             crate::acl::drop_table(kv, layout, &name).map_err(unavailable)?;
+            // And its throttles (HBase's hbase.quota.remove.on.table.delete).
+            let subject = strata_access::quota::Subject::table(&name);
+            crate::quota::drop_subject(kv, layout, &subject).map_err(unavailable)?;
             Ok(Empty {})
         })
         .await
@@ -565,7 +568,10 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
     ) -> Result<Response<Empty>, Status> {
         let name = request.into_inner().name;
         self.run(move |kv, layout, _| {
-            crate::namespace::delete(kv, layout, &name).map(|()| Empty {})
+            crate::namespace::delete(kv, layout, &name)?;
+            let subject = strata_access::quota::Subject::Namespace(name.clone());
+            crate::quota::drop_subject(kv, layout, &subject).map_err(unavailable)?;
+            Ok(Empty {})
         })
         .await
     }
@@ -764,5 +770,19 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
     ) -> Result<Response<pb::WhoAmIResponse>, Status> {
         let caller = strata_server::caller::caller(&request);
         Ok(Response::new(self.who_am_i_of(&caller)))
+    }
+
+    async fn set_quota(
+        &self,
+        request: Request<pb::SetQuotaRequest>,
+    ) -> Result<Response<Empty>, Status> {
+        self.set_throttle(request).await
+    }
+
+    async fn list_quotas(
+        &self,
+        _request: Request<Empty>,
+    ) -> Result<Response<pb::ListQuotasResponse>, Status> {
+        self.list_throttles().await
     }
 }

@@ -63,6 +63,7 @@ named! {
     pb::UpdateConfigurationRequest => |_r| None;
     pb::GrantRequest => |_r| None;
     pb::UserPermissionsRequest => |_r| None;
+    pb::SetQuotaRequest => |_r| None;
 }
 
 macro_rules! logged {
@@ -126,4 +127,6 @@ logged! {
     revoke / "Revoke" (pb::GrantRequest) -> Empty;
     get_user_permissions / "GetUserPermissions" (pb::UserPermissionsRequest) -> pb::UserPermissionsResponse;
     who_am_i / "WhoAmI" (Empty) -> pb::WhoAmIResponse;
+    set_quota / "SetQuota" (pb::SetQuotaRequest) -> Empty;
+    list_quotas / "ListQuotas" (Empty) -> pb::ListQuotasResponse;
 }

@@ -92,6 +92,7 @@ pub fn from_status(status: &Status) -> HBaseError {
             message,
             true,
         ),
+        ErrorCode::Throttled => error(strata_access::quota::HBASE_CLASS, message, false),
         ErrorCode::Unavailable | ErrorCode::Unknown | ErrorCode::Corruption => {
             match status.code() {
                 tonic::Code::Unimplemented | tonic::Code::InvalidArgument => {
@@ -257,6 +258,20 @@ impl<K: Kv + Send + Sync + 'static> MasterOps for ClusterOps<K> {
                 })
             })
             .collect())
+    }
+
+    fn set_quota(
+        &self,
+        subject: &strata_access::quota::Subject,
+        throttle_type: &str,
+        limit: Option<&str>,
+    ) -> HResult<()> {
+        let r = pb::SetQuotaRequest {
+            subject: Some(crate::admin_quota::subject_to_pb(subject)),
+            throttle_type: throttle_type.to_owned(),
+            limit: limit.unwrap_or_default().to_owned(),
+        };
+        self.call(self.admin.set_quota(req(r))).map(drop)
     }
 
     fn tables(&self) -> HResult<Vec<TableEntry>> {

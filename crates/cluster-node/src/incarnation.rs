@@ -49,10 +49,11 @@ pub(crate) enum Ended {
     Aborted { why: String, lease: Option<LeaseId> },
 }
 
-/// Stops the grants' watcher when the incarnation ends, however it ends.
-struct AclWatch(Arc<AtomicBool>, Option<std::thread::JoinHandle<()>>);
+/// Stops a watcher (of the grants, of the throttles) when the incarnation ends, however it
+/// ends.
+struct Watcher(Arc<AtomicBool>, Option<std::thread::JoinHandle<()>>);
 
-impl Drop for AclWatch {
+impl Drop for Watcher {
     fn drop(&mut self) {
         self.0.store(true, Ordering::Relaxed);
         if let Some(h) = self.1.take() {
@@ -150,7 +151,16 @@ pub(crate) fn run<K: Kv + Send + Sync + 'static>(
             acl_stop.clone(),
         )
     });
-    let _acl = AclWatch(acl_stop, acl_watch);
+    let _acl = Watcher(acl_stop, acl_watch);
+    // The throttles (RFC 0029), with or without `--auth`.
+    let quota_stop = Arc::new(AtomicBool::new(false));
+    let quota_watch = crate::quota::watch(
+        admin_kv.clone(),
+        config.layout.clone(),
+        config.guard.clone(),
+        quota_stop.clone(),
+    );
+    let _quotas = Watcher(quota_stop, Some(quota_watch));
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
     // One port for both protocols: framed connections are served by the data service's
     // own connection tasks, the others go to tonic (RFC 0013, Decision 5).

@@ -16,6 +16,9 @@
 //!   its grant, revoke, user_permission and whoami calls; [`admin_logged`]: the access check
 //!   and the log of every admin call, whichever front end made it.
 //! - [`acl`]: grants in the coordination store, and every server's watch of them (RFC 0026).
+//! - [`quota`]: throttles in the coordination store, and every server's watch of them
+//!   (RFC 0029); `admin_quota`: the admin service's `SetQuota` and `ListQuotas`;
+//!   `prefix_watch`: the watch both run on.
 //! - [`policy_check`]: refusing a create or alter whose storage policies the root cannot set.
 //! - [`route`]: flush and compaction forwarded to the servers hosting a table's regions.
 //! - `server_admin`: admin calls about servers: reloading their configuration files,
@@ -48,6 +51,7 @@ pub mod admin;
 pub mod admin_acl;
 pub mod admin_logged;
 mod admin_path;
+mod admin_quota;
 pub mod counted;
 pub mod fencer;
 pub mod hbase;
@@ -64,7 +68,9 @@ pub mod merge;
 pub mod names;
 pub mod namespace;
 pub mod policy_check;
+pub mod prefix_watch;
 pub mod procedures;
+pub mod quota;
 pub mod recovered;
 pub mod region_sweep;
 pub mod route;

@@ -7,6 +7,7 @@
 use std::cell::RefCell;
 use std::sync::Arc;
 
+use strata_access::quota::{self, Cost};
 use strata_access::{Action, Caller, Denied, Guard, Readable};
 use strata_model::ops::{Columns, Condition, Mutation, RowMutations};
 use strata_server::HostedRegion;
@@ -17,9 +18,9 @@ thread_local! {
     static CURRENT: RefCell<Option<(Arc<Guard>, Caller)>> = const { RefCell::new(None) };
 }
 
-/// Runs `f` as `caller`, checked by `guard`.
+/// Runs `f` as `caller`, checked by `guard` (and throttled by its quotas, RFC 0029).
 pub fn with_caller<R>(guard: &Arc<Guard>, caller: &Caller, f: impl FnOnce() -> R) -> R {
-    if !guard.is_on() {
+    if !guard.is_on() && !guard.quotas().any() {
         return f();
     }
     let before = CURRENT.with(|c| c.replace(Some((guard.clone(), caller.clone()))));
@@ -43,6 +44,59 @@ fn denied(d: Denied) -> HBaseError {
         message: d.message,
         do_not_retry: true,
     }
+}
+
+/// Admits the call running on this thread on `h`'s table costing `cost` under the throttles
+/// in force (RFC 0029).
+///
+/// # Errors
+/// HBase's `RpcThrottlingException`, whose message the Java client reads the wait from.
+pub(crate) fn throttle(h: &HostedRegion, cost: Cost) -> HResult<()> {
+    CURRENT.with(|c| {
+        let Some((guard, caller)) = &*c.borrow() else {
+            return Ok(());
+        };
+        guard
+            .throttle(caller, &table(h), cost)
+            .map_err(|t| HBaseError {
+                class: quota::HBASE_CLASS,
+                message: t.to_string(),
+                do_not_retry: false,
+            })
+    })
+}
+
+/// Charges `bytes` read from `h` by the call running on this thread to size throttles.
+pub(crate) fn charge_read(h: &HostedRegion, bytes: u64) {
+    CURRENT.with(|c| {
+        if let Some((guard, caller)) = &*c.borrow() {
+            guard.charge_read(caller, &table(h), bytes);
+        }
+    });
+}
+
+/// What writing `m` costs a size throttle: its keys' and values' bytes.
+pub(crate) fn mutation_bytes(m: &Mutation) -> u64 {
+    let row = m.row().len();
+    let cells: usize = match m {
+        Mutation::Put(p) => p
+            .cells
+            .iter()
+            .map(|c| row + c.family.len() + c.qualifier.len() + c.value.len())
+            .sum(),
+        Mutation::Append(a) => a
+            .cells
+            .iter()
+            .map(|c| row + c.family.len() + c.qualifier.len() + c.value.len())
+            .sum(),
+        Mutation::Increment(i) => i
+            .cells
+            .iter()
+            .map(|c| row + c.family.len() + c.qualifier.len() + 8)
+            .sum(),
+        Mutation::Delete(_) => row,
+    };
+    cells.max(row) as u64
 }
 
 fn table(h: &HostedRegion) -> String {

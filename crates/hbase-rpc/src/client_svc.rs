@@ -5,6 +5,7 @@
 use std::time::Instant;
 
 use prost::Message;
+use strata_access::quota::Cost;
 use strata_model::cell::Cell;
 use strata_model::ops::{Get, Mutation, RowMutations};
 use strata_server::HostedRegion;
@@ -100,6 +101,11 @@ pub fn call_read_only(
     }
 }
 
+/// What cells read cost a size throttle: their keys' and values' bytes.
+fn cells_bytes(cells: &[Cell]) -> u64 {
+    cells.iter().map(|c| c.raw_size() as u64).sum()
+}
+
 fn meta_get(ctx: &Context, get: &Get) -> HResult<Vec<Cell>> {
     let rows = ctx.meta_rows()?;
     let scan = MetaScan {
@@ -149,7 +155,11 @@ fn get_from(
 ) -> HResult<pb::GetResponse> {
     let (mut get, exists_only) = get_from_pb(&req.get)?;
     let readable = match target {
-        Target::User(h) => crate::access::narrow_read(h, "get", &mut get.columns)?,
+        Target::User(h) => {
+            let readable = crate::access::narrow_read(h, "get", &mut get.columns)?;
+            crate::access::throttle(h, Cost::READ)?;
+            readable
+        }
         Target::Meta => true,
     };
     let cells = if readable {
@@ -157,6 +167,9 @@ fn get_from(
     } else {
         Vec::new()
     };
+    if let Target::User(h) = target {
+        crate::access::charge_read(h, cells_bytes(&cells));
+    }
     let result = if exists_only {
         pb::Result {
             exists: Some(!cells.is_empty()),
@@ -204,6 +217,7 @@ fn returns_cells(m: &Mutation) -> bool {
 fn apply(h: &HostedRegion, m: Mutation) -> HResult<Vec<Cell>> {
     check_row(h, m.row())?;
     crate::access::check_write(h, "mutate", std::slice::from_ref(&m), None)?;
+    crate::access::throttle(h, Cost::writes(1, crate::access::mutation_bytes(&m)))?;
     let wants = returns_cells(&m);
     let rm = RowMutations::new(m.row().clone())
         .with(m)
@@ -236,6 +250,12 @@ fn mutate(
             std::slice::from_ref(&m),
             Some(&condition),
         )?;
+        // HBase counts a check-and-mutate as one read and one write.
+        let cost = Cost {
+            reads: 1,
+            ..Cost::writes(1, crate::access::mutation_bytes(&m))
+        };
+        crate::access::throttle(&h, cost)?;
         let wants = returns_cells(&m);
         let cam = check_and_mutate(m.row().clone(), condition, tr, vec![m])?;
         let done = h
@@ -270,10 +290,12 @@ pub(crate) fn action_result(
         get_from_pb(g).and_then(|(mut get, exists_only)| {
             check_row(h, &get.row)?;
             let found = if crate::access::narrow_read(h, "multi", &mut get.columns)? {
+                crate::access::throttle(h, Cost::READ)?;
                 h.get(&get).map_err(|e| HBaseError::from(&e))?
             } else {
                 Vec::new()
             };
+            crate::access::charge_read(h, cells_bytes(&found));
             Ok(if exists_only {
                 pb::Result {
                     exists: Some(!found.is_empty()),
@@ -330,6 +352,14 @@ fn atomic(
         .map(|m| m.row().clone())
         .ok_or_else(|| HBaseError::do_not_retry("empty atomic region action"))?;
     check_row(h, &row)?;
+    let cost = Cost {
+        reads: u64::from(condition.is_some()),
+        ..Cost::writes(
+            mutations.len() as u64,
+            mutations.iter().map(crate::access::mutation_bytes).sum(),
+        )
+    };
+    crate::access::throttle(h, cost)?;
     let wants = mutations.iter().any(returns_cells);
     let (processed, cells) = match condition {
         Some(cond) => {
@@ -517,6 +547,7 @@ fn open_scanner(ctx: &Context, req: &pb::ScanRequest) -> HResult<OpenScanner> {
         }
         Target::User(h) => {
             let mut spec = scan_from_pb(s, req.limit_of_rows())?;
+            crate::access::throttle(&h, Cost::READ)?;
             if !crate::access::narrow_read(&h, "scan", &mut spec.scan.columns)? {
                 // Nothing of the table may be read with these columns: no rows.
                 return Ok(OpenScanner::new(

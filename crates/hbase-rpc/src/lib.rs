@@ -29,6 +29,7 @@ pub mod filters;
 pub mod frame;
 mod kerberos;
 mod master_access;
+mod master_quota;
 mod master_snapshot;
 mod master_svc;
 pub mod meta;

@@ -222,4 +222,18 @@ pub trait MasterOps: Send + Sync + 'static {
         scope: Option<&strata_access::Scope>,
         user: Option<&str>,
     ) -> HResult<Vec<strata_access::Grant>>;
+
+    /// Throttles `subject` to `limit` (as HBase's shell writes it) of the requests
+    /// `throttle_type` names (a `ThrottleType` name; empty: every request), or, without a
+    /// limit, removes its throttles of that type (every one when empty) (RFC 0029).
+    ///
+    /// # Errors
+    /// `AccessDeniedException` without global `A`, `TableNotFoundException`, a bad limit, or
+    /// a failure.
+    fn set_quota(
+        &self,
+        subject: &strata_access::quota::Subject,
+        throttle_type: &str,
+        limit: Option<&str>,
+    ) -> HResult<()>;
 }

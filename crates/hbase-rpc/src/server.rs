@@ -283,7 +283,7 @@ async fn handshake(
     ctx: &Context,
     stream: &mut Stream,
     caller: &mut Caller,
-) -> Result<Option<(Service, Option<Codec>)>, (FrameError, Option<Bytes>)> {
+) -> Result<Option<(Service, Option<Codec>, Option<String>)>, (FrameError, Option<Bytes>)> {
     let mut preamble = [0u8; 6];
     loop {
         stream
@@ -368,14 +368,26 @@ async fn handshake(
     {
         return Err(refuse(HBaseError::unsupported_compressor(c)));
     }
-    Ok(Some((service, codec)))
+    // The user the client says it is (HBase's SIMPLE authentication): believed only without
+    // access control, and then only to name the caller for throttles and `whoami`.
+    let claimed = header
+        .user_info
+        .as_ref()
+        .map(|u| u.effective_user.clone())
+        .filter(|u| !u.is_empty() && !ctx.config.guard.is_on());
+    Ok(Some((service, codec, claimed)))
 }
 
 async fn serve_connection(ctx: Arc<Context>, mut stream: Stream) {
     let peer = stream.peer_addr().ok();
     let mut caller = strata_server::caller::of_stream(&stream);
     let (service, codec) = match handshake(&ctx, &mut stream, &mut caller).await {
-        Ok(Some(h)) => h,
+        Ok(Some((service, codec, claimed))) => {
+            if let (None, Some(name)) = (&caller.user, claimed) {
+                caller.user = Some(name.into());
+            }
+            (service, codec)
+        }
         Ok(None) => {
             let _ = stream.shutdown().await;
             return;

@@ -33,8 +33,8 @@ pub(crate) fn mutate_now(
     block: Vec<Cell>,
     out: &mut CellsOut,
 ) -> Option<Applied> {
-    // Under access control, writes take the usual way, which checks them.
-    if ctx.config.guard.is_on() {
+    // Under access control or throttles, writes take the usual way, which checks them.
+    if ctx.config.guard.is_on() || ctx.config.guard.quotas().any() {
         return None;
     }
     let req = pb::MutateRequest::decode(param).ok()?;

@@ -24,7 +24,7 @@ pub fn grpc_code(code: ErrorCode) -> Code {
         ErrorCode::TableDisabled | ErrorCode::TableEnabled | ErrorCode::Constraint => {
             Code::FailedPrecondition
         }
-        ErrorCode::QuotaExceeded => Code::ResourceExhausted,
+        ErrorCode::QuotaExceeded | ErrorCode::Throttled => Code::ResourceExhausted,
         ErrorCode::NotServingRegion | ErrorCode::RegionTooBusy | ErrorCode::Unavailable => {
             Code::Unavailable
         }
@@ -69,11 +69,14 @@ pub fn code_of(status: &Status) -> ErrorCode {
 }
 
 /// True for codes after which the same request may succeed if retried (after relocating the
-/// region for `NOT_SERVING_REGION`).
+/// region for `NOT_SERVING_REGION`; after the wait its message names for `THROTTLED`).
 pub fn is_retryable(code: ErrorCode) -> bool {
     matches!(
         code,
-        ErrorCode::NotServingRegion | ErrorCode::RegionTooBusy | ErrorCode::Unavailable
+        ErrorCode::NotServingRegion
+            | ErrorCode::RegionTooBusy
+            | ErrorCode::Unavailable
+            | ErrorCode::Throttled
     )
 }
 
@@ -102,6 +105,7 @@ mod tests {
             ErrorCode::SnapshotExists,
             ErrorCode::AccessDenied,
             ErrorCode::SnapshotNotFound,
+            ErrorCode::Throttled,
         ] {
             let s = status(code, "x");
             assert_eq!(code_of(&s), code);

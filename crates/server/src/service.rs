@@ -28,7 +28,8 @@ use crate::caller::caller;
 use crate::host::{HostedRegion, RegionServer};
 use crate::observe::{Call, Op};
 use crate::scan::scan_page_rows;
-use crate::status::{denied, from_storage, internal, invalid, not_serving};
+use crate::status::{denied, from_storage, internal, invalid, not_serving, throttled};
+use strata_access::quota::Cost;
 use strata_access::{Action, Caller, Guard, Readable};
 use strata_model::ops::Columns;
 
@@ -89,6 +90,12 @@ impl DataService {
                 None => Ok(false),
             },
         }
+    }
+
+    /// Admits `caller`'s request on `table` costing `cost` under the throttles in force
+    /// (RFC 0029).
+    fn throttle(&self, caller: &Caller, table: &str, cost: Cost) -> Result<(), Status> {
+        self.guard.throttle(caller, table, cost).map_err(throttled)
     }
 
     /// `rows` with each row `caller` may not write replaced by its denial.
@@ -271,6 +278,8 @@ impl DataService {
             .map(|rm| check_mutations(&rm, max_value).map(|()| rm))
             .collect();
         let rows = self.check_rows(caller, &batch.table, rows);
+        let cost = Cost::writes(rows.len() as u64, request_bytes as u64);
+        self.throttle(caller, &batch.table, cost)?;
         self.batch_rows(batch.table, rows, request_bytes).await
     }
 
@@ -501,13 +510,18 @@ impl Data for DataService {
                 result: Some(result_to_pb_as(&[], req.cell_block)),
             }));
         }
+        self.throttle(&caller, &table, Cost::READ)?;
         let call = self.call(Op::Get, &table, &get.row, request_bytes);
+        let read_table = table.clone();
         let result = self
-            .read(call, move |server| read_row(server, &table, &get))
+            .read(call, move |server| read_row(server, &read_table, &get))
             .await?;
-        Ok(Response::new(pb::GetResponse {
+        let response = pb::GetResponse {
             result: Some(result_to_pb_as(&result, req.cell_block)),
-        }))
+        };
+        self.guard
+            .charge_read(&caller, &table, response.encoded_len() as u64);
+        Ok(Response::new(response))
     }
 
     async fn multi_get(
@@ -529,7 +543,13 @@ impl Data for DataService {
             })
             .collect::<Result<Vec<_>, Status>>()?;
         let first = gets.first().map(|g| g.0.row.clone()).unwrap_or_default();
+        let cost = Cost {
+            reads: gets.len() as u64,
+            ..Cost::default()
+        };
+        self.throttle(&caller, &table, cost)?;
         let call = self.call(Op::MultiGet, &table, &first, request_bytes);
+        let read_table = table.clone();
         touch_rows(&call, gets.iter().skip(1).map(|g| &g.0.row), false);
         let cell_block = req.cell_block;
         let results = self
@@ -540,7 +560,7 @@ impl Data for DataService {
                         results.push(result_to_pb_as(&[], cell_block));
                         continue;
                     }
-                    match read_row(server, &table, get)? {
+                    match read_row(server, &read_table, get)? {
                         Ok(cells) => results.push(result_to_pb_as(&cells, cell_block)),
                         Err(e) => return Ok(Err(e)),
                     }
@@ -548,7 +568,10 @@ impl Data for DataService {
                 Ok(Ok(results))
             })
             .await?;
-        Ok(Response::new(pb::MultiGetResponse { results }))
+        let response = pb::MultiGetResponse { results };
+        self.guard
+            .charge_read(&caller, &table, response.encoded_len() as u64);
+        Ok(Response::new(response))
     }
 
     async fn mutate(
@@ -563,6 +586,7 @@ impl Data for DataService {
         self.guard
             .mutation(&caller, "mutate", &table, &rm)
             .map_err(denied)?;
+        self.throttle(&caller, &table, Cost::writes(1, request_bytes as u64))?;
         let call = self.call(Op::Mutate, &table, &rm.row, request_bytes);
         let cells = self.queued_write(call, &table, rm).await?;
         Ok(Response::new(pb::MutateResponse { cells }))
@@ -582,6 +606,8 @@ impl Data for DataService {
             .map(|rm| decode_mutations(Some(rm), max_value))
             .collect();
         let rows = self.check_rows(&caller, &req.table, rows);
+        let cost = Cost::writes(rows.len() as u64, request_bytes as u64);
+        self.throttle(&caller, &req.table, cost)?;
         self.batch_rows(req.table, rows, request_bytes).await
     }
 
@@ -612,6 +638,12 @@ impl Data for DataService {
                 .map_err(denied)?;
         }
         check_mutations(&cam.mutations, self.server.config().max_value_bytes)?;
+        // HBase counts a check-and-mutate as one read and one write.
+        let cost = Cost {
+            reads: 1,
+            ..Cost::writes(1, request_bytes as u64)
+        };
+        self.throttle(&caller, &table, cost)?;
         let call = self.call(Op::CheckAndMutate, &table, &cam.row, request_bytes);
         let processed = self
             .blocking(call, move |server| {
@@ -642,14 +674,26 @@ impl Data for DataService {
         }
         let max = req.max_result_bytes;
         let (cell_block, page_block) = (req.cell_block, req.page_block);
+        self.throttle(&caller, &table, Cost::READ)?;
         let from = after.as_ref().unwrap_or(&scan.start_row);
         let call = self.call(Op::Scan, &table, from, request_bytes);
         let activity = call.activity();
+        let read_table = table.clone();
         let (page, rows) = self
             .blocking(call, move |server| {
-                scan_page_rows(server, &table, scan, after, max, cell_block, page_block)
+                scan_page_rows(
+                    server,
+                    &read_table,
+                    scan,
+                    after,
+                    max,
+                    cell_block,
+                    page_block,
+                )
             })
             .await?;
+        self.guard
+            .charge_read(&caller, &table, page.encoded_len() as u64);
         // The heatmap credits the page to the rows it read (a sample of them for a long one).
         if self.server.observer().is_enabled() {
             activity.touch(

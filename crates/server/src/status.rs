@@ -46,3 +46,9 @@ pub fn internal(e: impl std::fmt::Display) -> Status {
 pub fn denied(d: strata_access::Denied) -> Status {
     status(ErrorCode::AccessDenied, d.message)
 }
+
+/// `THROTTLED`: a throttle refused the request before it ran (RFC 0029); the message is
+/// HBase's `RpcThrottlingException`'s, ending in the wait.
+pub fn throttled(t: strata_access::quota::Throttled) -> Status {
+    strata_proto::status(ErrorCode::Throttled, t.to_string())
+}

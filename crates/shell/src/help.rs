@@ -198,6 +198,20 @@ pub const COMMANDS: &[CommandHelp] = &[
     cmd("user_permission", Group::Security, "user_permission ['@namespace' | 'table_regex']",
         "Lists the grants: all of them, a namespace's, or those on the tables a regex matches.",
         &["user_permission", "user_permission '@ns1'", "user_permission 't.*'"]),
+    cmd("set_quota", Group::Security,
+        "set_quota TYPE => THROTTLE, USER => 'u' | TABLE => 't' | NAMESPACE => 'ns'[, THROTTLE_TYPE => READ | WRITE | REQUEST], LIMIT => '100req/sec' | '10M/sec' | NONE",
+        "Throttles a user, a table or a namespace on every region server: at most LIMIT \
+         requests (req) or bytes (B, K, M, G, T, P) per sec, min, hour or day, of reads, \
+         writes or every request. LIMIT => NONE removes the throttles (of that type). A \
+         throttled request waits and is retried by the client. Needs global A.",
+        &["set_quota TYPE => THROTTLE, USER => 'bob', LIMIT => '100req/sec'",
+          "set_quota TYPE => THROTTLE, THROTTLE_TYPE => WRITE, TABLE => 't1', LIMIT => '10M/sec'",
+          "set_quota TYPE => THROTTLE, NAMESPACE => 'ns1', LIMIT => '1000req/min'",
+          "set_quota TYPE => THROTTLE, USER => 'bob', LIMIT => NONE"]),
+    cmd("list_quotas", Group::Security, "list_quotas [USER => 'regex'][, TABLE => 'regex'][, NAMESPACE => 'regex']",
+        "Lists the throttles: all of them, or those of the users, tables and namespaces whose \
+         names match. Needs global A.",
+        &["list_quotas", "list_quotas USER => 'bob.*'", "list_quotas TABLE => 'ns1:.*'"]),
     cmd("snapshot", Group::Snapshots, "snapshot 't', 'snapshot_name'",
         "Takes a snapshot of a table while it serves reads and writes: every write \
          acknowledged before the command began is in it. It references the table's store \

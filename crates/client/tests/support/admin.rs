@@ -219,6 +219,14 @@ impl pb::admin_server::Admin for FakeAdmin {
         Err(Status::unimplemented("who_am_i"))
     }
 
+    async fn set_quota(&self, _: Request<pb::SetQuotaRequest>) -> Answer<pb::Empty> {
+        Err(Status::unimplemented("set_quota"))
+    }
+
+    async fn list_quotas(&self, _: Request<pb::Empty>) -> Answer<pb::ListQuotasResponse> {
+        Err(Status::unimplemented("list_quotas"))
+    }
+
     async fn status(&self, _: Request<pb::Empty>) -> Answer<pb::StatusResponse> {
         let s = self.state.lock();
         let servers = s

@@ -12,6 +12,7 @@ mod create;
 mod data;
 mod namespace;
 mod ops;
+mod quota;
 mod read;
 mod regions;
 mod snapshot;
@@ -25,6 +26,7 @@ pub use alter::AlterChange;
 #[cfg(test)]
 pub(crate) use args::{PairKind, SettingPair};
 pub use ops::ClusterOp;
+pub use quota::QuotaFilters;
 pub use regions::RegionColumn;
 
 use self::args::Args;
@@ -308,6 +310,17 @@ pub enum Command {
         /// every other).
         filter: Option<String>,
     },
+    /// `set_quota TYPE => THROTTLE, …` (RFC 0029).
+    SetQuota {
+        /// Whom.
+        subject: strata_access::quota::Subject,
+        /// `READ`, `WRITE`, `REQUEST` or empty.
+        throttle_type: String,
+        /// As HBase's shell writes it (checked); `None`: `LIMIT => NONE`.
+        limit: Option<String>,
+    },
+    /// `list_quotas [USER => …, TABLE => …, NAMESPACE => …]`.
+    ListQuotas(QuotaFilters),
 }
 
 /// One edit of `alter_namespace`.
@@ -405,6 +418,7 @@ pub fn parse_command(line: &str) -> Result<Option<Command>, ShellError> {
         | "delete_snapshot"
         | "restore_snapshot" => snapshot::parse(args)?,
         "grant" | "revoke" | "user_permission" => access::parse(args)?,
+        "set_quota" | "list_quotas" => quota::parse(args)?,
         _ => other(args)?,
     };
     Ok(Some(command))

@@ -21,6 +21,7 @@ mod data;
 mod ddl;
 mod namespace;
 mod progress;
+mod quota;
 mod regions;
 mod server_ops;
 mod snapshot;
@@ -218,6 +219,12 @@ pub async fn execute(
         Command::UserPermission { filter } => {
             access::user_permission(conn, filter.as_deref(), out).await?;
         }
+        Command::SetQuota {
+            subject,
+            throttle_type,
+            limit,
+        } => quota::set(conn, &subject, &throttle_type, limit.as_deref()).await?,
+        Command::ListQuotas(filters) => quota::list(conn, &filters, out).await?,
         Command::TableHelp => {
             server_ops::table_help(out)?;
             return Ok(Flow::Continue);

@@ -1,0 +1,149 @@
+//! Throttles in the coordination store (RFC 0029), for the admin service and every region
+//! server's [`strata_access::quota::Quotas`].
+//!
+//! - `<root>quota/throttle/<u|t|n>/<name>/<TYPE>` holds one throttle's limit as HBase's shell
+//!   writes it (`100req/sec`): `u`, `t`, `n` for a user, a table (`ns:table`) or a namespace,
+//!   the name percent-encoded, `TYPE` HBase's `ThrottleType` name.
+//! - `set_quota` puts one key; `LIMIT => NONE` deletes the subject's keys of the types named
+//!   (all of them without a type), in one transaction.
+//! - Dropping a table or a namespace deletes its throttles (HBase's
+//!   `hbase.quota.remove.on.table.delete`, on by default).
+//! - Every region server keeps its quotas current with [`watch`].
+
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use strata_access::quota::{Limit, Subject, Throttle, ThrottleType};
+use strata_access::scope::{decode, encode};
+use strata_access::Guard;
+use strata_cluster::kv::{range_all, Kv, KvError, Op, Txn};
+use strata_cluster::layout::Layout;
+use tonic::Status;
+
+use crate::admin::unavailable;
+
+/// The prefix of every throttle's key.
+pub fn throttles(layout: &Layout) -> String {
+    format!("{}quota/throttle/", layout.root())
+}
+
+fn subject_prefix(layout: &Layout, subject: &Subject) -> String {
+    format!(
+        "{}{}/{}/",
+        throttles(layout),
+        subject.letter(),
+        encode(subject.name().as_bytes())
+    )
+}
+
+/// The key of `subject`'s throttle of `kind`.
+pub fn key(layout: &Layout, subject: &Subject, kind: ThrottleType) -> String {
+    format!("{}{}", subject_prefix(layout, subject), kind.name())
+}
+
+/// The throttle a key and its value hold (`None`: not a throttle's).
+fn parse(layout: &Layout, key: &str, value: &[u8]) -> Option<Throttle> {
+    let rest = Layout::strip(key, &throttles(layout))?;
+    let mut parts = rest.splitn(3, '/');
+    let (letter, name, kind) = (parts.next()?, parts.next()?, parts.next()?);
+    let name = String::from_utf8(decode(name)?).ok()?;
+    let limit = Limit::parse(std::str::from_utf8(value).ok()?).ok()?;
+    let kind = ThrottleType::from_name(kind).filter(|k| k.unit == limit.unit)?;
+    Some(Throttle {
+        subject: Subject::from_letter(letter, name)?,
+        kind,
+        limit,
+    })
+}
+
+/// Every throttle, and the store's revision they were read at.
+///
+/// # Errors
+/// The store cannot be read.
+pub fn load<K: Kv + ?Sized>(kv: &K, layout: &Layout) -> Result<(Vec<Throttle>, i64), KvError> {
+    let page = range_all(kv, &throttles(layout), 512)?;
+    let mut found: Vec<Throttle> = page
+        .kvs
+        .iter()
+        .filter_map(|kv| parse(layout, &kv.key, &kv.value))
+        .collect();
+    found.sort_by(|a, b| (&a.subject, a.kind).cmp(&(&b.subject, b.kind)));
+    Ok((found, page.revision))
+}
+
+/// Puts `throttle` in place of its subject's throttle of the same type; answers the
+/// revision written.
+///
+/// # Errors
+/// `UNAVAILABLE` when the store cannot be reached.
+pub fn set<K: Kv + ?Sized>(kv: &K, layout: &Layout, throttle: &Throttle) -> Result<i64, Status> {
+    let outcome = kv
+        .txn(Txn {
+            compares: vec![],
+            success: vec![Op::put(
+                key(layout, &throttle.subject, throttle.kind),
+                throttle.limit.to_string(),
+            )],
+        })
+        .map_err(unavailable)?;
+    Ok(outcome.revision)
+}
+
+/// Deletes `subject`'s throttles of `kinds`; answers the revision written.
+///
+/// # Errors
+/// `UNAVAILABLE` when the store cannot be reached.
+pub fn remove<K: Kv + ?Sized>(
+    kv: &K,
+    layout: &Layout,
+    subject: &Subject,
+    kinds: &[ThrottleType],
+) -> Result<i64, Status> {
+    let outcome = kv
+        .txn(Txn {
+            compares: vec![],
+            success: kinds
+                .iter()
+                .map(|k| Op::Delete(key(layout, subject, *k)))
+                .collect(),
+        })
+        .map_err(unavailable)?;
+    Ok(outcome.revision)
+}
+
+/// Deletes every throttle of `subject` (its table or namespace was dropped).
+///
+/// # Errors
+/// The store cannot be reached.
+pub fn drop_subject<K: Kv + ?Sized>(
+    kv: &K,
+    layout: &Layout,
+    subject: &Subject,
+) -> Result<(), KvError> {
+    kv.txn(Txn {
+        compares: vec![],
+        success: vec![Op::DeletePrefix(subject_prefix(layout, subject))],
+    })?;
+    Ok(())
+}
+
+/// Keeps `guard`'s quotas current with the throttles under `layout` until `stop` is set
+/// (with the guard on or off: throttles apply without `--auth` too).
+pub fn watch<K: Kv + Send + Sync + 'static>(
+    kv: Arc<K>,
+    layout: Layout,
+    guard: Arc<Guard>,
+    stop: Arc<AtomicBool>,
+) -> std::thread::JoinHandle<()> {
+    crate::prefix_watch::spawn(
+        kv,
+        throttles(&layout),
+        ("quota-watch", "throttles"),
+        stop,
+        move |kv| {
+            let (found, revision) = load(kv, &layout)?;
+            guard.quotas().install(found, revision);
+            Ok(revision)
+        },
+    )
+}
