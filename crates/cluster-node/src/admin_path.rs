@@ -141,6 +141,25 @@ pub fn locate_enabled<K: Kv + ?Sized>(
     locate(kv, layout, server, table)
 }
 
+/// The pauses between reads of the store while an admin call waits: 2 ms at first, since a
+/// cluster of one answers within a few of its master's ticks, doubling to 50 ms, so that a
+/// long wait (a cluster's procedure) costs few reads.
+struct Poll(Duration);
+
+impl Poll {
+    const FIRST: Duration = Duration::from_millis(2);
+    const MAX: Duration = Duration::from_millis(50);
+
+    fn new() -> Poll {
+        Poll(Self::FIRST)
+    }
+
+    fn pause(&mut self) {
+        std::thread::sleep(self.0);
+        self.0 = (self.0 * 2).min(Self::MAX);
+    }
+}
+
 /// Submits `req` to the master through etcd and waits for its answer: the id of the
 /// procedure it started.
 pub(crate) fn submit_and_wait<K: Kv + ?Sized>(
@@ -157,6 +176,7 @@ pub(crate) fn submit_and_wait<K: Kv + ?Sized>(
     );
     submit_request(kv, layout, &id, req).map_err(unavailable)?;
     let start = Instant::now();
+    let mut poll = Poll::new();
     loop {
         if let Some(result) = take_result(kv, layout, &id).map_err(unavailable)? {
             return parse_result(&result).map_err(|r| {
@@ -177,7 +197,7 @@ pub(crate) fn submit_and_wait<K: Kv + ?Sized>(
                 format!("no active master took request {id} (it stays queued)"),
             ));
         }
-        std::thread::sleep(Duration::from_millis(50));
+        poll.pause();
     }
 }
 
@@ -188,6 +208,7 @@ pub(crate) fn wait_until<K: Kv + ?Sized>(
     mut done: impl FnMut(&K) -> Result<bool, Status>,
 ) -> Result<(), Status> {
     let start = Instant::now();
+    let mut poll = Poll::new();
     while !done(kv)? {
         if start.elapsed() > ADMIN_WAIT {
             return Err(strata_proto::status(
@@ -195,7 +216,7 @@ pub(crate) fn wait_until<K: Kv + ?Sized>(
                 format!("{what}: still in progress after {ADMIN_WAIT:?}"),
             ));
         }
-        std::thread::sleep(Duration::from_millis(50));
+        poll.pause();
     }
     Ok(())
 }
