@@ -53,19 +53,7 @@ async fn run(etcd: String) {
         .collect()
     };
     let (_master, _) = cluster::start(&common("master"), "active");
-    let mut servers = Vec::new();
-    for _ in 0..2 {
-        let mut args = common("regionserver");
-        args.extend(["--listen", "127.0.0.1:0", "--memtable-mib", "32"].map(String::from));
-        let (child, line) = cluster::start(&args, "serving on ");
-        let addr = line
-            .split("serving on ")
-            .nth(1)
-            .and_then(|r| r.split_whitespace().next())
-            .unwrap()
-            .to_string();
-        servers.push((child, addr));
-    }
+    let servers = cluster::start_servers(&common("regionserver"), 2);
     let addrs: Vec<String> = servers.iter().map(|(_, a)| a.clone()).collect();
     let options = ClientOptions {
         operation_timeout: Duration::from_secs(30),

@@ -50,6 +50,25 @@ pub fn engines() -> Option<Engines> {
     }
 }
 
+/// Starts `n` region servers on `common` (`regionserver` and its cluster flags), each on a free
+/// loopback port with a 32 MiB memtable budget; returns each process and its address.
+pub fn start_servers(common: &[String], n: usize) -> Vec<(Killed, String)> {
+    (0..n)
+        .map(|_| {
+            let mut args = common.to_vec();
+            args.extend(["--listen", "127.0.0.1:0", "--memtable-mib", "32"].map(String::from));
+            let (child, line) = start(&args, "serving on ");
+            let addr = line
+                .split("serving on ")
+                .nth(1)
+                .and_then(|r| r.split_whitespace().next())
+                .unwrap()
+                .to_string();
+            (child, addr)
+        })
+        .collect()
+}
+
 /// Starts `strata ARGS…` and waits for the stdout line containing `marker`; returns the
 /// process (killed when dropped) and that line. Later output is drained.
 pub fn start(args: &[String], marker: &str) -> (Killed, String) {
