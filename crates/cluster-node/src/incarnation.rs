@@ -308,6 +308,7 @@ pub(crate) fn run<K: Kv + Send + Sync + 'static>(
     };
     (calls.started)(&node);
     let watchdog = spawn_watchdog(gate.clone(), storage_host, calls.on_expired.clone());
+    let dropped = watchdog.fired.clone();
     let upkeep_stop = Arc::new(AtomicBool::new(false));
     let upkeep = crate::upkeep::spawn(upkeep, UPKEEP_PERIOD, upkeep_stop.clone());
     if let Err(e) = &upkeep {
@@ -315,8 +316,16 @@ pub(crate) fn run<K: Kv + Send + Sync + 'static>(
     }
 
     let wal_failures = server.wal().stats().failed_batches;
-    let outcome = tick_until_done(&mut rs, &gate, &served, &server, wal_failures, stop, calls);
-    watchdog.store(true, Ordering::SeqCst);
+    let outcome = tick_until_done(
+        &mut rs,
+        (&gate, &dropped),
+        &served,
+        &server,
+        wal_failures,
+        stop,
+        calls,
+    );
+    watchdog.done.store(true, Ordering::SeqCst);
     upkeep_stop.store(true, Ordering::SeqCst);
     if let Ok(handle) = upkeep {
         let _ = handle.join();
@@ -388,10 +397,11 @@ pub(crate) fn run<K: Kv + Send + Sync + 'static>(
 }
 
 /// Ticks the coordination until `stop` is set (`Ok`) or the incarnation must end (`Err`, the
-/// reason): its lease lost, or its WAL failed to write a batch (then the lease is revoked).
+/// reason): its lease lost, its WAL failed to write a batch, or the watchdog dropped its
+/// regions (`dropped`; in the last two the lease is revoked).
 fn tick_until_done<K: Kv, H: RegionHost>(
     rs: &mut Coordination<K, H>,
-    gate: &Gate,
+    (gate, dropped): (&Gate, &AtomicBool),
     served: &Served,
     server: &RegionServer,
     wal_failures: u64,
@@ -428,6 +438,11 @@ fn tick_until_done<K: Kv, H: RegionHost>(
         } else {
             0
         });
+        // Checked after the gate is set, so a watchdog firing at any instant of the tick is
+        // seen before the gate can stay open.
+        if dropped.load(Ordering::SeqCst) {
+            return Err(give_up_dropped(rs, gate));
+        }
         if is_live != live {
             live = is_live;
             (calls.report)(if live { "registered" } else { "not registered" });
@@ -553,30 +568,59 @@ fn start_hbase_rpc<K: Kv + Send + Sync + 'static>(
     Ok(listener)
 }
 
+/// Why an incarnation whose regions the watchdog dropped ends.
+const DROPPED: &str = "the lease's deadline passed while the coordination thread was blocked: \
+                       every region dropped";
+
+/// Ends an incarnation whose regions the watchdog dropped. Its lease may well be alive (the
+/// deadline is the server's own, shorter than the store's, and the watchdog compares with
+/// the deadline of the tick before, not a renewal made in the blocked tick; etcd also renews
+/// every lease when it elects a leader), so the regions' records would still name this
+/// server while it serves none of them, and no master would move them. The lease is revoked,
+/// so the master fences the WAL and reopens them elsewhere at once; the next incarnation
+/// registers anew.
+fn give_up_dropped<K: Kv, H: RegionHost>(rs: &mut Coordination<K, H>, gate: &Gate) -> String {
+    gate.set(0);
+    rs.abort(DROPPED);
+    if let Some(lease) = rs.lease_id() {
+        let _ = rs.kv().revoke(lease);
+    }
+    DROPPED.to_owned()
+}
+
+/// The watchdog of [`spawn_watchdog`]: setting `done` ends it; `fired` is set once it
+/// dropped the regions.
+struct Watchdog {
+    done: Arc<AtomicBool>,
+    fired: Arc<AtomicBool>,
+}
+
 /// If the gate's deadline passes while it is set (the coordination thread clears it when it
-/// notices first, so it is blocked), drops every region of `host` without a flush and calls
-/// `on_expired`. Setting the returned flag ends the watchdog.
+/// notices first, so it is blocked), drops every region of `host` without a flush, sets the
+/// watchdog's `fired` (the coordination thread then ends the incarnation) and calls
+/// `on_expired`.
 fn spawn_watchdog<K: Kv + Send + Sync + 'static>(
     gate: Arc<Gate>,
     host: StorageHost<K>,
     on_expired: Arc<dyn Fn(&str) + Send + Sync>,
-) -> Arc<AtomicBool> {
-    let done = Arc::new(AtomicBool::new(false));
-    let flag = done.clone();
+) -> Watchdog {
+    let watchdog = Watchdog {
+        done: Arc::new(AtomicBool::new(false)),
+        fired: Arc::new(AtomicBool::new(false)),
+    };
+    let (done, fired) = (watchdog.done.clone(), watchdog.fired.clone());
     std::thread::spawn(move || {
-        while !flag.load(Ordering::SeqCst) {
+        while !done.load(Ordering::SeqCst) {
             let d = gate.deadline();
             if d > 0 && gate.now() >= d + TICK.as_millis() as u64 * 5 {
                 gate.set(0);
                 host.abort();
-                on_expired(
-                    "the lease's deadline passed while the coordination thread was blocked: \
-                     every region dropped",
-                );
+                fired.store(true, Ordering::SeqCst);
+                on_expired(DROPPED);
                 return;
             }
             std::thread::sleep(Duration::from_millis(20));
         }
     });
-    done
+    watchdog
 }
