@@ -14,6 +14,13 @@
 #                             address inside its network namespace)
 #   STRATA_ETCD_DIR           state directory: pid, log, data (default ${TMPDIR:-/tmp}/strata-etcd-PORT)
 #   STRATA_ETCD_START_TIMEOUT seconds to wait for health (default 30)
+#   STRATA_ETCD_TLS_DIR       serve clients over TLS and require client certificates
+#                             (--client-cert-auth): the directory holds ca.pem, etcd.pem and
+#                             etcd.key (etcd's certificate, valid for its address) and client.pem
+#                             and client.key (what the health check presents), as made by
+#                             `strata cert init DIR`, `strata cert issue DIR --name etcd --ip ADDR`
+#                             and `strata cert issue DIR --name client`. Peers stay plaintext
+#                             (one member).
 #
 # Test flags: --unsafe-no-fsync (the data dir is thrown away at every start but `resume`) and a 10 ms heartbeat
 # with a 50 ms election timeout, which lower etcd's minimum lease TTL from 2 s to 1 s.
@@ -27,6 +34,16 @@ PIDFILE="$DIR/etcd.pid"
 LOG="$DIR/etcd.log"
 HOST="${STRATA_ETCD_HOST:-127.0.0.1}"
 ENDPOINT="$HOST:$PORT"
+TLS_DIR="${STRATA_ETCD_TLS_DIR:-}"
+SCHEME=http
+CLIENT_TLS=()
+CTL_TLS=()
+if [ -n "$TLS_DIR" ]; then
+  SCHEME=https
+  CLIENT_TLS=(--cert-file "$TLS_DIR/etcd.pem" --key-file "$TLS_DIR/etcd.key"
+    --trusted-ca-file "$TLS_DIR/ca.pem" --client-cert-auth)
+  CTL_TLS=(--cacert "$TLS_DIR/ca.pem" --cert "$TLS_DIR/client.pem" --key "$TLS_DIR/client.key")
+fi
 
 install_etcd() {
   command -v etcd >/dev/null 2>&1 && command -v etcdctl >/dev/null 2>&1 && return 0
@@ -48,8 +65,8 @@ running_pid() {
 }
 
 healthy() {
-  ETCDCTL_API=3 timeout 5 etcdctl --endpoints="$ENDPOINT" --dial-timeout=1s --command-timeout=2s \
-    endpoint health >/dev/null 2>&1
+  ETCDCTL_API=3 timeout 5 etcdctl --endpoints="$SCHEME://$ENDPOINT" "${CTL_TLS[@]}" \
+    --dial-timeout=1s --command-timeout=2s endpoint health >/dev/null 2>&1
 }
 
 start() {
@@ -66,7 +83,8 @@ start() {
   fi
   # setsid: its own process group, so `stop` can end it and nothing else.
   setsid etcd --name strata-test --data-dir "$DIR/data" \
-    --listen-client-urls "http://$ENDPOINT" --advertise-client-urls "http://$ENDPOINT" \
+    --listen-client-urls "$SCHEME://$ENDPOINT" --advertise-client-urls "$SCHEME://$ENDPOINT" \
+    "${CLIENT_TLS[@]}" \
     --listen-peer-urls "http://$HOST:$PEER_PORT" \
     --initial-advertise-peer-urls "http://$HOST:$PEER_PORT" \
     --initial-cluster "strata-test=http://$HOST:$PEER_PORT" \

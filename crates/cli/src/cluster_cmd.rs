@@ -26,9 +26,18 @@ pub struct Coordination {
     /// The cluster's name (its keys live under /strata/NAME/).
     #[arg(long, default_value = "default")]
     pub(crate) cluster: String,
+    #[command(flatten)]
+    pub(crate) etcd_tls: strata_tls::args::EtcdArgs,
 }
 
 impl Coordination {
+    /// Makes this process reach etcd as --etcd-ca, --etcd-cert and --etcd-key say (before
+    /// anything connects).
+    pub(crate) fn use_etcd_tls(&self) -> Result<(), String> {
+        strata_cluster::etcd_tls::use_files(self.etcd_tls.files()?);
+        Ok(())
+    }
+
     pub(crate) fn layout(&self) -> Layout {
         Layout::new(&format!("/strata/{}", self.cluster))
     }
@@ -265,6 +274,29 @@ pub enum Command {
     },
 }
 
+impl Command {
+    /// Where the command's cluster is.
+    fn coordination(&self) -> &Coordination {
+        match self {
+            Command::Status(c) => c,
+            Command::Balance(c) => c,
+            Command::CreateTable { coordination, .. } => coordination,
+            Command::DropTable { coordination, .. } => coordination,
+            Command::Move { coordination, .. } => coordination,
+            Command::Assign { coordination, .. } => coordination,
+            Command::Unassign { coordination, .. } => coordination,
+            Command::DisableTable { coordination, .. } => coordination,
+            Command::EnableTable { coordination, .. } => coordination,
+            Command::TruncateTable { coordination, .. } => coordination,
+            Command::BalanceSwitch { coordination, .. } => coordination,
+            Command::Decommission { coordination, .. } => coordination,
+            Command::Split { coordination, .. } => coordination,
+            Command::Merge { coordination, .. } => coordination,
+            Command::Recommission { coordination, .. } => coordination,
+        }
+    }
+}
+
 fn parse_switch(s: &str) -> Result<bool, String> {
     match s {
         "true" | "on" => Ok(true),
@@ -432,6 +464,7 @@ fn run_data_regionserver(args: &RegionServerArgs, url: &str) -> Result<(), Strin
 
 /// Runs `strata regionserver`.
 pub fn run_regionserver(args: &RegionServerArgs) -> Result<(), String> {
+    args.coordination.use_etcd_tls()?;
     args.auth.check_exposed(
         "regionserver",
         &[
@@ -543,6 +576,7 @@ fn merge(coordination: &Coordination, table: &str, a: &str, b: &str) -> Result<(
 
 /// Runs `strata cluster …`.
 pub fn run(cmd: &Command) -> Result<(), String> {
+    cmd.coordination().use_etcd_tls()?;
     if let Some(outcome) = run_operation(cmd) {
         return outcome;
     }

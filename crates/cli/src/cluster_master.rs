@@ -143,6 +143,7 @@ impl MasterHttp {
 
 /// Runs `strata master`.
 pub fn run_master(args: &MasterArgs) -> Result<(), String> {
+    args.coordination.use_etcd_tls()?;
     args.auth.check_exposed(
         "master",
         &[("--hbase-rpc", args.hbase_rpc), ("--http", args.http)],

@@ -27,6 +27,8 @@ pub struct Args {
     #[arg(long, default_value = "default")]
     cluster: String,
     #[command(flatten)]
+    etcd_tls: strata_tls::args::EtcdArgs,
+    #[command(flatten)]
     limits: Limits,
     #[command(flatten)]
     tls: strata_tls::args::ListenArgs,
@@ -122,6 +124,7 @@ pub fn run(args: &Args) -> Result<(), String> {
     let listen_tls =
         strata_tls::args::load_process(&args.tls, &strata_tls::args::ConnectArgs::default())?;
     let upstream_tls = args.tls_connect.load()?;
+    strata_cluster::etcd_tls::use_files(args.etcd_tls.files()?);
     // The cluster's region servers, read from etcd before the runtime starts (the etcd
     // client runs one of its own).
     let cluster = if args.etcd.is_empty() {

@@ -42,6 +42,8 @@ pub struct EtcdKv {
     runtime: Runtime,
     client: Client,
     timeout: Duration,
+    /// What a failed connection is told with: the endpoints and how they are reached.
+    context: String,
     keepers:
         Mutex<BTreeMap<LeaseId, (etcd_client::LeaseKeeper, etcd_client::LeaseKeepAliveStream)>>,
     watches: Mutex<BTreeMap<WatchId, EtcdWatch>>,
@@ -65,6 +67,17 @@ fn map_err(e: etcd_client::Error) -> KvError {
             KvError::Invalid(s.message().to_string())
         }
         _ => unavailable(e),
+    }
+}
+
+/// A connection that failed below gRPC (refused, reset, a TLS handshake) named with where
+/// and how it was tried.
+fn explain(context: &str, e: KvError) -> KvError {
+    match e {
+        KvError::Unavailable(m) if m.contains("transport error") => {
+            KvError::Unavailable(format!("{context}: {m}"))
+        }
+        other => other,
     }
 }
 
@@ -94,11 +107,19 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl EtcdKv {
-    /// Connects to `endpoints` (`host:port`), each request bounded by `timeout`.
+    /// Connects to `endpoints` (`host:port`), each request bounded by `timeout`; over TLS
+    /// when the process set it ([`crate::etcd_tls::use_tls`]).
     ///
     /// # Errors
-    /// No endpoint answered within the timeout.
+    /// No endpoint answered within the timeout; the TLS files cannot be read.
     pub fn connect(endpoints: &[String], timeout: Duration) -> KvResult<EtcdKv> {
+        let tls = crate::etcd_tls::current();
+        let urls = endpoints
+            .iter()
+            .map(|e| crate::etcd_tls::url(e, tls.is_some()))
+            .collect::<KvResult<Vec<_>>>()?;
+        let context = crate::etcd_tls::describe(&urls, tls.as_ref());
+        let tls = tls.as_ref().map(crate::etcd_tls::options).transpose()?;
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .thread_name("etcd-client")
@@ -112,16 +133,21 @@ impl EtcdKv {
             .with_connect_timeout(timeout)
             .with_keep_alive(timeout, timeout)
             .with_require_leader(true);
+        let options = match tls {
+            Some(tls) => options.with_tls(tls),
+            None => options,
+        };
         let client = runtime
             .block_on(async {
-                tokio::time::timeout(timeout, Client::connect(endpoints, Some(options))).await
+                tokio::time::timeout(timeout, Client::connect(&urls, Some(options))).await
             })
             .map_err(|_| KvError::Unavailable(format!("connect to {endpoints:?} timed out")))?
-            .map_err(map_err)?;
+            .map_err(|e| explain(&context, map_err(e)))?;
         Ok(EtcdKv {
             runtime,
             client,
             timeout,
+            context,
             keepers: Mutex::new(BTreeMap::new()),
             watches: Mutex::new(BTreeMap::new()),
             next_watch: AtomicU64::new(1),
@@ -132,7 +158,7 @@ impl EtcdKv {
         self.runtime
             .block_on(async { tokio::time::timeout(self.timeout, fut).await })
             .map_err(|_| KvError::Unavailable("request timed out".into()))?
-            .map_err(map_err)
+            .map_err(|e| explain(&self.context, map_err(e)))
     }
 }
 

@@ -26,6 +26,7 @@
 
 pub mod election;
 pub mod etcd;
+pub mod etcd_tls;
 pub mod host;
 pub mod kv;
 pub mod layout;

@@ -38,6 +38,8 @@ pub struct Args {
     /// The cluster's name, with --etcd.
     #[arg(long, default_value = "default")]
     cluster: String,
+    #[command(flatten)]
+    etcd_tls: strata_tls::args::EtcdArgs,
     /// How cell timestamps print: epoch milliseconds (`ms`, as HBase's shell with epoch
     /// timestamps; paste them back into commands) or ISO-8601 dates in UTC (`iso`).
     #[arg(long, value_enum, default_value_t = TimestampStyle::Ms)]
@@ -62,6 +64,7 @@ pub fn run(args: &Args) -> Result<(), String> {
         tls: args.tls.load()?,
         ..Default::default()
     };
+    strata_cluster::etcd_tls::use_files(args.etcd_tls.files()?);
     let conn = if args.etcd.is_empty() {
         runtime.block_on(connect(&args.server, options))?
     } else {

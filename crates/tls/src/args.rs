@@ -41,6 +41,49 @@ pub struct ConnectArgs {
     pub tls_client_key: Option<PathBuf>,
 }
 
+/// TLS towards etcd (cluster mode, RFC 0024 "etcd"): what etcd's certificate must chain to,
+/// and the client certificate presented to an etcd that requires one (its
+/// `--client-cert-auth`). Read at each connection to etcd.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct EtcdArgs {
+    /// PEM CA certificates etcd's certificate must chain to: with it, etcd is reached over
+    /// TLS (endpoints without a scheme get `https://`).
+    #[arg(long)]
+    pub etcd_ca: Option<PathBuf>,
+    /// PEM client certificate presented to etcd, with --etcd-key.
+    #[arg(long)]
+    pub etcd_cert: Option<PathBuf>,
+    /// PEM private key of --etcd-cert.
+    #[arg(long)]
+    pub etcd_key: Option<PathBuf>,
+}
+
+/// The files of [`EtcdArgs`]: the CA, and the client certificate with its key.
+pub type EtcdFiles = (PathBuf, Option<(PathBuf, PathBuf)>);
+
+impl EtcdArgs {
+    /// The files given, `None` without --etcd-ca (plaintext).
+    ///
+    /// # Errors
+    /// A certificate without its key or the other way round, or either without --etcd-ca.
+    pub fn files(&self) -> Result<Option<EtcdFiles>, String> {
+        let identity = match (&self.etcd_cert, &self.etcd_key) {
+            (Some(c), Some(k)) => Some((c.clone(), k.clone())),
+            (None, None) => None,
+            _ => return Err("--etcd-cert and --etcd-key go together".to_owned()),
+        };
+        match (&self.etcd_ca, identity) {
+            (Some(ca), identity) => Ok(Some((ca.clone(), identity))),
+            (None, None) => Ok(None),
+            (None, Some(_)) => Err(
+                "--etcd-cert and --etcd-key need --etcd-ca (the CA that signed etcd's \
+                 certificate)"
+                    .to_owned(),
+            ),
+        }
+    }
+}
+
 impl ConnectArgs {
     /// The client configuration, `None` without --tls-ca.
     ///

@@ -15,6 +15,8 @@ pub struct OwnEtcd {
     state: PathBuf,
     port: String,
     peer_port: String,
+    /// `STRATA_ETCD_TLS_DIR` of `scripts/etcd.sh`: clients over TLS with certificates.
+    tls_dir: Option<PathBuf>,
     _guard: MutexGuard<'static, ()>,
 }
 
@@ -28,6 +30,12 @@ impl OwnEtcd {
     /// `None` (the test is skipped) without `STRATA_ETCD_ENDPOINTS` (no etcd on this
     /// machine), unless `STRATA_REQUIRE_ETCD`.
     pub fn start() -> Option<OwnEtcd> {
+        OwnEtcd::start_with(None)
+    }
+
+    /// As [`OwnEtcd::start`], serving clients over TLS and requiring their certificates when
+    /// `tls_dir` is given (see `scripts/etcd.sh`, `STRATA_ETCD_TLS_DIR`).
+    pub fn start_with(tls_dir: Option<&Path>) -> Option<OwnEtcd> {
         if std::env::var_os("STRATA_ETCD_ENDPOINTS").is_none() {
             assert!(
                 std::env::var_os("STRATA_REQUIRE_ETCD").is_none(),
@@ -47,6 +55,7 @@ impl OwnEtcd {
             port: std::env::var("STRATA_ETCD_FAULT_PORT").unwrap_or_else(|_| "24790".into()),
             peer_port: std::env::var("STRATA_ETCD_FAULT_PEER_PORT")
                 .unwrap_or_else(|_| "24800".into()),
+            tls_dir: tls_dir.map(Path::to_path_buf),
             _guard: guard,
         };
         etcd.run(&["start"]);
@@ -60,7 +69,11 @@ impl OwnEtcd {
 
     /// Runs `scripts/etcd.sh ARGS` on this etcd (at most 60 s) and asserts it succeeded.
     pub fn run(&self, args: &[&str]) {
-        let status = Command::new("timeout")
+        let mut command = Command::new("timeout");
+        if let Some(dir) = &self.tls_dir {
+            command.env("STRATA_ETCD_TLS_DIR", dir);
+        }
+        let status = command
             .arg("60")
             .arg(script())
             .args(args)
