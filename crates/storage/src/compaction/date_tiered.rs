@@ -17,7 +17,10 @@
 //!    files (the incoming window: `incoming_window_min`, older ones: `min_files`) whose
 //!    exploring selection is non-empty is compacted. Windows wholly older than the max store
 //!    file age stop the walk. Inside windows of the base width the exploring ratio is at most
-//!    [`BASE_TIER_RATIO`] (HBase uses the configured ratio everywhere).
+//!    [`BASE_TIER_RATIO`] (HBase uses the configured ratio everywhere), and inside windows
+//!    wider than the first promoted tier the selection runs unit by unit (one-day windows at
+//!    HBase's defaults, [`super::settled`]) while the store holds at most half its blocking
+//!    count, so a day compacted to one file is not merged again.
 
 use std::cmp::Ordering;
 
@@ -26,6 +29,7 @@ use strata_model::schema::DateTiered;
 use super::exploring::{explore, ExploringConfig, MajorRequest, Mode};
 use super::major::{jittered, MajorConfig};
 use super::plan::{FileMeta, Plan, PlanKind};
+use super::settled::{explore_units, keeps_settled, units};
 use super::windows::Window;
 
 /// Most output boundaries of a major compaction; older windows share the oldest output. A
@@ -102,6 +106,7 @@ pub fn select_with_delay(
     let compacting = all.iter().filter(|f| f.compacting).count();
     let might_be_stuck =
         all.len() - compacting + usize::from(compacting > 0) >= config.blocking_file_count;
+    let keep_settled = !might_be_stuck && keeps_settled(all.len(), config.blocking_file_count);
     let first_eligible = all.iter().rposition(|f| f.compacting).map_or(0, |i| i + 1);
     let mut candidates: Vec<&FileMeta> = all[first_eligible..].to_vec();
 
@@ -136,6 +141,7 @@ pub fn select_with_delay(
             dt,
             config,
             might_be_stuck,
+            keep_settled,
             mode,
             promotion_delay_ms,
         )?
@@ -213,12 +219,14 @@ pub fn incoming_window(dt: &DateTiered, now: i64) -> Window {
 }
 
 /// Minor selection over `files` in store order: the files and `[i64::MIN]` (single output) or
-/// `[i64::MIN, window start]`.
+/// `[i64::MIN, window start]`. With `keep_settled`, windows wider than the first promoted tier
+/// are explored unit by unit ([`super::settled`]).
 fn minor<'a>(
     files: &[&'a FileMeta],
     dt: &DateTiered,
     config: &ExploringConfig,
     might_be_stuck: bool,
+    keep_settled: bool,
     mode: Mode,
     promotion_delay_ms: i64,
 ) -> Option<(Vec<&'a FileMeta>, Vec<i64>, Option<i64>)> {
@@ -230,6 +238,7 @@ fn minor<'a>(
     pairs.reverse();
     let mut window = incoming_window(dt, now.saturating_sub(promotion_delay_ms.max(0)));
     let base_width = window.width();
+    let unit = base_width.saturating_mul(i64::from(dt.windows_per_tier.max(2)));
     let mut min_threshold = dt.incoming_window_min as usize;
     let mut i = 0;
     while i < pairs.len() {
@@ -250,13 +259,22 @@ fn minor<'a>(
             continue;
         }
         let in_window: Vec<&FileMeta> = pairs[begin..i].iter().rev().map(|p| p.0).collect();
+        let per_window = ExploringConfig {
+            min_files: min_threshold,
+            ..*config
+        };
         let selected = if might_be_stuck {
             in_window.clone()
+        } else if keep_settled && window.width() > unit {
+            let treated: Vec<i64> = pairs[begin..i].iter().rev().map(|p| p.1).collect();
+            explore_units(
+                &in_window,
+                &units(&treated, unit),
+                &per_window,
+                mode.off_peak,
+            )
         } else {
-            let mut per_window = ExploringConfig {
-                min_files: min_threshold,
-                ..*config
-            };
+            let mut per_window = per_window;
             if window.width() == base_width {
                 per_window.ratio = per_window.ratio.min(BASE_TIER_RATIO);
                 per_window.off_peak_ratio = per_window.off_peak_ratio.min(BASE_TIER_RATIO);

@@ -8,7 +8,8 @@
 //!
 //! - [`exploring`]: HBase's `ExploringCompactionPolicy`, the default.
 //! - [`date_tiered`]: HBase's `DateTieredCompactionPolicy` over [`windows`], with exploring
-//!   inside each window, whole-file TTL drops and window-split major compactions.
+//!   inside each window, whole-file TTL drops and window-split major compactions;
+//!   [`settled`]: its rule that leaves compacted one-day windows as they are.
 //! - [`major`]: when a periodic major compaction is due ([`major_due`]), with HBase's
 //!   deterministic jitter.
 //! - [`pressure`]: the "too many files" signal that throttles writers
@@ -22,6 +23,7 @@ pub mod exploring;
 pub mod major;
 mod plan;
 pub mod pressure;
+pub mod settled;
 pub mod throughput;
 pub mod windows;
 
