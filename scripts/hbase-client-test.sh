@@ -152,6 +152,8 @@ if [ "${STRATA_HBASE_CLIENT_KERBEROS:-0}" = 1 ]; then
     || status=$?
   exit "$status"
 fi
+# Space quotas are decided every 300 ms here (strata.hbase.SpaceQuotaTest waits on them).
+STRATA_STANDALONE_FLAGS="${STRATA_STANDALONE_FLAGS:-} --space-quota-period-ms 300"
 start_server 1
 
 # The program asks for a restart midway (a line RESTART-SERVER); the server is stopped
@@ -180,6 +182,9 @@ timeout "${HBASE_CLIENT_TEST_TIMEOUT:-300}" java $JFLAGS -cp "$CACHE/classes:$CA
 # Throttles (strata.hbase.QuotaTest, RFC 0029): Admin.setQuota, the client backing off.
 timeout "${HBASE_CLIENT_TEST_TIMEOUT:-300}" java $JFLAGS -cp "$CACHE/classes:$CACHE/lib/*" \
   strata.hbase.QuotaTest "127.0.0.1:$HBASE_PORT" || status=$?
+# Space quotas (strata.hbase.SpaceQuotaTest, RFC 0029): limitTableSpace, SpaceLimitingException.
+timeout "${HBASE_CLIENT_TEST_TIMEOUT:-300}" java $JFLAGS -cp "$CACHE/classes:$CACHE/lib/*" \
+  strata.hbase.SpaceQuotaTest "127.0.0.1:$HBASE_PORT" || status=$?
 # The comparison transcript, diffed against HBase 2.6's (scripts/lib/hbase-transcript.sh).
 run_transcript "127.0.0.1:$HBASE_PORT" || status=1
 if [ "$status" != 0 ]; then

@@ -106,6 +106,8 @@ pub struct RegionServerArgs {
     /// HBase's compaction checker]
     #[arg(long)]
     compaction_check_secs: Option<u64>,
+    #[command(flatten)]
+    space_quota: crate::space_quota_args::SpaceQuotaArgs,
     /// Where the gRPC data and admin services listen (with --root); the server is named and
     /// reached by this address.
     #[arg(long, default_value = "127.0.0.1:16020")]
@@ -422,6 +424,7 @@ fn run_data_regionserver(args: &RegionServerArgs, url: &str) -> Result<(), Strin
             strata_server::host::COMPACTION_CHECK_EVERY,
             Duration::from_secs,
         ),
+        space_quota_period: args.space_quota.period(),
     };
     let stop = stop_on_signal()?;
     let name = std::sync::Mutex::new(String::new());

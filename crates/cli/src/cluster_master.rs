@@ -52,6 +52,8 @@ pub struct MasterArgs {
     /// Needs --root.
     #[arg(long, default_value_t = 300)]
     janitor_secs: u64,
+    #[command(flatten)]
+    space_quota: crate::space_quota_args::SpaceQuotaArgs,
     /// The region servers' ARCHIVE tier, `s3://bucket/prefix` (with --root; the --s3-* flags
     /// apply): the janitor deletes there the files of regions that no longer exist.
     #[arg(long)]
@@ -195,6 +197,15 @@ pub fn run_master(args: &MasterArgs) -> Result<(), String> {
         ..MasterConfig::default()
     };
     let stop = stop_on_signal()?;
+    // The master's side of space quotas (RFC 0029), acting while this master leads, on an
+    // etcd client of its own.
+    let space_chore = strata_cluster_node::space_chore::spawn(
+        Arc::new(node::connect(&args.coordination.etcd)?),
+        args.coordination.layout(),
+        args.advertise.clone(),
+        args.space_quota.period(),
+        stop.clone(),
+    );
     let who = args.advertise.clone();
     let report = |what: &str| println!("strata master {who}: {what}");
     match root {
@@ -240,6 +251,7 @@ pub fn run_master(args: &MasterArgs) -> Result<(), String> {
             node::run_master(master, &stop, report);
         }
     }
+    let _ = space_chore.join();
     if let Some(listener) = hbase_rpc {
         listener.stop();
     }

@@ -19,6 +19,7 @@ mod load_split_args;
 mod logging;
 mod s3_args;
 mod snapshot_cmd;
+mod space_quota_args;
 mod sst;
 mod standalone;
 mod standalone_single;

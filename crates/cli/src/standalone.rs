@@ -106,6 +106,8 @@ pub struct Args {
     /// Where the gRPC services listen.
     #[arg(long, default_value = "127.0.0.1:16000")]
     pub(crate) listen: SocketAddr,
+    #[command(flatten)]
+    pub(crate) space_quota: crate::space_quota_args::SpaceQuotaArgs,
     /// Memory all memtables may use together, in MiB.
     #[arg(long, default_value_t = 512)]
     pub(crate) memtable_mib: u64,

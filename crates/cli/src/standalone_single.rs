@@ -52,6 +52,7 @@ pub async fn serve(
 ) -> Result<(), String> {
     let mut config = SingleConfig::new(server, args.listen);
     config.tls.clone_from(&tls);
+    config.space_quota_period = args.space_quota.period();
     config.guard = args
         .auth
         .guard(args.tls.tls_client_ca.is_some() && args.tls.tls_cert.is_some())?;

@@ -776,7 +776,13 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
         &self,
         request: Request<pb::SetQuotaRequest>,
     ) -> Result<Response<Empty>, Status> {
-        self.set_throttle(request).await
+        match request.get_ref().quota_type.to_ascii_uppercase().as_str() {
+            "" | "THROTTLE" => self.set_throttle(request).await,
+            "SPACE" => self.set_space_quota(request).await,
+            other => Err(strata_server::status::invalid(format!(
+                "TYPE => {other}: expected THROTTLE or SPACE"
+            ))),
+        }
     }
 
     async fn list_quotas(

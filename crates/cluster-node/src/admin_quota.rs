@@ -1,5 +1,6 @@
 //! The admin service's quota calls (RFC 0029): `SetQuota` and `ListQuotas`, over the
-//! throttles in the coordination store ([`crate::quota`]). Both need global `A`
+//! throttles in the coordination store ([`crate::quota`]); space quotas are
+//! [`crate::admin_space`]'s. Both need global `A`
 //! ([`strata_access::admin::rule`], checked by `LoggedAdmin`).
 //!
 //! A change answers once this server's quotas hold the revision it wrote (every other
@@ -20,7 +21,7 @@ use crate::admin::ClusterAdmin;
 const SEEN_WAIT: Duration = Duration::from_secs(5);
 
 /// The subject a request names: exactly one of user, table, namespace.
-fn subject_of(s: Option<&pb::QuotaSubject>) -> Result<Subject, Status> {
+pub(crate) fn subject_of(s: Option<&pb::QuotaSubject>) -> Result<Subject, Status> {
     let s = s.ok_or_else(|| invalid("a quota needs a USER, a TABLE or a NAMESPACE"))?;
     let named = [&s.user, &s.table, &s.namespace]
         .iter()
@@ -156,7 +157,8 @@ impl<K: Kv + Send + Sync + 'static> ClusterAdmin<K> {
         Ok(Response::new(pb::Empty {}))
     }
 
-    /// `ListQuotas`: every throttle, as the coordination store holds them.
+    /// `ListQuotas`: every throttle and space quota, as the coordination store holds them,
+    /// and the tables' space quota states.
     pub(crate) async fn list_throttles(&self) -> Result<Response<pb::ListQuotasResponse>, Status> {
         let (found, _) = self
             .run(|kv, layout, _| crate::quota::load(kv, layout).map_err(crate::admin::unavailable))
@@ -170,7 +172,12 @@ impl<K: Kv + Send + Sync + 'static> ClusterAdmin<K> {
                 limit: t.limit.to_string(),
             })
             .collect();
-        Ok(Response::new(pb::ListQuotasResponse { throttles }))
+        let (spaces, space_states) = self.list_spaces().await?;
+        Ok(Response::new(pb::ListQuotasResponse {
+            throttles,
+            spaces,
+            space_states,
+        }))
     }
 }
 

@@ -93,6 +93,7 @@ pub fn from_status(status: &Status) -> HBaseError {
             true,
         ),
         ErrorCode::Throttled => error(strata_access::quota::HBASE_CLASS, message, false),
+        ErrorCode::SpaceLimited => error(strata_access::quota::SPACE_HBASE_CLASS, message, true),
         ErrorCode::Unavailable | ErrorCode::Unknown | ErrorCode::Corruption => {
             match status.code() {
                 tonic::Code::Unimplemented | tonic::Code::InvalidArgument => {
@@ -270,6 +271,22 @@ impl<K: Kv + Send + Sync + 'static> MasterOps for ClusterOps<K> {
             subject: Some(crate::admin_quota::subject_to_pb(subject)),
             throttle_type: throttle_type.to_owned(),
             limit: limit.unwrap_or_default().to_owned(),
+            ..pb::SetQuotaRequest::default()
+        };
+        self.call(self.admin.set_quota(req(r))).map(drop)
+    }
+
+    fn set_space_quota(
+        &self,
+        subject: &strata_access::quota::Subject,
+        limit: Option<(u64, strata_access::quota::SpacePolicy)>,
+    ) -> HResult<()> {
+        let r = pb::SetQuotaRequest {
+            subject: Some(crate::admin_quota::subject_to_pb(subject)),
+            quota_type: "SPACE".into(),
+            limit: limit.map(|(l, _)| l.to_string()).unwrap_or_default(),
+            policy: limit.map(|(_, p)| p.name().to_owned()).unwrap_or_default(),
+            ..pb::SetQuotaRequest::default()
         };
         self.call(self.admin.set_quota(req(r))).map(drop)
     }

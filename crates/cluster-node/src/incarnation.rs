@@ -161,6 +161,27 @@ pub(crate) fn run<K: Kv + Send + Sync + 'static>(
         quota_stop.clone(),
     );
     let _quotas = Watcher(quota_stop, Some(quota_watch));
+    // Space quotas (RFC 0029): the states the master publishes, enforced here, and this
+    // server's usage, reported for the master.
+    let space_stop = Arc::new(AtomicBool::new(false));
+    let space_watch = crate::quota_space::watch(
+        admin_kv.clone(),
+        config.layout.clone(),
+        config.guard.clone(),
+        server.clone(),
+        space_stop.clone(),
+    );
+    let _space = Watcher(space_stop, Some(space_watch));
+    let report_stop = Arc::new(AtomicBool::new(false));
+    let space_report = crate::space_report::spawn(
+        admin_kv.clone(),
+        config.layout.clone(),
+        name.clone(),
+        server.clone(),
+        config.space_quota_period,
+        report_stop.clone(),
+    );
+    let _space_report = Watcher(report_stop, Some(space_report));
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
     // One port for both protocols: framed connections are served by the data service's
     // own connection tasks, the others go to tonic (RFC 0013, Decision 5).

@@ -111,7 +111,8 @@ pub fn remove<K: Kv + ?Sized>(
     Ok(outcome.revision)
 }
 
-/// Deletes every throttle of `subject` (its table or namespace was dropped).
+/// Deletes every throttle of `subject` and its space quota (its table or namespace was
+/// dropped).
 ///
 /// # Errors
 /// The store cannot be reached.
@@ -122,7 +123,10 @@ pub fn drop_subject<K: Kv + ?Sized>(
 ) -> Result<(), KvError> {
     kv.txn(Txn {
         compares: vec![],
-        success: vec![Op::DeletePrefix(subject_prefix(layout, subject))],
+        success: vec![
+            Op::DeletePrefix(subject_prefix(layout, subject)),
+            Op::Delete(crate::quota_space::key(layout, subject)),
+        ],
     })?;
     Ok(())
 }

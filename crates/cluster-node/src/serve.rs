@@ -129,6 +129,9 @@ pub struct NodeConfig {
     /// Who may do what (RFC 0026): checked by every front end of every incarnation, kept
     /// current from the grants in the coordination store; off without `--auth`.
     pub guard: std::sync::Arc<strata_access::Guard>,
+    /// How often the region server reports its usage for space quotas (RFC 0029), and (in a
+    /// cluster of one) how often the master decides the quotas' states.
+    pub space_quota_period: Duration,
 }
 
 /// See [`NodeConfig::on_invalid_open`].

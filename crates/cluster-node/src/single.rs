@@ -60,6 +60,9 @@ pub struct SingleConfig {
     pub tls: Option<strata_tls::ProcessTls>,
     /// Who may do what (RFC 0026); off without `--auth`.
     pub guard: Arc<strata_access::Guard>,
+    /// How often the region server reports its usage and the master decides the space
+    /// quotas' states (RFC 0029).
+    pub space_quota_period: Duration,
 }
 
 impl SingleConfig {
@@ -76,6 +79,7 @@ impl SingleConfig {
             janitor_every: Duration::from_secs(300),
             tls: None,
             guard: strata_access::Guard::off(),
+            space_quota_period: crate::space_chore::DEFAULT_PERIOD,
         }
     }
 }
@@ -151,6 +155,14 @@ pub fn run(
         config.ttl_secs,
         &quit,
     )?;
+    // The master's side of space quotas (RFC 0029), acting while this process's master leads.
+    let space_chore = crate::space_chore::spawn(
+        Arc::new(kv.clone()),
+        layout.clone(),
+        "standalone".into(),
+        config.space_quota_period,
+        quit.clone(),
+    );
     // A clone or restore that this process was making when it stopped is finished, once the
     // master and the region server run (it needs both).
     {
@@ -202,6 +214,7 @@ pub fn run(
         compaction_check_every: config.compaction_check_every,
         tls: config.tls,
         guard: config.guard,
+        space_quota_period: config.space_quota_period,
         on_invalid_open: Some(Arc::new(move |why: &str| {
             let mut slot = invalid_slot
                 .lock()
@@ -242,6 +255,7 @@ pub fn run(
     });
     quit.store(true, Ordering::SeqCst);
     let _ = master.join();
+    let _ = space_chore.join();
     if let Some(janitor) = janitor {
         let _ = janitor.join();
     }

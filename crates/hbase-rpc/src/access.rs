@@ -20,7 +20,7 @@ thread_local! {
 
 /// Runs `f` as `caller`, checked by `guard` (and throttled by its quotas, RFC 0029).
 pub fn with_caller<R>(guard: &Arc<Guard>, caller: &Caller, f: impl FnOnce() -> R) -> R {
-    if !guard.is_on() && !guard.quotas().any() {
+    if !guard.is_on() && !guard.quotas().any() && !guard.quotas().space().any() {
         return f();
     }
     let before = CURRENT.with(|c| c.replace(Some((guard.clone(), caller.clone()))));
@@ -62,6 +62,28 @@ pub(crate) fn throttle(h: &HostedRegion, cost: Cost) -> HResult<()> {
                 class: quota::HBASE_CLASS,
                 message: t.to_string(),
                 do_not_retry: false,
+            })
+    })
+}
+
+/// Allows `mutations` on `h`'s table under the space quotas in force (RFC 0029).
+///
+/// # Errors
+/// HBase's `SpaceLimitingException`, its message as HBase's server writes it (the class,
+/// then the policy and the reason), so that HBase's client reads the policy back from it.
+pub(crate) fn space(h: &HostedRegion, mutations: &[Mutation]) -> HResult<()> {
+    CURRENT.with(|c| {
+        let Some((guard, _)) = &*c.borrow() else {
+            return Ok(());
+        };
+        guard
+            .quotas()
+            .space()
+            .check_mutations(&table(h), mutations)
+            .map_err(|s| HBaseError {
+                class: quota::SPACE_HBASE_CLASS,
+                message: format!("{}: {s}", quota::SPACE_HBASE_CLASS),
+                do_not_retry: true,
             })
     })
 }

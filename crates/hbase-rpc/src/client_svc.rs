@@ -217,6 +217,7 @@ fn returns_cells(m: &Mutation) -> bool {
 fn apply(h: &HostedRegion, m: Mutation) -> HResult<Vec<Cell>> {
     check_row(h, m.row())?;
     crate::access::check_write(h, "mutate", std::slice::from_ref(&m), None)?;
+    crate::access::space(h, std::slice::from_ref(&m))?;
     crate::access::throttle(h, Cost::writes(1, crate::access::mutation_bytes(&m)))?;
     let wants = returns_cells(&m);
     let rm = RowMutations::new(m.row().clone())
@@ -255,6 +256,7 @@ fn mutate(
             reads: 1,
             ..Cost::writes(1, crate::access::mutation_bytes(&m))
         };
+        crate::access::space(&h, std::slice::from_ref(&m))?;
         crate::access::throttle(&h, cost)?;
         let wants = returns_cells(&m);
         let cam = check_and_mutate(m.row().clone(), condition, tr, vec![m])?;
@@ -359,6 +361,7 @@ fn atomic(
             mutations.iter().map(crate::access::mutation_bytes).sum(),
         )
     };
+    crate::access::space(h, &mutations)?;
     crate::access::throttle(h, cost)?;
     let wants = mutations.iter().any(returns_cells);
     let (processed, cells) = match condition {

@@ -1,12 +1,13 @@
 //! `MasterService.SetQuota` (HBase's `Admin.setQuota` with `QuotaSettingsFactory`'s
-//! `throttleUser`, `throttleTable`, `throttleNamespace` and their `unthrottle…`) through
+//! `throttleUser`, `throttleTable`, `throttleNamespace` and their `unthrottle…`, and its
+//! `limitTableSpace`, `limitNamespaceSpace` and their `remove…SpaceLimit`) through
 //! [`MasterOps`], in HBase's messages (`Quota.proto`), as HBase's `MasterQuotaManager` reads
 //! them (RFC 0029).
 //!
 //! [`MasterOps`]: crate::ops::MasterOps
 
 use prost::Message;
-use strata_access::quota::{Limit, Per, Subject, ThrottleType};
+use strata_access::quota::{Limit, Per, SpacePolicy, Subject, ThrottleType};
 
 use crate::context::Context;
 use crate::error::{HBaseError, HResult};
@@ -85,6 +86,39 @@ fn limit_of(kind: ThrottleType, q: &pb::TimedQuota) -> HResult<Limit> {
     })
 }
 
+/// A space quota set or removed, as HBase's `MasterQuotaManager.setQuota` reads a
+/// `SpaceLimitRequest` (`QuotaSettingsFactory.limitTableSpace`, `limitNamespaceSpace`,
+/// `removeTableSpaceLimit`, `removeNamespaceSpaceLimit`).
+fn set_space(
+    ctx: &Context,
+    req: &pb::SetQuotaRequest,
+    space: &pb::SpaceLimitRequest,
+) -> HResult<()> {
+    let subject = subject_of(req)?;
+    if matches!(subject, Subject::User(_)) {
+        return Err(refuse(
+            "a space quota applies to a table or a namespace, not to a user",
+        ));
+    }
+    let quota = space
+        .quota
+        .as_ref()
+        .ok_or_else(|| refuse("a space limit request without its quota"))?;
+    let limit = if quota.remove() || req.remove_all() {
+        None
+    } else {
+        let bytes = quota
+            .soft_limit
+            .ok_or_else(|| refuse("Cannot handle SpaceQuota without a soft limit"))?;
+        let policy = quota
+            .violation_policy
+            .and_then(SpacePolicy::from_number)
+            .ok_or_else(|| refuse("Cannot handle SpaceQuota without a violation policy"))?;
+        Some((bytes, policy))
+    };
+    ctx.ops.as_ref().set_space_quota(&subject, limit)
+}
+
 /// Answers `SetQuota`; `None` for any other method.
 pub(crate) fn call(ctx: &Context, method: &str, param: &[u8]) -> Option<HResult<Vec<u8>>> {
     if method != "SetQuota" {
@@ -93,10 +127,8 @@ pub(crate) fn call(ctx: &Context, method: &str, param: &[u8]) -> Option<HResult<
     Some((|| {
         let req = pb::SetQuotaRequest::decode(param)
             .map_err(|e| refuse(format!("malformed request: {e}")))?;
-        if req.space_limit.is_some() {
-            return Err(refuse(
-                "space quotas are not supported by Strata yet; only throttles (RFC 0029)",
-            ));
+        if let Some(space) = &req.space_limit {
+            return set_space(ctx, &req, space).map(|()| pb::SetQuotaResponse {}.encode_to_vec());
         }
         if req.bypass_globals.is_some() {
             return Err(refuse(

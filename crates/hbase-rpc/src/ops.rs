@@ -236,4 +236,15 @@ pub trait MasterOps: Send + Sync + 'static {
         throttle_type: &str,
         limit: Option<&str>,
     ) -> HResult<()>;
+
+    /// Sets `subject`'s (a table's or a namespace's) space quota to `limit` bytes under
+    /// `policy`, or, without one, removes it (RFC 0029).
+    ///
+    /// # Errors
+    /// As [`MasterOps::set_quota`].
+    fn set_space_quota(
+        &self,
+        subject: &strata_access::quota::Subject,
+        limit: Option<(u64, strata_access::quota::SpacePolicy)>,
+    ) -> HResult<()>;
 }

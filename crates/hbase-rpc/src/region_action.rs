@@ -77,6 +77,7 @@ fn plain_row(
     let m: Mutation = mutation_from_pb(m, cells)?;
     check_values(ctx, &m)?;
     check_row(h, m.row())?;
+    crate::access::space(h, std::slice::from_ref(&m))?;
     RowMutations::new(m.row().clone())
         .with(m)
         .map_err(|e| HBaseError::do_not_retry(e.to_string()))

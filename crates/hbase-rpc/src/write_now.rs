@@ -33,8 +33,10 @@ pub(crate) fn mutate_now(
     block: Vec<Cell>,
     out: &mut CellsOut,
 ) -> Option<Applied> {
-    // Under access control or throttles, writes take the usual way, which checks them.
-    if ctx.config.guard.is_on() || ctx.config.guard.quotas().any() {
+    // Under access control, throttles or space quotas, writes take the usual way, which
+    // checks them.
+    let quotas = ctx.config.guard.quotas();
+    if ctx.config.guard.is_on() || quotas.any() || quotas.space().any() {
         return None;
     }
     let req = pb::MutateRequest::decode(param).ok()?;

@@ -24,7 +24,9 @@ pub fn grpc_code(code: ErrorCode) -> Code {
         ErrorCode::TableDisabled | ErrorCode::TableEnabled | ErrorCode::Constraint => {
             Code::FailedPrecondition
         }
-        ErrorCode::QuotaExceeded | ErrorCode::Throttled => Code::ResourceExhausted,
+        ErrorCode::QuotaExceeded | ErrorCode::Throttled | ErrorCode::SpaceLimited => {
+            Code::ResourceExhausted
+        }
         ErrorCode::NotServingRegion | ErrorCode::RegionTooBusy | ErrorCode::Unavailable => {
             Code::Unavailable
         }
@@ -106,6 +108,7 @@ mod tests {
             ErrorCode::AccessDenied,
             ErrorCode::SnapshotNotFound,
             ErrorCode::Throttled,
+            ErrorCode::SpaceLimited,
         ] {
             let s = status(code, "x");
             assert_eq!(code_of(&s), code);

@@ -83,6 +83,15 @@ impl BulkService {
                 header.files.len()
             )));
         }
+        // HBase refuses bulk loads that would take a table past its space quota, and every
+        // bulk load while it is in violation (RFC 0029).
+        let bytes = header.files.iter().map(|f| f.length).sum();
+        self.0
+            .guard()
+            .quotas()
+            .space()
+            .check_bulk_load(&header.table, header.files.len(), bytes)
+            .map_err(crate::status::space_limited)?;
         let hosted = region_as_cut(&server, &header)?;
         let (tx, rx) = mpsc::channel::<Bytes>(4);
         let worker = tokio::task::spawn_blocking(move || receive(&hosted, &header, rx));

@@ -6,7 +6,7 @@
 //! 2. A request for a row no open region covers gets `NotServingRegion`, so a client with a
 //!    stale location relocates instead of reading the wrong region.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ops::Bound;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -161,6 +161,8 @@ pub struct RegionServer {
     /// The periodic flush check (none when its interval is zero), and what it did.
     flush_checker: parking_lot::Mutex<Option<Periodic>>,
     flush_counters: Arc<flush_check::Counters>,
+    /// Tables (`ns:table`) whose compactions a space quota stopped (RFC 0029).
+    compactions_stopped: RwLock<HashSet<String>>,
 }
 
 #[derive(Default)]
@@ -236,6 +238,7 @@ impl RegionServer {
             row_cache,
             clock,
             regions: RwLock::new(Regions::default()),
+            compactions_stopped: RwLock::new(HashSet::new()),
             counters: ServerCounters::default(),
             observer,
             reads: ReadGate::default(),
@@ -493,7 +496,28 @@ impl RegionServer {
         );
         drop(regions);
         self.config.compaction_throughput.apply_to(&region);
+        region.stop_compactions(self.compactions_stopped_for(&info.table));
         Ok(())
+    }
+
+    /// Stops the compactions of `tables` (`ns:table`), and resumes every other table's, on
+    /// the regions open here and those opened later (a space quota's
+    /// `NO_WRITES_COMPACTIONS` in violation, RFC 0029).
+    pub fn stop_compactions(&self, tables: HashSet<String>) {
+        *self.compactions_stopped.write() = tables;
+        for h in self.hosted_regions() {
+            let stopped = self.compactions_stopped_for(&h.region.info().table);
+            h.region.stop_compactions(stopped);
+        }
+    }
+
+    fn compactions_stopped_for(&self, table: &str) -> bool {
+        let stopped = self.compactions_stopped.read();
+        if stopped.is_empty() {
+            return false;
+        }
+        let (ns, t) = strata_access::scope::split_table(table);
+        stopped.contains(&format!("{ns}:{t}"))
     }
 
     /// Stops serving a region; with `flush`, flushes it first (a clean close), else only
@@ -622,9 +646,16 @@ impl RegionServer {
     /// policy), as a compaction check does.
     ///
     /// # Errors
-    /// Not open here, an unknown family, or the compaction or a move failed.
+    /// Not open here, its compactions stopped by a space quota, an unknown family, or the
+    /// compaction or a move failed.
     pub fn compact_region(&self, region_id: u64, family: Option<&str>, major: bool) -> Result<()> {
         let region = self.hosted(region_id)?.region;
+        if region.compactions_stopped() {
+            // HBase's answer to a compaction request under NO_WRITES_COMPACTIONS.
+            return Err(Error::InvalidArgument(
+                "Compactions on this region are disabled due to a space quota violation.".into(),
+            ));
+        }
         let request = if major {
             MajorRequest::User
         } else {

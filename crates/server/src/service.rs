@@ -28,7 +28,9 @@ use crate::caller::caller;
 use crate::host::{HostedRegion, RegionServer};
 use crate::observe::{Call, Op};
 use crate::scan::scan_page_rows;
-use crate::status::{denied, from_storage, internal, invalid, not_serving, throttled};
+use crate::status::{
+    denied, from_storage, internal, invalid, not_serving, space_limited, throttled,
+};
 use strata_access::quota::Cost;
 use strata_access::{Action, Caller, Guard, Readable};
 use strata_model::ops::Columns;
@@ -98,26 +100,40 @@ impl DataService {
         self.guard.throttle(caller, table, cost).map_err(throttled)
     }
 
-    /// `rows` with each row `caller` may not write replaced by its denial.
+    /// `rows` with each row `caller` may not write, or that a space quota in violation
+    /// refuses, replaced by its refusal.
     fn check_rows(
         &self,
         caller: &Caller,
         table: &str,
         rows: Vec<Result<RowMutations, Status>>,
     ) -> Vec<Result<RowMutations, Status>> {
-        if !self.guard.is_on() {
+        let space = self.guard.quotas().space();
+        if !self.guard.is_on() && !space.any() {
             return rows;
         }
         rows.into_iter()
             .map(|r| {
                 r.and_then(|rm| {
-                    self.guard
-                        .mutation(caller, "batch", table, &rm)
-                        .map_err(denied)?;
+                    if self.guard.is_on() {
+                        self.guard
+                            .mutation(caller, "batch", table, &rm)
+                            .map_err(denied)?;
+                    }
+                    self.space_check(table, &rm.mutations)?;
                     Ok(rm)
                 })
             })
             .collect()
+    }
+
+    /// Allows `mutations` on `table` under the space quotas in force (RFC 0029).
+    fn space_check(&self, table: &str, mutations: &[Mutation]) -> Result<(), Status> {
+        self.guard
+            .quotas()
+            .space()
+            .check_mutations(table, mutations)
+            .map_err(space_limited)
     }
 
     /// The region server it answers from.
@@ -586,6 +602,7 @@ impl Data for DataService {
         self.guard
             .mutation(&caller, "mutate", &table, &rm)
             .map_err(denied)?;
+        self.space_check(&table, &rm.mutations)?;
         self.throttle(&caller, &table, Cost::writes(1, request_bytes as u64))?;
         let call = self.call(Op::Mutate, &table, &rm.row, request_bytes);
         let cells = self.queued_write(call, &table, rm).await?;
@@ -638,6 +655,7 @@ impl Data for DataService {
                 .map_err(denied)?;
         }
         check_mutations(&cam.mutations, self.server.config().max_value_bytes)?;
+        self.space_check(&table, &cam.mutations.mutations)?;
         // HBase counts a check-and-mutate as one read and one write.
         let cost = Cost {
             reads: 1,

@@ -52,3 +52,9 @@ pub fn denied(d: strata_access::Denied) -> Status {
 pub fn throttled(t: strata_access::quota::Throttled) -> Status {
     strata_proto::status(ErrorCode::Throttled, t.to_string())
 }
+
+/// `SPACE_LIMITED`: a space quota in violation refused the write or bulk load (RFC 0029);
+/// the message is HBase's `SpaceLimitingException`'s, the policy's name first.
+pub fn space_limited(s: strata_access::quota::SpaceLimited) -> Status {
+    strata_proto::status(ErrorCode::SpaceLimited, s.to_string())
+}

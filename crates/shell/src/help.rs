@@ -199,18 +199,26 @@ pub const COMMANDS: &[CommandHelp] = &[
         "Lists the grants: all of them, a namespace's, or those on the tables a regex matches.",
         &["user_permission", "user_permission '@ns1'", "user_permission 't.*'"]),
     cmd("set_quota", Group::Security,
-        "set_quota TYPE => THROTTLE, USER => 'u' | TABLE => 't' | NAMESPACE => 'ns'[, THROTTLE_TYPE => READ | WRITE | REQUEST], LIMIT => '100req/sec' | '10M/sec' | NONE",
+        "set_quota TYPE => THROTTLE, USER => 'u' | TABLE => 't' | NAMESPACE => 'ns'[, THROTTLE_TYPE => READ | WRITE | REQUEST], LIMIT => '100req/sec' | '10M/sec' | NONE\n\
+         set_quota TYPE => SPACE, TABLE => 't' | NAMESPACE => 'ns', LIMIT => '1G' | NONE, POLICY => NO_INSERTS | NO_WRITES | NO_WRITES_COMPACTIONS | DISABLE",
         "Throttles a user, a table or a namespace on every region server: at most LIMIT \
          requests (req) or bytes (B, K, M, G, T, P) per sec, min, hour or day, of reads, \
          writes or every request. LIMIT => NONE removes the throttles (of that type). A \
-         throttled request waits and is retried by the client. Needs global A.",
+         throttled request waits and is retried by the client. With TYPE => SPACE, limits \
+         the bytes of store files of a table or of a namespace's tables (a table's own quota \
+         wins over its namespace's): above it, POLICY refuses puts, increments and appends \
+         (NO_INSERTS), every write (NO_WRITES), writes and compactions \
+         (NO_WRITES_COMPACTIONS), or disables the table (DISABLE), until space is freed or \
+         the quota removed. Needs global A.",
         &["set_quota TYPE => THROTTLE, USER => 'bob', LIMIT => '100req/sec'",
           "set_quota TYPE => THROTTLE, THROTTLE_TYPE => WRITE, TABLE => 't1', LIMIT => '10M/sec'",
           "set_quota TYPE => THROTTLE, NAMESPACE => 'ns1', LIMIT => '1000req/min'",
-          "set_quota TYPE => THROTTLE, USER => 'bob', LIMIT => NONE"]),
+          "set_quota TYPE => THROTTLE, USER => 'bob', LIMIT => NONE",
+          "set_quota TYPE => SPACE, TABLE => 't1', LIMIT => '1G', POLICY => NO_INSERTS",
+          "set_quota TYPE => SPACE, NAMESPACE => 'ns1', LIMIT => NONE"]),
     cmd("list_quotas", Group::Security, "list_quotas [USER => 'regex'][, TABLE => 'regex'][, NAMESPACE => 'regex']",
-        "Lists the throttles: all of them, or those of the users, tables and namespaces whose \
-         names match. Needs global A.",
+        "Lists the throttles and space quotas: all of them, or those of the users, tables and \
+         namespaces whose names match. Needs global A.",
         &["list_quotas", "list_quotas USER => 'bob.*'", "list_quotas TABLE => 'ns1:.*'"]),
     cmd("snapshot", Group::Snapshots, "snapshot 't', 'snapshot_name'",
         "Takes a snapshot of a table while it serves reads and writes: every write \

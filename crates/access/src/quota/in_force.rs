@@ -11,6 +11,7 @@ use parking_lot::RwLock;
 
 use super::limiter::RateLimiter;
 use super::settings::{Limit, Scope, Subject, Throttle, ThrottleType, Unit};
+use super::space_in_force::SpaceStates;
 use super::throttled::Throttled;
 use crate::scope::split_table;
 
@@ -68,12 +69,13 @@ struct InForce {
     limiters: HashMap<Subject, Limiters>,
 }
 
-/// The throttles in force on a server.
+/// The throttles and space quota states in force on a server.
 #[derive(Debug)]
 pub struct Quotas {
     any: AtomicBool,
     state: RwLock<Arc<InForce>>,
     revision: AtomicI64,
+    space: SpaceStates,
 }
 
 impl Default for Quotas {
@@ -82,6 +84,7 @@ impl Default for Quotas {
             any: AtomicBool::new(false),
             state: RwLock::new(Arc::new(InForce::default())),
             revision: AtomicI64::new(-1),
+            space: SpaceStates::default(),
         }
     }
 }
@@ -113,6 +116,11 @@ impl Quotas {
             limiters,
         });
         self.revision.store(revision, Ordering::Release);
+    }
+
+    /// The space quota states in force.
+    pub fn space(&self) -> &SpaceStates {
+        &self.space
     }
 
     /// The revision of the throttles in force (-1: none read yet).

@@ -319,6 +319,14 @@ pub enum Command {
         /// As HBase's shell writes it (checked); `None`: `LIMIT => NONE`.
         limit: Option<String>,
     },
+    /// `set_quota TYPE => SPACE, …` (RFC 0029).
+    SetSpaceQuota {
+        /// A table or a namespace.
+        subject: strata_access::quota::Subject,
+        /// The limit as HBase's shell writes it (checked) and the policy; `None`:
+        /// `LIMIT => NONE`.
+        limit: Option<(String, strata_access::quota::SpacePolicy)>,
+    },
     /// `list_quotas [USER => …, TABLE => …, NAMESPACE => …]`.
     ListQuotas(QuotaFilters),
 }

@@ -1,9 +1,11 @@
 //! Quota commands, as HBase's shell takes them (RFC 0029):
 //! `set_quota TYPE => THROTTLE, USER => 'u' | TABLE => 't' | NAMESPACE => 'ns'[,
-//! THROTTLE_TYPE => READ | WRITE | REQUEST], LIMIT => '100req/sec' | '10M/sec' | NONE` and
+//! THROTTLE_TYPE => READ | WRITE | REQUEST], LIMIT => '100req/sec' | '10M/sec' | NONE`,
+//! `set_quota TYPE => SPACE, TABLE => 't' | NAMESPACE => 'ns', LIMIT => '1G' | NONE[,
+//! POLICY => NO_INSERTS | NO_WRITES | NO_WRITES_COMPACTIONS | DISABLE]` and
 //! `list_quotas [USER => 'regex'][, TABLE => 'regex'][, NAMESPACE => 'regex']`.
 
-use strata_access::quota::{Limit, Subject};
+use strata_access::quota::{parse_size, Limit, SpacePolicy, Subject};
 
 use super::args::{Args, Options};
 use super::Command;
@@ -18,6 +20,7 @@ const SET_KEYS: &[&str] = &[
     "THROTTLE_TYPE",
     "LIMIT",
 ];
+const SPACE_KEYS: &[&str] = &["TYPE", "TABLE", "NAMESPACE", "LIMIT", "POLICY"];
 const LIST_KEYS: &[&str] = &["USER", "TABLE", "NAMESPACE"];
 
 /// A value that is a name: a string, or a bare constant (`READ`, `NONE`).
@@ -44,13 +47,9 @@ fn set_quota(mut args: Args) -> Result<Command, ShellError> {
         take(&args, &mut o, "TYPE")?.ok_or_else(|| args.usage("TYPE => THROTTLE is required"))?;
     match kind.to_ascii_uppercase().as_str() {
         "THROTTLE" => {}
-        "SPACE" => {
-            return Err(args.invalid(
-                "space quotas (TYPE => SPACE) are not supported yet; only TYPE => THROTTLE",
-            ))
-        }
+        "SPACE" => return space_quota(&args, o),
         other => {
-            return Err(args.invalid(format!("TYPE => {other}: expected THROTTLE")));
+            return Err(args.invalid(format!("TYPE => {other}: expected THROTTLE or SPACE")));
         }
     }
     let user = take(&args, &mut o, "USER")?;
@@ -89,6 +88,48 @@ fn set_quota(mut args: Args) -> Result<Command, ShellError> {
         subject,
         throttle_type,
         limit,
+    })
+}
+
+/// `set_quota TYPE => SPACE, TABLE => 't' | NAMESPACE => 'ns', LIMIT => '1G' | NONE,
+/// POLICY => …` (HBase's shell asks for a POLICY unless the limit is NONE).
+fn space_quota(args: &Args, mut o: Options) -> Result<Command, ShellError> {
+    let table = take(args, &mut o, "TABLE")?;
+    let namespace = take(args, &mut o, "NAMESPACE")?;
+    let subject = match (table, namespace) {
+        (Some(t), None) if !t.is_empty() => {
+            let table = args.table_name(&Value::Str(t.into_bytes()))?;
+            Subject::table(&table.to_string())
+        }
+        (None, Some(ns)) if !ns.is_empty() => Subject::Namespace(ns),
+        _ => {
+            return Err(
+                args.usage("a space quota names exactly one of TABLE or NAMESPACE (not USER)")
+            )
+        }
+    };
+    let limit = take(args, &mut o, "LIMIT")?.ok_or_else(|| args.usage("LIMIT is required"))?;
+    let policy = take(args, &mut o, "POLICY")?;
+    o.finish(args, SPACE_KEYS)?;
+    if limit.eq_ignore_ascii_case("NONE") {
+        return Ok(Command::SetSpaceQuota {
+            subject,
+            limit: None,
+        });
+    }
+    parse_size(&limit).map_err(|e| args.invalid(e))?;
+    let policy = policy.ok_or_else(|| {
+        args.usage("POLICY => NO_INSERTS | NO_WRITES | NO_WRITES_COMPACTIONS | DISABLE is required")
+    })?;
+    let policy = SpacePolicy::from_name(&policy).ok_or_else(|| {
+        args.invalid(format!(
+            "POLICY => {policy}: expected NO_INSERTS, NO_WRITES, NO_WRITES_COMPACTIONS or \
+             DISABLE"
+        ))
+    })?;
+    Ok(Command::SetSpaceQuota {
+        subject,
+        limit: Some((limit, policy)),
     })
 }
 

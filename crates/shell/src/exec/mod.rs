@@ -88,6 +88,7 @@ impl fmt::Display for ExecError {
                     ErrorCode::NamespaceExists
                         | ErrorCode::Constraint
                         | ErrorCode::QuotaExceeded
+                        | ErrorCode::SpaceLimited
                         | ErrorCode::SnapshotExists
                         | ErrorCode::SnapshotNotFound
                         | ErrorCode::AccessDenied
@@ -224,6 +225,9 @@ pub async fn execute(
             throttle_type,
             limit,
         } => quota::set(conn, &subject, &throttle_type, limit.as_deref()).await?,
+        Command::SetSpaceQuota { subject, limit } => {
+            quota::set_space(conn, &subject, limit.as_ref()).await?;
+        }
         Command::ListQuotas(filters) => quota::list(conn, &filters, out).await?,
         Command::TableHelp => {
             server_ops::table_help(out)?;

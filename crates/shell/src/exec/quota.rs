@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use strata_access::quota::Subject;
+use strata_access::quota::{SpacePolicy, Subject};
 use strata_access::TableScope;
 use strata_client::Connection;
 
@@ -27,6 +27,20 @@ pub(super) async fn set(
     Ok(())
 }
 
+/// `set_quota TYPE => SPACE, …`: sets a space quota, or removes it with `LIMIT => NONE`.
+pub(super) async fn set_space(
+    conn: &Connection,
+    subject: &Subject,
+    limit: Option<&(String, SpacePolicy)>,
+) -> Result<(), ExecError> {
+    let admin = conn.admin();
+    match limit {
+        Some((limit, policy)) => admin.set_space_quota(subject, limit, *policy).await?,
+        None => admin.remove_space_quota(subject).await?,
+    }
+    Ok(())
+}
+
 fn pattern(text: Option<&str>) -> Result<Option<Pattern>, ExecError> {
     text.map(|t| {
         Pattern::new(t)
@@ -35,7 +49,8 @@ fn pattern(text: Option<&str>) -> Result<Option<Pattern>, ExecError> {
     .transpose()
 }
 
-/// `list_quotas`: one row per throttle, `OWNER` and `QUOTAS` as HBase's shell prints them.
+/// `list_quotas`: one row per throttle and per space quota, `OWNER` and `QUOTAS` as HBase's
+/// shell prints them.
 pub(super) async fn list(
     conn: &Connection,
     filters: &QuotaFilters,
@@ -47,25 +62,31 @@ pub(super) async fn list(
         pattern(filters.namespace.as_deref())?,
     );
     let any = user.is_some() || table.is_some() || namespace.is_some();
-    let throttles = conn.admin().list_quotas().await?;
-    let shown: Vec<_> = throttles
-        .into_iter()
-        .filter(|t| {
-            !any || match &t.subject {
-                Subject::User(u) => user.as_ref().is_some_and(|p| p.matches(u)),
-                Subject::Table(name) => table.as_ref().is_some_and(|p| {
-                    p.matches(name) || p.matches(&TableScope::table(name).table_name())
-                }),
-                Subject::Namespace(ns) => namespace.as_ref().is_some_and(|p| p.matches(ns)),
-            }
-        })
-        .collect();
+    let shows = |subject: &Subject| {
+        !any || match subject {
+            Subject::User(u) => user.as_ref().is_some_and(|p| p.matches(u)),
+            Subject::Table(name) => table.as_ref().is_some_and(|p| {
+                p.matches(name) || p.matches(&TableScope::table(name).table_name())
+            }),
+            Subject::Namespace(ns) => namespace.as_ref().is_some_and(|p| p.matches(ns)),
+        }
+    };
+    let admin = conn.admin();
+    let throttles = admin.list_quotas().await?;
+    let spaces = admin.list_space_quotas().await?;
     format::header(out, "OWNER", "QUOTAS")?;
-    for t in &shown {
+    let mut shown = 0u64;
+    for t in throttles.iter().filter(|t| shows(&t.subject)) {
         let text = t.to_string();
         let (owner, quotas) = text.split_once(", ").unwrap_or((&text, ""));
         format::row(out, owner, quotas)?;
+        shown += 1;
     }
-    format::rows(out, shown.len() as u64)?;
+    // As HBase's shell: the owner, then SpaceLimitSettings' own words.
+    for q in spaces.iter().filter(|q| shows(&q.subject)) {
+        format::row(out, &q.subject.to_string(), &q.to_string())?;
+        shown += 1;
+    }
+    format::rows(out, shown)?;
     Ok(())
 }

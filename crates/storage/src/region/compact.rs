@@ -125,6 +125,9 @@ impl Region {
         let _running = state.running.read();
         self.check_open()?;
         self.check_family(family)?;
+        if self.compactions_stopped() {
+            return Ok(None);
+        }
         let Some(store) = self.inner.stores.get(family) else {
             return Ok(None);
         };
@@ -160,6 +163,20 @@ impl Region {
             state.counters.majors.fetch_add(1, Ordering::Relaxed);
         }
         Ok(Some(report))
+    }
+
+    /// Stops (or resumes) this region's compactions, minor and major, as HBase's space
+    /// quota policy `NO_WRITES_COMPACTIONS` does: [`Region::compact_store`] then selects
+    /// nothing. Splits and flushes go on.
+    pub fn stop_compactions(&self, stopped: bool) {
+        self.inner
+            .compactions_stopped
+            .store(stopped, Ordering::Release);
+    }
+
+    /// Whether compactions are stopped ([`Region::stop_compactions`]).
+    pub fn compactions_stopped(&self) -> bool {
+        self.inner.compactions_stopped.load(Ordering::Acquire)
     }
 
     /// The compaction settings.

@@ -150,6 +150,8 @@ pub(crate) struct Inner {
     pub(crate) flush_requested: AtomicBool,
     /// A compaction check was asked for and not yet started.
     pub(crate) compaction_requested: AtomicBool,
+    /// Compactions are stopped (a space quota's `NO_WRITES_COMPACTIONS` in violation).
+    pub(crate) compactions_stopped: AtomicBool,
     /// Tier moves were asked for and not yet started.
     pub(crate) tier_moves_requested: AtomicBool,
     /// Memtable bytes last reported to the budget.

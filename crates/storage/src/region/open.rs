@@ -172,6 +172,7 @@ impl Region {
                 counters: Counters::default(),
                 flush_requested: AtomicBool::new(false),
                 compaction_requested: AtomicBool::new(false),
+                compactions_stopped: AtomicBool::new(false),
                 tier_moves_requested: AtomicBool::new(false),
                 accounted: AtomicU64::new(0),
                 oldest_edit_ms: Default::default(),
