@@ -9,6 +9,7 @@
 # records in 10 regions) runs through each region server failover, so the dead server leaves a
 # WAL to fence and split; its operations, failures and longest call are printed per trial.
 # STRATA_CLUSTER_TTL sets the leases (seconds; the processes' default is 3).
+# STRATA_CLUSTER_RS_PORT and STRATA_CLUSTER_MASTER_PORT move the cluster's ports (cluster.sh).
 # Also counts etcd's requests from its /metrics (gRPC messages received, every method: ranges,
 # transactions, lease grants and keep-alives, watch requests): per second at rest (REST_SECS,
 # default 20, after the cluster settled) and during each failover. Give the cluster an etcd of
@@ -19,6 +20,8 @@ TRIALS="${TRIALS:-10}"
 export STRATA_ETCD_PORT="${STRATA_ETCD_PORT:-2379}"
 export STRATA_CLUSTER_DIR="${STRATA_CLUSTER_DIR:-${TMPDIR:-/tmp}/strata-failover}"
 BIN="${STRATA_BIN:-target/release/strata}"
+RS_PORT="${STRATA_CLUSTER_RS_PORT:-16020}"
+MASTER_PORT="${STRATA_CLUSTER_MASTER_PORT:-16000}"
 export STRATA_BIN="$BIN"
 ETCD="--etcd 127.0.0.1:$STRATA_ETCD_PORT --cluster local"
 trap './scripts/cluster.sh down >/dev/null' EXIT
@@ -28,7 +31,7 @@ WRITES="${WRITES:-1}"
 YCSB_LOG="$STRATA_CLUSTER_DIR/ycsb"
 if [ "$WRITES" = 1 ]; then
   "$BIN" bench ycsb load -P workloada -p recordcount=20000 --threads 2 --regions 10 \
-    --server 127.0.0.1:16020 >"$YCSB_LOG.load" 2>&1 || { tail "$YCSB_LOG.load"; exit 1; }
+    --server "127.0.0.1:$RS_PORT" >"$YCSB_LOG.load" 2>&1 || { tail "$YCSB_LOG.load"; exit 1; }
 fi
 # A writer through the next failover, on a region server other than the one to be killed.
 start_writer() {
@@ -44,6 +47,22 @@ writer_report() {
 }
 
 ms() { date +%s%3N; }
+# Milliseconds since the epoch of a log line's timestamp (2026-01-02T03:04:05.678901Z).
+log_ms() { date -d "$1" +%s%3N; }
+# The phases of the failover of the region server on port $1 killed at $2 (ms), from the logs:
+# when the master started fencing its WAL (the rename; the lease's expiry and the master's
+# noticing come before), fencing done (HDFS lease recovery), split done, and the last region
+# opened on a live server; each after the previous.
+phases() {
+  local who="server=127.0.0.1:$1:" t0=$2 fs fd sd ro
+  fs=$(grep -h "WAL directory moved away" "$STRATA_CLUSTER_DIR"/master*.log | grep -F "$who" | tail -1 | cut -d' ' -f1)
+  fd=$(grep -h "WAL fence done" "$STRATA_CLUSTER_DIR"/master*.log | grep -F "$who" | tail -1 | cut -d' ' -f1)
+  sd=$(grep -h "WAL split done" "$STRATA_CLUSTER_DIR"/master*.log | grep -F "$who" | tail -1 | cut -d' ' -f1)
+  ro=$(grep -h "region open" "$STRATA_CLUSTER_DIR"/rs*.log | cut -d' ' -f1 | sort | tail -1)
+  [ -n "$fs" ] && [ -n "$fd" ] && [ -n "$sd" ] && [ -n "$ro" ] || { echo "  phases: not found in the logs"; return 0; }
+  fs=$(log_ms "$fs"); fd=$(log_ms "$fd"); sd=$(log_ms "$sd"); ro=$(log_ms "$ro")
+  echo "  phases: to fence start $((fs - t0)) ms, fence $((fd - fs)) ms, split $((sd - fd)) ms, last region open $((ro - sd)) ms"
+}
 # settled with N live region servers
 POLLS=0
 settled() { local st; POLLS=$((POLLS + 1)); st=$("$BIN" cluster status $ETCD); grep -q "settled" <<<"$st" && grep -q "^$1 live" <<<"$st"; }
@@ -75,7 +94,7 @@ rs_times=()
 for t in $(seq 1 "$TRIALS"); do
   i=$(( (t - 1) % 3 ))
   if [ "$WRITES" = 1 ]; then
-    start_writer 25 "$(( 16020 + (i + 1) % 3 ))"
+    start_writer 25 "$(( RS_PORT + (i + 1) % 3 ))"
     sleep 6
   fi
   r0=$(etcd_requests); q0=$POLLS
@@ -87,6 +106,7 @@ for t in $(seq 1 "$TRIALS"); do
   rs_times+=("$took")
   rs_rates+=("$(rate "$(cluster_requests "$r0" "$r1" "$q0")" "$took")")
   echo "region server kill -9 #$t: regions open again after $took ms; etcd ${rs_rates[-1]} requests/s meanwhile"
+  phases "$(( RS_PORT + i ))" "$start"
   [ "$WRITES" = 1 ] && writer_report
   ./scripts/cluster.sh up >/dev/null
   wait_settled
@@ -95,7 +115,7 @@ done
 m_times=()
 for t in $(seq 1 "$TRIALS"); do
   active=$("$BIN" cluster status $ETCD | sed -n 's/^active master: \([^;]*\);.*/\1/p')
-  name=$([ "$active" = 127.0.0.1:16000 ] && echo master0 || echo master1)
+  name=$([ "$active" = "127.0.0.1:$MASTER_PORT" ] && echo master0 || echo master1)
   r0=$(etcd_requests); q0=$POLLS
   start=$(ms)
   kill -KILL "$(cat "$STRATA_CLUSTER_DIR/$name.pid")"

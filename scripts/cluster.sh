@@ -12,7 +12,9 @@
 #
 # Then, in the shell: create 't', 'f', SPLITS => ['g', 'p'] / put / get / scan.
 # Settings: STRATA_ETCD_PORT (default 2379), STRATA_HDFS_PORT (9000), STRATA_HDFS_HTTP_PORT
-# (9870), STRATA_CLUSTER_RS_PORT (the first region server's port, 16020), STRATA_CLUSTER_DIR (default ${TMPDIR:-/tmp}/strata-cluster); STRATA_CLUSTER_TTL (leases, s); STRATA_CLUSTER_NO_HDFS=1
+# (9870), STRATA_CLUSTER_RS_PORT (the first region server's port, 16020), STRATA_CLUSTER_MASTER_PORT
+# (the first master's advertised address's port, 16000), STRATA_CLUSTER_DIR (default
+# ${TMPDIR:-/tmp}/strata-cluster); STRATA_CLUSTER_TTL (leases, s); STRATA_CLUSTER_NO_HDFS=1
 # runs coordination only (region servers hold no data).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -92,8 +94,9 @@ case "${1:-}" in
     fi
     # STRATA_CLUSTER_TTL: every process's lease in seconds (how long a dead one goes unnoticed).
     [ -n "${STRATA_CLUSTER_TTL:-}" ] && ROOT+=(--ttl "$STRATA_CLUSTER_TTL")
-    start master0 master --advertise 127.0.0.1:16000 "${ROOT[@]}"
-    start master1 master --advertise 127.0.0.1:16001 "${ROOT[@]}"
+    mport="${STRATA_CLUSTER_MASTER_PORT:-16000}"
+    start master0 master --advertise "127.0.0.1:$mport" "${ROOT[@]}"
+    start master1 master --advertise "127.0.0.1:$((mport + 1))" "${ROOT[@]}"
     base="${STRATA_CLUSTER_RS_PORT:-16020}"
     for i in 0 1 2; do
       port=$((base + i))

@@ -17,7 +17,7 @@ use strata_storage::tiers::archive;
 use strata_storage::vfs::Storage;
 
 use crate::names::{recovered_dir, region_id, splitting_dir, wal_dir};
-use crate::recovered::split_wal;
+use crate::recovered::{at_once, split_wal};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Job {
@@ -242,22 +242,30 @@ pub fn fence_wal(storage: &Storage, root: &Path, server: &str) -> Result<usize, 
         ),
         Err(e) => return Err(format!("move {} away: {e}", storage.logs.url(&live))),
     }
-    let mut n = 0;
+    let mut open = Vec::new();
     for dir in [moved, live] {
         let files = match storage.logs.list(&dir) {
             Ok(f) => f,
             Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
             Err(e) => return Err(format!("list {}: {e}", storage.logs.url(&dir))),
         };
-        for f in files.iter().filter(|f| !f.is_dir) {
-            let path = dir.join(&f.name);
-            storage
-                .logs
-                .recover_lease(&path)
-                .map_err(|e| format!("recover the lease of {}: {e}", storage.logs.url(&path)))?;
-            n += 1;
-        }
+        open.extend(
+            files
+                .iter()
+                .filter(|f| !f.is_dir)
+                .map(|f| dir.join(&f.name)),
+        );
     }
+    // Each recovery waits for a DataNode to recover the file's last block (its next
+    // heartbeat): the files' recoveries run at once, not one after another.
+    let n = open.len();
+    at_once(open, |path| {
+        storage
+            .logs
+            .recover_lease(&path)
+            .map(drop)
+            .map_err(|e| format!("recover the lease of {}: {e}", storage.logs.url(&path)))
+    })?;
     Ok(n)
 }
 

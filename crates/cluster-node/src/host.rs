@@ -23,7 +23,7 @@ use strata_server::RegionServer;
 use strata_storage::manifest::RegionInfo;
 
 use crate::names::region_id;
-use crate::recovered::replay_recovered;
+use crate::recovered::recovered_logs;
 use crate::schema::SchemaCache;
 use crate::serve::micros_since_epoch;
 
@@ -276,9 +276,14 @@ impl<K: Kv> Shared<K> {
             end_row: Bytes::from(record.end),
         };
         let started = std::time::Instant::now();
-        let replayed = replay_recovered(&self.server, &self.root, &schema, &info)?;
+        // A dead server's edits of the region, replayed in its open (flushed and deleted
+        // before it serves).
+        let recovered = recovered_logs(&self.server, &self.root, id)?;
         let since_us = micros_since_epoch();
-        if let Err(e) = self.server.open_region(&schema, &info) {
+        if let Err(e) = self
+            .server
+            .open_region_recovering(&schema, &info, &recovered)
+        {
             let why = format!("open {region}: {e}");
             if is_configuration_error(&e) {
                 tracing::error!(region, error = %e, "region cannot open with this configuration");
@@ -293,7 +298,7 @@ impl<K: Kv> Shared<K> {
             server = %self.name,
             epoch,
             since_us,
-            recovered = replayed,
+            recovered = recovered.len(),
             ms = started.elapsed().as_millis() as u64,
             "region open"
         );

@@ -3,25 +3,22 @@
 //! WAL's own: each `recovered/<region>/<dead server>/` directory is a WAL holding only that
 //! region's entries, with their original sequence ids.
 //!
-//! A region opens by replaying each such directory through a region opened on it (entries
-//! at or below a family's flushed sequence id are skipped, as in any WAL replay), flushing
-//! (the close), and deleting the directory; only then is it opened for serving on the
-//! server's own WAL. A crash anywhere leaves the directory for the next opener, and replaying
-//! it again is harmless: what was flushed is skipped.
+//! A region opens once, on the server's own WAL, replaying these directories with it (entries
+//! at or below a family's flushed sequence id are skipped, as in any WAL replay); it flushes
+//! and deletes the directories before it serves. A crash anywhere leaves the directories for
+//! the next opener, and replaying them again is harmless: what was flushed is skipped.
 
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::time::Instant;
 
 use strata_model::schema::{Durability, TableDescriptor};
 use strata_server::RegionServer;
-use strata_storage::clock::SystemClock;
 use strata_storage::manifest::RegionInfo;
 use strata_storage::vfs::Storage;
-use strata_storage::wal::{Entry as WalEntry, Wal, WalOptions};
-use strata_storage::{Region, RegionConfig};
+use strata_storage::wal::{read_fenced, Entry as WalEntry, Wal, WalOptions};
 
 use crate::names::{recovered_dir, server_dir, splitting_dir, wal_dir};
 
@@ -98,120 +95,149 @@ fn write_recovered(
     server: &str,
     dirs: &[PathBuf],
 ) -> Result<u64, String> {
-    let mut dead = Vec::new();
-    for dir in dirs {
-        dead.push(
-            Wal::open_with(dir, WalOptions::default(), storage.logs.clone())
-                .map_err(|e| format!("open the WAL of {server}: {e}"))?,
-        );
-    }
     let mut out: HashMap<u64, (Wal, Vec<WalEntry>)> = HashMap::new();
     let mut count = 0u64;
-    let result = (|| {
-        for entry in dead.iter().flat_map(|wal| wal.replay(|_| Some(0))) {
-            let entry = entry.map_err(|e| format!("read the WAL of {server}: {e}"))?;
-            count += 1;
-            let region = entry.region;
-            let (wal, pending) = match out.entry(region) {
-                Entry::Occupied(o) => o.into_mut(),
-                Entry::Vacant(v) => {
-                    let target = recovered_dir(root, region).join(server_dir(server));
-                    // A previous, interrupted split may have left part of this directory.
-                    match storage.files.remove_dir_all(&target) {
-                        Ok(()) => {}
-                        Err(e) if not_found(&e) => {}
-                        Err(e) => return Err(format!("clear {}: {e}", storage.files.url(&target))),
+    let started = Instant::now();
+    let result: Result<(), String> = (|| {
+        // The dead server's log is read once and left as it is (it is deleted once split).
+        for dir in dirs {
+            let entries = read_fenced(storage.logs.as_ref(), dir, false)
+                .map_err(|e| format!("open the WAL of {server}: {e}"))?;
+            for entry in entries {
+                let entry = entry.map_err(|e| format!("read the WAL of {server}: {e}"))?;
+                count += 1;
+                let region = entry.region;
+                let (wal, pending) = match out.entry(region) {
+                    Entry::Occupied(o) => o.into_mut(),
+                    Entry::Vacant(v) => {
+                        v.insert((open_target(storage, root, server, region)?, Vec::new()))
                     }
-                    let wal = Wal::open_with(&target, WalOptions::default(), storage.logs.clone())
-                        .map_err(|e| format!("create {}: {e}", storage.files.url(&target)))?;
-                    v.insert((wal, Vec::new()))
+                };
+                pending.push(entry);
+                if pending.len() >= CHUNK {
+                    // Buffered: written by the log's flusher, and synced once per region below
+                    // (a sync per chunk cost a round trip to every DataNode's disk per 256
+                    // edits, most of a failover's split).
+                    wal.append_batch(pending, Durability::AsyncWal)
+                        .map_err(|e| format!("write recovered edits: {e}"))?;
+                    pending.clear();
                 }
-            };
-            pending.push(entry);
-            if pending.len() >= CHUNK {
-                // Buffered: written by the log's flusher, and synced once per region below
-                // (a sync per chunk cost a round trip to every DataNode's disk per 256 edits,
-                // most of a failover's split).
-                wal.append_batch(pending, Durability::AsyncWal)
-                    .map_err(|e| format!("write recovered edits: {e}"))?;
-                pending.clear();
             }
         }
-        for (wal, pending) in out.values_mut() {
+        let read = started.elapsed();
+        // Every region's edits are on stable storage before the split's marker is written and
+        // the dead server's WAL deleted. The regions' syncs are independent round trips to
+        // the DataNodes: they run at once rather than one after another.
+        at_once(out.values_mut().collect(), |(wal, pending)| {
             if !pending.is_empty() {
                 wal.append_batch(pending, Durability::AsyncWal)
                     .map_err(|e| format!("write recovered edits: {e}"))?;
                 pending.clear();
             }
-            // Every region's edits are on stable storage before the split's marker is written
-            // and the dead server's WAL deleted.
-            wal.sync()
-                .map_err(|e| format!("sync recovered edits: {e}"))?;
-        }
+            wal.sync().map_err(|e| format!("sync recovered edits: {e}"))
+        })?;
+        tracing::info!(
+            %server,
+            regions = out.len(),
+            read_ms = read.as_millis() as u64,
+            sync_ms = (started.elapsed() - read).as_millis() as u64,
+            "WAL read and recovered edits synced"
+        );
         Ok(())
     })();
-    let mut closed = Ok(());
-    for (wal, _) in out.values() {
-        if let Err(e) = wal.close() {
-            closed = Err(format!("close recovered edits: {e}"));
-        }
-    }
-    for wal in &dead {
-        let _ = wal.close();
-    }
+    // Closing a log is a round trip too (its last segment is completed on the NameNode).
+    let closed = at_once(out.values().collect(), |(wal, _)| {
+        wal.close()
+            .map_err(|e| format!("close recovered edits: {e}"))
+    });
     result?;
     closed?;
     Ok(count)
 }
 
-/// Replays and flushes every recovered-edits directory of region `info` (of `table`, on
-/// `server`'s volumes), deleting each once flushed. Returns the number of directories.
+/// Most regions' recovered edits synced or closed at once.
+const AT_ONCE: usize = 16;
+
+/// Runs `work` on every item, [`AT_ONCE`] of them at a time on threads of their own; the
+/// first failure, after all ran.
+pub(crate) fn at_once<T: Send>(
+    items: Vec<T>,
+    work: impl Fn(T) -> Result<(), String> + Sync,
+) -> Result<(), String> {
+    let mut items = items.into_iter().peekable();
+    let mut first = Ok(());
+    while items.peek().is_some() {
+        let batch: Vec<T> = items.by_ref().take(AT_ONCE).collect();
+        std::thread::scope(|scope| {
+            let work = &work;
+            let handles: Vec<_> = batch
+                .into_iter()
+                .map(|item| scope.spawn(move || work(item)))
+                .collect();
+            for handle in handles {
+                let outcome = handle
+                    .join()
+                    .unwrap_or_else(|_| Err("recovered edits: a worker panicked".into()));
+                if first.is_ok() {
+                    first = outcome;
+                }
+            }
+        });
+    }
+    first
+}
+
+/// A fresh log for dead `server`'s edits of `region`: its recovered-edits directory, cleared
+/// of what a previous, interrupted split may have left there.
+fn open_target(storage: &Storage, root: &Path, server: &str, region: u64) -> Result<Wal, String> {
+    let target = recovered_dir(root, region).join(server_dir(server));
+    match storage.files.remove_dir_all(&target) {
+        Ok(()) => {}
+        Err(e) if not_found(&e) => {}
+        Err(e) => return Err(format!("clear {}: {e}", storage.files.url(&target))),
+    }
+    Wal::open_with(&target, WalOptions::default(), storage.logs.clone())
+        .map_err(|e| format!("create {}: {e}", storage.files.url(&target)))
+}
+
+/// The recovered-edits directories of region `region_id` under `root` (one per dead server
+/// whose WAL held its edits), in `server`'s log store.
 ///
 /// # Errors
-/// The region could not be opened on them or flushed; the directories stay for the next try.
-pub fn replay_recovered(
+/// The listing failed.
+pub fn recovered_logs(
+    server: &RegionServer,
+    root: &Path,
+    region_id: u64,
+) -> Result<Vec<PathBuf>, String> {
+    let storage = &server.config().storage;
+    let dir = recovered_dir(root, region_id);
+    match storage.logs.list(&dir) {
+        Ok(found) => Ok(found
+            .into_iter()
+            .filter(|e| e.is_dir)
+            .map(|e| dir.join(&e.name))
+            .collect()),
+        Err(e) if not_found(&e) => Ok(Vec::new()),
+        Err(e) => Err(format!("list {}: {e}", storage.files.url(&dir))),
+    }
+}
+
+/// Opens region `info` of `table` on `server`, replaying its recovered edits in the same
+/// open ([`RegionServer::open_region_recovering`]: flushed and deleted before it serves).
+/// Returns the number of recovered-edits directories replayed.
+///
+/// # Errors
+/// The listing failed, or the region did not open (the directories stay for the next try).
+pub fn open_recovered(
     server: &RegionServer,
     root: &Path,
     table: &TableDescriptor,
     info: &RegionInfo,
 ) -> Result<usize, String> {
-    let storage = &server.config().storage;
-    let dir = recovered_dir(root, info.region_id);
-    let found = match storage.logs.list(&dir) {
-        Ok(found) => found,
-        Err(e) if not_found(&e) => return Ok(0),
-        Err(e) => return Err(format!("list {}: {e}", storage.files.url(&dir))),
-    };
-    let mut replayed = 0;
-    for sub in found.into_iter().filter(|e| e.is_dir) {
-        let path = dir.join(&sub.name);
-        let wal = Arc::new(
-            Wal::open_with(&path, WalOptions::default(), storage.logs.clone())
-                .map_err(|e| format!("open recovered edits {}: {e}", storage.files.url(&path)))?,
-        );
-        let region = Region::open(RegionConfig {
-            dir: server.region_dir(table, info.region_id),
-            table: table.clone(),
-            info: info.clone(),
-            wal: wal.clone(),
-            cache: None,
-            clock: Arc::new(SystemClock),
-            background: None,
-            budget: None,
-            volumes: Some(server.volumes().clone()),
-        })
-        .map_err(|e| format!("replay recovered edits {}: {e}", storage.files.url(&path)));
-        let flushed = region.and_then(|r| {
-            r.close()
-                .map_err(|e| format!("flush recovered edits of {}: {e}", info.region_id))
-        });
-        let _ = wal.close();
-        flushed?;
-        storage
-            .files
-            .remove_dir_all(&path)
-            .map_err(|e| format!("delete {}: {e}", storage.files.url(&path)))?;
-        replayed += 1;
-    }
-    Ok(replayed)
+    let logs = recovered_logs(server, root, info.region_id)?;
+    server
+        .open_region_recovering(table, info, &logs)
+        .map_err(|e| format!("open region {}: {e}", info.region_id))?;
+    Ok(logs.len())
 }

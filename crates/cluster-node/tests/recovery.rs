@@ -8,7 +8,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 use strata_cluster_node::fencer::fence_wal;
 use strata_cluster_node::names::{recovered_dir, region_id, server_dir, splitting_dir, wal_dir};
-use strata_cluster_node::recovered::{replay_recovered, split_wal};
+use strata_cluster_node::recovered::{open_recovered, split_wal};
 use strata_model::ops::{Get, Put};
 use strata_model::schema::TableDescriptor;
 use strata_server::RegionServer;
@@ -78,18 +78,72 @@ fn a_dead_servers_edits_reach_the_next_opener_once() {
         "the split deletes the fenced WAL"
     );
 
-    // Server b opens both regions: every write is there, the newest value wins.
+    // Server b opens both regions, replaying their edits in the open: every write is there,
+    // the newest value wins, and the recovered edits are gone (flushed first).
     let b = server(root, "b:2:2");
     for i in [&low, &high] {
-        assert_eq!(replay_recovered(&b, root, &table(), i).unwrap(), 1);
-        assert_eq!(replay_recovered(&b, root, &table(), i).unwrap(), 0);
-        b.open_region(&table(), i).unwrap();
+        assert_eq!(open_recovered(&b, root, &table(), i).unwrap(), 1);
     }
     assert_eq!(value(&b, low.region_id, "b").as_deref(), Some(&b"new"[..]));
     assert_eq!(value(&b, low.region_id, "c").as_deref(), Some(&b"c1"[..]));
     assert_eq!(value(&b, high.region_id, "x").as_deref(), Some(&b"x1"[..]));
     assert!(!recovered_dir(root, low.region_id).join("a,1,1").exists());
     b.shutdown().unwrap();
+
+    // Opened again elsewhere after b's death, nothing is replayed twice and nothing lost.
+    let c = server(root, "c:3:3");
+    for i in [&low, &high] {
+        assert_eq!(open_recovered(&c, root, &table(), i).unwrap(), 0);
+    }
+    assert_eq!(value(&c, low.region_id, "b").as_deref(), Some(&b"new"[..]));
+    assert_eq!(value(&c, high.region_id, "x").as_deref(), Some(&b"x1"[..]));
+    c.shutdown().unwrap();
+}
+
+#[test]
+fn recovered_edits_left_after_their_flush_are_not_replayed_over_newer_writes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let storage = Storage::local();
+    let low = info("t,00000000", "", "");
+    let a = server(root, "a:1:1");
+    a.open_region(&table(), &low).unwrap();
+    // Both writes at one timestamp: only their sequence ids order them, so an old edit
+    // replayed again would hide the newer one.
+    let put = |s: &RegionServer, v: &'static str| {
+        let p = Put::new("r".to_string()).add_at("f", "q", 1_000, Bytes::from_static(v.as_bytes()));
+        s.hosted(low.region_id).unwrap().region.put(&p).unwrap();
+    };
+    put(&a, "old");
+    drop(a);
+    fence_wal(&storage, root, "a:1:1").unwrap();
+    split_wal(&storage, root, "a:1:1").unwrap();
+    let edits = recovered_dir(root, low.region_id).join("a,1,1");
+    // Keep a copy: a server that died after its flush but before deleting them leaves them.
+    let copy = tmp.path().join("copy");
+    std::fs::create_dir_all(&copy).unwrap();
+    for f in std::fs::read_dir(&edits).unwrap() {
+        let f = f.unwrap();
+        std::fs::copy(f.path(), copy.join(f.file_name())).unwrap();
+    }
+    let b = server(root, "b:2:2");
+    assert_eq!(open_recovered(&b, root, &table(), &low).unwrap(), 1);
+    assert!(!edits.exists(), "deleted once flushed");
+    put(&b, "new");
+    b.hosted(low.region_id).unwrap().region.flush().unwrap();
+    drop(b);
+    std::fs::create_dir_all(&edits).unwrap();
+    for f in std::fs::read_dir(&copy).unwrap() {
+        let f = f.unwrap();
+        std::fs::copy(f.path(), edits.join(f.file_name())).unwrap();
+    }
+    fence_wal(&storage, root, "b:2:2").unwrap();
+    split_wal(&storage, root, "b:2:2").unwrap();
+    // c finds both dead servers' edits (b's "new", flushed, and the stale copy of a's).
+    let c = server(root, "c:3:3");
+    assert_eq!(open_recovered(&c, root, &table(), &low).unwrap(), 2);
+    assert_eq!(value(&c, low.region_id, "r").as_deref(), Some(&b"new"[..]));
+    c.shutdown().unwrap();
 }
 
 #[test]
@@ -110,8 +164,84 @@ fn an_interrupted_split_is_redone_from_the_whole_wal() {
     assert_eq!(split_wal(&storage, root, "a:1:1").unwrap(), 1);
     assert!(!partial.join("00000000000000000009.wal").exists());
     let b = server(root, "b:2:2");
-    replay_recovered(&b, root, &table(), &low).unwrap();
-    b.open_region(&table(), &low).unwrap();
+    assert_eq!(open_recovered(&b, root, &table(), &low).unwrap(), 1);
     assert_eq!(value(&b, low.region_id, "r").as_deref(), Some(&b"v"[..]));
+    b.shutdown().unwrap();
+}
+
+#[test]
+fn a_wal_of_many_segments_and_regions_is_split_whole_up_to_its_torn_tail() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let storage = Storage::local();
+    // More regions than the split syncs at once, each with edits in several segments.
+    let regions: Vec<RegionInfo> = (0..20u32)
+        .map(|i| {
+            let start = if i == 0 {
+                String::new()
+            } else {
+                format!("r{i:02}")
+            };
+            let end = if i == 19 {
+                String::new()
+            } else {
+                format!("r{:02}", i + 1)
+            };
+            info(&format!("t,{i:08x}"), &start, &end)
+        })
+        .collect();
+    let mut config = fixtures::server_config(root, 64);
+    config.wal_subdir = Some(server_dir("a:1:1"));
+    config.wal.segment_size = 4096;
+    let a = RegionServer::open(config).unwrap();
+    for r in &regions {
+        a.open_region(&table(), r).unwrap();
+    }
+    let mut last = None;
+    for round in 0..5 {
+        for (i, r) in regions.iter().enumerate() {
+            let row = format!("r{i:02}-{round}");
+            let p = Put::new(row.clone()).add("f", "q", Bytes::from(vec![b'v'; 200]));
+            a.hosted(r.region_id).unwrap().region.put(&p).unwrap();
+            last = Some((r.region_id, row));
+        }
+    }
+    drop(a);
+    // The dead server's last write was torn: a crash cut its record short.
+    let wal = wal_dir(root, "a:1:1");
+    let mut segments: Vec<_> = std::fs::read_dir(&wal)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| std::fs::metadata(p).unwrap().len() > 64)
+        .collect();
+    segments.sort();
+    assert!(segments.len() > 3, "the WAL rolled: {segments:?}");
+    let newest = segments.last().unwrap();
+    let len = std::fs::metadata(newest).unwrap().len();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(newest)
+        .unwrap()
+        .set_len(len - 5)
+        .unwrap();
+
+    fence_wal(&storage, root, "a:1:1").unwrap();
+    assert_eq!(split_wal(&storage, root, "a:1:1").unwrap(), 99);
+    let b = server(root, "b:2:2");
+    for r in &regions {
+        assert_eq!(open_recovered(&b, root, &table(), r).unwrap(), 1);
+    }
+    let (torn_region, torn_row) = last.unwrap();
+    for round in 0..5 {
+        for (i, r) in regions.iter().enumerate() {
+            let row = format!("r{i:02}-{round}");
+            let found = value(&b, r.region_id, &row);
+            if (r.region_id, &row) == (torn_region, &torn_row) {
+                assert_eq!(found, None, "the torn write was never whole");
+            } else {
+                assert_eq!(found.map(|v| v.len()), Some(200), "{row}");
+            }
+        }
+    }
     b.shutdown().unwrap();
 }

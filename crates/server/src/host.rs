@@ -428,6 +428,25 @@ impl RegionServer {
     /// # Errors
     /// The region is already open, overlaps an open region of its table, or fails to open.
     pub fn open_region(&self, table: &TableDescriptor, info: &RegionInfo) -> Result<()> {
+        self.open_region_recovering(table, info, &[])
+    }
+
+    /// [`open_region`](Self::open_region) of a region a dead server held: also replays its
+    /// edits in the fenced logs `recovered` (directories in this server's log store, written
+    /// by the split of the dead server's WAL), in the same open. Before the region serves,
+    /// the replayed edits are flushed to store files and the logs deleted, so its next opener
+    /// finds them in the files: a crash before the deletion leaves logs whose edits the
+    /// manifest has flushed, which replaying again skips.
+    ///
+    /// # Errors
+    /// As [`open_region`](Self::open_region); the flush or a deletion failed (the region is
+    /// not served then, and the logs stay for the next try).
+    pub fn open_region_recovering(
+        &self,
+        table: &TableDescriptor,
+        info: &RegionInfo,
+        recovered: &[PathBuf],
+    ) -> Result<()> {
         {
             let regions = self.regions.read();
             if regions.by_id.contains_key(&info.region_id) {
@@ -443,7 +462,7 @@ impl RegionServer {
                 )));
             }
         }
-        let region = Region::open(RegionConfig {
+        let config = RegionConfig {
             dir: self.region_dir(table, info.region_id),
             table: table.clone(),
             info: info.clone(),
@@ -453,8 +472,34 @@ impl RegionServer {
             background: Some(self.background.clone()),
             budget: Some(self.budget.clone()),
             volumes: Some(self.volumes.clone()),
-        })
-        .inspect_err(|e| failed(Work::RegionOpen, place(&info.table, info.region_id), e))?;
+        };
+        let logs = self.config.storage.logs.as_ref();
+        let region = Region::open_recovering(config, logs, recovered)
+            .and_then(|region| {
+                if recovered.is_empty() {
+                    return Ok(region);
+                }
+                let durable = region.flush().map(drop).and_then(|()| {
+                    recovered.iter().try_for_each(|dir| {
+                        match self.config.storage.files.remove_dir_all(dir) {
+                            Ok(()) => Ok(()),
+                            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+                            Err(e) => Err(Error::Io {
+                                path: self.config.storage.files.url(dir),
+                                source: e,
+                            }),
+                        }
+                    })
+                });
+                match durable {
+                    Ok(()) => Ok(region),
+                    Err(e) => {
+                        region.abandon();
+                        Err(e)
+                    }
+                }
+            })
+            .inspect_err(|e| failed(Work::RegionOpen, place(&info.table, info.region_id), e))?;
         let mut regions = self.regions.write();
         // Checked again under the write lock: an overlapping region may have opened meanwhile.
         let clash = if regions.by_id.contains_key(&info.region_id) {

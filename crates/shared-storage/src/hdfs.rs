@@ -483,11 +483,12 @@ impl Hdfs {
             }
             first = false;
             std::thread::sleep(pause);
-            // Every 100 ms for the first two seconds (a DataNode usually finishes the block's
-            // recovery within one heartbeat, and each poll is one cheap NameNode call: the
-            // failover waits for this), then backing off to once a second.
-            if started.elapsed() > Duration::from_secs(2) {
-                pause = (pause * 2).min(Duration::from_secs(1));
+            // Every 100 ms for the first ten seconds: a DataNode finishes the block's recovery
+            // within a heartbeat or a few, each poll is one cheap NameNode call, and a
+            // failover waits for this (a back-off from two seconds on cost up to 0.8 s of
+            // it). Only then, a recovery waiting on a dead DataNode, once a second.
+            if started.elapsed() > Duration::from_secs(10) {
+                pause = Duration::from_secs(1);
             }
         }
     }

@@ -28,6 +28,22 @@ impl Region {
     /// # Errors
     /// An invalid schema, I/O, a corrupt manifest or store file, or a WAL replay error.
     pub fn open(config: RegionConfig) -> Result<Region> {
+        Region::open_recovering(config, &crate::vfs::Local, &[])
+    }
+
+    /// [`open`](Self::open), also replaying this region's entries of the fenced logs in
+    /// `recovered` (directories in `store`: a dead server's edits split per region) that its
+    /// manifest has not flushed, with the WAL's, in one pass over each. The logs are read as
+    /// they are ([`crate::wal::read_fenced`]): nothing is written to them. The caller makes
+    /// the replayed edits durable (a flush) before it deletes the logs.
+    ///
+    /// # Errors
+    /// As [`open`](Self::open); a recovered log that cannot be read or is corrupt.
+    pub fn open_recovering(
+        config: RegionConfig,
+        store: &dyn crate::vfs::LogStore,
+        recovered: &[PathBuf],
+    ) -> Result<Region> {
         config
             .table
             .validate()
@@ -134,7 +150,19 @@ impl Region {
         // Replay what the files do not hold yet.
         let region_id = config.info.region_id;
         let from = flushed.values().copied().min().unwrap_or(0);
-        for entry in config.wal.replay(|r| (r == region_id).then_some(from)) {
+        let mut logs = Vec::with_capacity(recovered.len());
+        for dir in recovered {
+            logs.push(crate::wal::read_fenced(store, dir, false)?);
+        }
+        let recovered_entries = logs.into_iter().flatten().filter(|e| match e {
+            Ok(e) => e.region == region_id && e.seq > from,
+            Err(_) => true,
+        });
+        for entry in config
+            .wal
+            .replay(|r| (r == region_id).then_some(from))
+            .chain(recovered_entries)
+        {
             let entry = entry?;
             last_seq = last_seq.max(entry.seq);
             newest_stamp = newest_stamp.max(super::stamps::opening_floor(

@@ -15,7 +15,7 @@
 //!
 //! Module map:
 //! - `log`: [`Wal`] (append, sync, flush marks, stats, close); `open`: recovery on open;
-//!   [`Replay`]: entries for recovery.
+//!   [`Replay`]: entries for recovery; [`read_fenced`]: a dead writer's entries, read once.
 //! - `group_commit`: leader/follower batching; `writer`: the active segment (write, sync,
 //!   roll, rewind after a failure); `segments`: which segments may be deleted.
 //! - `entry`: the payload of a record; `record`: framing of segments and records;
@@ -26,6 +26,7 @@
 
 mod entry;
 mod error;
+mod fenced;
 mod group_commit;
 mod log;
 mod open;
@@ -40,6 +41,7 @@ mod writer;
 pub use crate::vfs::{LogFile, LogStore};
 pub use entry::Entry;
 pub use error::{Error, ErrorKind, Result};
+pub use fenced::{read_fenced, Fenced};
 pub use log::Wal;
 pub use options::WalOptions;
 pub use reader::{ReadOptions, SegmentReader};

@@ -110,7 +110,7 @@ impl Wal {
 
 /// The segment files in `dir` as (id, length), by id. Other files are ignored. A dead
 /// writer's logs are fenced first, so their lengths are final.
-fn list_segments(fs: &dyn LogStore, dir: &Path) -> Result<Vec<(u64, u64)>> {
+pub(super) fn list_segments(fs: &dyn LogStore, dir: &Path) -> Result<Vec<(u64, u64)>> {
     let mut found = Vec::new();
     for item in fs.list(dir).map_err(|e| Error::io("list", dir, e))? {
         let Some(id) = parse_segment_name(&item.name) else {
