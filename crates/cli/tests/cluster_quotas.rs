@@ -12,7 +12,7 @@ mod support;
 #[path = "support/throttle.rs"]
 mod throttle;
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use strata_client::access::quota::Subject;
 use strata_client::{ClientOptions, Connection};
@@ -29,29 +29,10 @@ async fn every_server_limits_what_it_serves() {
 }
 
 async fn run(etcd: String) {
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
-    let name = format!("quota-{}-{nanos}", std::process::id());
+    let name = cluster::unique_name("quota");
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("root").display().to_string();
-    let common = |cmd: &str| -> Vec<String> {
-        [
-            cmd,
-            "--etcd",
-            &etcd,
-            "--cluster",
-            &name,
-            "--ttl",
-            "2",
-            "--root",
-            &root,
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect()
-    };
+    let common = |cmd: &str| cluster::node_args(cmd, &etcd, &name, &root, &[]);
     let (_master, _) = cluster::start(&common("master"), "active");
     let servers = cluster::start_servers(&common("regionserver"), 2);
     let addrs: Vec<String> = servers.iter().map(|(_, a)| a.clone()).collect();

@@ -10,7 +10,7 @@
 mod cluster;
 mod support;
 
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use strata_client::access::quota::{SpacePolicy, Subject};
 use strata_client::{ClientOptions, Connection, Table};
@@ -56,30 +56,17 @@ async fn both(table: &Table, refused: bool, first: usize) {
 }
 
 async fn run(etcd: String) {
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
-    let name = format!("space-{}-{nanos}", std::process::id());
+    let name = cluster::unique_name("space");
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("root").display().to_string();
-    let common = |cmd: &str| -> Vec<String> {
-        [
+    let common = |cmd: &str| {
+        cluster::node_args(
             cmd,
-            "--etcd",
             &etcd,
-            "--cluster",
             &name,
-            "--ttl",
-            "2",
-            "--root",
             &root,
-            "--space-quota-period-ms",
-            "200",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect()
+            &["--space-quota-period-ms", "200"],
+        )
     };
     let (_master, _) = cluster::start(&common("master"), "active");
     let servers = cluster::start_servers(&common("regionserver"), 2);

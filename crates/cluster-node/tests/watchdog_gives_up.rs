@@ -100,6 +100,7 @@ fn a_server_whose_regions_the_watchdog_dropped_registers_again() {
         on_invalid_open: None,
         tls: None,
         guard: strata_access::Guard::off(),
+        space_quota_period: Duration::from_secs(10),
     };
     let (names_tx, names) = mpsc::channel::<String>();
     let expired = Arc::new(Mutex::new(Vec::<String>::new()));

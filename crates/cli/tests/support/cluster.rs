@@ -9,6 +9,35 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::support::Killed;
 
+/// A cluster name of this test process and instant: `PREFIX-PID-NANOS`.
+pub fn unique_name(prefix: &str) -> String {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    format!("{prefix}-{}-{nanos}", std::process::id())
+}
+
+/// The flags of `strata CMD` (`master`, `regionserver`) in cluster `name` on etcd `etcd`, its
+/// root `root`, with a 2 s lease, then `extra`.
+pub fn node_args(cmd: &str, etcd: &str, name: &str, root: &str, extra: &[&str]) -> Vec<String> {
+    [
+        cmd,
+        "--etcd",
+        etcd,
+        "--cluster",
+        name,
+        "--ttl",
+        "2",
+        "--root",
+        root,
+    ]
+    .iter()
+    .chain(extra)
+    .map(|s| s.to_string())
+    .collect()
+}
+
 /// Where the engines are.
 pub struct Engines {
     /// etcd endpoints.
