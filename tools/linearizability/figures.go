@@ -56,8 +56,8 @@ type Figures struct {
 func isWrite(op string) bool { return op != "read" }
 
 // PerFault attributes each operation to the fault whose window (from its injection to the
-// next one's) it was invoked in, and measures per row the time from the heal to the first
-// answered write completed after it (the row was writable again then; rows are written
+// next one's) it was invoked in, and measures per row written between the heal and the
+// window's end the time from the heal to the first answered write completed after it (the row was writable again then; rows are written
 // every few hundred milliseconds, which bounds how late this is seen).
 func PerFault(h *History, faults []Fault, anomalousRows map[string]int64, lost []LostWrite) []*Figures {
 	// Operations before the first fault (the workload starts a few seconds earlier) are a
@@ -82,7 +82,9 @@ func PerFault(h *History, faults []Fault, anomalousRows map[string]int64, lost [
 		first := map[string]int64{}
 		rows := map[string]bool{}
 		for _, r := range h.Records {
-			if isWrite(r.Op) {
+			// The rows written from the heal to the window's end: a row the workload no longer
+			// writes (a list of an earlier generation) is not one that never became writable.
+			if isWrite(r.Op) && r.InvokedNs >= healed && r.InvokedNs < end {
 				rows[r.Row] = true
 			}
 			if r.InvokedNs >= start && r.InvokedNs < end {

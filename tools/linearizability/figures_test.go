@@ -1,0 +1,33 @@
+package main
+
+import "testing"
+
+// A row written only before a fault's heal (a list of an earlier generation) does not count as
+// a row that never became writable after it; a row written after the heal and never answered
+// does.
+func TestWritableCountsTheRowsWrittenInTheWindow(t *testing.T) {
+	const s = int64(1_000_000_000)
+	h := &History{StartUnixNs: 0, Records: []Record{
+		{Row: "old", Op: "append", Outcome: "ok", InvokedNs: 1 * s, CompletedNs: 1*s + 1},
+		{Row: "old", Op: "append", Outcome: "ok", InvokedNs: 10*s + 1, CompletedNs: 11*s - 1},
+		{Row: "new", Op: "append", Outcome: "ok", InvokedNs: 12 * s, CompletedNs: 13 * s},
+		{Row: "stuck", Op: "write", Outcome: "unknown", InvokedNs: 12 * s, CompletedNs: 20 * s},
+	}}
+	faults := []Fault{{Kind: "k", InjectedUnixNs: 10 * s, HealedUnixNs: 11 * s}}
+	figs := PerFault(h, faults, map[string]int64{}, nil)
+	var k *Figures
+	for _, f := range figs {
+		if f.Kind == "k" {
+			k = f
+		}
+	}
+	if k == nil {
+		t.Fatal("no figures for the fault")
+	}
+	if k.RowsNeverWritable != 1 {
+		t.Fatalf("rows never writable: %d, want 1 (the stuck row only)", k.RowsNeverWritable)
+	}
+	if len(k.WritableDelays) != 1 || k.WritableDelays[0] != 2e9 {
+		t.Fatalf("writable delays %v, want [2s]", k.WritableDelays)
+	}
+}
