@@ -107,16 +107,7 @@ impl<K: Kv + Send + Sync + 'static> ClusterAdmin<K> {
         };
         let revision = self
             .run(move |kv, layout, _| {
-                // The table or namespace must exist (HBase: TableNotFoundException).
-                match &target {
-                    Subject::Table(t) => {
-                        crate::admin::table_record(kv, layout, &TableScope::table(t).table_name())?;
-                    }
-                    Subject::Namespace(ns) => {
-                        crate::namespace::require(kv, layout, ns)?;
-                    }
-                    Subject::User(_) => {}
-                }
+                require_subject(kv, layout, &target)?;
                 match limit {
                     Some(limit) => {
                         let throttle = Throttle {
@@ -186,4 +177,22 @@ fn unit_word(unit: Unit) -> &'static str {
         Unit::Number => "requests",
         Unit::Size => "bytes",
     }
+}
+
+/// A quota's table or namespace must exist (HBase: `TableNotFoundException`); a user need not.
+pub(crate) fn require_subject<K: Kv + ?Sized>(
+    kv: &K,
+    layout: &strata_cluster::layout::Layout,
+    subject: &Subject,
+) -> Result<(), Status> {
+    match subject {
+        Subject::Table(t) => {
+            crate::admin::table_record(kv, layout, &TableScope::table(t).table_name())?;
+        }
+        Subject::Namespace(ns) => {
+            crate::namespace::require(kv, layout, ns)?;
+        }
+        Subject::User(_) => {}
+    }
+    Ok(())
 }

@@ -52,16 +52,7 @@ impl<K: Kv + Send + Sync + 'static> ClusterAdmin<K> {
             .map_or_else(|| "remove space".to_owned(), ToString::to_string);
         let target = subject.clone();
         self.run(move |kv, layout, _| {
-            // The table or namespace must exist (HBase: TableNotFoundException).
-            match &target {
-                Subject::Table(t) => {
-                    crate::admin::table_record(kv, layout, &TableScope::table(t).table_name())?;
-                }
-                Subject::Namespace(ns) => {
-                    crate::namespace::require(kv, layout, ns)?;
-                }
-                Subject::User(_) => {}
-            }
+            crate::admin_quota::require_subject(kv, layout, &target)?;
             match quota {
                 Some(q) => crate::quota_space::set(kv, layout, &q),
                 None => crate::quota_space::remove(kv, layout, &target),
