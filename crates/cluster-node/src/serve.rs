@@ -178,6 +178,11 @@ impl Node {
         self.gate.is_open()
     }
 
+    /// The lease gate, open while this incarnation is registered and its lease current.
+    pub fn gate(&self) -> Arc<Gate> {
+        self.gate.clone()
+    }
+
     /// The data service (behind the lease gate), for front ends in the same process.
     pub fn data(&self) -> &strata_server::DataService {
         &self.data

@@ -43,6 +43,9 @@ pub fn config(dir: &Path) -> SingleConfig {
     config
 }
 
+/// How long [`Single::start_with`] waits, once the server listens, for it to register.
+const REGISTERED_WITHIN: Duration = Duration::from_secs(30);
+
 /// A one-process Strata running on threads of the test's process; stopped (regions flushed
 /// and closed) by [`Single::stop`] or when dropped.
 pub struct Single {
@@ -88,6 +91,7 @@ impl Single {
                                 node.hbase_rpc,
                                 node.http,
                                 node.data().clone(),
+                                node.gate(),
                             ));
                         },
                     )
@@ -95,14 +99,31 @@ impl Single {
                 .map_err(|e| e.to_string())?
         };
         match rx.recv() {
-            Ok((addr, hbase_rpc, http, data)) => Ok(Single {
-                addr,
-                hbase_rpc,
-                http,
-                data,
-                stop,
-                running: Some(running),
-            }),
+            Ok((addr, hbase_rpc, http, data, gate)) => {
+                let single = Single {
+                    addr,
+                    hbase_rpc,
+                    http,
+                    data,
+                    stop,
+                    running: Some(running),
+                };
+                // Listening is not yet registered: until the first lease, the server is not
+                // among the live ones (admin calls naming it would be refused) and serves
+                // nothing. A test starts from a server that is up, as a user's `strata
+                // standalone` is once it logs "registered".
+                let deadline = std::time::Instant::now() + REGISTERED_WITHIN;
+                while !gate.is_open() {
+                    if std::time::Instant::now() > deadline {
+                        return Err(format!(
+                            "not registered within {}s of listening",
+                            REGISTERED_WITHIN.as_secs()
+                        ));
+                    }
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                Ok(single)
+            }
             Err(_) => Err(running
                 .join()
                 .map_err(|_| "it panicked while starting".to_string())?
