@@ -19,6 +19,23 @@ pub struct Error {
     pub code: ErrorCode,
     /// What went wrong, in words.
     pub message: String,
+    /// The request was never sent (the connection could not be made, or broke before the
+    /// request was handed to it): it cannot have been applied, so any request may be sent
+    /// again after it.
+    unsent: bool,
+}
+
+/// Metadata a client-made status carries when its request was never sent.
+const UNSENT_METADATA_KEY: &str = "strata-unsent";
+
+/// Marks `status` (made by the client for a failed connect) as one whose request was never
+/// sent.
+pub(crate) fn unsent(mut status: Status) -> Status {
+    status.metadata_mut().insert(
+        UNSENT_METADATA_KEY,
+        tonic::metadata::MetadataValue::from_static("1"),
+    );
+    status
 }
 
 impl Error {
@@ -27,6 +44,7 @@ impl Error {
         Error {
             code,
             message: message.into(),
+            unsent: false,
         }
     }
 
@@ -44,11 +62,14 @@ impl Error {
     /// A refusal by TLS (a failed handshake, or a TLS server refusing a plaintext client) is
     /// `UNKNOWN`, not retried: it fails the same way until the configuration changes.
     pub fn from_status(status: &Status) -> Error {
+        let mut unsent = status.metadata().contains_key(UNSENT_METADATA_KEY);
         if std::error::Error::source(status).is_some() {
             let text = strata_proto::channel::explain(status);
             if strata_proto::channel::refused_by_tls(&text) {
                 return Error::new(ErrorCode::Unknown, text);
             }
+            // gRPC's connector failed before a request could go out.
+            unsent |= text.contains("tcp connect error");
         }
         let mut code = strata_proto::code_of(status);
         let from_server = status
@@ -61,7 +82,15 @@ impl Error {
         {
             code = ErrorCode::Unavailable;
         }
-        Error::new(code, status.message())
+        Error {
+            unsent,
+            ..Error::new(code, status.message())
+        }
+    }
+
+    /// True if the request was never sent, so it cannot have been applied.
+    pub fn was_unsent(&self) -> bool {
+        self.unsent
     }
 
     /// An `UNKNOWN` error for a response the client cannot read.

@@ -132,8 +132,9 @@ impl FrameClient {
         // After the insert: a connection that broke before it has already failed its calls,
         // so this one must see the flag (see `fail_all`).
         if link.broken.load(Ordering::Acquire) || link.requests.send(bytes).is_err() {
+            // Not handed to the writer: the request was not sent.
             link.pending.lock().remove(&id);
-            return Err(lost(&self.shared.addr, &link.why));
+            return Err(crate::error::unsent(lost(&self.shared.addr, &link.why)));
         }
         let frame = answer
             .await
@@ -166,7 +167,8 @@ fn lost(addr: &str, why: &Mutex<Option<String>>) -> Status {
 /// Opens the connection (TLS's handshake first if configured), sends the preface and starts
 /// its reader and writer tasks.
 async fn connect(shared: &Shared) -> Result<Link, Status> {
-    let unreachable = |e: String| Status::unavailable(format!("{}: {e}", shared.addr));
+    let unreachable =
+        |e: String| crate::error::unsent(Status::unavailable(format!("{}: {e}", shared.addr)));
     let stream = tokio::time::timeout(shared.connect_timeout, TcpStream::connect(&shared.addr))
         .await
         .map_err(|_| unreachable("connect timed out".into()))?

@@ -21,8 +21,11 @@
 //!
 //! Regions are found with the master's `Locate` and cached per table. A request answered
 //! with `NOT_SERVING_REGION` drops the table's cache, backs off and goes to the region's new
-//! home; `REGION_TOO_BUSY` and `UNAVAILABLE` back off and retry. Increments, appends and
-//! check-and-mutate are retried only when the server says it did not apply them.
+//! home; `REGION_TOO_BUSY` and `UNAVAILABLE` back off and retry. Increments, appends,
+//! check-and-mutate, and puts and deletes stamped by the server's clock are retried only when
+//! the server says it did not apply them or they were never sent: after a connection lost
+//! mid-request or an attempt with no answer they fail with `UNAVAILABLE`, outcome unknown (a
+//! repeat would be a new version, which can land after other clients' later writes).
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), strata_client::Error> {

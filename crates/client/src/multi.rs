@@ -261,7 +261,7 @@ where
                         conn.invalidate(name);
                     }
                     for i in indexes {
-                        if should_retry(e.code, idempotence[i]) {
+                        if should_retry(&e, idempotence[i]) {
                             next.push(i);
                         } else {
                             results[i] = Some(Err(e.clone()));

@@ -26,18 +26,22 @@ use crate::options::ClientOptions;
 /// Whether sending a request twice is harmless.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Idempotence {
-    /// Reads, puts and deletes with explicit or server timestamps: a repeat changes nothing
-    /// a reader can tell apart.
+    /// Reads, and puts and deletes whose every timestamp the client gave: a repeat writes
+    /// the same cells again, which no reader can tell apart.
     Idempotent,
-    /// Increments, appends, check-and-mutate: a repeat may apply twice.
+    /// Increments, appends, check-and-mutate, and puts and deletes that take the server's
+    /// clock: a repeat may apply twice. A put's repeat is a new version, and one that arrives
+    /// late (a first attempt held up on a slow link while its retry succeeded, or the other
+    /// way round) lands after other clients' later writes and brings the old value back.
     NotIdempotent,
 }
 
-/// True if a request that failed with `code` may be sent again.
-pub(crate) fn should_retry(code: ErrorCode, idempotence: Idempotence) -> bool {
-    match code {
+/// True if a request that failed with `err` may be sent again: the server said it did not
+/// apply it, it was never sent, or it is safe to repeat.
+pub(crate) fn should_retry(err: &Error, idempotence: Idempotence) -> bool {
+    match err.code {
         ErrorCode::NotServingRegion | ErrorCode::RegionTooBusy | ErrorCode::Throttled => true,
-        ErrorCode::Unavailable => idempotence == Idempotence::Idempotent,
+        ErrorCode::Unavailable => idempotence == Idempotence::Idempotent || err.was_unsent(),
         _ => false,
     }
 }
@@ -146,7 +150,7 @@ impl Retry {
         err: Error,
         idempotence: Idempotence,
     ) -> Result<(), Error> {
-        if !should_retry(err.code, idempotence) {
+        if !should_retry(&err, idempotence) {
             return Err(err);
         }
         if err.code == ErrorCode::Throttled {
@@ -218,15 +222,33 @@ mod tests {
     #[test]
     fn non_idempotent_requests_retry_only_what_was_not_applied() {
         use Idempotence::{Idempotent, NotIdempotent};
+        let e = |code| Error::new(code, "");
         for idem in [Idempotent, NotIdempotent] {
-            assert!(should_retry(ErrorCode::NotServingRegion, idem));
-            assert!(should_retry(ErrorCode::RegionTooBusy, idem));
-            assert!(!should_retry(ErrorCode::TableNotFound, idem));
-            assert!(!should_retry(ErrorCode::InvalidArgument, idem));
+            assert!(should_retry(&e(ErrorCode::NotServingRegion), idem));
+            assert!(should_retry(&e(ErrorCode::RegionTooBusy), idem));
+            assert!(!should_retry(&e(ErrorCode::TableNotFound), idem));
+            assert!(!should_retry(&e(ErrorCode::InvalidArgument), idem));
         }
-        assert!(should_retry(ErrorCode::Unavailable, Idempotent));
-        assert!(should_retry(ErrorCode::Throttled, NotIdempotent));
-        assert!(!should_retry(ErrorCode::Unavailable, NotIdempotent));
+        assert!(should_retry(&e(ErrorCode::Unavailable), Idempotent));
+        assert!(should_retry(&e(ErrorCode::Throttled), NotIdempotent));
+        assert!(!should_retry(&e(ErrorCode::Unavailable), NotIdempotent));
+    }
+
+    /// A request never sent (its connection could not be made) cannot have been applied: it
+    /// is sent again whatever it is. One that may have reached the server is not, unless safe.
+    #[test]
+    fn unsent_requests_are_always_retried() {
+        use Idempotence::{Idempotent, NotIdempotent};
+        let refused = Error::from(crate::error::unsent(tonic::Status::unavailable(
+            "127.0.0.1:1: connection refused",
+        )));
+        assert!(refused.was_unsent());
+        assert!(should_retry(&refused, NotIdempotent));
+        let lost = Error::from(tonic::Status::unavailable("connection to a lost"));
+        assert!(!lost.was_unsent());
+        assert!(!should_retry(&lost, NotIdempotent));
+        assert!(!should_retry(&no_answer("a", MS), NotIdempotent));
+        assert!(should_retry(&no_answer("a", MS), Idempotent));
     }
 
     #[tokio::test]

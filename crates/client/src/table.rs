@@ -80,7 +80,9 @@ impl Table {
         Ok(!self.get(&get).await?.is_empty())
     }
 
-    /// Writes a put.
+    /// Writes a put. After a connection lost mid-request or an attempt with no answer it is
+    /// sent again only if every cell has a timestamp of the caller's; one stamped by the
+    /// server fails then with `UNAVAILABLE`, outcome unknown (see the crate's documentation).
     ///
     /// # Errors
     /// `INVALID_ARGUMENT` for a malformed put; the server's error otherwise.
@@ -248,12 +250,18 @@ impl Table {
     }
 }
 
-/// `NotIdempotent` if the row holds an increment or an append.
+/// `NotIdempotent` if the row holds an increment, an append, or a put or delete that takes
+/// the server's clock (Bigtable's clients likewise retry a `SetCell` only with a timestamp of
+/// the client's): only a row whose every timestamp the client chose may be sent twice.
 pub(crate) fn idempotence_of(rm: &RowMutations) -> Idempotence {
-    let repeats_differ = rm
-        .mutations
-        .iter()
-        .any(|m| matches!(m, Mutation::Increment(_) | Mutation::Append(_)));
+    let repeats_differ = rm.mutations.iter().any(|m| match m {
+        Mutation::Increment(_) | Mutation::Append(_) => true,
+        Mutation::Put(p) => p.cells.iter().any(|c| c.timestamp.is_none()),
+        Mutation::Delete(d) => {
+            (d.markers.is_empty() && d.timestamp.is_none())
+                || d.markers.iter().any(|k| k.timestamp.is_none())
+        }
+    });
     if repeats_differ {
         Idempotence::NotIdempotent
     } else {
@@ -264,4 +272,37 @@ pub(crate) fn idempotence_of(rm: &RowMutations) -> Idempotence {
 /// The cells of a wire result.
 pub(crate) fn cells_of(result: pb::Result) -> Result<Vec<Cell>, Error> {
     convert::result_from_pb(result).map_err(Error::bad_response)
+}
+
+#[cfg(test)]
+mod tests {
+    use strata_model::ops::{Delete, Increment, Mutation, Put, RowMutations};
+
+    use super::idempotence_of;
+    use crate::retry::Idempotence::{Idempotent, NotIdempotent};
+
+    fn of(m: impl Into<Mutation>) -> crate::retry::Idempotence {
+        idempotence_of(&RowMutations::from(m.into()))
+    }
+
+    /// Only a row whose every timestamp the client chose may be sent twice: a repeat of one
+    /// stamped by the server is a new version that can land after other clients' writes.
+    #[test]
+    fn server_timestamps_make_a_write_unsafe_to_repeat() {
+        assert_eq!(of(Put::new("r").add_at("f", "q", 5, "v")), Idempotent);
+        assert_eq!(of(Put::new("r").add("f", "q", "v")), NotIdempotent);
+        assert_eq!(
+            of(Put::new("r").add_at("f", "q", 5, "v").add("f", "p", "v")),
+            NotIdempotent
+        );
+        assert_eq!(of(Delete::new("r").column_upto("f", "q", 5)), Idempotent);
+        assert_eq!(of(Delete::new("r").version_at("f", "q", 5)), Idempotent);
+        assert_eq!(of(Delete::new("r").column("f", "q")), NotIdempotent);
+        assert_eq!(of(Delete::new("r").version("f", "q")), NotIdempotent);
+        assert_eq!(of(Delete::new("r")), NotIdempotent);
+        let mut whole_row = Delete::new("r");
+        whole_row.timestamp = Some(5);
+        assert_eq!(of(whole_row), Idempotent);
+        assert_eq!(of(Increment::new("r").add("f", "q", 1)), NotIdempotent);
+    }
 }
