@@ -79,14 +79,51 @@ async fn an_idempotent_batch_to_a_stalled_server_is_sent_again() {
         let t = table(&cluster).await;
         t.put(&Put::new("a0").add("f", "q", "x")).await.unwrap();
         stall_and_move(&cluster, &[b"a"]);
+        // Timestamps of the client's own: a repeat writes the same cells again.
         let puts = [
-            Put::new("a1").add("f", "q", "1"),
-            Put::new("z1").add("f", "q", "2"),
+            Put::new("a1").add_at("f", "q", 7, "1"),
+            Put::new("z1").add_at("f", "q", 7, "2"),
         ];
         t.put_many(&puts).await.unwrap();
         assert!(t.exists(&Get::new("a1")).await.unwrap());
         assert!(t.exists(&Get::new("z1")).await.unwrap());
         assert!(cluster.state.lock().stalled_calls >= 1);
+    })
+    .await;
+}
+
+/// A put stamped by the server's clock is not sent again after an attempt with no answer:
+/// the first attempt, held up, may still be applied later, and two applications are two
+/// versions, the late one over other clients' newer writes (a register read back an old
+/// value that way under a slowed link).
+#[tokio::test]
+async fn a_put_stamped_by_the_server_to_a_stalled_server_fails_as_unavailable() {
+    bounded(async {
+        let cluster = Cluster::start(3, &["m"]).await;
+        cluster.state.lock().move_region(b"a", 1);
+        let t = table(&cluster).await;
+        t.put(&Put::new("a0").add("f", "q", "x")).await.unwrap();
+        stall_and_move(&cluster, &[b"a"]);
+        let err = t.put(&Put::new("a1").add("f", "q", "1")).await.unwrap_err();
+        assert_eq!(err.code, ErrorCode::Unavailable, "{err}");
+        assert!(
+            err.message.contains("may or may not have been applied"),
+            "{err}"
+        );
+        // Located again (the failure dropped the cache), on the stalled server once more.
+        cluster.state.lock().move_region(b"a", 1);
+        let outcomes = t
+            .batch(&[strata_model::ops::Mutation::Put(Put::new("a2").add("f", "q", "2")).into()])
+            .await
+            .unwrap();
+        assert_eq!(
+            outcomes[0].as_ref().unwrap_err().code,
+            ErrorCode::Unavailable
+        );
+        let s = cluster.state.lock();
+        assert_eq!(s.stalled_calls, 2, "each sent once, to the stalled server");
+        assert!(!s.rows.contains_key(b"a1".as_slice()));
+        assert!(!s.rows.contains_key(b"a2".as_slice()));
     })
     .await;
 }
@@ -116,6 +153,38 @@ async fn an_increment_to_a_stalled_server_fails_as_unavailable_and_is_not_sent_a
             "the first put only: not sent to the new server"
         );
         assert!(!s.rows.contains_key(b"n".as_slice()));
+    })
+    .await;
+}
+
+/// A request whose connection cannot be made was never sent: even a put stamped by the
+/// server goes on to the region's new server (a failover does not fail such writes).
+#[tokio::test]
+async fn a_put_stamped_by_the_server_goes_to_the_new_server_when_the_old_one_refuses() {
+    bounded(async {
+        let cluster = Cluster::start(3, &[]).await;
+        // The region's server is gone before the client first reaches it; the region moves
+        // a moment later, as a master reassigns a dead server's regions.
+        cluster.state.lock().move_region(b"a", 1);
+        cluster.stop_server(1);
+        let t = Connection::connect_with(
+            &cluster.addrs[0],
+            ClientOptions {
+                retries: 100,
+                ..options()
+            },
+        )
+        .await
+        .unwrap()
+        .table(TABLE)
+        .unwrap();
+        let state = cluster.state.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            state.lock().move_region(b"a", 2);
+        });
+        t.put(&Put::new("a1").add("f", "q", "1")).await.unwrap();
+        assert!(cluster.state.lock().rows.contains_key(b"a1".as_slice()));
     })
     .await;
 }

@@ -58,8 +58,23 @@ async fn busy_and_unavailable_are_retried_for_idempotent_requests() {
         s.fail("mutate", Some(ErrorCode::RegionTooBusy));
         s.fail_after_apply("mutate", None);
     }
-    t.put(&Put::new("a").add("f", "q", "1")).await.unwrap();
+    t.put(&Put::new("a").add_at("f", "q", 1, "1"))
+        .await
+        .unwrap();
     assert_eq!(cluster.state.lock().calls("mutate"), 3);
+    assert!(t.exists(&Get::new("a")).await.unwrap());
+}
+
+/// A put stamped by the server's clock whose answer was lost after it applied is not sent
+/// again: the caller gets `UNAVAILABLE` (outcome unknown), and the write is there once.
+#[tokio::test]
+async fn a_put_stamped_by_the_server_is_not_sent_again_after_a_lost_answer() {
+    let cluster = Cluster::start(1, &[]).await;
+    let t = table(&cluster).await;
+    cluster.state.lock().fail_after_apply("mutate", None);
+    let err = t.put(&Put::new("a").add("f", "q", "1")).await.unwrap_err();
+    assert_eq!(err.code, ErrorCode::Unavailable, "{err}");
+    assert_eq!(cluster.state.lock().calls("mutate"), 1);
     assert!(t.exists(&Get::new("a")).await.unwrap());
 }
 
