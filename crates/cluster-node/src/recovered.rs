@@ -1,7 +1,15 @@
 //! Recovered edits: writing a dead server's WAL out per region (the split, run by the master),
 //! and replaying them when a region opens (run by the region server). The format is the
-//! WAL's own: each `recovered/<region>/<dead server>/` directory is a WAL holding only that
-//! region's entries, with their original sequence ids.
+//! WAL's own: each `recovered/<region>/<dead server>.<split>/` directory is a WAL holding only
+//! that region's entries, with their original sequence ids.
+//!
+//! Every split writes directories of its own (`<split>`, a random token per [`split_wal`]
+//! call), never another split's: a master deposed in the middle of a split may go on writing
+//! while the new active master splits the same WAL again, and neither may clear what the
+//! other wrote (one clearing the other's complete edits, then failing itself as the WAL was
+//! deleted under it, would lose them). The WAL is deleted only after one split wrote and
+//! synced every region's edits; a split that stopped early leaves a subset of the entries,
+//! which a replay takes with the complete one (an entry replayed twice is inserted once).
 //!
 //! A region opens once, on the server's own WAL, replaying these directories with it (entries
 //! at or below a family's flushed sequence id are skipped, as in any WAL replay); it flushes
@@ -67,7 +75,8 @@ pub fn split_wal(storage: &Storage, root: &Path, server: &str) -> Result<u64, St
             }
         }
         if !found.is_empty() {
-            entries = write_recovered(storage, root, server, &found)?;
+            let split = format!("{:016x}", rand::random::<u64>());
+            entries = write_recovered(storage, root, (server, &split), &found)?;
             storage
                 .files
                 .write_atomic(&marker, b"split\n")
@@ -92,7 +101,7 @@ pub fn split_wal(storage: &Storage, root: &Path, server: &str) -> Result<u64, St
 fn write_recovered(
     storage: &Storage,
     root: &Path,
-    server: &str,
+    (server, split): (&str, &str),
     dirs: &[PathBuf],
 ) -> Result<u64, String> {
     let mut out: HashMap<u64, (Wal, Vec<WalEntry>)> = HashMap::new();
@@ -109,9 +118,10 @@ fn write_recovered(
                 let region = entry.region;
                 let (wal, pending) = match out.entry(region) {
                     Entry::Occupied(o) => o.into_mut(),
-                    Entry::Vacant(v) => {
-                        v.insert((open_target(storage, root, server, region)?, Vec::new()))
-                    }
+                    Entry::Vacant(v) => v.insert((
+                        open_target(storage, root, (server, split), region)?,
+                        Vec::new(),
+                    )),
                 };
                 pending.push(entry);
                 if pending.len() >= CHUNK {
@@ -187,15 +197,14 @@ pub(crate) fn at_once<T: Send>(
     first
 }
 
-/// A fresh log for dead `server`'s edits of `region`: its recovered-edits directory, cleared
-/// of what a previous, interrupted split may have left there.
-fn open_target(storage: &Storage, root: &Path, server: &str, region: u64) -> Result<Wal, String> {
-    let target = recovered_dir(root, region).join(server_dir(server));
-    match storage.files.remove_dir_all(&target) {
-        Ok(()) => {}
-        Err(e) if not_found(&e) => {}
-        Err(e) => return Err(format!("clear {}: {e}", storage.files.url(&target))),
-    }
+/// A fresh log for dead `server`'s edits of `region`, written by split `split` only.
+fn open_target(
+    storage: &Storage,
+    root: &Path,
+    (server, split): (&str, &str),
+    region: u64,
+) -> Result<Wal, String> {
+    let target = recovered_dir(root, region).join(format!("{}.{split}", server_dir(server)));
     Wal::open_with(&target, WalOptions::default(), storage.logs.clone())
         .map_err(|e| format!("create {}: {e}", storage.files.url(&target)))
 }

@@ -41,6 +41,24 @@ fn value(server: &RegionServer, id: u64, row: &str) -> Option<Bytes> {
     cells.first().map(|c| c.value.clone())
 }
 
+/// The recovered-edits directories of region `id` written for dead server `a:1:1`.
+fn edits_of_a(root: &Path, id: u64) -> Vec<std::path::PathBuf> {
+    let dir = recovered_dir(root, id);
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Vec::new();
+    };
+    let mut found: Vec<_> = entries
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("a,1,1"))
+        })
+        .collect();
+    found.sort();
+    found
+}
+
 #[test]
 fn a_dead_servers_edits_reach_the_next_opener_once() {
     let tmp = tempfile::tempdir().unwrap();
@@ -72,7 +90,7 @@ fn a_dead_servers_edits_reach_the_next_opener_once() {
     fence_wal(&storage, root, "a:1:1").unwrap();
     assert_eq!(split_wal(&storage, root, "a:1:1").unwrap(), 4);
     assert_eq!(split_wal(&storage, root, "a:1:1").unwrap(), 0);
-    assert!(recovered_dir(root, low.region_id).join("a,1,1").exists());
+    assert_eq!(edits_of_a(root, low.region_id).len(), 1);
     assert!(
         !splitting_dir(root, "a:1:1").exists(),
         "the split deletes the fenced WAL"
@@ -87,7 +105,7 @@ fn a_dead_servers_edits_reach_the_next_opener_once() {
     assert_eq!(value(&b, low.region_id, "b").as_deref(), Some(&b"new"[..]));
     assert_eq!(value(&b, low.region_id, "c").as_deref(), Some(&b"c1"[..]));
     assert_eq!(value(&b, high.region_id, "x").as_deref(), Some(&b"x1"[..]));
-    assert!(!recovered_dir(root, low.region_id).join("a,1,1").exists());
+    assert!(edits_of_a(root, low.region_id).is_empty());
     b.shutdown().unwrap();
 
     // Opened again elsewhere after b's death, nothing is replayed twice and nothing lost.
@@ -118,7 +136,7 @@ fn recovered_edits_left_after_their_flush_are_not_replayed_over_newer_writes() {
     drop(a);
     fence_wal(&storage, root, "a:1:1").unwrap();
     split_wal(&storage, root, "a:1:1").unwrap();
-    let edits = recovered_dir(root, low.region_id).join("a,1,1");
+    let edits = edits_of_a(root, low.region_id).remove(0);
     // Keep a copy: a server that died after its flush but before deleting them leaves them.
     let copy = tmp.path().join("copy");
     std::fs::create_dir_all(&copy).unwrap();
@@ -157,15 +175,78 @@ fn an_interrupted_split_is_redone_from_the_whole_wal() {
     let p = Put::new("r".to_string()).add("f", "q", Bytes::from_static(b"v"));
     a.hosted(low.region_id).unwrap().region.put(&p).unwrap();
     drop(a);
-    // A split that died after writing part of a region's recovered edits left a stray file.
-    let partial = recovered_dir(root, low.region_id).join("a,1,1");
+    // A split that died after writing part of a region's recovered edits left a torn
+    // file in a directory of its own; the next split writes its own beside it and leaves
+    // that one alone (it may be a deposed master's, still writing).
+    let partial = recovered_dir(root, low.region_id).join("a,1,1.00000000000000aa");
     std::fs::create_dir_all(&partial).unwrap();
     std::fs::write(partial.join("00000000000000000009.wal"), b"torn").unwrap();
     assert_eq!(split_wal(&storage, root, "a:1:1").unwrap(), 1);
-    assert!(!partial.join("00000000000000000009.wal").exists());
+    assert_eq!(edits_of_a(root, low.region_id).len(), 2);
+    // The opener replays both (the torn tail cut, as a WAL's) and deletes both once flushed.
     let b = server(root, "b:2:2");
-    assert_eq!(open_recovered(&b, root, &table(), &low).unwrap(), 1);
+    assert_eq!(open_recovered(&b, root, &table(), &low).unwrap(), 2);
     assert_eq!(value(&b, low.region_id, "r").as_deref(), Some(&b"v"[..]));
+    assert!(edits_of_a(root, low.region_id).is_empty());
+    b.shutdown().unwrap();
+}
+
+/// Two masters split one fenced WAL (one deposed mid-split, the new active one starting
+/// over): the deposed one, still reading after the other's split finished, fails part way
+/// as the WAL goes wrong under it. It must not have cleared the finished split's edits
+/// first: each split writes directories of its own.
+#[test]
+fn a_failing_second_split_leaves_the_finished_ones_edits() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let storage = Storage::local();
+    let low = info("t,00000000", "", "");
+    let mut config = fixtures::server_config(root, 64);
+    config.wal_subdir = Some(server_dir("a:1:1"));
+    config.wal.segment_size = 4096;
+    let a = RegionServer::open(config).unwrap();
+    a.open_region(&table(), &low).unwrap();
+    for i in 0..100 {
+        let p = Put::new(format!("r{i:03}")).add("f", "q", Bytes::from(vec![b'v'; 200]));
+        a.hosted(low.region_id).unwrap().region.put(&p).unwrap();
+    }
+    drop(a);
+    fence_wal(&storage, root, "a:1:1").unwrap();
+    // What the second split will read: the same WAL, its second segment gone bad.
+    let fenced = splitting_dir(root, "a:1:1");
+    let copy = tmp.path().join("copy");
+    std::fs::create_dir_all(&copy).unwrap();
+    let mut segments: Vec<_> = std::fs::read_dir(&fenced)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| std::fs::metadata(p).unwrap().len() > 64)
+        .collect();
+    segments.sort();
+    assert!(segments.len() > 3, "the WAL rolled: {segments:?}");
+    for f in std::fs::read_dir(&fenced).unwrap() {
+        let f = f.unwrap();
+        std::fs::copy(f.path(), copy.join(f.file_name())).unwrap();
+    }
+    assert_eq!(split_wal(&storage, root, "a:1:1").unwrap(), 100);
+
+    std::fs::create_dir_all(&fenced).unwrap();
+    for f in std::fs::read_dir(&copy).unwrap() {
+        let f = f.unwrap();
+        std::fs::copy(f.path(), fenced.join(f.file_name())).unwrap();
+    }
+    let bad = fenced.join(segments[1].file_name().unwrap());
+    let mut bytes = std::fs::read(&bad).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle..middle + 16].fill(0xff);
+    std::fs::write(&bad, bytes).unwrap();
+    assert!(split_wal(&storage, root, "a:1:1").is_err());
+
+    let b = server(root, "b:2:2");
+    open_recovered(&b, root, &table(), &low).unwrap();
+    for i in 0..100 {
+        let found = value(&b, low.region_id, &format!("r{i:03}"));
+        assert_eq!(found.map(|v| v.len()), Some(200), "row {i}");
+    }
     b.shutdown().unwrap();
 }
 
