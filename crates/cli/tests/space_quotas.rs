@@ -136,6 +136,38 @@ async fn no_inserts_refuses_puts_and_lifts_when_space_is_freed_or_the_quota_remo
         (state.policy, state.limit),
         (SpacePolicy::NoInserts, 16 << 10)
     );
+    // HBase's shell reports of the same: the state, and the table's reported size.
+    let (ok, said) = shell(
+        &addr,
+        "list_quota_snapshots
+list_quota_snapshots NAMESPACE => 'other'
+         list_quota_table_sizes
+list_quota_snapshots REGIONSERVER => 'x'
+",
+    );
+    assert!(!ok, "REGIONSERVER is refused: {said}");
+    let squeezed: Vec<String> = said
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect();
+    let at = |line: &str| squeezed.iter().position(|l| l == line);
+    let header = at("TABLE USAGE LIMIT IN_VIOLATION POLICY").expect(&said);
+    let row: Vec<&str> = squeezed[header + 1].split(' ').collect();
+    assert_eq!(
+        (row[0], row[2], row[3], row[4]),
+        ("t", "16384", "true", "NO_INSERTS"),
+        "{said}"
+    );
+    assert!(row[1].parse::<u64>().unwrap() > 16 << 10, "{said}");
+    assert_eq!(squeezed[header + 2], "1 row(s)", "{said}");
+    // After the first listing's "Took" line, the second listing: nothing in another namespace.
+    assert_eq!(squeezed[header + 4], squeezed[header], "{said}");
+    assert_eq!(squeezed[header + 5], "0 row(s)", "{said}");
+    let sizes = at("TABLE SIZE").expect(&said);
+    let size_row: Vec<&str> = squeezed[sizes + 1].split(' ').collect();
+    assert_eq!(size_row[0], "t", "{said}");
+    assert!(size_row[1].parse::<u64>().unwrap() > 16 << 10, "{said}");
+    assert!(said.contains("REGIONSERVER: not supported"), "{said}");
 
     // Deletes are allowed; once the space is compacted away, the violation lifts.
     for i in 0..40 {

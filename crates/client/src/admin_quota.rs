@@ -195,4 +195,20 @@ impl Admin {
             })
             .collect()
     }
+
+    /// Every table's store file bytes as the live region servers last reported them for
+    /// space quotas (HBase's master table sizes), by table (`ns:table`, `table` in
+    /// `default`).
+    ///
+    /// # Errors
+    /// `ACCESS_DENIED` without global `A`; the server's error.
+    pub async fn space_quota_table_sizes(&self) -> Result<Vec<(String, u64)>, Error> {
+        let r = self
+            .read(|mut m| async move { m.list_quotas(pb::Empty {}).await })
+            .await?;
+        Ok(r.table_sizes
+            .into_iter()
+            .map(|s| (s.table, s.size))
+            .collect())
+    }
 }

@@ -163,11 +163,12 @@ impl<K: Kv + Send + Sync + 'static> ClusterAdmin<K> {
                 limit: t.limit.to_string(),
             })
             .collect();
-        let (spaces, space_states) = self.list_spaces().await?;
+        let (spaces, space_states, table_sizes) = self.list_spaces().await?;
         Ok(Response::new(pb::ListQuotasResponse {
             throttles,
             spaces,
             space_states,
+            table_sizes,
         }))
     }
 }

@@ -12,6 +12,13 @@ use tonic::{Request, Response, Status};
 use crate::admin::ClusterAdmin;
 use crate::admin_quota::{subject_of, subject_to_pb};
 
+/// What `ListQuotas` tells of space: the quotas, the covered tables' states, the tables' sizes.
+type SpaceListing = (
+    Vec<pb::QuotaSpace>,
+    Vec<pb::QuotaSpaceState>,
+    Vec<pb::QuotaTableSize>,
+);
+
 impl<K: Kv + Send + Sync + 'static> ClusterAdmin<K> {
     /// `SetQuota TYPE => SPACE`: a table's or namespace's space quota set, or removed.
     pub(crate) async fn set_space_quota(
@@ -68,17 +75,17 @@ impl<K: Kv + Send + Sync + 'static> ClusterAdmin<K> {
         Ok(Response::new(pb::Empty {}))
     }
 
-    /// The space quotas and the tables' states, for `ListQuotas`.
-    pub(crate) async fn list_spaces(
-        &self,
-    ) -> Result<(Vec<pb::QuotaSpace>, Vec<pb::QuotaSpaceState>), Status> {
-        let (quotas, states) = self
+    /// The space quotas, the tables' states under them and every reported table's size, for
+    /// `ListQuotas`.
+    pub(crate) async fn list_spaces(&self) -> Result<SpaceListing, Status> {
+        let (quotas, states, sizes) = self
             .run(|kv, layout, _| {
                 let unavailable = crate::admin::unavailable;
                 let quotas = crate::quota_space::load(kv, layout).map_err(unavailable)?;
                 let (states, _) =
                     crate::quota_space::load_states(kv, layout).map_err(unavailable)?;
-                Ok((quotas, states))
+                let sizes = crate::space_chore::reported(kv, layout).map_err(unavailable)?;
+                Ok((quotas, states, sizes))
             })
             .await?
             .into_inner();
@@ -100,6 +107,13 @@ impl<K: Kv + Send + Sync + 'static> ClusterAdmin<K> {
                 limit: s.limit,
             })
             .collect();
-        Ok((spaces, states))
+        let sizes = sizes
+            .into_iter()
+            .map(|(t, size)| pb::QuotaTableSize {
+                table: TableScope::table(&t).table_name(),
+                size,
+            })
+            .collect();
+        Ok((spaces, states, sizes))
     }
 }

@@ -64,7 +64,10 @@ fn tables<K: Kv + ?Sized>(
 }
 
 /// The usage of every table (`ns:table`) by the reports of registered servers.
-fn reported<K: Kv + ?Sized>(kv: &K, layout: &Layout) -> Result<BTreeMap<String, u64>, KvError> {
+pub(crate) fn reported<K: Kv + ?Sized>(
+    kv: &K,
+    layout: &Layout,
+) -> Result<BTreeMap<String, u64>, KvError> {
     let live: HashSet<String> = range_all(kv, &layout.servers(), 1000)?
         .kvs
         .iter()

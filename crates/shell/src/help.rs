@@ -220,6 +220,17 @@ pub const COMMANDS: &[CommandHelp] = &[
         "Lists the throttles and space quotas: all of them, or those of the users, tables and \
          namespaces whose names match. Needs global A.",
         &["list_quotas", "list_quotas USER => 'bob.*'", "list_quotas TABLE => 'ns1:.*'"]),
+    cmd("list_quota_snapshots", Group::Security,
+        "list_quota_snapshots [TABLE => 't'][, NAMESPACE => 'ns']",
+        "Lists each table's state under the space quota covering it, as the master last \
+         decided it: its usage and limit in bytes, whether it is in violation, and the policy \
+         then in force. TABLE is the table's name without its namespace. Needs global A.",
+        &["list_quota_snapshots", "list_quota_snapshots TABLE => 't1'",
+          "list_quota_snapshots NAMESPACE => 'ns1'"]),
+    cmd("list_quota_table_sizes", Group::Security, "list_quota_table_sizes",
+        "Lists every table's store file bytes as the region servers last reported them for \
+         space quotas. Needs global A.",
+        &["list_quota_table_sizes"]),
     cmd("snapshot", Group::Snapshots, "snapshot 't', 'snapshot_name'",
         "Takes a snapshot of a table while it serves reads and writes: every write \
          acknowledged before the command began is in it. It references the table's store \

@@ -329,6 +329,15 @@ pub enum Command {
     },
     /// `list_quotas [USER => …, TABLE => …, NAMESPACE => …]`.
     ListQuotas(QuotaFilters),
+    /// `list_quota_snapshots [TABLE => …, NAMESPACE => …]`: the tables' space quota states.
+    ListQuotaSnapshots {
+        /// Only the tables of this name (in any namespace), as HBase's shell filters.
+        table: Option<String>,
+        /// Only the tables of this namespace.
+        namespace: Option<String>,
+    },
+    /// `list_quota_table_sizes`: every table's size as reported for space quotas.
+    ListQuotaTableSizes,
 }
 
 /// One edit of `alter_namespace`.
@@ -426,7 +435,9 @@ pub fn parse_command(line: &str) -> Result<Option<Command>, ShellError> {
         | "delete_snapshot"
         | "restore_snapshot" => snapshot::parse(args)?,
         "grant" | "revoke" | "user_permission" => access::parse(args)?,
-        "set_quota" | "list_quotas" => quota::parse(args)?,
+        "set_quota" | "list_quotas" | "list_quota_snapshots" | "list_quota_table_sizes" => {
+            quota::parse(args)?
+        }
         _ => other(args)?,
     };
     Ok(Some(command))

@@ -3,7 +3,8 @@
 //! THROTTLE_TYPE => READ | WRITE | REQUEST], LIMIT => '100req/sec' | '10M/sec' | NONE`,
 //! `set_quota TYPE => SPACE, TABLE => 't' | NAMESPACE => 'ns', LIMIT => '1G' | NONE[,
 //! POLICY => NO_INSERTS | NO_WRITES | NO_WRITES_COMPACTIONS | DISABLE]` and
-//! `list_quotas [USER => 'regex'][, TABLE => 'regex'][, NAMESPACE => 'regex']`.
+//! `list_quotas [USER => 'regex'][, TABLE => 'regex'][, NAMESPACE => 'regex']`,
+//! `list_quota_snapshots [TABLE => 't'][, NAMESPACE => 'ns']` and `list_quota_table_sizes`.
 
 use strata_access::quota::{parse_size, Limit, SpacePolicy, Subject};
 
@@ -22,6 +23,7 @@ const SET_KEYS: &[&str] = &[
 ];
 const SPACE_KEYS: &[&str] = &["TYPE", "TABLE", "NAMESPACE", "LIMIT", "POLICY"];
 const LIST_KEYS: &[&str] = &["USER", "TABLE", "NAMESPACE"];
+const SNAPSHOT_KEYS: &[&str] = &["TABLE", "NAMESPACE"];
 
 /// A value that is a name: a string, or a bare constant (`READ`, `NONE`).
 fn word(args: &Args, key: &str, v: &Value) -> Result<String, ShellError> {
@@ -156,10 +158,34 @@ pub struct QuotaFilters {
     pub namespace: Option<String>,
 }
 
+/// `list_quota_snapshots`: HBase's `TABLE` is a table's name without its namespace and
+/// `NAMESPACE` a namespace, each compared whole. HBase's `REGIONSERVER` (a server's cached
+/// copy of the states) is refused: every region server enforces the states the master
+/// published, which this command lists.
+fn list_quota_snapshots(mut args: Args) -> Result<Command, ShellError> {
+    args.arity(0, 1)?;
+    let mut o = options(&mut args)?;
+    if o.take("REGIONSERVER").is_some() {
+        return Err(args.invalid(
+            "REGIONSERVER: not supported: every region server enforces the states the master \
+             published, which list_quota_snapshots lists",
+        ));
+    }
+    let table = take(&args, &mut o, "TABLE")?;
+    let namespace = take(&args, &mut o, "NAMESPACE")?;
+    o.finish(&args, SNAPSHOT_KEYS)?;
+    Ok(Command::ListQuotaSnapshots { table, namespace })
+}
+
 /// Parses a quota command.
 pub(super) fn parse(args: Args) -> Result<Command, ShellError> {
     match args.name() {
         "set_quota" => set_quota(args),
+        "list_quota_snapshots" => list_quota_snapshots(args),
+        "list_quota_table_sizes" => {
+            args.arity(0, 0)?;
+            Ok(Command::ListQuotaTableSizes)
+        }
         _ => list_quotas(args),
     }
 }

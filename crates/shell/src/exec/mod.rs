@@ -229,6 +229,10 @@ pub async fn execute(
             quota::set_space(conn, &subject, limit.as_ref()).await?;
         }
         Command::ListQuotas(filters) => quota::list(conn, &filters, out).await?,
+        Command::ListQuotaSnapshots { table, namespace } => {
+            quota::snapshots(conn, (table.as_deref(), namespace.as_deref()), out).await?;
+        }
+        Command::ListQuotaTableSizes => quota::table_sizes(conn, out).await?,
         Command::TableHelp => {
             server_ops::table_help(out)?;
             return Ok(Flow::Continue);

@@ -1,5 +1,5 @@
-//! `set_quota` and `list_quotas` through the admin service (RFC 0029), printed as HBase's
-//! shell prints them.
+//! `set_quota`, `list_quotas`, `list_quota_snapshots` and `list_quota_table_sizes` through
+//! the admin service (RFC 0029), printed as HBase's shell prints them.
 
 use std::io::Write;
 
@@ -88,5 +88,56 @@ pub(super) async fn list(
         shown += 1;
     }
     format::rows(out, shown)?;
+    Ok(())
+}
+
+/// `list_quota_snapshots`: each table's state under the space quota covering it, with HBase's
+/// columns (`POLICY` is `None` unless the table is in violation); `TABLE` matches the name
+/// without its namespace, `NAMESPACE` the namespace.
+pub(super) async fn snapshots(
+    conn: &Connection,
+    (table, namespace): (Option<&str>, Option<&str>),
+    out: &mut impl Write,
+) -> Result<(), ExecError> {
+    let states = conn.admin().space_quota_states().await?;
+    let rows: Vec<Vec<String>> = states
+        .into_iter()
+        .filter(|(name, _)| {
+            let (ns, qualifier) = strata_access::scope::split_table(name);
+            table.is_none_or(|t| qualifier == t) && namespace.is_none_or(|n| ns == n)
+        })
+        .map(|(name, s)| {
+            let policy = if s.in_violation {
+                s.policy.name().to_owned()
+            } else {
+                "None".to_owned()
+            };
+            vec![
+                name,
+                s.usage.to_string(),
+                s.limit.to_string(),
+                s.in_violation.to_string(),
+                policy,
+            ]
+        })
+        .collect();
+    format::columns(
+        out,
+        &["TABLE", "USAGE", "LIMIT", "IN_VIOLATION", "POLICY"],
+        &rows,
+    )?;
+    format::rows(out, rows.len() as u64)?;
+    Ok(())
+}
+
+/// `list_quota_table_sizes`: every table's size as the region servers last reported it.
+pub(super) async fn table_sizes(conn: &Connection, out: &mut impl Write) -> Result<(), ExecError> {
+    let sizes = conn.admin().space_quota_table_sizes().await?;
+    let rows: Vec<Vec<String>> = sizes
+        .into_iter()
+        .map(|(name, size)| vec![name, size.to_string()])
+        .collect();
+    format::columns(out, &["TABLE", "SIZE"], &rows)?;
+    format::rows(out, rows.len() as u64)?;
     Ok(())
 }
