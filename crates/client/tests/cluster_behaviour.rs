@@ -49,6 +49,17 @@ fn stall_and_move(cluster: &Cluster, rows: &[&[u8]]) {
     }
 }
 
+/// Two regions split at `m`, `a`'s on server 1, which the client has written to once; then
+/// server 1 stalls and `a`'s region moves to server 2.
+async fn stalled_after_a_put() -> (Cluster, Table) {
+    let cluster = Cluster::start(3, &["m"]).await;
+    cluster.state.lock().move_region(b"a", 1);
+    let t = table(&cluster).await;
+    t.put(&Put::new("a0").add("f", "q", "x")).await.unwrap();
+    stall_and_move(&cluster, &[b"a"]);
+    (cluster, t)
+}
+
 #[tokio::test]
 async fn a_read_to_a_stalled_server_goes_to_the_new_server_after_the_attempt_timeout() {
     bounded(async {
@@ -74,11 +85,7 @@ async fn a_read_to_a_stalled_server_goes_to_the_new_server_after_the_attempt_tim
 #[tokio::test]
 async fn an_idempotent_batch_to_a_stalled_server_is_sent_again() {
     bounded(async {
-        let cluster = Cluster::start(3, &["m"]).await;
-        cluster.state.lock().move_region(b"a", 1);
-        let t = table(&cluster).await;
-        t.put(&Put::new("a0").add("f", "q", "x")).await.unwrap();
-        stall_and_move(&cluster, &[b"a"]);
+        let (cluster, t) = stalled_after_a_put().await;
         // Timestamps of the client's own: a repeat writes the same cells again.
         let puts = [
             Put::new("a1").add_at("f", "q", 7, "1"),
@@ -99,11 +106,7 @@ async fn an_idempotent_batch_to_a_stalled_server_is_sent_again() {
 #[tokio::test]
 async fn a_put_stamped_by_the_server_to_a_stalled_server_fails_as_unavailable() {
     bounded(async {
-        let cluster = Cluster::start(3, &["m"]).await;
-        cluster.state.lock().move_region(b"a", 1);
-        let t = table(&cluster).await;
-        t.put(&Put::new("a0").add("f", "q", "x")).await.unwrap();
-        stall_and_move(&cluster, &[b"a"]);
+        let (cluster, t) = stalled_after_a_put().await;
         let err = t.put(&Put::new("a1").add("f", "q", "1")).await.unwrap_err();
         assert_eq!(err.code, ErrorCode::Unavailable, "{err}");
         assert!(

@@ -41,6 +41,15 @@ fn value(server: &RegionServer, id: u64, row: &str) -> Option<Bytes> {
     cells.first().map(|c| c.value.clone())
 }
 
+/// Copies the files of directory `from` into `to` (made if missing).
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for f in std::fs::read_dir(from).unwrap() {
+        let f = f.unwrap();
+        std::fs::copy(f.path(), to.join(f.file_name())).unwrap();
+    }
+}
+
 /// The recovered-edits directories of region `id` written for dead server `a:1:1`.
 fn edits_of_a(root: &Path, id: u64) -> Vec<std::path::PathBuf> {
     let dir = recovered_dir(root, id);
@@ -139,22 +148,14 @@ fn recovered_edits_left_after_their_flush_are_not_replayed_over_newer_writes() {
     let edits = edits_of_a(root, low.region_id).remove(0);
     // Keep a copy: a server that died after its flush but before deleting them leaves them.
     let copy = tmp.path().join("copy");
-    std::fs::create_dir_all(&copy).unwrap();
-    for f in std::fs::read_dir(&edits).unwrap() {
-        let f = f.unwrap();
-        std::fs::copy(f.path(), copy.join(f.file_name())).unwrap();
-    }
+    copy_dir(&edits, &copy);
     let b = server(root, "b:2:2");
     assert_eq!(open_recovered(&b, root, &table(), &low).unwrap(), 1);
     assert!(!edits.exists(), "deleted once flushed");
     put(&b, "new");
     b.hosted(low.region_id).unwrap().region.flush().unwrap();
     drop(b);
-    std::fs::create_dir_all(&edits).unwrap();
-    for f in std::fs::read_dir(&copy).unwrap() {
-        let f = f.unwrap();
-        std::fs::copy(f.path(), edits.join(f.file_name())).unwrap();
-    }
+    copy_dir(&copy, &edits);
     fence_wal(&storage, root, "b:2:2").unwrap();
     split_wal(&storage, root, "b:2:2").unwrap();
     // c finds both dead servers' edits (b's "new", flushed, and the stale copy of a's).
@@ -215,7 +216,6 @@ fn a_failing_second_split_leaves_the_finished_ones_edits() {
     // What the second split will read: the same WAL, its second segment gone bad.
     let fenced = splitting_dir(root, "a:1:1");
     let copy = tmp.path().join("copy");
-    std::fs::create_dir_all(&copy).unwrap();
     let mut segments: Vec<_> = std::fs::read_dir(&fenced)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -223,17 +223,10 @@ fn a_failing_second_split_leaves_the_finished_ones_edits() {
         .collect();
     segments.sort();
     assert!(segments.len() > 3, "the WAL rolled: {segments:?}");
-    for f in std::fs::read_dir(&fenced).unwrap() {
-        let f = f.unwrap();
-        std::fs::copy(f.path(), copy.join(f.file_name())).unwrap();
-    }
+    copy_dir(&fenced, &copy);
     assert_eq!(split_wal(&storage, root, "a:1:1").unwrap(), 100);
 
-    std::fs::create_dir_all(&fenced).unwrap();
-    for f in std::fs::read_dir(&copy).unwrap() {
-        let f = f.unwrap();
-        std::fs::copy(f.path(), fenced.join(f.file_name())).unwrap();
-    }
+    copy_dir(&copy, &fenced);
     let bad = fenced.join(segments[1].file_name().unwrap());
     let mut bytes = std::fs::read(&bad).unwrap();
     let middle = bytes.len() / 2;
