@@ -7,7 +7,8 @@
 #                                         # the same client against a 1 master + 2 RS cluster
 #   STRATA_STANDALONE_FLAGS="--memtable-mib 16" scripts/hbase-client-test.sh
 #                                         # standalone with more flags
-#   STRATA_HBASE_CLIENT_TLS=1 scripts/hbase-client-test.sh   # (then access control, AclTest)
+#   STRATA_HBASE_CLIENT_TLS=1 scripts/hbase-client-test.sh   # (then access control, AclTest,
+#                                         # and the access matrix, MatrixTest)
 #                                         # TLS: a test CA from `strata cert`, the client with
 #                                         # hbase.client.netty.tls.enabled (strata.hbase.TlsTest)
 #   STRATA_HBASE_CLIENT_KERBEROS=1 scripts/hbase-client-test.sh
@@ -119,6 +120,15 @@ if [ "${STRATA_HBASE_CLIENT_TLS:-0}" = 1 ]; then
   timeout "${HBASE_CLIENT_TEST_TIMEOUT:-300}" java $JFLAGS -cp "$CACHE/classes:$CACHE/lib/*" \
     strata.hbase.AclTest "127.0.0.1:$HBASE_PORT" "$CERTS/ca.pem" "$CERTS/admin-keystore.pem" \
     "$CERTS/alice-keystore.pem" || status=$?
+  # The access matrix (strata.hbase.MatrixTest): operation x grant scope x permission, the
+  # cases derived by crates/cli/tests/acl_matrix from its one table of what HBase's
+  # AccessController asks, run as alice on the same server.
+  CASES="$CERTS/matrix-cases.jsonl"
+  STRATA_ACL_MATRIX_CASES="$CASES" cargo test -q -p strata-cli --test acl_matrix \
+    cases_of_the_java_client >/dev/null || status=$?
+  timeout "${HBASE_CLIENT_TEST_TIMEOUT:-300}" java $JFLAGS -cp "$CACHE/classes:$CACHE/lib/*" \
+    strata.hbase.MatrixTest "127.0.0.1:$HBASE_PORT" "$CERTS/ca.pem" "$CERTS/admin-keystore.pem" \
+    "$CERTS/alice-keystore.pem" alice "$CASES" || status=$?
   rm -rf "$CERTS"
   if [ "$status" != 0 ]; then
     echo "--- strata server log (last 40 lines)"; tail -40 "$LOG"

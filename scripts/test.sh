@@ -61,6 +61,8 @@ fi
 echo "== happybase's own test suite through the Thrift1 gateway (buffered and framed)"
 ./scripts/gateway/happybase-tests.sh
 HAPPYBASE_TRANSPORT=framed ./scripts/gateway/happybase-tests.sh
+# The access matrix's data operations through happybase and a gateway acting for its user.
+./scripts/gateway/happybase-acl.sh
 echo "== the HBase Java client (hbase-client 2.6 from Maven Central) over HBase's native RPC"
 ./scripts/hbase-client-test.sh
 # The same client against a cluster of one master and two region servers (etcd above).

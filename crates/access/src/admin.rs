@@ -41,11 +41,11 @@ pub fn rule(rpc: &str) -> Option<Rule> {
         // HBase: preCreateTable needs A or C on the namespace.
         "CreateTable" => (AC, On::Namespace),
         // preModifyTable, preDisableTable, preEnableTable, preTruncateTable, preDeleteTable,
-        // preFlush, preCompact, preSplit, preMergeRegions: A or C on the table.
+        // preTableFlush, preCompact: A or C on the table.
         "AlterTable" | "DisableTable" | "EnableTable" | "TruncateTable" | "DeleteTable"
-        | "Flush" | "Compact" | "Split" | "Merge" | "ListFiles" | "ClearBlockCache" => {
-            (AC, On::Table)
-        }
+        | "Flush" | "Compact" | "ListFiles" | "ClearBlockCache" => (AC, On::Table),
+        // preSplitRegion, preMergeRegions: A on the table (C is not enough).
+        "Split" | "Merge" => (A, On::Table),
         // preSnapshot: A on the table.
         "Snapshot" => (A, On::Table),
         // Snapshots are not owned here: listing, deleting, cloning and restoring them need

@@ -325,6 +325,34 @@ impl Guard {
         self.columns(caller, call, Action::Write, table, crate::written(rm))
     }
 
+    /// Allows a check-and-mutate of `table` (HBase's `preCheckAndPut` and
+    /// `preCheckAndDelete`): `R` and `W` on the column `checked` tests (`None`: a filter
+    /// decides, and `R` on the table is needed), then `W` on every column `rm` writes.
+    ///
+    /// # Errors
+    /// The denial, logged, naming the first column not covered.
+    pub fn check_and_mutate(
+        &self,
+        caller: &Caller,
+        call: &str,
+        table: &str,
+        checked: Option<(&[u8], &[u8])>,
+        rm: &strata_model::ops::RowMutations,
+    ) -> Result<(), Denied> {
+        if !self.on {
+            return Ok(());
+        }
+        let column = checked.map(|(f, q)| (f, Some(q)));
+        self.columns(caller, call, Action::Read, table, column)?;
+        if column.is_some() {
+            self.columns(caller, call, Action::Write, table, column)?;
+        }
+        if rm.mutations.is_empty() {
+            return Ok(());
+        }
+        self.mutation(caller, call, table, rm)
+    }
+
     /// Allows the administrative call `rpc` (the gRPC `Admin` rpc's name) on `object` (the
     /// table or namespace it names, if any) by [`crate::admin::rule`]; an allowed call that
     /// changes something is recorded in the audit log.

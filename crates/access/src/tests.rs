@@ -265,3 +265,56 @@ fn audit_lines_are_json() {
     assert!(line.contains("\"detail\":\"line\\nbreak\""), "{line}");
     assert!(line.ends_with(",\"left_out_before\":3}"), "{line}");
 }
+
+#[test]
+fn check_and_mutate_needs_read_and_write_on_the_checked_column() {
+    use strata_model::ops::{Put, RowMutations};
+    let guard = Guard::on(GuardConfig::default(), None, Audit::to_log());
+    // HBase's preCheckAndPut asks READ and WRITE on the column checked; prePut then WRITE on
+    // each column written.
+    guard.install(
+        Access::from_grants([
+            grant("alice", "R", column("t", "f", "a")),
+            grant("alice", "W", column("t", "f", "b")),
+            grant("bob", "RW", column("t", "f", "a")),
+            grant("bob", "W", column("t", "f", "b")),
+        ]),
+        1,
+    );
+    let rm = RowMutations::from(strata_model::ops::Mutation::from(
+        Put::new("r").add("f", "b", "v"),
+    ));
+    let checked = Some((&b"f"[..], &b"a"[..]));
+    let alice = Caller::certified("alice", None);
+    let err = guard
+        .check_and_mutate(&alice, "check_and_mutate", "t", checked, &rm)
+        .unwrap_err();
+    assert!(
+        err.message.contains("WRITE") && err.message.contains("t/f/a"),
+        "{err}"
+    );
+    let bob = Caller::certified("bob", None);
+    guard
+        .check_and_mutate(&bob, "check_and_mutate", "t", checked, &rm)
+        .unwrap();
+    // A filter's condition reads the row: R on the table.
+    let err = guard
+        .check_and_mutate(&bob, "check_and_mutate", "t", None, &rm)
+        .unwrap_err();
+    assert!(err.message.contains("READ"), "{err}");
+}
+
+#[test]
+fn splits_and_merges_need_admin_as_in_hbase() {
+    // HBase's preSplitRegion and preMergeRegions require ADMIN on the table; C is not enough.
+    for rpc in ["Split", "Merge"] {
+        let rule = admin::rule(rpc).unwrap();
+        assert_eq!(rule.actions, &[Action::Admin][..], "{rpc}");
+        assert_eq!(rule.on, admin::On::Table, "{rpc}");
+    }
+    let guard = Guard::on(GuardConfig::default(), None, Audit::to_log());
+    guard.install(Access::from_grants([grant("carol", "C", table("t"))]), 1);
+    let carol = Caller::certified("carol", None);
+    guard.admin(&carol, "Flush", Some("t")).unwrap();
+    assert!(guard.admin(&carol, "Split", Some("t")).is_err());
+}

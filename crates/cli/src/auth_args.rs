@@ -19,8 +19,10 @@ pub struct AuthArgs {
     #[arg(long)]
     pub auth: bool,
     /// A user allowed everything, or `@group` (repeatable; HBase's `hbase.superuser`). The
-    /// user the process runs as is one too. Give the name of the certificate other Strata
-    /// processes present (`strata cert issue --name strata-server`).
+    /// user the process runs as is one too, and so is the name of the certificate the process
+    /// presents (--tls-client-cert, else --tls-cert). Give the names of the certificates
+    /// other Strata processes present, unless they share this one's (`strata cert issue
+    /// --name strata-server`).
     #[arg(long = "superuser", value_name = "NAME")]
     pub superusers: Vec<String>,
     /// A TOML file of users' groups (`alice = ["ops", "analysts"]`): grants to `@ops` apply to
@@ -49,12 +51,20 @@ pub struct AuthArgs {
 }
 
 impl AuthArgs {
-    /// The process's guard: off without --auth.
+    /// The process's guard: off without --auth. The name of `own_certificate`, the
+    /// certificate the process presents to other servers (and to itself: a standalone
+    /// server forwards a table's flush to its own data port), is a superuser, as the user
+    /// the process runs as is (HBase's login user).
     ///
     /// # Errors
     /// --auth without mutual TLS or Kerberos, a group mapping that does not parse, an audit
-    /// log that cannot be opened, or a setting given without --auth.
-    pub fn guard(&self, mutual_tls: bool) -> Result<Arc<Guard>, String> {
+    /// log that cannot be opened, an own certificate that cannot be read, or a setting given
+    /// without --auth.
+    pub fn guard(
+        &self,
+        mutual_tls: bool,
+        own_certificate: Option<&std::path::Path>,
+    ) -> Result<Arc<Guard>, String> {
         if !self.auth {
             if !self.superusers.is_empty()
                 || self.group_mapping.is_some()
@@ -89,11 +99,14 @@ impl AuthArgs {
             }
         };
         let me = std::env::var("USER").ok().filter(|u| !u.is_empty());
+        let mut superusers = self.superusers.clone();
+        if let Some(path) = own_certificate {
+            let name = strata_tls::certificate_file_user(path)
+                .map_err(|e| format!("the process's own certificate: {e}"))?;
+            superusers.extend(name);
+        }
         Ok(Guard::on(
-            GuardConfig {
-                superusers: self.superusers.clone(),
-                groups,
-            },
+            GuardConfig { superusers, groups },
             me.as_deref(),
             audit,
         ))

@@ -414,9 +414,10 @@ fn run_data_regionserver(args: &RegionServerArgs, url: &str) -> Result<(), Strin
             ..RegionServerConfig::default()
         },
         on_invalid_open: None,
-        guard: args
-            .auth
-            .guard(args.tls.tls_client_ca.is_some() && args.tls.tls_cert.is_some())?,
+        guard: args.auth.guard(
+            args.tls.tls_client_ca.is_some() && args.tls.tls_cert.is_some(),
+            strata_tls::args::presented_certificate(&args.tls, &args.tls_connect).as_deref(),
+        )?,
         tls,
         listen: args.listen,
         advertise: args.advertise.clone(),

@@ -178,8 +178,11 @@ pub fn run_master(args: &MasterArgs) -> Result<(), String> {
                 tls.clone(),
                 root.as_ref().map(|r| (r.storage.clone(), r.path.clone())),
                 (
-                    args.auth
-                        .guard(args.tls.tls_client_ca.is_some() && args.tls.tls_cert.is_some())?,
+                    args.auth.guard(
+                        args.tls.tls_client_ca.is_some() && args.tls.tls_cert.is_some(),
+                        strata_tls::args::presented_certificate(&args.tls, &args.tls_connect)
+                            .as_deref(),
+                    )?,
                     args.auth.kerberos()?.as_ref(),
                 ),
             )?;

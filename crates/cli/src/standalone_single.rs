@@ -53,9 +53,10 @@ pub async fn serve(
     let mut config = SingleConfig::new(server, args.listen);
     config.tls.clone_from(&tls);
     config.space_quota_period = args.space_quota.period();
-    config.guard = args
-        .auth
-        .guard(args.tls.tls_client_ca.is_some() && args.tls.tls_cert.is_some())?;
+    config.guard = args.auth.guard(
+        args.tls.tls_client_ca.is_some() && args.tls.tls_cert.is_some(),
+        strata_tls::args::presented_certificate(&args.tls, &args.tls_connect).as_deref(),
+    )?;
     config.endpoints = Endpoints {
         http: optional_listener(
             args.no_http,

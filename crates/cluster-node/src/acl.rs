@@ -5,8 +5,9 @@
 //!   [`Scope::key`] and the percent-encoded grantee (a user, or `@group`).
 //! - `grant` sets letters (or adds them, merging) and `revoke` removes them, each a transaction guarded by the key's
 //!   revision (a concurrent change makes it retry); a key left with no letter is deleted.
-//! - Dropping a table deletes its grants (`acl/<ns>:<table>/…`), as HBase's AccessController
-//!   does after a table's deletion.
+//! - Dropping a table deletes its grants (`acl/<ns>:<table>/…`), and deleting a namespace its
+//!   own (`acl/@<ns>/…`), as HBase's AccessController does after a table's or a namespace's
+//!   deletion.
 //! - Every server keeps its [`Guard`] current with [`watch`]: all grants read once, then the
 //!   prefix watched; any change re-reads them all (grants are few).
 
@@ -134,6 +135,26 @@ pub fn change<K: Kv + ?Sized>(
 /// The store cannot be reached.
 pub fn drop_table<K: Kv + ?Sized>(kv: &K, layout: &Layout, table: &str) -> Result<(), KvError> {
     let scope = Scope::Table(TableScope::table(table));
+    let prefix = format!("{}{}/", layout.acls(), scope.key());
+    kv.txn(Txn {
+        compares: vec![],
+        success: vec![Op::DeletePrefix(prefix)],
+    })?;
+    Ok(())
+}
+
+/// Deletes every grant on namespace `namespace` (it was deleted), as HBase's
+/// AccessController does after a namespace's deletion (`postDeleteNamespace`): a namespace
+/// made again later under the name starts with no grants.
+///
+/// # Errors
+/// The store cannot be reached.
+pub fn drop_namespace<K: Kv + ?Sized>(
+    kv: &K,
+    layout: &Layout,
+    namespace: &str,
+) -> Result<(), KvError> {
+    let scope = Scope::Namespace(namespace.to_owned());
     let prefix = format!("{}{}/", layout.acls(), scope.key());
     kv.txn(Txn {
         compares: vec![],

@@ -569,6 +569,8 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
         let name = request.into_inner().name;
         self.run(move |kv, layout, _| {
             crate::namespace::delete(kv, layout, &name)?;
+            // Its grants go with it (HBase's AccessController.postDeleteNamespace).
+            crate::acl::drop_namespace(kv, layout, &name).map_err(unavailable)?;
             let subject = strata_access::quota::Subject::Namespace(name.clone());
             crate::quota::drop_subject(kv, layout, &subject).map_err(unavailable)?;
             Ok(Empty {})

@@ -51,7 +51,8 @@ named! {
     pb::TableRequest => |r| Some(r.table.as_str());
     pb::TruncateTableRequest => |r| Some(r.table.as_str());
     pb::CompactRequest => |r| Some(r.table.as_str());
-    pb::SplitRequest => |r| Some(r.table.as_str());
+    // A split names a table or one of its regions (`table,…`): the table is what is checked.
+    pb::SplitRequest => |r| r.table.split(',').next();
     pb::MergeRequest => |r| Some(r.table.as_str());
     pb::LocateRequest => |r| Some(r.table.as_str());
     pb::NamespaceDescriptor => |r| Some(r.name.as_str());

@@ -8,7 +8,7 @@ use std::cell::RefCell;
 use std::sync::Arc;
 
 use strata_access::quota::{self, Cost};
-use strata_access::{Action, Caller, Denied, Guard, Readable};
+use strata_access::{Caller, Denied, Guard, Readable};
 use strata_model::ops::{Columns, Condition, Mutation, RowMutations};
 use strata_server::HostedRegion;
 
@@ -44,6 +44,20 @@ fn denied(d: Denied) -> HBaseError {
         message: d.message,
         do_not_retry: true,
     }
+}
+
+/// Allows the administrative call running on this thread by the rule of the gRPC `Admin`
+/// rpc `rpc` it amounts to (`strata_access::admin::rule`), on `table` if it names one.
+///
+/// # Errors
+/// `AccessDeniedException`.
+pub(crate) fn check_admin(rpc: &str, table: Option<&str>) -> HResult<()> {
+    CURRENT.with(|c| {
+        let Some((guard, caller)) = &*c.borrow() else {
+            return Ok(());
+        };
+        guard.admin(caller, rpc, table).map_err(denied)
+    })
 }
 
 /// Admits the call running on this thread on `h`'s table costing `cost` under the throttles
@@ -162,24 +176,28 @@ pub(crate) fn check_write(
             return Ok(());
         };
         let table = table(h);
-        if let Some(cond) = condition {
-            let checked: Vec<(&[u8], Option<&[u8]>)> = match cond {
-                Condition::Column {
-                    family, qualifier, ..
-                } => vec![(&family[..], Some(&qualifier[..]))],
-                Condition::Filter(_) => Vec::new(),
-            };
-            guard
-                .columns(caller, call, Action::Read, &table, checked)
-                .map_err(denied)?;
-        }
-        let Some(first) = mutations.first() else {
-            return Ok(());
-        };
         let rm = RowMutations {
-            row: first.row().clone(),
+            row: mutations
+                .first()
+                .map(|m| m.row().clone())
+                .unwrap_or_default(),
             mutations: mutations.to_vec(),
         };
-        guard.mutation(caller, call, &table, &rm).map_err(denied)
+        if rm.mutations.is_empty() && condition.is_none() {
+            return Ok(());
+        }
+        match condition {
+            None => guard.mutation(caller, call, &table, &rm),
+            Some(cond) => {
+                let checked = match cond {
+                    Condition::Column {
+                        family, qualifier, ..
+                    } => Some((&family[..], &qualifier[..])),
+                    Condition::Filter(_) => None,
+                };
+                guard.check_and_mutate(caller, call, &table, checked, &rm)
+            }
+        }
+        .map_err(denied)
     })
 }

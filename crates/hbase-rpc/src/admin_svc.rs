@@ -5,6 +5,10 @@
 //! (`Admin.updateConfiguration`: this process reloads its configuration file), and
 //! `ClearRegionBlockCache` (`Admin.clearBlockCache`: the regions' blocks leave the block
 //! cache; a region not open here is reported in the answer, as HBase does).
+//!
+//! Each is checked as the admin rpc it amounts to (RFC 0026): flushing and compacting a
+//! region, clearing its cache need C or A on its table (HBase's `preFlush`, `preCompact`);
+//! reloading the configuration needs global A. `GetRegionLoad` is open, as the status is.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -18,12 +22,18 @@ fn decode<M: Message + Default>(param: &[u8]) -> HResult<M> {
     M::decode(param).map_err(|e| HBaseError::do_not_retry(format!("malformed request: {e}")))
 }
 
-fn region_id(ctx: &Context, spec: &pb::RegionSpecifier) -> HResult<u64> {
+/// The region `spec` names, once the caller may run `rpc` (the admin rpc's rule) on its
+/// table.
+fn region_id(ctx: &Context, spec: &pb::RegionSpecifier, rpc: &str) -> HResult<u64> {
     match ctx.target(spec)? {
         Target::Meta => Err(HBaseError::do_not_retry(
             "hbase:meta is not stored: there is nothing to flush or compact",
         )),
-        Target::User(h) => Ok(h.region.info().region_id),
+        Target::User(h) => {
+            let info = h.region.info();
+            crate::access::check_admin(rpc, Some(&info.table))?;
+            Ok(info.region_id)
+        }
     }
 }
 
@@ -35,7 +45,7 @@ pub fn call(ctx: &Context, method: &str, param: &[u8]) -> HResult<Vec<u8>> {
     match method {
         "FlushRegion" => {
             let req: pb::FlushRegionRequest = decode(param)?;
-            let id = region_id(ctx, &req.region)?;
+            let id = region_id(ctx, &req.region, "Flush")?;
             ctx.server()?.flush_region(id)?;
             let now = SystemTime::now()
                 .duration_since(UNIX_EPOCH)
@@ -49,7 +59,7 @@ pub fn call(ctx: &Context, method: &str, param: &[u8]) -> HResult<Vec<u8>> {
         }
         "CompactRegion" => {
             let req: pb::CompactRegionRequest = decode(param)?;
-            let id = region_id(ctx, &req.region)?;
+            let id = region_id(ctx, &req.region, "Compact")?;
             let family = req
                 .family
                 .as_ref()
@@ -78,6 +88,7 @@ pub fn call(ctx: &Context, method: &str, param: &[u8]) -> HResult<Vec<u8>> {
         }
         "UpdateConfiguration" => {
             let _: pb::UpdateConfigurationRequest = decode(param)?;
+            crate::access::check_admin("UpdateConfiguration", None)?;
             // The process's reload logs what it applied and what waits for a restart.
             strata_server::config_reload::reload().map_err(HBaseError::do_not_retry)?;
             Ok(pb::UpdateConfigurationResponse {}.encode_to_vec())
@@ -106,6 +117,7 @@ fn clear_block_cache(
     for spec in regions {
         match ctx.target(spec) {
             Ok(Target::User(h)) => {
+                crate::access::check_admin("ClearBlockCache", Some(&h.region.info().table))?;
                 let evicted = h.region.evict_cached_blocks();
                 blocks += evicted.blocks;
                 bytes += evicted.bytes;

@@ -67,7 +67,8 @@ fn is_plain(m: &pb::MutationProto) -> bool {
     matches!(m.mutate_type(), MutationType::Put | MutationType::Delete)
 }
 
-/// Decodes a put or delete (its cells come next from `cells`) into a row mutation.
+/// Decodes a put or delete (its cells come next from `cells`) into a row mutation, once the
+/// caller may write it (W on every column it writes, RFC 0026) and the space quotas allow it.
 fn plain_row(
     ctx: &Context,
     h: &HostedRegion,
@@ -77,6 +78,7 @@ fn plain_row(
     let m: Mutation = mutation_from_pb(m, cells)?;
     check_values(ctx, &m)?;
     check_row(h, m.row())?;
+    crate::access::check_write(h, "multi", std::slice::from_ref(&m), None)?;
     crate::access::space(h, std::slice::from_ref(&m))?;
     RowMutations::new(m.row().clone())
         .with(m)

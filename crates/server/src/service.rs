@@ -32,7 +32,7 @@ use crate::status::{
     denied, from_storage, internal, invalid, not_serving, space_limited, throttled,
 };
 use strata_access::quota::Cost;
-use strata_access::{Action, Caller, Guard, Readable};
+use strata_access::{Caller, Guard, Readable};
 use strata_model::ops::Columns;
 
 /// Whether a request may be served now (`Err`: the status to answer instead). A cluster
@@ -639,19 +639,14 @@ impl Data for DataService {
         let cam = check_and_mutate_from_pb(req).map_err(invalid)?;
         cam.validate().map_err(invalid)?;
         if self.guard.is_on() {
-            // HBase's checkAndMutate needs R on what it checks and W on what it writes.
-            let checked: Vec<(&[u8], Option<&[u8]>)> = match &cam.condition {
+            let checked = match &cam.condition {
                 strata_model::ops::Condition::Column {
                     family, qualifier, ..
-                } => vec![(&family[..], Some(&qualifier[..]))],
-                strata_model::ops::Condition::Filter(_) => Vec::new(),
+                } => Some((&family[..], &qualifier[..])),
+                strata_model::ops::Condition::Filter(_) => None,
             };
             self.guard
-                .columns(&caller, "check_and_mutate", Action::Read, &table, checked)
-                .and_then(|()| {
-                    self.guard
-                        .mutation(&caller, "check_and_mutate", &table, &cam.mutations)
-                })
+                .check_and_mutate(&caller, "check_and_mutate", &table, checked, &cam.mutations)
                 .map_err(denied)?;
         }
         check_mutations(&cam.mutations, self.server.config().max_value_bytes)?;

@@ -43,3 +43,4 @@ mod tests;
 pub use command::{parse_command, AlterChange, Command, NamespaceChange, StatusDetail};
 pub use error::ShellError;
 pub use repl::{run, Args};
+pub use script::{run_script, Outcome};

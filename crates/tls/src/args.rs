@@ -110,6 +110,15 @@ impl ConnectArgs {
     }
 }
 
+/// The certificate a server process presents to other Strata servers: --tls-client-cert,
+/// else, with mutual TLS, its --tls-cert (as [`load_process`] chooses).
+pub fn presented_certificate(listen: &ListenArgs, connect: &ConnectArgs) -> Option<PathBuf> {
+    connect
+        .tls_client_cert
+        .clone()
+        .or_else(|| listen.tls_client_ca.as_ref().and(listen.tls_cert.clone()))
+}
+
 /// A server process's TLS from its flags, `None` without --tls-cert.
 ///
 /// # Errors

@@ -12,6 +12,16 @@ pub fn certificate_user(cert: &CertificateDer<'_>) -> Option<String> {
         .filter(|n| !n.is_empty())
 }
 
+/// The user the first certificate of the PEM file at `path` names (a process's own
+/// certificate: the name it proves to other servers).
+///
+/// # Errors
+/// The file cannot be read or holds no certificate.
+pub fn certificate_file_user(path: &std::path::Path) -> Result<Option<String>, crate::Error> {
+    let certs = crate::pem::certificates("certificate", path)?;
+    Ok(certs.first().and_then(certificate_user))
+}
+
 /// One DER element: its tag, its contents and what follows it.
 fn element(der: &[u8]) -> Option<(u8, &[u8], &[u8])> {
     let (&tag, rest) = der.split_first()?;

@@ -30,7 +30,7 @@ pub mod ca;
 
 pub use client::{ClientFiles, ClientTls};
 pub use error::Error;
-pub use identity::certificate_user;
+pub use identity::{certificate_file_user, certificate_user};
 pub use process::ProcessTls;
 pub use server::{Accepted, ServerFiles, ServerTls, HANDSHAKE_TIMEOUT, RELOAD_CHECK};
 pub use stream::Stream;

@@ -25,35 +25,44 @@ pub(super) async fn revoke(conn: &Connection, user: &str, scope: &Scope) -> Resu
     Ok(conn.admin().revoke(user, Perms::ALL, scope).await?)
 }
 
-/// `user_permission ['@ns' | 'table_regex']`, printed as HBase's shell prints it.
+/// `user_permission ['@ns' | 'table_regex']`, printed as HBase's shell prints it. As HBase's
+/// `AccessControlClient.getUserPermissions`, a table pattern asks for the grants of each
+/// table it matches (listed as the caller sees them), so `A` on those tables suffices; no
+/// argument asks for every grant (global `A`).
 pub(super) async fn user_permission(
     conn: &Connection,
     filter: Option<&str>,
     out: &mut impl Write,
 ) -> Result<(), ExecError> {
-    let (scope, pattern) = match filter {
-        None => (None, None),
+    let admin = conn.admin();
+    let shown = match filter {
+        None => admin.user_permissions(None, None).await?,
         Some(f) => match f.strip_prefix('@') {
-            Some(ns) => (Some(Scope::Namespace(ns.to_owned())), None),
+            Some(ns) => {
+                let scope = Scope::Namespace(ns.to_owned());
+                admin.user_permissions(Some(&scope), None).await?
+            }
             None => {
                 let p = Pattern::new(f).map_err(|e| {
                     ExecError::Rejected(format!("user_permission: bad pattern '{f}': {e}"))
                 })?;
-                (None, Some(p))
+                let mut shown = Vec::new();
+                for info in admin.list_tables().await? {
+                    let name = info.descriptor.name.to_string();
+                    let Ok(Scope::Table(t)) = Scope::table(&name, None, None) else {
+                        continue;
+                    };
+                    if !p.matches(&t.table_name())
+                        && !p.matches(&format!("{}:{}", t.namespace, t.table))
+                    {
+                        continue;
+                    }
+                    shown.extend(admin.user_permissions(Some(&Scope::Table(t)), None).await?);
+                }
+                shown
             }
         },
     };
-    let grants = conn.admin().user_permissions(scope.as_ref(), None).await?;
-    let shown: Vec<_> = grants
-        .into_iter()
-        .filter(|g| match (&pattern, &g.scope) {
-            (None, _) => true,
-            (Some(p), Scope::Table(t)) => {
-                p.matches(&t.table_name()) || p.matches(&format!("{}:{}", t.namespace, t.table))
-            }
-            (Some(_), _) => false,
-        })
-        .collect();
     format::header(out, "User", "Namespace,Table,Family,Qualifier:Permission")?;
     for g in &shown {
         let right = format!("{}: [Permission: actions={}]", g.scope, g.perms.names());
