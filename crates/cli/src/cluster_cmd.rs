@@ -118,6 +118,12 @@ pub struct RegionServerArgs {
     /// Block cache size in MiB (with --root; 0 disables it).
     #[arg(long, default_value_t = 128)]
     block_cache_mib: u64,
+    /// Row cache size in MiB (with --root; 0 disables it); only families with ROW_CACHE use
+    /// it.
+    #[arg(long, default_value_t = 128)]
+    row_cache_mib: u64,
+    #[command(flatten)]
+    memory_tuner: crate::memory_tuner_args::MemoryTunerArgs,
     /// Microseconds an idle framed connection polls for its next request before parking,
     /// while it serves one sequential caller and no thread waits for a CPU (0: never).
     /// Lowers a lone client's latency by a wake-up each way.
@@ -391,6 +397,8 @@ fn run_data_regionserver(args: &RegionServerArgs, url: &str) -> Result<(), Strin
     server.storage = root.storage.clone();
     server.memtable_budget_bytes = args.memtable_mib << 20;
     server.block_cache_bytes = args.block_cache_mib << 20;
+    server.row_cache_bytes = args.row_cache_mib << 20;
+    server.memory_tuner = args.memory_tuner.config();
     server.poll_before_park = std::time::Duration::from_micros(args.poll_us);
     server.compaction_nice = args.compaction_nice;
     server.tier_check_every = args.tier_check.every();

@@ -209,7 +209,8 @@ impl Collector for Figures {
         work(&mut f, host)?;
         wal(&mut f, host)?;
         stores::stores(&mut f, host)?;
-        caches(&mut f, host)
+        caches(&mut f, host)?;
+        memory_tuner(&mut f, host)
     }
 }
 
@@ -622,5 +623,54 @@ fn caches(f: &mut Family<'_, '_>, host: &RegionServer) -> std::fmt::Result {
         "The row cache's capacity.",
         Some(&Unit::Bytes),
         &one(gauge_of(r.capacity)),
+    )
+}
+
+/// The memory split (RFC 0031): each part's size now, and the tuner's moves by direction and
+/// reason (labels bounded: three parts, four reasons).
+fn memory_tuner(f: &mut Family<'_, '_>, host: &RegionServer) -> std::fmt::Result {
+    let sizes = host.memory_parts().sizes();
+    let parts: Vec<(Labels, i64)> = strata_server::memory_tuner::Part::ALL
+        .iter()
+        .map(|p| {
+            (
+                vec![("part", p.name().to_owned())],
+                gauge_of(sizes[p.index()]),
+            )
+        })
+        .collect();
+    f.gauge(
+        "strata_memory_part",
+        "Bytes of the memory budget each part (memtables, block_cache, row_cache) has now; \
+         the memory tuner moves them.",
+        Some(&Unit::Bytes),
+        &parts,
+    )?;
+    let stats = host.memory_tuner_stats();
+    let moves: Vec<(Labels, u64)> = stats
+        .moves
+        .iter()
+        .map(|((from, to, reason), n)| {
+            (
+                vec![
+                    ("from", from.name().to_owned()),
+                    ("to", to.name().to_owned()),
+                    ("reason", reason.name().to_owned()),
+                ],
+                *n,
+            )
+        })
+        .collect();
+    f.counter(
+        "strata_memory_tuner_moves",
+        "Moves of memory between parts by the memory tuner, by donor, receiver and reason.",
+        None,
+        &moves,
+    )?;
+    f.counter(
+        "strata_memory_tuner_periods",
+        "Periods the memory tuner decided (0 while it is off).",
+        None,
+        &one(stats.periods),
     )
 }

@@ -12,6 +12,10 @@
 //!
 //! The remaining 1/8 is headroom for indexes, blooms and requests in flight.
 //!
+//! With the memory tuner on ([`ServerConfig::memory_tuner`], `--memory-tuner`), the three
+//! sizes are where the split starts: the tuner moves memory between them by load, within
+//! each part's bounds, keeping their sum (`crate::memory_tuner`, RFC 0031).
+//!
 //! # Volumes
 //! `data_dir` is one volume (of `data_dir_type`); `volumes` adds others. Each family's
 //! `STORAGE_POLICY` (or its date-tiered windows' policies) and `wal_storage_policy` pick the
@@ -96,6 +100,8 @@ pub struct ServerConfig {
     pub archive_discarded: bool,
     /// When a region splits by load (RFC 0028); the region server's upkeep decides.
     pub load_split: crate::load_split::LoadSplitConfig,
+    /// The memory tuner (RFC 0031): off by default, the three sizes above stay as set.
+    pub memory_tuner: crate::memory_tuner::MemoryTunerConfig,
 }
 
 impl ServerConfig {
@@ -132,6 +138,7 @@ impl ServerConfig {
             wal_subdir: None,
             archive_discarded: false,
             load_split: crate::load_split::LoadSplitConfig::default(),
+            memory_tuner: crate::memory_tuner::MemoryTunerConfig::default(),
         }
     }
 

@@ -32,6 +32,7 @@ use strata_storage::{Error, Region, RegionConfig, Result};
 use crate::config::ServerConfig;
 use crate::flush_check::{self, FlushCheckStats};
 use crate::inline::ReadGate;
+use crate::memory_tuner::{MemoryTuner, Parts, TunerStats};
 use crate::observe::Observer;
 use crate::row_cache::{RegionCache, RowCache, RowCacheStats};
 use crate::write_queue::WriteQueues;
@@ -163,6 +164,9 @@ pub struct RegionServer {
     flush_counters: Arc<flush_check::Counters>,
     /// Tables (`ns:table`) whose compactions a space quota stopped (RFC 0029).
     compactions_stopped: RwLock<HashSet<String>>,
+    /// The split of memory between memtables and caches, and its thread when it runs.
+    memory_tuner: MemoryTuner,
+    memory_tuner_thread: parking_lot::Mutex<Option<Periodic>>,
 }
 
 #[derive(Default)]
@@ -225,13 +229,32 @@ impl RegionServer {
         let row_cache = (config.row_cache_bytes > 0)
             .then(|| Arc::new(RowCache::new(config.row_cache_bytes, clock.clone())));
         let observer = Observer::new(config.slow_op_threshold, config.heatmap_slot);
+        let budget = MemoryBudget::new(config.memtable_budget_bytes);
+        let memory_tuner = MemoryTuner::new(
+            config.memory_tuner,
+            &Parts {
+                budget: &budget,
+                block_cache: cache.as_deref(),
+                row_cache: row_cache.as_deref(),
+            },
+        );
+        if config.memory_tuner.enabled {
+            config
+                .memory_tuner
+                .check([
+                    config.memtable_budget_bytes,
+                    cache.as_ref().map_or(0, |c| c.capacity()),
+                    row_cache.as_ref().map_or(0, |_| config.row_cache_bytes),
+                ])
+                .map_err(Error::InvalidArgument)?;
+        }
         let server = Arc::new(RegionServer {
             volumes,
             background: Background::with_priority(
                 config.background_threads.max(1),
                 config.compaction_nice,
             ),
-            budget: MemoryBudget::new(config.memtable_budget_bytes),
+            budget,
             config,
             wal,
             cache,
@@ -247,11 +270,50 @@ impl RegionServer {
             tier_checker: parking_lot::Mutex::new(None),
             flush_checker: parking_lot::Mutex::new(None),
             flush_counters: Arc::default(),
+            memory_tuner,
+            memory_tuner_thread: parking_lot::Mutex::new(None),
         });
         server.config.compaction_throughput.attach(&server);
         server.start_tier_checks()?;
         server.start_flush_checks()?;
+        server.start_memory_tuner()?;
         Ok(server)
+    }
+
+    /// Starts the memory tuner's periods, if it is on; the thread holds the server weakly.
+    fn start_memory_tuner(self: &Arc<Self>) -> Result<()> {
+        let tuner = self.config.memory_tuner;
+        if !tuner.enabled {
+            return Ok(());
+        }
+        let weak = Arc::downgrade(self);
+        let periodic = Periodic::start("strata-memory-tuner", tuner.period, move || {
+            if let Some(server) = weak.upgrade() {
+                server.tune_memory();
+            }
+        })
+        .map_err(|e| Error::InvalidArgument(format!("cannot start the memory tuner: {e}")))?;
+        *self.memory_tuner_thread.lock() = Some(periodic);
+        Ok(())
+    }
+
+    /// The parts of memory the tuner moves between.
+    pub fn memory_parts(&self) -> Parts<'_> {
+        Parts {
+            budget: &self.budget,
+            block_cache: self.cache.as_deref(),
+            row_cache: self.row_cache.as_deref(),
+        }
+    }
+
+    /// One period of the memory tuner now (its thread calls this every period).
+    pub fn tune_memory(&self) -> Option<crate::memory_tuner::Move> {
+        self.memory_tuner.tick(&self.memory_parts())
+    }
+
+    /// What the memory tuner did so far (its moves stay empty while it is off).
+    pub fn memory_tuner_stats(&self) -> TunerStats {
+        self.memory_tuner.stats()
     }
 
     /// Starts the periodic tier check of the open regions, unless its interval is zero. The
@@ -768,6 +830,10 @@ impl RegionServer {
         }
         let flush_checker = self.flush_checker.lock().take();
         if let Some(periodic) = flush_checker {
+            periodic.stop();
+        }
+        let tuner = self.memory_tuner_thread.lock().take();
+        if let Some(periodic) = tuner {
             periodic.stop();
         }
         let mut first = None;

@@ -30,6 +30,7 @@ pub mod host;
 pub mod inline;
 pub mod load_split;
 pub mod logged;
+pub mod memory_tuner;
 pub mod observe;
 pub mod row_cache;
 pub mod scan;

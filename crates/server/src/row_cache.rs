@@ -77,7 +77,10 @@ pub struct RowCache {
     hasher: DefaultHashBuilder,
     clock: Arc<dyn Clock>,
     next_epoch: AtomicU64,
-    max_entry_bytes: u64,
+    /// The capacity asked for (the shards round it up a little).
+    capacity: AtomicU64,
+    /// The largest result cached, a 64th of the capacity (it follows resizes).
+    max_entry_bytes: AtomicU64,
     hits: AtomicU64,
     misses: AtomicU64,
     invalidations: AtomicU64,
@@ -144,12 +147,28 @@ impl RowCache {
             clock,
             next_epoch: AtomicU64::new(1),
             // A single result may take at most 1/64 of the cache (and at most 4 MiB).
-            max_entry_bytes: (capacity_bytes / 64).min(4 << 20),
+            capacity: AtomicU64::new(capacity_bytes),
+            max_entry_bytes: AtomicU64::new(Self::max_entry_for(capacity_bytes)),
             hits: AtomicU64::new(0),
             misses: AtomicU64::new(0),
             invalidations: AtomicU64::new(0),
             evictions,
         }
+    }
+
+    /// A single result may take at most 1/64 of the cache (and at most 4 MiB).
+    fn max_entry_for(capacity_bytes: u64) -> u64 {
+        (capacity_bytes / 64).min(4 << 20)
+    }
+
+    /// Changes the capacity (the server's memory tuner). Shrinking evicts entries until the
+    /// cache fits; safe while gets and writes use it (coherence rests on the stripes, which a
+    /// resize does not touch).
+    pub fn set_capacity(&self, capacity_bytes: u64) {
+        self.capacity.store(capacity_bytes, Ordering::Relaxed);
+        self.max_entry_bytes
+            .store(Self::max_entry_for(capacity_bytes), Ordering::Relaxed);
+        self.entries.set_capacity(capacity_bytes.max(1));
     }
 
     /// The handle a newly opened region of `table` uses; a disabled handle when no family of
@@ -168,7 +187,7 @@ impl RowCache {
             invalidations: self.invalidations.load(Ordering::Relaxed),
             bytes: self.entries.weight(),
             entries: self.entries.len() as u64,
-            capacity: self.entries.capacity(),
+            capacity: self.capacity.load(Ordering::Relaxed),
         }
     }
 
@@ -192,7 +211,8 @@ impl RowCache {
             .map(|c| c.raw_size() as u64 + CELL_OVERHEAD)
             .sum();
         let bytes = payload + ENTRY_OVERHEAD + key.row.len() as u64 + key.shape.len() as u64;
-        if bytes > self.max_entry_bytes || valid_until < self.clock.now_ms() {
+        if bytes > self.max_entry_bytes.load(Ordering::Relaxed) || valid_until < self.clock.now_ms()
+        {
             return false;
         }
         let entry = Entry {

@@ -11,6 +11,9 @@
 //!
 //! Eviction is quick_cache's CLOCK-Pro-like policy, which resists scan pollution better than LRU.
 //!
+//! The budget may change while readers run ([`BlockCache::set_capacity`], the region server's
+//! memory tuner): shrinking evicts down to the new size, each partition keeping its share.
+//!
 //! Thread safety: all methods take `&self`; the cache is sharded internally.
 
 use std::cell::Cell;
@@ -99,7 +102,7 @@ pub struct BlockCache {
     data: Partition,
     meta: Partition,
     counters: Arc<Counters>,
-    capacity: u64,
+    capacity: AtomicU64,
 }
 
 /// What [`BlockCache::evict_files`] dropped.
@@ -175,8 +178,23 @@ impl BlockCache {
             data: partition(capacity - meta, &counters),
             meta: partition(meta, &counters),
             counters,
-            capacity,
+            capacity: AtomicU64::new(capacity),
         }
+    }
+
+    /// Changes the budget to `capacity` bytes, a quarter for meta blocks as at creation.
+    /// Shrinking evicts blocks (counted as evictions) until each partition fits; readers
+    /// holding an evicted block keep it. Safe while readers and writers use the cache.
+    pub fn set_capacity(&self, capacity: u64) {
+        let meta = capacity / 4;
+        self.capacity.store(capacity, Ordering::Relaxed);
+        self.data.set_capacity((capacity - meta).max(1));
+        self.meta.set_capacity(meta.max(1));
+    }
+
+    /// The budget in bytes now.
+    pub fn capacity(&self) -> u64 {
+        self.capacity.load(Ordering::Relaxed)
     }
 
     fn is_meta(block: &CachedBlock) -> bool {
@@ -244,7 +262,7 @@ impl BlockCache {
     pub fn stats(&self) -> CacheStats {
         let c = &self.counters;
         CacheStats {
-            capacity: self.capacity,
+            capacity: self.capacity(),
             used: self.data.weight() + self.meta.weight(),
             entries: (self.data.len() + self.meta.len()) as u64,
             data_hits: c.data_hits.load(Ordering::Relaxed),
@@ -256,3 +274,6 @@ impl BlockCache {
         }
     }
 }
+
+#[cfg(test)]
+mod resize_tests;

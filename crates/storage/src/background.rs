@@ -208,13 +208,24 @@ fn worker(rx: &Mutex<mpsc::Receiver<Job>>, bg: &Weak<Background>) {
 /// the limit made every writer wait for the first flush to free memory: a 140–240 ms stall
 /// of all writes in flight each time a YCSB load filled the budget. With the mark, flushes
 /// run while writes go on, which wait only if memory grows past the limit regardless.
-const FLUSH_MARK_PERCENT: u64 = 90;
+pub const FLUSH_MARK_PERCENT: u64 = 90;
 
 /// The memory all memtables of a process may hold: flushes start at [`FLUSH_MARK_PERCENT`] of the
 /// limit, writers wait only past the limit itself.
+///
+/// The limit may change while regions write ([`MemoryBudget::set_limit`], the server's memory
+/// tuner): a lower limit asks for flushes at once, a higher one wakes waiting writers.
 pub struct MemoryBudget {
-    limit: u64,
+    limit: AtomicU64,
     used: AtomicU64,
+    /// The most bytes accounted since [`MemoryBudget::take_peak`] last asked.
+    peak: AtomicU64,
+    /// Times the budget asked regions to flush because memtables together passed the flush
+    /// mark (HBase's "unblocked" flushes: flushes for memory pressure, not for a region's size).
+    pressure_flushes: AtomicU64,
+    /// Writes that found the budget over its limit and waited for flushes (HBase's "blocked"
+    /// flushes).
+    blocked_writes: AtomicU64,
     /// Open regions, by instance (a map: a start or stop of 10,000 regions must not be
     /// quadratic).
     regions: Mutex<HashMap<usize, Region>>,
@@ -226,8 +237,11 @@ impl MemoryBudget {
     /// A budget of `limit` bytes.
     pub fn new(limit: u64) -> Arc<MemoryBudget> {
         Arc::new(MemoryBudget {
-            limit,
+            limit: AtomicU64::new(limit),
             used: AtomicU64::new(0),
+            peak: AtomicU64::new(0),
+            pressure_flushes: AtomicU64::new(0),
+            blocked_writes: AtomicU64::new(0),
             regions: Mutex::new(HashMap::new()),
             freed: Condvar::new(),
             freed_lock: Mutex::new(()),
@@ -236,7 +250,41 @@ impl MemoryBudget {
 
     /// The limit in bytes.
     pub fn limit(&self) -> u64 {
-        self.limit
+        self.limit.load(Ordering::Relaxed)
+    }
+
+    /// Changes the limit. Lowered below what the memtables hold past the new flush mark, it
+    /// asks the largest regions to flush (writers wait only while memory stays past the new
+    /// limit, bounded as ever); raised, it wakes the writers waiting for memory.
+    pub fn set_limit(&self, limit: u64) {
+        let before = self.limit.swap(limit, Ordering::Relaxed);
+        if limit < before {
+            // As `relieve`, but not counted as pressure: the caller chose it.
+            let used = self.used();
+            if used > self.flush_mark() {
+                self.flush_largest(used.saturating_sub(limit / 2));
+            }
+        } else {
+            let _g = self.freed_lock.lock();
+            self.freed.notify_all();
+        }
+    }
+
+    /// The most bytes accounted since the previous call (or since the budget was made), and
+    /// starts a new watch from the bytes accounted now.
+    pub fn take_peak(&self) -> u64 {
+        let now = self.used();
+        self.peak.swap(now, Ordering::Relaxed).max(now)
+    }
+
+    /// Times the budget asked regions to flush for memory pressure, since it was made.
+    pub fn pressure_flushes(&self) -> u64 {
+        self.pressure_flushes.load(Ordering::Relaxed)
+    }
+
+    /// Writes that waited because the budget was over its limit, since it was made.
+    pub fn blocked_writes(&self) -> u64 {
+        self.blocked_writes.load(Ordering::Relaxed)
     }
 
     /// Bytes accounted now.
@@ -260,13 +308,14 @@ impl MemoryBudget {
     pub(crate) fn add(&self, bytes: u64) -> bool {
         let before = self.used.fetch_add(bytes, Ordering::Relaxed);
         let after = before + bytes;
+        self.peak.fetch_max(after, Ordering::Relaxed);
         let mark = self.flush_mark();
-        (before <= mark && after > mark) || after > self.limit
+        (before <= mark && after > mark) || after > self.limit()
     }
 
     /// Past this many bytes the largest regions are asked to flush.
     fn flush_mark(&self) -> u64 {
-        self.limit / 100 * FLUSH_MARK_PERCENT
+        self.limit() / 100 * FLUSH_MARK_PERCENT
     }
 
     pub(crate) fn release(&self, bytes: u64) {
@@ -286,6 +335,24 @@ impl MemoryBudget {
         if used <= self.flush_mark() {
             return;
         }
+        if self.flush_largest(used.saturating_sub(self.limit() / 2)) {
+            self.pressure_flushes.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Asks the largest regions to flush until the requests cover the bytes the memtables
+    /// hold above `target` (the memory tuner, before the memtables give memory away). Not a
+    /// flush for pressure: the budget's counters do not count it.
+    pub fn flush_down_to(&self, target: u64) {
+        let over = self.used().saturating_sub(target);
+        if over > 0 {
+            self.flush_largest(over);
+        }
+    }
+
+    /// Asks the largest regions to flush until their memtables cover `target` bytes; true
+    /// when it asked any.
+    fn flush_largest(&self, target: u64) -> bool {
         let mut regions: Vec<(u64, Region)> = self
             .regions
             .lock()
@@ -295,19 +362,23 @@ impl MemoryBudget {
         regions.sort_by_key(|(b, _)| std::cmp::Reverse(*b));
         let mut covered = 0;
         for (bytes, region) in regions {
-            if covered >= used - self.limit / 2 || bytes == 0 {
+            if covered >= target || bytes == 0 {
                 break;
             }
             region.request_flush();
             covered += bytes;
         }
+        covered > 0
     }
 
     /// Waits (at most `timeout`) while the budget is over its limit.
     pub(crate) fn wait_below_limit(&self, timeout: Duration) {
+        if self.used() > self.limit() {
+            self.blocked_writes.fetch_add(1, Ordering::Relaxed);
+        }
         let deadline = std::time::Instant::now() + timeout;
         let mut g = self.freed_lock.lock();
-        while self.used() > self.limit {
+        while self.used() > self.limit() {
             if self.freed.wait_until(&mut g, deadline).timed_out() {
                 return;
             }
@@ -351,5 +422,54 @@ mod priority_tests {
         .join()
         .expect("thread");
         assert_eq!(floored, 19);
+    }
+}
+
+#[cfg(test)]
+mod budget_tests {
+    use super::*;
+
+    #[test]
+    fn the_peak_is_kept_until_taken_and_the_limit_moves() {
+        let budget = MemoryBudget::new(1000);
+        assert!(!budget.add(500));
+        budget.release(400);
+        assert_eq!(budget.take_peak(), 500, "the most held since the start");
+        assert_eq!(
+            budget.take_peak(),
+            100,
+            "a new watch starts from what is held"
+        );
+        budget.set_limit(200);
+        assert_eq!(budget.limit(), 200);
+        assert!(budget.add(90), "past the new flush mark (180)");
+        budget.set_limit(2000);
+        assert_eq!(budget.limit(), 2000);
+        assert_eq!(
+            budget.pressure_flushes(),
+            0,
+            "no region to flush: no pressure counted"
+        );
+    }
+
+    #[test]
+    fn a_raised_limit_wakes_a_waiting_writer() {
+        let budget = MemoryBudget::new(100);
+        budget.add(150);
+        let waiter = {
+            let budget = budget.clone();
+            std::thread::spawn(move || {
+                let started = std::time::Instant::now();
+                budget.wait_below_limit(Duration::from_secs(30));
+                started.elapsed()
+            })
+        };
+        while budget.blocked_writes() == 0 {
+            std::thread::yield_now();
+        }
+        budget.set_limit(1000);
+        let waited = waiter.join().expect("waiter");
+        assert!(waited < Duration::from_secs(30), "woken, not timed out");
+        assert_eq!(budget.blocked_writes(), 1);
     }
 }

@@ -56,6 +56,7 @@ fn server_rows(host: &RegionServer, out: &mut Vec<(String, String)>) {
         ("memtable budget".into(), bytes(c.memtable_budget_bytes)),
         ("block cache".into(), bytes(c.block_cache_bytes)),
         ("row cache".into(), bytes(c.row_cache_bytes)),
+        ("memory tuner".into(), memory_tuner(&c.memory_tuner)),
         (
             "background threads".into(),
             c.background_threads.to_string(),
@@ -156,4 +157,22 @@ fn flush_check(f: &strata_server::flush_check::FlushCheck) -> String {
         format!("every {} s", f.idle_merge_after.as_secs_f64())
     };
     format!("{flushes}; idle memtable merges {idle}")
+}
+
+fn memory_tuner(t: &strata_server::memory_tuner::MemoryTunerConfig) -> String {
+    if !t.enabled {
+        return "off (the sizes above stay fixed)".into();
+    }
+    format!(
+        "every {} ms, steps up to {}%; memtables {}–{}%, block cache {}–{}%, row cache {}–{}% \
+         (the sizes above are where it started)",
+        t.period.as_millis(),
+        t.max_step_percent,
+        t.memtables.min_percent,
+        t.memtables.max_percent,
+        t.block_cache.min_percent,
+        t.block_cache.max_percent,
+        t.row_cache.min_percent,
+        t.row_cache.max_percent
+    )
 }
