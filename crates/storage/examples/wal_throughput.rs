@@ -21,6 +21,7 @@ fn small_entry(region: u64, seq: u64) -> Entry {
             1,
             vec![7u8; 60],
         )],
+        nonce: None,
     }
 }
 

@@ -170,7 +170,7 @@ impl Region {
             return Ok(());
         }
         let rows_logged = logged.len() as u64;
-        match self.log_and_apply(cells, durability, rows_logged) {
+        match self.log_and_apply(cells, durability, rows_logged, None) {
             Ok(seq) => {
                 for i in logged {
                     results[i] = Some(Ok(MutationResult {

@@ -167,12 +167,23 @@ pub(crate) struct Inner {
     pub(crate) idle_mark: AtomicU64,
     /// Compactions, write throttling, and their exclusion of splits (region/compact.rs).
     pub(crate) compactions: compact::CompactionState,
+    /// The nonces (with the times they were logged) of the entries the open replayed, until
+    /// the server takes them ([`Region::take_replayed_nonces`]).
+    pub(crate) replayed_nonces: Mutex<Vec<(crate::wal::Nonce, i64)>>,
 }
 
 impl Region {
     /// The region's identity and range.
     pub fn info(&self) -> &RegionInfo {
         &self.inner.config.info
+    }
+
+    /// The nonces of the client operations whose WAL entries the open replayed, with the
+    /// times they were logged; empty after the first call. The server hosting the region
+    /// records them as done, so a client sending one of them again is not applied twice
+    /// (HBase's `reportOperationFromWal`, RFC 0032).
+    pub fn take_replayed_nonces(&self) -> Vec<(crate::wal::Nonce, i64)> {
+        std::mem::take(&mut *self.inner.replayed_nonces.lock())
     }
 
     /// The table's schema.

@@ -158,6 +158,7 @@ impl Region {
             Ok(e) => e.region == region_id && e.seq > from,
             Err(_) => true,
         });
+        let mut nonces = Vec::new();
         for entry in config
             .wal
             .replay(|r| (r == region_id).then_some(from))
@@ -165,6 +166,7 @@ impl Region {
         {
             let entry = entry?;
             last_seq = last_seq.max(entry.seq);
+            nonces.extend(entry.nonce);
             newest_stamp = newest_stamp.max(super::stamps::opening_floor(
                 now,
                 entry.cells.iter().map(|c| c.timestamp),
@@ -207,6 +209,7 @@ impl Region {
                 newest_stamp: AtomicI64::new(newest_stamp),
                 idle_mark: AtomicU64::new(u64::MAX),
                 compactions: Default::default(),
+                replayed_nonces: Mutex::new(nonces),
                 config,
             }),
         };

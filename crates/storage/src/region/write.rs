@@ -64,6 +64,20 @@ impl Region {
     /// # Errors
     /// As [`Region::put`]; on error nothing of the row mutation is applied.
     pub fn mutate_row(&self, rm: &RowMutations) -> Result<MutationResult> {
+        self.mutate_row_nonced(rm, None)
+    }
+
+    /// [`mutate_row`](Self::mutate_row) of a client operation with a nonce (an increment or
+    /// append a client may send again): the WAL entry records it, so a server that replays
+    /// the entry learns the operation is done ([`Region::take_replayed_nonces`], RFC 0032).
+    ///
+    /// # Errors
+    /// As [`Region::put`].
+    pub fn mutate_row_nonced(
+        &self,
+        rm: &RowMutations,
+        nonce: Option<crate::wal::Nonce>,
+    ) -> Result<MutationResult> {
         self.check_open()?;
         rm.validate()?;
         self.check_row(&rm.row)?;
@@ -71,7 +85,7 @@ impl Region {
         self.throttle_writes()?;
         let result = {
             let _lock = self.inner.row_locks.lock(vec![rm.row.clone()]);
-            self.apply_locked(rm)
+            self.apply_locked(rm, nonce)
         };
         self.after_write();
         result
@@ -92,6 +106,19 @@ impl Region {
     /// # Errors
     /// As [`Region::put`].
     pub fn check_and_mutate_result(&self, cam: &CheckAndMutate) -> Result<Option<MutationResult>> {
+        self.check_and_mutate_result_nonced(cam, None)
+    }
+
+    /// [`check_and_mutate_result`](Self::check_and_mutate_result) of a client operation with
+    /// a nonce, logged with the mutations if the condition holds (RFC 0032).
+    ///
+    /// # Errors
+    /// As [`Region::put`].
+    pub fn check_and_mutate_result_nonced(
+        &self,
+        cam: &CheckAndMutate,
+        nonce: Option<crate::wal::Nonce>,
+    ) -> Result<Option<MutationResult>> {
         self.check_open()?;
         cam.validate()?;
         self.check_row(&cam.row)?;
@@ -125,7 +152,7 @@ impl Region {
             }
         };
         let result = if holds {
-            Some(self.apply_locked(&cam.mutations)?)
+            Some(self.apply_locked(&cam.mutations, nonce)?)
         } else {
             None
         };
@@ -158,8 +185,12 @@ impl Region {
     }
 
     /// Turns the mutations into cells (reading current values for increments and appends),
-    /// logs them and inserts them. Requires: the row lock is held.
-    fn apply_locked(&self, rm: &RowMutations) -> Result<MutationResult> {
+    /// logs them (with `nonce`, if given) and inserts them. Requires: the row lock is held.
+    fn apply_locked(
+        &self,
+        rm: &RowMutations,
+        nonce: Option<crate::wal::Nonce>,
+    ) -> Result<MutationResult> {
         if self.inner.config.table.read_only {
             return Err(Error::InvalidArgument(format!(
                 "table {} is read-only",
@@ -244,7 +275,8 @@ impl Region {
             });
         }
         let durability = durability.resolve(self.inner.config.table.durability);
-        let seq = self.log_and_apply(cells, durability, 1)?;
+        let logged = nonce.map(|n| (n, self.inner.config.clock.now_ms()));
+        let seq = self.log_and_apply(cells, durability, 1, logged)?;
         for c in &mut results {
             c.seq = seq;
         }
@@ -254,13 +286,15 @@ impl Region {
         })
     }
 
-    /// Gives the cells (of `rows` row mutations) one sequence id, logs them as one entry,
-    /// inserts them, and publishes them.
+    /// Gives the cells (of `rows` row mutations) one sequence id, logs them as one entry
+    /// (with the operation's nonce and the time, if it has one), inserts them, and publishes
+    /// them.
     pub(super) fn log_and_apply(
         &self,
         mut cells: Vec<Cell>,
         durability: Durability,
         rows: u64,
+        nonce: Option<(crate::wal::Nonce, i64)>,
     ) -> Result<u64> {
         let inner = &self.inner;
         let _updates = inner.updates.read();
@@ -274,6 +308,7 @@ impl Region {
             region: inner.config.info.region_id,
             seq,
             cells,
+            nonce,
         };
         if let Err(e) = inner.config.wal.append(&entry, durability) {
             inner.mvcc.complete(seq);

@@ -127,6 +127,7 @@ impl Region {
             region: config.info.region_id,
             seq,
             cells,
+            nonce: None,
         };
         match config.wal.try_append_now(&entry, durability) {
             None => {

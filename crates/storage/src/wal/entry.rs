@@ -1,13 +1,17 @@
 //! A WAL entry (one row mutation: the atomic unit of replay) and its payload encoding.
 //!
 //! ```text
-//! payload = kind u8 | region u64 LE | seq u64 LE | cell count varint | cell*
+//! payload = kind u8 | region u64 LE | seq u64 LE | [nonce] | cell count varint | cell*
+//! nonce   = group u64 LE | nonce u64 LE | logged ms i64 LE (kinds 3 and 4 only)
 //! cell    = family len varint | family | row len varint | row | qualifier len varint
 //!         | qualifier | timestamp i64 LE | type code u8 | [ttl] | value len varint | value
 //! ttl     = varint: 0 for none, else the put's own TTL in ms + 1 (kind 2 only)
 //! ```
 //! Kind 1 holds cells without TTLs (what earlier releases wrote and still read); kind 2, written
 //! only when a cell of the entry carries its own TTL, adds the `ttl` field to every cell.
+//! Kinds 3 and 4 are kinds 1 and 2 with the `nonce` of the client operation the entry applies
+//! (an increment or append a client may send again, RFC 0032), written only for such entries:
+//! a log without them reads as before, and a reader of an earlier release refuses them.
 //! Varints are unsigned LEB128. A cell's sequence id is not stored: it is the entry's.
 
 use bytes::{Buf, Bytes};
@@ -20,6 +24,8 @@ use super::record::MAX_PAYLOAD_LEN;
 const KIND_CELLS: u8 = 1;
 /// Payload kind of an entry holding cells of which some carry their own TTL.
 const KIND_CELLS_TTL: u8 = 2;
+/// Kinds 1 and 2 with a nonce: the kind plus this.
+const NONCED: u8 = 2;
 
 /// The largest TTL a kind-2 entry stores (one less than `u64::MAX`: the field is TTL + 1).
 /// Larger TTLs are clamped to it, which changes nothing: no timestamp lives that long.
@@ -28,6 +34,17 @@ const MAX_TTL: u64 = u64::MAX - 1;
 /// True when the entry needs kind 2.
 fn has_ttls(entry: &Entry) -> bool {
     entry.cells.iter().any(|c| c.ttl.is_some())
+}
+
+/// The nonce of a client operation (HBase's nonce group and nonce): a client that sends an
+/// increment or append again after a lost answer sends the same nonce, and a server that
+/// knows the operation done does not apply it twice (RFC 0032).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Nonce {
+    /// The client's group (HBase: one per client connection).
+    pub group: u64,
+    /// The operation's number within the group; never 0 (HBase's `NO_NONCE`).
+    pub nonce: u64,
 }
 
 /// One row mutation of one region, as logged and replayed.
@@ -40,6 +57,9 @@ pub struct Entry {
     /// The cells, in any order. Their `seq` fields are ignored when appending and set to the
     /// entry's `seq` on replay.
     pub cells: Vec<Cell>,
+    /// The nonce of the operation the entry applies, with the time it was logged (ms since
+    /// the epoch), if the client gave one.
+    pub nonce: Option<(Nonce, i64)>,
 }
 
 /// Appends the payload of `entry` to `out`; returns an error message if it would pass the
@@ -47,9 +67,19 @@ pub struct Entry {
 pub(crate) fn encode(entry: &Entry, out: &mut Vec<u8>) -> Result<(), String> {
     let start = out.len();
     let ttls = has_ttls(entry);
-    out.push(if ttls { KIND_CELLS_TTL } else { KIND_CELLS });
+    let kind = if ttls { KIND_CELLS_TTL } else { KIND_CELLS };
+    out.push(if entry.nonce.is_some() {
+        kind + NONCED
+    } else {
+        kind
+    });
     out.extend_from_slice(&entry.region.to_le_bytes());
     out.extend_from_slice(&entry.seq.to_le_bytes());
+    if let Some((nonce, logged)) = entry.nonce {
+        out.extend_from_slice(&nonce.group.to_le_bytes());
+        out.extend_from_slice(&nonce.nonce.to_le_bytes());
+        out.extend_from_slice(&logged.to_le_bytes());
+    }
     put_varint(out, entry.cells.len() as u64);
     for cell in &entry.cells {
         put_bytes(out, &cell.family);
@@ -93,7 +123,7 @@ pub(crate) fn encoded_len(entry: &Entry) -> usize {
                 + bytes_len(&c.value)
         })
         .sum();
-    1 + 8 + 8 + varint_len(entry.cells.len() as u64) + cells
+    1 + 8 + 8 + entry.nonce.map_or(0, |_| 24) + varint_len(entry.cells.len() as u64) + cells
 }
 
 fn bytes_len(b: &[u8]) -> usize {
@@ -108,12 +138,22 @@ fn varint_len(v: u64) -> usize {
 /// Decodes a payload; the error says what was wrong. Cell bytes share `payload`'s buffer.
 pub(crate) fn decode(payload: &Bytes) -> Result<Entry, String> {
     let mut b = payload.clone();
-    let kind = take(&mut b, 1)?[0];
-    if kind != KIND_CELLS && kind != KIND_CELLS_TTL {
-        return Err(format!("unknown entry kind {kind}"));
-    }
+    let stored = take(&mut b, 1)?[0];
+    let (kind, nonced) = match stored {
+        KIND_CELLS | KIND_CELLS_TTL => (stored, false),
+        k if k == KIND_CELLS + NONCED || k == KIND_CELLS_TTL + NONCED => (k - NONCED, true),
+        k => return Err(format!("unknown entry kind {k}")),
+    };
     let region = take(&mut b, 8)?.get_u64_le();
     let seq = take(&mut b, 8)?.get_u64_le();
+    let nonce = if nonced {
+        let group = take(&mut b, 8)?.get_u64_le();
+        let nonce = take(&mut b, 8)?.get_u64_le();
+        let logged = take(&mut b, 8)?.get_i64_le();
+        Some((Nonce { group, nonce }, logged))
+    } else {
+        None
+    };
     let count = get_varint(&mut b)?;
     // Every cell takes at least 13 bytes, so a count beyond that is damage, not a reason to
     // reserve memory.
@@ -149,7 +189,12 @@ pub(crate) fn decode(payload: &Bytes) -> Result<Entry, String> {
     if b.has_remaining() {
         return Err(format!("{} bytes after the last cell", b.remaining()));
     }
-    Ok(Entry { region, seq, cells })
+    Ok(Entry {
+        region,
+        seq,
+        cells,
+        nonce,
+    })
 }
 
 fn put_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
@@ -228,14 +273,17 @@ mod tests {
             region in any::<u64>(),
             seq in any::<u64>(),
             cells in prop::collection::vec(cell_strategy(), 0..6),
+            nonce in prop::option::of((any::<u64>(), 1..u64::MAX, any::<i64>())),
         ) {
-            let entry = Entry { region, seq, cells };
+            let nonce = nonce.map(|(group, nonce, logged)| (Nonce { group, nonce }, logged));
+            let entry = Entry { region, seq, cells, nonce };
             let mut out = Vec::new();
             encode(&entry, &mut out).unwrap();
             prop_assert_eq!(out.len(), encoded_len(&entry));
             let back = decode(&Bytes::from(out.clone())).unwrap();
             prop_assert_eq!(back.region, region);
             prop_assert_eq!(back.seq, seq);
+            prop_assert_eq!(back.nonce, nonce);
             prop_assert_eq!(back.cells.len(), entry.cells.len());
             for (got, want) in back.cells.iter().zip(&entry.cells) {
                 prop_assert_eq!(got, &Cell { seq, ..want.clone() });
@@ -271,6 +319,7 @@ mod tests {
             region: 1,
             seq: 2,
             cells: vec![Cell::put("r", "f", "q", 5, "v")],
+            nonce: None,
         };
         let mut out = Vec::new();
         encode(&entry, &mut out).unwrap();

@@ -116,6 +116,7 @@ mod tests {
             region,
             seq,
             cells: Vec::new(),
+            nonce: None,
         }
     }
 

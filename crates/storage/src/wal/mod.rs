@@ -39,7 +39,7 @@ mod stats;
 mod writer;
 
 pub use crate::vfs::{LogFile, LogStore};
-pub use entry::Entry;
+pub use entry::{Entry, Nonce};
 pub use error::{Error, ErrorKind, Result};
 pub use fenced::{read_fenced, Fenced};
 pub use log::Wal;

@@ -34,7 +34,12 @@ pub fn entry(region: u64, seq: u64, value_len: usize) -> Entry {
             CellType::DeleteColumn,
         ));
     }
-    Entry { region, seq, cells }
+    Entry {
+        region,
+        seq,
+        cells,
+        nonce: None,
+    }
 }
 
 /// Panics unless `e` is exactly what [`entry`] makes for its region and seq.
