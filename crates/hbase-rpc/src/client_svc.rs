@@ -213,8 +213,14 @@ fn returns_cells(m: &Mutation) -> bool {
     }
 }
 
-/// Applies one mutation; the cells of an increment or append that asked for them.
-fn apply(h: &HostedRegion, m: Mutation) -> HResult<Vec<Cell>> {
+/// Applies one mutation (an increment or append with a `nonce` at most once on this server,
+/// RFC 0032); the cells of an increment or append that asked for them.
+fn apply(
+    ctx: &Context,
+    h: &HostedRegion,
+    m: Mutation,
+    nonce: Option<strata_storage::wal::Nonce>,
+) -> HResult<Vec<Cell>> {
     check_row(h, m.row())?;
     crate::access::check_write(h, "mutate", std::slice::from_ref(&m), None)?;
     crate::access::space(h, std::slice::from_ref(&m))?;
@@ -223,6 +229,9 @@ fn apply(h: &HostedRegion, m: Mutation) -> HResult<Vec<Cell>> {
     let rm = RowMutations::new(m.row().clone())
         .with(m)
         .map_err(|e| HBaseError::do_not_retry(e.to_string()))?;
+    if let Some(nonce) = nonce {
+        return crate::nonced::mutate_once(ctx, h, &rm, nonce, wants);
+    }
     let result = h.mutate_row(&rm).map_err(|e| HBaseError::from(&e))?;
     Ok(if wants { result.cells } else { Vec::new() })
 }
@@ -259,32 +268,41 @@ fn mutate(
         crate::access::space(&h, std::slice::from_ref(&m))?;
         crate::access::throttle(&h, cost)?;
         let wants = returns_cells(&m);
+        let nonce = crate::nonced::of(&m, req.nonce_group, req.mutation.nonce);
         let cam = check_and_mutate(m.row().clone(), condition, tr, vec![m])?;
-        let done = h
-            .check_and_mutate_result(&cam)
-            .map_err(|e| HBaseError::from(&e))?;
         // As HBase's `RSRpcServices.mutate`: the result of the increment or append applied
         // (`CheckAndMutateResult.getResult`), empty for a put or delete or a failed condition.
-        let cells = match &done {
-            Some(r) if wants => r.cells.as_slice(),
-            _ => &[],
+        let (processed, cells) = match nonce {
+            Some(nonce) => crate::nonced::check_and_mutate_once(ctx, &h, &cam, nonce, wants)?,
+            None => {
+                let done = h
+                    .check_and_mutate_result(&cam)
+                    .map_err(|e| HBaseError::from(&e))?;
+                let processed = done.is_some();
+                let cells = done.filter(|_| wants).map(|r| r.cells).unwrap_or_default();
+                (processed, cells)
+            }
         };
         return Ok(pb::MutateResponse {
-            result: Some(out.result(cells)),
-            processed: Some(done.is_some()),
+            result: Some(out.result(&cells)),
+            processed: Some(processed),
         });
     }
-    let result = apply(&h, m)?;
+    let nonce = crate::nonced::of(&m, req.nonce_group, req.mutation.nonce);
+    let result = apply(ctx, &h, m, nonce)?;
     Ok(pb::MutateResponse {
         result: Some(out.result(&result)),
         processed: Some(true),
     })
 }
 
+/// The result of one action of a non-atomic region action; `group` is the request's nonce
+/// group.
 pub(crate) fn action_result(
     ctx: &Context,
     h: &HostedRegion,
     action: &pb::Action,
+    group: Option<u64>,
     cells: &mut dyn Iterator<Item = Cell>,
     out: &mut CellsOut,
 ) -> pb::ResultOrException {
@@ -307,10 +325,11 @@ pub(crate) fn action_result(
                 out.result(&found)
             })
         })
-    } else if let Some(m) = &action.mutation {
-        mutation_from_pb(m, cells).and_then(|m| {
+    } else if let Some(proto) = &action.mutation {
+        mutation_from_pb(proto, cells).and_then(|m| {
             check_values(ctx, &m)?;
-            let found = apply(h, m)?;
+            let nonce = crate::nonced::of(&m, group, proto.nonce);
+            let found = apply(ctx, h, m, nonce)?;
             Ok(out.result(&found))
         })
     } else {
@@ -333,20 +352,25 @@ pub(crate) fn action_result(
 }
 
 /// An atomic region action (or one under a condition): all mutations of one row at once.
+/// Its increments and appends run with the last one's nonce in `group`, as HBase's
+/// `RSRpcServices.checkAndMutate` and `mutateRows` run them (RFC 0032).
 fn atomic(
     ctx: &Context,
     h: &HostedRegion,
     ra: &pb::RegionAction,
     condition: Option<&pb::Condition>,
+    group: Option<u64>,
     cells: &mut dyn Iterator<Item = Cell>,
 ) -> HResult<(pb::RegionActionResult, bool)> {
     let mut mutations = Vec::new();
+    let mut nonce = None;
     for a in &ra.action {
-        let m = a.mutation.as_ref().ok_or_else(|| {
+        let proto = a.mutation.as_ref().ok_or_else(|| {
             HBaseError::do_not_retry("an atomic region action holds only mutations")
         })?;
-        let m = mutation_from_pb(m, cells)?;
+        let m = mutation_from_pb(proto, cells)?;
         check_values(ctx, &m)?;
+        nonce = crate::nonced::of(&m, group, proto.nonce).or(nonce);
         mutations.push(m);
     }
     let row = mutations
@@ -374,10 +398,14 @@ fn atomic(
                 ));
             }
             let cam = check_and_mutate(row, c, tr, mutations)?;
-            let done = h
-                .check_and_mutate_result(&cam)
-                .map_err(|e| HBaseError::from(&e))?;
-            (done.is_some(), done.map(|r| r.cells).unwrap_or_default())
+            if let Some(nonce) = nonce {
+                crate::nonced::check_and_mutate_once(ctx, h, &cam, nonce, wants)?
+            } else {
+                let done = h
+                    .check_and_mutate_result(&cam)
+                    .map_err(|e| HBaseError::from(&e))?;
+                (done.is_some(), done.map(|r| r.cells).unwrap_or_default())
+            }
         }
         None => {
             crate::access::check_write(h, "mutate_row", &mutations, None)?;
@@ -386,8 +414,12 @@ fn atomic(
                 rm.add(m)
                     .map_err(|e| HBaseError::do_not_retry(e.to_string()))?;
             }
-            let done = h.mutate_row(&rm).map_err(|e| HBaseError::from(&e))?;
-            (true, done.cells)
+            if let Some(nonce) = nonce {
+                (true, crate::nonced::mutate_once(ctx, h, &rm, nonce, true)?)
+            } else {
+                let done = h.mutate_row(&rm).map_err(|e| HBaseError::from(&e))?;
+                (true, done.cells)
+            }
         }
     };
     // As HBase's `RSRpcServices.multi` answers an atomic region action: one result per
@@ -435,12 +467,12 @@ fn multi(
         let condition = ra.condition.as_ref().or(req.condition.as_ref());
         let outcome = region.and_then(|h| {
             if ra.atomic() || condition.is_some() {
-                let (r, p) = atomic(ctx, &h, ra, condition, &mut cells)?;
+                let (r, p) = atomic(ctx, &h, ra, condition, req.nonce_group, &mut cells)?;
                 processed = Some(p);
                 Ok(r)
             } else {
                 Ok(pb::RegionActionResult {
-                    result_or_exception: non_atomic(ctx, &h, ra, &mut cells, out),
+                    result_or_exception: non_atomic(ctx, &h, ra, req.nonce_group, &mut cells, out),
                     exception: None,
                     processed: None,
                 })

@@ -33,6 +33,11 @@ impl HBaseError {
         HBaseError::new(DO_NOT_RETRY, message, true)
     }
 
+    /// `IOException`: a failure the client retries after its pause.
+    pub fn retryable(message: impl Into<String>) -> HBaseError {
+        HBaseError::new("java.io.IOException", message, false)
+    }
+
     /// `NotServingRegionException`: the client relocates the region and retries.
     pub fn not_serving(message: impl Into<String>) -> HBaseError {
         HBaseError::new(NOT_SERVING, message, false)

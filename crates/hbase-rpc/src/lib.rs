@@ -33,6 +33,7 @@ mod master_quota;
 mod master_snapshot;
 mod master_svc;
 pub mod meta;
+mod nonced;
 pub mod ops;
 mod region_action;
 pub mod region_name;

@@ -13,11 +13,13 @@ use crate::error::{HBaseError, HResult};
 use crate::pb;
 use strata_model::cell::Cell;
 
-/// The results of the actions of `ra` on `h`, in the order of its actions.
+/// The results of the actions of `ra` on `h`, in the order of its actions; increments and
+/// appends run with their nonces in `nonce_group` (RFC 0032).
 pub(crate) fn non_atomic(
     ctx: &Context,
     h: &HostedRegion,
     ra: &pb::RegionAction,
+    nonce_group: Option<u64>,
     cells: &mut dyn Iterator<Item = Cell>,
     out: &mut CellsOut,
 ) -> Vec<pb::ResultOrException> {
@@ -38,7 +40,7 @@ pub(crate) fn non_atomic(
             Some(Err(e)) => results.push(Some(failed(a.index, &e))),
             None => {
                 apply_pending(h, &mut pending, &mut results, out);
-                results.push(Some(action_result(ctx, h, a, cells, out)));
+                results.push(Some(action_result(ctx, h, a, nonce_group, cells, out)));
             }
         }
     }

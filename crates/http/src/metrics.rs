@@ -210,7 +210,14 @@ impl Collector for Figures {
         wal(&mut f, host)?;
         stores::stores(&mut f, host)?;
         caches(&mut f, host)?;
-        memory_tuner(&mut f, host)
+        memory_tuner(&mut f, host)?;
+        f.gauge(
+            "strata_nonces",
+            "Nonces of increments and appends this server remembers, so that a client's repeat \
+             is not applied twice (RFC 0032).",
+            None,
+            &one(gauge_of(host.nonces().len() as u64)),
+        )
     }
 }
 

@@ -67,6 +67,7 @@ const EXPECTED: &[&str] = &[
     "strata_row_cache_capacity_bytes",
     "strata_memory_part_bytes",
     "strata_memory_tuner_periods_total",
+    "strata_nonces",
     "strata_compaction_throughput_limit_bytes_per_second",
     "strata_compaction_pressure_ratio",
     "strata_window_store_files",

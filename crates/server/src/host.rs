@@ -167,6 +167,8 @@ pub struct RegionServer {
     /// The split of memory between memtables and caches, and its thread when it runs.
     memory_tuner: MemoryTuner,
     memory_tuner_thread: parking_lot::Mutex<Option<Periodic>>,
+    /// The nonces of increments and appends run here (RFC 0032).
+    nonces: crate::nonces::Nonces,
 }
 
 #[derive(Default)]
@@ -272,6 +274,7 @@ impl RegionServer {
             flush_counters: Arc::default(),
             memory_tuner,
             memory_tuner_thread: parking_lot::Mutex::new(None),
+            nonces: crate::nonces::Nonces::default(),
         });
         server.config.compaction_throughput.attach(&server);
         server.start_tier_checks()?;
@@ -384,6 +387,11 @@ impl RegionServer {
     /// What the periodic tier check did so far (`None` when it is off).
     pub fn tier_check_stats(&self) -> Option<TierCheckStats> {
         self.tier_checker.lock().as_ref().map(TierChecker::stats)
+    }
+
+    /// The nonces of the increments and appends run here (RFC 0032).
+    pub fn nonces(&self) -> &crate::nonces::Nonces {
+        &self.nonces
     }
 
     /// The server's settings.
@@ -562,6 +570,11 @@ impl RegionServer {
                 }
             })
             .inspect_err(|e| failed(Work::RegionOpen, place(&info.table, info.region_id), e))?;
+        // Before it serves: an operation its replayed edits applied is not applied again.
+        let now = self.clock.now_ms();
+        for (nonce, logged) in region.take_replayed_nonces() {
+            self.nonces.report_from_wal(nonce, logged, now);
+        }
         let mut regions = self.regions.write();
         // Checked again under the write lock: an overlapping region may have opened meanwhile.
         let clash = if regions.by_id.contains_key(&info.region_id) {

@@ -31,6 +31,7 @@ pub mod inline;
 pub mod load_split;
 pub mod logged;
 pub mod memory_tuner;
+pub mod nonces;
 pub mod observe;
 pub mod row_cache;
 pub mod scan;

@@ -33,8 +33,19 @@ impl HostedRegion {
     /// # Errors
     /// As `Region::mutate_row`.
     pub fn mutate_row(&self, rm: &RowMutations) -> Result<MutationResult> {
+        self.mutate_row_nonced(rm, None)
+    }
+
+    /// [`mutate_row`](Self::mutate_row) of an operation with a nonce, logged with it
+    /// (`Region::mutate_row_nonced`, RFC 0032).
+    pub fn mutate_row_nonced(
+        &self,
+        rm: &RowMutations,
+        nonce: Option<strata_storage::wal::Nonce>,
+    ) -> Result<MutationResult> {
         self.load.note(&rm.row);
-        self.row_cache.write(&rm.row, || self.region.mutate_row(rm))
+        self.row_cache
+            .write(&rm.row, || self.region.mutate_row_nonced(rm, nonce))
     }
 
     /// Applies a row of puts and deletes on the calling thread if nothing on the way waits
@@ -77,8 +88,19 @@ impl HostedRegion {
     /// # Errors
     /// As `Region::check_and_mutate_result`.
     pub fn check_and_mutate_result(&self, cam: &CheckAndMutate) -> Result<Option<MutationResult>> {
+        self.check_and_mutate_result_nonced(cam, None)
+    }
+
+    /// [`check_and_mutate_result`](Self::check_and_mutate_result) of an operation with a
+    /// nonce (`Region::check_and_mutate_result_nonced`, RFC 0032).
+    pub fn check_and_mutate_result_nonced(
+        &self,
+        cam: &CheckAndMutate,
+        nonce: Option<strata_storage::wal::Nonce>,
+    ) -> Result<Option<MutationResult>> {
         self.load.note(&cam.row);
-        self.row_cache
-            .write(&cam.row, || self.region.check_and_mutate_result(cam))
+        self.row_cache.write(&cam.row, || {
+            self.region.check_and_mutate_result_nonced(cam, nonce)
+        })
     }
 }
