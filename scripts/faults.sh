@@ -61,7 +61,8 @@ ONLY=""
 # fault must be held for less than this.
 JUMP=30
 KINDS=(rs-from-etcd etcd-from-all rs-isolated master-isolated rs-to-etcd-one-way rs-paused
-  etcd-minority etcd-member-killed master-killed rs-clock-forward rs-clock-back rs-slow-link)
+  etcd-minority etcd-member-killed master-killed rs-clock-forward rs-clock-back rs-slow-link
+  rs-from-clients master-paused)
 # With HDFS (the default: the cluster's root on a NameNode and three DataNodes of their own hosts).
 HDFS_KINDS=(rs-from-datanodes datanode-killed master-from-datanodes)
 
@@ -218,11 +219,20 @@ kill_host() {
   wait "$pid" 2>/dev/null || true
   KILLED+=("$1")
 }
+# pause_host HOST: SIGSTOP of HOST's process group; heal resumes it.
+PAUSED=()
+pause_host() {
+  kill -STOP -- "-$(cat "$WORK/pids/$1")"
+  PAUSED+=("$1")
+}
 heal() {
   local h
   for h in "${!ADDR[@]}"; do in_host "$h" iptables -F; done
-  # A paused process (rs-paused) resumes.
-  [ -f "$WORK/pids/rs3" ] && kill -CONT -- "-$(cat "$WORK/pids/rs3")" 2>/dev/null || true
+  # A paused process (rs-paused, master-paused) resumes.
+  for h in "${PAUSED[@]}"; do
+    kill -CONT -- "-$(cat "$WORK/pids/$h")" 2>/dev/null || true
+  done
+  PAUSED=()
   clock_reset
   proxy_heal
   for h in "${KILLED[@]}"; do
@@ -251,7 +261,13 @@ fault() {
       for m in "${ETCD_MEMBERS[@]}"; do in_host rs1 iptables -A OUTPUT -d "$(ip_of "$m")" -j DROP; done
       ;;
     # SIGSTOP past the lease (a stalled process), SIGCONT at heal.
-    rs-paused) kill -STOP -- "-$(cat "$WORK/pids/rs3")" ;;
+    rs-paused) TARGET=rs3 && pause_host rs3 ;;
+    # The active master stopped past its lease (the standby takes over), SIGCONT at the heal:
+    # it must find itself deposed before it acts again.
+    master-paused) TARGET="$(active_master)" && pause_host "${TARGET:-master1}" ;;
+    # rs3 cut from the client host only: it keeps its lease and its regions (nothing to fail
+    # over), clients' calls to it fail until the heal.
+    rs-from-clients) TARGET=rs3 && drop_between rs3 "$(ip_of client)" ;;
     # The leader cut from the two other members (clients reach all three): it steps down, the
     # majority elects a new leader, requests sent to the minority member fail or hang.
     etcd-minority) TARGET="$(etcd_leader)" && etcd_split "$TARGET" ;;
