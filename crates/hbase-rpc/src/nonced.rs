@@ -10,6 +10,7 @@ use strata_model::cell::Cell;
 use strata_model::ops::{CheckAndMutate, Get, Mutation, RowMutations};
 use strata_server::nonces::Start;
 use strata_server::HostedRegion;
+use strata_storage::region::MutationResult;
 use strata_storage::wal::Nonce;
 
 use crate::context::Context;
@@ -43,22 +44,8 @@ pub(crate) fn mutate_once(
     nonce: Nonce,
     wants: bool,
 ) -> HResult<Vec<Cell>> {
-    let server = ctx.server()?;
-    let start = server
-        .nonces()
-        .start(nonce, WAIT)
-        .map_err(HBaseError::retryable)?;
-    match start {
-        Start::Run(op) => {
-            let result = h
-                .mutate_row_nonced(rm, Some(nonce))
-                .map_err(|e| HBaseError::from(&e))?;
-            op.succeeded();
-            Ok(if wants { result.cells } else { Vec::new() })
-        }
-        Start::Done if wants => h.get(&current(rm)).map_err(|e| HBaseError::from(&e)),
-        Start::Done => Ok(Vec::new()),
-    }
+    let run = || h.mutate_row_nonced(rm, Some(nonce)).map(Some);
+    once(ctx, h, rm, nonce, wants, run).map(|(_, cells)| cells)
 }
 
 /// Applies `cam` if its condition holds, unless its `nonce` was applied here: whether it
@@ -75,6 +62,20 @@ pub(crate) fn check_and_mutate_once(
     nonce: Nonce,
     wants: bool,
 ) -> HResult<(bool, Vec<Cell>)> {
+    let run = || h.check_and_mutate_result_nonced(cam, Some(nonce));
+    once(ctx, h, &cam.mutations, nonce, wants, run)
+}
+
+/// Runs `run` (which writes `rm` with `nonce`; `None`: it applied nothing) unless `nonce` was
+/// applied here; whether it applied, and the cells to answer with when `wants` them.
+fn once(
+    ctx: &Context,
+    h: &HostedRegion,
+    rm: &RowMutations,
+    nonce: Nonce,
+    wants: bool,
+    run: impl FnOnce() -> strata_storage::Result<Option<MutationResult>>,
+) -> HResult<(bool, Vec<Cell>)> {
     let server = ctx.server()?;
     let start = server
         .nonces()
@@ -82,19 +83,15 @@ pub(crate) fn check_and_mutate_once(
         .map_err(HBaseError::retryable)?;
     match start {
         Start::Run(op) => {
-            let done = h
-                .check_and_mutate_result_nonced(cam, Some(nonce))
-                .map_err(|e| HBaseError::from(&e))?;
-            let Some(result) = done else {
+            let Some(result) = run().map_err(|e| HBaseError::from(&e))? else {
+                // Dropped without success: the nonce is forgotten.
                 return Ok((false, Vec::new()));
             };
             op.succeeded();
             Ok((true, if wants { result.cells } else { Vec::new() }))
         }
         Start::Done if wants => {
-            let cells = h
-                .get(&current(&cam.mutations))
-                .map_err(|e| HBaseError::from(&e))?;
+            let cells = h.get(&current(rm)).map_err(|e| HBaseError::from(&e))?;
             Ok((true, cells))
         }
         Start::Done => Ok((true, Vec::new())),
