@@ -94,9 +94,17 @@ pub fn start_writers(
             tokio::spawn(async move {
                 for k in 1.. {
                     let i = k * n + w;
-                    let put = strata_model::ops::Put::new(key(i)).add(
+                    // Stamped here, so the client may repeat a put whose answer a killed
+                    // server never sent (one stamped by the server's clock fails then,
+                    // outcome unknown, and would stop this writer).
+                    let now = std::time::SystemTime::now()
+                        .duration_since(std::time::UNIX_EPOCH)
+                        .unwrap()
+                        .as_millis() as i64;
+                    let put = strata_model::ops::Put::new(key(i)).add_at(
                         "f",
                         "q",
+                        now,
                         bytes::Bytes::from(format!("v{i}")),
                     );
                     if let Err(e) = table.put(&put).await {
