@@ -57,8 +57,10 @@ func isWrite(op string) bool { return op != "read" }
 
 // PerFault attributes each operation to the fault whose window (from its injection to the
 // next one's) it was invoked in, and measures per row written between the heal and the
-// window's end the time from the heal to the first answered write completed after it (the row was writable again then; rows are written
-// every few hundred milliseconds, which bounds how late this is seen).
+// window's end the time from the heal to the first answered write completed after it (the
+// row was writable again then; rows are written every few hundred milliseconds, which bounds
+// how late this is seen). A row the workload first writes after the heal (a list's next
+// generation) is measured from that first write's invocation: it was not waiting before.
 func PerFault(h *History, faults []Fault, anomalousRows map[string]int64, lost []LostWrite) []*Figures {
 	// Operations before the first fault (the workload starts a few seconds earlier) are a
 	// window of their own.
@@ -66,6 +68,12 @@ func PerFault(h *History, faults []Fault, anomalousRows map[string]int64, lost [
 	byKind := map[string]*Figures{}
 	var kinds []string
 	mono := func(unixNs int64) int64 { return unixNs - h.StartUnixNs }
+	firstWrite := map[string]int64{}
+	for _, r := range h.Records {
+		if t, seen := firstWrite[r.Row]; isWrite(r.Op) && (!seen || r.InvokedNs < t) {
+			firstWrite[r.Row] = r.InvokedNs
+		}
+	}
 	for i, f := range faults {
 		fig, ok := byKind[f.Kind]
 		if !ok {
@@ -104,7 +112,8 @@ func PerFault(h *History, faults []Fault, anomalousRows map[string]int64, lost [
 		}
 		for row := range rows {
 			if t, ok := first[row]; ok {
-				fig.WritableDelays = append(fig.WritableDelays, time.Duration(t-healed))
+				from := max(healed, firstWrite[row])
+				fig.WritableDelays = append(fig.WritableDelays, time.Duration(t-from))
 			} else {
 				fig.RowsNeverWritable++
 			}
