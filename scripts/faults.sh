@@ -61,7 +61,7 @@ ONLY=""
 # fault must be held for less than this.
 JUMP=30
 KINDS=(rs-from-etcd etcd-from-all rs-isolated master-isolated rs-to-etcd-one-way rs-paused
-  etcd-minority etcd-member-killed master-killed rs-clock-forward rs-clock-back rs-slow-link
+  etcd-minority etcd-member-killed master-killed rs-killed rs-clock-forward rs-clock-back rs-slow-link
   rs-from-clients master-paused)
 # With HDFS (the default: the cluster's root on a NameNode and three DataNodes of their own hosts).
 HDFS_KINDS=(rs-from-datanodes datanode-killed master-from-datanodes)
@@ -139,6 +139,20 @@ etcd_ep() { etcd_endpoints; }
 STORE_ENV=()
 start_master() {
   spawn "$1" "$1" "${STORE_ENV[@]}" "$BIN" master "${COMMON[@]}" --advertise "$(ip_of "$1"):16000"
+}
+
+# Starts region server $1 (rs1..rsN) on its host: every interface, announcing the host's
+# address; all at once on the empty root at the start, again after rs-killed. JSON lines: the
+# checker reads the regions' open and close lines from them.
+start_rs() {
+  local clock=() advertise
+  # The last server's wall clock can be stepped (rs-clock-forward, rs-clock-back).
+  [ "$1" = "rs$SERVERS" ] && read -r -a clock <<<"$(clock_env "$1")"
+  # rs1 is reached through its host's Toxiproxy (rs-slow-link).
+  advertise="$(ip_of "$1")"
+  [ "$1" = "$PROXIED" ] && advertise="$advertise:$PROXY_PORT"
+  spawn "$1" "$1" "${STORE_ENV[@]}" "${clock[@]}" "$BIN" regionserver "${COMMON[@]}" --listen 0.0.0.0:16020 \
+    --advertise "$advertise" --memtable-mib 32 --block-cache-mib 8 --log-format json
 }
 
 # Prints the host of the active master (none when no master is active or etcd does not answer).
@@ -239,6 +253,7 @@ heal() {
     case "$h" in
       etcd*) etcd_start "$h" ;;
       master*) start_master "$h" ;;
+      rs*) start_rs "$h" ;;
       dn*) hdfs_start_host "$h" ;;
     esac
   done
@@ -275,6 +290,9 @@ fault() {
     etcd-member-killed) TARGET="$(etcd_leader)" && kill_host "$TARGET" ;;
     # The active master killed (SIGKILL): the standby takes over; started again at the heal.
     master-killed) TARGET="$(active_master)" && kill_host "${TARGET:-master1}" ;;
+    # A region server killed (SIGKILL; drawn from the seed): its lease runs out, its WAL is
+    # split and its regions reopen on the others; started again at the heal, a new incarnation.
+    rs-killed) TARGET="rs$((1 + RANDOM % SERVERS))" && kill_host "$TARGET" ;;
     # The last region server's wall clock jumps ahead or back, and back again at the heal.
     rs-clock-forward) TARGET="rs$SERVERS" && clock_step "$TARGET" "$JUMP" ;;
     rs-clock-back) TARGET="rs$SERVERS" && clock_step "$TARGET" "-$JUMP" ;;
@@ -328,15 +346,18 @@ stop_workload() {
 }
 
 one_fault() {
-  local kind="$1" hold="$2" injected healed t
+  local kind="$1" hold="$2" injected in_effect healed t
   injected="$(now_ns)"
   fault "$kind"
+  # The injection's commands have returned (a killed process is reaped): the checker ends a
+  # killed region server's serving intervals here.
+  in_effect="$(now_ns)"
   log "fault $kind${TARGET:+ on $TARGET} for ${hold}s"
   sleep "$hold"
   heal
   healed="$(now_ns)"
-  printf '{"kind":"%s","target":"%s","injected_unix_ns":%s,"healed_unix_ns":%s,"hold_s":%s}\n' \
-    "$kind" "$TARGET" "$injected" "$healed" "$hold" >>"$WORK/faults.jsonl"
+  printf '{"kind":"%s","target":"%s","injected_unix_ns":%s,"in_effect_unix_ns":%s,"healed_unix_ns":%s,"hold_s":%s}\n' \
+    "$kind" "$TARGET" "$injected" "$in_effect" "$healed" "$hold" >>"$WORK/faults.jsonl"
   if ! t="$(wait_served 8 "$SERVERS" "$LIMIT")"; then
     # A long run goes on after a slow heal (its figures are the point), and fails at the end.
     if [ "$MINUTES" -gt 0 ] && t="$(wait_served 8 "$SERVERS" 120)"; then
@@ -424,18 +445,9 @@ run() {
   COMMON=(--etcd "$(etcd_ep)" --cluster faults --ttl 2 --root "$root" --insecure)
   for h in "${MASTERS[@]}"; do start_master "$h"; done
   proxy_start "$toxiproxy"
-  local logs=() clock advertise
+  local logs=()
   for ((i = 1; i <= SERVERS; i++)); do
-    # The last server's wall clock can be stepped (rs-clock-forward, rs-clock-back).
-    clock=()
-    [ "$i" = "$SERVERS" ] && read -r -a clock <<<"$(clock_env "rs$i")"
-    # rs1 is reached through its host's Toxiproxy (rs-slow-link).
-    advertise="$(ip_of "rs$i")"
-    [ "rs$i" = "$PROXIED" ] && advertise="$advertise:$PROXY_PORT"
-    # Every interface, announcing the host's address; all at once on the empty root. JSON
-    # lines: the checker reads the regions' open and close lines from them.
-    spawn "rs$i" "rs$i" "${STORE_ENV[@]}" "${clock[@]}" "$BIN" regionserver "${COMMON[@]}" --listen 0.0.0.0:16020 \
-      --advertise "$advertise" --memtable-mib 32 --block-cache-mib 8 --log-format json
+    start_rs "rs$i"
     logs+=("$WORK/rs$i.log")
   done
   sleep 2

@@ -37,7 +37,7 @@ func TestTimesWrittenOnASteppedClockAreTakenBack(t *testing.T) {
 	if err := os.WriteFile(other, []byte(opened), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	intervals, err := ReadIntervals([]string{path, other}, []ClockShift{shift})
+	intervals, err := ReadIntervals([]string{path, other}, []ClockShift{shift}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func TestTimesWrittenOnASteppedClockAreTakenBack(t *testing.T) {
 			t.Fatalf("a line written before the step keeps its time: %+v", iv)
 		}
 	}
-	intervals, err = ReadIntervals([]string{path, other}, nil)
+	intervals, err = ReadIntervals([]string{path, other}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

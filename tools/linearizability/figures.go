@@ -11,11 +11,36 @@ import (
 	"time"
 )
 
-// Fault is one line of the harness's fault log: a fault kind injected and healed.
+// Fault is one line of the harness's fault log: a fault kind injected and healed. Target
+// names the host it hit, when the kind picks one; InEffectUnixNs is when the injection's
+// commands had returned (a killed process had been reaped), 0 in logs written before it.
 type Fault struct {
 	Kind           string `json:"kind"`
+	Target         string `json:"target"`
 	InjectedUnixNs int64  `json:"injected_unix_ns"`
+	InEffectUnixNs int64  `json:"in_effect_unix_ns"`
 	HealedUnixNs   int64  `json:"healed_unix_ns"`
+}
+
+// Kills answers, per host whose region server a fault killed (kind rs-killed), the Unix
+// microseconds at which it was dead: its log is <host>.log, and no interval it logged before
+// that lasts past it.
+func Kills(faults []Fault) map[string][]int64 {
+	kills := map[string][]int64{}
+	for _, f := range faults {
+		if f.Kind != "rs-killed" || f.Target == "" {
+			continue
+		}
+		at := f.InEffectUnixNs
+		if at == 0 {
+			at = f.HealedUnixNs
+		}
+		kills[f.Target] = append(kills[f.Target], at/1000)
+	}
+	for _, k := range kills {
+		sort.Slice(k, func(i, j int) bool { return k[i] < k[j] })
+	}
+	return kills
 }
 
 // ReadFaults reads the harness's fault log (JSON lines).

@@ -143,7 +143,15 @@ func main() {
 				fail("%v", err)
 			}
 		}
-		intervals, err := ReadIntervals(strings.Split(*logs, ","), shifts)
+		var kills map[string][]int64
+		if *faultsPath != "" {
+			faults, err := ReadFaults(*faultsPath)
+			if err != nil {
+				fail("%v", err)
+			}
+			kills = Kills(faults)
+		}
+		intervals, err := ReadIntervals(strings.Split(*logs, ","), shifts, kills)
 		if err != nil {
 			fail("%v", err)
 		}

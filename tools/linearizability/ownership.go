@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -28,6 +29,8 @@ type Interval struct {
 type logEvent struct {
 	message, region, server string
 	at                      int64
+	// The host whose log the line is from (the log's name without .log), for its kills.
+	host string
 }
 
 // parseLogLine reads one line of a region server's log, JSON (`--log-format json`) or the
@@ -81,10 +84,11 @@ func parseLogLine(line string) (logEvent, bool) {
 }
 
 // ReadIntervals reads the logs and reconstructs every serving interval. An interval ends at
-// the region's next close on that server or when that server's incarnation stopped serving,
-// whichever is first; without either (a process killed), it never ends. The times of lines
-// written while a shift stepped their server's clock are corrected by its offset.
-func ReadIntervals(paths []string, shifts []ClockShift) ([]Interval, error) {
+// the region's next close on that server, when that server's incarnation stopped serving, or
+// when the harness killed the process that logged it (kills: per host, see Kills), whichever
+// is first; without any (a process killed outside the harness), it never ends. The times of
+// lines written while a shift stepped their server's clock are corrected by its offset.
+func ReadIntervals(paths []string, shifts []ClockShift, kills map[string][]int64) ([]Interval, error) {
 	var events []logEvent
 	for _, p := range paths {
 		f, err := os.Open(p)
@@ -94,10 +98,12 @@ func ReadIntervals(paths []string, shifts []ClockShift) ([]Interval, error) {
 		scanner := bufio.NewScanner(f)
 		scanner.Buffer(make([]byte, 1<<20), 16<<20)
 		var offset int64
+		host := strings.TrimSuffix(filepath.Base(p), ".log")
 		for scanner.Scan() {
 			line := scanner.Text()
 			if ev, ok := parseLogLine(line); ok {
 				ev.at -= shifted(shifts, p, offset, line)
+				ev.host = host
 				events = append(events, ev)
 			}
 			offset += int64(len(scanner.Bytes())) + 1
@@ -107,11 +113,12 @@ func ReadIntervals(paths []string, shifts []ClockShift) ([]Interval, error) {
 			return nil, fmt.Errorf("%s: %v", p, err)
 		}
 	}
-	return Intervals(events), nil
+	return Intervals(events, kills), nil
 }
 
-// Intervals pairs opens with closes (events in any order).
-func Intervals(events []logEvent) []Interval {
+// Intervals pairs opens with closes (events in any order); an open lasts at most until the
+// first kill of its host at or after it.
+func Intervals(events []logEvent, kills map[string][]int64) []Interval {
 	stopped := map[string]int64{}
 	closes := map[[2]string][]int64{}
 	for _, ev := range events {
@@ -134,6 +141,12 @@ func Intervals(events []logEvent) []Interval {
 		until := int64(math.MaxInt64)
 		if t, ok := stopped[ev.server]; ok {
 			until = t
+		}
+		for _, k := range kills[ev.host] {
+			if k >= ev.at {
+				until = min(until, k)
+				break
+			}
 		}
 		for _, c := range closes[[2]string{ev.region, ev.server}] {
 			if c >= ev.at {
