@@ -62,7 +62,7 @@ ONLY=""
 JUMP=30
 KINDS=(rs-from-etcd etcd-from-all rs-isolated master-isolated rs-to-etcd-one-way rs-paused
   etcd-minority etcd-member-killed master-killed rs-killed rs-clock-forward rs-clock-back rs-slow-link
-  rs-from-clients master-paused)
+  rs-from-clients master-paused etcd-to-rs-one-way rs-to-clients-one-way)
 # With HDFS (the default: the cluster's root on a NameNode and three DataNodes of their own hosts).
 HDFS_KINDS=(rs-from-datanodes datanode-killed master-from-datanodes)
 
@@ -275,6 +275,15 @@ fault() {
       local m
       for m in "${ETCD_MEMBERS[@]}"; do in_host rs1 iptables -A OUTPUT -d "$(ip_of "$m")" -j DROP; done
       ;;
+    # The other way: the etcd members' packets to rs1 vanish, rs1's to them arrive (its
+    # keepalives reach etcd until TCP stops sending unacknowledged data).
+    etcd-to-rs-one-way)
+      local m
+      for m in "${ETCD_MEMBERS[@]}"; do in_host rs1 iptables -A INPUT -s "$(ip_of "$m")" -j DROP; done
+      ;;
+    # rs3's packets to the client host vanish, the client's arrive: requests are applied and
+    # their answers lost (writes of unknown outcome, the clients' retries).
+    rs-to-clients-one-way) TARGET=rs3 && in_host rs3 iptables -A OUTPUT -d "$(ip_of client)" -j DROP ;;
     # SIGSTOP past the lease (a stalled process), SIGCONT at heal.
     rs-paused) TARGET=rs3 && pause_host rs3 ;;
     # The active master stopped past its lease (the standby takes over), SIGCONT at the heal:
