@@ -64,7 +64,7 @@ KINDS=(rs-from-etcd etcd-from-all rs-isolated master-isolated rs-to-etcd-one-way
   etcd-minority etcd-member-killed master-killed rs-killed rs-clock-forward rs-clock-back rs-slow-link
   rs-from-clients master-paused etcd-to-rs-one-way rs-to-clients-one-way)
 # With HDFS (the default: the cluster's root on a NameNode and three DataNodes of their own hosts).
-HDFS_KINDS=(rs-from-datanodes datanode-killed master-from-datanodes)
+HDFS_KINDS=(rs-from-datanodes datanode-killed master-from-datanodes namenode-killed)
 
 # host name -> last byte of its address
 declare -A ADDR=([etcd1]=10 [etcd2]=11 [etcd3]=12 [master1]=15 [master2]=16 [client]=30)
@@ -254,7 +254,7 @@ heal() {
       etcd*) etcd_start "$h" ;;
       master*) start_master "$h" ;;
       rs*) start_rs "$h" ;;
-      dn*) hdfs_start_host "$h" ;;
+      dn* | "$HDFS_NAMENODE") hdfs_start_host "$h" ;;
     esac
   done
   KILLED=()
@@ -311,6 +311,10 @@ fault() {
     rs-from-datanodes) TARGET=rs2 && drop_datanodes rs2 ;;
     # SIGKILL of a DataNode (drawn from the seed); started again at the heal with its blocks.
     datanode-killed) TARGET="${HDFS_DATANODES[RANDOM % ${#HDFS_DATANODES[@]}]}" && kill_host "$TARGET" ;;
+    # SIGKILL of the NameNode; started again at the heal from its fsimage and edits. Open
+    # WALs keep writing to their DataNode pipelines meanwhile; flushes, rolls and new files
+    # wait for it.
+    namenode-killed) TARGET="$HDFS_NAMENODE" && kill_host "$TARGET" ;;
     # The active master cut from the three DataNodes only.
     master-from-datanodes) TARGET="$(active_master)" && drop_datanodes "${TARGET:-master1}" ;;
     *) log "unknown fault $1"; return 1 ;;
