@@ -306,3 +306,122 @@ fn a_ca_is_never_overwritten() {
         .to_string();
     assert!(e.contains("not a certificate name"), "{e}");
 }
+
+/// A seeded xorshift generator: the same bytes on every run, so a failure replays.
+fn bytes_from(mut seed: u64) -> impl FnMut() -> u64 {
+    move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    }
+}
+
+/// The first bytes a real client sends: its ClientHello record.
+async fn client_hello(client: &ClientTls) -> Vec<u8> {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let reader = tokio::spawn(async move {
+        let (mut s, _) = listener.accept().await.unwrap();
+        let mut hello = vec![0u8; 5];
+        s.read_exact(&mut hello).await.unwrap();
+        let len = u16::from_be_bytes([hello[3], hello[4]]) as usize;
+        hello.resize(5 + len, 0);
+        s.read_exact(&mut hello[5..]).await.unwrap();
+        hello
+    });
+    let tcp = TcpStream::connect(addr).await.unwrap();
+    // The handshake cannot finish: the other side never answers and is dropped.
+    let _ = tokio::time::timeout(
+        Duration::from_secs(5),
+        client.connect(&addr.to_string(), tcp),
+    )
+    .await;
+    reader.await.unwrap()
+}
+
+/// Bad bytes on the TLS handshake: a real ClientHello with bytes flipped, cut short, or
+/// followed by garbage, and random records. Each connection gets an error (or is told apart as
+/// plaintext when its first byte is not a handshake record) within the handshake's bound,
+/// nothing panics, and a trusted client round-trips afterwards.
+#[test]
+fn bad_bytes_on_the_handshake_are_refused_and_others_go_on() {
+    run(async {
+        let dir = authority();
+        let tls = ServerTls::load(server_files(dir.path(), true), &[]).unwrap();
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (outcomes, mut told) = tokio::sync::mpsc::unbounded_channel();
+        let server = tls.clone();
+        tokio::spawn(async move {
+            loop {
+                let (tcp, _) = listener.accept().await.unwrap();
+                let (server, outcomes) = (server.clone(), outcomes.clone());
+                tokio::spawn(async move {
+                    let outcome = match server.accept(tcp).await {
+                        Ok(Accepted::Tls(mut s)) => {
+                            let mut buf = [0u8; 5];
+                            if s.read_exact(&mut buf).await.is_ok() {
+                                let _ = s.write_all(&buf).await;
+                                let _ = s.shutdown().await;
+                            }
+                            "tls"
+                        }
+                        Ok(Accepted::Plaintext(..)) => "plaintext",
+                        Err(_) => "refused",
+                    };
+                    let _ = outcomes.send(outcome);
+                });
+            }
+        });
+        let hello = client_hello(&client(dir.path(), true)).await;
+        assert_eq!(hello[0], 0x16, "a ClientHello is a handshake record");
+        let mut next = bytes_from(0x2545_f491_4f6c_dd1d);
+        for case in 0..300u32 {
+            let input: Vec<u8> = match case % 4 {
+                // A few bytes of the real ClientHello flipped.
+                0 => {
+                    let mut h = hello.clone();
+                    for _ in 0..1 + next() % 4 {
+                        let at = (next() as usize) % h.len();
+                        h[at] ^= 1 + (next() % 255) as u8;
+                    }
+                    h
+                }
+                // Cut short anywhere.
+                1 => hello[..(next() as usize) % hello.len()].to_vec(),
+                // Whole, then garbage where the client's next flight would be.
+                2 => {
+                    let mut h = hello.clone();
+                    h.extend((0..next() % 512).map(|_| next() as u8));
+                    h
+                }
+                // A record header of any type and length, then random bytes.
+                _ => {
+                    let len = (next() % 4096) as usize;
+                    let mut r = vec![next() as u8, 3, (next() % 4) as u8];
+                    r.extend_from_slice(&(len as u16).to_be_bytes());
+                    r.extend((0..len).map(|_| next() as u8));
+                    r
+                }
+            };
+            let mut tcp = TcpStream::connect(addr).await.unwrap();
+            let _ = tcp.write_all(&input).await;
+            // The client is done: a server waiting for more bytes sees the end.
+            let _ = tcp.shutdown().await;
+            let mut rest = Vec::new();
+            let _ = tokio::time::timeout(Duration::from_secs(12), tcp.read_to_end(&mut rest)).await;
+            let outcome = tokio::time::timeout(Duration::from_secs(12), told.recv())
+                .await
+                .unwrap_or_else(|_| panic!("case {case}: no outcome within the bound"))
+                .unwrap();
+            let plaintext = input.first().is_some_and(|&b| b != 0x16);
+            let expected = if plaintext { "plaintext" } else { "refused" };
+            assert_eq!(outcome, expected, "case {case}: {} bytes", input.len());
+        }
+        assert_eq!(
+            round_trip(&client(dir.path(), true), addr).await.unwrap(),
+            b"hello"
+        );
+    });
+}
