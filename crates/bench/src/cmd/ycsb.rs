@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::ycsb::{self, Options, Workload};
-use strata_client::Connection;
+use strata_client::{ClientOptions, Connection};
 use strata_model::schema::{FamilyDescriptor, TableDescriptor, TableName};
 
 /// The YCSB phase.
@@ -63,6 +63,10 @@ pub struct Args {
     /// p99s (0 = off).
     #[arg(long, value_name = "SECS", default_value_t = 0)]
     timeseries: u32,
+    /// TLS towards the server (its CA; a client certificate where the server requires one,
+    /// which names the user under `--auth`).
+    #[command(flatten)]
+    tls: strata_tls::args::ConnectArgs,
 }
 
 /// Runs the phase and prints YCSB's report.
@@ -93,13 +97,18 @@ pub fn run(args: &Args) -> Result<(), String> {
     }
     let workload = Workload::from_properties(&props)?;
     let load = matches!(args.phase, Phase::Load);
+    let tls = args.tls.load()?;
+    let client = ClientOptions {
+        tls: tls.clone(),
+        ..ClientOptions::default()
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|e| e.to_string())?;
     runtime.block_on(async {
         if load && args.regions > 0 {
-            create_table(&args.server, &workload, args.regions, &args.schema).await?;
+            create_table(&args.server, &client, &workload, args.regions, &args.schema).await?;
         }
         let options = Options {
             server: args.server.clone(),
@@ -107,12 +116,13 @@ pub fn run(args: &Args) -> Result<(), String> {
             workload,
             status_interval: Duration::from_secs(args.status_interval.max(1)),
             protocol: args.protocol,
+            tls,
         };
-        let before = server_work(&args.server).await;
+        let before = server_work(&args.server, &client).await;
         let (mut m, took) = ycsb::run(&options).await?;
         m.set_timeseries(args.timeseries);
         print!("{}", m.report(took));
-        if let (Some(a), Some(b)) = (before, server_work(&args.server).await) {
+        if let (Some(a), Some(b)) = (before, server_work(&args.server, &client).await) {
             println!("[STRATA], Flushes, {}", b.0 - a.0);
             println!("[STRATA], FlushedBytes, {}", b.1 - a.1);
             println!("[STRATA], Compactions, {}", b.2 - a.2);
@@ -142,8 +152,10 @@ pub fn run(args: &Args) -> Result<(), String> {
 }
 
 /// (flushes, flushed bytes, compactions, compacted bytes, memtable bytes now) of the server.
-async fn server_work(server: &str) -> Option<(u64, u64, u64, u64, u64)> {
-    let conn = Connection::connect(server).await.ok()?;
+async fn server_work(server: &str, client: &ClientOptions) -> Option<(u64, u64, u64, u64, u64)> {
+    let conn = Connection::connect_with(server, client.clone())
+        .await
+        .ok()?;
     let status = conn.admin().status().await.ok()?;
     Some(status.servers.iter().fold((0, 0, 0, 0, 0), |a, s| {
         (
@@ -158,11 +170,12 @@ async fn server_work(server: &str) -> Option<(u64, u64, u64, u64, u64)> {
 
 async fn create_table(
     server: &str,
+    client: &ClientOptions,
     w: &Workload,
     regions: u32,
     schema: &[String],
 ) -> Result<(), String> {
-    let conn = Connection::connect(server)
+    let conn = Connection::connect_with(server, client.clone())
         .await
         .map_err(|e| format!("cannot reach {server}: {e}"))?;
     let admin = conn.admin();

@@ -34,6 +34,8 @@ pub struct Options {
     pub status_interval: Duration,
     /// The protocol of data requests.
     pub protocol: Protocol,
+    /// TLS towards the server (`None`: plaintext).
+    pub tls: Option<strata_tls::ClientTls>,
 }
 
 struct Shared {
@@ -58,6 +60,7 @@ pub async fn run(options: &Options) -> Result<(Measurements, Duration), String> 
     let w = options.workload.clone();
     let client_options = ClientOptions {
         protocol: options.protocol,
+        tls: options.tls.clone(),
         ..ClientOptions::default()
     };
     let conn = Connection::connect_with(&options.server, client_options)
