@@ -62,7 +62,8 @@ ONLY=""
 JUMP=30
 KINDS=(rs-from-etcd etcd-from-all rs-isolated master-isolated rs-to-etcd-one-way rs-paused
   etcd-minority etcd-member-killed master-killed rs-killed rs-clock-forward rs-clock-back rs-slow-link
-  rs-from-clients master-paused etcd-to-rs-one-way rs-to-clients-one-way)
+  rs-from-clients master-paused etcd-to-rs-one-way rs-to-clients-one-way rs-link-reset rs-link-thin
+  rs-link-stalled)
 # With HDFS (the default: the cluster's root on a NameNode and three DataNodes of their own hosts).
 HDFS_KINDS=(rs-from-datanodes datanode-killed master-from-datanodes namenode-killed)
 
@@ -307,6 +308,11 @@ fault() {
     rs-clock-back) TARGET="rs$SERVERS" && clock_step "$TARGET" "-$JUMP" ;;
     # Everything to and from rs1's port waits 1 s +- 1 s each way (Toxiproxy).
     rs-slow-link) TARGET="$PROXIED" && proxy_slow ;;
+    # Every connection to rs1 reset 300 ms after it opens; a 16 KB/s link; a stalled link
+    # closed after 3 s (Toxiproxy's reset_peer, bandwidth and timeout toxics).
+    rs-link-reset) TARGET="$PROXIED" && proxy_reset ;;
+    rs-link-thin) TARGET="$PROXIED" && proxy_thin ;;
+    rs-link-stalled) TARGET="$PROXIED" && proxy_stall ;;
     # rs2 cut from the three DataNodes only (it still reaches etcd, the NameNode, clients).
     rs-from-datanodes) TARGET=rs2 && drop_datanodes rs2 ;;
     # SIGKILL of a DataNode (drawn from the seed); started again at the heal with its blocks.

@@ -53,7 +53,7 @@ stage "cargo test"
 timeout 3000 cargo test --workspace --locked --no-fail-fast
 # The fault harness's short run (RFC 0021, about 5 minutes): a cluster on network namespaces
 # (three etcd members, HDFS's NameNode and three DataNodes each a JVM on a host of its own, two
-# masters, four region servers) under twenty-one fault kinds — partitions, pauses, kills, clock
+# masters, four region servers) under twenty-four fault kinds — partitions, pauses, kills, clock
 # jumps, a slow link, DataNodes lost — its history checked for linearizability; needs root, as
 # CI runs. The long run (`--minutes 60`) is run before closing fault work.
 if [ "$(id -u)" -eq 0 ]; then
