@@ -59,7 +59,11 @@ fn a_root_of_the_catalog_file_release_opens_with_every_row() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("root");
     copy_dir(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/legacy-root"),
+        &Path::new(
+            &std::env::var("CARGO_MANIFEST_DIR")
+                .unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_owned()),
+        )
+        .join("tests/data/legacy-root"),
         &root,
     );
     let (child, addr) = support::spawn(&root, &[], Stdio::inherit());

@@ -22,10 +22,16 @@ use strata_hbase_rpc::schema::table_from_pb;
 use strata_model::cell::{Cell, CellType};
 use strata_model::ops::Mutation;
 
-const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/hbase-2.6");
+/// The fixtures' directory, from the package's directory at run time (a test binary built in
+/// another checkout of the same target directory still reads this checkout's files).
+fn dir() -> String {
+    let package = std::env::var("CARGO_MANIFEST_DIR")
+        .unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_owned());
+    format!("{package}/tests/fixtures/hbase-2.6")
+}
 
 fn stream(name: &str) -> Bytes {
-    Bytes::from(std::fs::read(format!("{DIR}/{name}")).unwrap())
+    Bytes::from(std::fs::read(format!("{}/{name}", dir())).unwrap())
 }
 
 /// Splits a stream into its length-prefixed frames; every byte must belong to one.

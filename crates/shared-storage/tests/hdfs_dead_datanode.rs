@@ -63,7 +63,11 @@ impl OwnHdfs {
     }
 
     fn run(&self, args: &[&str], datanodes: usize) {
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/hdfs.sh");
+        let script = Path::new(
+            &std::env::var("CARGO_MANIFEST_DIR")
+                .unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_owned()),
+        )
+        .join("../../scripts/hdfs.sh");
         let status = Command::new("timeout")
             .arg("240")
             .arg(script)

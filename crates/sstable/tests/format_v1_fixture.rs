@@ -83,9 +83,12 @@ const FIXTURES: [Fixture; 3] = [
 ];
 
 fn path(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("testdata/v1")
-        .join(name)
+    PathBuf::from(
+        std::env::var("CARGO_MANIFEST_DIR")
+            .unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_owned()),
+    )
+    .join("testdata/v1")
+    .join(name)
 }
 
 fn write_fixture(f: &Fixture) -> Vec<u8> {

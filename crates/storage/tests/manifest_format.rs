@@ -258,11 +258,19 @@ fn temporary_and_superseded_files_are_removed_on_open() {
 fn version_1_fixture_still_reads() {
     // `STRATA_WRITE_FIXTURES=1 cargo test -p strata-storage --test manifest_format` rewrites it.
     if std::env::var_os("STRATA_WRITE_FIXTURES").is_some() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/manifest/v1");
+        let dir = Path::new(
+            &std::env::var("CARGO_MANIFEST_DIR")
+                .unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_owned()),
+        )
+        .join("testdata/manifest/v1");
         std::fs::create_dir_all(&dir).expect("mkdir");
         std::fs::write(dir.join(file_name(2)), encode(&sample(), 2)).expect("write");
     }
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/manifest/v1");
+    let dir = Path::new(
+        &std::env::var("CARGO_MANIFEST_DIR")
+            .unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_owned()),
+    )
+    .join("testdata/manifest/v1");
     let name = file_name(2);
     let bytes = std::fs::read(dir.join(&name)).expect("fixture");
     let (n, v) = decode(&name, &bytes).expect("fixture decodes");
@@ -273,7 +281,11 @@ fn version_1_fixture_still_reads() {
 /// The annotated example in `docs/format/manifest.md` is what the encoder writes.
 #[test]
 fn format_document_example_matches_the_encoder() {
-    let doc = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/format/manifest.md");
+    let doc = Path::new(
+        &std::env::var("CARGO_MANIFEST_DIR")
+            .unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_owned()),
+    )
+    .join("../../docs/format/manifest.md");
     let text = std::fs::read_to_string(doc).expect("format document");
     let example = text
         .split("## Example")

@@ -80,9 +80,10 @@ impl Driver {
         std::thread::spawn(move || for _ in lines {});
         let gateway = Killed(gateway);
         let mut child: Child = Command::new(python)
-            .arg(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/tests/acl_matrix/happybase_driver.py"
+            .arg(format!(
+                "{}/tests/acl_matrix/happybase_driver.py",
+                std::env::var("CARGO_MANIFEST_DIR")
+                    .unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_owned())
             ))
             .arg(&port)
             .stdin(Stdio::piped())

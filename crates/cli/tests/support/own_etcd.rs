@@ -23,7 +23,11 @@ pub struct OwnEtcd {
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 fn script() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/etcd.sh")
+    Path::new(
+        &std::env::var("CARGO_MANIFEST_DIR")
+            .unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_owned()),
+    )
+    .join("../../scripts/etcd.sh")
 }
 
 impl OwnEtcd {

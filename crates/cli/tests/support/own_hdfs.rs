@@ -23,7 +23,11 @@ pub struct OwnHdfs {
 }
 
 fn script() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/hdfs.sh")
+    Path::new(
+        &std::env::var("CARGO_MANIFEST_DIR")
+            .unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_owned()),
+    )
+    .join("../../scripts/hdfs.sh")
 }
 
 impl OwnHdfs {
