@@ -118,10 +118,19 @@ fn a_cluster_reaches_etcd_over_tls_with_client_certificates() {
 
     // The shell, through etcd over TLS: a table, a put and a get.
     let shell: Vec<&str> = common.iter().map(String::as_str).collect();
-    let (ok, out) = support::run_shell(
-        &shell,
-        "create 't', 'f'\nput 't', 'r1', 'f:q', 'v1'\nget 't', 'r1'\n",
-    );
+    // "serving on" is printed as the server starts its coordination, which then registers it
+    // in etcd: until then the shell finds no server (and changes nothing), so it is asked again.
+    let started = std::time::Instant::now();
+    let (ok, out) = loop {
+        let (ok, out) = support::run_shell(
+            &shell,
+            "create 't', 'f'\nput 't', 'r1', 'f:q', 'v1'\nget 't', 'r1'\n",
+        );
+        if ok || !out.contains("is registered in etcd") || started.elapsed().as_secs() > 20 {
+            break (ok, out);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    };
     assert!(ok && out.contains("value=v1"), "{out}");
     // `strata cluster`, the same way.
     let mut status = vec!["cluster", "status"];
