@@ -26,13 +26,7 @@ cd "$(dirname "$0")/.."
 : "${FIXED:=16/36/4 44/8/4}" "${PERIOD_MS:=1000}" "${PORT:=16110}" "${HTTP_PORT:=16111}"
 : "${OUT:=data/bench-memory-tuner}"
 . scripts/lib/toolchain.sh
-if [ -n "${STRATA_BIN:-}" ]; then
-  STRATA="$STRATA_BIN"
-else
-  ensure_rust
-  cargo build --release --locked -q -p strata-cli --bin strata
-  STRATA="${CARGO_TARGET_DIR:-target}/release/strata"
-fi
+release_strata
 rm -rf "$OUT"; mkdir -p "$OUT"
 server="127.0.0.1:$PORT"
 pid=""

@@ -17,13 +17,7 @@ cd "$(dirname "$0")/.."
 : "${RECORDS:=200000}" "${THREADS:=8}" "${DURATION:=30}" "${ROUNDS:=2}"
 : "${OUT:=data/bench-security}" "${PORT:=16140}"
 . scripts/lib/toolchain.sh
-if [ -n "${STRATA_BIN:-}" ]; then
-  STRATA="$STRATA_BIN"
-else
-  ensure_rust
-  cargo build --release --locked -q -p strata-cli --bin strata
-  STRATA="${CARGO_TARGET_DIR:-target}/release/strata"
-fi
+release_strata
 rm -rf "$OUT"; mkdir -p "$OUT"
 CERTS="$OUT/certs"
 "$STRATA" cert init "$CERTS" >/dev/null

@@ -22,13 +22,7 @@ cd "$(dirname "$0")/.."
 : "${RECORDS:=1000000}" "${THREADS:=8}" "${DURATION:=60}" "${WORKLOADS:=workloada workloadc}"
 : "${OUT:=data/bench-ycsb}" "${PORT:=16100}" "${PROTOCOL:=frames}"
 . scripts/lib/toolchain.sh
-if [ -n "${STRATA_BIN:-}" ]; then
-  STRATA="$STRATA_BIN"
-else
-  ensure_rust
-  cargo build --release --locked -q -p strata-cli --bin strata
-  STRATA="${CARGO_TARGET_DIR:-target}/release/strata"
-fi
+release_strata
 # The YCSB client and the shell (default: the server's binary). To compare two builds' servers,
 # give both runs the same client: STRATA_BIN=old CLIENT_BIN=new, then STRATA_BIN=new.
 CLIENT="${CLIENT_BIN:-$STRATA}"

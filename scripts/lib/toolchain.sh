@@ -16,6 +16,18 @@ ensure_rust() {
   fi
 }
 
+# Sets STRATA, the benchmarks' server binary: $STRATA_BIN when given (no build), else the
+# release build of this tree, built first.
+release_strata() {
+  if [ -n "${STRATA_BIN:-}" ]; then
+    STRATA="$STRATA_BIN"
+  else
+    ensure_rust
+    cargo build --release --locked -q -p strata-cli --bin strata
+    STRATA="${CARGO_TARGET_DIR:-target}/release/strata"
+  fi
+}
+
 # Makes sure `go` is on PATH: /usr/local/go's if present, else Debian's golang-go (as root).
 ensure_go() {
   command -v go >/dev/null 2>&1 && return 0
