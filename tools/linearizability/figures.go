@@ -33,7 +33,9 @@ func Kills(faults []Fault) map[string][]int64 {
 		}
 		at := f.InEffectUnixNs
 		if at == 0 {
-			at = f.HealedUnixNs
+			// A log without it: the kill followed its injection within milliseconds, and
+			// the regions reopened elsewhere only after the lease, seconds later.
+			at = f.InjectedUnixNs
 		}
 		kills[f.Target] = append(kills[f.Target], at/1000)
 	}

@@ -135,6 +135,13 @@ func main() {
 	}
 	fmt.Printf("linearizability: %d rows, %d operations: %d not linearizable, %d inconclusive, %d lost acknowledged writes\n",
 		len(rows), len(h.Records), bad, inconclusive, len(lost))
+	// The fault log: figures per kind, and where the harness killed a region server.
+	var faults []Fault
+	if *faultsPath != "" {
+		if faults, err = ReadFaults(*faultsPath); err != nil {
+			fail("%v", err)
+		}
+	}
 	overlaps := 0
 	if *logs != "" {
 		var shifts []ClockShift
@@ -143,15 +150,7 @@ func main() {
 				fail("%v", err)
 			}
 		}
-		var kills map[string][]int64
-		if *faultsPath != "" {
-			faults, err := ReadFaults(*faultsPath)
-			if err != nil {
-				fail("%v", err)
-			}
-			kills = Kills(faults)
-		}
-		intervals, err := ReadIntervals(strings.Split(*logs, ","), shifts, kills)
+		intervals, err := ReadIntervals(strings.Split(*logs, ","), shifts, Kills(faults))
 		if err != nil {
 			fail("%v", err)
 		}
@@ -165,10 +164,6 @@ func main() {
 		fmt.Printf("regions: %d serving intervals, %d overlapping pairs\n", len(intervals), overlaps)
 	}
 	if *faultsPath != "" {
-		faults, err := ReadFaults(*faultsPath)
-		if err != nil {
-			fail("%v", err)
-		}
 		PrintFigures(os.Stdout, PerFault(h, faults, anomalous, lost))
 	}
 	if bad > 0 || len(lost) > 0 || overlaps > 0 {
