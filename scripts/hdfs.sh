@@ -12,6 +12,8 @@
 #   scripts/hdfs.sh restart-datanode [N]  # starts it again, same ports and volumes
 #   scripts/hdfs.sh stop-namenode         # stops the NameNode (DataNodes keep running)
 #   scripts/hdfs.sh restart-namenode      # starts it again, same ports and metadata
+#   scripts/hdfs.sh safemode-enter        # the NameNode enters safe mode (refuses every change)
+#   scripts/hdfs.sh safemode-leave        # and leaves it
 #   scripts/hdfs.sh pause    # SIGSTOP of the whole JVM: every connection stays open and nothing
 #                            # answers (a log store cut off without a reset)
 #   scripts/hdfs.sh resume   # SIGCONT
@@ -116,11 +118,12 @@ case "${1:-}" in
   start) start ;;
   install) install && echo "$cache/lib" ;;
   stop) stop ;;
-  stop-datanode | restart-datanode | stop-namenode | restart-namenode) datanode "$1" "${2:-}" ;;
+  stop-datanode | restart-datanode | stop-namenode | restart-namenode | safemode-enter | safemode-leave)
+    datanode "$1" "${2:-}" ;;
   pause | resume)
     running || { echo "hdfs.sh: not running" >&2; exit 1; }
     if [ "$1" = pause ]; then kill -STOP "$(cat "$pidfile")"; else kill -CONT "$(cat "$pidfile")"; fi
     ;;
   status) if running && [ -f "$ready" ]; then echo "running: hdfs://127.0.0.1:$port (http 127.0.0.1:$http)"; else echo "stopped"; exit 1; fi ;;
-  *) echo "usage: $0 start|stop|status|install|stop-datanode [N]|restart-datanode [N]|stop-namenode|restart-namenode|pause|resume" >&2; exit 2 ;;
+  *) echo "usage: $0 start|stop|status|install|stop-datanode [N]|restart-datanode [N]|stop-namenode|restart-namenode|safemode-enter|safemode-leave|pause|resume" >&2; exit 2 ;;
 esac

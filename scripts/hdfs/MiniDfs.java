@@ -9,7 +9,8 @@
 // stops DataNode N (killing its block pipelines mid-write) or starts it again on the same
 // ports with the same volumes; "stop-namenode 0" and "restart-namenode 0" do the same for the
 // NameNode (same RPC and HTTP ports, same metadata directories; the restart waits until it has
-// left safe mode). The launcher then renames the command to <ready file>.done (holding "ok" or
+// left safe mode); "safemode-enter 0" and "safemode-leave 0" put the NameNode in safe mode
+// and take it out (as a restarted NameNode is until its DataNodes report). The launcher then renames the command to <ready file>.done (holding "ok" or
 // the error), which is how scripts/hdfs.sh waits for it.
 import java.io.File;
 import java.nio.charset.StandardCharsets;
@@ -100,6 +101,11 @@ public class MiniDfs {
           cluster.waitActive();
           cluster.getNameNodeRpc(dn).setSafeMode(
               org.apache.hadoop.hdfs.protocol.HdfsConstants.SafeModeAction.SAFEMODE_LEAVE, false);
+        } else if (words[0].equals("safemode-enter") || words[0].equals("safemode-leave")) {
+          cluster.getNameNodeRpc(dn).setSafeMode(words[0].equals("safemode-enter")
+              ? org.apache.hadoop.hdfs.protocol.HdfsConstants.SafeModeAction.SAFEMODE_ENTER
+              : org.apache.hadoop.hdfs.protocol.HdfsConstants.SafeModeAction.SAFEMODE_LEAVE,
+              false);
         } else {
           throw new IllegalArgumentException("unknown command " + words[0]);
         }

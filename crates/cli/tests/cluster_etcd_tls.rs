@@ -118,8 +118,9 @@ fn a_cluster_reaches_etcd_over_tls_with_client_certificates() {
 
     // The shell, through etcd over TLS: a table, a put and a get.
     let shell: Vec<&str> = common.iter().map(String::as_str).collect();
-    // "serving on" is printed as the server starts its coordination, which then registers it
-    // in etcd: until then the shell finds no server (and changes nothing), so it is asked again.
+    // "serving on" is printed once the server is registered in etcd; the master may see it a
+    // moment later, and until then the shell finds no server (and changes nothing), so it is
+    // asked again.
     let started = std::time::Instant::now();
     let (ok, out) = loop {
         let (ok, out) = support::run_shell(

@@ -327,7 +327,6 @@ pub(crate) fn run<K: Kv + Send + Sync + 'static>(
         gate: gate.clone(),
         data,
     };
-    (calls.started)(&node);
     let watchdog = spawn_watchdog(gate.clone(), storage_host, calls.on_expired.clone());
     let dropped = watchdog.fired.clone();
     let upkeep_stop = Arc::new(AtomicBool::new(false));
@@ -340,7 +339,7 @@ pub(crate) fn run<K: Kv + Send + Sync + 'static>(
     let outcome = tick_until_done(
         &mut rs,
         (&gate, &dropped),
-        &served,
+        (&served, &node),
         &server,
         wal_failures,
         stop,
@@ -419,17 +418,20 @@ pub(crate) fn run<K: Kv + Send + Sync + 'static>(
 
 /// Ticks the coordination until `stop` is set (`Ok`) or the incarnation must end (`Err`, the
 /// reason): its lease lost, its WAL failed to write a batch, or the watchdog dropped its
-/// regions (`dropped`; in the last two the lease is revoked).
+/// regions (`dropped`; in the last two the lease is revoked). `started` is called with `node`
+/// the first time the incarnation is registered (live under its lease): a client that reads
+/// "serving on" finds the server in etcd.
 fn tick_until_done<K: Kv, H: RegionHost>(
     rs: &mut Coordination<K, H>,
     (gate, dropped): (&Gate, &AtomicBool),
-    served: &Served,
+    (served, node): (&Served, &Node),
     server: &RegionServer,
     wal_failures: u64,
     stop: &AtomicBool,
     calls: &mut Callbacks<'_>,
 ) -> Result<(), String> {
     let mut live = false;
+    let mut announced = false;
     let mut serving_count = 0;
     loop {
         if stop.load(Ordering::Relaxed) {
@@ -466,6 +468,10 @@ fn tick_until_done<K: Kv, H: RegionHost>(
         }
         if is_live != live {
             live = is_live;
+            if live && !announced {
+                announced = true;
+                (calls.started)(node);
+            }
             (calls.report)(if live { "registered" } else { "not registered" });
         }
         let now_served = rs.served(now);

@@ -192,7 +192,7 @@ impl Node {
 /// Runs a region server until `stop` is set (then it flushes and closes its regions and
 /// leaves the cluster). Losing its lease or its WAL ends an incarnation, not the process (see
 /// the module documentation); `report` gets one line per change, `started` is called each
-/// time an incarnation listens.
+/// time an incarnation listens and is registered under its lease (found by clients).
 ///
 /// A watchdog thread drops every region (without a flush) if the lease's deadline passes
 /// while the coordination thread has not noticed (it is blocked), and calls `on_expired`

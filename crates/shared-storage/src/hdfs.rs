@@ -124,6 +124,20 @@ fn io_error(e: HdfsError) -> io::Error {
     io::Error::new(kind, e.to_string())
 }
 
+/// First pause before an operation the NameNode refused in safe mode is tried again.
+const SAFE_MODE_FIRST_PAUSE: Duration = Duration::from_millis(50);
+/// Longest pause between two tries of an operation refused in safe mode.
+const SAFE_MODE_MAX_PAUSE: Duration = Duration::from_millis(500);
+
+/// Whether the NameNode refused an operation because it is in safe mode (HDFS's
+/// `SafeModeException`, or the `RetriableException` an HA NameNode wraps it in): nothing was
+/// changed, and the same call succeeds once it leaves safe mode.
+fn in_safe_mode(e: &HdfsError) -> bool {
+    matches!(e, HdfsError::RPCError(class, message)
+        if class.contains("SafeModeException")
+            || (class.contains("RetriableException") && message.contains("safe mode")))
+}
+
 fn path_str(path: &Path) -> io::Result<String> {
     path.to_str()
         .map(str::to_owned)
@@ -182,17 +196,33 @@ impl Hdfs {
         &self.web
     }
 
+    /// Runs one NameNode operation, made by `f` again while the NameNode refuses it in safe
+    /// mode (it changed nothing then): a NameNode that has just started stays there until
+    /// its DataNodes have reported their blocks, and a flush or a region's close waiting
+    /// that out succeeds, where failing would give up the server's regions for a replay
+    /// that needs the NameNode out of safe mode too. Bounded by the operation's timeout.
     fn run<T, F, Fut>(&self, what: &str, path: &Path, f: F) -> io::Result<T>
     where
         T: Send + 'static,
-        F: FnOnce(Arc<Client>, String) -> Fut,
+        F: Fn(Arc<Client>, String) -> Fut + Send + 'static,
         Fut: std::future::Future<Output = Result<T, HdfsError>> + Send + 'static,
     {
         let p = path_str(path)?;
-        let fut = f(self.client.clone(), p.clone());
+        let client = self.client.clone();
+        let path = p.clone();
         self.bridge
             .run(&format!("{what} {}", self.url_of(&p)), async move {
-                fut.await.map_err(io_error)
+                let mut pause = SAFE_MODE_FIRST_PAUSE;
+                loop {
+                    match f(client.clone(), path.clone()).await {
+                        Err(e) if in_safe_mode(&e) => {
+                            tracing::debug!(path = %path, "the NameNode is in safe mode: retrying");
+                            tokio::time::sleep(pause).await;
+                            pause = (pause * 2).min(SAFE_MODE_MAX_PAUSE);
+                        }
+                        result => return result.map_err(io_error),
+                    }
+                }
             })
     }
 
@@ -204,8 +234,9 @@ impl Hdfs {
         let options = WriteOptions::default()
             .overwrite(true)
             .create_parent(create_parent);
-        let writer = self.run("create", path, move |c, p| async move {
-            c.create(&p, options).await
+        let writer = self.run("create", path, move |c, p| {
+            let options = options.clone();
+            async move { c.create(&p, options).await }
         })?;
         self.wrap(writer, path)
     }
@@ -326,8 +357,9 @@ impl FileStore for Hdfs {
 
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
         let to = path_str(to)?;
-        self.run("rename", from, move |c, p| async move {
-            c.rename(&p, &to, true).await
+        self.run("rename", from, move |c, p| {
+            let to = to.clone();
+            async move { c.rename(&p, &to, true).await }
         })
     }
 
@@ -428,8 +460,9 @@ impl LogStore for Hdfs {
     fn rename_dir(&self, from: &Path, to: &Path) -> io::Result<()> {
         // Without overwrite, the NameNode refuses an existing target (one atomic rename).
         let to = path_str(to)?;
-        self.run("rename", from, move |c, p| async move {
-            c.rename(&p, &to, false).await
+        self.run("rename", from, move |c, p| {
+            let to = to.clone();
+            async move { c.rename(&p, &to, false).await }
         })
     }
 
@@ -675,8 +708,9 @@ impl Hdfs {
 
     pub(crate) fn create_new(&self, path: &Path) -> io::Result<HdfsWriter> {
         let options = WriteOptions::default().overwrite(false).create_parent(true);
-        let writer = self.run("create", path, move |c, p| async move {
-            c.create(&p, options).await
+        let writer = self.run("create", path, move |c, p| {
+            let options = options.clone();
+            async move { c.create(&p, options).await }
         })?;
         self.wrap(writer, path)
     }

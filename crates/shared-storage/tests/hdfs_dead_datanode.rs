@@ -10,93 +10,18 @@
 //! three is placed on it. Skipped without `STRATA_HDFS_URL` unless `STRATA_REQUIRE_HDFS`.
 #![allow(clippy::unwrap_used)]
 
+mod own_hdfs;
+
 use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::{Arc, Mutex};
+use std::path::PathBuf;
+use std::sync::Mutex;
 use std::time::Duration;
 
-use strata_shared_storage::{Hdfs, HdfsOptions};
+use own_hdfs::OwnHdfs;
 use strata_storage::vfs::{FileStore, LogStore};
 
 /// The tests share the cluster's ports: one at a time.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
-
-/// Stopped when dropped.
-struct OwnHdfs {
-    _dir: tempfile::TempDir,
-    state: PathBuf,
-    port: String,
-    http: String,
-    replication: usize,
-}
-
-impl OwnHdfs {
-    fn start(datanodes: usize) -> Option<OwnHdfs> {
-        OwnHdfs::start_with(datanodes, 1)
-    }
-
-    /// With `replication` replicas per block.
-    fn start_with(datanodes: usize, replication: usize) -> Option<OwnHdfs> {
-        if std::env::var_os("STRATA_HDFS_URL").is_none() {
-            assert!(
-                std::env::var_os("STRATA_REQUIRE_HDFS").is_none(),
-                "STRATA_REQUIRE_HDFS is set but STRATA_HDFS_URL is not"
-            );
-            eprintln!("skipped: no HDFS (scripts/hdfs.sh start, then set STRATA_HDFS_URL)");
-            return None;
-        }
-        let dir = tempfile::tempdir().unwrap();
-        let mut hdfs = OwnHdfs {
-            state: std::env::var_os("STRATA_HDFS_FAULT_DIR")
-                .map_or_else(|| dir.path().join("hdfs"), PathBuf::from),
-            _dir: dir,
-            port: std::env::var("STRATA_HDFS_FAULT_PORT").unwrap_or_else(|_| "9400".into()),
-            http: std::env::var("STRATA_HDFS_FAULT_HTTP_PORT").unwrap_or_else(|_| "9974".into()),
-            replication: 1,
-        };
-        // Whatever an earlier test left on these ports has other DataNodes.
-        hdfs.run(&["stop"], datanodes);
-        hdfs.replication = replication;
-        hdfs.run(&["start"], datanodes);
-        Some(hdfs)
-    }
-
-    fn run(&self, args: &[&str], datanodes: usize) {
-        let script = Path::new(
-            &std::env::var("CARGO_MANIFEST_DIR")
-                .unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_owned()),
-        )
-        .join("../../scripts/hdfs.sh");
-        let status = Command::new("timeout")
-            .arg("240")
-            .arg(script)
-            .args(args)
-            .env("STRATA_HDFS_PORT", &self.port)
-            .env("STRATA_HDFS_HTTP_PORT", &self.http)
-            .env("STRATA_HDFS_DIR", &self.state)
-            .env("STRATA_HDFS_DATANODES", datanodes.to_string())
-            .env("STRATA_HDFS_REPLICATION", self.replication.to_string())
-            .stdout(Stdio::null())
-            .status()
-            .unwrap();
-        assert!(status.success(), "scripts/hdfs.sh {args:?} failed");
-    }
-
-    fn client(&self) -> Arc<Hdfs> {
-        let mut options = HdfsOptions::new(&format!("hdfs://127.0.0.1:{}", self.port));
-        options.http_addr = format!("127.0.0.1:{}", self.http);
-        options.op_timeout = Duration::from_secs(30);
-        options.log_timeout = Duration::from_secs(10);
-        Arc::new(Hdfs::connect(options, Duration::from_secs(20)).unwrap())
-    }
-}
-
-impl Drop for OwnHdfs {
-    fn drop(&mut self) {
-        self.run(&["stop"], 3);
-    }
-}
 
 #[test]
 fn new_blocks_avoid_a_datanode_that_died_before_the_namenode_noticed() {

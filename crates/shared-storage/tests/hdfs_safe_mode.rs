@@ -1,0 +1,140 @@
+//! A NameNode in safe mode (as one is after it restarts, until its DataNodes have reported
+//! their blocks) refuses every change and changes nothing. Strata's HDFS client tries such an
+//! operation again until the NameNode leaves safe mode, within the operation's timeout: a
+//! flush or a region's close that meets a NameNode just restarted succeeds a moment later,
+//! instead of failing and giving up the server's regions (whose replay needs the NameNode out
+//! of safe mode too). Past the timeout the operation fails, and nothing was changed.
+//!
+//! On a MiniDFSCluster of this test's own (`own_hdfs`); skipped without `STRATA_HDFS_URL`
+//! unless `STRATA_REQUIRE_HDFS`.
+#![allow(clippy::unwrap_used)]
+
+mod own_hdfs;
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use own_hdfs::OwnHdfs;
+use strata_storage::vfs::{FileStore, LogStore};
+
+/// How long the NameNode stays in safe mode while the operations wait.
+const HELD: Duration = Duration::from_secs(2);
+
+#[test]
+fn changes_wait_for_the_namenode_to_leave_safe_mode_within_their_timeout() {
+    let Some(cluster) = OwnHdfs::start(1) else {
+        return;
+    };
+    let hdfs = cluster.client();
+    let dir = PathBuf::from("/safe-mode");
+    FileStore::create_dir_all(hdfs.as_ref(), &dir).unwrap();
+    let mut before = FileStore::create(hdfs.as_ref(), &dir.join("before")).unwrap();
+    before.write_all(b"written before").unwrap();
+    before.close().unwrap();
+
+    // Every kind of change made while the NameNode is in safe mode: each waits, then succeeds.
+    cluster.run(&["safemode-enter", "0"], 1);
+    let entered = Instant::now();
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            std::thread::sleep(HELD);
+            cluster.run(&["safemode-leave", "0"], 1);
+        });
+        let mut file = FileStore::create(hdfs.as_ref(), &dir.join("flushed")).unwrap();
+        let created = entered.elapsed();
+        file.write_all(b"a store file").unwrap();
+        file.close().unwrap();
+        assert!(
+            created >= HELD - Duration::from_millis(200),
+            "the create answered {created:?} after safe mode began, before it ended"
+        );
+    });
+    FileStore::create_dir_all(hdfs.as_ref(), &dir.join("sub")).unwrap();
+    FileStore::rename(
+        hdfs.as_ref(),
+        &dir.join("flushed"),
+        &dir.join("sub/renamed"),
+    )
+    .unwrap();
+    assert_eq!(
+        FileStore::read(hdfs.as_ref(), &dir.join("sub/renamed")).unwrap(),
+        b"a store file"
+    );
+
+    // The same again for the rest of the namespace changes, each in a safe mode of its own.
+    type Change = Box<dyn Fn(&strata_shared_storage::Hdfs) -> std::io::Result<()>>;
+    let changes: Vec<(&str, Change)> = vec![
+        (
+            "mkdirs",
+            Box::new(|h| FileStore::create_dir_all(h, &PathBuf::from("/safe-mode/made"))),
+        ),
+        (
+            "rename",
+            Box::new(|h| {
+                FileStore::rename(
+                    h,
+                    &PathBuf::from("/safe-mode/sub/renamed"),
+                    &PathBuf::from("/safe-mode/moved"),
+                )
+            }),
+        ),
+        (
+            "delete",
+            Box::new(|h| FileStore::remove_file(h, &PathBuf::from("/safe-mode/before"))),
+        ),
+        (
+            "create a log",
+            Box::new(|h| {
+                let mut log = LogStore::create(h, &PathBuf::from("/safe-mode/log"))?;
+                log.append(b"an edit")?;
+                log.sync()
+            }),
+        ),
+    ];
+    for (what, change) in &changes {
+        cluster.run(&["safemode-enter", "0"], 1);
+        let entered = Instant::now();
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                std::thread::sleep(HELD);
+                cluster.run(&["safemode-leave", "0"], 1);
+            });
+            change(hdfs.as_ref()).unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert!(
+                entered.elapsed() >= HELD - Duration::from_millis(200),
+                "{what} answered {:?} after safe mode began, before it ended",
+                entered.elapsed()
+            );
+        });
+    }
+    assert!(FileStore::len(hdfs.as_ref(), &dir.join("made"))
+        .unwrap()
+        .is_some());
+    assert_eq!(
+        FileStore::read(hdfs.as_ref(), &dir.join("moved")).unwrap(),
+        b"a store file"
+    );
+    assert!(FileStore::len(hdfs.as_ref(), &dir.join("before"))
+        .unwrap()
+        .is_none());
+
+    // Safe mode that outlasts the operation's timeout: the create fails within its bound and
+    // leaves no file.
+    let impatient = cluster.client_with(Duration::from_secs(2));
+    cluster.run(&["safemode-enter", "0"], 1);
+    let asked = Instant::now();
+    let refused = FileStore::create(impatient.as_ref(), &dir.join("never"));
+    let waited = asked.elapsed();
+    cluster.run(&["safemode-leave", "0"], 1);
+    let Err(e) = refused else {
+        panic!("a create succeeded with the NameNode in safe mode throughout");
+    };
+    assert!(
+        waited < Duration::from_secs(10),
+        "the create failed only after {waited:?}: {e}"
+    );
+    assert!(FileStore::len(hdfs.as_ref(), &dir.join("never"))
+        .unwrap()
+        .is_none());
+}
