@@ -27,6 +27,8 @@ pub mod convert;
 pub mod error;
 pub mod filters;
 pub mod frame;
+#[doc(hidden)]
+pub mod fuzz;
 mod kerberos;
 mod master_access;
 mod master_quota;

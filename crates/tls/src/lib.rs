@@ -27,6 +27,8 @@ mod stream;
 #[cfg(feature = "cli")]
 pub mod args;
 pub mod ca;
+#[doc(hidden)]
+pub mod fuzz;
 
 pub use client::{ClientFiles, ClientTls};
 pub use error::Error;
