@@ -74,6 +74,10 @@ pub fn call(ctx: &Context, method: &str, param: &[u8]) -> HResult<Vec<u8>> {
                 .compact_region(id, family.as_deref(), req.major())?;
             Ok(pb::Empty {}.encode_to_vec())
         }
+        "GetRegionInfo" => {
+            let req: pb::GetRegionInfoRequest = decode(param)?;
+            Ok(region_info(ctx, &req)?.encode_to_vec())
+        }
         "GetRegionLoad" => {
             let req: pb::GetRegionLoadRequest = decode(param)?;
             let table = req
@@ -106,6 +110,54 @@ pub fn call(ctx: &Context, method: &str, param: &[u8]) -> HResult<Vec<u8>> {
 
 /// Evicts the blocks of each region of `regions` open here; the others are the answer's
 /// exceptions.
+/// `Admin.getRegionInfo`, and with `compaction_state` what `Admin.getCompactionState` asks
+/// each region: the compactions running in it now. HBase computes a best split row when
+/// asked; Strata picks its split points when it splits (RFC 0028), so none is returned, as
+/// HBase answers for a region it would not split.
+fn region_info(
+    ctx: &Context,
+    req: &pb::GetRegionInfoRequest,
+) -> HResult<pb::GetRegionInfoResponse> {
+    use pb::get_region_info_response::CompactionState;
+    let (info, state, user) = match ctx.target(&req.region)? {
+        Target::Meta => (
+            crate::registry::meta_location(ctx).region_info,
+            (0, 0),
+            false,
+        ),
+        Target::User(h) => {
+            let info = h.region.info();
+            let pb_info = pb::RegionInfo {
+                region_id: info.region_id,
+                table_name: crate::schema::table_name_pb(&info.table),
+                start_key: Some(info.start_row.clone()),
+                end_key: Some(info.end_row.clone()),
+                offline: Some(false),
+                split: Some(false),
+                replica_id: Some(0),
+            };
+            (pb_info, h.region.compactions_in_progress(), true)
+        }
+    };
+    let compaction_state = req.compaction_state().then(|| {
+        match state {
+            (0, 0) => CompactionState::None,
+            (_, 0) => CompactionState::Minor,
+            (0, _) => CompactionState::Major,
+            _ => CompactionState::MajorAndMinor,
+        }
+        .into()
+    });
+    Ok(pb::GetRegionInfoResponse {
+        region_info: info,
+        compaction_state,
+        // hbase:meta is never split or merged, as in HBase.
+        splittable: Some(user),
+        mergeable: Some(user),
+        best_split_row: None,
+    })
+}
+
 fn clear_block_cache(
     ctx: &Context,
     regions: &[pb::RegionSpecifier],

@@ -318,3 +318,126 @@ async fn clear_region_block_cache_counts_what_left_the_cache() {
     assert_eq!(again.stats.evicted_blocks, Some(0));
     c.stop().await;
 }
+
+/// `GetRegionInfo` (what `Admin.getCompactionState(table)` sends for each region): the region's
+/// info, and with `compaction_state` the compactions running in it — `MAJOR` while a major
+/// compaction (slowed by the compaction throughput limit) runs, `NONE` once it ended; meta's
+/// info, never splittable; a region not open here is `NotServingRegionException`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn region_info_and_the_compactions_running() {
+    use pb::get_region_info_response::CompactionState;
+    use strata_storage::compaction::throughput::ThroughputConfig;
+    let c = cluster(HBaseRpcConfig::DEFAULT_MAX_FRAME_BYTES).await;
+    let addr = c.rpc.addr();
+    create_table(addr, "ri").await;
+    let id = only_region(addr, "ri").await;
+    let mut client = Conn::open(addr, "ClientService", None).await;
+    let mut admin = Conn::open(addr, "AdminService", None).await;
+    // Four flushed files of 300 rows with 1 KB values that do not compress.
+    let mut seed = 7u64;
+    for file in 0..4 {
+        for i in 0..300 {
+            let value: String = (0..1024)
+                .map(|_| {
+                    seed = seed
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    char::from(b'a' + (seed >> 59) as u8 % 26)
+                })
+                .collect();
+            let _: pb::MutateResponse = client
+                .call(
+                    "Mutate",
+                    &pb::MutateRequest {
+                        region: region("ri", b"", id),
+                        mutation: put(&format!("r{file}-{i:03}"), &value),
+                        condition: None,
+                        nonce_group: None,
+                    },
+                )
+                .await;
+        }
+        let _: pb::FlushRegionResponse = admin
+            .call(
+                "FlushRegion",
+                &pb::FlushRegionRequest {
+                    region: region("ri", b"", id),
+                    if_older_than_ts: None,
+                    write_flush_wal_marker: None,
+                },
+            )
+            .await;
+    }
+    let ask = |spec: pb::RegionSpecifier| pb::GetRegionInfoRequest {
+        region: spec,
+        compaction_state: Some(true),
+        best_split_row: None,
+    };
+    let idle: pb::GetRegionInfoResponse = admin
+        .call("GetRegionInfo", &ask(region("ri", b"", id)))
+        .await;
+    assert_eq!(idle.region_info.region_id, id);
+    assert_eq!(idle.region_info.table_name.qualifier.as_ref(), b"ri");
+    assert_eq!(idle.region_info.start_key.as_deref(), Some(&b""[..]));
+    assert_eq!(idle.compaction_state, Some(CompactionState::None as i32));
+    assert_eq!((idle.splittable, idle.mergeable), (Some(true), Some(true)));
+    assert_eq!(idle.best_split_row, None);
+
+    // A major compaction of ~1.2 MB at 200 KB/s runs for seconds: it is seen running.
+    let server = c.single.region_server().clone();
+    server.config().compaction_throughput.set(ThroughputConfig {
+        lower_bytes_per_sec: 200 << 10,
+        upper_bytes_per_sec: 200 << 10,
+        enabled: true,
+    });
+    let compacting = std::thread::spawn(move || server.compact_region(id, None, true));
+    let started = std::time::Instant::now();
+    let mut seen = None;
+    while seen.is_none() && started.elapsed() < std::time::Duration::from_secs(20) {
+        let r: pb::GetRegionInfoResponse = admin
+            .call("GetRegionInfo", &ask(region("ri", b"", id)))
+            .await;
+        if r.compaction_state != Some(CompactionState::None as i32) {
+            seen = r.compaction_state;
+        }
+        if compacting.is_finished() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(
+        seen,
+        Some(CompactionState::Major as i32),
+        "no major compaction seen running"
+    );
+    compacting.join().unwrap().unwrap();
+    let after: pb::GetRegionInfoResponse = admin
+        .call("GetRegionInfo", &ask(region("ri", b"", id)))
+        .await;
+    assert_eq!(after.compaction_state, Some(CompactionState::None as i32));
+
+    // Without `compaction_state`, none is reported; meta is never split or merged.
+    let meta: pb::GetRegionInfoResponse = admin
+        .call(
+            "GetRegionInfo",
+            &pb::GetRegionInfoRequest {
+                region: pb::RegionSpecifier {
+                    r#type: pb::region_specifier::RegionSpecifierType::RegionName as i32,
+                    value: Bytes::from_static(strata_hbase_rpc::region_name::META_REGION_NAME),
+                },
+                compaction_state: None,
+                best_split_row: None,
+            },
+        )
+        .await;
+    assert_eq!(meta.compaction_state, None);
+    assert_eq!(
+        (meta.splittable, meta.mergeable),
+        (Some(false), Some(false))
+    );
+    let gone = admin
+        .exception("GetRegionInfo", &ask(region("ri", b"", id + 1000)), &[])
+        .await;
+    assert_eq!(gone, "org.apache.hadoop.hbase.NotServingRegionException");
+    c.stop().await;
+}

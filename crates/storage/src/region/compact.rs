@@ -70,6 +70,8 @@ pub(crate) struct CompactionState {
     /// Makes output names unique.
     pub(super) nonce: AtomicU64,
     counters: CompactionCounters,
+    /// Compactions selected and not yet ended: minor, major.
+    in_progress: [AtomicU64; 2],
 }
 
 /// A chosen plan, its inputs marked compacting until this is dropped.
@@ -85,6 +87,7 @@ struct Selection<'a> {
 
 impl Drop for Selection<'_> {
     fn drop(&mut self) {
+        self.state.in_progress[usize::from(self.plan.major)].fetch_sub(1, Ordering::Relaxed);
         let mut compacting = self.state.compacting.lock();
         if let Some(marked) = compacting.get_mut(&self.family) {
             for f in &self.inputs {
@@ -197,6 +200,13 @@ impl Region {
         Ok(())
     }
 
+    /// The compactions running now, minor and major (HBase's region compaction state:
+    /// `NONE`, `MINOR`, `MAJOR` or `MAJOR_AND_MINOR`).
+    pub fn compactions_in_progress(&self) -> (u64, u64) {
+        let [minor, major] = &self.inner.compactions.in_progress;
+        (minor.load(Ordering::Relaxed), major.load(Ordering::Relaxed))
+    }
+
     /// Compaction and throttling counters since open.
     pub fn compaction_counters(&self) -> &CompactionCounters {
         &self.inner.compactions.counters
@@ -252,6 +262,7 @@ impl Region {
         for f in &plan.files {
             marked.insert(f.name.clone());
         }
+        state.in_progress[usize::from(plan.major)].fetch_add(1, Ordering::Relaxed);
         Some(Selection {
             state,
             family: store.name.clone(),

@@ -219,6 +219,14 @@ public final class ClientTest {
           eq(expectRows(0, 300, 1), rows(t.getScanner(new Scan())), "rows");
         }
       });
+      check("getCompactionState: NONE once the compactions ended (AdminService.GetRegionInfo)",
+          () -> {
+            eq(org.apache.hadoop.hbase.client.CompactionState.NONE,
+                admin.getCompactionState(scans), "compaction state");
+            byte[] first = admin.getRegions(scans).get(0).getRegionName();
+            eq(org.apache.hadoop.hbase.client.CompactionState.NONE,
+                admin.getCompactionStateForRegion(first), "a region's compaction state");
+          });
       splitUnderScan(admin, conn, scans);
       CompatCases.run(conn, admin);
       if (args.length > 1) {
