@@ -21,6 +21,25 @@ use strata_storage::vfs::{FileStore, LogStore};
 /// How long the NameNode stays in safe mode while the operations wait.
 const HELD: Duration = Duration::from_secs(2);
 
+/// Runs `change` while the NameNode is in safe mode for [`HELD`]: it must succeed, and only
+/// once safe mode ended.
+fn in_safe_mode(cluster: &OwnHdfs, what: &str, change: impl FnOnce() -> std::io::Result<()>) {
+    cluster.run(&["safemode-enter", "0"], 1);
+    let entered = Instant::now();
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            std::thread::sleep(HELD);
+            cluster.run(&["safemode-leave", "0"], 1);
+        });
+        change().unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert!(
+            entered.elapsed() >= HELD - Duration::from_millis(200),
+            "{what} answered {:?} after safe mode began, before it ended",
+            entered.elapsed()
+        );
+    });
+}
+
 #[test]
 fn changes_wait_for_the_namenode_to_leave_safe_mode_within_their_timeout() {
     let Some(cluster) = OwnHdfs::start(1) else {
@@ -34,21 +53,10 @@ fn changes_wait_for_the_namenode_to_leave_safe_mode_within_their_timeout() {
     before.close().unwrap();
 
     // Every kind of change made while the NameNode is in safe mode: each waits, then succeeds.
-    cluster.run(&["safemode-enter", "0"], 1);
-    let entered = Instant::now();
-    std::thread::scope(|s| {
-        s.spawn(|| {
-            std::thread::sleep(HELD);
-            cluster.run(&["safemode-leave", "0"], 1);
-        });
-        let mut file = FileStore::create(hdfs.as_ref(), &dir.join("flushed")).unwrap();
-        let created = entered.elapsed();
-        file.write_all(b"a store file").unwrap();
-        file.close().unwrap();
-        assert!(
-            created >= HELD - Duration::from_millis(200),
-            "the create answered {created:?} after safe mode began, before it ended"
-        );
+    in_safe_mode(&cluster, "create a store file", || {
+        let mut file = FileStore::create(hdfs.as_ref(), &dir.join("flushed"))?;
+        file.write_all(b"a store file")?;
+        file.close()
     });
     FileStore::create_dir_all(hdfs.as_ref(), &dir.join("sub")).unwrap();
     FileStore::rename(
@@ -62,52 +70,22 @@ fn changes_wait_for_the_namenode_to_leave_safe_mode_within_their_timeout() {
         b"a store file"
     );
 
-    // The same again for the rest of the namespace changes, each in a safe mode of its own.
-    type Change = Box<dyn Fn(&strata_shared_storage::Hdfs) -> std::io::Result<()>>;
-    let changes: Vec<(&str, Change)> = vec![
-        (
-            "mkdirs",
-            Box::new(|h| FileStore::create_dir_all(h, &PathBuf::from("/safe-mode/made"))),
-        ),
-        (
-            "rename",
-            Box::new(|h| {
-                FileStore::rename(
-                    h,
-                    &PathBuf::from("/safe-mode/sub/renamed"),
-                    &PathBuf::from("/safe-mode/moved"),
-                )
-            }),
-        ),
-        (
-            "delete",
-            Box::new(|h| FileStore::remove_file(h, &PathBuf::from("/safe-mode/before"))),
-        ),
-        (
-            "create a log",
-            Box::new(|h| {
-                let mut log = LogStore::create(h, &PathBuf::from("/safe-mode/log"))?;
-                log.append(b"an edit")?;
-                log.sync()
-            }),
-        ),
-    ];
-    for (what, change) in &changes {
-        cluster.run(&["safemode-enter", "0"], 1);
-        let entered = Instant::now();
-        std::thread::scope(|s| {
-            s.spawn(|| {
-                std::thread::sleep(HELD);
-                cluster.run(&["safemode-leave", "0"], 1);
-            });
-            change(hdfs.as_ref()).unwrap_or_else(|e| panic!("{what}: {e}"));
-            assert!(
-                entered.elapsed() >= HELD - Duration::from_millis(200),
-                "{what} answered {:?} after safe mode began, before it ended",
-                entered.elapsed()
-            );
-        });
-    }
+    // The rest of the namespace changes, each in a safe mode of its own.
+    let h = hdfs.as_ref();
+    in_safe_mode(&cluster, "mkdirs", || {
+        FileStore::create_dir_all(h, &dir.join("made"))
+    });
+    in_safe_mode(&cluster, "rename", || {
+        FileStore::rename(h, &dir.join("sub/renamed"), &dir.join("moved"))
+    });
+    in_safe_mode(&cluster, "delete", || {
+        FileStore::remove_file(h, &dir.join("before"))
+    });
+    in_safe_mode(&cluster, "create a log", || {
+        let mut log = LogStore::create(h, &dir.join("log"))?;
+        log.append(b"an edit")?;
+        log.sync()
+    });
     assert!(FileStore::len(hdfs.as_ref(), &dir.join("made"))
         .unwrap()
         .is_some());
