@@ -38,13 +38,17 @@ printf 'addent -password -p strata/localhost@FUZZ.TEST -k 1 -e aes256-cts-hmac-s
   "$work/fuzz.keytab" | ktutil > /dev/null
 export STRATA_FUZZ_KEYTAB="$work/fuzz.keytab" STRATA_FUZZ_PRINCIPAL=strata/localhost@FUZZ.TEST
 
+# Several fuzzing processes only when asked: libFuzzer then writes each one's log (fuzz-N.log).
+parallel=()
+[ "$jobs" -gt 1 ] && parallel=(-jobs="$jobs" -workers="$jobs")
 for t in $targets; do
   bin="$CARGO_TARGET_DIR/$host/release/$t"
   mkdir -p "$work/$t" "fuzz/corpus/$t" fuzz/artifacts
   echo "== $t: ${secs}s from $(find "fuzz/corpus/$t" -type f | wc -l) corpus inputs"
-  if ! "$bin" -max_total_time="$secs" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
-      -jobs="$jobs" -workers="$jobs" -artifact_prefix="$ROOT/fuzz/artifacts/$t-" -print_final_stats=1 \
-      "$work/$t" "fuzz/corpus/$t" > "$work/$t.log" 2>&1; then
+  # From the scratch directory, where the jobs' logs go.
+  if ! (cd "$work" && "$bin" -max_total_time="$secs" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+      ${parallel[@]+"${parallel[@]}"} -artifact_prefix="$ROOT/fuzz/artifacts/$t-" -print_final_stats=1 \
+      "$work/$t" "$ROOT/fuzz/corpus/$t") > "$work/$t.log" 2>&1; then
     tail -40 "$work/$t.log" >&2
     echo "fuzz.sh: $t failed; the input is in fuzz/artifacts/" >&2
     exit 1
