@@ -127,15 +127,12 @@ fn region_info(
         ),
         Target::User(h) => {
             let info = h.region.info();
-            let pb_info = pb::RegionInfo {
-                region_id: info.region_id,
-                table_name: crate::schema::table_name_pb(&info.table),
-                start_key: Some(info.start_row.clone()),
-                end_key: Some(info.end_row.clone()),
-                offline: Some(false),
-                split: Some(false),
-                replica_id: Some(0),
-            };
+            let pb_info = crate::schema::region_info_pb(
+                &info.table,
+                info.start_row.clone(),
+                info.end_row.clone(),
+                info.region_id,
+            );
             (pb_info, h.region.compactions_in_progress(), true)
         }
     };

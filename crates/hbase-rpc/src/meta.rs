@@ -14,7 +14,6 @@ use strata_model::cell::{Cell, CellType};
 
 use crate::pb;
 use crate::region_name::{compare_meta_rows, region_name};
-use crate::schema::table_name_pb;
 
 /// HBase's prefix of protobuf values stored in meta (`ProtobufMagic.PB_MAGIC`).
 pub const PB_MAGIC: &[u8] = b"PBUF";
@@ -124,15 +123,12 @@ pub fn rows_of(tables: &[(String, bool)], regions: &[MetaRegion], ts: i64) -> Ve
     }
     for region in regions {
         let key = region_name(&region.table, &region.start, region.region_id);
-        let region_info = pb::RegionInfo {
-            region_id: region.region_id,
-            table_name: table_name_pb(&region.table),
-            start_key: Some(region.start.clone()),
-            end_key: Some(region.end.clone()),
-            offline: Some(false),
-            split: Some(false),
-            replica_id: Some(0),
-        };
+        let region_info = crate::schema::region_info_pb(
+            &region.table,
+            region.start.clone(),
+            region.end.clone(),
+            region.region_id,
+        );
         let mut cells = vec![cell(
             &key,
             b"info",

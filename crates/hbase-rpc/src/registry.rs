@@ -12,20 +12,13 @@ use crate::error::{HBaseError, HResult};
 use crate::meta::ServerIdentity;
 use crate::pb;
 use crate::region_name::{META_REGION_ID, META_TABLE};
-use crate::schema::table_name_pb;
+use crate::schema::region_info_pb;
+use bytes::Bytes;
 
 /// Meta's location, as the registry reports it.
 pub fn meta_location(ctx: &Context) -> pb::RegionLocation {
     pb::RegionLocation {
-        region_info: pb::RegionInfo {
-            region_id: META_REGION_ID,
-            table_name: table_name_pb(META_TABLE),
-            start_key: Some(Default::default()),
-            end_key: Some(Default::default()),
-            offline: Some(false),
-            split: Some(false),
-            replica_id: Some(0),
-        },
+        region_info: region_info_pb(META_TABLE, Bytes::new(), Bytes::new(), META_REGION_ID),
         server_name: Some(ctx.identity.to_pb()),
         seq_num: 0,
     }

@@ -24,6 +24,20 @@ pub fn table_name_pb(name: &str) -> pb::TableName {
     }
 }
 
+/// The `RegionInfo` of an online region of `table` (not offline, not split, replica 0): what
+/// meta rows, the registry's meta location and `GetRegionInfo` carry.
+pub fn region_info_pb(table: &str, start: Bytes, end: Bytes, region_id: u64) -> pb::RegionInfo {
+    pb::RegionInfo {
+        region_id,
+        table_name: table_name_pb(table),
+        start_key: Some(start),
+        end_key: Some(end),
+        offline: Some(false),
+        split: Some(false),
+        replica_id: Some(0),
+    }
+}
+
 /// A protobuf name as Strata spells it: `table` in the default namespace, else `ns:table`.
 ///
 /// # Errors
