@@ -44,6 +44,7 @@ pub mod sasl;
 mod scanners;
 pub mod schema;
 mod server;
+mod slow_calls;
 mod status;
 mod table_pattern;
 mod write_now;

@@ -34,6 +34,7 @@ use crate::frame::{self, Call, FrameError};
 use crate::meta::ServerIdentity;
 use crate::ops::MasterOps;
 use crate::scanners::Scanners;
+use crate::slow_calls::Timed;
 use crate::{admin_svc, client_svc, kerberos, master_svc, pb, registry, write_now};
 use strata_access::Caller;
 
@@ -522,9 +523,10 @@ impl Connection {
     /// is known to hold writes only once tried, so one that was not tried counts too).
     fn start(&mut self, mut call: Call, done: &mpsc::UnboundedSender<Bytes>) {
         call.peer = self.peer;
+        let timed = (self.service == Service::Client).then(|| Timed::start(&call));
         if self.service == Service::Client
             && call.header.method_name() == "Mutate"
-            && self.try_write_now(&call, done)
+            && self.try_write_now(&call, done, &timed)
         {
             return;
         }
@@ -546,7 +548,12 @@ impl Connection {
                     answer_read_only(ctx, codec, &call, out)
                 })
             }) {
-                Some(true) => return,
+                Some(true) => {
+                    if let Some(timed) = &timed {
+                        timed.check(ctx, &self.output[mark..]);
+                    }
+                    return;
+                }
                 // Not a read after all (a multi with writes): not counted as one.
                 Some(false) => ticket = None,
                 // A read that may block (not tried, or it needed an uncached block): counted
@@ -566,6 +573,9 @@ impl Connection {
                 crate::access::with_caller(&ctx.config.guard, &caller, || {
                     handle(&ctx, service, codec, &call, &mut out);
                 });
+                if let Some(timed) = &timed {
+                    timed.check(&ctx, &out);
+                }
                 out.freeze()
             })
             .await
@@ -589,7 +599,12 @@ impl Connection {
     /// Answers a `Mutate` applied in place ([`write_now`]); false (nothing changed, nothing
     /// answered) if it was not. A write not yet visible is answered once it is, after a wait
     /// on a blocking thread.
-    fn try_write_now(&mut self, call: &Call, done: &mpsc::UnboundedSender<Bytes>) -> bool {
+    fn try_write_now(
+        &mut self,
+        call: &Call,
+        done: &mpsc::UnboundedSender<Bytes>,
+        timed: &Option<Timed>,
+    ) -> bool {
         let block = match (call.cell_block.is_empty(), self.codec) {
             (true, _) => Vec::new(),
             (false, Some(codec)) => match cellblock::decode(codec, &call.cell_block) {
@@ -609,6 +624,7 @@ impl Connection {
                 .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         }
         let mut out = BytesMut::new();
+        let mark = self.output.len();
         let answer = match applied.pending {
             None => &mut self.output,
             Some(_) => &mut out,
@@ -622,14 +638,21 @@ impl Connection {
             answer,
         );
         let Some((region, seq)) = applied.pending else {
+            if let Some(timed) = timed {
+                timed.check(&self.ctx, &self.output[mark..]);
+            }
             return true;
         };
         self.waiting += 1;
         let done = done.clone();
+        let (ctx, timed) = (self.ctx.clone(), timed.clone());
         tokio::spawn(async move {
             // The write is logged and applied; waiting only orders the answer after it is
             // visible, so even a failed wait (a panic) answers.
             let _ = tokio::task::spawn_blocking(move || region.wait_visible(seq)).await;
+            if let Some(timed) = timed {
+                timed.check(&ctx, &out);
+            }
             let _ = done.send(out.freeze());
         });
         true

@@ -380,3 +380,85 @@ fn request_frames_carry_the_method() {
     let call = frame::decode_call(framed.slice(4..)).unwrap();
     assert_eq!(call.header.method_name(), "Get");
 }
+
+/// With a slow threshold of zero every client call is slow: each is logged and kept for the
+/// web UI's slow-operation page with its operation, table and first row (HBase's
+/// `responseTooSlow`), whichever path answered it (a put applied in place, a multi on a
+/// blocking thread, a get answered in place, a scan); admin calls are not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slow_calls_reach_the_slow_operation_log() {
+    use strata_server::observe::Op;
+    let c = cluster_configured(
+        HBaseRpcConfig {
+            max_frame_bytes: HBaseRpcConfig::DEFAULT_MAX_FRAME_BYTES,
+            ..HBaseRpcConfig::default()
+        },
+        |config| config.server.slow_op_threshold = std::time::Duration::ZERO,
+    )
+    .await;
+    let addr = c.rpc.addr();
+    create_table(addr, "slow").await;
+    let id = only_region(addr, "slow").await;
+    let observer = c.single.region_server().observer();
+    let before = observer.slow_ops().len();
+    let mut client = Conn::open(addr, "ClientService", Some(KV_CODEC)).await;
+    let _: pb::MutateResponse = client
+        .call(
+            "Mutate",
+            &pb::MutateRequest {
+                region: region("slow", b"", id),
+                mutation: put("row-1", "1"),
+                condition: None,
+                nonce_group: None,
+            },
+        )
+        .await;
+    let actions = ["row-2", "row-3"]
+        .iter()
+        .enumerate()
+        .map(|(i, row)| pb::Action {
+            index: Some(i as u32),
+            mutation: Some(put(row, "2")),
+            get: None,
+        })
+        .collect();
+    let _: pb::MultiResponse = client
+        .call(
+            "Multi",
+            &pb::MultiRequest {
+                region_action: vec![pb::RegionAction {
+                    region: region("slow", b"", id),
+                    atomic: None,
+                    action: actions,
+                    condition: None,
+                }],
+                nonce_group: None,
+                condition: None,
+            },
+        )
+        .await;
+    let _: pb::GetResponse = client.call("Get", &get("slow", id, "row-3")).await;
+    // A get of a region the server does not have fails, and is logged as failed.
+    let refused = client
+        .exception("Get", &get("slow", id + 1000, "row-9"), &[])
+        .await;
+    assert!(refused.contains("NotServingRegion"), "{refused}");
+
+    let ops = observer.slow_ops();
+    let ours: Vec<_> = ops[..ops.len() - before]
+        .iter()
+        .rev()
+        .map(|s| (s.op, s.table.as_str(), s.row.as_str(), s.ok))
+        .collect();
+    assert_eq!(
+        ours,
+        vec![
+            (Op::Mutate, "slow", "row-1", true),
+            (Op::Batch, "slow", "row-2", true),
+            (Op::Get, "slow", "row-3", true),
+            (Op::Get, "slow", "row-9", false),
+        ]
+    );
+    assert!(ops.iter().all(|s| s.request_bytes > 0));
+    c.stop().await;
+}

@@ -39,8 +39,17 @@ pub async fn cluster(max_frame_bytes: usize) -> Cluster {
 }
 
 pub async fn cluster_with(rpc_config: HBaseRpcConfig) -> Cluster {
+    cluster_configured(rpc_config, |_| {}).await
+}
+
+/// A cluster whose settings `change` adjusts first.
+pub async fn cluster_configured(
+    rpc_config: HBaseRpcConfig,
+    change: impl FnOnce(&mut strata_cluster_node::single::SingleConfig),
+) -> Cluster {
     let dir = tempfile::tempdir().unwrap();
     let mut config = strata_testkit::config(dir.path());
+    change(&mut config);
     config.endpoints.hbase_rpc_max_frame_bytes = Some(rpc_config.max_frame_bytes);
     config.endpoints.hbase_rpc_scan_time_limit = Some(rpc_config.scan_time_limit);
     let single = Single::start_with(config).unwrap();

@@ -262,6 +262,32 @@ impl Observer {
         }
     }
 
+    /// Logs and keeps a request timed elsewhere (a front end that records only its slow
+    /// calls, as the HBase RPC does) if it took at least the slow threshold; true if it did.
+    /// The caller finds `table` and `row` only for such calls, after [`Observer::is_slow`].
+    pub fn record_slow(
+        &self,
+        op: Op,
+        table: &str,
+        row: &[u8],
+        request_bytes: usize,
+        elapsed: Duration,
+        ok: bool,
+    ) -> bool {
+        if !self.is_slow(elapsed) {
+            return false;
+        }
+        self.slow
+            .push(SlowOp::new(op, table, row, request_bytes, elapsed, ok));
+        true
+    }
+
+    /// Whether a request that took `elapsed` is a slow one to record (recording on, at or
+    /// past the threshold).
+    pub fn is_slow(&self, elapsed: Duration) -> bool {
+        self.is_enabled() && elapsed >= self.slow_threshold
+    }
+
     /// The activity of `table` (created on first use; [`OTHER_TABLES`]'s beyond the cap).
     pub fn table(&self, table: &str) -> Arc<TableActivity> {
         if let Some(t) = self.tables.read().get(table) {
@@ -336,6 +362,25 @@ mod tests {
         o.set_enabled(true);
         o.finish(o.start(Op::Get, "t1", &row, 10), true);
         assert_eq!(o.find("t1").map(|t| t.requests()), Some(1));
+    }
+
+    #[test]
+    fn a_request_timed_elsewhere_is_kept_only_if_slow_and_recording_is_on() {
+        let o = Observer::new(Duration::from_millis(50), Duration::from_secs(1));
+        let fast = Duration::from_millis(49);
+        let slow = Duration::from_millis(50);
+        assert!(!o.record_slow(Op::Batch, "t", b"r", 10, fast, true));
+        assert!(o.record_slow(Op::Batch, "t", b"r", 10, slow, false));
+        o.set_enabled(false);
+        assert!(!o.record_slow(Op::Get, "t", b"r", 10, slow, true));
+        let kept = o.slow_ops();
+        assert_eq!(kept.len(), 1);
+        assert_eq!(
+            (kept[0].op, kept[0].elapsed, kept[0].ok),
+            (Op::Batch, slow, false)
+        );
+        // Only slow calls are recorded: no latency or table figures.
+        assert!(o.tables().is_empty());
     }
 
     #[test]
