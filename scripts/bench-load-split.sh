@@ -13,6 +13,11 @@
 # --load-split-secs), MIN_MIB (1: --load-split-min-mib), MODES ("off on"), STRATA_BIN
 # (target/release/strata, built if missing). Every process is stopped on exit.
 #
+# CPU_QUOTA (cores, e.g. 0.3; default none, as root only) caps each region server at that
+# much CPU in a cgroup of its own (cgroup v1 `cpu` or v2 `cpu.max`), so that one server's CPU,
+# not the machine's, limits what the hot region serves: what servers on separate machines
+# are, on a machine too small to give each its own cores. The cgroups are removed on exit.
+#
 # Per mode it prints the throughput of each 10 s of the run (from the driver's per-second
 # status lines), the whole run's ops/s, the region servers' CPU per operation (utime+stime of
 # the three processes from /proc over the run), and at the end each server's open regions
@@ -30,14 +35,37 @@ QPS="${QPS:-1000}"
 WINDOW="${WINDOW:-10}"
 MIN_MIB="${MIN_MIB:-1}"
 MODES="${MODES:-off on}"
+CPU_QUOTA="${CPU_QUOTA:-}"
 DIR=$(mktemp -d)
 PIDS=()
+CGROUPS=()
 stop_all() {
   for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
   for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
   PIDS=()
 }
-trap 'stop_all; rm -rf "$DIR"' EXIT
+remove_cgroups() {
+  for g in "${CGROUPS[@]}"; do rmdir "$g" 2>/dev/null || true; done
+  CGROUPS=()
+}
+trap 'stop_all; remove_cgroups; rm -rf "$DIR"' EXIT
+# Puts process $1 in a new cgroup capped at CPU_QUOTA cores.
+cap_cpu() {
+  local quota period=100000 g
+  quota=$(awk -v q="$CPU_QUOTA" 'BEGIN {printf "%d", q * 100000}')
+  if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+    g=/sys/fs/cgroup/strata-loadsplit-$$-$1
+    grep -qw cpu /sys/fs/cgroup/cgroup.subtree_control || echo +cpu >/sys/fs/cgroup/cgroup.subtree_control
+    mkdir "$g"; CGROUPS+=("$g")
+    echo "$quota $period" >"$g/cpu.max"
+  else
+    g=/sys/fs/cgroup/cpu/strata-loadsplit-$$-$1
+    mkdir "$g"; CGROUPS+=("$g")
+    echo "$period" >"$g/cpu.cfs_period_us"
+    echo "$quota" >"$g/cpu.cfs_quota_us"
+  fi
+  echo "$1" >"$g/cgroup.procs"
+}
 wait_line() { # file, text
   for _ in $(seq 600); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
   echo "no '$2' in $1 after 60 s" >&2; cat "$1" >&2; exit 1
@@ -61,10 +89,11 @@ for mode in $MODES; do
       --load-split-qps "$qps" --load-split-secs "$WINDOW" --load-split-min-mib "$MIN_MIB" \
       >"$DIR/rs-$mode-$i.log" 2>&1 &
     PIDS+=($!); rs_pids+=($!)
+    [ -z "$CPU_QUOTA" ] || cap_cpu "$!"
     wait_line "$DIR/rs-$mode-$i.log" "HTTP endpoint on"
   done
   rs=$(grep -o 'serving on [0-9.:]*' "$DIR/rs-$mode-1.log" | awk '{print $3}')
-  echo "== load splits $mode (--load-split-qps $qps): $WORKLOAD, $RECORDS records, $THREADS threads, $DURATION s, 3 region servers"
+  echo "== load splits $mode (--load-split-qps $qps): $WORKLOAD, $RECORDS records, $THREADS threads, $DURATION s, 3 region servers${CPU_QUOTA:+ of $CPU_QUOTA cores each}"
   "$BIN" cluster create-table "${coord[@]}" usertable --families family >/dev/null
   "$BIN" bench ycsb load -P "$WORKLOAD" --server "$rs" --regions 0 --threads "$THREADS" \
     -p recordcount="$RECORDS" --status-interval 1000 2>/dev/null | grep -E "^\[OVERALL\], Throughput"
@@ -86,4 +115,5 @@ for mode in $MODES; do
   done
   grep -h "split by load requested\|no row splits its load" "$DIR"/rs-"$mode"-*.log | sed 's/^/  log: /' | cut -c1-260 || true
   stop_all
+  remove_cgroups
 done
