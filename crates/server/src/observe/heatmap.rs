@@ -4,9 +4,13 @@
 //! Time is cut into columns of a fixed width; the latest [`COLUMNS`] are kept. A column counts
 //! accesses per row-key prefix ([`KEY_PREFIX`] bytes) for at most [`KEYS_PER_COLUMN`]
 //! prefixes; a key stands for the rows from it to the next key. Once full, a new prefix first
-//! merges the two neighbouring keys with the fewest accesses into one range (from the lower
-//! key), so memory stays bounded, every access stays in the range holding its row, and ranges
-//! keep about equal traffic. A scan page
+//! merges pairs of neighbouring keys with the fewest accesses into one range each (from the
+//! lower key), quietest pairs first, until the column holds [`KEYS_AFTER_COARSENING`], so
+//! memory stays bounded, every access stays in the range holding its row, and ranges keep
+//! about equal traffic. Merging a quarter of the keys at once keeps the cost of a request
+//! low when every request brings a new prefix (random reads): one sort of the column's
+//! pairs for the next quarter's new prefixes, instead of a walk of the column for each.
+//! A scan page
 //! counts the rows it read, not where it started. A view groups all prefixes seen into at
 //! most [`BANDS`] key ranges of about equal numbers of prefixes.
 
@@ -17,6 +21,8 @@ use std::time::{Duration, Instant};
 pub const COLUMNS: usize = 60;
 /// Distinct key prefixes counted per column.
 pub const KEYS_PER_COLUMN: usize = 128;
+/// Keys a full column keeps once it merged its quietest neighbours.
+pub const KEYS_AFTER_COARSENING: usize = KEYS_PER_COLUMN * 3 / 4;
 /// Bytes of a row key that identify its place.
 pub const KEY_PREFIX: usize = 16;
 /// Most rows of one multi-row request counted one by one; a larger request counts every
@@ -169,22 +175,45 @@ impl Heatmap {
 /// it to the next key, so every access stays in the range that holds its row; merging the
 /// quietest neighbours keeps ranges of about equal traffic, so a hot key keeps a range of its
 /// own and a scan across the table keeps its spread.
+/// Merges pairs of neighbouring keys, the pair with the fewest accesses together first and
+/// each key in at most one pair, until `keys` holds [`KEYS_AFTER_COARSENING`] (a greedy
+/// matching on the keys' line takes at least a third of them, more than the quarter needed).
 fn coarsen(keys: &mut BTreeMap<Vec<u8>, (u64, u64)>) {
-    let totals: Vec<u64> = keys.values().map(|(r, w)| r + w).collect();
-    let Some(i) = (0..totals.len().saturating_sub(1)).min_by_key(|&i| totals[i] + totals[i + 1])
-    else {
+    if keys.len() <= KEYS_AFTER_COARSENING {
         return;
-    };
-    let Some(upper) = keys.keys().nth(i + 1).cloned() else {
-        return;
-    };
-    let Some((r, w)) = keys.remove(&upper) else {
-        return;
-    };
-    if let Some(lower) = keys.values_mut().nth(i) {
-        lower.0 += r;
-        lower.1 += w;
     }
+    let mut merges = keys.len() - KEYS_AFTER_COARSENING;
+    let entries: Vec<(Vec<u8>, (u64, u64))> = std::mem::take(keys).into_iter().collect();
+    let total = |i: usize| entries[i].1 .0 + entries[i].1 .1;
+    let mut pairs: Vec<(u64, usize)> = (1..entries.len())
+        .map(|i| (total(i - 1) + total(i), i - 1))
+        .collect();
+    pairs.sort_unstable();
+    let mut paired = vec![false; entries.len()];
+    // `joins[i]`: key i merges into the key before it.
+    let mut joins = vec![false; entries.len()];
+    for (_, i) in pairs {
+        if merges == 0 {
+            break;
+        }
+        if !paired[i] && !paired[i + 1] {
+            paired[i] = true;
+            paired[i + 1] = true;
+            joins[i + 1] = true;
+            merges -= 1;
+        }
+    }
+    let mut kept: Vec<(Vec<u8>, (u64, u64))> = Vec::with_capacity(KEYS_AFTER_COARSENING);
+    for ((key, (r, w)), join) in entries.into_iter().zip(joins) {
+        match kept.last_mut() {
+            Some(lower) if join => {
+                lower.1 .0 += r;
+                lower.1 .1 += w;
+            }
+            _ => kept.push((key, (r, w))),
+        }
+    }
+    *keys = kept.into_iter().collect();
 }
 
 #[cfg(test)]
@@ -221,15 +250,23 @@ mod tests {
         }
         h.touch(b"k0127x", false, t0);
         let c = h.columns.back().expect("one column");
-        assert_eq!(c.keys.len(), KEYS_PER_COLUMN);
+        assert_eq!(c.keys.len(), KEYS_AFTER_COARSENING + 1);
         assert_eq!(c.keys[b"k0100".as_slice()], (2, 0));
         assert!(!c.keys.contains_key(b"k0101".as_slice()));
         assert_eq!(c.keys[b"k0127x".as_slice()], (1, 0));
+        // Every other range joined at most two keys: none holds more than twice a key's.
+        assert!(c.keys.values().all(|&(r, _)| r <= 4), "{:?}", c.keys);
+        // The next new prefixes fill the room made without merging again.
+        for i in 0..(KEYS_PER_COLUMN - KEYS_AFTER_COARSENING - 1) {
+            h.touch(format!("k{i:04}y").as_bytes(), false, t0);
+        }
+        let c = h.columns.back().expect("one column");
+        assert_eq!(c.keys.len(), KEYS_PER_COLUMN);
         let v = h.view(t0);
         assert!(v.band_starts.len() <= BANDS);
         assert_eq!(
             v.reads.iter().flatten().sum::<u64>(),
-            2 * KEYS_PER_COLUMN as u64 - 1
+            2 * KEYS_PER_COLUMN as u64 - 1 + (KEYS_PER_COLUMN - KEYS_AFTER_COARSENING - 1) as u64
         );
     }
 
