@@ -1,5 +1,6 @@
 //! A segment file is deleted once every region with entries in it has flushed past them (or
-//! has been forgotten), and never before; the active segment always stays.
+//! has been forgotten), and never before; the active segment stays while the log is open, and
+//! is deleted as the others once the log is closed.
 #![allow(clippy::unwrap_used)]
 
 mod wal_support;
@@ -82,10 +83,55 @@ fn recovered_segments_are_kept_until_their_regions_report_flushes() {
 }
 
 #[test]
-fn segments_without_entries_are_deleted_on_open() {
+fn segments_without_entries_are_deleted_on_open_and_at_close() {
     let dir = tempfile::tempdir().unwrap();
     for _ in 0..3 {
-        Wal::open(dir.path(), small_segments()).unwrap();
+        let wal = Wal::open(dir.path(), small_segments()).unwrap();
+        assert_eq!(segment_files(dir.path()).len(), 1, "the active segment");
+        drop(wal);
     }
-    assert_eq!(segment_files(dir.path()).len(), 1);
+    assert!(segment_files(dir.path()).is_empty());
+}
+
+/// A clean stop: every region flushed, then the log closed. Nothing is left to replay or
+/// split, the active segment included.
+#[test]
+fn a_log_closed_after_every_region_flushed_leaves_no_segment() {
+    let dir = tempfile::tempdir().unwrap();
+    let wal = Wal::open(dir.path(), small_segments()).unwrap();
+    for seq in 1..=100 {
+        wal.append(&entry(1 + seq % 2, seq, 100), Durability::SyncWal)
+            .unwrap();
+    }
+    // Region 1 holds the even sequence ids, region 2 the odd ones.
+    wal.mark_flushed(1, 100).unwrap();
+    wal.mark_flushed(2, 99).unwrap();
+    assert_eq!(segment_files(dir.path()).len(), 1, "the active one stays");
+    wal.close().unwrap();
+    assert!(segment_files(dir.path()).is_empty());
+    assert_eq!(wal.stats().segments, 0);
+    wal.close().unwrap();
+}
+
+/// An unflushed entry keeps its segment at close (an abort, a flush that failed): it is
+/// replayed when the log is opened again.
+#[test]
+fn a_log_closed_with_an_unflushed_region_keeps_its_segments() {
+    let dir = tempfile::tempdir().unwrap();
+    let wal = Wal::open(dir.path(), small_segments()).unwrap();
+    for seq in 1..=100 {
+        wal.append(&entry(1 + seq % 2, seq, 100), Durability::SyncWal)
+            .unwrap();
+    }
+    // Region 1 (even sequence ids) has not flushed its last entry.
+    wal.mark_flushed(1, 98).unwrap();
+    wal.mark_flushed(2, 99).unwrap();
+    wal.close().unwrap();
+    drop(wal);
+    let kept = segment_files(dir.path());
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    let wal = Wal::open(dir.path(), small_segments()).unwrap();
+    let flushed = |region| Some(if region == 1 { 98 } else { 99 });
+    let replayed: Vec<_> = wal.replay(flushed).map(|e| e.unwrap().seq).collect();
+    assert_eq!(replayed, vec![100]);
 }

@@ -115,12 +115,17 @@ fn the_last_segment_with_records_may_be_torn_even_before_empty_ones() {
 /// The header of an empty segment `id`, taken from a real WAL.
 fn one_segment_header(id: u64) -> Vec<u8> {
     let dir = tempfile::tempdir().unwrap();
-    for _ in 0..id {
-        Wal::open(dir.path(), WalOptions::default()).unwrap();
+    // Segments 1 to id - 1 each keep an unflushed entry (a closed log deletes segments with
+    // none), so the last open starts segment `id`; it is read while that log is open.
+    for seq in 1..id {
+        let wal = Wal::open(dir.path(), WalOptions::default()).unwrap();
+        wal.append(&entry(1, seq, 10), Durability::SyncWal).unwrap();
     }
+    let wal = Wal::open(dir.path(), WalOptions::default()).unwrap();
     let path = dir.path().join(format!("{id:020}.wal"));
     let mut file = OpenOptions::new().read(true).open(path).unwrap();
     let mut out = Vec::new();
     std::io::Read::read_to_end(&mut file, &mut out).unwrap();
+    drop(wal);
     out
 }

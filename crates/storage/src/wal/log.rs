@@ -227,7 +227,11 @@ impl Wal {
     }
 
     /// Stops accepting appends, writes and fsyncs everything queued, and stops the flusher.
-    /// Later calls return `Ok` and do nothing.
+    /// The active segment is closed like the others: once closed cleanly, every segment whose
+    /// regions' entries are all flushed is deleted, so a server that flushed its regions
+    /// before closing its log (a clean stop) leaves nothing to split or replay. A segment with
+    /// an unflushed entry stays (an abort, a failed flush). Later calls return `Ok` and do
+    /// nothing.
     ///
     /// # Errors
     /// [`Error::Io`] if the final write or sync failed: queued `ASYNC_WAL` entries may be lost.
@@ -250,6 +254,11 @@ impl Wal {
         if let Some(handle) = self.flusher.lock().take() {
             // The flusher has no panicking paths; a panic would already have been reported.
             let _ = handle.join();
+        }
+        if result.is_ok() && self.shared.segments.lock().close_active() {
+            // A segment that cannot be deleted now stays, to be split or replayed as any
+            // other: nothing is lost by keeping it.
+            let _ = self.shared.delete_obsolete();
         }
         result
     }

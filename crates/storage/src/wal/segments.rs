@@ -2,7 +2,8 @@
 //! may be deleted.
 //!
 //! Invariants:
-//! - exactly one segment is active (the one appended to) and it is never obsolete;
+//! - while the log is open exactly one segment is active (the one appended to) and it is
+//!   never obsolete; once the log is closed none is;
 //! - a closed segment is obsolete when, for every region with entries in it, that region's
 //!   flushed sequence id is at least the largest sequence id of the region in the segment
 //!   (a segment without entries is obsolete as soon as it is closed).
@@ -46,6 +47,12 @@ impl SegmentSet {
             },
         );
         self.active = Some(id);
+    }
+
+    /// Closes the active segment (the log was closed): from now on it is obsolete once its
+    /// regions' entries are flushed, as any closed segment. False if none was active.
+    pub fn close_active(&mut self) -> bool {
+        self.active.take().is_some()
     }
 
     /// Records a batch written to segment `id`, now `bytes` long.
