@@ -45,10 +45,7 @@ fn segments_are_deleted_only_after_every_region_flushed_past_them() {
 fn a_forgotten_region_keeps_no_segment_alive() {
     let dir = tempfile::tempdir().unwrap();
     let wal = Wal::open(dir.path(), small_segments()).unwrap();
-    for seq in 1..=100 {
-        wal.append(&entry(1 + seq % 2, seq, 100), Durability::SyncWal)
-            .unwrap();
-    }
+    interleave(&wal, 100);
     wal.mark_flushed(1, 100).unwrap();
     let before = segment_files(dir.path()).len();
     assert!(before > 2);
@@ -99,11 +96,7 @@ fn segments_without_entries_are_deleted_on_open_and_at_close() {
 fn a_log_closed_after_every_region_flushed_leaves_no_segment() {
     let dir = tempfile::tempdir().unwrap();
     let wal = Wal::open(dir.path(), small_segments()).unwrap();
-    for seq in 1..=100 {
-        wal.append(&entry(1 + seq % 2, seq, 100), Durability::SyncWal)
-            .unwrap();
-    }
-    // Region 1 holds the even sequence ids, region 2 the odd ones.
+    interleave(&wal, 100);
     wal.mark_flushed(1, 100).unwrap();
     wal.mark_flushed(2, 99).unwrap();
     assert_eq!(segment_files(dir.path()).len(), 1, "the active one stays");
@@ -119,10 +112,7 @@ fn a_log_closed_after_every_region_flushed_leaves_no_segment() {
 fn a_log_closed_with_an_unflushed_region_keeps_its_segments() {
     let dir = tempfile::tempdir().unwrap();
     let wal = Wal::open(dir.path(), small_segments()).unwrap();
-    for seq in 1..=100 {
-        wal.append(&entry(1 + seq % 2, seq, 100), Durability::SyncWal)
-            .unwrap();
-    }
+    interleave(&wal, 100);
     // Region 1 (even sequence ids) has not flushed its last entry.
     wal.mark_flushed(1, 98).unwrap();
     wal.mark_flushed(2, 99).unwrap();
@@ -134,4 +124,13 @@ fn a_log_closed_with_an_unflushed_region_keeps_its_segments() {
     let flushed = |region| Some(if region == 1 { 98 } else { 99 });
     let replayed: Vec<_> = wal.replay(flushed).map(|e| e.unwrap().seq).collect();
     assert_eq!(replayed, vec![100]);
+}
+
+/// Appends sequence ids 1 to `n` of 100-byte entries, alternately to regions 2 and 1
+/// (region 1 holds the even ids, region 2 the odd ones).
+fn interleave(wal: &Wal, n: u64) {
+    for seq in 1..=n {
+        wal.append(&entry(1 + seq % 2, seq, 100), Durability::SyncWal)
+            .unwrap();
+    }
 }
