@@ -394,6 +394,18 @@ fn regions(f: &mut Family<'_, '_>, host: &RegionServer) -> std::fmt::Result {
         "Read requests made to store files per storage tier.",
         None,
         &read_count,
+    )?;
+    // Reads answered on a runtime worker that missed the block cache: read there from the OS
+    // page cache, or refused and run again on a blocking thread.
+    let inline = strata_sstable::cache_only::cache_only_reads();
+    f.counter(
+        "strata_inline_block_reads",
+        "Block-cache misses of reads tried on a runtime worker: read in place from the page cache or refused (retried on a blocking thread).",
+        None,
+        &[
+            (vec![("outcome", "in_place".to_owned())], inline.in_place),
+            (vec![("outcome", "refused".to_owned())], inline.refused),
+        ],
     )
 }
 

@@ -30,6 +30,7 @@ const EXPECTED: &[&str] = &[
     "strata_tier_store_file_bytes",
     "strata_tier_read_bytes_total",
     "strata_tier_reads_total",
+    "strata_inline_block_reads_total",
     "strata_flushes_total",
     "strata_flushed_bytes_total",
     "strata_compactions_total",

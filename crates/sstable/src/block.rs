@@ -163,15 +163,33 @@ pub(crate) fn read(
 ) -> Result<RawBlock> {
     let bytes = source
         .read_at(handle.offset, handle.disk_len() as usize)
-        .map_err(|e| match e.kind() {
-            std::io::ErrorKind::UnexpectedEof => Error::corruption(
-                file,
-                handle.offset,
-                "block extends past the end of the file",
-            ),
-            _ => Error::io(file, e),
-        })?;
+        .map_err(|e| read_error(file, handle, e))?;
     parse(bytes, file, handle, expected)
+}
+
+/// [`read`] if it waits for nothing ([`Source::read_at_nowait`]); `None` if it would.
+pub(crate) fn read_nowait(
+    source: &dyn Source,
+    file: &str,
+    handle: BlockHandle,
+    expected: BlockType,
+) -> Result<Option<RawBlock>> {
+    match source.read_at_nowait(handle.offset, handle.disk_len() as usize) {
+        Ok(Some(bytes)) => parse(bytes, file, handle, expected).map(Some),
+        Ok(None) => Ok(None),
+        Err(e) => Err(read_error(file, handle, e)),
+    }
+}
+
+fn read_error(file: &str, handle: BlockHandle, e: std::io::Error) -> Error {
+    match e.kind() {
+        std::io::ErrorKind::UnexpectedEof => Error::corruption(
+            file,
+            handle.offset,
+            "block extends past the end of the file",
+        ),
+        _ => Error::io(file, e),
+    }
 }
 
 /// Checks and splits one framed block (payload + trailer).

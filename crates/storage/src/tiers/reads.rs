@@ -69,6 +69,15 @@ impl Source for CountedSource {
         Ok(b)
     }
 
+    fn read_at_nowait(&self, offset: u64, len: usize) -> io::Result<Option<Bytes>> {
+        let b = self.inner.read_at_nowait(offset, len)?;
+        if let Some(b) = &b {
+            BYTES[self.slot].fetch_add(b.len() as u64, Ordering::Relaxed);
+            READS[self.slot].fetch_add(1, Ordering::Relaxed);
+        }
+        Ok(b)
+    }
+
     fn size(&self) -> io::Result<u64> {
         self.inner.size()
     }
