@@ -24,6 +24,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use bytes::Bytes;
 use parking_lot::Mutex;
+use strata_storage::vfs::Source;
 
 /// Bytes per cached page.
 pub const PAGE: u64 = 128 << 10;
@@ -157,22 +158,41 @@ impl PageCache {
         self.dir.join(format!("{:032x}-{}.page", key.0, key.1))
     }
 
+    /// The cached length of `key`, marked as just used; `None` if it is not cached.
+    fn touch(&self, key: PageKey) -> Option<u64> {
+        let mut index = self.index.lock();
+        let tick = index.tick + 1;
+        let (len, used) = index.pages.get_mut(&key)?;
+        let (len, old) = (*len, std::mem::replace(used, tick));
+        index.tick = tick;
+        index.by_use.remove(&old);
+        index.by_use.insert(tick, key);
+        Some(len)
+    }
+
+    /// Bytes `at..at + len` of page `page` of the object hashed `object`, read only if that
+    /// waits for no device: the page is cached here and those bytes of its file are in the OS
+    /// page cache ([`Source::read_at_nowait`]). `None` otherwise, counted as nothing: the
+    /// blocking read that follows ([`PageCache::get`]) counts it.
+    pub fn get_nowait(&self, object: u128, page: u64, at: usize, len: usize) -> Option<Bytes> {
+        let key = (object, page);
+        let cached = self.index.lock().pages.get(&key).map(|&(len, _)| len)?;
+        if (at + len) as u64 > cached {
+            return None;
+        }
+        let file = std::fs::File::open(self.file(key)).ok()?;
+        let bytes = file.read_at_nowait(at as u64, len).ok().flatten()?;
+        self.touch(key);
+        self.stats.hits.fetch_add(1, Ordering::Relaxed);
+        Some(bytes)
+    }
+
     /// Page `page` of the object hashed `object`, if cached and intact (`len` bytes).
     pub fn get(&self, object: u128, page: u64) -> Option<Bytes> {
         let key = (object, page);
-        let len = {
-            let mut index = self.index.lock();
-            let tick = index.tick + 1;
-            let Some((len, used)) = index.pages.get_mut(&key) else {
-                drop(index);
-                self.stats.misses.fetch_add(1, Ordering::Relaxed);
-                return None;
-            };
-            let (len, old) = (*len, std::mem::replace(used, tick));
-            index.tick = tick;
-            index.by_use.remove(&old);
-            index.by_use.insert(tick, key);
-            len
+        let Some(len) = self.touch(key) else {
+            self.stats.misses.fetch_add(1, Ordering::Relaxed);
+            return None;
         };
         match std::fs::read(self.file(key)) {
             Ok(data) if data.len() as u64 == len => {
@@ -290,6 +310,10 @@ mod tests {
         let third = PageCache::open_first_free(&base, 1 << 20).unwrap();
         assert_eq!(third.dir(), tmp.path().join("cache-2"));
         assert_eq!(first.get(7, 0).as_deref(), Some(&b"warm"[..]));
+        // Just written, so in the page cache: read without waiting, a part of the page.
+        assert_eq!(first.get_nowait(7, 0, 1, 2).as_deref(), Some(&b"ar"[..]));
+        assert_eq!(first.get_nowait(7, 0, 3, 2), None, "past the page");
+        assert_eq!(first.get_nowait(7, 1, 0, 1), None, "not cached");
         // Once the first one is closed, its directory is free again (and emptied).
         drop(first);
         let again = PageCache::open_first_free(&base, 1 << 20).unwrap();

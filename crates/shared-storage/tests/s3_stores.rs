@@ -113,6 +113,18 @@ fn warm_reads_come_from_the_page_cache_without_a_get() {
         );
     }
     assert_eq!(gets(), 1, "warm reads sent a GET");
+    // Cached pages are read without waiting (a runtime worker's reads), across two pages
+    // too; a range with a page that is not cached is refused, without a GET.
+    for (at, len) in [(310_000, 10), (300_000, 200_000)] {
+        let got = src.read_at_nowait(at, len).unwrap().expect("cached pages");
+        assert_eq!(&got[..], &data[at as usize..][..len]);
+    }
+    assert_eq!(
+        src.read_at_nowait(0, 10).unwrap(),
+        None,
+        "page 0 is not cached"
+    );
+    assert_eq!(gets(), 1, "reads without waiting never send a GET");
     // A read spanning cached and missing pages fetches only the missing ones.
     assert_eq!(&src.read_at(0, 1_000_000).unwrap()[..], &data[..]);
     assert_eq!(gets(), 3);

@@ -40,11 +40,10 @@ impl S3Source {
             async move { store.get_range(&k, range).await.map_err(io_error) },
         )
     }
-}
 
-impl Source for S3Source {
-    fn read_at(&self, offset: u64, len: usize) -> io::Result<Bytes> {
-        let end = offset
+    /// The end of the range `offset..offset + len`; `UnexpectedEof` past the object.
+    fn end_of(&self, offset: u64, len: usize) -> io::Result<u64> {
+        offset
             .checked_add(len as u64)
             .filter(|&end| end <= self.len)
             .ok_or_else(|| {
@@ -52,7 +51,38 @@ impl Source for S3Source {
                     io::ErrorKind::UnexpectedEof,
                     format!("{}: read past the end", self.s3.url_of(self.key.as_ref())),
                 )
-            })?;
+            })
+    }
+}
+
+impl Source for S3Source {
+    /// From the local page cache alone, each page's part read without waiting; `None` if a
+    /// page is missing there or would wait for the disk (no GET is ever sent).
+    fn read_at_nowait(&self, offset: u64, len: usize) -> io::Result<Option<Bytes>> {
+        let end = self.end_of(offset, len)?;
+        if len == 0 {
+            return Ok(Some(Bytes::new()));
+        }
+        let Some(cache) = &self.s3.inner.cache else {
+            return Ok(None);
+        };
+        let mut parts = Vec::new();
+        for page in offset / PAGE..=(end - 1) / PAGE {
+            let start = page * PAGE;
+            let (lo, hi) = (offset.max(start) - start, end.min(start + PAGE) - start);
+            match cache.get_nowait(self.hash, page, lo as usize, (hi - lo) as usize) {
+                Some(part) => parts.push(part),
+                None => return Ok(None),
+            }
+        }
+        if parts.len() == 1 {
+            return Ok(parts.pop());
+        }
+        Ok(Some(Bytes::from(parts.concat())))
+    }
+
+    fn read_at(&self, offset: u64, len: usize) -> io::Result<Bytes> {
+        let end = self.end_of(offset, len)?;
         if len == 0 {
             return Ok(Bytes::new());
         }
