@@ -130,6 +130,10 @@ pub(crate) async fn refuse_plaintext(mut tcp: TcpStream, first: u8, peer: Option
             );
             tcp.write_all(&frame).await
         } else {
+            // A GOAWAY that reaches the client before it sent its first request cancels
+            // that request without the reason: answer once the request is here (or after
+            // a while, for a client that sends none).
+            let _ = tokio::time::timeout(FIRST_REQUEST_WAIT, first_grpc_request(&mut tcp)).await;
             tcp.write_all(&goaway_inadequate_security()).await
         }
     })
@@ -142,6 +146,31 @@ pub(crate) async fn refuse_plaintext(mut tcp: TcpStream, first: u8, peer: Option
             while matches!(tcp.read(&mut sink).await, Ok(n) if n > 0) {}
         })
         .await;
+    }
+}
+
+/// How long a refused gRPC client may take to send its first request.
+const FIRST_REQUEST_WAIT: Duration = Duration::from_secs(1);
+
+/// Reads an HTTP/2 client's preface and its frames up to its first request (a `HEADERS`
+/// frame).
+async fn first_grpc_request(tcp: &mut TcpStream) -> io::Result<()> {
+    const HEADERS: u8 = 0x1;
+    let mut preface = [0u8; 24];
+    tcp.read_exact(&mut preface).await?;
+    let mut payload = vec![0u8; 1 << 14];
+    loop {
+        let mut head = [0u8; 9];
+        tcp.read_exact(&mut head).await?;
+        if head[3] == HEADERS {
+            return Ok(());
+        }
+        let mut left = u32::from_be_bytes([0, head[0], head[1], head[2]]) as usize;
+        while left > 0 {
+            let n = left.min(payload.len());
+            tcp.read_exact(&mut payload[..n]).await?;
+            left -= n;
+        }
     }
 }
 
