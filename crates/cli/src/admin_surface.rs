@@ -136,9 +136,9 @@ const SURFACE: &[Mapping] = &[
     },
     Mapping {
         rpc: "Locate",
-        hbase: No("HBase's client locates regions by reading hbase:meta and the registry (ClientService and ClientMetaService), not the master"),
-        client: client!(regions, regions_with_load),
-        shell: To(&["list_regions", "get_splits", "locate_region"]),
+        hbase: No("HBase's client locates regions by reading hbase:meta and the registry (ClientService and ClientMetaService), and asks each region's compaction state of its server (AdminService GetRegionInfo), not the master"),
+        client: client!(regions, regions_with_load, compaction_state),
+        shell: To(&["list_regions", "get_splits", "locate_region", "compaction_state"]),
         thrift: To(&["getTableRegions", "getRegionInfo"]),
     },
     Mapping {

@@ -45,6 +45,59 @@ impl TryFrom<pb::TableInfo> for TableInfo {
     }
 }
 
+/// The compactions running in a table's regions now: HBase's `CompactionState`, as
+/// `Admin.getCompactionState` answers it. `Display` prints HBase's names (`NONE`, `MINOR`,
+/// `MAJOR`, `MAJOR_AND_MINOR`), as HBase's shell's `compaction_state` does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CompactionState {
+    /// No compaction is running.
+    None,
+    /// Minor compactions only.
+    Minor,
+    /// Major compactions only.
+    Major,
+    /// Both: a major compaction and a minor one (in one region, or in two).
+    MajorAndMinor,
+}
+
+impl CompactionState {
+    /// The state of `minor` minor and `major` major compactions running.
+    pub fn of_counts(minor: u64, major: u64) -> CompactionState {
+        match (minor, major) {
+            (0, 0) => CompactionState::None,
+            (_, 0) => CompactionState::Minor,
+            (0, _) => CompactionState::Major,
+            _ => CompactionState::MajorAndMinor,
+        }
+    }
+
+    /// The state of a table whose regions are `regions` (with their load, as
+    /// [`Admin::regions_with_load`] gives them), combined as HBase combines its regions'
+    /// states: a major anywhere and a minor anywhere is `MajorAndMinor`.
+    pub fn of_regions(regions: &[RegionLocation]) -> CompactionState {
+        let sum = |count: fn(&RegionLocation) -> u32| -> u64 {
+            regions.iter().map(|r| u64::from(count(r))).sum()
+        };
+        CompactionState::of_counts(sum(|r| r.minor_compactions), sum(|r| r.major_compactions))
+    }
+
+    /// HBase's name for it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CompactionState::None => "NONE",
+            CompactionState::Minor => "MINOR",
+            CompactionState::Major => "MAJOR",
+            CompactionState::MajorAndMinor => "MAJOR_AND_MINOR",
+        }
+    }
+}
+
+impl std::fmt::Display for CompactionState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One store file of a table, as the shell's `files` shows it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoreFileInfo {
@@ -327,6 +380,24 @@ impl Admin {
         Ok(response.regions.into_iter().map(Into::into).collect())
     }
 
+    /// The compactions running in the table's regions now, as HBase's
+    /// `Admin.getCompactionState(table)` answers (the shell's `compaction_state`): each
+    /// server holding a region is asked ([`Admin::regions_with_load`]) and the regions'
+    /// states combined ([`CompactionState::of_regions`]). A compaction the region's policy
+    /// has asked for but not started is not running yet: `None`, as in HBase. A disabled
+    /// table's regions are open nowhere: `None` too (HBase asks only regions with a server).
+    ///
+    /// # Errors
+    /// As [`Admin::regions_with_load`]: `TABLE_NOT_FOUND`, a server that cannot be reached,
+    /// or the master's error.
+    pub async fn compaction_state(&self, table: &str) -> Result<CompactionState, Error> {
+        let regions = match self.regions_with_load(table).await {
+            Err(e) if e.code == ErrorCode::TableDisabled => return Ok(CompactionState::None),
+            found => found?,
+        };
+        Ok(CompactionState::of_regions(&regions))
+    }
+
     /// Every store file of the table's serving regions: regions by start row, then by
     /// family.
     ///
@@ -408,5 +479,57 @@ const ADMIN: &str = "the admin endpoint";
 fn table_request(name: &str) -> pb::TableRequest {
     pb::TableRequest {
         table: name.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use CompactionState as S;
+
+    fn region(minor: u32, major: u32) -> RegionLocation {
+        RegionLocation {
+            region_id: 1,
+            start_row: Bytes::new(),
+            end_row: Bytes::new(),
+            server: "s:1".into(),
+            store_bytes: 0,
+            memtable_bytes: 0,
+            store_files: 0,
+            name: String::new(),
+            requests: 0,
+            minor_compactions: minor,
+            major_compactions: major,
+        }
+    }
+
+    #[test]
+    fn compaction_state_of_counts_and_names() {
+        assert_eq!(CompactionState::of_counts(0, 0), S::None);
+        assert_eq!(CompactionState::of_counts(2, 0), S::Minor);
+        assert_eq!(CompactionState::of_counts(0, 1), S::Major);
+        assert_eq!(CompactionState::of_counts(1, 3), S::MajorAndMinor);
+        let names: Vec<String> = [S::None, S::Minor, S::Major, S::MajorAndMinor]
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(names, ["NONE", "MINOR", "MAJOR", "MAJOR_AND_MINOR"]);
+    }
+
+    /// As HBase's `getCompactionState`: a major in one region and a minor in another is
+    /// both; idle regions change nothing; no regions at all is none.
+    #[test]
+    fn compaction_state_combines_the_regions() {
+        let of = |rs: &[(u32, u32)]| {
+            let regions: Vec<_> = rs.iter().map(|&(mi, ma)| region(mi, ma)).collect();
+            CompactionState::of_regions(&regions)
+        };
+        assert_eq!(of(&[]), S::None);
+        assert_eq!(of(&[(0, 0), (0, 0)]), S::None);
+        assert_eq!(of(&[(0, 0), (1, 0)]), S::Minor);
+        assert_eq!(of(&[(0, 1), (0, 0), (0, 2)]), S::Major);
+        assert_eq!(of(&[(0, 1), (1, 0)]), S::MajorAndMinor);
+        assert_eq!(of(&[(1, 1), (0, 0)]), S::MajorAndMinor);
+        assert_eq!(of(&[(u32::MAX, 0), (u32::MAX, 0)]), S::Minor);
     }
 }

@@ -61,7 +61,7 @@ mod scan_row;
 mod scanner;
 mod table;
 
-pub use admin::{Admin, StoreFileInfo, TableInfo};
+pub use admin::{Admin, CompactionState, StoreFileInfo, TableInfo};
 pub use admin_access::WhoAmI;
 pub use admin_namespace::NamespaceDescriptor;
 pub use admin_servers::{CacheEvictionStats, ConfigurationUpdate, ProcedureInfo};

@@ -34,6 +34,11 @@ pub struct RegionLocation {
     pub name: String,
     /// Reads and writes served since the region opened (0 when not open).
     pub requests: u64,
+    /// Minor compactions running in the region now: filled by
+    /// [`crate::Admin::regions_with_load`] (0 when not open, and in plain locations).
+    pub minor_compactions: u32,
+    /// Major compactions running in the region now, as `minor_compactions`.
+    pub major_compactions: u32,
 }
 
 impl RegionLocation {
@@ -57,6 +62,8 @@ impl From<pb::RegionLocation> for RegionLocation {
             store_files: r.store_files,
             name: r.name,
             requests: r.requests,
+            minor_compactions: r.minor_compactions,
+            major_compactions: r.major_compactions,
         }
     }
 }
@@ -172,6 +179,8 @@ mod tests {
             store_files: 0,
             name: String::new(),
             requests: 0,
+            minor_compactions: 0,
+            major_compactions: 0,
         }
     }
 

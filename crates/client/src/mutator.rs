@@ -292,6 +292,8 @@ mod tests {
             store_files: 0,
             name: String::new(),
             requests: 0,
+            minor_compactions: 0,
+            major_compactions: 0,
         }
     }
 

@@ -481,7 +481,8 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
         if !req.with_load || local {
             return Ok(found);
         }
-        // Sizes and requests are known to the server holding each region: ask each.
+        // Sizes, requests and running compactions are known to the server holding each
+        // region: ask each.
         let mut regions = found.into_inner().regions;
         for addr in servers_of(&regions) {
             if addr.is_empty() {
@@ -498,6 +499,8 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
                     r.memtable_bytes = t.memtable_bytes;
                     r.store_files = t.store_files;
                     r.requests = t.requests;
+                    r.minor_compactions = t.minor_compactions;
+                    r.major_compactions = t.major_compactions;
                 }
             }
         }

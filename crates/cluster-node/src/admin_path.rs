@@ -69,12 +69,18 @@ pub fn locate<K: Kv + ?Sized>(
         let stats = server
             .and_then(|s| s.region_stats(id).ok())
             .unwrap_or_default();
-        let requests = server.and_then(|s| s.hosted(id).ok()).map_or(0, |h| {
+        let hosted = server.and_then(|s| s.hosted(id).ok());
+        let requests = hosted.as_ref().map_or(0, |h| {
             let c = h.region.counters();
             c.reads
                 .load(Ordering::Relaxed)
                 .saturating_add(c.mutations.load(Ordering::Relaxed))
         });
+        // What HBase's GetRegionInfo answers with `compaction_state`: those running now.
+        let (minor, major) = hosted
+            .as_ref()
+            .map_or((0, 0), |h| h.region.compactions_in_progress());
+        let count = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
         out.push(pb::RegionLocation {
             table: table.to_string(),
             region_id: id,
@@ -89,6 +95,8 @@ pub fn locate<K: Kv + ?Sized>(
             store_files: stats.store_files,
             name,
             requests,
+            minor_compactions: count(minor),
+            major_compactions: count(major),
         });
     }
     Ok(out)

@@ -261,6 +261,11 @@ pub const COMMANDS: &[CommandHelp] = &[
         "Requests a minor compaction of a table or one family.", &[]),
     cmd("major_compact", Group::Tools, "major_compact 't' [, 'cf']",
         "Requests a major compaction of a table or one family.", &[]),
+    cmd("compaction_state", Group::Tools, "compaction_state 't'",
+        "Prints the compactions running in a table's regions now: NONE, MINOR, MAJOR, or \
+         MAJOR_AND_MINOR (a major and a minor compaction, in one region or two). A \
+         compaction requested but not started yet is not counted.",
+        &["compaction_state 't1'", "compaction_state 'ns1:t1'"]),
     cmd("split", Group::Tools, "split 't' | 'REGION' [, 'split_key']",
         "Splits a table's regions (or one region, by any of its names: see merge_region), at \
          their midpoints or at the given key.",

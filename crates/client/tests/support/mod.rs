@@ -164,6 +164,8 @@ impl State {
             store_files: 0,
             name: String::new(),
             requests: 0,
+            minor_compactions: 0,
+            major_compactions: 0,
         }
     }
 }

@@ -93,6 +93,8 @@ pub enum Command {
         /// A major compaction.
         major: bool,
     },
+    /// `compaction_state 't'`: the compactions running in the table's regions now.
+    CompactionState(TableName),
     /// `split`.
     Split {
         /// The table.
@@ -460,6 +462,7 @@ fn other(mut args: Args) -> Result<Command, ShellError> {
         "files" => Command::Files(one_table(&mut args)?),
         "alter_status" => Command::AlterStatus(one_table(&mut args)?),
         "clear_block_cache" => Command::ClearBlockCache(one_table(&mut args)?),
+        "compaction_state" => Command::CompactionState(one_table(&mut args)?),
         "compact_rs" => {
             args.arity(1, 2)?;
             let v = args.required("server name")?;

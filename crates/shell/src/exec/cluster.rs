@@ -1,5 +1,5 @@
-//! Maintenance and cluster information: flush, compact, split, merge, files, status, version,
-//! help.
+//! Maintenance and cluster information: flush, compact, compaction_state, split, merge,
+//! files, status, version, help.
 
 use std::io::Write;
 
@@ -44,6 +44,19 @@ pub(super) async fn compact(
         .admin()
         .compact(&table.to_string(), family, major)
         .await?)
+}
+
+/// `compaction_state 't'`: HBase's name of the compactions running in the table's regions
+/// now (`NONE`, `MINOR`, `MAJOR`, `MAJOR_AND_MINOR`), alone on its line as HBase's shell
+/// prints it.
+pub(super) async fn compaction_state(
+    conn: &Connection,
+    table: &TableName,
+    out: &mut impl Write,
+) -> Result<(), ExecError> {
+    let state = conn.admin().compaction_state(&table.to_string()).await?;
+    writeln!(out, "{state}")?;
+    Ok(())
 }
 
 /// `split`.

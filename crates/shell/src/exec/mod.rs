@@ -5,7 +5,8 @@
 //! - `namespace`: create_namespace, alter_namespace, describe_namespace, drop_namespace,
 //!   list_namespace, list_namespace_tables.
 //! - `data`: put, get, scan, delete, incr, append, get_counter, count.
-//! - `cluster`: flush, compact, split, files, status, version, help; `whoami`: the user.
+//! - `cluster`: flush, compact, compaction_state, split, files, status, version, help;
+//!   `whoami`: the user.
 //! - `regions`: list_regions, get_splits, locate_region, and region names in any form.
 //! - `server_ops`: compact_rs, processlist and list_procedures, clear_block_cache,
 //!   table_help, update_config, update_all_config (list_locks prints nothing: no locks).
@@ -194,6 +195,7 @@ pub async fn execute(
             let regions = major.then_some(name.as_str());
             progress::track(conn, format!("{label} '{table}'"), regions, work).await?;
         }
+        Command::CompactionState(table) => cluster::compaction_state(conn, &table, out).await?,
         Command::Split { table, split_key } => cluster::split(conn, &table, split_key).await?,
         Command::SplitRegion { region, split_key } => {
             let (table, found) = regions::resolve(conn, &region).await?;

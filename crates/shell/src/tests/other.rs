@@ -78,6 +78,10 @@ fn tools() {
         }
     );
     assert_eq!(
+        parse("compaction_state 'ns:t'"),
+        Command::CompactionState(t("ns:t"))
+    );
+    assert_eq!(
         parse("split 't'"),
         Command::Split {
             table: t("t"),
@@ -175,6 +179,13 @@ fn simple_command_errors() {
             "unknown command 'scna'; did you mean 'scan'?",
         ),
         ("flush 't', 1", "column family must be a string"),
+        (
+            "compaction_state",
+            "compaction_state: wrong number of arguments (given 0, expected 1)\n\
+             usage: compaction_state 't'",
+        ),
+        ("compaction_state 't', 'f'", "given 2, expected 1"),
+        ("compaction_state 't:u:v'", "invalid table name 'u:v'"),
         ("split 't', ''", "the split key must not be empty"),
         ("exit 0", "given 1, expected 0"),
     ] {

@@ -1,4 +1,5 @@
-//! flush, compact, major_compact, split, status, version, whoami, help, exit, compact_rs,
+//! flush, compact, major_compact, compaction_state, split, status, version, whoami, help, exit,
+//! compact_rs,
 //! processlist, list_procedures, list_locks, clear_block_cache, table_help, update_config,
 //! update_all_config.
 
@@ -286,6 +287,134 @@ async fn list_procedures_and_list_locks_through_the_admin_service() {
         "Created table t\nId Name State Submitted_Time Last_Update Parameters\n0 row(s)\n\
          Id Name State Submitted_Time Last_Update Parameters\n0 row(s)\n",
         "the create finished: nothing in progress"
+    );
+    c.stop().await;
+}
+
+/// `compaction_state` on an idle table prints `NONE` alone on its line, as HBase's shell does
+/// (the regions' counts, through the client, are 0); so does a disabled one (its regions are
+/// open nowhere: HBase asks only regions with a server); an unknown table and wrong arguments
+/// are one error each.
+#[tokio::test(flavor = "multi_thread")]
+async fn compaction_state_of_an_idle_table_and_its_errors() {
+    let c = Cluster::start().await;
+    let out = c
+        .run(
+            "create 't', 'f', SPLITS => ['m']\n\
+             put 't', 'a', 'f:q', 'v'\n\
+             put 't', 'n', 'f:q', 'v'\n\
+             flush 't'\n\
+             compaction_state 't'",
+        )
+        .await;
+    assert!(!out.contains("ERROR"), "{out}");
+    assert!(out.ends_with("\nNONE\n"), "{out}");
+    let regions = c.conn.admin().regions_with_load("t").await.unwrap();
+    assert_eq!(regions.len(), 2, "{regions:?}");
+    assert!(
+        regions
+            .iter()
+            .all(|r| r.store_files == 1 && r.minor_compactions == 0 && r.major_compactions == 0),
+        "{regions:?}"
+    );
+    assert_eq!(
+        c.conn.admin().compaction_state("t").await.unwrap(),
+        strata_client::CompactionState::None
+    );
+
+    let out = c
+        .run(
+            "compaction_state 'nope'\n\
+             compaction_state\n\
+             compaction_state 't', 'f'\n\
+             disable 't'\n\
+             compaction_state 't'",
+        )
+        .await;
+    assert_eq!(
+        out,
+        "ERROR: table nope does not exist\n\
+         ERROR: compaction_state: wrong number of arguments (given 0, expected 1)\n\
+         usage: compaction_state 't'\n\
+         ERROR: compaction_state: wrong number of arguments (given 2, expected 1)\n\
+         usage: compaction_state 't'\n\
+         NONE\n"
+    );
+    c.stop().await;
+}
+
+/// While a major compaction runs in one region of a table and a minor one in the other (both
+/// slowed by the compaction throughput limit, so they run for seconds), `compaction_state`
+/// prints `MAJOR_AND_MINOR`, as HBase combines its regions' states; `NONE` once both ended.
+#[tokio::test(flavor = "multi_thread")]
+async fn compaction_state_follows_the_compactions_running() {
+    let c = Cluster::start().await;
+    // Four flushed files in each region, of 100 rows with 1 KB values that do not compress.
+    let mut script = String::from("create 't', 'f', SPLITS => ['m']\n");
+    let mut seed = 7u64;
+    for file in 0..4 {
+        for i in 0..100 {
+            for prefix in ["a", "n"] {
+                let value: String = (0..1024)
+                    .map(|_| {
+                        seed = seed
+                            .wrapping_mul(6364136223846793005)
+                            .wrapping_add(1442695040888963407);
+                        char::from(b'a' + (seed >> 59) as u8 % 26)
+                    })
+                    .collect();
+                script.push_str(&format!(
+                    "put 't', '{prefix}{file}-{i:03}', 'f:q', '{value}'\n"
+                ));
+            }
+        }
+        script.push_str("flush 't'\n");
+    }
+    let out = c.run(&script).await;
+    assert!(!out.contains("ERROR"), "{out}");
+    let regions = c.conn.admin().regions_with_load("t").await.unwrap();
+    assert!(
+        regions.len() == 2 && regions.iter().all(|r| r.store_files == 4),
+        "{regions:?}"
+    );
+
+    let server = c.server_ref().region_server().clone();
+    let mut limit = server.config().compaction_throughput.get();
+    limit.lower_bytes_per_sec = 100 << 10;
+    limit.upper_bytes_per_sec = 100 << 10;
+    limit.enabled = true;
+    server.config().compaction_throughput.set(limit);
+    let compactions: Vec<_> = [(regions[0].region_id, true), (regions[1].region_id, false)]
+        .into_iter()
+        .map(|(id, major)| {
+            let server = server.clone();
+            std::thread::spawn(move || server.compact_region(id, None, major))
+        })
+        .collect();
+    let started = std::time::Instant::now();
+    let mut seen = std::collections::BTreeSet::new();
+    while started.elapsed() < std::time::Duration::from_secs(60) {
+        let out = c.run("compaction_state 't'").await;
+        seen.insert(out.trim_end().to_string());
+        if compactions.iter().all(std::thread::JoinHandle::is_finished) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    for compaction in compactions {
+        compaction.join().unwrap().unwrap();
+    }
+    assert!(seen.contains("MAJOR_AND_MINOR"), "{seen:?}");
+    assert!(
+        seen.iter()
+            .all(|s| ["NONE", "MINOR", "MAJOR", "MAJOR_AND_MINOR"].contains(&s.as_str())),
+        "{seen:?}"
+    );
+    assert_eq!(c.run("compaction_state 't'").await, "NONE\n");
+    let regions = c.conn.admin().regions_with_load("t").await.unwrap();
+    assert!(
+        regions.iter().all(|r| r.store_files == 1),
+        "both regions compacted their four files into one: {regions:?}"
     );
     c.stop().await;
 }
