@@ -239,18 +239,26 @@ pub fn make<K: Kv + ?Sized>(
             other => other?,
         }
     }
-    // A create or disable submitted before a crash may still be running: wait for it.
-    if settled_state(kv, layout, table)? == Some(TableState::Enabled) {
+    // A create or disable submitted before a crash may still be running, or still queued
+    // (the table then reads enabled, and this disable is refused while that one runs): wait
+    // for it, and try again while the table is enabled.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while settled_state(kv, layout, table)? == Some(TableState::Enabled) {
         // Its regions opened once (their manifests exist) before they close again.
         wait_served(kv, layout, table)?;
-        run_procedure(
+        let disabled = run_procedure(
             kv,
             layout,
             &AdminRequest::DisableTable {
                 table: table.to_owned(),
             },
             &format!("disable {table}"),
-        )?;
+        );
+        match disabled {
+            Ok(_) => break,
+            Err(e) if std::time::Instant::now() > deadline => return Err(e),
+            Err(_) => std::thread::sleep(std::time::Duration::from_millis(100)),
+        }
     }
     let links = super::clone::link_regions(kv, layout, files, root, &manifest, table)?;
     // The snapshot must have lived until the links were written (the cleaner keeps what they
