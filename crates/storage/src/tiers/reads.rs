@@ -59,21 +59,25 @@ impl CountedSource {
             slot: slot(kind),
         }
     }
+
+    /// Counts one read of `b` under the file's tier.
+    fn count(&self, b: &Bytes) {
+        BYTES[self.slot].fetch_add(b.len() as u64, Ordering::Relaxed);
+        READS[self.slot].fetch_add(1, Ordering::Relaxed);
+    }
 }
 
 impl Source for CountedSource {
     fn read_at(&self, offset: u64, len: usize) -> io::Result<Bytes> {
         let b = self.inner.read_at(offset, len)?;
-        BYTES[self.slot].fetch_add(b.len() as u64, Ordering::Relaxed);
-        READS[self.slot].fetch_add(1, Ordering::Relaxed);
+        self.count(&b);
         Ok(b)
     }
 
     fn read_at_nowait(&self, offset: u64, len: usize) -> io::Result<Option<Bytes>> {
         let b = self.inner.read_at_nowait(offset, len)?;
         if let Some(b) = &b {
-            BYTES[self.slot].fetch_add(b.len() as u64, Ordering::Relaxed);
-            READS[self.slot].fetch_add(1, Ordering::Relaxed);
+            self.count(b);
         }
         Ok(b)
     }
