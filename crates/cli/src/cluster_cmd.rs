@@ -112,15 +112,17 @@ pub struct RegionServerArgs {
     /// reached by this address.
     #[arg(long, default_value = "127.0.0.1:16020")]
     listen: std::net::SocketAddr,
-    /// Memory all memtables may use together, in MiB (with --root).
-    #[arg(long, default_value_t = 256)]
+    /// Memory all memtables may use together, in MiB (with --root) (by default half of the
+    /// memory budget, a quarter of the machine's or its cgroup's memory within 1–32 GiB).
+    #[arg(long, default_value_t = crate::memory_defaults::memtable_mib())]
     memtable_mib: u64,
-    /// Block cache size in MiB (with --root; 0 disables it).
-    #[arg(long, default_value_t = 128)]
+    /// Block cache size in MiB (with --root; 0 disables it) (by default a quarter of the
+    /// memory budget).
+    #[arg(long, default_value_t = crate::memory_defaults::block_cache_mib())]
     block_cache_mib: u64,
     /// Row cache size in MiB (with --root; 0 disables it); only families with ROW_CACHE use
     /// it.
-    #[arg(long, default_value_t = 128)]
+    #[arg(long, default_value_t = crate::memory_defaults::row_cache_mib())]
     row_cache_mib: u64,
     #[command(flatten)]
     memory_tuner: crate::memory_tuner_args::MemoryTunerArgs,

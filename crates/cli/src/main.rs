@@ -17,6 +17,7 @@ mod demo;
 mod gateway_cmd;
 mod load_split_args;
 mod logging;
+mod memory_defaults;
 mod memory_tuner_args;
 mod s3_args;
 mod snapshot_cmd;

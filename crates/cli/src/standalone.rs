@@ -108,14 +108,15 @@ pub struct Args {
     pub(crate) listen: SocketAddr,
     #[command(flatten)]
     pub(crate) space_quota: crate::space_quota_args::SpaceQuotaArgs,
-    /// Memory all memtables may use together, in MiB.
-    #[arg(long, default_value_t = 512)]
+    /// Memory all memtables may use together, in MiB (by default half of the memory budget, a
+    /// quarter of the machine's or its cgroup's memory within 1–32 GiB).
+    #[arg(long, default_value_t = crate::memory_defaults::memtable_mib())]
     pub(crate) memtable_mib: u64,
-    /// Block cache size in MiB (0 disables it).
-    #[arg(long, default_value_t = 256)]
+    /// Block cache size in MiB (0 disables it) (by default a quarter of the memory budget).
+    #[arg(long, default_value_t = crate::memory_defaults::block_cache_mib())]
     pub(crate) block_cache_mib: u64,
     /// Row cache size in MiB (0 disables it); only families with ROW_CACHE use it.
-    #[arg(long, default_value_t = 128)]
+    #[arg(long, default_value_t = crate::memory_defaults::row_cache_mib())]
     pub(crate) row_cache_mib: u64,
     #[command(flatten)]
     pub(crate) memory_tuner: crate::memory_tuner_args::MemoryTunerArgs,

@@ -76,6 +76,10 @@ fn a_standalone_server_runs_on_its_file_under_its_flags_and_reloads_on_sighup() 
     assert_eq!(http, "127.0.0.1:26411", "the file's http-listen is used");
 
     let page = get(&http, "/config");
+    let default_block_cache = format!(
+        "block-cache-mib = {}\n",
+        (strata_server::machine_memory::machine_budget() / 4) >> 20
+    );
     for want in [
         "listen = &quot;127.0.0.1:26412&quot;  # command line",
         "http-listen = &quot;127.0.0.1:26411&quot;  # configuration file",
@@ -83,7 +87,7 @@ fn a_standalone_server_runs_on_its_file_under_its_flags_and_reloads_on_sighup() 
         "thrift-listen = &quot;127.0.0.1:26414&quot;  # configuration file",
         "Thrift = 127.0.0.1:26414",
         "log-level = &quot;info&quot;  # configuration file",
-        "block-cache-mib = 256\n",
+        default_block_cache.as_str(),
         "HBase RPC = 127.0.0.1:",
         "WAL segment size = 64 MiB",
         "compaction throughput = 50 MiB/s to 100 MiB/s as pressure rises",

@@ -2,7 +2,9 @@
 //!
 //! # Memory
 //! A server's memory budget is shared by three consumers, each sized as a fraction of it
-//! ([`ServerConfig::with_memory_budget`]; the defaults assume 1 GiB):
+//! ([`ServerConfig::with_memory_budget`]; [`ServerConfig::new`] assumes 1 GiB, the command
+//! line's `standalone` and `regionserver` take a quarter of the machine's memory, see
+//! [`crate::machine_memory`]):
 //! - memtables, 1/2: write absorption; too little means small flushes and more compaction;
 //! - block cache, 1/4: store-file blocks, serving gets and scans of warm data (the OS page
 //!   cache holds the files too, so a block cache is most useful in a decoded or encoded form

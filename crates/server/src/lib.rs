@@ -30,6 +30,7 @@ pub mod host;
 pub mod inline;
 pub mod load_split;
 pub mod logged;
+pub mod machine_memory;
 pub mod memory_tuner;
 pub mod nonces;
 pub mod observe;
