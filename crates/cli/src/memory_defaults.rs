@@ -16,3 +16,18 @@ pub(crate) fn block_cache_mib() -> u64 {
 pub(crate) fn row_cache_mib() -> u64 {
     (machine_budget() / 8) >> 20
 }
+
+/// Logs the memory split a region server starts with, beside the machine's memory the
+/// defaults come from.
+pub(crate) fn log_split(memtable_mib: u64, block_cache_mib: u64, row_cache_mib: u64, tuner: bool) {
+    let machine_mib = strata_server::machine_memory::available().map_or(0, |b| b >> 20);
+    tracing::info!(
+        memtable_mib,
+        block_cache_mib,
+        row_cache_mib,
+        machine_mib,
+        default_budget_mib = machine_budget() >> 20,
+        memory_tuner = tuner,
+        "memory split"
+    );
+}

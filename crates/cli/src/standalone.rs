@@ -301,6 +301,12 @@ fn server_config(
     server.block_cache_bytes = args.block_cache_mib << 20;
     server.row_cache_bytes = args.row_cache_mib << 20;
     server.memory_tuner = args.memory_tuner.config();
+    crate::memory_defaults::log_split(
+        args.memtable_mib,
+        args.block_cache_mib,
+        args.row_cache_mib,
+        server.memory_tuner.enabled,
+    );
     server.poll_before_park = std::time::Duration::from_micros(args.poll_us);
     server.compaction_nice = args.compaction_nice;
     server.max_value_bytes = args.max_value_bytes;
