@@ -51,6 +51,10 @@ impl RowTable {
 /// row then cost at most 1/8 more memory.
 const ROW_TABLE_MIN_ROW: usize = 96;
 
+/// Bytes per cell assumed when sizing a block's offsets before decoding it (a guess: the
+/// vector grows if cells are smaller).
+const EXPECTED_CELL_BYTES: usize = 64;
+
 impl DecodedBlock {
     /// Decodes a whole block of `encoding`.
     ///
@@ -79,21 +83,31 @@ impl DecodedBlock {
             }
             _ => return Self::decode_copy(encoding, block),
         };
-        // Already in our layout: only index it (and validate every cell on the way).
-        let mut offsets = Vec::new();
+        // Already in our layout: only index it (and validate every cell on the way), noting
+        // where each row starts in the same pass.
+        let mut offsets = Vec::with_capacity(block.len() / EXPECTED_CELL_BYTES);
+        let mut starts = Vec::new();
+        let mut prev: Option<&[u8]> = None;
         let mut pos = 0;
         while pos < block.len() {
+            let (cell, next) = none::read_cell(&block, pos)?;
+            if prev != Some(cell.row) {
+                starts.push(offsets.len() as u32);
+                prev = Some(cell.row);
+            }
             offsets.push(pos as u32);
-            pos = none::read_cell(&block, pos)?.1;
+            pos = next;
         }
-        Ok(DecodedBlock::with_row_table(block, offsets))
+        Ok(DecodedBlock::with_row_table(block, offsets, Some(starts)))
     }
 
     /// The block over `data` with cells at `offsets`, its row table built if its rows are
-    /// large enough.
+    /// large enough; `starts` are the indexes of each row's first cell if the caller found
+    /// them (else they are found here).
     ///
-    /// Requires: every cell at `offsets` was validated.
-    fn with_row_table(data: Bytes, offsets: Vec<u32>) -> Self {
+    /// Requires: every cell at `offsets` was validated; `starts`, if given, are every row's
+    /// first cell, in order.
+    fn with_row_table(data: Bytes, offsets: Vec<u32>, starts: Option<Vec<u32>>) -> Self {
         let mut block = DecodedBlock {
             data,
             offsets,
@@ -104,15 +118,18 @@ impl DecodedBlock {
         if n < 2 {
             return block;
         }
-        let mut starts = Vec::new();
-        let mut prev: Option<&[u8]> = None;
-        for i in 0..n {
-            let row = block.cell(i).row;
-            if prev != Some(row) {
-                starts.push(i as u32);
-                prev = Some(row);
+        let starts = starts.unwrap_or_else(|| {
+            let mut starts = Vec::new();
+            let mut prev: Option<&[u8]> = None;
+            for i in 0..n {
+                let row = block.cell(i).row;
+                if prev != Some(row) {
+                    starts.push(i as u32);
+                    prev = Some(row);
+                }
             }
-        }
+            starts
+        });
         if block.data.len() / starts.len() < ROW_TABLE_MIN_ROW {
             return block;
         }
@@ -198,7 +215,11 @@ impl DecodedBlock {
             offsets.push(data.len() as u32);
             none::write_cell(&mut data, &decoder.current());
         }
-        Ok(DecodedBlock::with_row_table(Bytes::from(data), offsets))
+        Ok(DecodedBlock::with_row_table(
+            Bytes::from(data),
+            offsets,
+            None,
+        ))
     }
 
     /// Number of cells.
@@ -383,6 +404,13 @@ mod tests {
         ) {
             let b = block(&rows, value_len);
             prop_assert_eq!(b.rows.is_empty(), b.data.len() / rows.len() < ROW_TABLE_MIN_ROW);
+            if !b.rows.is_empty() {
+                // The row table found in the decoding pass: every row's first cell, in order.
+                prop_assert_eq!(b.rows.starts.len(), rows.len());
+                for (r, &start) in rows.iter().zip(&b.rows.starts) {
+                    prop_assert_eq!(b.cell(start as usize).row, &r[..]);
+                }
+            }
             let mut targets = vec![CellKey::first_on_row(Bytes::from(probe))];
             for r in &rows {
                 targets.push(CellKey::first_on_row(Bytes::from(r.clone())));
