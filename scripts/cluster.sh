@@ -15,7 +15,8 @@
 # (9870), STRATA_CLUSTER_RS_PORT (the first region server's port, 16020), STRATA_CLUSTER_MASTER_PORT
 # (the first master's advertised address's port, 16000), STRATA_CLUSTER_DIR (default
 # ${TMPDIR:-/tmp}/strata-cluster); STRATA_CLUSTER_TTL (leases, s); STRATA_CLUSTER_NO_HDFS=1
-# runs coordination only (region servers hold no data).
+# runs coordination only (region servers hold no data); STRATA_CLUSTER_RS_MEMORY (each region
+# server's memory flags, "--memtable-mib 256 --block-cache-mib 128 --row-cache-mib 128").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export STRATA_ETCD_PORT="${STRATA_ETCD_PORT:-2379}"
@@ -98,9 +99,14 @@ case "${1:-}" in
     start master0 master --advertise "127.0.0.1:$mport" "${ROOT[@]}"
     start master1 master --advertise "127.0.0.1:$((mport + 1))" "${ROOT[@]}"
     base="${STRATA_CLUSTER_RS_PORT:-16020}"
+    # Three region servers share this one machine: each gets fixed sizes instead of the
+    # default budget (a quarter of the machine's memory each). STRATA_CLUSTER_RS_MEMORY
+    # overrides them.
+    read -r -a rs_memory <<< "${STRATA_CLUSTER_RS_MEMORY:---memtable-mib 256 --block-cache-mib 128 --row-cache-mib 128}"
     for i in 0 1 2; do
       port=$((base + i))
-      start "rs$i" regionserver --advertise "127.0.0.1:$port" --listen "127.0.0.1:$port" "${ROOT[@]}"
+      start "rs$i" regionserver --advertise "127.0.0.1:$port" --listen "127.0.0.1:$port" \
+        "${rs_memory[@]}" "${ROOT[@]}"
     done
     wait_live "$base"
     "$BIN" cluster status $ETCD
