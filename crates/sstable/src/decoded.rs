@@ -98,16 +98,16 @@ impl DecodedBlock {
             offsets.push(pos as u32);
             pos = next;
         }
-        Ok(DecodedBlock::with_row_table(block, offsets, Some(starts)))
+        Ok(DecodedBlock::with_row_table(block, offsets, starts))
     }
 
-    /// The block over `data` with cells at `offsets`, its row table built if its rows are
-    /// large enough; `starts` are the indexes of each row's first cell if the caller found
-    /// them (else they are found here).
+    /// The block over `data` with cells at `offsets`, its row table built from `starts` (the
+    /// index of each row's first cell, found by the decoding pass) if its rows are large
+    /// enough.
     ///
-    /// Requires: every cell at `offsets` was validated; `starts`, if given, are every row's
-    /// first cell, in order.
-    fn with_row_table(data: Bytes, offsets: Vec<u32>, starts: Option<Vec<u32>>) -> Self {
+    /// Requires: every cell at `offsets` was validated; `starts` are every row's first cell,
+    /// in order.
+    fn with_row_table(data: Bytes, offsets: Vec<u32>, starts: Vec<u32>) -> Self {
         let mut block = DecodedBlock {
             data,
             offsets,
@@ -118,18 +118,6 @@ impl DecodedBlock {
         if n < 2 {
             return block;
         }
-        let starts = starts.unwrap_or_else(|| {
-            let mut starts = Vec::new();
-            let mut prev: Option<&[u8]> = None;
-            for i in 0..n {
-                let row = block.cell(i).row;
-                if prev != Some(row) {
-                    starts.push(i as u32);
-                    prev = Some(row);
-                }
-            }
-            starts
-        });
         if block.data.len() / starts.len() < ROW_TABLE_MIN_ROW {
             return block;
         }
@@ -211,14 +199,22 @@ impl DecodedBlock {
         let mut decoder = encoding::decoder(encoding, block.clone())?;
         let mut data = Vec::with_capacity(block.len() * 2);
         let mut offsets = Vec::new();
+        let mut starts = Vec::new();
+        let mut prev_row = Vec::new();
         while decoder.advance()? {
+            let cell = decoder.current();
+            if offsets.is_empty() || cell.row != &prev_row[..] {
+                starts.push(offsets.len() as u32);
+                prev_row.clear();
+                prev_row.extend_from_slice(cell.row);
+            }
             offsets.push(data.len() as u32);
-            none::write_cell(&mut data, &decoder.current());
+            none::write_cell(&mut data, &cell);
         }
         Ok(DecodedBlock::with_row_table(
             Bytes::from(data),
             offsets,
-            None,
+            starts,
         ))
     }
 
@@ -346,11 +342,11 @@ mod tests {
     use proptest::prelude::*;
     use strata_model::cell::CellType;
 
-    /// A NONE-layout block of `rows` (sorted, deduplicated by the caller's strategy), two
-    /// columns of two versions each, values of `value_len` bytes.
-    fn block(rows: &[Vec<u8>], value_len: usize) -> DecodedBlock {
+    /// A block of `encoding` over `rows` (sorted, deduplicated by the caller's strategy), two
+    /// columns of two versions each, values of `value_len` bytes, decoded.
+    fn block(rows: &[Vec<u8>], value_len: usize, encoding: DataBlockEncoding) -> DecodedBlock {
         let value = vec![7u8; value_len];
-        let mut data = Vec::new();
+        let mut encoder = encoding::encoder(encoding);
         for row in rows {
             for q in [&b"a"[..], b"b"] {
                 for timestamp in [5, 3] {
@@ -363,11 +359,13 @@ mod tests {
                         value: &value,
                         ttl: None,
                     };
-                    none::write_cell(&mut data, &cell);
+                    encoder.add(&cell);
                 }
             }
         }
-        DecodedBlock::decode(DataBlockEncoding::None, Bytes::from(data)).expect("valid block")
+        let mut data = Vec::new();
+        encoder.finish_into(&mut data);
+        DecodedBlock::decode(encoding, Bytes::from(data)).expect("valid block")
     }
 
     fn linear(block: &DecodedBlock, target: &CellKey, upper: bool) -> usize {
@@ -401,8 +399,15 @@ mod tests {
             probe in prop::collection::vec(prop::sample::select(vec![0u8, 1, 2, b'0', 0xff]), 0..16),
             value_len in prop::sample::select(vec![1usize, 200]),
             qualifier in prop::sample::select(vec![&b""[..], b"a", b"ab", b"b", b"c"]),
+            encoding in prop::sample::select(vec![
+                DataBlockEncoding::None,
+                DataBlockEncoding::RowIndex,
+                DataBlockEncoding::Prefix,
+                DataBlockEncoding::Diff,
+                DataBlockEncoding::FastDiff,
+            ]),
         ) {
-            let b = block(&rows, value_len);
+            let b = block(&rows, value_len, encoding);
             prop_assert_eq!(b.rows.is_empty(), b.data.len() / rows.len() < ROW_TABLE_MIN_ROW);
             if !b.rows.is_empty() {
                 // The row table found in the decoding pass: every row's first cell, in order.
