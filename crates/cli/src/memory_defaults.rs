@@ -20,7 +20,7 @@ pub(crate) fn row_cache_mib() -> u64 {
 /// Logs the memory split a region server starts with, beside the machine's memory the
 /// defaults come from.
 pub(crate) fn log_split(memtable_mib: u64, block_cache_mib: u64, row_cache_mib: u64, tuner: bool) {
-    let machine_mib = strata_server::machine_memory::available().map_or(0, |b| b >> 20);
+    let machine_mib = strata_server::machine_memory::machine_available().map_or(0, |b| b >> 20);
     tracing::info!(
         memtable_mib,
         block_cache_mib,

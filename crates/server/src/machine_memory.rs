@@ -32,10 +32,15 @@ pub fn default_budget(available: Option<u64>) -> u64 {
     (total / 4).clamp(floor, MAX_DEFAULT_BUDGET.max(floor))
 }
 
-/// This machine's default budget, read once.
+/// The memory the process may use ([`available`]), read once.
+pub fn machine_available() -> Option<u64> {
+    static AVAILABLE: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
+    *AVAILABLE.get_or_init(available)
+}
+
+/// This machine's default budget.
 pub fn machine_budget() -> u64 {
-    static BUDGET: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
-    *BUDGET.get_or_init(|| default_budget(available()))
+    default_budget(machine_available())
 }
 
 /// `MemTotal` of `/proc/meminfo`, in bytes.
