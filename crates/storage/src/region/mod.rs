@@ -152,7 +152,7 @@ pub(crate) struct Inner {
     pub(crate) compaction_requested: AtomicBool,
     /// Compactions are stopped (a space quota's `NO_WRITES_COMPACTIONS` in violation).
     pub(crate) compactions_stopped: AtomicBool,
-    /// Tier moves were asked for and not yet started.
+    /// Tier moves were asked for and have not finished.
     pub(crate) tier_moves_requested: AtomicBool,
     /// Memtable bytes last reported to the budget.
     pub(crate) accounted: AtomicU64,
@@ -371,16 +371,17 @@ impl Region {
     }
 
     /// Asks for the tier moves [`Region::tier_moves_due`] finds, if any: queued on the
-    /// background pool (merged with a pending request), or run now without one. Returns
-    /// whether moves were due. When none is, nothing is queued and no store is touched, so a
-    /// periodic check of idle regions costs a walk of their file lists
-    /// ([`crate::tier_check::TierChecker`]).
+    /// background pool, or run now without one. Returns whether this call asked: not when
+    /// none is due, nor while an earlier request is queued or running (its run moves what is
+    /// due; a later check asks again for what it left). When none is due, nothing is queued
+    /// and no store is touched, so a periodic check of idle regions costs a walk of their file
+    /// lists ([`crate::tier_check::TierChecker`]).
     pub fn request_tier_moves(&self) -> bool {
         if !self.tier_moves_due() {
             return false;
         }
         if self.inner.tier_moves_requested.swap(true, Ordering::SeqCst) {
-            return true;
+            return false;
         }
         match &self.inner.config.background {
             Some(bg) => bg.submit(Job::MoveTiers(self.clone())),
@@ -398,9 +399,15 @@ impl Region {
     /// # Errors
     /// As [`Region::move_tiers`].
     pub fn run_requested_tier_moves(&self) -> Result<usize> {
-        self.inner
-            .tier_moves_requested
-            .store(false, Ordering::SeqCst);
+        // The request stands until its run ends (also by an error or a panic), so checks
+        // meanwhile queue no second run of the same moves.
+        struct Done<'a>(&'a AtomicBool);
+        impl Drop for Done<'_> {
+            fn drop(&mut self) {
+                self.0.store(false, Ordering::SeqCst);
+            }
+        }
+        let _done = Done(&self.inner.tier_moves_requested);
         if self.inner.closed.load(Ordering::SeqCst) {
             return Ok(0);
         }
