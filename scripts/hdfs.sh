@@ -67,9 +67,11 @@ start() {
   fi
   stop >/dev/null 2>&1 || true
   install
-  mkdir -p "$state"
+  # The JVM's temporary files (Jetty's web-app directories, one per start) stay in the state
+  # directory, so `stop` removes them with it instead of leaving one in $TMPDIR per start.
+  mkdir -p "$state/tmp"
   rm -f "$ready"
-  nohup java -Xmx768m -cp "$cache/classes:$cache/lib/*" MiniDfs "$state/data" "$port" "$http" \
+  nohup java -Xmx768m -Djava.io.tmpdir="$state/tmp" -cp "$cache/classes:$cache/lib/*" MiniDfs "$state/data" "$port" "$http" \
     "$datanodes" "$ready" "$replication" >"$state/minidfs.log" 2>&1 &
   echo $! >"$pidfile"
   for _ in $(seq 1 240); do
