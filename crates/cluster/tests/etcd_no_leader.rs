@@ -33,11 +33,20 @@ impl Drop for Member {
     }
 }
 
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
+/// Four distinct free ports: every listener is held until all four are chosen.
+fn free_ports() -> [u16; 4] {
+    let listeners: Vec<TcpListener> = (0..4)
+        .map(|_| TcpListener::bind("127.0.0.1:0").expect("a free port"))
+        .collect();
+    let port = |i: usize| listeners[i].local_addr().expect("its address").port();
+    [port(0), port(1), port(2), port(3)]
+}
+
+/// The last lines etcd `name` wrote (its log is kept in the scratch directory).
+fn log_tail(dir: &std::path::Path, name: &str) -> String {
+    let text = std::fs::read_to_string(dir.join(format!("{name}.log"))).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(10)..].join("\n")
 }
 
 fn start(name: &str, client: u16, peer: u16, cluster: &str, dir: &std::path::Path) -> Member {
@@ -69,7 +78,10 @@ fn start(name: &str, client: u16, peer: u16, cluster: &str, dir: &std::path::Pat
             "zap",
         ])
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(
+            std::fs::File::create(dir.join(format!("{name}.log")))
+                .map_or_else(|_| Stdio::null(), Stdio::from),
+        )
         .spawn()
         .expect("etcd starts");
     Member(child)
@@ -87,28 +99,8 @@ fn a_member_without_a_leader_refuses_at_once() {
     let dir = Scratch(
         std::env::temp_dir().join(format!("strata-no-leader-{}-{nanos}", std::process::id())),
     );
-    let (c1, p1, c2, p2) = (free_port(), free_port(), free_port(), free_port());
-    let cluster = format!("a=http://127.0.0.1:{p1},b=http://127.0.0.1:{p2}");
-    let a = start("a", c1, p1, &cluster, &dir.0);
-    let b = start("b", c2, p2, &cluster, &dir.0);
-    let endpoint = vec![format!("127.0.0.1:{c1}")];
-    // Both up, a leader elected, a lease granted and kept alive.
-    let started = Instant::now();
-    let kv = loop {
-        match EtcdKv::connect(&endpoint, Duration::from_secs(5)).and_then(|kv| {
-            kv.get("/no-leader/probe")?;
-            Ok(kv)
-        }) {
-            Ok(kv) => break kv,
-            Err(e) => {
-                assert!(
-                    started.elapsed() < Duration::from_secs(30),
-                    "etcd not up: {e}"
-                );
-                std::thread::sleep(Duration::from_millis(200));
-            }
-        }
-    };
+    std::fs::create_dir_all(&dir.0).expect("scratch directory");
+    let (a, b, kv) = two_members(&dir.0);
     let (lease, _) = kv.grant(10).expect("a lease");
     assert!(kv.keep_alive(lease).expect("kept alive").is_some());
 
@@ -132,4 +124,50 @@ fn a_member_without_a_leader_refuses_at_once() {
         asked.elapsed()
     );
     drop(a);
+}
+
+/// Two members up, a leader elected, and a client of the first. A member that exits before
+/// (a port taken meanwhile by another process) is started again on other ports, twice at
+/// most; a cluster not up within 45 s fails the test with both members' last log lines.
+fn two_members(dir: &std::path::Path) -> (Member, Member, EtcdKv) {
+    for attempt in 1..=3 {
+        let [c1, p1, c2, p2] = free_ports();
+        let cluster = format!("a=http://127.0.0.1:{p1},b=http://127.0.0.1:{p2}");
+        let _ = std::fs::remove_dir_all(dir.join("a"));
+        let _ = std::fs::remove_dir_all(dir.join("b"));
+        let mut a = start("a", c1, p1, &cluster, dir);
+        let mut b = start("b", c2, p2, &cluster, dir);
+        let endpoint = vec![format!("127.0.0.1:{c1}")];
+        let started = Instant::now();
+        loop {
+            match EtcdKv::connect(&endpoint, Duration::from_secs(5)).and_then(|kv| {
+                kv.get("/no-leader/probe")?;
+                Ok(kv)
+            }) {
+                Ok(kv) => return (a, b, kv),
+                Err(e) => {
+                    let exited = [a.0.try_wait(), b.0.try_wait()]
+                        .iter()
+                        .any(|w| matches!(w, Ok(Some(_))));
+                    if exited && attempt < 3 {
+                        eprintln!(
+                            "attempt {attempt}: a member exited ({e}); a: {} b: {}",
+                            log_tail(dir, "a"),
+                            log_tail(dir, "b")
+                        );
+                        break;
+                    }
+                    assert!(
+                        !exited && started.elapsed() < Duration::from_secs(45),
+                        "etcd not up after {:?}: {e}\na: {}\nb: {}",
+                        started.elapsed(),
+                        log_tail(dir, "a"),
+                        log_tail(dir, "b")
+                    );
+                    std::thread::sleep(Duration::from_millis(200));
+                }
+            }
+        }
+    }
+    unreachable!("the third attempt returns or fails")
 }
