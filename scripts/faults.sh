@@ -29,7 +29,9 @@
 #
 # Settings: STRATA_BIN (default: the debug build in cargo's target directory, built when
 # missing), STRATA_FAULTS_DIR (work directory: logs, the cluster's root, history.jsonl, faults.jsonl, the checker's report and any
-# visualization of a non-linearizable row; default a new one under $TMPDIR),
+# visualization of a non-linearizable row; default a new one under $TMPDIR; after a run that
+# passed, the bulky state (etcd's members' data, the cluster's local root) is removed and the
+# logs, histories and report stay; STRATA_FAULTS_KEEP=1 keeps it all),
 # STRATA_FAULTS_LIMIT (seconds after a heal within which every region must be served again;
 # default 10), STRATA_FAULTS_PREFIX (the namespaces' and links' prefix, default sfh: two runs
 # with different prefixes can share a machine, each on its own bridge). Needs Go for the
@@ -509,6 +511,11 @@ run() {
     printf '%s\n' "${SLOW[@]}" >&2
     log "FAILED: ${#SLOW[@]} faults not healed within ${LIMIT}s (work directory $WORK); replay: scripts/faults.sh run --seed $SEED"
     return 1
+  fi
+  if [ "${STRATA_FAULTS_KEEP:-0}" != 1 ]; then
+    # Passed: the stores' data (~250 MB, mostly etcd's preallocated logs) is of no further use.
+    down
+    rm -rf "$WORK"/etcd*.data "$WORK/root"
   fi
   log "passed (seed $SEED)"
 }
