@@ -48,9 +48,8 @@ javac -nowarn -d "$CACHE/classes" -cp "$CACHE/lib/*" \
   $(find scripts/hbase-client/src/main/java -name '*.java')
 
 # --- Strata side: build, start standalone on free ports (HBase RPC on its own).
-if [ -f scripts/lib/toolchain.sh ]; then . scripts/lib/toolchain.sh; ensure_rust; fi
-cargo build -q -p strata-cli --bin strata
-STRATA="${CARGO_TARGET_DIR:-$ROOT/target}/debug/strata"
+. scripts/lib/toolchain.sh
+debug_strata
 # The client's JVM flags for JDK 17 (its shaded netty reflects into java.nio).
 JFLAGS="-Dorg.apache.hbase.thirdparty.io.netty.tryReflectionSetAccessible=true \
  --add-opens java.base/java.nio=ALL-UNNAMED --add-opens java.base/sun.nio.ch=ALL-UNNAMED \
@@ -124,7 +123,7 @@ if [ "${STRATA_HBASE_CLIENT_TLS:-0}" = 1 ]; then
   # cases derived by crates/cli/tests/acl_matrix from its one table of what HBase's
   # AccessController asks, run as alice on the same server.
   CASES="$CERTS/matrix-cases.jsonl"
-  STRATA_ACL_MATRIX_CASES="$CASES" cargo test -q -p strata-cli --test acl_matrix \
+  STRATA_ACL_MATRIX_CASES="$CASES" workspace_test strata-cli acl_matrix \
     cases_of_the_java_client >/dev/null || status=$?
   timeout "${HBASE_CLIENT_TEST_TIMEOUT:-300}" java $JFLAGS -cp "$CACHE/classes:$CACHE/lib/*" \
     strata.hbase.MatrixTest "127.0.0.1:$HBASE_PORT" "$CERTS/ca.pem" "$CERTS/admin-keystore.pem" \
@@ -158,7 +157,7 @@ if [ "${STRATA_HBASE_CLIENT_KERBEROS:-0}" = 1 ]; then
     echo "--- strata server log (last 40 lines)"; tail -40 "$LOG"
   fi
   # The handshake from Rust against the same KDC: a replayed authenticator, bad bytes.
-  timeout "${HBASE_CLIENT_TEST_TIMEOUT:-300}" cargo test -q -p strata-hbase-rpc --test kerberos \
+  timeout "${HBASE_CLIENT_TEST_TIMEOUT:-300}" bash -c '. scripts/lib/toolchain.sh; workspace_test strata-hbase-rpc kerberos' \
     || status=$?
   exit "$status"
 fi

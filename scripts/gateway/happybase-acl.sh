@@ -18,6 +18,9 @@ if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c "import happybase" 2>/
   python3 -m venv "$VENV"
   "$VENV/bin/pip" install -q --disable-pip-version-check "happybase==$VERSION" pytest
 fi
-if [ -f scripts/lib/toolchain.sh ]; then . scripts/lib/toolchain.sh; ensure_rust; fi
-STRATA_HAPPYBASE_PYTHON="$VENV/bin/python" STRATA_REQUIRE_HAPPYBASE=1 timeout 600 \
-  cargo test -q -p strata-cli --test acl_matrix data_operations_through_happybase -- --nocapture
+. scripts/lib/toolchain.sh
+ensure_rust
+export STRATA_HAPPYBASE_PYTHON="$VENV/bin/python" STRATA_REQUIRE_HAPPYBASE=1
+timeout 600 bash -c '. scripts/lib/toolchain.sh
+  workspace_test strata-cli acl_matrix data_operations_through_happybase --nocapture'
+

@@ -57,9 +57,8 @@ happybase.Connection.__init__ = _init_with_int_port
 PY
 
 # --- Strata side: build, start standalone with the gateway on free ports.
-if [ -f scripts/lib/toolchain.sh ]; then . scripts/lib/toolchain.sh; ensure_rust; fi
-cargo build -q -p strata-cli --bin strata
-STRATA="${CARGO_TARGET_DIR:-$ROOT/target}/debug/strata"
+. scripts/lib/toolchain.sh
+debug_strata
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 GRPC_PORT=$(free_port)
 THRIFT_PORT=$(free_port)

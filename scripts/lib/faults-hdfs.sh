@@ -99,11 +99,13 @@ hdfs_java() {
   local h="$1" class="$2" conf
   shift 2
   conf="$(hdfs_conf "$h")"
+  # Jetty's web-app directories go to java.io.tmpdir: keep them with the host's state.
+  mkdir -p "$WORK/hdfs/$h/java-tmp"
   echo java "-Xmx$HDFS_HEAP" -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
     -Dorg.slf4j.simpleLogger.defaultLogLevel="${STRATA_FAULTS_HDFS_LOG:-warn}" \
     -Dorg.slf4j.simpleLogger.showDateTime=true \
     -Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS -Dhadoop.log.dir="$WORK/hdfs/$h" \
-    -cp "$conf:$HDFS_LIB/*" "$class" "$@"
+    -Djava.io.tmpdir="$WORK/hdfs/$h/java-tmp" -cp "$conf:$HDFS_LIB/*" "$class" "$@"
 }
 
 # hdfs_start_host HOST: starts the NameNode or that DataNode on its host (same data as before

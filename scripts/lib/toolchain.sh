@@ -28,6 +28,51 @@ release_strata() {
   fi
 }
 
+# Sets STRATA, the test scripts' server binary: $STRATA_BIN when given (no build;
+# scripts/test.sh passes the one its `cargo test --workspace` built), else the debug build of
+# this tree, built first.
+debug_strata() {
+  if [ -n "${STRATA_BIN:-}" ]; then
+    STRATA="$STRATA_BIN"
+  else
+    ensure_rust
+    cargo build -q -p strata-cli --bin strata
+    STRATA="${CARGO_TARGET_DIR:-$PWD/target}/debug/strata"
+  fi
+}
+
+# workspace_test PACKAGE TARGET [TEST ARGS...]: runs one integration-test target. After
+# scripts/test.sh's `cargo test --workspace` (STRATA_WORKSPACE_TESTS=1) it runs that build's
+# own binary of it, from its package's directory as cargo does: asking cargo for one package
+# (`-p`) or one target resolves dependencies' features differently and rebuilds a share of the
+# workspace (minutes on two cores). Otherwise `cargo test -p PACKAGE --test TARGET`.
+workspace_test() {
+  local pkg="$1" target="$2" found exe
+  shift 2
+  if [ "${STRATA_WORKSPACE_TESTS:-0}" != 1 ]; then
+    cargo test -q --locked -p "$pkg" --test "$target" -- "$@"
+    return
+  fi
+  found="$(cargo test --workspace --locked --no-run --message-format=json 2>/dev/null |
+    python3 -c '
+import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    t = m.get("target") or {}
+    if (m.get("reason") == "compiler-artifact" and t.get("name") == sys.argv[1]
+            and t.get("kind") == ["test"] and m.get("executable")):
+        print(m["executable"])
+        print(m["manifest_path"])
+        break
+' "$target")"
+  exe="$(sed -n 1p <<<"$found")"
+  if [ -z "$exe" ]; then
+    echo "workspace_test: no test target $target in the workspace's test build" >&2
+    return 2
+  fi
+  (cd "$(dirname "$(sed -n 2p <<<"$found")")" && "$exe" "$@")
+}
+
 # Makes sure `go` is on PATH: /usr/local/go's if present, else Debian's golang-go (as root).
 ensure_go() {
   command -v go >/dev/null 2>&1 && return 0
