@@ -82,6 +82,7 @@ fn family_to_pb(f: &FamilyDescriptor) -> pb::ColumnFamilySchema {
         pair("BLOOMFILTER", f.bloom_filter.name()),
         pair("BLOCKCACHE", b(f.block_cache)),
         pair("IN_MEMORY", b(f.in_memory)),
+        pair("PREFETCH_BLOCKS_ON_OPEN", b(f.prefetch_blocks_on_open)),
     ];
     attributes.extend(f.metadata.iter().map(|(k, v)| pair(k, v)));
     pb::ColumnFamilySchema {

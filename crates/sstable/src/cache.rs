@@ -220,6 +220,11 @@ impl BlockCache {
         found
     }
 
+    /// Whether the block of `key` is cached; counts no hit or miss and marks nothing used.
+    pub(crate) fn contains(&self, key: &CacheKey) -> bool {
+        self.data.contains_key(key) || self.meta.contains_key(key)
+    }
+
     pub(crate) fn insert(&self, key: CacheKey, block: CachedBlock) {
         self.counters.inserts.fetch_add(1, Ordering::Relaxed);
         if Self::is_meta(&block) {

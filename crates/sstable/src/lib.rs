@@ -34,6 +34,6 @@ pub use cache::{BlockCache, CacheStats, Evicted};
 pub use cell_ref::{CellRef, KeyBuf};
 pub use error::{Error, ErrorKind, Result};
 pub use file_info::FileInfo;
-pub use reader::{Iter, Reader, ReaderOptions, ReaderStats};
+pub use reader::{Iter, Prefetched, Reader, ReaderOptions, ReaderStats};
 pub use source::Source;
 pub use writer::{Writer, WriterOptions};

@@ -38,7 +38,7 @@ fn create_with_family_settings() {
     let (table, _) = create(
         "create 't', {NAME => 'cf', VERSIONS => 3, TTL => 86400, DATA_BLOCK_ENCODING => 'FAST_DIFF', \
          COMPRESSION => 'SNAPPY', IN_MEMORY_COMPACTION => 'EAGER', BLOCKCACHE => false, \
-         CONFIGURATION => {'hbase.hstore.block.storage.policy' => 'ALL_SSD'}}, {NAME => 'cf2'}",
+         PREFETCH_BLOCKS_ON_OPEN => 'true', CONFIGURATION => {'hbase.hstore.block.storage.policy' => 'ALL_SSD'}}, {NAME => 'cf2'}",
     );
     let cf = &table.families[0];
     assert_eq!(cf.versions, 3);
@@ -47,6 +47,7 @@ fn create_with_family_settings() {
     assert_eq!(cf.compression, Compression::Snappy);
     assert_eq!(cf.in_memory_compaction, InMemoryCompaction::Eager);
     assert!(!cf.block_cache);
+    assert!(cf.prefetch_blocks_on_open);
     assert_eq!(cf.storage_policy.to_string(), "ALL_SSD");
     assert_eq!(table.families[1], FamilyDescriptor::new("cf2"));
 }

@@ -9,7 +9,7 @@ use strata_model::schema::{CachedForm, DataBlockEncoding};
 use super::Inner;
 use crate::block::{self, BlockHandle, BlockType, RawBlock};
 use crate::bloom::BloomChunk;
-use crate::cache::{CacheKey, CachedBlock};
+use crate::cache::{BlockCache, CacheKey, CachedBlock};
 use crate::decoded::DecodedBlock;
 use crate::error::{Error, Result};
 use crate::index::{IndexBlock, IndexLoader};
@@ -21,7 +21,7 @@ pub(crate) enum DataBlock {
 }
 
 impl Inner {
-    fn key(&self, handle: BlockHandle) -> CacheKey {
+    pub(crate) fn key(&self, handle: BlockHandle) -> CacheKey {
         CacheKey {
             file: self.file_id,
             offset: handle.offset,
@@ -98,11 +98,7 @@ impl Inner {
             .cache
             .as_ref()
             .filter(|_| self.options.cache_data);
-        let in_place = match self.info.encoding {
-            DataBlockEncoding::None => true,
-            DataBlockEncoding::RowIndex => cache.is_some(),
-            _ => false,
-        };
+        let in_place = self.in_place(cache.is_some());
         let want_decoded = want_decoded || in_place;
         let key = self.key(handle);
         let found = cache.and_then(|c| c.get(&key, false));
@@ -110,38 +106,56 @@ impl Inner {
             Some(CachedBlock::Decoded(b)) => return Ok(DataBlock::Decoded(b)),
             Some(CachedBlock::Encoded(b)) => b,
             Some(CachedBlock::Compressed(raw)) => raw.decompress(&self.name, handle.offset)?,
-            _ => {
-                let raw = self.read_raw(handle, BlockType::Data)?;
-                let form = match self.options.cached_form {
-                    CachedForm::Encoded if in_place => CachedForm::Decoded,
-                    form => form,
-                };
-                match (cache.filter(|_| fill), form) {
-                    (Some(c), CachedForm::Decoded) => {
-                        let bytes = raw.decompress(&self.name, handle.offset)?;
-                        let decoded = Arc::new(self.decode(handle, bytes)?);
-                        c.insert(key, CachedBlock::Decoded(decoded.clone()));
-                        return Ok(DataBlock::Decoded(decoded));
-                    }
-                    (Some(c), CachedForm::Encoded) => {
-                        let bytes = raw.decompress(&self.name, handle.offset)?;
-                        c.insert(key, CachedBlock::Encoded(bytes.clone()));
-                        bytes
-                    }
-                    (Some(c), CachedForm::Compressed) => {
-                        let bytes = raw.decompress(&self.name, handle.offset)?;
-                        c.insert(key, CachedBlock::Compressed(Arc::new(raw)));
-                        bytes
-                    }
-                    (None, _) => raw.decompress(&self.name, handle.offset)?,
-                }
-            }
+            _ => match self.read_data_block(handle, cache.filter(|_| fill), in_place)? {
+                DataBlock::Decoded(b) => return Ok(DataBlock::Decoded(b)),
+                DataBlock::Encoded(b) => b,
+            },
         };
         if want_decoded {
             Ok(DataBlock::Decoded(Arc::new(self.decode(handle, encoded)?)))
         } else {
             Ok(DataBlock::Encoded(encoded))
         }
+    }
+
+    /// Whether this file's data blocks are cached in their decoded layout without a copy (see
+    /// [`Inner::data_block`]).
+    pub(crate) fn in_place(&self, cached: bool) -> bool {
+        match self.info.encoding {
+            DataBlockEncoding::None => true,
+            DataBlockEncoding::RowIndex => cached,
+            _ => false,
+        }
+    }
+
+    /// Reads the data block at `handle` from the source and, given a cache, adds it in the
+    /// family's cached form: decoded when that form is cached, else decompressed.
+    pub(crate) fn read_data_block(
+        &self,
+        handle: BlockHandle,
+        cache: Option<&Arc<BlockCache>>,
+        in_place: bool,
+    ) -> Result<DataBlock> {
+        let key = self.key(handle);
+        let raw = self.read_raw(handle, BlockType::Data)?;
+        let form = match self.options.cached_form {
+            CachedForm::Encoded if in_place => CachedForm::Decoded,
+            form => form,
+        };
+        let bytes = raw.decompress(&self.name, handle.offset)?;
+        match (cache, form) {
+            (Some(c), CachedForm::Decoded) => {
+                let decoded = Arc::new(self.decode(handle, bytes)?);
+                c.insert(key, CachedBlock::Decoded(decoded.clone()));
+                return Ok(DataBlock::Decoded(decoded));
+            }
+            (Some(c), CachedForm::Encoded) => c.insert(key, CachedBlock::Encoded(bytes.clone())),
+            (Some(c), CachedForm::Compressed) => {
+                c.insert(key, CachedBlock::Compressed(Arc::new(raw)));
+            }
+            (None, _) => {}
+        }
+        Ok(DataBlock::Encoded(bytes))
     }
 
     /// The bloom chunk at `handle` (cached with priority).

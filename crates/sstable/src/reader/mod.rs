@@ -9,9 +9,11 @@
 mod blocks;
 mod get;
 mod iter;
+mod prefetch;
 mod verify;
 
 pub use iter::Iter;
+pub use prefetch::Prefetched;
 pub use verify::{BlockSummary, VerifyReport};
 
 use std::path::Path;

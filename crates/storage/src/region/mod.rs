@@ -36,6 +36,7 @@ mod mini_batch;
 mod mvcc;
 mod open;
 mod point_get;
+mod prefetch;
 mod read;
 mod read_points;
 mod row_locks;

@@ -112,7 +112,11 @@ impl Store {
             }
             other => other?,
         };
-        Ok(Arc::new(FileHandle { meta, reader }))
+        let handle = Arc::new(FileHandle { meta, reader });
+        if self.family.prefetch_blocks_on_open && !handle.meta.is_borrowed() {
+            super::prefetch::request(&handle);
+        }
+        Ok(handle)
     }
 
     /// The root of the volume holding files of `tier`.

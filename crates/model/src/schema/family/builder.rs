@@ -86,6 +86,13 @@ impl FamilyDescriptor {
         self
     }
 
+    /// Sets `PREFETCH_BLOCKS_ON_OPEN`.
+    #[must_use]
+    pub fn with_prefetch_blocks_on_open(mut self, prefetch: bool) -> Self {
+        self.prefetch_blocks_on_open = prefetch;
+        self
+    }
+
     /// Sets `BLOCK_CACHE_FORM`.
     #[must_use]
     pub fn with_block_cache_form(mut self, block_cache_form: CachedForm) -> Self {

@@ -29,6 +29,7 @@ enum Key {
     BloomFpRate,
     BlockCache,
     CacheDataOnWrite,
+    PrefetchBlocksOnOpen,
     BlockCacheForm,
     InMemory,
     InMemoryCompaction,
@@ -39,7 +40,7 @@ enum Key {
 }
 
 /// (key, HBase spelling, other accepted spellings).
-const KEYS: [(Key, &str, &[&str]); 20] = [
+const KEYS: [(Key, &str, &[&str]); 21] = [
     (Key::Name, "NAME", &[]),
     (Key::Versions, "VERSIONS", &["MAX_VERSIONS"]),
     (Key::MinVersions, "MIN_VERSIONS", &[]),
@@ -57,6 +58,7 @@ const KEYS: [(Key, &str, &[&str]); 20] = [
     (Key::BloomFpRate, "BLOOMFILTER_FP_RATE", &[]),
     (Key::BlockCache, "BLOCKCACHE", &["BLOCK_CACHE"]),
     (Key::CacheDataOnWrite, "CACHE_DATA_ON_WRITE", &[]),
+    (Key::PrefetchBlocksOnOpen, "PREFETCH_BLOCKS_ON_OPEN", &[]),
     (Key::BlockCacheForm, "BLOCK_CACHE_FORM", &[]),
     (Key::InMemory, "IN_MEMORY", &[]),
     (Key::InMemoryCompaction, "IN_MEMORY_COMPACTION", &[]),
@@ -146,6 +148,9 @@ impl FamilyDescriptor {
             }
             Key::BlockCache => self.block_cache = parse_bool(name, value)?,
             Key::CacheDataOnWrite => self.cache_data_on_write = parse_bool(name, value)?,
+            Key::PrefetchBlocksOnOpen => {
+                self.prefetch_blocks_on_open = parse_bool(name, value)?;
+            }
             Key::BlockCacheForm => self.block_cache_form = parse_keyword(name, value)?,
             Key::InMemory => self.in_memory = parse_bool(name, value)?,
             Key::InMemoryCompaction => self.in_memory_compaction = parse_keyword(name, value)?,
@@ -212,6 +217,7 @@ impl FamilyDescriptor {
             ("BLOOMFILTER_FP_RATE", self.bloom_fp_rate.to_string()),
             ("BLOCKCACHE", b(self.block_cache)),
             ("CACHE_DATA_ON_WRITE", b(self.cache_data_on_write)),
+            ("PREFETCH_BLOCKS_ON_OPEN", b(self.prefetch_blocks_on_open)),
             ("BLOCK_CACHE_FORM", self.block_cache_form.to_string()),
             ("IN_MEMORY", b(self.in_memory)),
             (

@@ -50,6 +50,9 @@ pub struct FamilyDescriptor {
     /// `CACHE_DATA_ON_WRITE`: cache data blocks as flushes and compactions write them.
     /// Default false.
     pub cache_data_on_write: bool,
+    /// `PREFETCH_BLOCKS_ON_OPEN`: when a store file opens (region open, flush, compaction,
+    /// bulk load), read its blocks into the block cache in the background. Default false.
+    pub prefetch_blocks_on_open: bool,
     /// `BLOCK_CACHE_FORM` (Strata): what the cache keeps for data blocks. Default `ENCODED`.
     pub block_cache_form: CachedForm,
     /// `IN_MEMORY`: give this family's blocks the cache's in-memory priority. Default false.
@@ -172,6 +175,7 @@ impl Default for FamilyDescriptor {
             bloom_fp_rate: Self::DEFAULT_BLOOM_FP_RATE,
             block_cache: true,
             cache_data_on_write: false,
+            prefetch_blocks_on_open: false,
             block_cache_form: CachedForm::Encoded,
             in_memory: false,
             in_memory_compaction: InMemoryCompaction::Basic,

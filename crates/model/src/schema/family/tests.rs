@@ -201,8 +201,10 @@ fn settings_round_trip_through_set() {
         .with_ttl(Ttl::Seconds(60))
         .with_bloom_filter(BloomType::RowPrefixFixedLength(12))
         .with_bloom_fp_rate(0.02)
+        .with_prefetch_blocks_on_open(true)
         .with_compaction_policy(CompactionPolicy::DateTiered(d));
     let pairs = f.settings();
+    assert!(pairs.contains(&("PREFETCH_BLOCKS_ON_OPEN", "TRUE".to_string())));
     assert_eq!(pairs[0], ("NAME", "cf".to_string()));
     assert!(pairs.contains(&("RowPrefixBloomFilter.prefix_length", "12".to_string())));
     let mut g = FamilyDescriptor::default();
@@ -216,7 +218,7 @@ fn settings_round_trip_through_set() {
         .into_iter()
         .map(|(k, _)| k)
         .collect();
-    assert_eq!(keys.len(), 18);
+    assert_eq!(keys.len(), 19);
 }
 
 #[test]

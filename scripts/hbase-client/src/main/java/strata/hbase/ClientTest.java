@@ -25,6 +25,7 @@ import org.apache.hadoop.hbase.client.Append;
 import org.apache.hadoop.hbase.client.BufferedMutator;
 import org.apache.hadoop.hbase.client.CheckAndMutate;
 import org.apache.hadoop.hbase.client.CheckAndMutateResult;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
@@ -267,6 +268,13 @@ public final class ClientTest {
       TableDescriptor d = admin.getDescriptor(name);
       eq(3, d.getColumnFamily(F).getMaxVersions(), "f VERSIONS");
       yes(d.getColumnFamily(G) != null, "family g described");
+    });
+    check("a family's PREFETCH_BLOCKS_ON_OPEN is set and described", () -> {
+      ColumnFamilyDescriptor g = admin.getDescriptor(name).getColumnFamily(G);
+      yes(!g.isPrefetchBlocksOnOpen(), "off by default");
+      admin.modifyColumnFamily(name,
+          ColumnFamilyDescriptorBuilder.newBuilder(g).setPrefetchBlocksOnOpen(true).build());
+      yes(admin.getDescriptor(name).getColumnFamily(G).isPrefetchBlocksOnOpen(), "on");
     });
     check("create an existing table fails with TableExistsException", () -> {
       try {
