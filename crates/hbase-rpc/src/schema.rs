@@ -103,16 +103,22 @@ fn configuration_pb(map: &std::collections::BTreeMap<String, String>) -> Vec<pb:
 
 /// A table's schema for the client. As in HBase, a table's values hold only the settings that
 /// differ from their defaults (HBase keeps only what was set), then the custom values.
+/// Booleans are spelled as HBase's builder stores them (`Boolean.toString`: `false`).
 pub fn table_to_pb(t: &TableDescriptor) -> pb::TableSchema {
     let name = t.name.to_string();
     let defaults = TableDescriptor::new(t.name.clone()).settings();
+    let java = |v: &str| match v {
+        "TRUE" => "true".to_string(),
+        "FALSE" => "false".to_string(),
+        other => other.to_string(),
+    };
     pb::TableSchema {
         table_name: Some(table_name_pb(&name)),
         attributes: t
             .settings()
             .iter()
             .filter(|setting| !defaults.contains(setting))
-            .map(|(k, v)| pair(k, v))
+            .map(|(k, v)| pair(k, &java(v)))
             .chain(t.metadata.iter().map(|(k, v)| pair(k, v)))
             .collect(),
         column_families: t.families.iter().map(family_to_pb).collect(),

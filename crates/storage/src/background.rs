@@ -152,7 +152,7 @@ impl Background {
 /// Lowers the calling thread's CPU priority by `nice` steps (Linux keeps a nice value per
 /// thread; 19 is the lowest). Best effort: where the system refuses, or elsewhere than Linux,
 /// the thread keeps the process's priority.
-pub(crate) fn lower_priority(nice: i32) {
+fn lower_priority(nice: i32) {
     if nice <= 0 {
         return;
     }

@@ -128,7 +128,7 @@ impl Region {
         let _running = state.running.read();
         self.check_open()?;
         self.check_family(family)?;
-        if self.compactions_stopped() {
+        if self.compactions_off() {
             return Ok(None);
         }
         let Some(store) = self.inner.stores.get(family) else {
@@ -180,6 +180,12 @@ impl Region {
     /// Whether compactions are stopped ([`Region::stop_compactions`]).
     pub fn compactions_stopped(&self) -> bool {
         self.inner.compactions_stopped.load(Ordering::Acquire)
+    }
+
+    /// Whether no compaction may run: stopped ([`Region::stop_compactions`]) or disabled by
+    /// the table's `COMPACTION_ENABLED => false`.
+    pub fn compactions_off(&self) -> bool {
+        self.compactions_stopped() || !self.table().compaction_enabled
     }
 
     /// The compaction settings.

@@ -1,17 +1,19 @@
 //! Reading store files into the block cache as they open, for families with
 //! `PREFETCH_BLOCKS_ON_OPEN` (HBase's `PrefetchExecutor`): region opens, flushes, compactions
 //! and bulk loads hand their new files to one process-wide thread, started on first use,
-//! which reads them one after another at the compactions' CPU priority. Requests hold no file
-//! open: a file its store has let go of (compacted away, its region closed or moved) is
-//! skipped, or stops being read at its next block. Reference and link files (a split's
-//! daughters, a snapshot's clone) are not prefetched, as in HBase: compactions rewrite them.
+//! which reads them one after another at the process's CPU priority (unlike compactions: the
+//! reads it saves are requests' own, and a prefetch at the lowest priority would barely
+//! progress while requests keep the CPUs busy, as after a restart or a move under load).
+//! Requests hold no file open: a file its store has let go of (compacted away, its region
+//! closed or moved) is skipped, or stops being read at its next block. Reference and link
+//! files (a split's daughters, a snapshot's clone) are not prefetched, as in HBase:
+//! compactions rewrite them.
 
 use std::sync::mpsc::{self, Sender};
 use std::sync::{Arc, OnceLock, Weak};
 use std::time::Instant;
 
 use super::store::FileHandle;
-use crate::background::{lower_priority, DEFAULT_COMPACTION_NICE};
 
 /// The prefetch thread's queue; `None` when the thread could not be started.
 static LANE: OnceLock<Option<Sender<Weak<FileHandle>>>> = OnceLock::new();
@@ -23,7 +25,6 @@ pub(crate) fn request(file: &Arc<FileHandle>) {
         let started = std::thread::Builder::new()
             .name("strata-prefetch".into())
             .spawn(move || {
-                lower_priority(DEFAULT_COMPACTION_NICE);
                 for file in rx {
                     prefetch(&file);
                 }

@@ -10,14 +10,16 @@ const MAX_FILESIZE: &str = "MAX_FILESIZE";
 const MEMSTORE_FLUSHSIZE: &str = "MEMSTORE_FLUSHSIZE";
 const SPLIT_POLICY: &str = "SPLIT_POLICY";
 const READONLY: &str = "READONLY";
+const COMPACTION_ENABLED: &str = "COMPACTION_ENABLED";
 
 /// (HBase spelling, other accepted spellings).
-const KEYS: [(&str, &[&str]); 5] = [
+const KEYS: [(&str, &[&str]); 6] = [
     (DURABILITY, &[]),
     (MAX_FILESIZE, &["hbase.hregion.max.filesize"]),
     (MEMSTORE_FLUSHSIZE, &["hbase.hregion.memstore.flush.size"]),
     (SPLIT_POLICY, &["hbase.regionserver.region.split.policy"]),
     (READONLY, &["READ_ONLY"]),
+    (COMPACTION_ENABLED, &[]),
 ];
 
 impl TableDescriptor {
@@ -47,6 +49,7 @@ impl TableDescriptor {
                 self.memstore_flushsize = parse_size(name, value, Self::MEMSTORE_FLUSHSIZE_RANGE)?;
             }
             SPLIT_POLICY => self.split_policy = SplitPolicy::parse_setting(value)?,
+            COMPACTION_ENABLED => self.compaction_enabled = parse_bool(name, value)?,
             _ => self.read_only = parse_bool(name, value)?,
         }
         Ok(())
@@ -63,6 +66,15 @@ impl TableDescriptor {
             (
                 READONLY,
                 if self.read_only { "TRUE" } else { "FALSE" }.to_string(),
+            ),
+            (
+                COMPACTION_ENABLED,
+                if self.compaction_enabled {
+                    "TRUE"
+                } else {
+                    "FALSE"
+                }
+                .to_string(),
             ),
         ]
     }

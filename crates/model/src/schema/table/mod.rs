@@ -37,6 +37,10 @@ pub struct TableDescriptor {
     pub split_policy: SplitPolicy,
     /// `READONLY`: reject every mutation. Default false.
     pub read_only: bool,
+    /// `COMPACTION_ENABLED`: false stops every compaction of the table's stores, minor and
+    /// major, asked for or automatic (HBase's `CompactSplit` ignores their requests); flushes,
+    /// splits and in-memory compactions go on. Default true.
+    pub compaction_enabled: bool,
     /// `METADATA`: custom values (`TableDescriptorBuilder.setValue` with a key that is no
     /// setting), kept as given.
     pub metadata: BTreeMap<String, String>,
@@ -101,6 +105,13 @@ impl TableDescriptor {
     #[must_use]
     pub fn with_read_only(mut self, read_only: bool) -> Self {
         self.read_only = read_only;
+        self
+    }
+
+    /// Sets `COMPACTION_ENABLED`.
+    #[must_use]
+    pub fn with_compaction_enabled(mut self, enabled: bool) -> Self {
+        self.compaction_enabled = enabled;
         self
     }
 
@@ -184,6 +195,7 @@ impl Default for TableDescriptor {
             memstore_flushsize: Self::DEFAULT_MEMSTORE_FLUSHSIZE,
             split_policy: SplitPolicy::IncreasingToUpperBound,
             read_only: false,
+            compaction_enabled: true,
             metadata: BTreeMap::new(),
             configuration: BTreeMap::new(),
         }

@@ -276,6 +276,16 @@ public final class ClientTest {
           ColumnFamilyDescriptorBuilder.newBuilder(g).setPrefetchBlocksOnOpen(true).build());
       yes(admin.getDescriptor(name).getColumnFamily(G).isPrefetchBlocksOnOpen(), "on");
     });
+    check("a table's COMPACTION_ENABLED is set and described", () -> {
+      TableDescriptor cur = admin.getDescriptor(name);
+      yes(cur.isCompactionEnabled(), "on by default");
+      admin.modifyTable(TableDescriptorBuilder.newBuilder(cur).setCompactionEnabled(false).build());
+      yes(!admin.getDescriptor(name).isCompactionEnabled(), "off");
+      admin.majorCompact(name);
+      admin.modifyTable(TableDescriptorBuilder.newBuilder(admin.getDescriptor(name))
+          .setCompactionEnabled(true).build());
+      yes(admin.getDescriptor(name).isCompactionEnabled(), "on again");
+    });
     check("create an existing table fails with TableExistsException", () -> {
       try {
         admin.createTable(TableDescriptorBuilder.newBuilder(name)
