@@ -166,12 +166,17 @@ impl Inner {
         {
             return Ok(b);
         }
+        self.read_bloom_chunk(handle)
+    }
+
+    /// Reads the bloom chunk at `handle` from the source and adds it to the cache, if any.
+    pub(crate) fn read_bloom_chunk(&self, handle: BlockHandle) -> Result<Arc<BloomChunk>> {
         let raw = self.read_raw(handle, BlockType::BloomChunk)?;
         let chunk = BloomChunk::parse(raw.decompress(&self.name, handle.offset)?)
             .map_err(|r| Error::corruption(&self.name, handle.offset, r))?;
         let chunk = Arc::new(chunk);
         if let Some(c) = &self.options.cache {
-            c.insert(key, CachedBlock::Bloom(chunk.clone()));
+            c.insert(self.key(handle), CachedBlock::Bloom(chunk.clone()));
         }
         Ok(chunk)
     }

@@ -1,7 +1,8 @@
 //! Reading a whole file into the block cache (HBase's `PREFETCH_BLOCKS_ON_OPEN`): its bloom
 //! chunks, then its data blocks in file order through the index, skipping blocks already
-//! cached. Lookups made here count no cache hit or miss, so the cache's figures keep
-//! describing requests.
+//! cached. Its bloom and data blocks count no cache hit or miss, so the cache's figures keep
+//! describing requests; the few leaf index blocks its walk loads are looked up as any index
+//! block is.
 
 use std::sync::atomic::Ordering;
 
@@ -61,7 +62,7 @@ impl Reader {
                     return Ok(finish(false));
                 }
                 if !cache.contains(&inner.key(chunk.handle)) {
-                    inner.bloom_chunk(chunk.handle)?;
+                    inner.read_bloom_chunk(chunk.handle)?;
                 }
             }
         }
