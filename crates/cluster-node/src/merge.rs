@@ -86,6 +86,13 @@ pub fn merge<K: Kv + ?Sized>(
     a: &str,
     b: &str,
 ) -> Result<MergeDone, Status> {
+    // HBase's merge procedure refuses the same way (`MergeTableRegionsProcedure`).
+    let table = strata_cluster::layout::region_table(a);
+    if crate::schema::find_schema(kv, layout, table)?.is_some_and(|t| !t.merge_enabled) {
+        return Err(strata_server::status::invalid(format!(
+            "Merge of {a} and {b} failed as region merge is disabled for the table {table}"
+        )));
+    }
     let req = AdminRequest::Merge {
         a: a.to_string(),
         b: b.to_string(),

@@ -35,6 +35,30 @@ pub fn get_schema<K: Kv + ?Sized>(
     table_from_pb(schema).map_err(|e| format!("schema of {table}: {e}"))
 }
 
+/// `table`'s schema if one is recorded (`None` for a table that does not exist: the caller's
+/// other checks name that), for checks of its settings by admin operations.
+///
+/// # Errors
+/// `UNAVAILABLE` if etcd failed or the record is malformed.
+pub fn find_schema<K: Kv + ?Sized>(
+    kv: &K,
+    layout: &Layout,
+    table: &str,
+) -> Result<Option<TableDescriptor>, tonic::Status> {
+    let unavailable = |m: String| strata_proto::status(ErrorCode::Unavailable, m);
+    let Some(found) = kv
+        .get(&schema_key(layout, table))
+        .map_err(|e| unavailable(e.to_string()))?
+    else {
+        return Ok(None);
+    };
+    let schema = pb::TableSchema::decode(found.value.as_slice())
+        .map_err(|e| unavailable(format!("schema of {table}: {e}")))?;
+    table_from_pb(schema)
+        .map(Some)
+        .map_err(|e| unavailable(format!("schema of {table}: {e}")))
+}
+
 /// Tables' schemas as last read, by table: (the schema key's revision, the schema). A region
 /// open reads the key (cheap) but decodes the schema only when it changed, so a start opening
 /// 10,000 regions of one table decodes it once.

@@ -96,6 +96,13 @@ pub fn split<K: Kv + ?Sized>(
         };
         (table, chosen)
     };
+    // HBase's split procedure refuses the same way (`SplitTableRegionProcedure`).
+    if crate::schema::find_schema(kv, layout, &table)?.is_some_and(|t| !t.split_enabled) {
+        return Err(strata_server::status::invalid(format!(
+            "Split region {} failed as region split is disabled for the table {table}",
+            regions.first().map_or(target, String::as_str)
+        )));
+    }
     if regions.is_empty() {
         return Err(strata_server::status::invalid(format!(
             "no open region of {table} to split"

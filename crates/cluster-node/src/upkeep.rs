@@ -110,6 +110,9 @@ impl<K: Kv + Send + Sync + 'static> Upkeep<K> {
             let Ok(hosted) = server.hosted(*id) else {
                 continue;
             };
+            if !hosted.table.split_enabled {
+                continue; // `SPLIT_ENABLED => false`: neither by size nor by load
+            }
             // HBase's increasing policy counts the table's regions on this server.
             let generation = per_table
                 .get(region_table(name))

@@ -54,7 +54,13 @@ pub fn table_from_pb(schema: pb::TableSchema) -> Result<TableDescriptor, Convert
             .set(&key, &value)
             .map_err(|e| ConvertError(e.to_string()))?;
     }
-    table.metadata = schema.metadata.into_iter().collect();
+    // A custom value whose key has since become a setting (a schema written before
+    // `SPLIT_ENABLED` had its effect, say) sets it; any other is kept as given.
+    for (key, value) in sorted(schema.metadata) {
+        if table.set(&key, &value).is_err() {
+            table.metadata.insert(key, value);
+        }
+    }
     table.configuration = schema.configuration.into_iter().collect();
     for family in schema.families {
         table.families.push(family_from_pb(family)?);
@@ -84,7 +90,11 @@ pub fn family_from_pb(schema: pb::FamilySchema) -> Result<FamilyDescriptor, Conv
             .set(&key, &value)
             .map_err(|e| ConvertError(format!("family '{}': {e}", schema.name)))?;
     }
-    family.metadata = schema.metadata.into_iter().collect();
+    for (key, value) in sorted(schema.metadata) {
+        if family.set(&key, &value).is_err() {
+            family.metadata.insert(key, value);
+        }
+    }
     family.configuration = schema.configuration.into_iter().collect();
     family
         .validate()

@@ -205,3 +205,28 @@ fn custom_values_round_trip_and_old_records_decode_without_them() {
     assert!(table.read_only && table.metadata.is_empty() && table.configuration.is_empty());
     assert!(table.families[0].metadata.is_empty());
 }
+
+#[test]
+fn custom_values_that_became_settings_set_them() {
+    // Recorded when SPLIT_ENABLED and PREFETCH_BLOCKS_ON_OPEN were kept as custom values.
+    let mut schema = table_to_pb(
+        &TableDescriptor::new(TableName::parse("t").unwrap())
+            .with_family(FamilyDescriptor::new("cf")),
+    );
+    schema.settings.remove("SPLIT_ENABLED");
+    schema
+        .metadata
+        .insert("SPLIT_ENABLED".into(), "false".into());
+    schema.metadata.insert("owner".into(), "team-a".into());
+    schema.families[0]
+        .settings
+        .remove("PREFETCH_BLOCKS_ON_OPEN");
+    let family_meta = &mut schema.families[0].metadata;
+    family_meta.insert("PREFETCH_BLOCKS_ON_OPEN".into(), "true".into());
+    let table = table_from_pb(schema).unwrap();
+    assert!(!table.split_enabled && table.merge_enabled);
+    assert_eq!(table.metadata.len(), 1);
+    assert_eq!(table.metadata["owner"], "team-a");
+    assert!(table.families[0].prefetch_blocks_on_open);
+    assert!(table.families[0].metadata.is_empty());
+}

@@ -55,9 +55,9 @@ fn create_with_family_settings() {
 #[test]
 fn create_with_table_settings_and_splits() {
     let (table, splits) = create(
-        "create 't', 'cf', MAX_FILESIZE => '10GB', DURABILITY => 'ASYNC_WAL', COMPACTION_ENABLED => false, SPLITS => ['b', 'a', \"\\x00\"]",
+        "create 't', 'cf', MAX_FILESIZE => '10GB', DURABILITY => 'ASYNC_WAL', COMPACTION_ENABLED => false, SPLIT_ENABLED => false, MERGE_ENABLED => 'false', SPLITS => ['b', 'a', \"\\x00\"]",
     );
-    assert!(!table.compaction_enabled);
+    assert!(!table.compaction_enabled && !table.split_enabled && !table.merge_enabled);
     assert_eq!(table.max_filesize, 10 << 30);
     assert_eq!(table.durability, Durability::AsyncWal);
     assert_eq!(

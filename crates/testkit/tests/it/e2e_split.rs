@@ -146,3 +146,72 @@ async fn explicit_split_and_merge_keep_every_row() {
     assert_eq!(t.scan_all(&Scan::default()).await.unwrap().len(), 600);
     server.stop().unwrap();
 }
+
+/// `SPLIT_ENABLED => false` stops automatic and asked-for splits, `MERGE_ENABLED => false`
+/// merges (HBase's split and merge procedures refuse them); turning them back on lets the
+/// same regions split (by size, unasked) and merge.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn split_and_merge_enabled_false_refuse_splits_and_merges() {
+    let dir = tempfile::tempdir().unwrap();
+    let (server, conn) = start(dir.path()).await;
+    let admin = conn.admin();
+    let mut schema = table("t", &["f"]);
+    schema.set("MEMSTORE_FLUSHSIZE", "1MB").unwrap();
+    schema.set("MAX_FILESIZE", "2MB").unwrap();
+    schema.set("SPLIT_ENABLED", "false").unwrap();
+    schema.set("MERGE_ENABLED", "false").unwrap();
+    admin.create_table(&schema, &[key(100)]).await.unwrap();
+    let t = conn.table("t").unwrap();
+    load(&t, 0..PRELOADED).await; // 3 MB, most of it past the split row
+    admin.flush("t").await.unwrap();
+    let described = admin.describe_table("t").await.unwrap().descriptor;
+    assert!(!described.split_enabled && !described.merge_enabled);
+
+    // Past the split size for several upkeep rounds (2 s each): no split.
+    tokio::time::sleep(Duration::from_secs(7)).await;
+    let locs = admin.regions("t").await.unwrap();
+    assert_eq!(locs.len(), 2);
+    let refused = admin.split("t", Some(key(2000))).await.unwrap_err();
+    assert!(
+        refused
+            .to_string()
+            .contains("failed as region split is disabled for the table"),
+        "{refused}"
+    );
+    let refused = admin
+        .merge("t", locs[0].region_id, locs[1].region_id)
+        .await
+        .unwrap_err();
+    assert!(
+        refused
+            .to_string()
+            .contains("failed as region merge is disabled for the table"),
+        "{refused}"
+    );
+    assert_eq!(admin.regions("t").await.unwrap().len(), 2);
+
+    // Merges back on: the two regions merge.
+    let mut on = described.clone();
+    on.set("MERGE_ENABLED", "true").unwrap();
+    admin.alter_table(&on).await.unwrap();
+    let locs = admin.regions("t").await.unwrap();
+    admin
+        .merge("t", locs[0].region_id, locs[1].region_id)
+        .await
+        .unwrap();
+    assert_eq!(admin.regions("t").await.unwrap().len(), 1);
+
+    // Splits back on: the region, past its split size, splits by itself.
+    on.set("SPLIT_ENABLED", "true").unwrap();
+    admin.alter_table(&on).await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(90);
+    while regions(&conn).await < 2 && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert!(regions(&conn).await >= 2, "no split once enabled");
+    assert_eq!(
+        t.scan_all(&Scan::default()).await.unwrap().len() as u64,
+        PRELOADED
+    );
+    server.stop().unwrap();
+}

@@ -11,15 +11,19 @@ const MEMSTORE_FLUSHSIZE: &str = "MEMSTORE_FLUSHSIZE";
 const SPLIT_POLICY: &str = "SPLIT_POLICY";
 const READONLY: &str = "READONLY";
 const COMPACTION_ENABLED: &str = "COMPACTION_ENABLED";
+const SPLIT_ENABLED: &str = "SPLIT_ENABLED";
+const MERGE_ENABLED: &str = "MERGE_ENABLED";
 
 /// (HBase spelling, other accepted spellings).
-const KEYS: [(&str, &[&str]); 6] = [
+const KEYS: [(&str, &[&str]); 8] = [
     (DURABILITY, &[]),
     (MAX_FILESIZE, &["hbase.hregion.max.filesize"]),
     (MEMSTORE_FLUSHSIZE, &["hbase.hregion.memstore.flush.size"]),
     (SPLIT_POLICY, &["hbase.regionserver.region.split.policy"]),
     (READONLY, &["READ_ONLY"]),
     (COMPACTION_ENABLED, &[]),
+    (SPLIT_ENABLED, &[]),
+    (MERGE_ENABLED, &[]),
 ];
 
 impl TableDescriptor {
@@ -50,6 +54,8 @@ impl TableDescriptor {
             }
             SPLIT_POLICY => self.split_policy = SplitPolicy::parse_setting(value)?,
             COMPACTION_ENABLED => self.compaction_enabled = parse_bool(name, value)?,
+            SPLIT_ENABLED => self.split_enabled = parse_bool(name, value)?,
+            MERGE_ENABLED => self.merge_enabled = parse_bool(name, value)?,
             _ => self.read_only = parse_bool(name, value)?,
         }
         Ok(())
@@ -58,24 +64,16 @@ impl TableDescriptor {
     /// Every table setting as (HBase key, value) pairs, for `describe`. Feeding them back
     /// through [`Self::set`] rebuilds the same settings.
     pub fn settings(&self) -> Vec<(&'static str, String)> {
+        let flag = |on: bool| if on { "TRUE" } else { "FALSE" }.to_string();
         vec![
             (DURABILITY, self.durability.to_string()),
             (MAX_FILESIZE, self.max_filesize.to_string()),
             (MEMSTORE_FLUSHSIZE, self.memstore_flushsize.to_string()),
             (SPLIT_POLICY, self.split_policy.to_string()),
-            (
-                READONLY,
-                if self.read_only { "TRUE" } else { "FALSE" }.to_string(),
-            ),
-            (
-                COMPACTION_ENABLED,
-                if self.compaction_enabled {
-                    "TRUE"
-                } else {
-                    "FALSE"
-                }
-                .to_string(),
-            ),
+            (READONLY, flag(self.read_only)),
+            (COMPACTION_ENABLED, flag(self.compaction_enabled)),
+            (SPLIT_ENABLED, flag(self.split_enabled)),
+            (MERGE_ENABLED, flag(self.merge_enabled)),
         ]
     }
 }

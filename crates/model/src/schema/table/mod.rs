@@ -41,6 +41,12 @@ pub struct TableDescriptor {
     /// major, asked for or automatic (HBase's `CompactSplit` ignores their requests); flushes,
     /// splits and in-memory compactions go on. Default true.
     pub compaction_enabled: bool,
+    /// `SPLIT_ENABLED`: false refuses every split of the table's regions, asked for or
+    /// automatic (by size or by load), as HBase's split procedure does. Default true.
+    pub split_enabled: bool,
+    /// `MERGE_ENABLED`: false refuses every merge of the table's regions (HBase's merge
+    /// procedure). Default true.
+    pub merge_enabled: bool,
     /// `METADATA`: custom values (`TableDescriptorBuilder.setValue` with a key that is no
     /// setting), kept as given.
     pub metadata: BTreeMap<String, String>,
@@ -112,6 +118,20 @@ impl TableDescriptor {
     #[must_use]
     pub fn with_compaction_enabled(mut self, enabled: bool) -> Self {
         self.compaction_enabled = enabled;
+        self
+    }
+
+    /// Sets `SPLIT_ENABLED`.
+    #[must_use]
+    pub fn with_split_enabled(mut self, enabled: bool) -> Self {
+        self.split_enabled = enabled;
+        self
+    }
+
+    /// Sets `MERGE_ENABLED`.
+    #[must_use]
+    pub fn with_merge_enabled(mut self, enabled: bool) -> Self {
+        self.merge_enabled = enabled;
         self
     }
 
@@ -196,6 +216,8 @@ impl Default for TableDescriptor {
             split_policy: SplitPolicy::IncreasingToUpperBound,
             read_only: false,
             compaction_enabled: true,
+            split_enabled: true,
+            merge_enabled: true,
             metadata: BTreeMap::new(),
             configuration: BTreeMap::new(),
         }

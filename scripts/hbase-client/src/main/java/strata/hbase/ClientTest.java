@@ -286,6 +286,26 @@ public final class ClientTest {
           .setCompactionEnabled(true).build());
       yes(admin.getDescriptor(name).isCompactionEnabled(), "on again");
     });
+    check("a table's SPLIT_ENABLED and MERGE_ENABLED refuse splits and merges", () -> {
+      TableDescriptor cur = admin.getDescriptor(name);
+      yes(cur.isSplitEnabled() && cur.isMergeEnabled(), "on by default");
+      admin.modifyTable(TableDescriptorBuilder.newBuilder(cur)
+          .setSplitEnabled(false).setMergeEnabled(false).build());
+      TableDescriptor off = admin.getDescriptor(name);
+      yes(!off.isSplitEnabled() && !off.isMergeEnabled(), "off");
+      eq("false", off.getValue("SPLIT_ENABLED"), "HBase's spelling");
+      try {
+        admin.split(name, b("m"));
+        throw new AssertionError("split while SPLIT_ENABLED is false");
+      } catch (java.io.IOException expected) {
+        yes(String.valueOf(expected.getMessage()).contains("region split is disabled"),
+            "HBase's message: " + expected.getMessage());
+      }
+      admin.modifyTable(TableDescriptorBuilder.newBuilder(admin.getDescriptor(name))
+          .setSplitEnabled(true).setMergeEnabled(true).build());
+      TableDescriptor on = admin.getDescriptor(name);
+      yes(on.isSplitEnabled() && on.isMergeEnabled(), "on again");
+    });
     check("create an existing table fails with TableExistsException", () -> {
       try {
         admin.createTable(TableDescriptorBuilder.newBuilder(name)
