@@ -208,6 +208,13 @@ impl Layout {
         format!("{}setting/balancer", self.root)
     }
 
+    /// The split or merge switch (`on` / `off`; absent: on), by [`Switch::name`].
+    ///
+    /// [`Switch::name`]: crate::master::Switch::name
+    pub fn switch(&self, name: &str) -> String {
+        format!("{}setting/{name}", self.root)
+    }
+
     /// Prefix of decommissioned (draining) servers.
     pub fn drains(&self) -> String {
         format!("{}drain/", self.root)

@@ -91,6 +91,14 @@ pub enum AdminRequest {
         /// On.
         on: bool,
     },
+    /// Turn region splits or merges on or off for the whole cluster (HBase's
+    /// `splitormerge_switch`; persisted; the answer says what it was).
+    SetSwitch {
+        /// Which.
+        switch: Switch,
+        /// On.
+        on: bool,
+    },
     /// Run the balancer now (refused while off or while procedures are in flight).
     Balance,
     /// Drain `server` and assign nothing to it.
@@ -103,6 +111,32 @@ pub enum AdminRequest {
         /// The server.
         server: String,
     },
+}
+
+/// A cluster-wide switch of a kind of procedure (HBase's `MasterSwitchType`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Switch {
+    /// Region splits, asked for or automatic.
+    Split,
+    /// Region merges.
+    Merge,
+}
+
+impl Switch {
+    /// The name in requests and in the `setting/` key: `split`, `merge`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Switch::Split => "split",
+            Switch::Merge => "merge",
+        }
+    }
+
+    /// The switch named `name` (case-insensitive: HBase's shell says `'SPLIT'`).
+    pub fn parse(name: &str) -> Option<Switch> {
+        [Switch::Split, Switch::Merge]
+            .into_iter()
+            .find(|s| s.name().eq_ignore_ascii_case(name))
+    }
 }
 
 impl AdminRequest {
@@ -133,6 +167,13 @@ impl AdminRequest {
             }
             AdminRequest::SetBalancer { on } => {
                 format!("req1 balance_switch {}", if *on { "on" } else { "off" })
+            }
+            AdminRequest::SetSwitch { switch, on } => {
+                format!(
+                    "req1 switch {} {}",
+                    switch.name(),
+                    if *on { "on" } else { "off" }
+                )
             }
             AdminRequest::Split { region, row } => {
                 let row = row.as_deref().map_or_else(|| "-".to_string(), hex);
@@ -199,6 +240,10 @@ impl AdminRequest {
             },
             ["req1", "balance_switch", "on"] => AdminRequest::SetBalancer { on: true },
             ["req1", "balance_switch", "off"] => AdminRequest::SetBalancer { on: false },
+            ["req1", "switch", name, on @ ("on" | "off")] => AdminRequest::SetSwitch {
+                switch: Switch::parse(name).ok_or_else(|| format!("unknown switch {name}"))?,
+                on: *on == "on",
+            },
             ["req1", "split", region, row] => AdminRequest::Split {
                 region: (*region).to_string(),
                 row: match *row {
@@ -474,6 +519,7 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
             AdminRequest::Split { region, row } => self.stage_split(&region, row),
             AdminRequest::Merge { a, b } => self.stage_merge(&a, &b),
             req @ (AdminRequest::SetBalancer { .. }
+            | AdminRequest::SetSwitch { .. }
             | AdminRequest::Balance
             | AdminRequest::Decommission { .. }
             | AdminRequest::Recommission { .. }) => self.stage_operation(req),

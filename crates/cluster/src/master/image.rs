@@ -32,6 +32,10 @@ pub(crate) struct Image {
     pub crashes: BTreeMap<String, String>,
     /// The balancer switch as persisted (`None`: never set, the configured default holds).
     pub balancer_on: Option<bool>,
+    /// The split and merge switches as persisted (`None`: never set, on).
+    pub split_on: Option<bool>,
+    /// See `split_on`.
+    pub merge_on: Option<bool>,
     /// Decommissioned servers (drained, assigned nothing).
     pub drained: BTreeSet<String>,
     /// Servers whose crash was recovered (listed by `status`).
@@ -232,6 +236,8 @@ impl Image {
                 }
             }
             Entry::Setting("balancer") => self.balancer_on = Some(value == b"on".as_slice()),
+            Entry::Setting("split") => self.split_on = Some(value == b"on".as_slice()),
+            Entry::Setting("merge") => self.merge_on = Some(value == b"on".as_slice()),
             Entry::Drain(s) => {
                 self.drained.insert(s.to_string());
             }
@@ -253,6 +259,8 @@ impl Image {
                 self.acks.remove(&(s.to_string(), r.to_string()));
             }
             Entry::Setting("balancer") => self.balancer_on = None,
+            Entry::Setting("split") => self.split_on = None,
+            Entry::Setting("merge") => self.merge_on = None,
             Entry::Drain(s) => {
                 self.drained.remove(s);
             }

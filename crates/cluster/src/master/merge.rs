@@ -28,7 +28,7 @@
 //! compacted its references away (see [`super::split`]).
 
 use super::admin::{AdminError, Refusal, RefusalKind};
-use super::{Halt, Kv, Master};
+use super::{Halt, Kv, Master, Switch};
 use crate::kv::Op;
 use crate::layout::{incarnation_region_id, region_table};
 use crate::record::{
@@ -69,6 +69,12 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
         let refused = |r: Refusal| (None, AdminError::Invalid(r));
         if a == b {
             return Err(invalid(format!("cannot merge region {a} with itself")));
+        }
+        // HBase's merge procedure checks its switch first, with this message.
+        if !self.switch_on(Switch::Merge) {
+            return Err(invalid(format!(
+                "Merge of [{a}, {b}] failed because merge switch is off"
+            )));
         }
         let table = region_table(a).to_string();
         if region_table(b) != table {

@@ -35,7 +35,7 @@ use crate::lease::{LeaseKeeper, LeaseStatus, Millis};
 use crate::record::{Procedure, RegionRecord, TableRecord};
 use crate::wal::WalFencer;
 
-pub use admin::{AdminError, AdminRequest, Refusal, RefusalKind, MAX_TABLE_RECORD};
+pub use admin::{AdminError, AdminRequest, Refusal, RefusalKind, Switch, MAX_TABLE_RECORD};
 use batch::Batch;
 use image::{Image, Loader};
 pub use requests::{parse_result, submit_request, take_result};

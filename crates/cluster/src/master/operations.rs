@@ -1,12 +1,22 @@
-//! Operator requests that are not procedures: the balancer switch, a balancing round on
-//! demand, decommission and recommission. Each is checked against the image and its outcome
+//! Operator requests that are not procedures: the balancer, split and merge switches, a
+//! balancing round on demand, decommission and recommission. Each is checked against the image and its outcome
 //! persisted (a `setting/` or `drain/` key) in the transaction that takes the request.
 
-use super::{AdminError, AdminRequest, Halt, Kv, Master};
+use super::{AdminError, AdminRequest, Halt, Kv, Master, Switch};
 use crate::kv::Op;
 use crate::wal::WalFencer;
 
 impl<K: Kv, F: WalFencer> Master<K, F> {
+    /// Whether `switch` is on (persisted, else on).
+    pub(super) fn switch_on(&mut self, switch: Switch) -> bool {
+        let image = &self.lead().image;
+        match switch {
+            Switch::Split => image.split_on,
+            Switch::Merge => image.merge_on,
+        }
+        .unwrap_or(true)
+    }
+
     /// Stages `req` (one of the operations above); returns the answer to report.
     pub(super) fn stage_operation(
         &mut self,
@@ -21,6 +31,17 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
                 self.stage(vec![Op::put(self.layout.balancer_switch(), value)])
                     .map_err(halted)?;
                 Ok(format!("balancer was {}", if was { "on" } else { "off" }))
+            }
+            AdminRequest::SetSwitch { switch, on } => {
+                let was = self.switch_on(switch);
+                let value = if on { "on" } else { "off" };
+                self.stage(vec![Op::put(self.layout.switch(switch.name()), value)])
+                    .map_err(halted)?;
+                Ok(format!(
+                    "{} was {}",
+                    switch.name(),
+                    if was { "on" } else { "off" }
+                ))
             }
             AdminRequest::Balance => {
                 if !self.balancer_on() {

@@ -22,7 +22,7 @@
 //! into such a directory is garbage nobody reads.
 
 use super::admin::{AdminError, Refusal, RefusalKind};
-use super::{Halt, Kv, Master};
+use super::{Halt, Kv, Master, Switch};
 use crate::kv::Op;
 use crate::layout::{incarnation_region_id, region_table};
 use crate::lease::Millis;
@@ -76,6 +76,12 @@ impl<K: Kv, F: WalFencer> Master<K, F> {
         let refused = |r: Refusal| (None, AdminError::Invalid(r));
         self.check_region(region, &[RegionState::Open])
             .map_err(refused)?;
+        // HBase's split procedure checks its switch first, with this message.
+        if !self.switch_on(Switch::Split) {
+            return Err(invalid(format!(
+                "Split region {region} failed due to split switch off"
+            )));
+        }
         let table = region_table(region).to_string();
         let mut trec = self
             .table_in(&table, &[TableState::Enabled])
@@ -399,5 +405,45 @@ mod tests {
         assert!(!inside(&rec, b"d"));
         rec.end.clear();
         assert!(inside(&rec, b"zzz"));
+    }
+
+    #[test]
+    fn the_split_and_merge_switches_refuse_their_procedures_until_turned_back_on() {
+        let mut rig = Rig::new(1);
+        let live = rig.table(&["g"]);
+        let (a, b) = (live[0].0.clone(), live[1].0.clone());
+        let switch = |switch, on| AdminRequest::SetSwitch { switch, on };
+        let said = rig.master.submit(switch(Switch::Split, false)).unwrap();
+        assert_eq!(said, "split was on");
+        let said = rig.master.submit(switch(Switch::Merge, false)).unwrap();
+        assert_eq!(said, "merge was on");
+        let refused = rig.split(&b, "m").unwrap_err();
+        assert!(
+            format!("{refused:?}").contains("failed due to split switch off"),
+            "{refused:?}"
+        );
+        let refused = rig.merge(&a, &b).unwrap_err();
+        assert!(
+            format!("{refused:?}").contains("failed because merge switch is off"),
+            "{refused:?}"
+        );
+        rig.run(5);
+        assert_eq!(rig.live().len(), 2);
+        assert!(rig.master.procedures().is_empty());
+        // Encoded as submitted through the coordination store.
+        for on in [true, false] {
+            let req = switch(Switch::Merge, on);
+            assert_eq!(AdminRequest::decode(&req.encode()).unwrap(), req);
+        }
+        // Back on (and persisted: a new image reads the same).
+        let said = rig.master.submit(switch(Switch::Split, true)).unwrap();
+        assert_eq!(said, "split was off");
+        let live = split_at_m(&mut rig, &b);
+        assert_eq!(live.len(), 3);
+        let said = rig.master.submit(switch(Switch::Merge, true)).unwrap();
+        assert_eq!(said, "merge was off");
+        rig.merge(&a, &live[1].0).unwrap();
+        rig.run(10);
+        assert_eq!(rig.live().len(), 2);
     }
 }
