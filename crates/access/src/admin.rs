@@ -58,6 +58,9 @@ pub fn rule(rpc: &str) -> Option<Rule> {
         // MasterQuotaManager.setQuota: global A (HBase's preSetUserQuota and the others);
         // listing, which HBase answers from hbase:quota, needs global A here too (RFC 0029).
         "SetQuota" | "ListQuotas" => (A, On::Global),
+        // preSetSplitOrMergeEnabled: global A; reading the switch needs nothing.
+        "SetSwitch" => (A, On::Global),
+        "GetSwitch" => (NONE, On::Anyone),
         "DescribeTable" | "AlterStatus" => (NONE, On::AnyWithinTable),
         // Listing tables answers only those the caller holds a permission on.
         "ListTables" | "Locate" | "Status" | "GetNamespace" | "ListNamespaces" | "WhoAmI" => {

@@ -307,6 +307,20 @@ const SURFACE: &[Mapping] = &[
         shell: To(&["list_quotas"]),
         thrift: No(NO_THRIFT),
     },
+    Mapping {
+        rpc: "SetSwitch",
+        hbase: To(&["SetSplitOrMergeEnabled"]),
+        client: client!(set_switch),
+        shell: To(&["splitormerge_switch"]),
+        thrift: No(NO_THRIFT),
+    },
+    Mapping {
+        rpc: "GetSwitch",
+        hbase: To(&["IsSplitOrMergeEnabled"]),
+        client: client!(switch_enabled),
+        shell: To(&["splitormerge_enabled"]),
+        thrift: No(NO_THRIFT),
+    },
 ];
 
 #[cfg(test)]

@@ -181,4 +181,40 @@ impl Admin {
             .await?;
         Ok(response.servers.into_iter().map(Into::into).collect())
     }
+
+    /// Turns the cluster-wide `switch` (`split` or `merge`) on or off; answers whether it was
+    /// on (HBase's `splitSwitch`/`mergeSwitch`). While off, the master refuses every split
+    /// (merge), asked for or automatic.
+    ///
+    /// # Errors
+    /// `INVALID_ARGUMENT` for another name, or the master's error.
+    pub async fn set_switch(&self, switch: &str, on: bool) -> Result<bool, Error> {
+        let request = pb::SwitchRequest {
+            name: switch.to_string(),
+            on,
+        };
+        let response = self
+            .change(|mut m| async move { m.set_switch(request).await })
+            .await?;
+        Ok(response.on)
+    }
+
+    /// Whether the cluster-wide `switch` (`split` or `merge`) is on (HBase's
+    /// `isSplitEnabled`/`isMergeEnabled`).
+    ///
+    /// # Errors
+    /// `INVALID_ARGUMENT` for another name, or the server's error.
+    pub async fn switch_enabled(&self, switch: &str) -> Result<bool, Error> {
+        let request = pb::SwitchRequest {
+            name: switch.to_string(),
+            on: false,
+        };
+        let response = self
+            .read(|mut m| {
+                let request = request.clone();
+                async move { m.get_switch(request).await }
+            })
+            .await?;
+        Ok(response.on)
+    }
 }

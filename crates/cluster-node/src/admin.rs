@@ -796,4 +796,23 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
     ) -> Result<Response<pb::ListQuotasResponse>, Status> {
         self.list_throttles().await
     }
+
+    async fn set_switch(
+        &self,
+        request: Request<pb::SwitchRequest>,
+    ) -> Result<Response<pb::SwitchResponse>, Status> {
+        let req = request.into_inner();
+        let switch = crate::switches::parse(&req.name)?;
+        self.run(move |kv, layout, _| crate::switches::set(kv, layout, switch, req.on))
+            .await
+    }
+
+    async fn get_switch(
+        &self,
+        request: Request<pb::SwitchRequest>,
+    ) -> Result<Response<pb::SwitchResponse>, Status> {
+        let switch = crate::switches::parse(&request.get_ref().name)?;
+        self.run(move |kv, layout, _| crate::switches::get(kv, layout, switch))
+            .await
+    }
 }

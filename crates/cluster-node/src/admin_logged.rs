@@ -65,6 +65,7 @@ named! {
     pb::GrantRequest => |_r| None;
     pb::UserPermissionsRequest => |_r| None;
     pb::SetQuotaRequest => |_r| None;
+    pb::SwitchRequest => |_r| None;
 }
 
 macro_rules! logged {
@@ -130,4 +131,6 @@ logged! {
     who_am_i / "WhoAmI" (Empty) -> pb::WhoAmIResponse;
     set_quota / "SetQuota" (pb::SetQuotaRequest) -> Empty;
     list_quotas / "ListQuotas" (Empty) -> pb::ListQuotasResponse;
+    set_switch / "SetSwitch" (pb::SwitchRequest) -> pb::SwitchResponse;
+    get_switch / "GetSwitch" (pb::SwitchRequest) -> pb::SwitchResponse;
 }

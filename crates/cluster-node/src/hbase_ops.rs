@@ -482,4 +482,20 @@ impl<K: Kv + Send + Sync + 'static> MasterOps for ClusterOps<K> {
     fn live_servers(&self) -> HResult<Vec<LiveServer>> {
         self.directory.live_servers()
     }
+
+    fn set_switch(&self, name: &str, on: bool) -> HResult<bool> {
+        self.call(self.admin.set_switch(req(pb::SwitchRequest {
+            name: name.to_string(),
+            on,
+        })))
+        .map(|r| r.on)
+    }
+
+    fn switch_enabled(&self, name: &str) -> HResult<bool> {
+        self.call(self.admin.get_switch(req(pb::SwitchRequest {
+            name: name.to_string(),
+            on: false,
+        })))
+        .map(|r| r.on)
+    }
 }

@@ -29,6 +29,7 @@
 //! - [`single`]: Strata in one process, a cluster of one over the embedded coordination store.
 //! - [`split`]: splitting a table's or a region's regions through the master, from a client.
 //! - [`merge`]: merging two regions through the master, from a client.
+//! - [`switches`]: the cluster-wide split and merge switches.
 //! - [`upkeep`]: a region server's background upkeep: compacting split daughters' references
 //!   away, requesting the split of regions past their table's split size, and the periodic
 //!   compaction check of idle regions.
@@ -85,5 +86,6 @@ pub mod space_chore;
 pub mod space_report;
 pub mod split;
 pub mod status;
+pub mod switches;
 pub mod upgrade;
 pub mod upkeep;

@@ -131,6 +131,17 @@ fn schemas_pb(tables: &[TableEntry]) -> Vec<pb::TableSchema> {
     tables.iter().map(|t| table_to_pb(&t.descriptor)).collect()
 }
 
+/// The switch a `MasterSwitchType` names.
+fn switch_name(kind: i32) -> HResult<&'static str> {
+    match pb::MasterSwitchType::try_from(kind) {
+        Ok(pb::MasterSwitchType::Split) => Ok("split"),
+        Ok(pb::MasterSwitchType::Merge) => Ok("merge"),
+        Err(_) => Err(HBaseError::do_not_retry(format!(
+            "unknown switch type {kind}"
+        ))),
+    }
+}
+
 /// Runs one `MasterService` method.
 ///
 /// # Errors
@@ -178,6 +189,23 @@ pub fn call(ctx: &Context, method: &str, param: &[u8]) -> HResult<Vec<u8>> {
             is_master_running: true,
         }
         .encode_to_vec()),
+        // `synchronous` (wait for splits and merges under way) is not waited for: those finish,
+        // and the master refuses new ones from the moment the switch is stored (RFC 0014).
+        "SetSplitOrMergeEnabled" => {
+            let req: pb::SetSplitOrMergeEnabledRequest = decode(param)?;
+            let mut prev_value = Vec::new();
+            for kind in &req.switch_types {
+                let name = switch_name(*kind)?;
+                prev_value.push(ops.set_switch(name, req.enabled)?);
+            }
+            Ok(pb::SetSplitOrMergeEnabledResponse { prev_value }.encode_to_vec())
+        }
+        "IsSplitOrMergeEnabled" => {
+            let req: pb::IsSplitOrMergeEnabledRequest = decode(param)?;
+            let name = switch_name(req.switch_type)?;
+            let enabled = ops.switch_enabled(name)?;
+            Ok(pb::IsSplitOrMergeEnabledResponse { enabled }.encode_to_vec())
+        }
         "CreateTable" => {
             let req: pb::CreateTableRequest = decode(param)?;
             let table = table_from_pb(&req.table_schema)?;

@@ -165,6 +165,19 @@ pub trait MasterOps: Send + Sync + 'static {
     /// The servers cannot be read now.
     fn live_servers(&self) -> HResult<Vec<LiveServer>>;
 
+    /// Turns the cluster-wide switch `name` (`split` or `merge`) on or off; answers whether
+    /// it was on.
+    ///
+    /// # Errors
+    /// The caller may not (global A), or the master is unavailable.
+    fn set_switch(&self, name: &str, on: bool) -> HResult<bool>;
+
+    /// Whether the cluster-wide switch `name` (`split` or `merge`) is on.
+    ///
+    /// # Errors
+    /// It cannot be read now.
+    fn switch_enabled(&self, name: &str) -> HResult<bool>;
+
     /// Takes snapshot `name` of `table` (finished when it returns).
     ///
     /// # Errors

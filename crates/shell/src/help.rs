@@ -307,6 +307,13 @@ pub const COMMANDS: &[CommandHelp] = &[
          server hosting one of its regions, and prints how many blocks and bytes left \
          (HBase's CacheEvictionStats). Later reads read those blocks from the files again.",
         &["clear_block_cache 't1'"]),
+    cmd("splitormerge_switch", Group::Tools, "splitormerge_switch 'SPLIT' | 'MERGE', true | false",
+        "Turns region splits (or merges) on or off for the whole cluster, asked for and \
+         automatic alike (kept by the master); prints the previous state.",
+        &["splitormerge_switch 'SPLIT', false", "splitormerge_switch 'MERGE', true"]),
+    cmd("splitormerge_enabled", Group::Tools, "splitormerge_enabled 'SPLIT' | 'MERGE'",
+        "Prints whether region splits (or merges) are on.",
+        &["splitormerge_enabled 'SPLIT'"]),
     cmd("move", Group::Tools, "move 'REGION' [, 'SERVER']",
         "Cluster mode: moves a region (any of its names, as merge_region takes them, or its numeric id) to a live server ('host:port:startcode' or 'host:port'), or where the master picks.",
         &["move 't1,00000001'", "move 't1,00000001', '127.0.0.1:16021'"]),

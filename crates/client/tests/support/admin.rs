@@ -227,6 +227,14 @@ impl pb::admin_server::Admin for FakeAdmin {
         Err(Status::unimplemented("list_quotas"))
     }
 
+    async fn set_switch(&self, _: Request<pb::SwitchRequest>) -> Answer<pb::SwitchResponse> {
+        Err(Status::unimplemented("set_switch"))
+    }
+
+    async fn get_switch(&self, _: Request<pb::SwitchRequest>) -> Answer<pb::SwitchResponse> {
+        Err(Status::unimplemented("get_switch"))
+    }
+
     async fn status(&self, _: Request<pb::Empty>) -> Answer<pb::StatusResponse> {
         let s = self.state.lock();
         let servers = s

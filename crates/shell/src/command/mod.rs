@@ -207,6 +207,15 @@ pub enum Command {
     Processlist,
     /// `clear_block_cache 't'`: the table's blocks leave the block caches.
     ClearBlockCache(TableName),
+    /// `splitormerge_switch 'SPLIT' | 'MERGE', true | false`: prints the previous state.
+    SplitOrMergeSwitch {
+        /// `SPLIT` or `MERGE`, as given.
+        switch: String,
+        /// The new state.
+        on: bool,
+    },
+    /// `splitormerge_enabled 'SPLIT' | 'MERGE'`: prints the state.
+    SplitOrMergeEnabled(String),
     /// `compact_rs 'SERVER' [, major]`: every table with a region on the server.
     CompactServer {
         /// The server (`host:port`, or `host:port:startcode` in cluster mode).
@@ -462,6 +471,19 @@ fn other(mut args: Args) -> Result<Command, ShellError> {
         "files" => Command::Files(one_table(&mut args)?),
         "alter_status" => Command::AlterStatus(one_table(&mut args)?),
         "clear_block_cache" => Command::ClearBlockCache(one_table(&mut args)?),
+        "splitormerge_switch" => {
+            args.arity(2, 2)?;
+            let v = args.required("'SPLIT' or 'MERGE'")?;
+            let switch = args.text(&v, "the switch type")?;
+            let v = args.required("true or false")?;
+            let on = args.boolean(&v, "the switch")?;
+            Command::SplitOrMergeSwitch { switch, on }
+        }
+        "splitormerge_enabled" => {
+            args.arity(1, 1)?;
+            let v = args.required("'SPLIT' or 'MERGE'")?;
+            Command::SplitOrMergeEnabled(args.text(&v, "the switch type")?)
+        }
         "compaction_state" => Command::CompactionState(one_table(&mut args)?),
         "compact_rs" => {
             args.arity(1, 2)?;

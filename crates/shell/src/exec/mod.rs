@@ -248,6 +248,14 @@ pub async fn execute(
         }
         Command::AlterStatus(table) => ddl::alter_status(conn, &table, out).await?,
         Command::ClearBlockCache(table) => server_ops::clear_block_cache(conn, &table, out).await?,
+        Command::SplitOrMergeSwitch { switch, on } => {
+            let was = conn.admin().set_switch(&switch, on).await?;
+            writeln!(out, "{was}")?;
+        }
+        Command::SplitOrMergeEnabled(switch) => {
+            let on = conn.admin().switch_enabled(&switch).await?;
+            writeln!(out, "{on}")?;
+        }
         Command::CompactServer { server, major } => {
             server_ops::compact_server(conn, &server, major, out).await?;
         }

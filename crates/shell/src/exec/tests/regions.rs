@@ -193,3 +193,49 @@ async fn regions_are_listed_located_and_named_as_hbase_names_them() {
     assert!(out.contains("ERROR"), "{out}");
     c.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn splitormerge_switch_refuses_splits_and_merges_until_turned_back_on() {
+    let c = Cluster::start().await;
+    let out = c
+        .run("create 't', 'f', SPLITS => ['g', 'p']\nput 't', 'q', 'f:q', 'v'")
+        .await;
+    assert!(!out.contains("ERROR"), "{out}");
+    assert_eq!(c.run("splitormerge_enabled 'SPLIT'").await, "true\n");
+    assert_eq!(c.run("splitormerge_switch 'SPLIT', false").await, "true\n");
+    assert_eq!(c.run("splitormerge_switch 'merge', false").await, "true\n");
+    assert_eq!(c.run("splitormerge_enabled 'SPLIT'").await, "false\n");
+    assert_eq!(c.run("splitormerge_enabled 'MERGE'").await, "false\n");
+
+    let names = region_names(&c.run("list_regions 't'").await);
+    let out = c.run(&format!("split '{}', 'x'", names[2])).await;
+    assert!(out.contains("failed due to split switch off"), "{out}");
+    let out = c
+        .run(&format!("merge_region '{}', '{}'", names[0], names[1]))
+        .await;
+    assert!(out.contains("failed because merge switch is off"), "{out}");
+    assert_eq!(
+        c.run("get_splits 't'").await,
+        "Total number of splits = 3\ng\np\n"
+    );
+    let out = c.run("splitormerge_switch 'REGION', true").await;
+    assert!(
+        out.contains("ERROR") && out.contains("SPLIT or MERGE"),
+        "{out}"
+    );
+
+    // Back on: the same split and merge go through.
+    assert_eq!(c.run("splitormerge_switch 'SPLIT', true").await, "false\n");
+    assert_eq!(c.run("splitormerge_switch 'MERGE', true").await, "false\n");
+    let out = c.run(&format!("split '{}', 'x'", names[2])).await;
+    assert!(!out.contains("ERROR"), "{out}");
+    let out = c
+        .run(&format!("merge_region '{}', '{}'", names[0], names[1]))
+        .await;
+    assert!(!out.contains("ERROR"), "{out}");
+    assert_eq!(
+        c.run("get_splits 't'").await,
+        "Total number of splits = 3\np\nx\n"
+    );
+    c.stop().await;
+}

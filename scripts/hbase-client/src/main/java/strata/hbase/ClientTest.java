@@ -306,6 +306,22 @@ public final class ClientTest {
       TableDescriptor on = admin.getDescriptor(name);
       yes(on.isSplitEnabled() && on.isMergeEnabled(), "on again");
     });
+    check("splitSwitch and mergeSwitch turn the cluster's splits and merges off", () -> {
+      yes(admin.isSplitEnabled() && admin.isMergeEnabled(), "on by default");
+      yes(admin.splitSwitch(false, true), "split was on");
+      yes(admin.mergeSwitch(false, false), "merge was on");
+      yes(!admin.isSplitEnabled() && !admin.isMergeEnabled(), "off");
+      try {
+        admin.split(name, b("m"));
+        throw new AssertionError("split while the split switch is off");
+      } catch (java.io.IOException expected) {
+        yes(String.valueOf(expected.getMessage()).contains("split switch off"),
+            "HBase's message: " + expected.getMessage());
+      }
+      yes(!admin.splitSwitch(true, true), "split was off");
+      yes(!admin.mergeSwitch(true, true), "merge was off");
+      yes(admin.isSplitEnabled() && admin.isMergeEnabled(), "on again");
+    });
     check("create an existing table fails with TableExistsException", () -> {
       try {
         admin.createTable(TableDescriptorBuilder.newBuilder(name)
