@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use strata_cluster::kv::Kv;
 use strata_cluster::layout::{region_table, Layout};
-use strata_cluster::master::{submit_request, take_result, AdminRequest};
+use strata_cluster::master::{submit_request, take_result, AdminRequest, Switch};
 
 use crate::host::StorageHost;
 use crate::load_upkeep::LoadSplits;
@@ -92,6 +92,11 @@ impl<K: Kv + Send + Sync + 'static> Upkeep<K> {
         }
         let server = self.host.server().clone();
         let open = self.host.open_regions();
+        // While the cluster's split switch is off the master refuses every split: propose
+        // none (one read a round; unreadable counts as on, and the master still decides).
+        let splits_on = crate::switches::get(self.kv.as_ref(), &self.layout, Switch::Split)
+            .ok()
+            .is_none_or(|r| r.on);
         let mut per_table: BTreeMap<&str, u32> = BTreeMap::new();
         for (name, _) in &open {
             *per_table.entry(region_table(name)).or_default() += 1;
@@ -110,8 +115,8 @@ impl<K: Kv + Send + Sync + 'static> Upkeep<K> {
             let Ok(hosted) = server.hosted(*id) else {
                 continue;
             };
-            if !hosted.table.split_enabled {
-                continue; // `SPLIT_ENABLED => false`: neither by size nor by load
+            if !splits_on || !hosted.table.split_enabled {
+                continue; // the switch, or `SPLIT_ENABLED => false`: neither by size nor load
             }
             // HBase's increasing policy counts the table's regions on this server.
             let generation = per_table

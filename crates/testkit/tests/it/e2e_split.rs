@@ -148,8 +148,8 @@ async fn explicit_split_and_merge_keep_every_row() {
 }
 
 /// `SPLIT_ENABLED => false` stops automatic and asked-for splits, `MERGE_ENABLED => false`
-/// merges (HBase's split and merge procedures refuse them); turning them back on lets the
-/// same regions split (by size, unasked) and merge.
+/// merges (HBase's split and merge procedures refuse them), and so does the cluster's split
+/// switch; turning them back on lets the same regions split (by size, unasked) and merge.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn split_and_merge_enabled_false_refuse_splits_and_merges() {
     let dir = tempfile::tempdir().unwrap();
@@ -201,9 +201,16 @@ async fn split_and_merge_enabled_false_refuse_splits_and_merges() {
         .unwrap();
     assert_eq!(admin.regions("t").await.unwrap().len(), 1);
 
-    // Splits back on: the region, past its split size, splits by itself.
+    // Splits back on for the table, but the cluster's split switch off: still no split.
+    assert!(admin.set_switch("split", false).await.unwrap());
     on.set("SPLIT_ENABLED", "true").unwrap();
     admin.alter_table(&on).await.unwrap();
+    tokio::time::sleep(Duration::from_secs(7)).await;
+    assert_eq!(regions(&conn).await, 1);
+    assert!(!admin.switch_enabled("split").await.unwrap());
+
+    // The switch back on: the region, past its split size, splits by itself.
+    assert!(!admin.set_switch("SPLIT", true).await.unwrap());
     let deadline = Instant::now() + Duration::from_secs(90);
     while regions(&conn).await < 2 && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(200)).await;
