@@ -26,13 +26,9 @@ pub fn get_schema<K: Kv + ?Sized>(
     layout: &Layout,
     table: &str,
 ) -> Result<TableDescriptor, String> {
-    let found = kv
-        .get(&schema_key(layout, table))
-        .map_err(|e| e.to_string())?
-        .ok_or_else(|| format!("no schema recorded for table {table}"))?;
-    let schema = pb::TableSchema::decode(found.value.as_slice())
-        .map_err(|e| format!("schema of {table}: {e}"))?;
-    table_from_pb(schema).map_err(|e| format!("schema of {table}: {e}"))
+    find_schema(kv, layout, table)
+        .map_err(|e| e.message().to_string())?
+        .ok_or_else(|| format!("no schema recorded for table {table}"))
 }
 
 /// `table`'s schema if one is recorded (`None` for a table that does not exist: the caller's
