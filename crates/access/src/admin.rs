@@ -61,6 +61,11 @@ pub fn rule(rpc: &str) -> Option<Rule> {
         // preSetSplitOrMergeEnabled: global A; reading the switch needs nothing.
         "SetSwitch" => (A, On::Global),
         "GetSwitch" => (NONE, On::Anyone),
+        // preBalance, preBalanceSwitch, preDecommissionRegionServers and the others: global A.
+        // HBase's preMove, preAssign and preUnassign need A on the region's table; here a
+        // region is named before it is resolved, so global A (RFC 0026, "Differences").
+        "MoveRegion" | "AssignRegion" | "UnassignRegion" | "Balance" | "Decommission"
+        | "Recommission" | "ListDecommissioned" => (A, On::Global),
         "DescribeTable" | "AlterStatus" => (NONE, On::AnyWithinTable),
         // Listing tables answers only those the caller holds a permission on.
         "ListTables" | "Locate" | "Status" | "GetNamespace" | "ListNamespaces" | "WhoAmI" => {

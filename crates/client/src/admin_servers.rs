@@ -182,9 +182,9 @@ impl Admin {
         Ok(response.servers.into_iter().map(Into::into).collect())
     }
 
-    /// Turns the cluster-wide `switch` (`split` or `merge`) on or off; answers whether it was
-    /// on (HBase's `splitSwitch`/`mergeSwitch`). While off, the master refuses every split
-    /// (merge), asked for or automatic.
+    /// Turns the cluster-wide `switch` (`split`, `merge` or `balancer`) on or off; answers
+    /// whether it was on (HBase's `splitSwitch`/`mergeSwitch`/`balancerSwitch`). While off,
+    /// the master refuses every split (merge), asked for or automatic, or balances nothing.
     ///
     /// # Errors
     /// `INVALID_ARGUMENT` for another name, or the master's error.
@@ -199,8 +199,8 @@ impl Admin {
         Ok(response.on)
     }
 
-    /// Whether the cluster-wide `switch` (`split` or `merge`) is on (HBase's
-    /// `isSplitEnabled`/`isMergeEnabled`).
+    /// Whether the cluster-wide `switch` (`split`, `merge` or `balancer`) is on (HBase's
+    /// `isSplitEnabled`/`isMergeEnabled`/`isBalancerEnabled`).
     ///
     /// # Errors
     /// `INVALID_ARGUMENT` for another name, or the server's error.

@@ -42,6 +42,7 @@
 mod admin;
 mod admin_access;
 mod admin_namespace;
+mod admin_placement;
 mod admin_quota;
 mod admin_servers;
 mod admin_snapshot;
@@ -64,6 +65,7 @@ mod table;
 pub use admin::{Admin, CompactionState, StoreFileInfo, TableInfo};
 pub use admin_access::WhoAmI;
 pub use admin_namespace::NamespaceDescriptor;
+pub use admin_placement::{BalanceOutcome, RegionPlacement};
 pub use admin_servers::{CacheEvictionStats, ConfigurationUpdate, ProcedureInfo};
 pub use admin_snapshot::SnapshotDescription;
 pub use bulk::BulkLoadReport;

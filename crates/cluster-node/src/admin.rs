@@ -29,6 +29,7 @@ pub(crate) use crate::admin_path::{
 };
 pub use crate::admin_path::{locate, locate_enabled, table_record};
 use crate::names::server_address;
+use crate::placement::Placement;
 use crate::route::{admin_client, local_request, on_local_regions, servers_of, LOCAL};
 use crate::schema::{get_schema, replace_schema};
 
@@ -813,6 +814,73 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
     ) -> Result<Response<pb::SwitchResponse>, Status> {
         let switch = crate::switches::parse(&request.get_ref().name)?;
         self.run(move |kv, layout, _| crate::switches::get(kv, layout, switch))
+            .await
+    }
+
+    async fn move_region(
+        &self,
+        request: Request<pb::RegionPlacementRequest>,
+    ) -> Result<Response<pb::RegionPlacement>, Status> {
+        self.place(Placement::Move, request.into_inner()).await
+    }
+
+    async fn assign_region(
+        &self,
+        request: Request<pb::RegionPlacementRequest>,
+    ) -> Result<Response<pb::RegionPlacement>, Status> {
+        self.place(Placement::Assign, request.into_inner()).await
+    }
+
+    async fn unassign_region(
+        &self,
+        request: Request<pb::RegionPlacementRequest>,
+    ) -> Result<Response<pb::RegionPlacement>, Status> {
+        self.place(Placement::Unassign, request.into_inner()).await
+    }
+
+    async fn balance(
+        &self,
+        _request: Request<Empty>,
+    ) -> Result<Response<pb::BalanceResponse>, Status> {
+        self.run(|kv, layout, _| crate::placement::balance(kv, layout))
+            .await
+    }
+
+    async fn decommission(
+        &self,
+        request: Request<pb::ServersRequest>,
+    ) -> Result<Response<pb::ServersResponse>, Status> {
+        let servers = request.into_inner().servers;
+        self.run(move |kv, layout, _| crate::placement::decommission(kv, layout, &servers))
+            .await
+    }
+
+    async fn recommission(
+        &self,
+        request: Request<pb::ServersRequest>,
+    ) -> Result<Response<pb::ServersResponse>, Status> {
+        let servers = request.into_inner().servers;
+        self.run(move |kv, layout, _| crate::placement::recommission(kv, layout, &servers))
+            .await
+    }
+
+    async fn list_decommissioned(
+        &self,
+        _request: Request<Empty>,
+    ) -> Result<Response<pb::ServersResponse>, Status> {
+        self.run(|kv, layout, _| crate::placement::decommissioned(kv, layout))
+            .await
+    }
+}
+
+impl<K: Kv + Send + Sync + 'static> ClusterAdmin<K> {
+    /// Moves, assigns or unassigns a region and waits until it settled.
+    async fn place(
+        &self,
+        how: Placement,
+        req: pb::RegionPlacementRequest,
+    ) -> Result<Response<pb::RegionPlacement>, Status> {
+        self.run(move |kv, layout, _| crate::placement::place(kv, layout, how, &req))
             .await
     }
 }

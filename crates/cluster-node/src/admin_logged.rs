@@ -66,6 +66,8 @@ named! {
     pb::UserPermissionsRequest => |_r| None;
     pb::SetQuotaRequest => |_r| None;
     pb::SwitchRequest => |_r| None;
+    pb::RegionPlacementRequest => |_r| None;
+    pb::ServersRequest => |_r| None;
 }
 
 macro_rules! logged {
@@ -133,4 +135,11 @@ logged! {
     list_quotas / "ListQuotas" (Empty) -> pb::ListQuotasResponse;
     set_switch / "SetSwitch" (pb::SwitchRequest) -> pb::SwitchResponse;
     get_switch / "GetSwitch" (pb::SwitchRequest) -> pb::SwitchResponse;
+    move_region / "MoveRegion" (pb::RegionPlacementRequest) -> pb::RegionPlacement;
+    assign_region / "AssignRegion" (pb::RegionPlacementRequest) -> pb::RegionPlacement;
+    unassign_region / "UnassignRegion" (pb::RegionPlacementRequest) -> pb::RegionPlacement;
+    balance / "Balance" (Empty) -> pb::BalanceResponse;
+    decommission / "Decommission" (pb::ServersRequest) -> pb::ServersResponse;
+    recommission / "Recommission" (pb::ServersRequest) -> pb::ServersResponse;
+    list_decommissioned / "ListDecommissioned" (Empty) -> pb::ServersResponse;
 }

@@ -152,17 +152,17 @@ pub fn locate_enabled<K: Kv + ?Sized>(
 /// The pauses between reads of the store while an admin call waits: 2 ms at first, since a
 /// cluster of one answers within a few of its master's ticks, doubling to 50 ms, so that a
 /// long wait (a cluster's procedure) costs few reads.
-struct Poll(Duration);
+pub(crate) struct Poll(Duration);
 
 impl Poll {
     const FIRST: Duration = Duration::from_millis(2);
     const MAX: Duration = Duration::from_millis(50);
 
-    fn new() -> Poll {
+    pub(crate) fn new() -> Poll {
         Poll(Self::FIRST)
     }
 
-    fn pause(&mut self) {
+    pub(crate) fn pause(&mut self) {
         std::thread::sleep(self.0);
         self.0 = (self.0 * 2).min(Self::MAX);
     }

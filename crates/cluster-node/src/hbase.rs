@@ -168,6 +168,63 @@ impl<K: Kv + Send + Sync + 'static> EtcdDirectory<K> {
             })
             .collect())
     }
+
+    /// How HBase's clients know each of `names` (`host:port:startcode`): its published HBase
+    /// RPC listener, else its own address.
+    fn identities_of(
+        &self,
+        names: Vec<String>,
+    ) -> Result<Vec<(String, ServerIdentity)>, HBaseError> {
+        let endpoints = self.endpoints().map_err(unavailable)?;
+        Ok(names
+            .into_iter()
+            .filter_map(|name| {
+                let addr = endpoints
+                    .get(&name)
+                    .cloned()
+                    .unwrap_or_else(|| crate::names::server_address(&name).to_owned());
+                let id = identity(&name, &addr)?;
+                Some((name, id))
+            })
+            .collect())
+    }
+
+    /// HBase's names of the servers `names`.
+    ///
+    /// # Errors
+    /// etcd is unavailable.
+    pub fn identities(&self, names: Vec<String>) -> Result<Vec<ServerIdentity>, HBaseError> {
+        Ok(self
+            .identities_of(names)?
+            .into_iter()
+            .map(|(_, id)| id)
+            .collect())
+    }
+
+    /// The name (`host:port:startcode`) of the live server HBase's clients know as `id` (a
+    /// start code of 0 matches any); `id` printed as `host:port:startcode` when none does, for
+    /// the admin path to refuse with the live servers listed.
+    ///
+    /// # Errors
+    /// etcd is unavailable.
+    pub fn server_name(&self, id: &ServerIdentity) -> Result<String, HBaseError> {
+        let prefix = self.layout.servers();
+        let live: Vec<String> = range_all(self.kv.as_ref(), &prefix, 1000)
+            .map_err(unavailable)?
+            .kvs
+            .into_iter()
+            .filter_map(|item| item.key.strip_prefix(&prefix).map(str::to_owned))
+            .collect();
+        let found = self.identities_of(live)?.into_iter().find(|(_, known)| {
+            known.host == id.host
+                && known.port == id.port
+                && (id.start_code == 0 || known.start_code == id.start_code)
+        });
+        Ok(found.map_or_else(
+            || format!("{}:{}:{}", id.host, id.port, id.start_code),
+            |(name, _)| name,
+        ))
+    }
 }
 
 fn unavailable(e: impl std::fmt::Display) -> HBaseError {
@@ -319,7 +376,6 @@ impl<K: Kv + Send + Sync + 'static> EtcdDirectory<K> {
             .into_iter()
             .filter_map(|item| item.key.strip_prefix(&prefix).map(str::to_owned))
             .collect();
-        let endpoints = self.endpoints().map_err(unavailable)?;
         let mut regions: BTreeMap<String, Vec<ServerRegion>> = BTreeMap::new();
         let prefix = self.layout.regions();
         for item in range_all(kv, &prefix, 1000).map_err(unavailable)?.kvs {
@@ -338,18 +394,12 @@ impl<K: Kv + Send + Sync + 'static> EtcdDirectory<K> {
                 });
             }
         }
-        Ok(names
+        Ok(self
+            .identities_of(names)?
             .into_iter()
-            .filter_map(|name| {
-                let addr = endpoints
-                    .get(&name)
-                    .cloned()
-                    .unwrap_or_else(|| crate::names::server_address(&name).to_owned());
-                let identity = identity(&name, &addr)?;
-                Some(LiveServer {
-                    identity,
-                    regions: regions.remove(&name).unwrap_or_default(),
-                })
+            .map(|(name, identity)| LiveServer {
+                identity,
+                regions: regions.remove(&name).unwrap_or_default(),
             })
             .collect())
     }

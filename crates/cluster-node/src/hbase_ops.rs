@@ -10,7 +10,10 @@ use std::sync::Arc;
 use bytes::Bytes;
 use strata_cluster::kv::{range_all, Kv};
 use strata_cluster::layout::Layout;
-use strata_hbase_rpc::ops::{LiveServer, MasterOps, NamespaceEntry, SnapshotEntry, TableEntry};
+use strata_hbase_rpc::meta::ServerIdentity;
+use strata_hbase_rpc::ops::{
+    LiveServer, MasterOps, NamespaceEntry, RegionMove, SnapshotEntry, TableEntry,
+};
 use strata_hbase_rpc::HBaseError;
 use strata_model::schema::TableDescriptor;
 use strata_proto::convert::{table_from_pb, table_to_pb};
@@ -497,5 +500,50 @@ impl<K: Kv + Send + Sync + 'static> MasterOps for ClusterOps<K> {
             on: false,
         })))
         .map(|r| r.on)
+    }
+
+    fn place_region(&self, region: &str, how: RegionMove) -> HResult<()> {
+        let server = match &how {
+            RegionMove::Move(Some(id)) => self.directory.server_name(id)?,
+            _ => String::new(),
+        };
+        let request = req(pb::RegionPlacementRequest {
+            region: region.to_string(),
+            server,
+        });
+        match how {
+            RegionMove::Move(_) => self.call(self.admin.move_region(request)),
+            RegionMove::Assign => self.call(self.admin.assign_region(request)),
+            RegionMove::Unassign => self.call(self.admin.unassign_region(request)),
+        }
+        .map(|_| ())
+    }
+
+    fn balance(&self) -> HResult<(bool, u32)> {
+        self.call(self.admin.balance(req(pb::Empty {})))
+            .map(|r| (r.ran, r.moves))
+    }
+
+    fn decommission(&self, servers: &[ServerIdentity]) -> HResult<()> {
+        let servers = servers
+            .iter()
+            .map(|id| self.directory.server_name(id))
+            .collect::<HResult<Vec<_>>>()?;
+        self.call(self.admin.decommission(req(pb::ServersRequest { servers })))
+            .map(|_| ())
+    }
+
+    fn recommission(&self, server: &ServerIdentity) -> HResult<()> {
+        // A decommissioned server is live (a dead one left the list): named as a live one.
+        let servers = vec![self.directory.server_name(server)?];
+        self.call(self.admin.recommission(req(pb::ServersRequest { servers })))
+            .map(|_| ())
+    }
+
+    fn decommissioned(&self) -> HResult<Vec<ServerIdentity>> {
+        let names = self
+            .call(self.admin.list_decommissioned(req(pb::Empty {})))?
+            .servers;
+        self.directory.identities(names)
     }
 }

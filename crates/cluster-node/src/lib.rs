@@ -29,7 +29,9 @@
 //! - [`single`]: Strata in one process, a cluster of one over the embedded coordination store.
 //! - [`split`]: splitting a table's or a region's regions through the master, from a client.
 //! - [`merge`]: merging two regions through the master, from a client.
-//! - [`switches`]: the cluster-wide split and merge switches.
+//! - [`placement`]: moving, assigning and unassigning regions, the balancer and
+//!   decommissioning, for every front end.
+//! - [`switches`]: the cluster-wide split, merge and balancer switches.
 //! - [`upkeep`]: a region server's background upkeep: compacting split daughters' references
 //!   away, requesting the split of regions past their table's split size, and the periodic
 //!   compaction check of idle regions.
@@ -69,6 +71,7 @@ pub mod load_upkeep;
 pub mod merge;
 pub mod names;
 pub mod namespace;
+pub mod placement;
 pub mod policy_check;
 pub mod prefix_watch;
 pub mod procedures;

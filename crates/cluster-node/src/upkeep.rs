@@ -94,9 +94,13 @@ impl<K: Kv + Send + Sync + 'static> Upkeep<K> {
         let open = self.host.open_regions();
         // While the cluster's split switch is off the master refuses every split: propose
         // none (one read a round; unreadable counts as on, and the master still decides).
-        let splits_on = crate::switches::get(self.kv.as_ref(), &self.layout, Switch::Split)
-            .ok()
-            .is_none_or(|r| r.on);
+        let splits_on = crate::switches::get(
+            self.kv.as_ref(),
+            &self.layout,
+            crate::switches::Named::Procedure(Switch::Split),
+        )
+        .ok()
+        .is_none_or(|r| r.on);
         let mut per_table: BTreeMap<&str, u32> = BTreeMap::new();
         for (name, _) in &open {
             *per_table.entry(region_table(name)).or_default() += 1;

@@ -31,6 +31,7 @@ pub mod frame;
 pub mod fuzz;
 mod kerberos;
 mod master_access;
+mod master_placement;
 mod master_quota;
 mod master_snapshot;
 mod master_svc;

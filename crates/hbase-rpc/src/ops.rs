@@ -48,6 +48,18 @@ pub struct LiveServer {
     pub regions: Vec<ServerRegion>,
 }
 
+/// Which placement change [`MasterOps::place_region`] makes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RegionMove {
+    /// Close it and open it again, on this server if given (a start code of 0: any start
+    /// code of that host and port).
+    Move(Option<ServerIdentity>),
+    /// Open a closed region.
+    Assign,
+    /// Close an open region.
+    Unassign,
+}
+
 /// A complete snapshot (HBase's `SnapshotDescription`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SnapshotEntry {
@@ -177,6 +189,38 @@ pub trait MasterOps: Send + Sync + 'static {
     /// # Errors
     /// It cannot be read now.
     fn switch_enabled(&self, name: &str) -> HResult<bool>;
+
+    /// Moves (to `target` if given), assigns or unassigns the region named `region` (HBase's
+    /// full or encoded region name); returns once its procedure finished.
+    ///
+    /// # Errors
+    /// No such region or live target server, or the master's refusal.
+    fn place_region(&self, region: &str, how: RegionMove) -> HResult<()>;
+
+    /// Runs the balancer once: whether it ran (not while off or while procedures are in
+    /// progress) and the regions it moved.
+    ///
+    /// # Errors
+    /// The master is unavailable.
+    fn balance(&self) -> HResult<(bool, u32)>;
+
+    /// Drains `servers` and assigns nothing to them.
+    ///
+    /// # Errors
+    /// A server that is not live (nothing changed), or the master's refusal.
+    fn decommission(&self, servers: &[ServerIdentity]) -> HResult<()>;
+
+    /// Lets decommissioned `server` take regions again.
+    ///
+    /// # Errors
+    /// The server is not decommissioned.
+    fn recommission(&self, server: &ServerIdentity) -> HResult<()>;
+
+    /// The decommissioned servers.
+    ///
+    /// # Errors
+    /// They cannot be read now.
+    fn decommissioned(&self) -> HResult<Vec<ServerIdentity>>;
 
     /// Takes snapshot `name` of `table` (finished when it returns).
     ///

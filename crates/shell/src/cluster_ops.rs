@@ -1,19 +1,18 @@
-//! Operating a cluster through etcd, for `strata cluster …` and the shell's cluster commands
-//! (`move`, `assign`, `unassign`, `balancer`, `balance_switch`, decommissioning, `status`):
-//! names typed by an operator are resolved against etcd first, so a typo or a dead server is a
-//! clear error and changes nothing; then the request goes to the active master through etcd
-//! (`request/<id>`) and its answer is awaited.
+//! Operating a cluster through etcd, for `strata cluster …` and the shell's `status` in
+//! cluster mode: names typed by an operator are resolved against etcd first (by
+//! `strata_cluster_node::placement`, as the admin service resolves them), so a typo or a dead
+//! server is a clear error and changes nothing; then the request goes to the active master
+//! through etcd (`request/<id>`) and its answer is awaited.
 
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use strata_cluster::etcd::EtcdKv;
-use strata_cluster::kv::{range_all, Kv};
 use strata_cluster::layout::Layout;
 use strata_cluster::master::{parse_result, submit_request, take_result, AdminRequest};
 use strata_cluster::record::RegionRecord;
 use strata_cluster::status::ClusterStatus;
-use strata_cluster_node::names::region_id;
+use strata_cluster_node::placement;
 
 /// How long a request waits for the active master's answer.
 const ANSWER_WAIT: Duration = Duration::from_secs(30);
@@ -63,52 +62,13 @@ impl ClusterOps {
         ClusterStatus::read(&self.kv, &self.layout).map_err(|e| e.to_string())
     }
 
-    /// The live servers' names (`host:port:startcode`).
-    fn live(&self) -> Result<Vec<String>, String> {
-        let prefix = self.layout.servers();
-        Ok(range_all(&self.kv, &prefix, 1000)
-            .map_err(|e| e.to_string())?
-            .kvs
-            .iter()
-            .filter_map(|kv| kv.key.strip_prefix(&prefix))
-            .map(str::to_string)
-            .collect())
-    }
-
     /// The live server `name` designates: `host:port:startcode`, HBase's
     /// `host,port,startcode`, or `host:port` (`host,port`) of exactly one live server.
     ///
     /// # Errors
     /// No live server (or more than one) has that name.
     pub fn resolve_server(&self, name: &str) -> Result<String, String> {
-        let name = name.trim().replace(',', ":");
-        let live = self.live()?;
-        if live.contains(&name) {
-            return Ok(name);
-        }
-        let matches: Vec<&String> = live
-            .iter()
-            .filter(|s| s.rsplit_once(':').is_some_and(|(hp, _)| hp == name))
-            .collect();
-        match matches.as_slice() {
-            [one] => Ok((*one).clone()),
-            [] => Err(format!(
-                "no live region server {name}; live servers: {}",
-                if live.is_empty() {
-                    "none".to_string()
-                } else {
-                    live.join(", ")
-                }
-            )),
-            _ => Err(format!(
-                "{name} matches several live servers ({}): give the start code too",
-                matches
-                    .iter()
-                    .map(|s| s.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )),
-        }
+        placement::resolve_server(&self.kv, &self.layout, name).map_err(|s| s.message().into())
     }
 
     /// The region `name` designates: its cluster name (`table,seq`), HBase's name
@@ -118,62 +78,7 @@ impl ClusterOps {
     /// # Errors
     /// No region has that name.
     pub fn resolve_region(&self, name: &str) -> Result<String, String> {
-        let name = name.trim();
-        let hbase_id = match strata_hbase_rpc::region_name::parse_region_name(name.as_bytes()) {
-            Ok(strata_hbase_rpc::region_name::RegionRef::User { region_id, .. })
-                if name.matches(',').count() >= 2 =>
-            {
-                Some(region_id)
-            }
-            _ => None,
-        };
-        let encoded = (name.len() == 32 && name.bytes().all(|b| b.is_ascii_hexdigit()))
-            .then(|| name.to_ascii_lowercase());
-        if hbase_id.is_some() || encoded.is_some() {
-            let prefix = self.layout.regions();
-            let regions = range_all(&self.kv, &prefix, 1000).map_err(|e| e.to_string())?;
-            let found = regions.kvs.iter().find_map(|kv| {
-                let region = kv.key.strip_prefix(&prefix)?;
-                let (table, id) = region_id(region)?;
-                let matches = match (&hbase_id, &encoded) {
-                    (Some(wanted), _) => *wanted == id,
-                    (None, Some(wanted)) => {
-                        let rec = RegionRecord::decode(&kv.value).ok()?;
-                        let full =
-                            strata_hbase_rpc::region_name::region_name(&table, &rec.start, id);
-                        full.len() > 33
-                            && full[full.len() - 33..full.len() - 1] == *wanted.as_bytes()
-                    }
-                    (None, None) => false,
-                };
-                matches.then(|| region.to_string())
-            });
-            return found.ok_or_else(|| format!("no region {name}"));
-        }
-        if name.contains(',') {
-            let found = self
-                .kv
-                .get(&self.layout.region(name))
-                .map_err(|e| e.to_string())?;
-            return match found {
-                Some(kv) if RegionRecord::decode(&kv.value).is_ok() => Ok(name.to_string()),
-                _ => Err(format!("no region {name}")),
-            };
-        }
-        let Ok(id) = name.parse::<u64>() else {
-            return Err(format!(
-                "no region {name}: give its name (table,seq) or its numeric id"
-            ));
-        };
-        let prefix = self.layout.regions();
-        let regions = range_all(&self.kv, &prefix, 1000).map_err(|e| e.to_string())?;
-        regions
-            .kvs
-            .iter()
-            .filter_map(|kv| kv.key.strip_prefix(&prefix))
-            .find(|r| region_id(r).is_some_and(|(_, n)| n == id))
-            .map(str::to_string)
-            .ok_or_else(|| format!("no region with id {id}"))
+        placement::resolve_region(&self.kv, &self.layout, name).map_err(|s| s.message().into())
     }
 
     /// Leaves `req` for the active master and waits for its answer (`accepted …`).
@@ -205,28 +110,9 @@ impl ClusterOps {
     /// returns its record.
     ///
     /// # Errors
-    /// The region vanished, or it was still in transition after 30 s.
+    /// The region vanished, or it was still in transition.
     pub fn wait_settled(&self, region: &str) -> Result<RegionRecord, String> {
-        let start = Instant::now();
-        loop {
-            let found = self
-                .kv
-                .get(&self.layout.region(region))
-                .map_err(|e| e.to_string())?
-                .ok_or_else(|| format!("region {region} was dropped"))?;
-            let rec = RegionRecord::decode(&found.value).map_err(|e| e.to_string())?;
-            if rec.proc.is_none() {
-                return Ok(rec);
-            }
-            if start.elapsed() > ANSWER_WAIT {
-                return Err(format!(
-                    "region {region} is still in transition after {} s ({:?})",
-                    ANSWER_WAIT.as_secs(),
-                    rec.state
-                ));
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        placement::wait_settled(&self.kv, &self.layout, region).map_err(|s| s.message().into())
     }
 
     /// Moves `region` (to `server` if given, else where the master picks).
@@ -295,20 +181,8 @@ impl ClusterOps {
     /// # Errors
     /// The server is not decommissioned.
     pub fn recommission(&self, server: &str) -> Result<String, String> {
-        let wanted = server.trim().replace(',', ":");
-        let drained = self.status()?.decommissioned;
-        let server = if drained.contains(&wanted) {
-            wanted
-        } else {
-            let matches: Vec<&String> = drained
-                .iter()
-                .filter(|s| s.rsplit_once(':').is_some_and(|(hp, _)| hp == wanted))
-                .collect();
-            match matches.as_slice() {
-                [one] => (*one).clone(),
-                _ => return Err(format!("{wanted} is not decommissioned")),
-            }
-        };
-        self.request(&AdminRequest::Recommission { server })
+        placement::recommission(&self.kv, &self.layout, &[server.to_string()])
+            .map(|r| format!("{} is recommissioned", r.servers.join(", ")))
+            .map_err(|s| s.message().into())
     }
 }

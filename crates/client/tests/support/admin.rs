@@ -235,6 +235,43 @@ impl pb::admin_server::Admin for FakeAdmin {
         Err(Status::unimplemented("get_switch"))
     }
 
+    async fn move_region(
+        &self,
+        _: Request<pb::RegionPlacementRequest>,
+    ) -> Answer<pb::RegionPlacement> {
+        Err(Status::unimplemented("move_region"))
+    }
+
+    async fn assign_region(
+        &self,
+        _: Request<pb::RegionPlacementRequest>,
+    ) -> Answer<pb::RegionPlacement> {
+        Err(Status::unimplemented("assign_region"))
+    }
+
+    async fn unassign_region(
+        &self,
+        _: Request<pb::RegionPlacementRequest>,
+    ) -> Answer<pb::RegionPlacement> {
+        Err(Status::unimplemented("unassign_region"))
+    }
+
+    async fn balance(&self, _: Request<pb::Empty>) -> Answer<pb::BalanceResponse> {
+        Err(Status::unimplemented("balance"))
+    }
+
+    async fn decommission(&self, _: Request<pb::ServersRequest>) -> Answer<pb::ServersResponse> {
+        Err(Status::unimplemented("decommission"))
+    }
+
+    async fn recommission(&self, _: Request<pb::ServersRequest>) -> Answer<pb::ServersResponse> {
+        Err(Status::unimplemented("recommission"))
+    }
+
+    async fn list_decommissioned(&self, _: Request<pb::Empty>) -> Answer<pb::ServersResponse> {
+        Err(Status::unimplemented("list_decommissioned"))
+    }
+
     async fn status(&self, _: Request<pb::Empty>) -> Answer<pb::StatusResponse> {
         let s = self.state.lock();
         let servers = s

@@ -429,6 +429,7 @@ pub fn parse_command(line: &str) -> Result<Option<Command>, ShellError> {
         | "unassign"
         | "balancer"
         | "balance_switch"
+        | "balancer_enabled"
         | "decommission_regionservers"
         | "recommission_regionserver"
         | "list_decommissioned_regionservers" => ops::parse(args)?,

@@ -25,6 +25,8 @@ pub enum ClusterOp {
     Balance,
     /// `balance_switch true|false`.
     BalanceSwitch(bool),
+    /// `balancer_enabled`.
+    BalancerEnabled,
     /// `decommission_regionservers 'SERVER' | ['SERVER', ...] [, offload]`.
     Decommission(Vec<String>),
     /// `recommission_regionserver 'SERVER'`.
@@ -101,6 +103,10 @@ pub(super) fn parse(mut args: Args) -> Result<Command, ShellError> {
                 }
             }
             ClusterOp::Decommission(servers)
+        }
+        "balancer_enabled" => {
+            args.arity(0, 0)?;
+            ClusterOp::BalancerEnabled
         }
         "recommission_regionserver" => {
             args.arity(1, 2)?;

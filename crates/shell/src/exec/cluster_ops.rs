@@ -1,12 +1,14 @@
-//! Cluster operations and `status` in cluster mode (`strata shell --etcd … --cluster …`): run
-//! through etcd by the active master (see `crate::cluster_ops`). Each command resolves the
-//! names it is given first, so an unknown region or a dead server is an error that changes
-//! nothing; `move`, `assign` and `unassign` wait until the region's procedure finished.
+//! Region placement (`move`, `assign`, `unassign`, `balancer`, `balance_switch`,
+//! `balancer_enabled`, decommissioning) through the admin service, on a standalone server and
+//! a cluster alike: the server resolves the names given, so an unknown region or a dead server
+//! is an error that changes nothing, and `move`, `assign` and `unassign` answer once the
+//! region's procedure finished. `status` in cluster mode (`strata shell --etcd … --cluster …`)
+//! reads etcd (see `crate::cluster_ops`).
 
 use std::io::Write;
 use std::sync::Arc;
 
-use strata_cluster::record::RegionState;
+use strata_client::{Connection, RegionPlacement};
 use strata_cluster::status::ClusterStatus;
 
 use super::ExecError;
@@ -24,90 +26,58 @@ async fn blocking<T: Send + 'static>(
         .map_err(ExecError::Rejected)
 }
 
-fn not_cluster() -> ExecError {
-    ExecError::Rejected(
-        "this command needs cluster mode: start the shell with --etcd HOST:PORT --cluster NAME"
-            .to_string(),
-    )
-}
-
-/// Runs `op` on the shell's cluster.
+/// Runs `op` through the admin service.
 pub(super) async fn run(
-    cluster: Option<Arc<ClusterOps>>,
+    conn: &Connection,
     op: ClusterOp,
     out: &mut impl Write,
 ) -> Result<(), ExecError> {
-    let ops = cluster.ok_or_else(not_cluster)?;
+    let admin = conn.admin();
     match op {
         ClusterOp::Move { region, server } => {
-            let rec = blocking(move || {
-                let name = ops.resolve_region(&region)?;
-                ops.move_region(&name, server.as_deref())?;
-                ops.wait_settled(&name).map(|r| (name, r))
-            })
-            .await?;
-            where_now(out, &rec.0, &rec.1)?;
+            let placed = admin.move_region(&region, server.as_deref()).await?;
+            where_now(out, &placed)?;
         }
-        ClusterOp::Assign(region) => {
-            let rec = blocking(move || {
-                let name = ops.resolve_region(&region)?;
-                ops.assign(&name)?;
-                ops.wait_settled(&name).map(|r| (name, r))
-            })
-            .await?;
-            where_now(out, &rec.0, &rec.1)?;
-        }
-        ClusterOp::Unassign(region) => {
-            let rec = blocking(move || {
-                let name = ops.resolve_region(&region)?;
-                ops.unassign(&name)?;
-                ops.wait_settled(&name).map(|r| (name, r))
-            })
-            .await?;
-            where_now(out, &rec.0, &rec.1)?;
-        }
+        ClusterOp::Assign(region) => where_now(out, &admin.assign(&region).await?)?,
+        ClusterOp::Unassign(region) => where_now(out, &admin.unassign(&region).await?)?,
         ClusterOp::Balance => {
-            let answer = blocking(move || ops.balance()).await?;
-            writeln!(out, "true ({answer})")?;
+            // HBase's shell prints whether the balancer ran; so does this, with why.
+            let outcome = admin.balance().await?;
+            writeln!(out, "{} ({})", outcome.ran, outcome.message)?;
         }
         ClusterOp::BalanceSwitch(on) => {
-            let was = blocking(move || ops.balance_switch(on)).await?;
+            let was = admin.set_switch("balancer", on).await?;
             writeln!(out, "Previous balancer state : {was}")?;
         }
+        ClusterOp::BalancerEnabled => {
+            writeln!(out, "{}", admin.switch_enabled("balancer").await?)?;
+        }
         ClusterOp::Decommission(servers) => {
-            let answers = blocking(move || ops.decommission(&servers)).await?;
-            for a in answers {
-                writeln!(out, "{a}")?;
+            for s in admin.decommission(&servers).await? {
+                writeln!(out, "{s} is decommissioned")?;
             }
         }
         ClusterOp::Recommission(server) => {
-            let answer = blocking(move || ops.recommission(&server)).await?;
-            writeln!(out, "{answer}")?;
+            for s in admin.recommission(&[server]).await? {
+                writeln!(out, "{s} is recommissioned")?;
+            }
         }
         ClusterOp::ListDecommissioned => {
-            let status = blocking(move || ops.status()).await?;
+            let servers = admin.decommissioned().await?;
             writeln!(out, "DECOMMISSIONED REGION SERVERS")?;
-            for s in &status.decommissioned {
+            for s in &servers {
                 writeln!(out, " {s}")?;
             }
-            writeln!(out, "{} row(s)", status.decommissioned.len())?;
+            writeln!(out, "{} row(s)", servers.len())?;
         }
     }
     Ok(())
 }
 
-fn where_now(
-    out: &mut impl Write,
-    region: &str,
-    rec: &strata_cluster::record::RegionRecord,
-) -> Result<(), ExecError> {
-    match (rec.state, &rec.server) {
-        (RegionState::Open, Some(s)) => writeln!(out, "region {region} is open on {s}")?,
-        (state, _) => writeln!(
-            out,
-            "region {region} is {}",
-            format!("{state:?}").to_lowercase()
-        )?,
+fn where_now(out: &mut impl Write, placed: &RegionPlacement) -> Result<(), ExecError> {
+    match &placed.server {
+        Some(s) => writeln!(out, "region {} is open on {s}", placed.region)?,
+        None => writeln!(out, "region {} is {}", placed.region, placed.state)?,
     }
     Ok(())
 }

@@ -280,7 +280,7 @@ pub async fn execute(
         Command::DeleteSnapshot(name) => snapshot::delete(conn, &name).await?,
         Command::RestoreSnapshot(name) => snapshot::restore(conn, &name).await?,
         Command::ClusterOp(op) => {
-            cluster_ops::run(crate::cluster_ops::shell_cluster(), op, out).await?;
+            cluster_ops::run(conn, op, out).await?;
         }
         Command::UpdateConfig(server) => {
             server_ops::update_config(conn, server.as_deref(), out).await?;

@@ -220,7 +220,7 @@ async fn splitormerge_switch_refuses_splits_and_merges_until_turned_back_on() {
     );
     let out = c.run("splitormerge_switch 'REGION', true").await;
     assert!(
-        out.contains("ERROR") && out.contains("SPLIT or MERGE"),
+        out.contains("ERROR") && out.contains("SPLIT, MERGE or BALANCER"),
         "{out}"
     );
 
@@ -236,6 +236,72 @@ async fn splitormerge_switch_refuses_splits_and_merges_until_turned_back_on() {
     assert_eq!(
         c.run("get_splits 't'").await,
         "Total number of splits = 3\np\nx\n"
+    );
+    c.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn regions_move_and_the_balancer_switches_on_a_standalone_server() {
+    let c = Cluster::start().await;
+    let out = c
+        .run("create 't', 'f', SPLITS => ['g']\nput 't', 'a', 'f:q', 'v'")
+        .await;
+    assert!(!out.contains("ERROR"), "{out}");
+    assert_eq!(c.run("balancer_enabled").await, "true\n");
+    assert_eq!(
+        c.run("balance_switch false").await,
+        "Previous balancer state : true\n"
+    );
+    assert_eq!(c.run("balancer_enabled").await, "false\n");
+    // As HBase's shell: false while off, not an error.
+    let out = c.run("balancer").await;
+    assert!(out.starts_with("false (the balancer is off"), "{out}");
+    assert_eq!(
+        c.run("balance_switch true").await,
+        "Previous balancer state : false\n"
+    );
+    let out = c.run("balancer").await;
+    assert!(out.starts_with("true (balancer ran: 0 moves"), "{out}");
+
+    // A region by HBase's name, by its encoded name, closed and opened again.
+    let names = region_names(&c.run("list_regions 't'").await);
+    let out = c.run(&format!("move '{}'", names[0])).await;
+    assert!(out.contains(" is open on "), "{out}");
+    let encoded = names[1].trim_end_matches('.').rsplit_once('.').unwrap().1;
+    let out = c.run(&format!("unassign '{encoded}'")).await;
+    assert!(out.ends_with(" is closed\n"), "{out}");
+    let out = c.run("get 't', 'a'").await;
+    assert!(out.contains("value=v"), "{out}");
+    let out = c.run(&format!("assign '{encoded}'")).await;
+    assert!(out.contains(" is open on "), "{out}");
+
+    // Bad names are refused and change nothing; the only server cannot be drained.
+    let out = c.run("move 'nosuch,00000009'").await;
+    assert!(out.contains("no region nosuch,00000009"), "{out}");
+    let out = c.run(&format!("move '{}', '127.0.0.1:1'", names[0])).await;
+    assert!(out.contains("no live region server 127.0.0.1:1"), "{out}");
+    let out = c.run("decommission_regionservers '127.0.0.1:1'").await;
+    assert!(out.contains("no live region server"), "{out}");
+    let live = out
+        .split("live servers: ")
+        .nth(1)
+        .and_then(|s| s.split_whitespace().next())
+        .unwrap()
+        .to_string();
+    let out = c.run(&format!("decommission_regionservers '{live}'")).await;
+    assert!(
+        out.contains("last region server not decommissioned"),
+        "{out}"
+    );
+    let out = c.run(&format!("recommission_regionserver '{live}'")).await;
+    assert!(out.contains("is not decommissioned"), "{out}");
+    assert_eq!(
+        c.run("list_decommissioned_regionservers").await,
+        "DECOMMISSIONED REGION SERVERS\n0 row(s)\n"
+    );
+    assert_eq!(
+        c.run("get_splits 't'").await,
+        "Total number of splits = 2\ng\n"
     );
     c.stop().await;
 }
