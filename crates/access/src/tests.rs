@@ -318,3 +318,33 @@ fn splits_and_merges_need_admin_as_in_hbase() {
     guard.admin(&carol, "Flush", Some("t")).unwrap();
     assert!(guard.admin(&carol, "Split", Some("t")).is_err());
 }
+
+#[test]
+fn region_placement_needs_global_admin() {
+    // HBase's preBalance, preBalanceSwitch and preDecommissionRegionServers need global ADMIN;
+    // moving a region does here too (HBase: ADMIN on its table; RFC 0026, "Differences").
+    let guard = Guard::on(GuardConfig::default(), None, Audit::to_log());
+    guard.install(
+        Access::from_grants([
+            grant("carol", "A", table("t")),
+            grant("dan", "A", Scope::Global),
+        ]),
+        1,
+    );
+    let (carol, dan) = (
+        Caller::certified("carol", None),
+        Caller::certified("dan", None),
+    );
+    for rpc in [
+        "MoveRegion",
+        "AssignRegion",
+        "UnassignRegion",
+        "Balance",
+        "Decommission",
+        "Recommission",
+        "ListDecommissioned",
+    ] {
+        assert!(guard.admin(&carol, rpc, None).is_err(), "{rpc}");
+        guard.admin(&dan, rpc, None).unwrap();
+    }
+}

@@ -222,6 +222,17 @@ pub fn place<K: Kv + ?Sized>(
             let target = (!req.server.trim().is_empty())
                 .then(|| resolve_server(kv, layout, &req.server))
                 .transpose()?;
+            // As HBase's `HMaster.move`: a region already open on the target is left where it
+            // is, without an error (the master itself refuses such a move).
+            if let Some(t) = &target {
+                let found = kv.get(&layout.region(&region)).map_err(unavailable)?;
+                let rec = found.and_then(|kv| RegionRecord::decode(&kv.value).ok());
+                if let Some(rec) = rec.filter(|r| {
+                    r.state == RegionState::Open && r.proc.is_none() && r.server.as_ref() == Some(t)
+                }) {
+                    return Ok(placement(region, &rec));
+                }
+            }
             AdminRequest::Move {
                 region: region.clone(),
                 target,

@@ -322,6 +322,37 @@ public final class ClientTest {
       yes(!admin.mergeSwitch(true, true), "merge was off");
       yes(admin.isSplitEnabled() && admin.isMergeEnabled(), "on again");
     });
+    check("balancerSwitch, balance, move, unassign, assign and decommissioning", () -> {
+      yes(admin.isBalancerEnabled(), "on by default");
+      yes(admin.balancerSwitch(false, true), "was on");
+      yes(!admin.isBalancerEnabled(), "off");
+      yes(!admin.balance(), "no round while off");
+      yes(!admin.balancerSwitch(true, true), "was off");
+      yes(admin.balance(), "a round once on");
+      org.apache.hadoop.hbase.client.RegionInfo r = admin.getRegions(name).get(1);
+      org.apache.hadoop.hbase.ServerName server =
+          admin.getRegionServers().iterator().next();
+      admin.move(r.getEncodedNameAsBytes());
+      admin.move(r.getEncodedNameAsBytes(), server);
+      admin.unassign(r.getRegionName());
+      admin.assign(r.getRegionName());
+      eq(3, admin.getRegions(name).size(), "regions after the moves");
+      try {
+        admin.move(b("0123456789abcdef0123456789abcdef"));
+        throw new AssertionError("an unknown region moved");
+      } catch (java.io.IOException expected) {
+        // as HBase: UnknownRegionException
+      }
+      yes(admin.listDecommissionedRegionServers().isEmpty(), "none decommissioned");
+      try {
+        admin.decommissionRegionServers(java.util.Collections.singletonList(server), true);
+        throw new AssertionError("the only server decommissioned");
+      } catch (java.io.IOException expected) {
+        yes(String.valueOf(expected.getMessage()).contains("last region server"),
+            "refused: " + expected.getMessage());
+      }
+      yes(admin.listDecommissionedRegionServers().isEmpty(), "still none");
+    });
     check("create an existing table fails with TableExistsException", () -> {
       try {
         admin.createTable(TableDescriptorBuilder.newBuilder(name)

@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.ClusterMetrics;
 import org.apache.hadoop.hbase.HBaseConfiguration;
+import org.apache.hadoop.hbase.HRegionLocation;
 import org.apache.hadoop.hbase.NamespaceDescriptor;
 import org.apache.hadoop.hbase.ServerMetrics;
 import org.apache.hadoop.hbase.ServerName;
@@ -267,6 +268,47 @@ public final class ClusterAdminTest {
         t.put(new Put(Bytes.toBytes("n")).addColumn(F, Q, Bytes.toBytes("after")));
         check("after".equals(value(t, "n", F)), "a put after truncate reads back");
       }
+
+      // Placement through Admin (the balancer off meanwhile, so it moves nothing back): a move
+      // to the other server, then that server decommissioned (drained) and recommissioned.
+      check(admin.balancerSwitch(false, true), "balancerSwitch(false): it was on");
+      check(!admin.balance(), "balance() while off: false");
+      List<ServerName> servers = new ArrayList<>(admin.getRegionServers());
+      try (RegionLocator loc = conn.getRegionLocator(name); Table t = conn.getTable(name)) {
+        HRegionLocation at = loc.getRegionLocation(Bytes.toBytes("n"), true);
+        ServerName from = at.getServerName();
+        ServerName to = servers.get(0).equals(from) ? servers.get(1) : servers.get(0);
+        admin.move(at.getRegion().getEncodedNameAsBytes(), to);
+        ServerName now = loc.getRegionLocation(Bytes.toBytes("n"), true).getServerName();
+        check(now.equals(to), "move(encoded, server): the region is open on " + to + " (" + now
+            + ")");
+        check("after".equals(value(t, "n", F)), "and its row reads back there");
+        admin.move(at.getRegion().getEncodedNameAsBytes(), to);
+        check(loc.getRegionLocation(Bytes.toBytes("n"), true).getServerName().equals(to),
+            "a move to the server it is on leaves it there, as HBase's");
+        admin.decommissionRegionServers(java.util.Collections.singletonList(to), true);
+        check(admin.listDecommissionedRegionServers().equals(
+                java.util.Collections.singletonList(to)),
+            "decommissionRegionServers: listDecommissionedRegionServers() names it");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        boolean drained = false;
+        while (!drained && System.nanoTime() < deadline) {
+          drained = true;
+          for (HRegionLocation l : loc.getAllRegionLocations()) {
+            drained &= !to.equals(l.getServerName());
+          }
+          if (!drained) {
+            Thread.sleep(200);
+            loc.clearRegionLocationCache();
+          }
+        }
+        check(drained, "its regions moved off it");
+        check("after".equals(value(t, "n", F)), "and the moved row reads back");
+        admin.recommissionRegionServer(to, java.util.Collections.emptyList());
+        check(admin.listDecommissionedRegionServers().isEmpty(),
+            "recommissionRegionServer: none decommissioned");
+      }
+      check(!admin.balancerSwitch(true, true), "balancerSwitch(true): it was off");
 
       NamespaceDescriptor ns = NamespaceDescriptor.create("client_ns").build();
       admin.createNamespace(ns);
