@@ -306,16 +306,22 @@ pub fn decommission<K: Kv + ?Sized>(
         .iter()
         .map(|s| resolve_server(kv, layout, s))
         .collect::<Result<Vec<_>, _>>()?;
-    for server in &names {
-        submit_and_wait(
-            kv,
-            layout,
-            &AdminRequest::Decommission {
-                server: server.clone(),
-            },
-        )?;
+    submit_each(kv, layout, names, |server| AdminRequest::Decommission {
+        server,
+    })
+}
+
+/// Submits `request(server)` for each of `servers` in turn (resolved already); answers them.
+fn submit_each<K: Kv + ?Sized>(
+    kv: &K,
+    layout: &Layout,
+    servers: Vec<String>,
+    request: impl Fn(String) -> AdminRequest,
+) -> Result<pb::ServersResponse, Status> {
+    for server in &servers {
+        submit_and_wait(kv, layout, &request(server.clone()))?;
     }
-    Ok(pb::ServersResponse { servers: names })
+    Ok(pb::ServersResponse { servers })
 }
 
 /// The decommissioned servers (full names).
@@ -356,16 +362,9 @@ pub fn recommission<K: Kv + ?Sized>(
             pick(&drained, s).map_err(|_| invalid(format!("{} is not decommissioned", s.trim())))
         })
         .collect::<Result<Vec<_>, _>>()?;
-    for server in &names {
-        submit_and_wait(
-            kv,
-            layout,
-            &AdminRequest::Recommission {
-                server: server.clone(),
-            },
-        )?;
-    }
-    Ok(pb::ServersResponse { servers: names })
+    submit_each(kv, layout, names, |server| AdminRequest::Recommission {
+        server,
+    })
 }
 
 #[cfg(test)]
