@@ -5,6 +5,8 @@
 //! guard that is on refuses a caller without an authenticated name, and everything while no
 //! grants have been loaded yet: a server never serves without checks.
 
+mod has;
+
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;

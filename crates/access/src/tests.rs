@@ -348,3 +348,54 @@ fn region_placement_needs_global_admin() {
         guard.admin(&dan, rpc, None).unwrap();
     }
 }
+
+#[test]
+fn has_permissions_answers_for_oneself_and_for_others_only_with_admin() {
+    let guard = Guard::on(GuardConfig::default(), None, Audit::to_log());
+    guard.install(
+        Access::from_grants([
+            grant("alice", "R", family("t", "f")),
+            grant("bob", "A", table("t")),
+        ]),
+        1,
+    );
+    let (alice, bob) = (
+        Caller::certified("alice", None),
+        Caller::certified("bob", None),
+    );
+    let p = |letters: &str| Perms::parse(letters).unwrap();
+    let wanted = [
+        (family("t", "f"), p("R")),
+        (column("t", "f", "q"), p("R")),
+        (family("t", "f"), p("RW")),
+        (family("t", "g"), p("R")),
+        (table("t"), p("R")),
+    ];
+    assert_eq!(
+        guard.has_permissions(&alice, None, &wanted).unwrap(),
+        [true, true, false, false, false]
+    );
+    // Asking about oneself by name is the same question.
+    assert_eq!(
+        guard
+            .has_permissions(&alice, Some("alice"), &wanted[..1])
+            .unwrap(),
+        [true]
+    );
+    // Another user: A on each scope asked about.
+    let err = guard
+        .has_permissions(&alice, Some("bob"), &[(table("t"), p("A"))])
+        .unwrap_err();
+    assert!(err.message.contains("ADMIN"), "{err}");
+    assert_eq!(
+        guard
+            .has_permissions(&bob, Some("alice"), &wanted[..2])
+            .unwrap(),
+        [true, true]
+    );
+    assert!(guard
+        .has_permissions(&bob, Some("alice"), &[(Scope::Global, p("R"))])
+        .is_err());
+    let off = Guard::off();
+    assert!(off.has_permissions(&alice, None, &wanted).is_err());
+}

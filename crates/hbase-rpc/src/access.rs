@@ -60,6 +60,26 @@ pub(crate) fn check_admin(rpc: &str, table: Option<&str>) -> HResult<()> {
     })
 }
 
+/// For each of `wanted`, whether `user` (the caller when `None`) holds it (HBase's
+/// `hasUserPermissions`; `strata_access::Guard::has_permissions`).
+///
+/// # Errors
+/// `AccessDeniedException`; access control off.
+pub(crate) fn has_permissions(
+    user: Option<&str>,
+    wanted: &[(strata_access::Scope, strata_access::Perms)],
+) -> HResult<Vec<bool>> {
+    CURRENT.with(|c| match &*c.borrow() {
+        Some((guard, caller)) if guard.is_on() => {
+            guard.has_permissions(caller, user, wanted).map_err(denied)
+        }
+        // HBase without its AccessController: DoNotRetryIOException.
+        _ => Err(HBaseError::do_not_retry(
+            "access control is off: start the server with --auth",
+        )),
+    })
+}
+
 /// Admits the call running on this thread on `h`'s table costing `cost` under the throttles
 /// in force (RFC 0029).
 ///

@@ -1,6 +1,7 @@
-//! `MasterService`'s access-control methods (HBase 2.2+'s `Admin.grant`, `revoke` and
-//! `getUserPermissions`, which `AccessControlClient` calls) through [`MasterOps`], in
-//! HBase's messages (`AccessControl.proto`).
+//! `MasterService`'s access-control methods (HBase 2.2+'s `Admin.grant`, `revoke`,
+//! `getUserPermissions` and `hasUserPermissions`, which `AccessControlClient` calls, and
+//! `getSecurityCapabilities`) through [`MasterOps`] and the server's access guard, in HBase's
+//! messages (`AccessControl.proto`, `Master.proto`).
 //!
 //! [`MasterOps`]: crate::ops::MasterOps
 
@@ -187,6 +188,40 @@ pub(crate) fn call(ctx: &Context, method: &str, param: &[u8]) -> Option<HResult<
                 .collect();
             Ok(pb::GetUserPermissionsResponse { user_permission }.encode_to_vec())
         })(),
+        "HasUserPermissions" => (|| {
+            let req: pb::HasUserPermissionsRequest = decode(param)?;
+            let user = match &req.user_name {
+                Some(u) if !u.is_empty() => Some(text(u, "user")?),
+                _ => None,
+            };
+            let wanted = req
+                .permission
+                .iter()
+                .map(from_permission)
+                .collect::<HResult<Vec<_>>>()?;
+            let has_user_permission = crate::access::has_permissions(user.as_deref(), &wanted)?;
+            Ok(pb::HasUserPermissionsResponse {
+                has_user_permission,
+            }
+            .encode_to_vec())
+        })(),
+        // HBase's answer: SECURE_AUTHENTICATION with Kerberos or while access control
+        // authenticates every caller (`--auth`, by certificate or ticket), else SIMPLE; and
+        // AUTHORIZATION with access control. No cell ACLs or visibility labels.
+        "getSecurityCapabilities" => {
+            use pb::security_capabilities_response::Capability;
+            let on = ctx.config.guard.is_on();
+            let authentication = if on || ctx.config.kerberos.is_some() {
+                Capability::SecureAuthentication
+            } else {
+                Capability::SimpleAuthentication
+            };
+            let mut capabilities = vec![authentication as i32];
+            if on {
+                capabilities.push(Capability::Authorization as i32);
+            }
+            Ok(pb::SecurityCapabilitiesResponse { capabilities }.encode_to_vec())
+        }
         _ => return None,
     };
     Some(answer)

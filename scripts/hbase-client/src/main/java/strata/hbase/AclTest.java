@@ -101,6 +101,31 @@ public final class AclTest {
       } catch (Exception e) {
         check("alice's put refused with AccessDeniedException", denied(e), e.getClass().getSimpleName());
       }
+      check("isAccessControllerRunning (getSecurityCapabilities)",
+          AccessControlClient.isAccessControllerRunning(conn), "");
+      try (Admin a = conn.getAdmin()) {
+        List<Boolean> has = a.hasUserPermissions(java.util.Arrays.asList(
+            Permission.newBuilder(name).withFamily(F).withActions(Permission.Action.READ).build(),
+            Permission.newBuilder(name).withFamily(F).withActions(Permission.Action.WRITE).build(),
+            Permission.newBuilder(name).withFamily(G).withActions(Permission.Action.READ).build()));
+        check("hasUserPermissions: READ on f, not WRITE on f, not READ on g",
+            has.equals(java.util.Arrays.asList(true, false, false)), has);
+        try {
+          a.hasUserPermissions("admin", java.util.Collections.singletonList(
+              Permission.newBuilder(name).withActions(Permission.Action.READ).build()));
+          check("alice may not ask about admin's permissions", false, "answered");
+        } catch (Exception e) {
+          check("alice may not ask about admin's permissions", denied(e),
+              e.getClass().getSimpleName());
+        }
+      }
+    }
+    try (Connection conn = ConnectionFactory.createConnection(admin)) {
+      check("the superuser asks about alice: AccessControlClient.hasPermission",
+          AccessControlClient.hasPermission(conn, "acl_t", "f", null, "alice",
+              Permission.Action.READ)
+              && !AccessControlClient.hasPermission(conn, "acl_t", "g", null, "alice",
+                  Permission.Action.READ), "");
     }
 
     try (Connection conn = ConnectionFactory.createConnection(admin)) {

@@ -322,6 +322,20 @@ public final class ClientTest {
       yes(!admin.mergeSwitch(true, true), "merge was off");
       yes(admin.isSplitEnabled() && admin.isMergeEnabled(), "on again");
     });
+    check("getSecurityCapabilities without --auth: simple authentication only", () -> {
+      eq(java.util.Collections.singletonList(
+              org.apache.hadoop.hbase.client.security.SecurityCapability.SIMPLE_AUTHENTICATION),
+          admin.getSecurityCapabilities(), "capabilities");
+      try {
+        admin.hasUserPermissions(java.util.Collections.singletonList(
+            org.apache.hadoop.hbase.security.access.Permission.newBuilder(name)
+                .withActions(org.apache.hadoop.hbase.security.access.Permission.Action.READ)
+                .build()));
+        throw new AssertionError("hasUserPermissions answered without access control");
+      } catch (java.io.IOException expected) {
+        // as HBase without its AccessController
+      }
+    });
     check("balancerSwitch, balance, move, unassign, assign and decommissioning", () -> {
       yes(admin.isBalancerEnabled(), "on by default");
       yes(admin.balancerSwitch(false, true), "was on");
