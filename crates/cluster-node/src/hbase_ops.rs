@@ -12,7 +12,8 @@ use strata_cluster::kv::{range_all, Kv};
 use strata_cluster::layout::Layout;
 use strata_hbase_rpc::meta::ServerIdentity;
 use strata_hbase_rpc::ops::{
-    LiveServer, MasterOps, NamespaceEntry, RegionMove, SnapshotEntry, TableEntry,
+    LiveServer, MasterOps, NamespaceEntry, RegionMove, SnapshotEntry, SpaceQuotaState,
+    SpaceQuotaStates, TableEntry,
 };
 use strata_hbase_rpc::HBaseError;
 use strata_model::schema::TableDescriptor;
@@ -500,6 +501,60 @@ impl<K: Kv + Send + Sync + 'static> MasterOps for ClusterOps<K> {
             on: false,
         })))
         .map(|r| r.on)
+    }
+
+    fn space_quota_states(&self) -> HResult<SpaceQuotaStates> {
+        let r = self.call(self.admin.list_quotas(req(pb::Empty {})))?;
+        let namespace_of = |table: &str| {
+            table
+                .split_once(':')
+                .map_or(strata_access::scope::DEFAULT_NAMESPACE, |(ns, _)| ns)
+                .to_owned()
+        };
+        // A namespace's usage is its tables' sizes summed, in violation above its limit, as
+        // the master decides for each of its tables (`strata_access::quota::decide`).
+        let namespaces = r
+            .spaces
+            .iter()
+            .filter_map(|q| {
+                let ns = q.subject.as_ref().map(|s| s.namespace.clone())?;
+                (!ns.is_empty()).then_some((ns, q))
+            })
+            .map(|(ns, q)| {
+                let usage = r
+                    .table_sizes
+                    .iter()
+                    .filter(|t| namespace_of(&t.table) == ns)
+                    .map(|t| t.size)
+                    .sum();
+                SpaceQuotaState {
+                    name: ns,
+                    policy: q.policy.clone(),
+                    in_violation: usage > q.limit,
+                    usage,
+                    limit: q.limit,
+                }
+            })
+            .collect();
+        Ok(SpaceQuotaStates {
+            table_sizes: r
+                .table_sizes
+                .iter()
+                .map(|t| (t.table.clone(), t.size))
+                .collect(),
+            tables: r
+                .space_states
+                .iter()
+                .map(|s| SpaceQuotaState {
+                    name: s.table.clone(),
+                    policy: s.policy.clone(),
+                    in_violation: s.in_violation,
+                    usage: s.usage,
+                    limit: s.limit,
+                })
+                .collect(),
+            namespaces,
+        })
     }
 
     fn place_region(&self, region: &str, how: RegionMove) -> HResult<()> {

@@ -34,6 +34,7 @@ mod master_access;
 mod master_placement;
 mod master_quota;
 mod master_snapshot;
+mod master_space;
 mod master_svc;
 pub mod meta;
 mod nonced;

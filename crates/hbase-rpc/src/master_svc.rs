@@ -160,6 +160,9 @@ pub fn call(ctx: &Context, method: &str, param: &[u8]) -> HResult<Vec<u8>> {
     if let Some(answer) = crate::master_placement::call(ctx, method, param) {
         return answer;
     }
+    if let Some(answer) = crate::master_space::call(ctx, method, param) {
+        return answer;
+    }
     match method {
         "ExecProcedure" | "ExecProcedureWithRet" => {
             let req: pb::ExecProcedureRequest = decode(param)?;

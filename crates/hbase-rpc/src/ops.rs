@@ -48,6 +48,33 @@ pub struct LiveServer {
     pub regions: Vec<ServerRegion>,
 }
 
+/// Where one space quota stands (HBase's `SpaceQuotaSnapshot`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpaceQuotaState {
+    /// The table (`ns:table` or `table`) or namespace.
+    pub name: String,
+    /// The quota's policy (HBase's `SpaceViolationPolicy` name).
+    pub policy: String,
+    /// Whether the policy is in force.
+    pub in_violation: bool,
+    /// Bytes counted against the limit.
+    pub usage: u64,
+    /// The limit.
+    pub limit: u64,
+}
+
+/// The space quotas' states and the tables' sizes, as the master last decided them (HBase's
+/// `GetQuotaStates` and `GetSpaceQuotaRegionSizes`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SpaceQuotaStates {
+    /// Every table some live server reported: its bytes on storage.
+    pub table_sizes: Vec<(String, u64)>,
+    /// Each table under a space quota.
+    pub tables: Vec<SpaceQuotaState>,
+    /// Each namespace with a space quota (usage: its tables' sizes summed).
+    pub namespaces: Vec<SpaceQuotaState>,
+}
+
 /// Which placement change [`MasterOps::place_region`] makes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RegionMove {
@@ -304,4 +331,10 @@ pub trait MasterOps: Send + Sync + 'static {
         subject: &strata_access::quota::Subject,
         limit: Option<(u64, strata_access::quota::SpacePolicy)>,
     ) -> HResult<()>;
+
+    /// The space quotas' states and the tables' sizes (RFC 0029).
+    ///
+    /// # Errors
+    /// `AccessDeniedException` without global `A`, or a failure.
+    fn space_quota_states(&self) -> HResult<SpaceQuotaStates>;
 }

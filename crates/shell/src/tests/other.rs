@@ -234,5 +234,5 @@ fn help_text_has_no_runs_of_spaces_and_wraps_descriptions() {
     for line in overview.lines() {
         assert!(line.chars().count() <= 80, "{line:?}");
     }
-    assert!(overview.contains("\n    move               Cluster mode: moves a region"));
+    assert!(overview.contains("\n    move               Moves a region"));
 }

@@ -115,6 +115,16 @@ public final class SpaceQuotaTest {
       check("a put past the limit refused with SpaceLimitingException",
           e != null && said.endsWith("NO_INSERTS Puts are disallowed due to a space quota."),
           e == null ? "none" : e.getClassName() + ": " + said);
+      org.apache.hadoop.hbase.quotas.SpaceQuotaSnapshotView snap =
+          a.getCurrentSpaceQuotaSnapshot(T);
+      check("getCurrentSpaceQuotaSnapshot(table): in violation, NO_INSERTS, over its 16 KiB",
+          snap != null && snap.getQuotaStatus().isInViolation()
+              && snap.getQuotaStatus().getPolicy().orElse(null) == SpaceViolationPolicy.NO_INSERTS
+              && snap.getUsage() > 16 * 1024 && snap.getLimit() == 16 * 1024,
+          String.valueOf(snap));
+      java.util.Map<TableName, Long> sizes = a.getSpaceQuotaTableSizes();
+      check("getSpaceQuotaTableSizes: the table's size", sizes.getOrDefault(T, 0L) > 16 * 1024,
+          sizes.toString());
       boolean deleted;
       try {
         t.delete(new Delete(Bytes.toBytes("row0000")));
@@ -132,6 +142,12 @@ public final class SpaceQuotaTest {
         a.createNamespace(NamespaceDescriptor.create(ns).build());
       }
       a.setQuota(QuotaSettingsFactory.limitNamespaceSpace(ns, 1L << 30, SpaceViolationPolicy.NO_WRITES));
+      org.apache.hadoop.hbase.quotas.SpaceQuotaSnapshotView nsSnap =
+          a.getCurrentSpaceQuotaSnapshot(ns);
+      check("getCurrentSpaceQuotaSnapshot(namespace): its limit, not in violation",
+          nsSnap != null && nsSnap.getLimit() == 1L << 30
+              && !nsSnap.getQuotaStatus().isInViolation(),
+          String.valueOf(nsSnap));
       a.setQuota(QuotaSettingsFactory.removeNamespaceSpaceLimit(ns));
       check("limitNamespaceSpace and removeNamespaceSpaceLimit", true, ns);
       a.deleteNamespace(ns);
