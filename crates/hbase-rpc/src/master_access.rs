@@ -194,10 +194,20 @@ pub(crate) fn call(ctx: &Context, method: &str, param: &[u8]) -> Option<HResult<
                 Some(u) if !u.is_empty() => Some(text(u, "user")?),
                 _ => None,
             };
+            // An empty family or qualifier asks about none (`AccessControlClient.hasPermission`
+            // sends ""): what a grant on the table (family) implies, as in HBase. (Grants keep
+            // them: an empty family granted is not the whole table.)
             let wanted = req
                 .permission
                 .iter()
-                .map(from_permission)
+                .map(|p| {
+                    let mut p = p.clone();
+                    if let Some(t) = p.table_permission.as_mut() {
+                        t.family = t.family.take().filter(|f| !f.is_empty());
+                        t.qualifier = t.qualifier.take().filter(|q| !q.is_empty());
+                    }
+                    from_permission(&p)
+                })
                 .collect::<HResult<Vec<_>>>()?;
             let has_user_permission = crate::access::has_permissions(user.as_deref(), &wanted)?;
             Ok(pb::HasUserPermissionsResponse {

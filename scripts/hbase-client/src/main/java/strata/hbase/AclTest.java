@@ -101,8 +101,8 @@ public final class AclTest {
       } catch (Exception e) {
         check("alice's put refused with AccessDeniedException", denied(e), e.getClass().getSimpleName());
       }
-      check("isAccessControllerRunning (getSecurityCapabilities)",
-          AccessControlClient.isAccessControllerRunning(conn), "");
+      check("isAuthorizationEnabled (getSecurityCapabilities)",
+          AccessControlClient.isAuthorizationEnabled(conn), "");
       try (Admin a = conn.getAdmin()) {
         List<Boolean> has = a.hasUserPermissions(java.util.Arrays.asList(
             Permission.newBuilder(name).withFamily(F).withActions(Permission.Action.READ).build(),
@@ -122,9 +122,9 @@ public final class AclTest {
     }
     try (Connection conn = ConnectionFactory.createConnection(admin)) {
       check("the superuser asks about alice: AccessControlClient.hasPermission",
-          AccessControlClient.hasPermission(conn, "acl_t", "f", null, "alice",
+          AccessControlClient.hasPermission(conn, "acl_t", "f", "", "alice",
               Permission.Action.READ)
-              && !AccessControlClient.hasPermission(conn, "acl_t", "g", null, "alice",
+              && !AccessControlClient.hasPermission(conn, "acl_t", "g", "", "alice",
                   Permission.Action.READ), "");
     }
 
