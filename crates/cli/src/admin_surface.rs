@@ -309,14 +309,23 @@ const SURFACE: &[Mapping] = &[
     },
     Mapping {
         rpc: "SetSwitch",
-        hbase: To(&["SetSplitOrMergeEnabled", "SetBalancerRunning"]),
+        hbase: To(&["SetSplitOrMergeEnabled", "SetBalancerRunning", "SwitchRpcThrottle"]),
         client: client!(set_switch),
-        shell: To(&["splitormerge_switch", "balance_switch"]),
+        shell: To(&[
+            "splitormerge_switch",
+            "balance_switch",
+            "enable_rpc_throttle",
+            "disable_rpc_throttle",
+        ]),
         thrift: No(NO_THRIFT),
     },
     Mapping {
         rpc: "GetSwitch",
-        hbase: To(&["IsSplitOrMergeEnabled", "IsBalancerEnabled"]),
+        hbase: To(&[
+            "IsSplitOrMergeEnabled",
+            "IsBalancerEnabled",
+            "IsRpcThrottleEnabled",
+        ]),
         client: client!(switch_enabled),
         shell: To(&["splitormerge_enabled", "balancer_enabled"]),
         thrift: No(NO_THRIFT),

@@ -1,8 +1,9 @@
 //! Throttles in a cluster (RFC 0029), as real processes on a real etcd
 //! (`STRATA_ETCD_ENDPOINTS`): a master and two region servers, a table with a region on each.
 //! A throttle set through one server is followed by both, each limiting what it serves (HBase's
-//! MACHINE scope): reads of each server's region hold at the limit, together twice it; removing
-//! the throttle lifts it on both. Skipped with a message without etcd, unless
+//! MACHINE scope): reads of each server's region hold at the limit, together twice it; the RPC
+//! throttle switch turned off through one server lifts it on both, and on again holds it
+//! again; removing the throttle lifts it on both. Skipped with a message without etcd, unless
 //! `STRATA_REQUIRE_ETCD` is set.
 #![allow(clippy::unwrap_used)]
 
@@ -67,6 +68,30 @@ async fn run(etcd: String) {
     let window = Duration::from_secs(3);
     let (a, z) = tokio::join!(low.rate(settle, window), high.rate(settle, window));
     eprintln!("50req/sec per server: {a:.1} and {z:.1} gets/s");
+    for rate in [a, z] {
+        assert!((45.0..=55.0).contains(&rate), "{a:.1} and {z:.1} gets/s");
+    }
+
+    // The RPC throttle switch, turned off through one server: both stop refusing, the
+    // throttle still listed; on again, both hold the limit again.
+    assert!(conn
+        .admin()
+        .set_switch("rpc_throttle", false)
+        .await
+        .unwrap());
+    assert!(!conn.admin().switch_enabled("rpc_throttle").await.unwrap());
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let (a, z) = tokio::join!(
+        low.rate(Duration::from_millis(100), Duration::from_secs(1)),
+        high.rate(Duration::from_millis(100), Duration::from_secs(1))
+    );
+    eprintln!("RPC throttle off: {a:.1} and {z:.1} gets/s");
+    assert!(a > 150.0 && z > 150.0, "{a:.1} and {z:.1} gets/s");
+    assert_eq!(conn.admin().list_quotas().await.unwrap().len(), 1);
+    assert!(!conn.admin().set_switch("rpc_throttle", true).await.unwrap());
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let (a, z) = tokio::join!(low.rate(settle, window), high.rate(settle, window));
+    eprintln!("RPC throttle on again: {a:.1} and {z:.1} gets/s");
     for rate in [a, z] {
         assert!((45.0..=55.0).contains(&rate), "{a:.1} and {z:.1} gets/s");
     }

@@ -1,7 +1,7 @@
 //! Throttles (RFC 0029) on a real `strata standalone`: `set_quota` and `list_quotas` in the
 //! shell, a throttle of 100 requests a second holding within 10% under eight clients (the
-//! client waiting out each refusal by its hint), removing it lifting it, and bad input
-//! refused with nothing changed.
+//! client waiting out each refusal by its hint), removing it lifting it, the RPC throttle
+//! switch, and bad input refused with nothing changed.
 #![allow(clippy::unwrap_used)]
 
 mod support;
@@ -113,6 +113,53 @@ async fn user_throttles_refuse_with_a_wait_and_bad_input_changes_nothing() {
     );
     // Reads are not writes.
     assert_eq!(t.get(&Get::new("r1")).await.unwrap().len(), 1);
+
+    // The RPC throttle switch (HBase's disable_rpc_throttle): the throttles stay listed and
+    // refuse nothing until it is on again; what was spent before still counts then.
+    let (ok, said) = shell(
+        &addr,
+        "disable_rpc_throttle
+list_quotas
+",
+    );
+    assert!(ok, "{said}");
+    assert!(
+        said.contains("Previous rpc throttle state : true") && said.contains("2 row(s)"),
+        "{said}"
+    );
+    for i in 2..6 {
+        t.put(&Put::new(format!("r{i}")).add("f", "q", "v"))
+            .await
+            .unwrap();
+    }
+    let (ok, said) = shell(
+        &addr,
+        "disable_rpc_throttle
+enable_rpc_throttle
+",
+    );
+    assert!(ok, "{said}");
+    assert_eq!(
+        said.matches("Previous rpc throttle state : false").count(),
+        2,
+        "{said}"
+    );
+    let e = t.put(&Put::new("r6").add("f", "q", "v")).await.unwrap_err();
+    assert!(
+        e.message.contains("number of write requests exceeded"),
+        "{e}"
+    );
+    let (ok, said) = shell(
+        &addr,
+        "enable_rpc_throttle
+enable_rpc_throttle 'x'
+",
+    );
+    assert!(!ok, "{said}");
+    assert!(
+        said.contains("Previous rpc throttle state : true"),
+        "{said}"
+    );
 
     // Bad input: a clear error, and the quotas unchanged.
     for (script, expected) in [

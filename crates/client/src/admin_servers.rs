@@ -182,9 +182,10 @@ impl Admin {
         Ok(response.servers.into_iter().map(Into::into).collect())
     }
 
-    /// Turns the cluster-wide `switch` (`split`, `merge` or `balancer`) on or off; answers
-    /// whether it was on (HBase's `splitSwitch`/`mergeSwitch`/`balancerSwitch`). While off,
-    /// the master refuses every split (merge), asked for or automatic, or balances nothing.
+    /// Turns the cluster-wide `switch` (`split`, `merge`, `balancer` or `rpc_throttle`) on or
+    /// off; answers whether it was on (HBase's `splitSwitch`/`mergeSwitch`/`balancerSwitch`/
+    /// `switchRpcThrottle`). While off, the master refuses every split (merge), asked for or
+    /// automatic, or balances nothing; or the throttles refuse nothing (they stay set).
     ///
     /// # Errors
     /// `INVALID_ARGUMENT` for another name, or the master's error.
@@ -199,8 +200,9 @@ impl Admin {
         Ok(response.on)
     }
 
-    /// Whether the cluster-wide `switch` (`split`, `merge` or `balancer`) is on (HBase's
-    /// `isSplitEnabled`/`isMergeEnabled`/`isBalancerEnabled`).
+    /// Whether the cluster-wide `switch` (`split`, `merge`, `balancer` or `rpc_throttle`) is
+    /// on (HBase's `isSplitEnabled`/`isMergeEnabled`/`isBalancerEnabled`/
+    /// `isRpcThrottleEnabled`).
     ///
     /// # Errors
     /// `INVALID_ARGUMENT` for another name, or the server's error.

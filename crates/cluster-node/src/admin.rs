@@ -804,8 +804,14 @@ impl<K: Kv + Send + Sync + 'static> Admin for ClusterAdmin<K> {
     ) -> Result<Response<pb::SwitchResponse>, Status> {
         let req = request.into_inner();
         let switch = crate::switches::parse(&req.name)?;
-        self.run(move |kv, layout, _| crate::switches::set(kv, layout, switch, req.on))
-            .await
+        let (answer, revision) = self
+            .run(move |kv, layout, _| crate::switches::set(kv, layout, switch, req.on))
+            .await?
+            .into_inner();
+        if let Some(revision) = revision {
+            self.await_quotas(revision).await;
+        }
+        Ok(Response::new(answer))
     }
 
     async fn get_switch(

@@ -137,7 +137,14 @@ impl<K: Kv + Send + Sync + 'static> ClusterAdmin<K> {
             &describe(&strata_access::Scope::Global),
             &format!("{subject}: {detail}"),
         );
-        // Only a region server's process watches the throttles (a master's listener does not).
+        self.await_quotas(revision).await;
+        Ok(Response::new(pb::Empty {}))
+    }
+
+    /// Waits (bounded) until this server's quotas hold `revision`, a throttle's or the RPC
+    /// throttle switch's write. Only a region server's process watches the throttles (a
+    /// master's listener does not wait).
+    pub(crate) async fn await_quotas(&self, revision: i64) {
         let start = Instant::now();
         while self.server.is_some()
             && self.guard().quotas().revision() < revision
@@ -145,7 +152,6 @@ impl<K: Kv + Send + Sync + 'static> ClusterAdmin<K> {
         {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
-        Ok(Response::new(pb::Empty {}))
     }
 
     /// `ListQuotas`: every throttle and space quota, as the coordination store holds them,

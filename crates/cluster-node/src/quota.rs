@@ -8,6 +8,9 @@
 //!   (all of them without a type), in one transaction.
 //! - Dropping a table or a namespace deletes its throttles (HBase's
 //!   `hbase.quota.remove.on.table.delete`, on by default).
+//! - `<root>quota/throttle/enabled` = `false` turns the RPC throttle switch off (HBase's
+//!   `switchRpcThrottle`): the throttles stay and are listed, and refuse nothing. Absent, or
+//!   any other value: on. It has no subject's three parts, so [`load`] skips it.
 //! - Every region server keeps its quotas current with [`watch`].
 
 use std::sync::atomic::AtomicBool;
@@ -41,6 +44,44 @@ pub fn key(layout: &Layout, subject: &Subject, kind: ThrottleType) -> String {
     format!("{}{}", subject_prefix(layout, subject), kind.name())
 }
 
+/// The key of the RPC throttle switch.
+pub fn switch_key(layout: &Layout) -> String {
+    format!("{}enabled", throttles(layout))
+}
+
+/// Whether throttles are enforced (the RPC throttle switch; never set: on).
+///
+/// # Errors
+/// The store cannot be read.
+pub fn enforced<K: Kv + ?Sized>(kv: &K, layout: &Layout) -> Result<bool, KvError> {
+    Ok(kv
+        .get(&switch_key(layout))?
+        .is_none_or(|v| v.value != b"false"))
+}
+
+/// Turns the RPC throttle switch on or off; answers whether it was on, and the revision
+/// written.
+///
+/// # Errors
+/// `UNAVAILABLE` when the store cannot be reached.
+pub fn set_enforced<K: Kv + ?Sized>(
+    kv: &K,
+    layout: &Layout,
+    on: bool,
+) -> Result<(bool, i64), Status> {
+    let was = enforced(kv, layout).map_err(unavailable)?;
+    let outcome = kv
+        .txn(Txn {
+            compares: vec![],
+            success: vec![Op::put(
+                switch_key(layout),
+                if on { "true" } else { "false" },
+            )],
+        })
+        .map_err(unavailable)?;
+    Ok((was, outcome.revision))
+}
+
 /// The throttle a key and its value hold (`None`: not a throttle's).
 fn parse(layout: &Layout, key: &str, value: &[u8]) -> Option<Throttle> {
     let rest = Layout::strip(key, &throttles(layout))?;
@@ -61,14 +102,32 @@ fn parse(layout: &Layout, key: &str, value: &[u8]) -> Option<Throttle> {
 /// # Errors
 /// The store cannot be read.
 pub fn load<K: Kv + ?Sized>(kv: &K, layout: &Layout) -> Result<(Vec<Throttle>, i64), KvError> {
+    let (found, _, revision) = load_with_switch(kv, layout)?;
+    Ok((found, revision))
+}
+
+/// Every throttle and the RPC throttle switch, read at one revision of the store.
+///
+/// # Errors
+/// The store cannot be read.
+pub fn load_with_switch<K: Kv + ?Sized>(
+    kv: &K,
+    layout: &Layout,
+) -> Result<(Vec<Throttle>, bool, i64), KvError> {
     let page = range_all(kv, &throttles(layout), 512)?;
+    let switch = switch_key(layout);
+    let enforced = page
+        .kvs
+        .iter()
+        .find(|kv| kv.key == switch)
+        .is_none_or(|kv| kv.value != b"false");
     let mut found: Vec<Throttle> = page
         .kvs
         .iter()
         .filter_map(|kv| parse(layout, &kv.key, &kv.value))
         .collect();
     found.sort_by(|a, b| (&a.subject, a.kind).cmp(&(&b.subject, b.kind)));
-    Ok((found, page.revision))
+    Ok((found, enforced, page.revision))
 }
 
 /// Puts `throttle` in place of its subject's throttle of the same type; answers the
@@ -145,7 +204,8 @@ pub fn watch<K: Kv + Send + Sync + 'static>(
         ("quota-watch", "throttles"),
         stop,
         move |kv| {
-            let (found, revision) = load(kv, &layout)?;
+            let (found, enforced, revision) = load_with_switch(kv, &layout)?;
+            guard.quotas().set_enforced(enforced);
             guard.quotas().install(found, revision);
             Ok(revision)
         },

@@ -97,6 +97,24 @@ pub fn call(ctx: &Context, method: &str, param: &[u8]) -> HResult<Vec<u8>> {
             strata_server::config_reload::reload().map_err(HBaseError::do_not_retry)?;
             Ok(pb::UpdateConfigurationResponse {}.encode_to_vec())
         }
+        "GetOnlineRegion" => {
+            let _: pb::GetOnlineRegionRequest = decode(param)?;
+            Ok(pb::GetOnlineRegionResponse {
+                region_info: online_regions(ctx)?,
+            }
+            .encode_to_vec())
+        }
+        "GetServerInfo" => {
+            let _: pb::GetServerInfoRequest = decode(param)?;
+            Ok(pb::GetServerInfoResponse {
+                server_info: pb::ServerInfo {
+                    server_name: ctx.identity.to_pb(),
+                    // The web UI's address is not part of the HBase RPC listener's settings.
+                    webui_port: None,
+                },
+            }
+            .encode_to_vec())
+        }
         "ClearRegionBlockCache" => {
             let req: pb::ClearRegionBlockCacheRequest = decode(param)?;
             Ok(pb::ClearRegionBlockCacheResponse {
@@ -108,8 +126,23 @@ pub fn call(ctx: &Context, method: &str, param: &[u8]) -> HResult<Vec<u8>> {
     }
 }
 
-/// Evicts the blocks of each region of `regions` open here; the others are the answer's
-/// exceptions.
+/// `Admin.getRegions(server)`: the user regions open in this process, by table and start
+/// row. `hbase:meta` is left out: every Strata server answers it (RFC 0018), none holds it
+/// as a region it was assigned, so no server's list names it.
+fn online_regions(ctx: &Context) -> HResult<Vec<pb::RegionInfo>> {
+    let mut infos: Vec<_> = ctx
+        .server()?
+        .hosted_regions()
+        .into_iter()
+        .map(|h| h.region.info().clone())
+        .collect();
+    infos.sort_by(|a, b| (&a.table, &a.start_row).cmp(&(&b.table, &b.start_row)));
+    Ok(infos
+        .into_iter()
+        .map(|i| crate::schema::region_info_pb(&i.table, i.start_row, i.end_row, i.region_id))
+        .collect())
+}
+
 /// `Admin.getRegionInfo`, and with `compaction_state` what `Admin.getCompactionState` asks
 /// each region: the compactions running in it now. HBase computes a best split row when
 /// asked; Strata picks its split points when it splits (RFC 0028), so none is returned, as
@@ -155,6 +188,8 @@ fn region_info(
     })
 }
 
+/// Evicts the blocks of each region of `regions` open here; the others are the answer's
+/// exceptions.
 fn clear_block_cache(
     ctx: &Context,
     regions: &[pb::RegionSpecifier],

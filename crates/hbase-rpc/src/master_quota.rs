@@ -121,37 +121,66 @@ fn set_space(
 
 /// Answers `SetQuota`; `None` for any other method.
 pub(crate) fn call(ctx: &Context, method: &str, param: &[u8]) -> Option<HResult<Vec<u8>>> {
-    if method != "SetQuota" {
-        return None;
+    match method {
+        "SetQuota" => Some(set_quota(ctx, param)),
+        "SwitchRpcThrottle" => Some(switch_rpc_throttle(ctx, param)),
+        "IsRpcThrottleEnabled" => Some(ctx.ops.switch_enabled("rpc_throttle").map(|on| {
+            pb::IsRpcThrottleEnabledResponse {
+                rpc_throttle_enabled: on,
+            }
+            .encode_to_vec()
+        })),
+        _ => None,
     }
-    Some((|| {
-        let req = pb::SetQuotaRequest::decode(param)
-            .map_err(|e| refuse(format!("malformed request: {e}")))?;
-        if let Some(space) = &req.space_limit {
-            return set_space(ctx, &req, space).map(|()| pb::SetQuotaResponse {}.encode_to_vec());
-        }
-        if req.bypass_globals.is_some() {
-            return Err(refuse(
-                "BYPASS_GLOBALS is not supported by Strata (RFC 0029)",
-            ));
-        }
-        let subject = subject_of(&req)?;
-        let ops = ctx.ops.as_ref();
-        match (&req.throttle, req.remove_all()) {
-            (_, true) | (None, false) => ops.set_quota(&subject, "", None)?,
-            (Some(t), false) => {
-                let kind = kind_of(t)?;
-                match (&t.timed_quota, kind) {
-                    (Some(q), Some(kind)) => {
-                        let limit = limit_of(kind, q)?.to_string();
-                        ops.set_quota(&subject, kind.name(), Some(&limit))?;
-                    }
-                    (None, Some(kind)) => ops.set_quota(&subject, kind.name(), None)?,
-                    (None, None) => ops.set_quota(&subject, "", None)?,
-                    (Some(_), None) => return Err(refuse("a throttle's limit without its type")),
+}
+
+/// `Admin.switchRpcThrottle`: throttles stay set and listed while it is off, and refuse
+/// nothing; answers the previous state once this server follows the new one (RFC 0029).
+fn switch_rpc_throttle(ctx: &Context, param: &[u8]) -> HResult<Vec<u8>> {
+    // `rpc_throttle_enabled` is required: an empty message is malformed, not "off".
+    if param.is_empty() {
+        return Err(refuse(
+            "malformed request: SwitchRpcThrottleRequest.rpc_throttle_enabled is required",
+        ));
+    }
+    let req = pb::SwitchRpcThrottleRequest::decode(param)
+        .map_err(|e| refuse(format!("malformed request: {e}")))?;
+    let was = ctx
+        .ops
+        .set_switch("rpc_throttle", req.rpc_throttle_enabled)?;
+    Ok(pb::SwitchRpcThrottleResponse {
+        previous_rpc_throttle_enabled: was,
+    }
+    .encode_to_vec())
+}
+
+fn set_quota(ctx: &Context, param: &[u8]) -> HResult<Vec<u8>> {
+    let req = pb::SetQuotaRequest::decode(param)
+        .map_err(|e| refuse(format!("malformed request: {e}")))?;
+    if let Some(space) = &req.space_limit {
+        return set_space(ctx, &req, space).map(|()| pb::SetQuotaResponse {}.encode_to_vec());
+    }
+    if req.bypass_globals.is_some() {
+        return Err(refuse(
+            "BYPASS_GLOBALS is not supported by Strata (RFC 0029)",
+        ));
+    }
+    let subject = subject_of(&req)?;
+    let ops = ctx.ops.as_ref();
+    match (&req.throttle, req.remove_all()) {
+        (_, true) | (None, false) => ops.set_quota(&subject, "", None)?,
+        (Some(t), false) => {
+            let kind = kind_of(t)?;
+            match (&t.timed_quota, kind) {
+                (Some(q), Some(kind)) => {
+                    let limit = limit_of(kind, q)?.to_string();
+                    ops.set_quota(&subject, kind.name(), Some(&limit))?;
                 }
+                (None, Some(kind)) => ops.set_quota(&subject, kind.name(), None)?,
+                (None, None) => ops.set_quota(&subject, "", None)?,
+                (Some(_), None) => return Err(refuse("a throttle's limit without its type")),
             }
         }
-        Ok(pb::SetQuotaResponse {}.encode_to_vec())
-    })())
+    }
+    Ok(pb::SetQuotaResponse {}.encode_to_vec())
 }

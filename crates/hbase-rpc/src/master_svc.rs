@@ -195,6 +195,11 @@ pub fn call(ctx: &Context, method: &str, param: &[u8]) -> HResult<Vec<u8>> {
             is_master_running: true,
         }
         .encode_to_vec()),
+        // Strata's master has no maintenance mode (HBase's, for offline repairs with hbck).
+        "IsMasterInMaintenanceMode" => Ok(pb::IsInMaintenanceModeResponse {
+            in_maintenance_mode: false,
+        }
+        .encode_to_vec()),
         // `synchronous` (wait for splits and merges under way) is not waited for: those finish,
         // and the master refuses new ones from the moment the switch is stored (RFC 0014).
         "SetSplitOrMergeEnabled" => {

@@ -1,6 +1,7 @@
 //! The HBase RPC listener's region administration over real sockets, as a raw client:
 //! merging regions named by encoded name, region loads and name patterns, and clearing a
-//! region's cached blocks; and a raw scan's typed delete markers.
+//! region's cached blocks, the regions open on a server; and a raw scan's typed delete
+//! markers.
 #![allow(missing_docs, clippy::unwrap_used)]
 
 mod wire_support;
@@ -439,5 +440,55 @@ async fn region_info_and_the_compactions_running() {
         .exception("GetRegionInfo", &ask(region("ri", b"", id + 1000)), &[])
         .await;
     assert_eq!(gone, "org.apache.hadoop.hbase.NotServingRegionException");
+    c.stop().await;
+}
+
+/// `Admin.getRegions(server)` (`GetOnlineRegion`): the user regions open here, by table and
+/// start row; `GetServerInfo` names this server; the master is never in maintenance mode.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn online_regions_server_info_and_maintenance_mode() {
+    let c = cluster(HBaseRpcConfig::DEFAULT_MAX_FRAME_BYTES).await;
+    let addr = c.rpc.addr();
+    let mut admin = Conn::open(addr, "AdminService", None).await;
+    let none: pb::GetOnlineRegionResponse = admin
+        .call("GetOnlineRegion", &pb::GetOnlineRegionRequest {})
+        .await;
+    assert!(none.region_info.is_empty(), "{none:?}");
+    create_table(addr, "zz").await;
+    create_table(addr, "aa").await;
+    let (aa, zz) = (only_region(addr, "aa").await, only_region(addr, "zz").await);
+    let online: pb::GetOnlineRegionResponse = admin
+        .call("GetOnlineRegion", &pb::GetOnlineRegionRequest {})
+        .await;
+    let listed: Vec<(Bytes, u64)> = online
+        .region_info
+        .iter()
+        .map(|r| (r.table_name.qualifier.clone(), r.region_id))
+        .collect();
+    assert_eq!(
+        listed,
+        vec![
+            (Bytes::from_static(b"aa"), aa),
+            (Bytes::from_static(b"zz"), zz)
+        ]
+    );
+
+    let info: pb::GetServerInfoResponse = admin
+        .call("GetServerInfo", &pb::GetServerInfoRequest {})
+        .await;
+    assert_eq!(
+        info.server_info.server_name.port,
+        Some(u32::from(addr.port()))
+    );
+    assert_eq!(info.server_info.webui_port, None);
+
+    let mut master = Conn::open(addr, "MasterService", None).await;
+    let mode: pb::IsInMaintenanceModeResponse = master
+        .call(
+            "IsMasterInMaintenanceMode",
+            &pb::IsInMaintenanceModeRequest {},
+        )
+        .await;
+    assert!(!mode.in_maintenance_mode);
     c.stop().await;
 }

@@ -227,6 +227,14 @@ pub const COMMANDS: &[CommandHelp] = &[
          then in force. TABLE is the table's name without its namespace. Needs global A.",
         &["list_quota_snapshots", "list_quota_snapshots TABLE => 't1'",
           "list_quota_snapshots NAMESPACE => 'ns1'"]),
+    cmd("enable_rpc_throttle", Group::Security, "enable_rpc_throttle",
+        "Turns the throttles set with set_quota back on, on every server; prints the previous \
+         state. Needs global A.",
+        &["enable_rpc_throttle"]),
+    cmd("disable_rpc_throttle", Group::Security, "disable_rpc_throttle",
+        "Stops every throttle from refusing requests, on every server, without removing \
+         them (list_quotas still lists them); prints the previous state. Needs global A.",
+        &["disable_rpc_throttle"]),
     cmd("list_quota_table_sizes", Group::Security, "list_quota_table_sizes",
         "Lists every table's store file bytes as the region servers last reported them for \
          space quotas. Needs global A.",

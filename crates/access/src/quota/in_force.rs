@@ -72,7 +72,13 @@ struct InForce {
 /// The throttles and space quota states in force on a server.
 #[derive(Debug)]
 pub struct Quotas {
+    /// Throttles are installed and enforced: [`Quotas::admit`]'s one load.
     any: AtomicBool,
+    /// Throttles are installed (some may be).
+    installed: AtomicBool,
+    /// The cluster's RPC throttle switch (HBase's `switchRpcThrottle`): throttles stay
+    /// installed and listed while it is off, and refuse nothing.
+    enforced: AtomicBool,
     state: RwLock<Arc<InForce>>,
     revision: AtomicI64,
     space: SpaceStates,
@@ -82,6 +88,8 @@ impl Default for Quotas {
     fn default() -> Self {
         Quotas {
             any: AtomicBool::new(false),
+            installed: AtomicBool::new(false),
+            enforced: AtomicBool::new(true),
             state: RwLock::new(Arc::new(InForce::default())),
             revision: AtomicI64::new(-1),
             space: SpaceStates::default(),
@@ -110,12 +118,32 @@ impl Quotas {
                 .or_default()
                 .push((t.kind, t.limit, limiter));
         }
-        self.any.store(!throttles.is_empty(), Ordering::Release);
+        self.installed
+            .store(!throttles.is_empty(), Ordering::Release);
         *self.state.write() = Arc::new(InForce {
             throttles,
             limiters,
         });
+        self.refresh_any();
         self.revision.store(revision, Ordering::Release);
+    }
+
+    /// Turns enforcement of the installed throttles on or off (the RPC throttle switch, read
+    /// with the throttles; set before [`Quotas::install`] so that the revision installed
+    /// covers both). A throttle keeps its limiter across the switch.
+    pub fn set_enforced(&self, on: bool) {
+        self.enforced.store(on, Ordering::Release);
+        self.refresh_any();
+    }
+
+    /// Whether throttles refuse requests (the RPC throttle switch; on unless turned off).
+    pub fn enforced(&self) -> bool {
+        self.enforced.load(Ordering::Acquire)
+    }
+
+    fn refresh_any(&self) {
+        let any = self.installed.load(Ordering::Acquire) && self.enforced();
+        self.any.store(any, Ordering::Release);
     }
 
     /// The space quota states in force.
@@ -128,8 +156,8 @@ impl Quotas {
         self.revision.load(Ordering::Acquire)
     }
 
-    /// Whether any throttle is in force (one atomic load: the cost of quotas to a server
-    /// that has none).
+    /// Whether any throttle is in force and enforced (one atomic load: the cost of quotas to
+    /// a server that has none, or whose RPC throttle switch is off).
     pub fn any(&self) -> bool {
         self.any.load(Ordering::Acquire)
     }

@@ -148,3 +148,25 @@ fn an_unchanged_throttle_keeps_what_was_spent() {
     assert!(!q.any());
     q.admit("u", "t", Cost::READ).unwrap();
 }
+
+#[test]
+fn the_rpc_throttle_switch_stops_refusals_and_keeps_the_throttles() {
+    let q = Quotas::default();
+    let t = throttle(Subject::User("u".into()), Scope::Request, "1req/hour");
+    q.install(vec![t.clone()], 1);
+    q.admit("u", "t", Cost::READ).unwrap();
+    assert!(q.admit("u", "t", Cost::READ).is_err());
+    q.set_enforced(false);
+    assert!(!q.enforced() && !q.any());
+    for _ in 0..3 {
+        q.admit("u", "t", Cost::READ).unwrap();
+    }
+    assert_eq!(q.throttles(), vec![t.clone()]);
+    // Installed again while off, it stays off.
+    q.install(vec![t], 2);
+    q.admit("u", "t", Cost::READ).unwrap();
+    // On again, the hour's one request was spent before: refused.
+    q.set_enforced(true);
+    assert!(q.any());
+    assert!(q.admit("u", "t", Cost::READ).is_err());
+}

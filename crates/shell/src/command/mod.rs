@@ -349,6 +349,8 @@ pub enum Command {
     },
     /// `list_quota_table_sizes`: every table's size as reported for space quotas.
     ListQuotaTableSizes,
+    /// `enable_rpc_throttle` (true) or `disable_rpc_throttle` (false).
+    SwitchRpcThrottle(bool),
 }
 
 /// One edit of `alter_namespace`.
@@ -447,12 +449,27 @@ pub fn parse_command(line: &str) -> Result<Option<Command>, ShellError> {
         | "delete_snapshot"
         | "restore_snapshot" => snapshot::parse(args)?,
         "grant" | "revoke" | "user_permission" => access::parse(args)?,
-        "set_quota" | "list_quotas" | "list_quota_snapshots" | "list_quota_table_sizes" => {
-            quota::parse(args)?
-        }
+        "set_quota"
+        | "list_quotas"
+        | "list_quota_snapshots"
+        | "list_quota_table_sizes"
+        | "enable_rpc_throttle"
+        | "disable_rpc_throttle" => quota::parse(args)?,
         _ => other(args)?,
     };
     Ok(Some(command))
+}
+
+/// `SPLIT` or `MERGE` (any case), HBase's `MasterSwitchType`: the admin service's other
+/// switches (the balancer, the RPC throttle) have commands of their own.
+fn split_or_merge(args: &Args, switch: String) -> Result<String, ShellError> {
+    if switch.eq_ignore_ascii_case("SPLIT") || switch.eq_ignore_ascii_case("MERGE") {
+        Ok(switch)
+    } else {
+        Err(args.invalid(format!(
+            "'{switch}' is not a switch type: expected 'SPLIT' or 'MERGE'"
+        )))
+    }
 }
 
 /// Commands with at most a table and one optional simple argument.
@@ -475,7 +492,7 @@ fn other(mut args: Args) -> Result<Command, ShellError> {
         "splitormerge_switch" => {
             args.arity(2, 2)?;
             let v = args.required("'SPLIT' or 'MERGE'")?;
-            let switch = args.text(&v, "the switch type")?;
+            let switch = split_or_merge(&args, args.text(&v, "the switch type")?)?;
             let v = args.required("true or false")?;
             let on = args.boolean(&v, "the switch")?;
             Command::SplitOrMergeSwitch { switch, on }
@@ -483,7 +500,8 @@ fn other(mut args: Args) -> Result<Command, ShellError> {
         "splitormerge_enabled" => {
             args.arity(1, 1)?;
             let v = args.required("'SPLIT' or 'MERGE'")?;
-            Command::SplitOrMergeEnabled(args.text(&v, "the switch type")?)
+            let switch = split_or_merge(&args, args.text(&v, "the switch type")?)?;
+            Command::SplitOrMergeEnabled(switch)
         }
         "compaction_state" => Command::CompactionState(one_table(&mut args)?),
         "compact_rs" => {

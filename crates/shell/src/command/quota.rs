@@ -186,6 +186,12 @@ pub(super) fn parse(args: Args) -> Result<Command, ShellError> {
             args.arity(0, 0)?;
             Ok(Command::ListQuotaTableSizes)
         }
+        "enable_rpc_throttle" | "disable_rpc_throttle" => {
+            args.arity(0, 0)?;
+            Ok(Command::SwitchRpcThrottle(
+                args.name() == "enable_rpc_throttle",
+            ))
+        }
         _ => list_quotas(args),
     }
 }

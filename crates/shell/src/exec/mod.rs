@@ -235,6 +235,7 @@ pub async fn execute(
             quota::snapshots(conn, (table.as_deref(), namespace.as_deref()), out).await?;
         }
         Command::ListQuotaTableSizes => quota::table_sizes(conn, out).await?,
+        Command::SwitchRpcThrottle(on) => quota::switch_rpc_throttle(conn, on, out).await?,
         Command::TableHelp => {
             server_ops::table_help(out)?;
             return Ok(Flow::Continue);

@@ -1,5 +1,6 @@
-//! `set_quota`, `list_quotas`, `list_quota_snapshots` and `list_quota_table_sizes` through
-//! the admin service (RFC 0029), printed as HBase's shell prints them.
+//! `set_quota`, `list_quotas`, `list_quota_snapshots`, `list_quota_table_sizes`,
+//! `enable_rpc_throttle` and `disable_rpc_throttle` through the admin service (RFC 0029),
+//! printed as HBase's shell prints them.
 
 use std::io::Write;
 
@@ -24,6 +25,18 @@ pub(super) async fn set(
         Some(limit) => admin.set_throttle(subject, throttle_type, limit).await?,
         None => admin.remove_throttle(subject, throttle_type).await?,
     }
+    Ok(())
+}
+
+/// `enable_rpc_throttle` / `disable_rpc_throttle`: turns the throttles' enforcement on or
+/// off everywhere (they stay set); prints the previous state as HBase's shell does.
+pub(super) async fn switch_rpc_throttle(
+    conn: &Connection,
+    on: bool,
+    out: &mut impl Write,
+) -> Result<(), ExecError> {
+    let was = conn.admin().set_switch("rpc_throttle", on).await?;
+    writeln!(out, "Previous rpc throttle state : {was}")?;
     Ok(())
 }
 

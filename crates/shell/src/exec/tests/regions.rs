@@ -220,7 +220,7 @@ async fn splitormerge_switch_refuses_splits_and_merges_until_turned_back_on() {
     );
     let out = c.run("splitormerge_switch 'REGION', true").await;
     assert!(
-        out.contains("ERROR") && out.contains("SPLIT, MERGE or BALANCER"),
+        out.contains("ERROR") && out.contains("expected 'SPLIT' or 'MERGE'"),
         "{out}"
     );
 

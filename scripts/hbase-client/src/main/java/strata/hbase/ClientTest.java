@@ -336,7 +336,7 @@ public final class ClientTest {
         // as HBase without its AccessController
       }
     });
-    check("balancerSwitch, balance, move, unassign, assign and decommissioning", () -> {
+    check("balancerSwitch, balance, getRegions(server), move, unassign, assign and decommissioning", () -> {
       yes(admin.isBalancerEnabled(), "on by default");
       yes(admin.balancerSwitch(false, true), "was on");
       yes(!admin.isBalancerEnabled(), "off");
@@ -346,6 +346,15 @@ public final class ClientTest {
       org.apache.hadoop.hbase.client.RegionInfo r = admin.getRegions(name).get(1);
       org.apache.hadoop.hbase.ServerName server =
           admin.getRegionServers().iterator().next();
+      // Admin.getRegions(server) (GetOnlineRegion): every region of the table is there.
+      java.util.Set<String> online = new java.util.HashSet<>();
+      for (org.apache.hadoop.hbase.client.RegionInfo i : admin.getRegions(server)) {
+        online.add(i.getEncodedName());
+      }
+      for (org.apache.hadoop.hbase.client.RegionInfo i : admin.getRegions(name)) {
+        yes(online.contains(i.getEncodedName()), "getRegions(server) lists " + i);
+      }
+      yes(!admin.isMasterInMaintenanceMode(), "never in maintenance mode");
       admin.move(r.getEncodedNameAsBytes());
       admin.move(r.getEncodedNameAsBytes(), server);
       admin.unassign(r.getRegionName());

@@ -23,8 +23,10 @@ import org.apache.hadoop.hbase.util.Bytes;
  * Throttles through HBase's Admin API (RFC 0029): Admin.setQuota with
  * QuotaSettingsFactory.throttleUser for the client's own user (HBase's simple authentication:
  * the name it sends), then gets through the asynchronous and the blocking client: each backs
- * off by RpcThrottlingException's wait and every get succeeds, at the throttle's rate; a client without retries sees RpcThrottlingException with the server's wait; after
- * unthrottleUser the gets run at full speed. Bootstraps from the HBase RPC listener named by
+ * off by RpcThrottlingException's wait and every get succeeds, at the throttle's rate; a client without retries sees RpcThrottlingException with the server's wait;
+ * switchRpcThrottle(false) lets them run at full speed with the throttle still set, and
+ * switchRpcThrottle(true) throttles them again; after unthrottleUser the gets run at full
+ * speed. Bootstraps from the HBase RPC listener named by
  * the first argument; exits 1 if a check failed.
  */
 public final class QuotaTest {
@@ -103,6 +105,18 @@ public final class QuotaTest {
             && seen.getWaitInterval() > 0 && seen.getWaitInterval() <= 1000,
             seen == null ? "none" : seen.getType() + ", " + seen.getWaitInterval() + " ms (" + seen.getMessage() + ")");
       }
+
+      // The RPC throttle switch: off, the throttle stays set and refuses nothing.
+      check("isRpcThrottleEnabled on by default", a.isRpcThrottleEnabled(), "off");
+      check("switchRpcThrottle(false) answers it was on", a.switchRpcThrottle(false), "false");
+      check("isRpcThrottleEnabled off", !a.isRpcThrottleEnabled(), "on");
+      took = gets(t, 100);
+      check("100 gets with the RPC throttle off", took < 3, String.format("%.2f s", took));
+      check("switchRpcThrottle(true) answers it was off", !a.switchRpcThrottle(true), "true");
+      // At most one second's allowance (10) at once, then 20 at 10 a second.
+      took = gets(t, 30);
+      check("30 gets throttled again once it is on", took >= 1.6 && took < 6,
+          String.format("%.2f s", took));
 
       a.setQuota(QuotaSettingsFactory.unthrottleUser(user));
       Thread.sleep(300);
