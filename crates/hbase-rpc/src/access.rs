@@ -100,6 +100,17 @@ pub(crate) fn throttle(h: &HostedRegion, cost: Cost) -> HResult<()> {
     })
 }
 
+/// The space quota states this server enforces, by table (RFC 0029): none where no guard
+/// runs the call.
+pub(crate) fn space_states() -> Vec<(String, strata_access::quota::SpaceState)> {
+    CURRENT.with(|c| {
+        c.borrow()
+            .as_ref()
+            .map(|(guard, _)| guard.quotas().space().all())
+            .unwrap_or_default()
+    })
+}
+
 /// Allows `mutations` on `h`'s table under the space quotas in force (RFC 0029).
 ///
 /// # Errors

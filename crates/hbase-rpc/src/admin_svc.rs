@@ -4,11 +4,15 @@
 //! `GetRegionLoad` (`Admin.getRegionMetrics`), `UpdateConfiguration`
 //! (`Admin.updateConfiguration`: this process reloads its configuration file), and
 //! `ClearRegionBlockCache` (`Admin.clearBlockCache`: the regions' blocks leave the block
-//! cache; a region not open here is reported in the answer, as HBase does).
+//! cache; a region not open here is reported in the answer, as HBase does),
+//! `GetOnlineRegion` (`Admin.getRegions(server)`), `GetServerInfo` and
+//! `GetSpaceQuotaSnapshots` (`Admin.getRegionServerSpaceQuotaSnapshots`).
 //!
 //! Each is checked as the admin rpc it amounts to (RFC 0026): flushing and compacting a
 //! region, clearing its cache need C or A on its table (HBase's `preFlush`, `preCompact`);
-//! reloading the configuration needs global A. `GetRegionLoad` is open, as the status is.
+//! reloading the configuration needs global A, as does reading the space quota states
+//! (`ListQuotas`'s rule). `GetRegionLoad`, `GetOnlineRegion` and `GetServerInfo` are open,
+//! as the status is.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -115,6 +119,12 @@ pub fn call(ctx: &Context, method: &str, param: &[u8]) -> HResult<Vec<u8>> {
             }
             .encode_to_vec())
         }
+        "GetSpaceQuotaSnapshots" => {
+            let _: pb::GetSpaceQuotaSnapshotsRequest = decode(param)?;
+            // The rule of every other listing of quota states (`ListQuotas`, RFC 0029).
+            crate::access::check_admin("ListQuotas", None)?;
+            Ok(space_quota_snapshots().encode_to_vec())
+        }
         "ClearRegionBlockCache" => {
             let req: pb::ClearRegionBlockCacheRequest = decode(param)?;
             Ok(pb::ClearRegionBlockCacheResponse {
@@ -141,6 +151,27 @@ fn online_regions(ctx: &Context) -> HResult<Vec<pb::RegionInfo>> {
         .into_iter()
         .map(|i| crate::schema::region_info_pb(&i.table, i.start_row, i.end_row, i.region_id))
         .collect())
+}
+
+/// `Admin.getRegionServerSpaceQuotaSnapshots(server)`: the space quota states this server
+/// enforces, as the master published them (RFC 0029), one per table under a quota.
+fn space_quota_snapshots() -> pb::GetSpaceQuotaSnapshotsResponse {
+    use pb::get_space_quota_snapshots_response::TableQuotaSnapshot;
+    let snapshots = crate::access::space_states()
+        .into_iter()
+        .map(|(table, s)| TableQuotaSnapshot {
+            table_name: Some(crate::schema::table_name_pb(&table)),
+            snapshot: Some(pb::SpaceQuotaSnapshot {
+                quota_status: Some(pb::SpaceQuotaStatus {
+                    violation_policy: Some(s.policy.number()),
+                    in_violation: Some(s.in_violation),
+                }),
+                quota_usage: Some(s.usage),
+                quota_limit: Some(s.limit),
+            }),
+        })
+        .collect();
+    pb::GetSpaceQuotaSnapshotsResponse { snapshots }
 }
 
 /// `Admin.getRegionInfo`, and with `compaction_state` what `Admin.getCompactionState` asks

@@ -71,6 +71,19 @@ impl SpaceStates {
         self.states.read().get(&key(table)).copied()
     }
 
+    /// Every table's state in force here, ordered by table (`ns:table`): what HBase's
+    /// `getRegionServerSpaceQuotaSnapshots` reports of a server.
+    pub fn all(&self) -> Vec<(String, SpaceState)> {
+        let mut all: Vec<(String, SpaceState)> = self
+            .states
+            .read()
+            .iter()
+            .map(|(t, s)| (t.clone(), *s))
+            .collect();
+        all.sort_by(|a, b| a.0.cmp(&b.0));
+        all
+    }
+
     /// The tables in violation, with their states.
     pub fn violations(&self) -> Vec<(String, SpaceState)> {
         self.states

@@ -205,3 +205,25 @@ fn observance_allows_writes_and_bulk_loads_that_fit() {
     assert!(s.violations().is_empty());
     assert_eq!(v.violations().len(), 1);
 }
+
+#[test]
+fn every_state_in_force_is_listed_by_table() {
+    let s = states("ns:b", SpacePolicy::NoWrites, true);
+    assert_eq!(s.all().len(), 1);
+    let b = s.state("ns:b").unwrap();
+    let a = SpaceState {
+        policy: SpacePolicy::Disable,
+        in_violation: false,
+        usage: 1,
+        limit: 2,
+    };
+    s.install(
+        [("default:a".to_string(), a), ("ns:b".to_string(), b)].into(),
+        2,
+    );
+    assert_eq!(
+        s.all(),
+        vec![("default:a".to_string(), a), ("ns:b".to_string(), b)]
+    );
+    assert!(SpaceStates::default().all().is_empty());
+}

@@ -122,6 +122,15 @@ public final class SpaceQuotaTest {
               && snap.getQuotaStatus().getPolicy().orElse(null) == SpaceViolationPolicy.NO_INSERTS
               && snap.getUsage() > 16 * 1024 && snap.getLimit() == 16 * 1024,
           String.valueOf(snap));
+      // The region server's own copy (AdminService.GetSpaceQuotaSnapshots): the same state.
+      org.apache.hadoop.hbase.ServerName rs = a.getRegionServers().iterator().next();
+      org.apache.hadoop.hbase.quotas.SpaceQuotaSnapshotView held =
+          a.getRegionServerSpaceQuotaSnapshots(rs).get(T);
+      check("getRegionServerSpaceQuotaSnapshots: the table in violation, NO_INSERTS",
+          held != null && held.getQuotaStatus().isInViolation()
+              && held.getQuotaStatus().getPolicy().orElse(null) == SpaceViolationPolicy.NO_INSERTS
+              && held.getLimit() == 16 * 1024,
+          String.valueOf(held));
       java.util.Map<TableName, Long> sizes = a.getSpaceQuotaTableSizes();
       check("getSpaceQuotaTableSizes: the table's size", sizes.getOrDefault(T, 0L) > 16 * 1024,
           sizes.toString());
