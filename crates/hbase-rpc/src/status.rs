@@ -20,9 +20,12 @@ fn mb(bytes: u64) -> u32 {
 }
 
 fn region_load(ctx: &Context, r: &ServerRegion) -> pb::RegionLoad {
+    let mut requests = None;
     let local = ctx.server.as_ref().and_then(|s| {
         let hosted = s.hosted(r.region_id).ok()?;
         let stats = s.region_stats(r.region_id).ok()?;
+        // Counted since the region opened here (RFC 0028).
+        requests = Some((hosted.load.reads(), hosted.load.writes()));
         Some((hosted.table.families.len() as u32, stats))
     });
     pb::RegionLoad {
@@ -35,8 +38,8 @@ fn region_load(ctx: &Context, r: &ServerRegion) -> pb::RegionLoad {
         store_uncompressed_size_mb: None,
         storefile_size_mb: local.as_ref().map(|(_, s)| mb(s.store_bytes)),
         mem_store_size_mb: local.as_ref().map(|(_, s)| mb(s.memtable_bytes)),
-        read_requests_count: None,
-        write_requests_count: None,
+        read_requests_count: requests.map(|(r, _)| r),
+        write_requests_count: requests.map(|(_, w)| w),
         region_size_mb: local
             .as_ref()
             .map(|(_, s)| mb(s.store_bytes + s.memtable_bytes)),

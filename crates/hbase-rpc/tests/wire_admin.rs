@@ -176,6 +176,25 @@ async fn region_loads_name_patterns_and_disabled_tables() {
     let addr = c.rpc.addr();
     create_table(addr, "rl_one").await;
     create_table(addr, "rl_two").await;
+    // Three writes and two reads of rl_one's region: its request counts.
+    let id = only_region(addr, "rl_one").await;
+    let mut client = Conn::open(addr, "ClientService", None).await;
+    for row in ["a", "b", "c"] {
+        let _: pb::MutateResponse = client
+            .call(
+                "Mutate",
+                &pb::MutateRequest {
+                    region: region("rl_one", b"", id),
+                    mutation: put(row, "v"),
+                    condition: None,
+                    nonce_group: None,
+                },
+            )
+            .await;
+    }
+    for row in ["a", "z"] {
+        let _: pb::GetResponse = client.call("Get", &get("rl_one", id, row)).await;
+    }
 
     // GetRegionLoad: the regions open here, of one table or of all.
     let mut admin = Conn::open(addr, "AdminService", None).await;
@@ -191,6 +210,10 @@ async fn region_loads_name_patterns_and_disabled_tables() {
     let load = &one.region_loads[0];
     assert!(load.region_specifier.value.starts_with(b"rl_one,"));
     assert_eq!((load.stores, load.storefiles), (Some(1), Some(0)));
+    assert_eq!(
+        (load.read_requests_count, load.write_requests_count),
+        (Some(2), Some(3))
+    );
     let all: pb::GetRegionLoadResponse = admin
         .call(
             "GetRegionLoad",

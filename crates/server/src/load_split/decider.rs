@@ -96,7 +96,7 @@ mod tests {
     /// `n` requests to distinct rows.
     fn hit(load: &RegionLoad, n: u64) {
         for i in 0..n {
-            load.note(format!("r{i:06}").as_bytes());
+            load.note_read(format!("r{i:06}").as_bytes());
         }
     }
 

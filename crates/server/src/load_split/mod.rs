@@ -75,12 +75,15 @@ impl Default for LoadSplitConfig {
     }
 }
 
-/// The requests of one open region: counted always (unless load splitting is off), sampled
-/// while the region is hot.
+/// The requests of one open region: counted always, reads and writes apart (HBase's
+/// per-region read and write request counts), and sampled while the region is hot if load
+/// splitting is on.
 #[derive(Debug, Default)]
 pub struct RegionLoad {
-    counting: bool,
-    requests: AtomicU64,
+    /// Load splitting is on: requests may be sampled.
+    splits: bool,
+    reads: AtomicU64,
+    writes: AtomicU64,
     /// Sample one request in this many (0: not sampling).
     every: AtomicU32,
     sampling: AtomicBool,
@@ -88,39 +91,44 @@ pub struct RegionLoad {
 }
 
 impl RegionLoad {
-    /// A region's load; `counting` false (load splitting off) makes noting a no-op.
-    pub fn new(counting: bool) -> RegionLoad {
+    /// A region's load; `splits` false (load splitting off): requests are counted, never
+    /// sampled.
+    pub fn new(splits: bool) -> RegionLoad {
         RegionLoad {
-            counting,
+            splits,
             ..RegionLoad::default()
         }
     }
 
-    /// Notes one request to `row`.
+    /// Notes one read (a get, or a scanner's opening) of `row`.
     #[inline]
-    pub fn note(&self, row: &[u8]) {
-        if !self.counting {
-            return;
-        }
-        self.requests.fetch_add(1, Ordering::Relaxed);
+    pub fn note_read(&self, row: &[u8]) {
+        self.reads.fetch_add(1, Ordering::Relaxed);
         self.sample(row);
     }
 
-    /// Notes one request to each of `rows` (a batch: every row is a request).
+    /// Notes one write (a row mutation, a check-and-mutate) of `row`.
+    #[inline]
+    pub fn note_write(&self, row: &[u8]) {
+        self.writes.fetch_add(1, Ordering::Relaxed);
+        self.sample(row);
+    }
+
+    /// Notes one write of each of `rows` (a batch: every row is a request).
     pub fn note_rows<'a>(&self, rows: impl Iterator<Item = &'a [u8]>) {
-        if !self.counting {
-            return;
-        }
         let mut n = 0;
         for row in rows {
             n += 1;
             self.sample(row);
         }
-        self.requests.fetch_add(n, Ordering::Relaxed);
+        self.writes.fetch_add(n, Ordering::Relaxed);
     }
 
     #[inline]
     fn sample(&self, row: &[u8]) {
+        if !self.splits {
+            return;
+        }
         let every = self.every.load(Ordering::Relaxed);
         if every == 0 || (every > 1 && !next_random().is_multiple_of(u64::from(every))) {
             return;
@@ -128,9 +136,19 @@ impl RegionLoad {
         self.finder.lock().record(row, next_random());
     }
 
-    /// Requests noted since the region opened here.
+    /// Requests noted since the region opened here, reads and writes.
     pub fn requests(&self) -> u64 {
-        self.requests.load(Ordering::Relaxed)
+        self.reads() + self.writes()
+    }
+
+    /// Reads noted since the region opened here.
+    pub fn reads(&self) -> u64 {
+        self.reads.load(Ordering::Relaxed)
+    }
+
+    /// Writes noted since the region opened here.
+    pub fn writes(&self) -> u64 {
+        self.writes.load(Ordering::Relaxed)
     }
 
     /// Starts (or keeps) sampling about [`RECORDS_PER_SEC`] of `rate` requests per second;
@@ -206,35 +224,40 @@ mod tests {
     use super::*;
 
     #[test]
-    fn off_counts_nothing() {
+    fn off_counts_and_never_samples() {
         let load = RegionLoad::new(false);
-        load.note(b"a");
+        load.sample_at(RECORDS_PER_SEC);
+        load.note_read(b"a");
+        load.note_write(b"a");
         load.note_rows([&b"a"[..], b"b"].into_iter());
-        assert_eq!(load.requests(), 0);
+        assert_eq!((load.reads(), load.writes()), (1, 3));
+        assert_eq!(load.sampled(), 0);
     }
 
     #[test]
     fn counts_every_request_and_samples_only_while_hot() {
         let load = RegionLoad::new(true);
-        load.note(b"a");
+        load.note_read(b"a");
         load.note_rows([&b"b"[..], b"c"].into_iter());
         assert_eq!(load.requests(), 3);
+        assert_eq!((load.reads(), load.writes()), (1, 2));
         assert_eq!(load.sampled(), 0, "not hot: nothing sampled");
         load.sample_at(RECORDS_PER_SEC); // one in one
         for i in 0..50u32 {
-            load.note(format!("r{i:03}").as_bytes());
+            load.note_read(format!("r{i:03}").as_bytes());
         }
         assert_eq!(load.sampled(), 50);
         load.sample_at(RECORDS_PER_SEC * 10); // about one in ten
         for i in 0..10_000u32 {
-            load.note(format!("r{i:05}").as_bytes());
+            load.note_write(format!("r{i:05}").as_bytes());
         }
         let sampled = load.sampled() - 50;
         assert!((500..1500).contains(&sampled), "{sampled}");
         load.stop_sampling();
         assert_eq!(load.sampled(), 0);
-        load.note(b"z");
+        load.note_read(b"z");
         assert_eq!(load.sampled(), 0);
         assert_eq!(load.requests(), 3 + 50 + 10_000 + 1);
+        assert_eq!((load.reads(), load.writes()), (1 + 50 + 1, 2 + 10_000));
     }
 }

@@ -15,7 +15,7 @@ impl HostedRegion {
     /// # Errors
     /// As `Region::get`.
     pub fn get(&self, get: &Get) -> Result<Vec<Cell>> {
-        self.load.note(&get.row);
+        self.load.note_read(&get.row);
         self.row_cache.get(&self.region, get)
     }
 
@@ -24,7 +24,7 @@ impl HostedRegion {
     /// # Errors
     /// As `Region::scan`.
     pub fn scan(&self, scan: &Scan) -> Result<RegionScanner> {
-        self.load.note(&scan.start_row);
+        self.load.note_read(&scan.start_row);
         self.region.scan(scan)
     }
 
@@ -43,7 +43,7 @@ impl HostedRegion {
         rm: &RowMutations,
         nonce: Option<strata_storage::wal::Nonce>,
     ) -> Result<MutationResult> {
-        self.load.note(&rm.row);
+        self.load.note_write(&rm.row);
         self.row_cache
             .write(&rm.row, || self.region.mutate_row_nonced(rm, nonce))
     }
@@ -58,7 +58,7 @@ impl HostedRegion {
         let now = self.region.try_mutate_row_now(rm);
         // A declined row comes back through `batch`, and is noted there.
         if !matches!(now, WriteNow::Declined) {
-            self.load.note(&rm.row);
+            self.load.note_write(&rm.row);
         }
         now
     }
@@ -77,7 +77,7 @@ impl HostedRegion {
     /// # Errors
     /// As `Region::check_and_mutate`.
     pub fn check_and_mutate(&self, cam: &CheckAndMutate) -> Result<bool> {
-        self.load.note(&cam.row);
+        self.load.note_write(&cam.row);
         self.row_cache
             .write(&cam.row, || self.region.check_and_mutate(cam))
     }
@@ -98,7 +98,7 @@ impl HostedRegion {
         cam: &CheckAndMutate,
         nonce: Option<strata_storage::wal::Nonce>,
     ) -> Result<Option<MutationResult>> {
-        self.load.note(&cam.row);
+        self.load.note_write(&cam.row);
         self.row_cache.write(&cam.row, || {
             self.region.check_and_mutate_result_nonced(cam, nonce)
         })

@@ -71,19 +71,25 @@ final class CompatCases {
     comparators(conn);
     customValues(admin);
     patterns(admin);
-    check("getRegionMetrics of each live server: the table's region with its store files", () -> {
+    check("getRegionMetrics of each live server: the table's region with its store files and request counts", () -> {
       admin.flush(T);
       int regions = 0;
       int files = 0;
+      long reads = 0;
+      long writes = 0;
       for (ServerName sn : admin.getClusterMetrics().getLiveServerMetrics().keySet()) {
         for (RegionMetrics m : admin.getRegionMetrics(sn, T)) {
           regions++;
           files += m.getStoreFileCount();
+          reads += m.getReadRequestCount();
+          writes += m.getWriteRequestCount();
           yes(m.getNameAsString().startsWith(T.getNameAsString() + ","), m.getNameAsString());
         }
       }
       eq(1, regions, "regions of the table");
       yes(files >= 1, "store files after a flush: " + files);
+      // The cases above read and wrote the table.
+      yes(reads > 0 && writes > 0, "request counts: " + reads + " reads, " + writes + " writes");
     });
     check("drop the compat table", () -> {
       admin.disableTable(T);
