@@ -43,6 +43,7 @@ fn region_load(ctx: &Context, r: &ServerRegion) -> pb::RegionLoad {
         region_size_mb: local
             .as_ref()
             .map(|(_, s)| mb(s.store_bytes + s.memtable_bytes)),
+        last_major_compaction_ts: local.as_ref().map(|(_, s)| s.last_major_compaction_ms),
     }
 }
 

@@ -214,6 +214,8 @@ async fn region_loads_name_patterns_and_disabled_tables() {
         (load.read_requests_count, load.write_requests_count),
         (Some(2), Some(3))
     );
+    // No file a major compaction wrote: HBase's 0.
+    assert_eq!(load.last_major_compaction_ts, Some(0));
     let all: pb::GetRegionLoadResponse = admin
         .call(
             "GetRegionLoad",
@@ -407,6 +409,10 @@ async fn region_info_and_the_compactions_running() {
     assert_eq!((idle.splittable, idle.mergeable), (Some(true), Some(true)));
     assert_eq!(idle.best_split_row, None);
 
+    let before = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
     // A major compaction of ~1.2 MB at 200 KB/s runs for seconds: it is seen running.
     let server = c.single.region_server().clone();
     server.config().compaction_throughput.set(ThroughputConfig {
@@ -439,6 +445,9 @@ async fn region_info_and_the_compactions_running() {
         .call("GetRegionInfo", &ask(region("ri", b"", id)))
         .await;
     assert_eq!(after.compaction_state, Some(CompactionState::None as i32));
+    // `RegionMetrics.getLastMajorCompactionTimestamp`: when the compaction wrote its file.
+    let major = last_major_compaction(&mut admin, "ri").await.unwrap();
+    assert!(major >= before.saturating_sub(1_000), "{major} vs {before}");
 
     // Without `compaction_state`, none is reported; meta is never split or merged.
     let meta: pb::GetRegionInfoResponse = admin
@@ -514,4 +523,17 @@ async fn online_regions_server_info_and_maintenance_mode() {
         .await;
     assert!(!mode.in_maintenance_mode);
     c.stop().await;
+}
+
+/// `RegionMetrics.getLastMajorCompactionTimestamp` of a one-region table.
+async fn last_major_compaction(admin: &mut Conn, name: &str) -> Option<u64> {
+    let r: pb::GetRegionLoadResponse = admin
+        .call(
+            "GetRegionLoad",
+            &pb::GetRegionLoadRequest {
+                table_name: Some(table(name)),
+            },
+        )
+        .await;
+    r.region_loads[0].last_major_compaction_ts
 }

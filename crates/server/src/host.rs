@@ -67,6 +67,9 @@ pub struct RegionStats {
     pub store_files: u32,
     /// Some store still reads a split parent's file.
     pub has_references: bool,
+    /// When the oldest file a major compaction wrote was written, ms since the epoch (0:
+    /// none): HBase's last major compaction time of a region (`getOldestHfileTs(true)`).
+    pub last_major_compaction_ms: u64,
 }
 
 /// Counters of the whole server.
@@ -750,6 +753,11 @@ impl RegionServer {
             memtable_bytes: stores.iter().map(|s| s.memtable_bytes).sum(),
             store_files: stores.iter().map(|s| s.files as u32).sum(),
             has_references: hosted.region.has_references(),
+            last_major_compaction_ms: stores
+                .iter()
+                .filter_map(|s| s.oldest_major_ms)
+                .min()
+                .map_or(0, |ms| u64::try_from(ms).unwrap_or(0)),
         })
     }
 

@@ -54,6 +54,9 @@ pub struct StoreStats {
     pub memtable_bytes: u64,
     /// Memtable cells.
     pub memtable_cells: u64,
+    /// When the oldest file a major compaction wrote was written, ms since the epoch
+    /// (`None`: no such file). HBase's `getOldestHfileTs(true)` of one store.
+    pub oldest_major_ms: Option<i64>,
 }
 
 /// The directory name of a family: the name itself when it is plain, else `x` + hex.
@@ -352,6 +355,11 @@ impl Store {
             file_bytes: files.iter().map(|f| f.meta.size).sum(),
             memtable_bytes: self.memtable.size_bytes(),
             memtable_cells: m.cells,
+            oldest_major_ms: files
+                .iter()
+                .filter(|f| f.meta.major)
+                .map(|f| f.meta.created_at_ms)
+                .min(),
         }
     }
 }
