@@ -94,6 +94,43 @@ pub fn namenode_http_address(authority: &str) -> Option<(String, String)> {
     Some((addr, format!("{key} in {}", site.display())))
 }
 
+/// The NameNode retry settings Strata's HDFS client runs with, where this host's
+/// `core-site.xml` and `hdfs-site.xml` do not set them.
+///
+/// `hdfs-native` retries a NameNode it cannot reach (a connection refused while the NameNode
+/// restarts) with HA failover's back-off, even for a single NameNode: 500 ms doubling up to
+/// 15 s, 15 times. A flush or a region's close that began as the NameNode died then slept up
+/// to 15 s between tries and answered seconds after the NameNode was back. Java's client
+/// retries a single NameNode's connection every second (`ipc.client.connect.retry.interval`,
+/// 1 s): so does this one — 100 ms doubling up to 1 s, for as many tries as the operation's
+/// timeout allows (each operation is bounded by [`crate::HdfsOptions::op_timeout`]).
+pub const NAMENODE_RETRY_DEFAULTS: [(&str, &str); 3] = [
+    ("dfs.client.failover.sleep.base.millis", "100"),
+    ("dfs.client.failover.sleep.max.millis", "1000"),
+    ("dfs.client.failover.max.attempts", "600"),
+];
+
+/// [`NAMENODE_RETRY_DEFAULTS`] less the keys `site` (the merged site files) sets.
+pub fn namenode_retry_settings(site: &HashMap<String, String>) -> Vec<(String, String)> {
+    NAMENODE_RETRY_DEFAULTS
+        .iter()
+        .filter(|(k, _)| !site.contains_key(*k))
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect()
+}
+
+/// The properties of this host's `core-site.xml` and `hdfs-site.xml` (the latter winning),
+/// empty without a configuration directory.
+pub fn site_properties() -> HashMap<String, String> {
+    let mut props = HashMap::new();
+    if let Some(dir) = conf_dir() {
+        for file in ["core-site.xml", "hdfs-site.xml"] {
+            props.extend(read_site(&dir.join(file)).unwrap_or_default());
+        }
+    }
+    props
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -103,6 +140,18 @@ mod tests {
             .iter()
             .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
             .collect()
+    }
+
+    #[test]
+    fn retry_settings_leave_the_site_files_keys_alone() {
+        let all = namenode_retry_settings(&HashMap::new());
+        assert_eq!(all.len(), NAMENODE_RETRY_DEFAULTS.len());
+        let site = props(&[("dfs.client.failover.sleep.max.millis", "15000")]);
+        let kept = namenode_retry_settings(&site);
+        assert_eq!(kept.len(), NAMENODE_RETRY_DEFAULTS.len() - 1);
+        assert!(kept
+            .iter()
+            .all(|(k, _)| k != "dfs.client.failover.sleep.max.millis"));
     }
 
     #[test]

@@ -156,6 +156,9 @@ impl Hdfs {
             .with_url(options.url.clone())
             .with_user(options.user.clone())
             .with_io_runtime(bridge.handle())
+            .with_config(crate::hadoop_conf::namenode_retry_settings(
+                &crate::hadoop_conf::site_properties(),
+            ))
             .build()
             .map_err(|e| {
                 io::Error::new(
