@@ -34,6 +34,7 @@ pub mod machine_memory;
 pub mod memory_tuner;
 pub mod nonces;
 pub mod observe;
+pub mod region_stats;
 pub mod row_cache;
 pub mod scan;
 pub mod service;
