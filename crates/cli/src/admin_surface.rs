@@ -143,7 +143,11 @@ const SURFACE: &[Mapping] = &[
     },
     Mapping {
         rpc: "Status",
-        hbase: To(&["GetClusterStatus"]),
+        hbase: To(&[
+            "GetClusterStatus",
+            "getLastMajorCompactionTimestamp",
+            "getLastMajorCompactionTimestampForRegion",
+        ]),
         client: client!(status),
         shell: To(&["status"]),
         thrift: No(NO_THRIFT),

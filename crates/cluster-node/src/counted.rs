@@ -232,6 +232,10 @@ impl<H: RegionHost> RegionHost for CountedHost<H> {
     fn requests(&self) -> Vec<(String, strata_cluster::load::Accesses)> {
         self.inner.requests()
     }
+
+    fn region_metrics(&self) -> Vec<(String, strata_cluster::region_metrics::RegionMetrics)> {
+        self.inner.region_metrics()
+    }
 }
 
 #[cfg(test)]

@@ -17,8 +17,9 @@ use bytes::Bytes;
 use strata_cluster::kv::{range_all, Kv, Op, Txn};
 use strata_cluster::layout::Layout;
 use strata_cluster::record::{RegionRecord, RegionState, TableRecord, TableState};
+use strata_cluster::region_metrics::ServerMetrics;
 use strata_hbase_rpc::meta::{rows_of, MetaRegion, MetaRow, ServerIdentity};
-use strata_hbase_rpc::ops::{LiveServer, ServerRegion};
+use strata_hbase_rpc::ops::{LiveServer, RegionFigures, ServerRegion};
 use strata_hbase_rpc::{Directory, HBaseError};
 
 use crate::names::region_id;
@@ -376,6 +377,30 @@ impl<K: Kv + Send + Sync + 'static> EtcdDirectory<K> {
             .into_iter()
             .filter_map(|item| item.key.strip_prefix(&prefix).map(str::to_owned))
             .collect();
+        // What each server last published of its regions' statistics (by region name): a
+        // report that does not decode is left out, its regions answered without figures.
+        let prefix = self.layout.metrics_prefix();
+        let mut published: BTreeMap<(String, String), RegionFigures> = BTreeMap::new();
+        for item in range_all(kv, &prefix, 1000).map_err(unavailable)?.kvs {
+            let (Some(server), Ok(report)) = (
+                item.key.strip_prefix(&prefix),
+                ServerMetrics::decode(&item.value),
+            ) else {
+                continue;
+            };
+            for (region, m) in report.regions {
+                let figures = RegionFigures {
+                    stores: m.stores,
+                    store_files: m.store_files,
+                    store_bytes: m.store_bytes,
+                    memtable_bytes: m.memtable_bytes,
+                    reads: m.reads,
+                    writes: m.writes,
+                    last_major_compaction_ms: m.last_major_compaction_ms,
+                };
+                published.insert((server.to_owned(), region), figures);
+            }
+        }
         let mut regions: BTreeMap<String, Vec<ServerRegion>> = BTreeMap::new();
         let prefix = self.layout.regions();
         for item in range_all(kv, &prefix, 1000).map_err(unavailable)?.kvs {
@@ -387,10 +412,12 @@ impl<K: Kv + Send + Sync + 'static> EtcdDirectory<K> {
                 continue;
             };
             if let (Some(server), RegionState::Open) = (rec.server, rec.state) {
+                let published = published.remove(&(server.clone(), name.to_owned()));
                 regions.entry(server).or_default().push(ServerRegion {
                     table,
                     start: Bytes::from(rec.start),
                     region_id: id,
+                    published,
                 });
             }
         }

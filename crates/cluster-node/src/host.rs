@@ -19,7 +19,8 @@ use strata_cluster::kv::Kv;
 use strata_cluster::layout::Layout;
 use strata_cluster::load::Accesses;
 use strata_cluster::record::RegionRecord;
-use strata_server::RegionServer;
+use strata_cluster::region_metrics::RegionMetrics;
+use strata_server::{RegionServer, RegionStats};
 use strata_storage::manifest::RegionInfo;
 
 use crate::names::region_id;
@@ -606,17 +607,8 @@ impl<K: Kv + Send + Sync + 'static> RegionHost for StorageHost<K> {
 
     /// Gets, scans and mutations of each open region so far (the region's own counters).
     fn requests(&self) -> Vec<(String, Accesses)> {
-        let open: Vec<(String, u64)> = self
-            .shared
-            .slots
-            .lock()
-            .iter()
-            .filter_map(|(r, s)| match s {
-                Slot::Open(id) => Some((r.clone(), *id)),
-                _ => None,
-            })
-            .collect();
-        open.into_iter()
+        self.open_regions()
+            .into_iter()
             .filter_map(|(r, id)| {
                 let hosted = self.shared.server.hosted(id).ok()?;
                 let c = hosted.region.counters();
@@ -625,6 +617,28 @@ impl<K: Kv + Send + Sync + 'static> RegionHost for StorageHost<K> {
                     writes: c.mutations.load(std::sync::atomic::Ordering::Relaxed),
                 };
                 Some((r, n))
+            })
+            .collect()
+    }
+
+    /// Each open region's sizes (`RegionStats`) and the requests it served since it opened
+    /// here (HBase's counts: the hosted region's, row-cache hits included).
+    fn region_metrics(&self) -> Vec<(String, RegionMetrics)> {
+        self.open_regions()
+            .into_iter()
+            .filter_map(|(r, id)| {
+                let hosted = self.shared.server.hosted(id).ok()?;
+                let stats = RegionStats::of(&hosted);
+                let m = RegionMetrics {
+                    stores: u32::try_from(hosted.table.families.len()).unwrap_or(u32::MAX),
+                    store_files: stats.store_files,
+                    store_bytes: stats.store_bytes,
+                    memtable_bytes: stats.memtable_bytes,
+                    reads: hosted.load.reads(),
+                    writes: hosted.load.writes(),
+                    last_major_compaction_ms: stats.last_major_compaction_ms,
+                };
+                Some((r, m))
             })
             .collect()
     }

@@ -105,6 +105,10 @@ impl RegionHost for NullHost {
     fn requests(&self) -> Vec<(String, strata_cluster::load::Accesses)> {
         Vec::new()
     }
+
+    fn region_metrics(&self) -> Vec<(String, strata_cluster::region_metrics::RegionMetrics)> {
+        Vec::new()
+    }
 }
 
 type BenchMaster = Master<Counting, MemWal>;

@@ -69,4 +69,9 @@ pub trait RegionHost {
     /// server turns their differences into the rates and counts it reports in its load). A
     /// host that counts nothing answers none (every region then counts as idle).
     fn requests(&self) -> Vec<(String, crate::load::Accesses)>;
+
+    /// Each open region's statistics (stores, store files and bytes, memtable bytes, reads
+    /// and writes since it opened here, last major compaction), which the region server
+    /// publishes for the cluster with its load reports. A host that keeps none answers none.
+    fn region_metrics(&self) -> Vec<(String, crate::region_metrics::RegionMetrics)>;
 }

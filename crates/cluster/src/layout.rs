@@ -12,13 +12,14 @@
 //! | `request/<id>` | an [`AdminRequest`](crate::master::AdminRequest) | any client |
 //! | `result/<id>` | `accepted <procedure>` or `rejected <kind> <reason>` (`RefusalKind::code`) | active master |
 //! | `load/<server>` | [`ServerLoad`](crate::load::ServerLoad) (leased) | the region server |
+//! | `metrics/<server>` | [`ServerMetrics`](crate::region_metrics::ServerMetrics) (leased) | the region server |
 //! | `setting/balancer` | `on` or `off` (the balancer switch) | active master |
 //! | `drain/<server>` | decommissioned: drained, nothing assigned to it | active master |
 //! | `dead/<server>` | a server whose crash was recovered (for `status`) | active master |
 //!
 //! The active master's writes are transactions guarded by its election key's create revision
-//! (its epoch), so a deposed master cannot write. Region servers write only their own `rs/` and
-//! `ack/` keys, under their lease, so a dead server's keys vanish with it.
+//! (its epoch), so a deposed master cannot write. Region servers write only their own `rs/`,
+//! `ack/`, `load/` and `metrics/` keys, under their lease, so a dead server's keys vanish with it.
 
 /// Key builder for one cluster's prefix.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -196,6 +197,16 @@ impl Layout {
     /// `server`'s load report.
     pub fn load(&self, server: &str) -> String {
         format!("{}load/{server}", self.root)
+    }
+
+    /// Prefix of the region servers' region statistics.
+    pub fn metrics_prefix(&self) -> String {
+        format!("{}metrics/", self.root)
+    }
+
+    /// `server`'s region statistics.
+    pub fn metrics(&self, server: &str) -> String {
+        format!("{}metrics/{server}", self.root)
     }
 
     /// Prefix of the cluster's settings (written by the active master).

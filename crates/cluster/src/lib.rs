@@ -36,6 +36,7 @@ pub mod master;
 pub mod mem;
 pub mod node;
 pub mod record;
+pub mod region_metrics;
 pub mod regionserver;
 pub mod status;
 pub mod wal;

@@ -97,6 +97,10 @@ impl RegionHost for Unbacked {
     fn requests(&self) -> Vec<(String, crate::load::Accesses)> {
         Vec::new()
     }
+
+    fn region_metrics(&self) -> Vec<(String, crate::region_metrics::RegionMetrics)> {
+        Vec::new()
+    }
 }
 
 fn millis(start: Instant) -> Millis {

@@ -29,6 +29,7 @@ use crate::layout::Layout;
 use crate::lease::{LeaseKeeper, LeaseStatus, Millis};
 use crate::load::{LoadMeter, ServerLoad};
 use crate::record::{Ack, Order};
+use crate::region_metrics::ServerMetrics;
 
 /// Region-server settings.
 #[derive(Debug, Clone)]
@@ -122,6 +123,8 @@ pub struct RegionServer<K: Kv, H: RegionHost> {
     last_progress: Option<Millis>,
     /// The last load reported.
     last_load: Option<ServerLoad>,
+    /// The region statistics last published (`metrics/<me>`), encoded.
+    last_metrics: Option<Vec<u8>>,
     /// The lease of the incarnation this one succeeds, revoked before registering.
     predecessor: Option<LeaseId>,
     /// The lease this incarnation was granted (kept after it aborts, for its successor).
@@ -160,6 +163,7 @@ impl<K: Kv, H: RegionHost> RegionServer<K, H> {
             next_load: 0,
             last_progress: None,
             last_load: None,
+            last_metrics: None,
             predecessor: None,
             granted: None,
         }
@@ -309,7 +313,8 @@ impl<K: Kv, H: RegionHost> RegionServer<K, H> {
         }
     }
 
-    /// Puts `load/<me>` under the lease every `load_period_ms` (one write).
+    /// Puts `load/<me>` under the lease every `load_period_ms`, and in the same write
+    /// `metrics/<me>` when a region's statistics changed since the last one (one write).
     fn report_load(&mut self, lease: i64, now: Millis) {
         if now < self.next_load || !self.is_live(now) {
             return;
@@ -318,16 +323,32 @@ impl<K: Kv, H: RegionHost> RegionServer<K, H> {
         let counters = self.host.requests();
         let regions = u32::try_from(self.regions.len()).unwrap_or(u32::MAX);
         let load = self.meter.report(now, regions, &counters);
-        let put = Op::put_leased(self.layout.load(&self.name), load.encode(), lease);
+        let mut success = vec![Op::put_leased(
+            self.layout.load(&self.name),
+            load.encode(),
+            lease,
+        )];
+        let metrics = ServerMetrics {
+            regions: self.host.region_metrics().into_iter().collect(),
+        }
+        .encode();
+        let changed = self.last_metrics.as_ref() != Some(&metrics);
+        if changed {
+            let key = self.layout.metrics(&self.name);
+            success.push(Op::put_leased(key, metrics.clone(), lease));
+        }
         if self
             .kv
             .txn(Txn {
                 compares: vec![],
-                success: vec![put],
+                success,
             })
             .is_ok()
         {
             self.last_load = Some(load);
+            if changed {
+                self.last_metrics = Some(metrics);
+            }
         }
     }
 

@@ -100,6 +100,10 @@ impl RegionHost for TestHost {
     fn requests(&self) -> Vec<(String, strata_cluster::load::Accesses)> {
         Vec::new()
     }
+
+    fn region_metrics(&self) -> Vec<(String, strata_cluster::region_metrics::RegionMetrics)> {
+        Vec::new()
+    }
 }
 
 type EtcdMaster = Master<EtcdKv, MemWal>;

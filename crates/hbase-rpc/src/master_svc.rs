@@ -50,6 +50,13 @@ fn merge_region(ops: &dyn MasterOps, spec: &pb::RegionSpecifier) -> HResult<(Str
         .ok_or_else(|| unknown(&encoded))
 }
 
+fn major_compaction_timestamp(ms: u64) -> Vec<u8> {
+    pb::MajorCompactionTimestampResponse {
+        compaction_timestamp: i64::try_from(ms).unwrap_or(i64::MAX),
+    }
+    .encode_to_vec()
+}
+
 /// Runs `f` (a master operation) and answers with a finished procedure id.
 fn run(ctx: &Context, f: impl FnOnce() -> HResult<()>) -> HResult<Vec<u8>> {
     f()?;
@@ -191,6 +198,17 @@ pub fn call(ctx: &Context, method: &str, param: &[u8]) -> HResult<Vec<u8>> {
         }
         .encode_to_vec()),
         "GetClusterStatus" => Ok(crate::status::cluster_status(ctx)?.encode_to_vec()),
+        "getLastMajorCompactionTimestamp" => {
+            let req: pb::MajorCompactionTimestampRequest = decode(param)?;
+            let table = table_name_from_pb(&req.table_name)?;
+            let ts = crate::status::last_major_compaction_of_table(ctx, &table)?;
+            Ok(major_compaction_timestamp(ts))
+        }
+        "getLastMajorCompactionTimestampForRegion" => {
+            let req: pb::MajorCompactionTimestampForRegionRequest = decode(param)?;
+            let ts = crate::status::last_major_compaction_of_region(ctx, &req.region.value)?;
+            Ok(major_compaction_timestamp(ts))
+        }
         "IsMasterRunning" => Ok(pb::IsMasterRunningResponse {
             is_master_running: true,
         }

@@ -37,6 +37,28 @@ pub struct ServerRegion {
     pub start: Bytes,
     /// Its id.
     pub region_id: u64,
+    /// Its statistics as its server last published them, if it has (a cluster's region
+    /// servers publish theirs with their load reports, every few seconds).
+    pub published: Option<RegionFigures>,
+}
+
+/// One region's statistics, as published by the server holding it (HBase's `RegionLoad`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RegionFigures {
+    /// Stores (column families).
+    pub stores: u32,
+    /// Store files, all stores.
+    pub store_files: u32,
+    /// Bytes of store files.
+    pub store_bytes: u64,
+    /// Bytes in memtables.
+    pub memtable_bytes: u64,
+    /// Reads since the region opened on its server.
+    pub reads: u64,
+    /// Writes since the region opened on its server.
+    pub writes: u64,
+    /// When its oldest major-compacted file was written, ms since the epoch (0: none).
+    pub last_major_compaction_ms: u64,
 }
 
 /// A live region server, for `Admin.getClusterMetrics()`.

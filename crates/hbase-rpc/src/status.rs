@@ -1,17 +1,19 @@
 //! `GetClusterStatus` (`Admin.getClusterMetrics()`): the live region servers (this one in
 //! standalone mode; every registered one of a cluster) with a load entry per open region —
-//! sizes from the region server's own statistics for the regions open in this process —
-//! and the active master; and `GetRegionLoad`, the same entries for one region server.
+//! sizes and request counts from the region server's own statistics for the regions open in
+//! this process, from what their servers last published for the others — and the active
+//! master; and `GetRegionLoad`, the same entries for one region server.
 
 use std::sync::atomic::Ordering;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::context::Context;
 use crate::error::HResult;
-use crate::ops::ServerRegion;
+use crate::ops::{RegionFigures, ServerRegion};
 use crate::pb;
 use crate::region_name::region_name;
 use crate::registry::active_master;
+use strata_server::RegionStats;
 
 const MB: u64 = 1 << 20;
 
@@ -19,32 +21,78 @@ fn mb(bytes: u64) -> u32 {
     u32::try_from(bytes.div_ceil(MB)).unwrap_or(u32::MAX)
 }
 
-fn region_load(ctx: &Context, r: &ServerRegion) -> pb::RegionLoad {
-    let mut requests = None;
+/// The figures of region `r`: this process's own when it holds the region (current), else
+/// what its server last published (a few seconds old), else none.
+pub fn region_figures(ctx: &Context, r: &ServerRegion) -> Option<RegionFigures> {
     let local = ctx.server.as_ref().and_then(|s| {
         let hosted = s.hosted(r.region_id).ok()?;
-        let stats = s.region_stats(r.region_id).ok()?;
-        // Counted since the region opened here (RFC 0028).
-        requests = Some((hosted.load.reads(), hosted.load.writes()));
-        Some((hosted.table.families.len() as u32, stats))
+        let stats = RegionStats::of(&hosted);
+        Some(RegionFigures {
+            stores: u32::try_from(hosted.table.families.len()).unwrap_or(u32::MAX),
+            store_files: stats.store_files,
+            store_bytes: stats.store_bytes,
+            memtable_bytes: stats.memtable_bytes,
+            // Counted since the region opened here (RFC 0028).
+            reads: hosted.load.reads(),
+            writes: hosted.load.writes(),
+            last_major_compaction_ms: stats.last_major_compaction_ms,
+        })
     });
+    local.or(r.published)
+}
+
+fn region_load(ctx: &Context, r: &ServerRegion) -> pb::RegionLoad {
+    let f = region_figures(ctx, r);
     pb::RegionLoad {
         region_specifier: pb::RegionSpecifier {
             r#type: pb::region_specifier::RegionSpecifierType::RegionName as i32,
             value: region_name(&r.table, &r.start, r.region_id),
         },
-        stores: local.as_ref().map(|(f, _)| *f),
-        storefiles: local.as_ref().map(|(_, s)| s.store_files),
+        stores: f.map(|f| f.stores),
+        storefiles: f.map(|f| f.store_files),
         store_uncompressed_size_mb: None,
-        storefile_size_mb: local.as_ref().map(|(_, s)| mb(s.store_bytes)),
-        mem_store_size_mb: local.as_ref().map(|(_, s)| mb(s.memtable_bytes)),
-        read_requests_count: requests.map(|(r, _)| r),
-        write_requests_count: requests.map(|(_, w)| w),
-        region_size_mb: local
-            .as_ref()
-            .map(|(_, s)| mb(s.store_bytes + s.memtable_bytes)),
-        last_major_compaction_ts: local.as_ref().map(|(_, s)| s.last_major_compaction_ms),
+        storefile_size_mb: f.map(|f| mb(f.store_bytes)),
+        mem_store_size_mb: f.map(|f| mb(f.memtable_bytes)),
+        read_requests_count: f.map(|f| f.reads),
+        write_requests_count: f.map(|f| f.writes),
+        region_size_mb: f.map(|f| mb(f.store_bytes + f.memtable_bytes)),
+        last_major_compaction_ts: f.map(|f| f.last_major_compaction_ms),
     }
+}
+
+/// HBase's master `getLastMajorCompactionTimestamp(table)` (`ClusterMetrics`'s): the smallest
+/// last major compaction time over the table's open regions — 0 as soon as one region has no
+/// major-compacted file, and 0 for a table with no open region (HBase answers 0 for a table
+/// it does not know too).
+///
+/// # Errors
+/// The live servers cannot be read now.
+pub fn last_major_compaction_of_table(ctx: &Context, table: &str) -> HResult<u64> {
+    Ok(ctx
+        .ops
+        .live_servers()?
+        .iter()
+        .flat_map(|s| &s.regions)
+        .filter(|r| r.table == table)
+        .map(|r| region_figures(ctx, r).map_or(0, |f| f.last_major_compaction_ms))
+        .min()
+        .unwrap_or(0))
+}
+
+/// HBase's master `getLastMajorCompactionTimestampForRegion(regionName)`: the region's last
+/// major compaction time, 0 when no live server holds a region of that name.
+///
+/// # Errors
+/// The live servers cannot be read now.
+pub fn last_major_compaction_of_region(ctx: &Context, name: &[u8]) -> HResult<u64> {
+    Ok(ctx
+        .ops
+        .live_servers()?
+        .iter()
+        .flat_map(|s| &s.regions)
+        .find(|r| region_name(&r.table, &r.start, r.region_id) == name)
+        .and_then(|r| region_figures(ctx, r))
+        .map_or(0, |f| f.last_major_compaction_ms))
 }
 
 /// `AdminService.GetRegionLoad` (`Admin.getRegionMetrics(server[, table])`): a load entry
@@ -63,6 +111,7 @@ pub fn region_loads_here(ctx: &Context, table: Option<&str>) -> HResult<Vec<pb::
                 table: info.table.clone(),
                 start: info.start_row.clone(),
                 region_id: info.region_id,
+                published: None,
             }
         })
         .filter(|r| table.is_none_or(|t| r.table == t))

@@ -448,6 +448,32 @@ async fn region_info_and_the_compactions_running() {
     // `RegionMetrics.getLastMajorCompactionTimestamp`: when the compaction wrote its file.
     let major = last_major_compaction(&mut admin, "ri").await.unwrap();
     assert!(major >= before.saturating_sub(1_000), "{major} vs {before}");
+    // The master's `getLastMajorCompactionTimestamp(table)` and `…ForRegion`: the same value
+    // (one region); 0 for a table or region that does not exist, as HBase answers.
+    let mut master = Conn::open(addr, "MasterService", None).await;
+    for (t, want) in [("ri", major), ("no_such_table", 0)] {
+        let of_table: pb::MajorCompactionTimestampResponse = master
+            .call(
+                "getLastMajorCompactionTimestamp",
+                &pb::MajorCompactionTimestampRequest {
+                    table_name: table(t),
+                },
+            )
+            .await;
+        assert_eq!(of_table.compaction_timestamp, want as i64, "{t}");
+    }
+    for (spec, want) in [
+        (region("ri", b"", id), major),
+        (region("ri", b"", id + 1), 0),
+    ] {
+        let of_region: pb::MajorCompactionTimestampResponse = master
+            .call(
+                "getLastMajorCompactionTimestampForRegion",
+                &pb::MajorCompactionTimestampForRegionRequest { region: spec },
+            )
+            .await;
+        assert_eq!(of_region.compaction_timestamp, want as i64);
+    }
 
     // Without `compaction_state`, none is reported; meta is never split or merged.
     let meta: pb::GetRegionInfoResponse = admin

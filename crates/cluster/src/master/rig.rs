@@ -86,6 +86,10 @@ impl RegionHost for Host {
     fn requests(&self) -> Vec<(String, crate::load::Accesses)> {
         Vec::new()
     }
+
+    fn region_metrics(&self) -> Vec<(String, crate::region_metrics::RegionMetrics)> {
+        Vec::new()
+    }
 }
 
 /// One master and `servers.len()` region servers on one in-memory store.

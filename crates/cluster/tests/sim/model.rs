@@ -316,4 +316,18 @@ impl RegionHost for SimHost {
             })
             .collect()
     }
+
+    /// The same writes as the regions' statistics (what the metrics reports carry).
+    fn region_metrics(&self) -> Vec<(String, strata_cluster::region_metrics::RegionMetrics)> {
+        self.requests()
+            .into_iter()
+            .map(|(r, a)| {
+                let m = strata_cluster::region_metrics::RegionMetrics {
+                    writes: a.writes,
+                    ..Default::default()
+                };
+                (r, m)
+            })
+            .collect()
+    }
 }

@@ -10,6 +10,7 @@ import org.apache.hadoop.hbase.ClusterMetrics;
 import org.apache.hadoop.hbase.HBaseConfiguration;
 import org.apache.hadoop.hbase.HRegionLocation;
 import org.apache.hadoop.hbase.NamespaceDescriptor;
+import org.apache.hadoop.hbase.RegionMetrics;
 import org.apache.hadoop.hbase.ServerMetrics;
 import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
@@ -37,7 +38,8 @@ import org.apache.hadoop.hbase.util.Bytes;
  * alone). Creates a table with split keys, writes and reads it across region servers,
  * disables and enables it, adds, modifies and deletes a family, flushes, truncates and deletes
  * it; checks getClusterMetrics() lists the cluster's region servers (the third argument, their
- * count); reads a row larger than the scan's max result size back whole through a
+ * count) and, after a major compaction, every region's store files and last major compaction
+ * (published by the region servers), as getLastMajorCompactionTimestamp does; reads a row larger than the scan's max result size back whole through a
  * ResultScanner (partial results), and a filtered scan over many rows (heartbeats); splits a
  * region and merges two (refusing two that are not adjacent) through Admin. Prints one line
  * per check; exits 1 on the first failure.
@@ -136,6 +138,41 @@ public final class ClusterAdminTest {
 
         admin.flush(name);
         check("v-z".equals(value(t, "z", F)), "flush: rows read back from files");
+
+        // Every region's figures reach getClusterMetrics through whichever process answers
+        // (here a master, which holds no region): published by each region server with its
+        // load report (every 5 s), and the master's last-major-compaction calls read them.
+        admin.majorCompact(name);
+        List<RegionInfo> regions = sortedRegions(admin, name);
+        long lastMajor = 0;
+        int withFiles = 0;
+        long deadline0 = System.currentTimeMillis() + 60_000;
+        while (System.currentTimeMillis() < deadline0) {
+          withFiles = 0;
+          for (ServerMetrics sm : admin.getClusterMetrics().getLiveServerMetrics().values()) {
+            for (RegionMetrics rm : sm.getRegionMetrics().values()) {
+              if (RegionInfo.getTable(rm.getRegionName()).equals(name)
+                  && rm.getStoreFileCount() > 0 && rm.getLastMajorCompactionTimestamp() > 0) {
+                withFiles++;
+              }
+            }
+          }
+          lastMajor = admin.getLastMajorCompactionTimestamp(name);
+          if (withFiles == regions.size() && lastMajor > 0) {
+            break;
+          }
+          Thread.sleep(500);
+        }
+        check(withFiles == regions.size(),
+            "getClusterMetrics: all " + regions.size() + " regions show store files and a last"
+                + " major compaction (" + withFiles + ")");
+        long ofRegion = admin.getLastMajorCompactionTimestampForRegion(
+            regions.get(0).getRegionName());
+        check(lastMajor > 0 && ofRegion >= lastMajor
+                && ofRegion <= System.currentTimeMillis(),
+            "getLastMajorCompactionTimestamp(table) " + lastMajor + ", ForRegion " + ofRegion);
+        check(admin.getLastMajorCompactionTimestamp(TableName.valueOf("no_such_table")) == 0,
+            "getLastMajorCompactionTimestamp of a table that does not exist: 0, as HBase");
 
         // A row larger than the scan's max result size comes back whole.
         Put wide = new Put(Bytes.toBytes("wide"));
