@@ -143,7 +143,7 @@ public final class ClusterAdminTest {
         // (here a master, which holds no region): published by each region server with its
         // load report (every 5 s), and the master's last-major-compaction calls read them.
         admin.majorCompact(name);
-        List<RegionInfo> regions = sortedRegions(admin, name);
+        List<RegionInfo> majorRegions = sortedRegions(admin, name);
         long lastMajor = 0;
         int withFiles = 0;
         long deadline0 = System.currentTimeMillis() + 60_000;
@@ -158,16 +158,16 @@ public final class ClusterAdminTest {
             }
           }
           lastMajor = admin.getLastMajorCompactionTimestamp(name);
-          if (withFiles == regions.size() && lastMajor > 0) {
+          if (withFiles == majorRegions.size() && lastMajor > 0) {
             break;
           }
           Thread.sleep(500);
         }
-        check(withFiles == regions.size(),
-            "getClusterMetrics: all " + regions.size() + " regions show store files and a last"
+        check(withFiles == majorRegions.size(),
+            "getClusterMetrics: all " + majorRegions.size() + " regions show store files and a last"
                 + " major compaction (" + withFiles + ")");
         long ofRegion = admin.getLastMajorCompactionTimestampForRegion(
-            regions.get(0).getRegionName());
+            majorRegions.get(0).getRegionName());
         check(lastMajor > 0 && ofRegion >= lastMajor
                 && ofRegion <= System.currentTimeMillis(),
             "getLastMajorCompactionTimestamp(table) " + lastMajor + ", ForRegion " + ofRegion);
