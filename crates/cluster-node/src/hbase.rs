@@ -16,6 +16,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 use strata_cluster::kv::{range_all, Kv, Op, Txn};
 use strata_cluster::layout::Layout;
+use strata_cluster::load::ServerLoad;
 use strata_cluster::record::{RegionRecord, RegionState, TableRecord, TableState};
 use strata_cluster::region_metrics::ServerMetrics;
 use strata_hbase_rpc::meta::{rows_of, MetaRegion, MetaRow, ServerIdentity};
@@ -401,6 +402,17 @@ impl<K: Kv + Send + Sync + 'static> EtcdDirectory<K> {
                 published.insert((server.to_owned(), region), figures);
             }
         }
+        // Each server's request rate, from its last load report.
+        let prefix = self.layout.loads();
+        let mut rates: BTreeMap<String, u64> = BTreeMap::new();
+        for item in range_all(kv, &prefix, 1000).map_err(unavailable)?.kvs {
+            if let (Some(server), Ok(load)) = (
+                item.key.strip_prefix(&prefix),
+                ServerLoad::decode(&item.value),
+            ) {
+                rates.insert(server.to_owned(), load.total_milli / 1000);
+            }
+        }
         let mut regions: BTreeMap<String, Vec<ServerRegion>> = BTreeMap::new();
         let prefix = self.layout.regions();
         for item in range_all(kv, &prefix, 1000).map_err(unavailable)?.kvs {
@@ -427,6 +439,7 @@ impl<K: Kv + Send + Sync + 'static> EtcdDirectory<K> {
             .map(|(name, identity)| LiveServer {
                 identity,
                 regions: regions.remove(&name).unwrap_or_default(),
+                requests_per_sec: rates.get(&name).copied(),
             })
             .collect())
     }

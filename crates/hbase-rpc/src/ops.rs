@@ -68,6 +68,9 @@ pub struct LiveServer {
     pub identity: ServerIdentity,
     /// The regions open on it.
     pub regions: Vec<ServerRegion>,
+    /// Requests per second over its last load report's interval, if it reported one (HBase's
+    /// `ServerMetrics.getRequestCountPerSecond`).
+    pub requests_per_sec: Option<u64>,
 }
 
 /// Where one space quota stands (HBase's `SpaceQuotaSnapshot`).

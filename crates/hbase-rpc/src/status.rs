@@ -132,18 +132,30 @@ pub fn cluster_status(ctx: &Context) -> HResult<pb::GetClusterStatusResponse> {
     let live_servers: Vec<pb::LiveServerInfo> = servers
         .iter()
         .map(|s| {
-            // Request counts are known for this process's region server only.
-            let requests = ctx
+            let region_loads: Vec<pb::RegionLoad> =
+                s.regions.iter().map(|r| region_load(ctx, r)).collect();
+            // Requests served: this process's region server counts its own; another's is the
+            // sum of what its regions published (each counted since it opened there).
+            let total = ctx
                 .server
                 .as_ref()
                 .filter(|_| s.identity == ctx.identity)
-                .map(|rs| rs.counters().requests.load(Ordering::Relaxed));
+                .map(|rs| rs.counters().requests.load(Ordering::Relaxed))
+                .or_else(|| {
+                    region_loads
+                        .iter()
+                        .map(|r| {
+                            r.read_requests_count.unwrap_or(0) + r.write_requests_count.unwrap_or(0)
+                        })
+                        .reduce(u64::saturating_add)
+                });
             pb::LiveServerInfo {
                 server: s.identity.to_pb(),
                 server_load: pb::ServerLoad {
-                    number_of_requests: requests,
-                    total_number_of_requests: requests,
-                    region_loads: s.regions.iter().map(|r| region_load(ctx, r)).collect(),
+                    // A rate (HBase's `getRequestCountPerSecond`), from the load report.
+                    number_of_requests: s.requests_per_sec,
+                    total_number_of_requests: total,
+                    region_loads,
                     report_start_time: Some(s.identity.start_code),
                     report_end_time: Some(now),
                 },
@@ -162,7 +174,9 @@ pub fn cluster_status(ctx: &Context) -> HResult<pb::GetClusterStatusResponse> {
                 cluster_id: ctx.cluster_id.clone(),
             }),
             master: Some(master),
-            balancer_on: Some(false),
+            // The balancer switch (HBase's `ClusterMetrics.getBalancerOn`); left out when the
+            // switch cannot be read now.
+            balancer_on: ctx.ops.switch_enabled("balancer").ok(),
             master_info_port: Some(-1),
         },
     })

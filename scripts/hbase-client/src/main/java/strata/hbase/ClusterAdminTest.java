@@ -173,6 +173,21 @@ public final class ClusterAdminTest {
             "getLastMajorCompactionTimestamp(table) " + lastMajor + ", ForRegion " + ofRegion);
         check(admin.getLastMajorCompactionTimestamp(TableName.valueOf("no_such_table")) == 0,
             "getLastMajorCompactionTimestamp of a table that does not exist: 0, as HBase");
+        ClusterMetrics counted = admin.getClusterMetrics();
+        boolean rates = true;
+        for (ServerMetrics sm : counted.getLiveServerMetrics().values()) {
+          rates &= sm.getRequestCountPerSecond() <= sm.getRequestCount();
+        }
+        check(counted.getRequestCount() > 0 && rates,
+            "getClusterMetrics: " + counted.getRequestCount() + " requests counted over the"
+                + " regions, each server's rate per second no more than its total");
+        boolean balancer = admin.isBalancerEnabled();
+        check(Boolean.valueOf(balancer).equals(counted.getBalancerOn()),
+            "getClusterMetrics().getBalancerOn() is the balancer switch (" + balancer + ")");
+        admin.balancerSwitch(!balancer, true);
+        check(Boolean.valueOf(!balancer).equals(admin.getClusterMetrics().getBalancerOn()),
+            "and follows it when switched");
+        admin.balancerSwitch(balancer, true);
 
         // A row larger than the scan's max result size comes back whole.
         Put wide = new Put(Bytes.toBytes("wide"));
