@@ -20,7 +20,7 @@ use strata_cluster::layout::Layout;
 use strata_cluster::load::Accesses;
 use strata_cluster::record::RegionRecord;
 use strata_cluster::region_metrics::RegionMetrics;
-use strata_server::{RegionServer, RegionStats};
+use strata_server::{RegionFigures, RegionServer};
 use strata_storage::manifest::RegionInfo;
 
 use crate::names::region_id;
@@ -605,38 +605,37 @@ impl<K: Kv + Send + Sync + 'static> RegionHost for StorageHost<K> {
         Ok(())
     }
 
-    /// Gets, scans and mutations of each open region so far (the region's own counters).
+    /// Reads and writes each open region was asked since it opened here (the hosted region's
+    /// counts, RFC 0028: row-cache hits included, as in HBase's request counts).
     fn requests(&self) -> Vec<(String, Accesses)> {
         self.open_regions()
             .into_iter()
             .filter_map(|(r, id)| {
                 let hosted = self.shared.server.hosted(id).ok()?;
-                let c = hosted.region.counters();
                 let n = Accesses {
-                    reads: c.reads.load(std::sync::atomic::Ordering::Relaxed),
-                    writes: c.mutations.load(std::sync::atomic::Ordering::Relaxed),
+                    reads: hosted.load.reads(),
+                    writes: hosted.load.writes(),
                 };
                 Some((r, n))
             })
             .collect()
     }
 
-    /// Each open region's sizes (`RegionStats`) and the requests it served since it opened
-    /// here (HBase's counts: the hosted region's, row-cache hits included).
+    /// Each open region's figures (`RegionFigures`: sizes, and the requests it served since
+    /// it opened here).
     fn region_metrics(&self) -> Vec<(String, RegionMetrics)> {
         self.open_regions()
             .into_iter()
             .filter_map(|(r, id)| {
-                let hosted = self.shared.server.hosted(id).ok()?;
-                let stats = RegionStats::of(&hosted);
+                let f = RegionFigures::of(&self.shared.server.hosted(id).ok()?);
                 let m = RegionMetrics {
-                    stores: u32::try_from(hosted.table.families.len()).unwrap_or(u32::MAX),
-                    store_files: stats.store_files,
-                    store_bytes: stats.store_bytes,
-                    memtable_bytes: stats.memtable_bytes,
-                    reads: hosted.load.reads(),
-                    writes: hosted.load.writes(),
-                    last_major_compaction_ms: stats.last_major_compaction_ms,
+                    stores: f.stores,
+                    store_files: f.store_files,
+                    store_bytes: f.store_bytes,
+                    memtable_bytes: f.memtable_bytes,
+                    reads: f.reads,
+                    writes: f.writes,
+                    last_major_compaction_ms: f.last_major_compaction_ms,
                 };
                 Some((r, m))
             })

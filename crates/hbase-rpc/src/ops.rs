@@ -42,24 +42,8 @@ pub struct ServerRegion {
     pub published: Option<RegionFigures>,
 }
 
-/// One region's statistics, as published by the server holding it (HBase's `RegionLoad`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct RegionFigures {
-    /// Stores (column families).
-    pub stores: u32,
-    /// Store files, all stores.
-    pub store_files: u32,
-    /// Bytes of store files.
-    pub store_bytes: u64,
-    /// Bytes in memtables.
-    pub memtable_bytes: u64,
-    /// Reads since the region opened on its server.
-    pub reads: u64,
-    /// Writes since the region opened on its server.
-    pub writes: u64,
-    /// When its oldest major-compacted file was written, ms since the epoch (0: none).
-    pub last_major_compaction_ms: u64,
-}
+/// One region's statistics (HBase's `RegionLoad`): the region server's own type.
+pub use strata_server::RegionFigures;
 
 /// A live region server, for `Admin.getClusterMetrics()`.
 #[derive(Clone, Debug)]

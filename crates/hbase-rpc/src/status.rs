@@ -13,7 +13,6 @@ use crate::ops::{RegionFigures, ServerRegion};
 use crate::pb;
 use crate::region_name::region_name;
 use crate::registry::active_master;
-use strata_server::RegionStats;
 
 const MB: u64 = 1 << 20;
 
@@ -26,17 +25,7 @@ fn mb(bytes: u64) -> u32 {
 pub fn region_figures(ctx: &Context, r: &ServerRegion) -> Option<RegionFigures> {
     let local = ctx.server.as_ref().and_then(|s| {
         let hosted = s.hosted(r.region_id).ok()?;
-        let stats = RegionStats::of(&hosted);
-        Some(RegionFigures {
-            stores: u32::try_from(hosted.table.families.len()).unwrap_or(u32::MAX),
-            store_files: stats.store_files,
-            store_bytes: stats.store_bytes,
-            memtable_bytes: stats.memtable_bytes,
-            // Counted since the region opened here (RFC 0028).
-            reads: hosted.load.reads(),
-            writes: hosted.load.writes(),
-            last_major_compaction_ms: stats.last_major_compaction_ms,
-        })
+        Some(RegionFigures::of(&hosted))
     });
     local.or(r.published)
 }

@@ -37,7 +37,7 @@ use crate::observe::Observer;
 use crate::row_cache::{RegionCache, RowCache, RowCacheStats};
 use crate::write_queue::WriteQueues;
 
-pub use crate::region_stats::{RegionStats, ServerCounters, WorkDone};
+pub use crate::region_stats::{RegionFigures, RegionStats, ServerCounters, WorkDone};
 
 /// One open region and the schema it was opened with.
 ///

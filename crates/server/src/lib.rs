@@ -45,6 +45,6 @@ pub mod write_queue;
 
 pub use config::ServerConfig;
 pub use files::RegionFiles;
-pub use host::{HostedRegion, RegionServer, RegionStats, WorkDone};
+pub use host::{HostedRegion, RegionFigures, RegionServer, RegionStats, WorkDone};
 pub use row_cache::{RowCache, RowCacheStats};
 pub use service::DataService;

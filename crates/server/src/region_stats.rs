@@ -46,6 +46,44 @@ impl RegionStats {
     }
 }
 
+/// What HBase's `RegionLoad` reports of one region: its sizes, and the requests it served
+/// since it opened on this server (the hosted region's counts, row-cache hits included: RFC
+/// 0028). Published for the cluster with each load report (RFC 0017) and answered through
+/// HBase RPC's `GetRegionLoad` and `GetClusterStatus` (RFC 0014).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RegionFigures {
+    /// Stores (column families).
+    pub stores: u32,
+    /// Store files, all stores.
+    pub store_files: u32,
+    /// Bytes of store files.
+    pub store_bytes: u64,
+    /// Bytes in memtables.
+    pub memtable_bytes: u64,
+    /// Reads since the region opened on its server.
+    pub reads: u64,
+    /// Writes since the region opened on its server.
+    pub writes: u64,
+    /// When its oldest major-compacted file was written, ms since the epoch (0: none).
+    pub last_major_compaction_ms: u64,
+}
+
+impl RegionFigures {
+    /// The figures of `hosted` now.
+    pub fn of(hosted: &HostedRegion) -> RegionFigures {
+        let stats = RegionStats::of(hosted);
+        RegionFigures {
+            stores: u32::try_from(hosted.table.families.len()).unwrap_or(u32::MAX),
+            store_files: stats.store_files,
+            store_bytes: stats.store_bytes,
+            memtable_bytes: stats.memtable_bytes,
+            reads: hosted.load.reads(),
+            writes: hosted.load.writes(),
+            last_major_compaction_ms: stats.last_major_compaction_ms,
+        }
+    }
+}
+
 /// Counters of the whole server.
 #[derive(Debug, Default)]
 pub struct ServerCounters {
