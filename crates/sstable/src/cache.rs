@@ -1,8 +1,12 @@
 //! The block cache shared by every reader of a process.
 //!
-//! Two partitions of one byte budget: *meta* (index and bloom blocks, a quarter of the budget,
-//! like HBase's in-memory priority) and *data*. Meta blocks are small and touched by every
-//! lookup; giving them their own partition means a large scan can never evict them.
+//! Two partitions of one byte budget: *meta* (index and bloom blocks, at most a quarter of the
+//! budget, like HBase's in-memory priority) and *data*. Meta blocks are small and touched by
+//! every lookup; giving them their own partition means a large scan can never evict them.
+//! The meta partition reserves only what its blocks take, rounded up to a step of 1/64 of the
+//! budget (its *reserve*); the data partition gets the rest. Meta blocks are often a percent of
+//! the data, so a fixed quarter left most of that quarter unused while data blocks were
+//! evicted (HBase's shares are soft too: a bucket under its share leaves room to the others).
 //!
 //! Data blocks are cached in the form each family chooses (`CachedForm`):
 //! - decoded: cells in the NONE layout with an offsets array (fastest access, largest);
@@ -103,6 +107,26 @@ pub struct BlockCache {
     meta: Partition,
     counters: Arc<Counters>,
     capacity: AtomicU64,
+    /// The bytes held back from the data partition for meta blocks ([`meta_reserve`]).
+    /// Changed under `resizing`, with the partitions' capacities.
+    reserve: AtomicU64,
+    resizing: std::sync::Mutex<()>,
+}
+
+/// The meta partition's largest share of the budget.
+fn meta_limit(capacity: u64) -> u64 {
+    capacity / 4
+}
+
+/// The bytes reserved for meta blocks that take `meta_used` bytes of a `capacity` budget: the
+/// next step (1/64 of the budget) above what they take, at most [`meta_limit`]. Rounding up to
+/// a step leaves room for the next blocks, so the data partition is resized only when meta
+/// blocks cross a step, not at each insert.
+fn meta_reserve(capacity: u64, meta_used: u64) -> u64 {
+    let step = (capacity / 64).max(1);
+    (meta_used / step + 1)
+        .saturating_mul(step)
+        .min(meta_limit(capacity))
 }
 
 /// What [`BlockCache::evict_files`] dropped.
@@ -173,23 +197,49 @@ impl BlockCache {
     /// A cache holding at most `capacity` bytes.
     pub fn new(capacity: u64) -> BlockCache {
         let counters = Arc::new(Counters::default());
-        let meta = capacity / 4;
+        let reserve = meta_reserve(capacity, 0);
         BlockCache {
-            data: partition(capacity - meta, &counters),
-            meta: partition(meta, &counters),
+            data: partition(capacity - reserve, &counters),
+            meta: partition(meta_limit(capacity), &counters),
             counters,
             capacity: AtomicU64::new(capacity),
+            reserve: AtomicU64::new(reserve),
+            resizing: std::sync::Mutex::new(()),
         }
     }
 
-    /// Changes the budget to `capacity` bytes, a quarter for meta blocks as at creation.
-    /// Shrinking evicts blocks (counted as evictions) until each partition fits; readers
-    /// holding an evicted block keep it. Safe while readers and writers use the cache.
+    /// Changes the budget to `capacity` bytes: meta blocks keep at most a quarter, data blocks
+    /// what meta blocks do not take. Shrinking evicts blocks (counted as evictions) until each
+    /// partition fits; readers holding an evicted block keep it. Safe while readers and
+    /// writers use the cache.
     pub fn set_capacity(&self, capacity: u64) {
-        let meta = capacity / 4;
+        let _resizing = self.resizing.lock().unwrap_or_else(|e| e.into_inner());
         self.capacity.store(capacity, Ordering::Relaxed);
-        self.data.set_capacity((capacity - meta).max(1));
-        self.meta.set_capacity(meta.max(1));
+        self.meta.set_capacity(meta_limit(capacity).max(1));
+        let reserve = meta_reserve(capacity, self.meta.weight());
+        self.reserve.store(reserve, Ordering::Relaxed);
+        self.data.set_capacity((capacity - reserve).max(1));
+    }
+
+    /// Moves the boundary between the partitions when the meta blocks' bytes crossed a step
+    /// of their reserve (after meta blocks were added or dropped).
+    fn fit_reserve(&self) {
+        let capacity = self.capacity();
+        if meta_reserve(capacity, self.meta.weight()) == self.reserve.load(Ordering::Relaxed) {
+            return;
+        }
+        let _resizing = self.resizing.lock().unwrap_or_else(|e| e.into_inner());
+        let capacity = self.capacity();
+        let reserve = meta_reserve(capacity, self.meta.weight());
+        if reserve != self.reserve.load(Ordering::Relaxed) {
+            self.reserve.store(reserve, Ordering::Relaxed);
+            self.data.set_capacity((capacity - reserve).max(1));
+        }
+    }
+
+    /// The bytes the data partition may hold now (the budget less the meta blocks' reserve).
+    pub fn data_capacity(&self) -> u64 {
+        self.capacity() - self.reserve.load(Ordering::Relaxed)
     }
 
     /// The budget in bytes now.
@@ -229,6 +279,7 @@ impl BlockCache {
         self.counters.inserts.fetch_add(1, Ordering::Relaxed);
         if Self::is_meta(&block) {
             self.meta.insert(key, block);
+            self.fit_reserve();
         } else {
             self.data.insert(key, block);
         }
@@ -238,6 +289,7 @@ impl BlockCache {
     pub fn evict_file(&self, file: u64) {
         self.data.retain(|k, _| k.file != file);
         self.meta.retain(|k, _| k.file != file);
+        self.fit_reserve();
     }
 
     /// Drops every block of the files in `files` (a table's, for HBase's `clearBlockCache`):
@@ -257,6 +309,7 @@ impl BlockCache {
         };
         self.data.retain(keep);
         self.meta.retain(keep);
+        self.fit_reserve();
         Evicted {
             blocks: blocks.get(),
             bytes: bytes.get(),
@@ -280,5 +333,7 @@ impl BlockCache {
     }
 }
 
+#[cfg(test)]
+mod reserve_tests;
 #[cfg(test)]
 mod resize_tests;
