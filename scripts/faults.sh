@@ -260,6 +260,10 @@ heal() {
       dn* | "$HDFS_NAMENODE") hdfs_start_host "$h" ;;
     esac
   done
+  # A restarted NameNode's JVM takes seconds to start; the heal counts from when it answers.
+  for h in "${KILLED[@]}"; do
+    if [ "$h" = "${HDFS_NAMENODE:-}" ]; then hdfs_wait_namenode 60 || true; fi
+  done
   KILLED=()
 }
 

@@ -120,6 +120,21 @@ hdfs_start_host() {
   spawn "$h" "$h" "${cmd[@]}"
 }
 
+# hdfs_wait_namenode SECONDS: waits until the NameNode takes connections on its RPC port (from
+# the client host), so that a heal's clock starts once the NameNode's JVM is up: the fault
+# harness measures the cluster's return, not the JVM's start. Fails after SECONDS.
+hdfs_wait_namenode() {
+  local limit="$1" start=$SECONDS addr
+  addr="$(ip_of "$HDFS_NAMENODE")"
+  until in_host client timeout 1 bash -c "exec 3<>/dev/tcp/$addr/$HDFS_RPC_PORT" 2>/dev/null; do
+    if [ $((SECONDS - start)) -ge "$limit" ]; then
+      log "the NameNode took no connection on $addr:$HDFS_RPC_PORT within ${limit}s"
+      return 1
+    fi
+    sleep 0.2
+  done
+}
+
 # Formats the NameNode, starts it and the DataNodes; waits (90 s at most) until every
 # DataNode is live and the NameNode out of safe mode.
 hdfs_start() {
