@@ -19,7 +19,7 @@ use std::sync::Arc;
 use bytes::{Bytes, BytesMut};
 use prost::Message;
 use strata_proto::bad_input;
-use strata_server::RegionServer;
+use strata_server::{HostedRegion, RegionServer};
 use strata_tls::{Accepted, Stream, HANDSHAKE_RECORD};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -420,6 +420,7 @@ async fn serve_connection(ctx: Arc<Context>, mut stream: Stream) {
         codec,
         output: BytesMut::new(),
         waiting: 0,
+        writes: Vec::new(),
     };
     let _ = conn.serve(stream).await;
 }
@@ -437,6 +438,16 @@ struct Connection {
     output: BytesMut,
     /// Calls running elsewhere (on the blocking pool).
     waiting: usize,
+    /// `Mutate` calls read and not yet applied: applied together once every whole call read
+    /// so far is started (one WAL append, Decision 27).
+    writes: Vec<HeldWrite>,
+}
+
+/// A `Mutate` call to apply in place with the others read at the same time.
+struct HeldWrite {
+    call: Call,
+    timed: Option<Timed>,
+    ready: write_now::Ready,
 }
 
 impl Connection {
@@ -468,6 +479,7 @@ impl Connection {
                     }
                 }
             }
+            self.apply_writes(&done_tx);
             while let Ok(reply) = done_rx.try_recv() {
                 self.waiting -= 1;
                 self.output.extend_from_slice(&reply);
@@ -524,11 +536,11 @@ impl Connection {
     fn start(&mut self, mut call: Call, done: &mpsc::UnboundedSender<Bytes>) {
         call.peer = self.peer;
         let timed = (self.service == Service::Client).then(|| Timed::start(&call));
-        if self.service == Service::Client
-            && call.header.method_name() == "Mutate"
-            && self.try_write_now(&call, done, &timed)
-        {
-            return;
+        if self.service == Service::Client && call.header.method_name() == "Mutate" {
+            if let Some(ready) = self.write_ready(&call) {
+                self.writes.push(HeldWrite { call, timed, ready });
+                return;
+            }
         }
         let mut ticket = match (&self.ctx.server, self.service) {
             (Some(server), Service::Client)
@@ -561,6 +573,17 @@ impl Connection {
                 None => self.output.truncate(mark),
             }
         }
+        self.run_elsewhere(call, ticket, timed, done);
+    }
+
+    /// Runs `call` on a blocking thread; its reply arrives on `done`.
+    fn run_elsewhere(
+        &mut self,
+        call: Call,
+        ticket: Option<strata_server::inline::ReadTicket>,
+        timed: Option<Timed>,
+        done: &mpsc::UnboundedSender<Bytes>,
+    ) {
         self.waiting += 1;
         let (ctx, service, codec, done) =
             (self.ctx.clone(), self.service, self.codec, done.clone());
@@ -596,27 +619,45 @@ impl Connection {
 }
 
 impl Connection {
-    /// Answers a `Mutate` applied in place ([`write_now`]); false (nothing changed, nothing
-    /// answered) if it was not. A write not yet visible is answered once it is, after a wait
-    /// on a blocking thread.
-    fn try_write_now(
-        &mut self,
-        call: &Call,
-        done: &mpsc::UnboundedSender<Bytes>,
-        timed: &Option<Timed>,
-    ) -> bool {
+    /// A `Mutate` call that may be applied in place ([`write_now::ready`]); `None` when it
+    /// takes the usual way.
+    fn write_ready(&self, call: &Call) -> Option<write_now::Ready> {
         let block = match (call.cell_block.is_empty(), self.codec) {
             (true, _) => Vec::new(),
-            (false, Some(codec)) => match cellblock::decode(codec, &call.cell_block) {
-                Ok(block) => block,
-                Err(_) => return false,
-            },
-            (false, None) => return false,
+            (false, Some(codec)) => cellblock::decode(codec, &call.cell_block).ok()?,
+            (false, None) => return None,
         };
-        let mut cells = CellsOut::new(self.codec);
-        let Some(applied) = write_now::mutate_now(&self.ctx, &call.param, block, &mut cells) else {
-            return false;
-        };
+        write_now::ready(&self.ctx, &call.param, block)
+    }
+
+    /// Applies the held `Mutate` calls together (one WAL append for those of one WAL) and
+    /// answers each; a declined one takes the usual way, untouched.
+    fn apply_writes(&mut self, done: &mpsc::UnboundedSender<Bytes>) {
+        if self.writes.is_empty() {
+            return;
+        }
+        let held = std::mem::take(&mut self.writes);
+        let rows: Vec<_> = held.iter().map(|w| w.ready.row()).collect();
+        let outcomes = HostedRegion::try_mutate_rows_now(&rows);
+        for (w, now) in held.into_iter().zip(outcomes) {
+            let mut cells = CellsOut::new(self.codec);
+            match write_now::applied(&w.ready, now, &mut cells) {
+                None => self.run_elsewhere(w.call, None, w.timed, done),
+                Some(applied) => self.answer_written(&w.call, applied, cells, done, &w.timed),
+            }
+        }
+    }
+
+    /// Answers a `Mutate` applied in place. A write not yet visible is answered once it is,
+    /// after a wait on a blocking thread.
+    fn answer_written(
+        &mut self,
+        call: &Call,
+        applied: write_now::Applied,
+        cells: CellsOut,
+        done: &mpsc::UnboundedSender<Bytes>,
+        timed: &Option<Timed>,
+    ) {
         if let Some(server) = &self.ctx.server {
             server
                 .counters()
@@ -641,7 +682,7 @@ impl Connection {
             if let Some(timed) = timed {
                 timed.check(&self.ctx, &self.output[mark..]);
             }
-            return true;
+            return;
         };
         self.waiting += 1;
         let done = done.clone();
@@ -655,7 +696,6 @@ impl Connection {
             }
             let _ = done.send(out.freeze());
         });
-        true
     }
 }
 

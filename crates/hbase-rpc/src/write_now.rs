@@ -15,6 +15,7 @@ use crate::context::{check_row, CellsOut, Context, Target};
 use crate::convert::mutation_from_pb;
 use crate::error::{HBaseError, HResult};
 use crate::pb;
+use strata_server::HostedRegion;
 
 /// A `Mutate` applied in place.
 pub(crate) struct Applied {
@@ -25,14 +26,22 @@ pub(crate) struct Applied {
     pub pending: Option<(Region, u64)>,
 }
 
-/// Applies a `Mutate` call (`param`, its cells `block`) in place if it can be; `None` when it
-/// was not applied (nothing changed).
-pub(crate) fn mutate_now(
-    ctx: &Context,
-    param: &[u8],
-    block: Vec<Cell>,
-    out: &mut CellsOut,
-) -> Option<Applied> {
+/// A `Mutate` call that may be applied in place: its region and its row.
+pub(crate) struct Ready {
+    hosted: HostedRegion,
+    rm: RowMutations,
+}
+
+impl Ready {
+    /// The region and row, for `HostedRegion::try_mutate_rows_now`.
+    pub(crate) fn row(&self) -> (&HostedRegion, &RowMutations) {
+        (&self.hosted, &self.rm)
+    }
+}
+
+/// A `Mutate` call (`param`, its cells `block`) that may be applied in place; `None` when it
+/// takes the usual way (nothing changed).
+pub(crate) fn ready(ctx: &Context, param: &[u8], block: Vec<Cell>) -> Option<Ready> {
     // Under access control, throttles or space quotas, writes take the usual way, which
     // checks them.
     let quotas = ctx.config.guard.quotas();
@@ -43,7 +52,7 @@ pub(crate) fn mutate_now(
     if req.condition.is_some() {
         return None;
     }
-    let Ok(Target::User(h)) = ctx.target(&req.region) else {
+    let Ok(Target::User(hosted)) = ctx.target(&req.region) else {
         return None;
     };
     let m = mutation_from_pb(&req.mutation, &mut block.into_iter()).ok()?;
@@ -51,8 +60,14 @@ pub(crate) fn mutate_now(
         return None;
     }
     check_values(ctx, &m).ok()?;
-    check_row(&h, m.row()).ok()?;
+    check_row(&hosted, m.row()).ok()?;
     let rm = RowMutations::new(m.row().clone()).with(m).ok()?;
+    Some(Ready { hosted, rm })
+}
+
+/// What a `Mutate` of `ready` answers after `now` (`HostedRegion::try_mutate_row_now` or
+/// `…_rows_now`); `None` when it was declined (nothing changed: it takes the usual way).
+pub(crate) fn applied(ready: &Ready, now: WriteNow, out: &mut CellsOut) -> Option<Applied> {
     let mut response = || {
         pb::MutateResponse {
             result: Some(out.result(&[])),
@@ -60,7 +75,7 @@ pub(crate) fn mutate_now(
         }
         .encode_to_vec()
     };
-    match h.try_mutate_row_now(&rm) {
+    match now {
         WriteNow::Declined => None,
         WriteNow::Done(result) => Some(Applied {
             result: result.map(|_| response()).map_err(|e| HBaseError::from(&e)),
@@ -68,7 +83,7 @@ pub(crate) fn mutate_now(
         }),
         WriteNow::Pending(r) => Some(Applied {
             result: Ok(response()),
-            pending: Some((h.region.clone(), r.seq)),
+            pending: Some((ready.hosted.region.clone(), r.seq)),
         }),
     }
 }

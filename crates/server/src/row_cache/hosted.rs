@@ -63,6 +63,30 @@ impl HostedRegion {
         now
     }
 
+    /// [`try_mutate_row_now`](Self::try_mutate_row_now) of several rows, each of its own
+    /// hosted region, logged together (`Region::try_mutate_rows_now`); the outcomes in order.
+    pub fn try_mutate_rows_now(rows: &[(&HostedRegion, &RowMutations)]) -> Vec<WriteNow> {
+        let tried: Vec<_> = rows
+            .iter()
+            .filter(|(h, _)| !h.row_cache.is_enabled())
+            .map(|&(h, rm)| (&h.region, rm))
+            .collect();
+        let mut outcomes = strata_storage::region::Region::try_mutate_rows_now(&tried).into_iter();
+        rows.iter()
+            .map(|&(h, rm)| {
+                if h.row_cache.is_enabled() {
+                    return WriteNow::Declined;
+                }
+                let now = outcomes.next().unwrap_or(WriteNow::Declined);
+                // A declined row comes back through `batch`, and is noted there.
+                if !matches!(now, WriteNow::Declined) {
+                    h.load.note_write(&rm.row);
+                }
+                now
+            })
+            .collect()
+    }
+
     /// Applies row mutations, each row on its own (in mini-batches), invalidating each row.
     pub fn batch(&self, rows: &[RowMutations]) -> Vec<Result<MutationResult>> {
         self.load.note_rows(rows.iter().map(|rm| rm.row.as_ref()));

@@ -49,6 +49,7 @@ mod stamps;
 mod store;
 mod write;
 mod write_now;
+mod write_rows_now;
 
 pub use bulk::{BulkLoaded, BulkStage, StagedFile};
 pub use compact::{CompactionCounters, CompactionOptions, CompactionReport};

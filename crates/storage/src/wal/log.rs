@@ -133,6 +133,27 @@ impl Wal {
         }
     }
 
+    /// Like [`try_append_now`](Self::try_append_now) for several entries of `SYNC_WAL` (the
+    /// default durability), logged with one append: all or none of them. `None`: the append
+    /// would wait (see `try_append_now`); nothing was queued.
+    ///
+    /// # Errors
+    /// As [`append`](Self::append).
+    pub fn try_append_written_now(&self, entries: &[&Entry]) -> Option<Result<()>> {
+        if entries.is_empty() {
+            return Some(Ok(()));
+        }
+        if !self.shared.fs.quick_appends() {
+            return None;
+        }
+        match encode(entries.iter().copied()) {
+            Ok((records, regions)) => self
+                .shared
+                .try_submit_now(&records, &regions, Need::Written),
+            Err(e) => Some(Err(e)),
+        }
+    }
+
     /// What appending `entries` with `durability` waits for; `None` when nothing is to be
     /// written (`SKIP_WAL`, counted, or no entries).
     fn need(&self, entries: &[Entry], durability: Durability) -> Option<Need> {
@@ -278,15 +299,23 @@ type Encoded = (Vec<u8>, Vec<(u64, u64)>);
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] for an entry over 1 GiB encoded.
-fn encode(entries: &[Entry]) -> Result<Encoded> {
+fn encode<'e, I>(entries: I) -> Result<Encoded>
+where
+    I: IntoIterator<Item = &'e Entry> + Clone,
+{
     // Sized exactly up front: a mini-batch's entry can be hundreds of KiB, and growing the
     // buffer by doubling faulted in fresh pages at every step.
-    let size = entries
-        .iter()
-        .map(|e| record::RECORD_HEADER_LEN + entry::encoded_len(e))
-        .sum();
+    let (size, count) = entries
+        .clone()
+        .into_iter()
+        .fold((0, 0), |(size, count), e| {
+            (
+                size + record::RECORD_HEADER_LEN + entry::encoded_len(e),
+                count + 1,
+            )
+        });
     let mut records = Vec::with_capacity(size);
-    let mut regions = Vec::with_capacity(entries.len());
+    let mut regions = Vec::with_capacity(count);
     for e in entries {
         record::put_record_with(&mut records, |out| entry::encode(e, out))
             .map_err(Error::InvalidArgument)?;
